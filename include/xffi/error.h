@@ -1,0 +1,103 @@
+/* xffi/error.h: errors as objects, and the thread-local raised slot.
+ *
+ * A function that fails returns a non-zero status and leaves an Error object
+ * in the calling thread's raised slot. The caller moves it out (taking
+ * ownership), inspects it, and either handles it or raises it again, perhaps
+ * after appending a frame to its backtrace. Nothing in xffi aborts, exits or
+ * prints on bad input. */
+#ifndef XFFI_ERROR_H
+#define XFFI_ERROR_H
+
+#include <stdarg.h>
+#include <stdint.h>
+#include <xffi/export.h>
+#include <xffi/object.h>
+#include <xffi/type.h>
+
+XFFI_EXTERN_C_BEGIN
+
+/* Error kinds used by xffi itself (users may use any kind string). */
+#define XFFI_KIND_TYPE "TypeError"       /* a value of the wrong kind */
+#define XFFI_KIND_VALUE "ValueError"     /* a bad value: NULL handle, empty key, bad number */
+#define XFFI_KIND_INDEX "IndexError"     /* an index out of range */
+#define XFFI_KIND_KEY "KeyError"         /* a missing key */
+#define XFFI_KIND_MEMORY "MemoryError"   /* out of memory */
+#define XFFI_KIND_RUNTIME "RuntimeError" /* anything else */
+
+/* Backtrace update modes. */
+#define XFFI_BACKTRACE_REPLACE 0
+#define XFFI_BACKTRACE_APPEND 1
+
+/* The cell of an Error object (layout shared with tvm-ffi 0.1).
+ * - kind, message: NUL-terminated, owned by the error.
+ * - backtrace: NUL-terminated, most recent frame first, one frame a line.
+ * - update_backtrace: replaces (mode 0) or appends to (mode 1) the backtrace;
+ *   set by whoever allocated the error, so any runtime can update it.
+ * - cause_chain: an owned Error object that caused this one, or NULL.
+ * - extra_context: an owned object of any type, or NULL. */
+typedef struct xffi_error_cell {
+  xffi_byte_array kind;
+  xffi_byte_array message;
+  xffi_byte_array backtrace;
+  void (*update_backtrace)(void *self, const xffi_byte_array *backtrace, int32_t mode);
+  void *cause_chain;
+  void *extra_context;
+} xffi_error_cell;
+
+/* An Error object's cell. err must be an Error (borrowed). */
+static inline xffi_error_cell *xffi_error_cell_of(xffi_object *err) {
+  return XFFI_OBJECT_CELL(xffi_error_cell, err);
+}
+
+/* Makes a new Error object. *out receives a new reference. kind and message
+ * are copied (borrowed). Errors: ValueError for a NULL out, kind or message;
+ * MemoryError (then *out is NULL). */
+XFFI_API int xffi_error_new(xffi_object **out, const char *kind, const char *message);
+
+/* The same from byte runs (not necessarily NUL-terminated). */
+XFFI_API int xffi_error_new_bytes(xffi_object **out, xffi_byte_array kind, xffi_byte_array message);
+
+/* Puts err into the calling thread's raised slot. Steals the reference. A
+ * previously raised error still in the slot is released. err must be an
+ * Error object; NULL simply clears the slot. */
+XFFI_API void xffi_error_set_raised(xffi_object *err);
+
+/* Moves the raised error out of the slot, which becomes empty. Returns a new
+ * reference the caller must release, or NULL if nothing was raised. */
+XFFI_API xffi_object *xffi_error_move_raised(void);
+
+/* The raised error, borrowed (the slot keeps it), or NULL. */
+XFFI_API xffi_object *xffi_error_peek_raised(void);
+
+/* Makes an error of the given kind with a printf-style message and raises
+ * it. Always returns XFFI_FAIL, so a failing function can end with
+ * `return xffi_error_raise(XFFI_KIND_VALUE, "...", ...);`. If memory runs out
+ * the raised error is the pre-made MemoryError instead. */
+XFFI_API int xffi_error_raise(const char *kind, const char *format, ...) XFFI_PRINTF(2, 3);
+XFFI_API int xffi_error_raise_v(const char *kind, const char *format, va_list args) XFFI_PRINTF(2, 0);
+
+/* The same with a message taken as it is (no formatting): the cheapest raise. */
+XFFI_API int xffi_error_raise_str(const char *kind, const char *message);
+
+/* Raises the pre-made MemoryError (no allocation). Returns XFFI_FAIL. */
+XFFI_API int xffi_error_raise_out_of_memory(void);
+
+/* Appends one frame (a line; borrowed, copied) to err's backtrace through the
+ * error's own update_backtrace, so it works on errors made by any runtime.
+ * Errors: ValueError for a NULL or non-Error err or NULL frame; MemoryError. */
+XFFI_API int xffi_error_append_frame(xffi_object *err, const char *frame);
+
+/* Appends a frame to the raised error, if any, and returns XFFI_FAIL: the
+ * one-liner for a layer that passes an error on. */
+XFFI_API int xffi_error_pass(const char *frame);
+
+/* Sets err's cause (steals the reference to cause, releasing any previous
+ * one). Errors: ValueError unless err is an Error and cause is an Error or NULL. */
+XFFI_API int xffi_error_set_cause(xffi_object *err, xffi_object *cause);
+
+/* Whether err's kind is kind (borrowed both). 0 for NULL or non-Error err. */
+XFFI_API int xffi_error_is_kind(xffi_object *err, const char *kind);
+
+XFFI_EXTERN_C_END
+
+#endif /* XFFI_ERROR_H */

@@ -1,0 +1,121 @@
+/* xffi/object.h: the reference-counted object header, strong and weak references.
+ *
+ * Every xffi object starts with this 24-byte header. Whoever allocates an
+ * object sets its deleter, so the object is always freed by the code that
+ * allocated it, whatever library or language drops the last reference. */
+#ifndef XFFI_OBJECT_H
+#define XFFI_OBJECT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <xffi/export.h>
+
+XFFI_EXTERN_C_BEGIN
+
+/* Deleter flags. */
+#define XFFI_DELETE_CONTENTS 1 /* the strong count reached zero: destroy the contents, keep the memory */
+#define XFFI_DELETE_MEMORY 2   /* the weak count reached zero: free the memory */
+#define XFFI_DELETE_BOTH 3     /* both at once (the common case: no weak references were taken) */
+
+typedef void (*xffi_deleter)(void *self, int flags);
+
+/* The object header (24 bytes, 8-byte aligned).
+ * - ref_counts: strong count in the low 32 bits, weak count in the high 32.
+ *   A new object has strong 1 and weak 1: the weak count holds one unit on
+ *   behalf of all strong references. Accessed only atomically.
+ * - type_index: the object's type (xffi/type.h).
+ * - deleter: see XFFI_DELETE_*; kept 8 bytes wide on every platform. */
+typedef struct xffi_object {
+  uint64_t ref_counts;
+  int32_t type_index;
+  uint32_t reserved;
+  union {
+    xffi_deleter deleter;
+    uint64_t deleter_storage;
+  };
+} xffi_object;
+
+#define XFFI_REF_STRONG_ONE UINT64_C(1)
+#define XFFI_REF_WEAK_ONE (UINT64_C(1) << 32)
+#define XFFI_REF_INITIAL (XFFI_REF_STRONG_ONE | XFFI_REF_WEAK_ONE)
+
+/* Fills a freshly allocated header: strong 1, weak 1. The caller owns the one
+ * strong reference that results. */
+static inline void xffi_object_init(xffi_object *obj, int32_t type_index, xffi_deleter deleter) {
+  obj->ref_counts = XFFI_REF_INITIAL;
+  obj->type_index = type_index;
+  obj->reserved = 0;
+  obj->deleter_storage = 0;
+  obj->deleter = deleter;
+}
+
+/* The cell of an object: the struct that follows the header. */
+#define XFFI_OBJECT_CELL(type, obj) ((type *)((char *)(obj) + sizeof(xffi_object)))
+
+#if defined(__GNUC__) || defined(__clang__)
+
+/* Takes one more strong reference. NULL is allowed and ignored. */
+static inline void xffi_object_inc_ref_inline(xffi_object *obj) {
+  if (obj) __atomic_fetch_add(&obj->ref_counts, XFFI_REF_STRONG_ONE, __ATOMIC_RELAXED);
+}
+
+/* Drops one strong reference; the last one runs the deleter. NULL is allowed. */
+static inline void xffi_object_dec_ref_inline(xffi_object *obj) {
+  if (!obj) return;
+  uint64_t old = __atomic_fetch_sub(&obj->ref_counts, XFFI_REF_STRONG_ONE, __ATOMIC_RELEASE);
+  if (XFFI_LIKELY(old != XFFI_REF_INITIAL && (uint32_t)old != 1)) return;
+  __atomic_thread_fence(__ATOMIC_ACQUIRE);
+  if (old == XFFI_REF_INITIAL) {
+    obj->deleter(obj, XFFI_DELETE_BOTH);
+    return;
+  }
+  /* Last strong reference, but weak references remain. */
+  obj->deleter(obj, XFFI_DELETE_CONTENTS);
+  if (__atomic_fetch_sub(&obj->ref_counts, XFFI_REF_WEAK_ONE, __ATOMIC_RELEASE) == XFFI_REF_WEAK_ONE) {
+    __atomic_thread_fence(__ATOMIC_ACQUIRE);
+    obj->deleter(obj, XFFI_DELETE_MEMORY);
+  }
+}
+
+/* The current strong count (a snapshot: it may change at once in other threads). */
+static inline uint32_t xffi_object_strong_count(const xffi_object *obj) {
+  return (uint32_t)__atomic_load_n(&obj->ref_counts, __ATOMIC_RELAXED);
+}
+
+/* The current weak count, including the unit held for the strong references. */
+static inline uint32_t xffi_object_weak_count(const xffi_object *obj) {
+  return (uint32_t)(__atomic_load_n(&obj->ref_counts, __ATOMIC_RELAXED) >> 32);
+}
+
+#else
+#  define xffi_object_inc_ref_inline xffi_object_inc_ref
+#  define xffi_object_dec_ref_inline xffi_object_dec_ref
+#endif
+
+/* Exported forms of the inline functions above, for callers that cannot use
+ * static inline functions (other languages' FFIs). Same semantics. */
+XFFI_API void xffi_object_inc_ref(xffi_object *obj);
+XFFI_API void xffi_object_dec_ref(xffi_object *obj);
+
+/* A weak reference. It does not keep the object's contents alive, only its
+ * memory, so it can tell whether the object is still there. The handle is
+ * distinct from xffi_object so the two cannot be confused. */
+typedef struct xffi_weak xffi_weak;
+
+/* Makes a weak reference to obj (borrowed; obj must be alive). *out receives a
+ * new weak reference, released with xffi_weak_release.
+ * Errors: ValueError if out or obj is NULL. */
+XFFI_API int xffi_weak_new(xffi_weak **out, xffi_object *obj);
+
+/* Locks a weak reference: *out receives a new strong reference to the object,
+ * or NULL if the object is already destroyed (this is not an error).
+ * The weak reference stays valid (borrowed).
+ * Errors: ValueError if out or weak is NULL. */
+XFFI_API int xffi_weak_lock(xffi_object **out, xffi_weak *weak);
+
+/* Releases a weak reference (stolen). NULL is allowed and ignored. */
+XFFI_API void xffi_weak_release(xffi_weak *weak);
+
+XFFI_EXTERN_C_END
+
+#endif /* XFFI_OBJECT_H */

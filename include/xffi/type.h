@@ -1,0 +1,139 @@
+/* xffi/type.h: type indices and the type registry.
+ *
+ * Plain values (None, int, ...) and built-in objects have fixed indices shared
+ * with tvm-ffi 0.1. User types are registered at run time by a unique key and
+ * receive an index from 128 up. Single inheritance: each type records its
+ * depth and its ancestors, so is-instance is O(1) with no call. */
+#ifndef XFFI_TYPE_H
+#define XFFI_TYPE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <xffi/export.h>
+#include <xffi/object.h>
+
+XFFI_EXTERN_C_BEGIN
+
+/* Built-in type indices (fixed; identical to tvm-ffi 0.1). */
+enum {
+  XFFI_TYPE_ANY = -1,         /* annotations only */
+  XFFI_TYPE_NONE = 0,
+  XFFI_TYPE_INT = 1,          /* int64_t */
+  XFFI_TYPE_BOOL = 2,
+  XFFI_TYPE_FLOAT = 3,        /* double */
+  XFFI_TYPE_OPAQUE_PTR = 4,   /* void* */
+  XFFI_TYPE_DTYPE = 5,        /* DLDataType */
+  XFFI_TYPE_DEVICE = 6,       /* DLDevice */
+  XFFI_TYPE_DLTENSOR_PTR = 7, /* borrowed DLTensor* */
+  XFFI_TYPE_RAW_STR = 8,      /* borrowed NUL-terminated const char* (views only) */
+  XFFI_TYPE_BYTE_ARRAY_PTR = 9, /* borrowed const xffi_byte_array* (views only) */
+  XFFI_TYPE_OBJECT_RVALUE = 10, /* an object being moved (views only) */
+  XFFI_TYPE_SMALL_STR = 11,   /* up to 7 bytes of string stored inline */
+  XFFI_TYPE_SMALL_BYTES = 12, /* up to 7 bytes stored inline */
+  XFFI_TYPE_STATIC_OBJECT_BEGIN = 64,
+  XFFI_TYPE_OBJECT = 64,      /* the root of all objects */
+  XFFI_TYPE_STRING = 65,
+  XFFI_TYPE_BYTES = 66,
+  XFFI_TYPE_ERROR = 67,
+  XFFI_TYPE_FUNCTION = 68,
+  XFFI_TYPE_SHAPE = 69,
+  XFFI_TYPE_TENSOR = 70,
+  XFFI_TYPE_ARRAY = 71,
+  XFFI_TYPE_MAP = 72,
+  XFFI_TYPE_MODULE = 73,
+  XFFI_TYPE_OPAQUE_FOREIGN = 74,
+  XFFI_TYPE_LIST = 75,
+  XFFI_TYPE_DICT = 76,
+  XFFI_TYPE_BUILTIN_END = 77,  /* one past the last built-in index in use */
+  XFFI_TYPE_DYNAMIC_BEGIN = 128
+};
+
+/* A borrowed run of bytes (not necessarily NUL-terminated). */
+typedef struct xffi_byte_array {
+  const char *data;
+  size_t size;
+} xffi_byte_array;
+
+/* What the registry knows about a type. Records are immutable once
+ * registered and live as long as the process: pointers to them may be cached.
+ * - type_depth: 0 for the root Object and for plain values, parent depth + 1 otherwise.
+ * - type_ancestors[d], for d < type_depth, is the index of the ancestor at depth d
+ *   (type_ancestors[type_depth - 1] is the parent). */
+typedef struct xffi_type_info {
+  int32_t type_index;
+  int32_t type_depth;
+  xffi_byte_array type_key;
+  const int32_t *type_ancestors;
+  uint64_t type_key_hash;
+} xffi_type_info;
+
+/* The lock-free table of type records, indexed by type index. Private to the
+ * inline functions below: use xffi_type_info_get. */
+XFFI_API extern const xffi_type_info *const *xffi_type_table_;
+
+/* Registers a type under a unique key with a parent object type and writes
+ * its index to *out_type_index. Registering the same key with the same
+ * parent again returns the same index; the same key with another parent is a
+ * ValueError. Thread-safe. type_key is copied (borrowed).
+ * Errors: ValueError for a NULL out, NULL or empty key; TypeError if
+ * parent_type_index is not a registered object type; MemoryError. */
+XFFI_API int xffi_type_register(int32_t *out_type_index, const char *type_key, int32_t parent_type_index);
+
+/* Looks up a type by key. *out receives a borrowed, immortal record.
+ * Errors: ValueError for NULL arguments, KeyError "no type registered with key ..." */
+XFFI_API int xffi_type_info_by_key(const xffi_type_info **out, const char *type_key);
+
+/* Looks up a type by index. *out receives a borrowed, immortal record.
+ * Errors: ValueError for NULL out, IndexError for an index no type has. */
+XFFI_API int xffi_type_info_get(const xffi_type_info **out, int32_t type_index);
+
+/* The key of a type index, for messages. Never NULL: an index no type has
+ * yields "<unregistered type>". Borrowed, immortal. */
+XFFI_API const char *xffi_type_key(int32_t type_index);
+
+/* The number of type indices in use, one past the largest (for iteration). */
+XFFI_API int32_t xffi_type_count(void);
+
+/* The record of an object's own type, with no call and no lock. obj is borrowed
+ * and must be a live object created by a registered type. */
+static inline const xffi_type_info *xffi_object_type_info(const xffi_object *obj) {
+#if defined(__GNUC__) || defined(__clang__)
+  const xffi_type_info *const *table = __atomic_load_n(&xffi_type_table_, __ATOMIC_ACQUIRE);
+#else
+  const xffi_type_info *const *table = xffi_type_table_;
+#endif
+  return table[obj->type_index];
+}
+
+/* Whether obj is an instance of type (or of a type derived from it), in O(1)
+ * with no call: equal index, or type stands at its depth among obj's
+ * ancestors. obj and type are borrowed; obj must not be NULL. */
+static inline int xffi_object_is_instance(const xffi_object *obj, const xffi_type_info *type) {
+  int32_t index = obj->type_index;
+  if (index == type->type_index) return 1;
+  const xffi_type_info *info = xffi_object_type_info(obj);
+  return info->type_depth > type->type_depth && info->type_ancestors[type->type_depth] == type->type_index;
+}
+
+/* The same test by type index, for callers that do not keep a record.
+ * type_index must be a registered object type index. */
+static inline int xffi_object_is_instance_of(const xffi_object *obj, int32_t type_index) {
+  if (obj->type_index == type_index) return 1;
+#if defined(__GNUC__) || defined(__clang__)
+  const xffi_type_info *const *table = __atomic_load_n(&xffi_type_table_, __ATOMIC_ACQUIRE);
+#else
+  const xffi_type_info *const *table = xffi_type_table_;
+#endif
+  const xffi_type_info *info = table[obj->type_index];
+  int32_t depth = table[type_index]->type_depth;
+  return info->type_depth > depth && info->type_ancestors[depth] == type_index;
+}
+
+/* Exported, checked form of is-instance for other languages' FFIs: writes 1
+ * or 0 to *out. Errors: ValueError for NULL out or obj, IndexError for an
+ * unregistered type_index. */
+XFFI_API int xffi_object_check_instance(int *out, const xffi_object *obj, int32_t type_index);
+
+XFFI_EXTERN_C_END
+
+#endif /* XFFI_TYPE_H */
