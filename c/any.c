@@ -1,0 +1,187 @@
+/* c/any.c: owned copies of views, string values, and checked accessors. */
+#include <string.h>
+
+#include "internal.h"
+
+const char *xffi_any_kind_name(const xffi_any *v) {
+  if (!v) return "NULL";
+  switch (v->type_index) {
+    case XFFI_TYPE_RAW_STR:
+    case XFFI_TYPE_SMALL_STR:
+      return "str";
+    case XFFI_TYPE_BYTE_ARRAY_PTR:
+    case XFFI_TYPE_SMALL_BYTES:
+      return "bytes";
+    default:
+      return xffi_type_key(v->type_index);
+  }
+}
+
+/* A small value of kind type_index holding size <= 7 bytes, NUL-terminated. */
+static xffi_any small_value(int32_t type_index, const char *data, size_t size) {
+  xffi_any v = xffi_any_none();
+  v.type_index = type_index;
+  v.small_len = (uint32_t)size;
+  if (size) memcpy(v.v_small, data, size);
+  v.v_small[size] = '\0';
+  return v;
+}
+
+static int owned_text(xffi_any *out, const char *data, size_t size, int is_bytes, const char *fn) {
+  if (!out) return xffi_raise_null_arg(fn, "out");
+  if (!data && size) return xffi_error_raise(XFFI_KIND_VALUE, "%s: data is NULL but size is %zu", fn, size);
+  if (size <= XFFI_SMALL_STR_MAX) {
+    *out = small_value(is_bytes ? XFFI_TYPE_SMALL_BYTES : XFFI_TYPE_SMALL_STR, data, size);
+    return XFFI_OK;
+  }
+  xffi_object *obj = NULL;
+  int status = is_bytes ? xffi_bytes_new(&obj, data, size) : xffi_string_new(&obj, data, size);
+  if (status != XFFI_OK) return status;
+  *out = xffi_any_object(obj);
+  return XFFI_OK;
+}
+
+int xffi_any_from_str(xffi_any *out, const char *data, size_t size) {
+  return owned_text(out, data, size, 0, "xffi_any_from_str");
+}
+
+int xffi_any_from_bytes(xffi_any *out, const char *data, size_t size) {
+  return owned_text(out, data, size, 1, "xffi_any_from_bytes");
+}
+
+int xffi_any_copy(xffi_any *out, const xffi_any *view) {
+  if (!out) return xffi_raise_null_arg("xffi_any_copy", "out");
+  if (!view) return xffi_raise_null_arg("xffi_any_copy", "view");
+  switch (view->type_index) {
+    case XFFI_TYPE_RAW_STR:
+      return owned_text(out, view->v_c_str, strlen(view->v_c_str), 0, "xffi_any_copy");
+    case XFFI_TYPE_BYTE_ARRAY_PTR:
+      return owned_text(out, view->v_bytes_ptr->data, view->v_bytes_ptr->size, 1, "xffi_any_copy");
+    case XFFI_TYPE_OBJECT_RVALUE:
+      return xffi_error_raise(XFFI_KIND_TYPE, "xffi_any_copy: cannot copy an object rvalue reference (a move)");
+    default:
+      if (xffi_any_is_object(view)) xffi_object_inc_ref_inline(view->v_obj);
+      *out = *view;
+      return XFFI_OK;
+  }
+}
+
+/* ---- Checked accessors ---- */
+
+int xffi_any_to_int(int64_t *out, const xffi_any *v) {
+  if (!out) return xffi_raise_null_arg("xffi_any_to_int", "out");
+  if (!v) return xffi_raise_null_arg("xffi_any_to_int", "v");
+  if (v->type_index != XFFI_TYPE_INT && v->type_index != XFFI_TYPE_BOOL)
+    return xffi_raise_type_mismatch("xffi_any_to_int", "int", v);
+  *out = v->v_int64;
+  return XFFI_OK;
+}
+
+int xffi_any_to_bool(int *out, const xffi_any *v) {
+  if (!out) return xffi_raise_null_arg("xffi_any_to_bool", "out");
+  if (!v) return xffi_raise_null_arg("xffi_any_to_bool", "v");
+  if (v->type_index != XFFI_TYPE_INT && v->type_index != XFFI_TYPE_BOOL)
+    return xffi_raise_type_mismatch("xffi_any_to_bool", "bool", v);
+  *out = v->v_int64 != 0;
+  return XFFI_OK;
+}
+
+int xffi_any_to_float(double *out, const xffi_any *v) {
+  if (!out) return xffi_raise_null_arg("xffi_any_to_float", "out");
+  if (!v) return xffi_raise_null_arg("xffi_any_to_float", "v");
+  switch (v->type_index) {
+    case XFFI_TYPE_FLOAT: *out = v->v_float64; return XFFI_OK;
+    case XFFI_TYPE_INT:
+    case XFFI_TYPE_BOOL: *out = (double)v->v_int64; return XFFI_OK;
+    default: return xffi_raise_type_mismatch("xffi_any_to_float", "float", v);
+  }
+}
+
+int xffi_any_to_ptr(void **out, const xffi_any *v) {
+  if (!out) return xffi_raise_null_arg("xffi_any_to_ptr", "out");
+  if (!v) return xffi_raise_null_arg("xffi_any_to_ptr", "v");
+  if (v->type_index == XFFI_TYPE_NONE) *out = NULL;
+  else if (v->type_index == XFFI_TYPE_OPAQUE_PTR) *out = v->v_ptr;
+  else return xffi_raise_type_mismatch("xffi_any_to_ptr", "void*", v);
+  return XFFI_OK;
+}
+
+int xffi_any_to_dtype(DLDataType *out, const xffi_any *v) {
+  if (!out) return xffi_raise_null_arg("xffi_any_to_dtype", "out");
+  if (!v) return xffi_raise_null_arg("xffi_any_to_dtype", "v");
+  if (v->type_index != XFFI_TYPE_DTYPE) return xffi_raise_type_mismatch("xffi_any_to_dtype", "dtype", v);
+  *out = v->v_dtype;
+  return XFFI_OK;
+}
+
+int xffi_any_to_device(DLDevice *out, const xffi_any *v) {
+  if (!out) return xffi_raise_null_arg("xffi_any_to_device", "out");
+  if (!v) return xffi_raise_null_arg("xffi_any_to_device", "v");
+  if (v->type_index != XFFI_TYPE_DEVICE) return xffi_raise_type_mismatch("xffi_any_to_device", "device", v);
+  *out = v->v_device;
+  return XFFI_OK;
+}
+
+/* The bytes of any string-like value; 0 if v is not one. Bytes kinds count
+ * only when accept_bytes. */
+static int text_of(xffi_byte_array *out, const xffi_any *v, int accept_bytes) {
+  switch (v->type_index) {
+    case XFFI_TYPE_SMALL_BYTES:
+      if (!accept_bytes) return 0;
+      /* fall through */
+    case XFFI_TYPE_SMALL_STR:
+      out->data = v->v_small;
+      out->size = v->small_len;
+      return 1;
+    case XFFI_TYPE_RAW_STR:
+      out->data = v->v_c_str;
+      out->size = strlen(v->v_c_str);
+      return 1;
+    case XFFI_TYPE_BYTE_ARRAY_PTR:
+      if (!accept_bytes) return 0;
+      *out = *v->v_bytes_ptr;
+      return 1;
+    case XFFI_TYPE_BYTES:
+      if (!accept_bytes) return 0;
+      /* fall through */
+    case XFFI_TYPE_STRING:
+      *out = xffi_string_view(v->v_obj);
+      return 1;
+    default:
+      return 0;
+  }
+}
+
+int xffi_any_to_str(xffi_byte_array *out, const xffi_any *v) {
+  if (!out) return xffi_raise_null_arg("xffi_any_to_str", "out");
+  if (!v) return xffi_raise_null_arg("xffi_any_to_str", "v");
+  if (!text_of(out, v, 0)) return xffi_raise_type_mismatch("xffi_any_to_str", "str", v);
+  return XFFI_OK;
+}
+
+int xffi_any_to_bytes(xffi_byte_array *out, const xffi_any *v) {
+  if (!out) return xffi_raise_null_arg("xffi_any_to_bytes", "out");
+  if (!v) return xffi_raise_null_arg("xffi_any_to_bytes", "v");
+  if (!text_of(out, v, 1)) return xffi_raise_type_mismatch("xffi_any_to_bytes", "bytes", v);
+  return XFFI_OK;
+}
+
+int xffi_any_to_object(xffi_object **out, const xffi_any *v, int32_t type_index) {
+  static const char fn[] = "xffi_any_to_object";
+  if (!out) return xffi_raise_null_arg(fn, "out");
+  if (!v) return xffi_raise_null_arg(fn, "v");
+  const xffi_type_info *expected = NULL;
+  if (xffi_type_info_get(&expected, type_index) != XFFI_OK || type_index < XFFI_TYPE_STATIC_OBJECT_BEGIN) {
+    xffi_error_set_raised(NULL);
+    return xffi_error_raise(XFFI_KIND_TYPE, "%s: type_index %d is not a registered object type", fn, (int)type_index);
+  }
+  if (v->type_index == XFFI_TYPE_NONE) {
+    *out = NULL;
+    return XFFI_OK;
+  }
+  if (!xffi_any_is_object(v) || v->type_index >= xffi_type_count() || !xffi_object_type_info(v->v_obj) ||
+      !xffi_object_is_instance(v->v_obj, expected))
+    return xffi_raise_type_mismatch(fn, expected->type_key.data, v);
+  *out = v->v_obj;
+  return XFFI_OK;
+}

@@ -1,0 +1,274 @@
+/* c/error.c: Error objects and the thread-local raised slot.
+ *
+ * An error is one allocation: header, cell, a private pointer to a separately
+ * allocated backtrace (NULL until a frame is added), then the kind and the
+ * message, each NUL-terminated. Raising a message costs one malloc. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <string.h>
+
+#include "internal.h"
+
+typedef struct error_object {
+  xffi_object header;
+  xffi_error_cell cell;
+  char *owned_backtrace;
+  char text[];
+} error_object;
+
+/* The raised slot holds one reference. initial-exec keeps access to a few
+ * instructions; one pointer fits easily in the static TLS reserve. */
+#if defined(__GNUC__) && !defined(__APPLE__)
+static _Thread_local xffi_object *raised __attribute__((tls_model("initial-exec")));
+#else
+static _Thread_local xffi_object *raised;
+#endif
+
+static void error_update_backtrace(void *self, const xffi_byte_array *backtrace, int32_t mode);
+
+static void error_deleter(void *self, int flags) {
+  error_object *err = self;
+  if (flags & XFFI_DELETE_CONTENTS) {
+    xffi_object_dec_ref_inline(err->cell.cause_chain);
+    xffi_object_dec_ref_inline(err->cell.extra_context);
+    xffi_free(err->owned_backtrace);
+  }
+  if (flags & XFFI_DELETE_MEMORY) xffi_free(err);
+}
+
+/* Allocates an error with room for kind and a message of message_size bytes;
+ * the caller writes the message at the returned object's message.data. */
+static error_object *error_alloc(xffi_byte_array kind, size_t message_size) {
+  size_t bytes = sizeof(error_object) + kind.size + 1 + message_size + 1;
+  if (bytes < kind.size || bytes < message_size) return NULL;
+  error_object *err = xffi_alloc(bytes);
+  if (!err) return NULL;
+  xffi_object_init(&err->header, XFFI_TYPE_ERROR, error_deleter);
+  char *kind_copy = err->text;
+  char *message = kind_copy + kind.size + 1;
+  memcpy(kind_copy, kind.data, kind.size);
+  kind_copy[kind.size] = '\0';
+  message[message_size] = '\0';
+  err->cell.kind.data = kind_copy;
+  err->cell.kind.size = kind.size;
+  err->cell.message.data = message;
+  err->cell.message.size = message_size;
+  err->cell.backtrace.data = "";
+  err->cell.backtrace.size = 0;
+  err->cell.update_backtrace = error_update_backtrace;
+  err->cell.cause_chain = NULL;
+  err->cell.extra_context = NULL;
+  err->owned_backtrace = NULL;
+  return err;
+}
+
+static void error_update_backtrace(void *self, const xffi_byte_array *backtrace, int32_t mode) {
+  error_object *err = self;
+  size_t keep = mode == XFFI_BACKTRACE_APPEND ? err->cell.backtrace.size : 0;
+  char *text = xffi_alloc(keep + backtrace->size + 1);
+  if (!text) return; /* the error keeps its old backtrace; callers check */
+  memcpy(text, err->cell.backtrace.data, keep);
+  memcpy(text + keep, backtrace->data, backtrace->size);
+  text[keep + backtrace->size] = '\0';
+  xffi_free(err->owned_backtrace);
+  err->owned_backtrace = text;
+  err->cell.backtrace.data = text;
+  err->cell.backtrace.size = keep + backtrace->size;
+}
+
+/* The pre-made MemoryError: static, so reporting out-of-memory allocates
+ * nothing. Its deleter never frees, and its backtrace is never updated (it is
+ * shared by every thread). */
+static void static_error_deleter(void *self, int flags) {
+  (void)self;
+  (void)flags;
+}
+static void static_error_update_backtrace(void *self, const xffi_byte_array *backtrace, int32_t mode) {
+  (void)self;
+  (void)backtrace;
+  (void)mode;
+}
+static error_object out_of_memory = {
+    {XFFI_REF_INITIAL, XFFI_TYPE_ERROR, 0, {static_error_deleter}},
+    {{XFFI_KIND_MEMORY, sizeof(XFFI_KIND_MEMORY) - 1},
+     {"out of memory", sizeof("out of memory") - 1},
+     {"", 0},
+     static_error_update_backtrace,
+     NULL,
+     NULL},
+    NULL,
+};
+
+int xffi_error_new_bytes(xffi_object **out, xffi_byte_array kind, xffi_byte_array message) {
+  static const char fn[] = "xffi_error_new_bytes";
+  if (!out) return xffi_raise_null_arg(fn, "out");
+  if (!kind.data && kind.size) return xffi_raise_null_arg(fn, "kind.data");
+  if (!message.data && message.size) return xffi_raise_null_arg(fn, "message.data");
+  *out = NULL;
+  error_object *err = error_alloc(kind, message.size);
+  if (!err) return xffi_error_raise_out_of_memory();
+  if (message.size) memcpy((char *)err->cell.message.data, message.data, message.size);
+  *out = &err->header;
+  return XFFI_OK;
+}
+
+int xffi_error_new(xffi_object **out, const char *kind, const char *message) {
+  if (!out) return xffi_raise_null_arg("xffi_error_new", "out");
+  if (!kind) return xffi_raise_null_arg("xffi_error_new", "kind");
+  if (!message) return xffi_raise_null_arg("xffi_error_new", "message");
+  xffi_byte_array k = {kind, strlen(kind)}, m = {message, strlen(message)};
+  return xffi_error_new_bytes(out, k, m);
+}
+
+void xffi_error_set_raised(xffi_object *err) {
+  xffi_object *old = raised;
+  raised = err;
+  xffi_object_dec_ref_inline(old);
+}
+
+xffi_object *xffi_error_move_raised(void) {
+  xffi_object *err = raised;
+  raised = NULL;
+  return err;
+}
+
+xffi_object *xffi_error_peek_raised(void) { return raised; }
+
+int xffi_error_raise_out_of_memory(void) {
+  xffi_object_inc_ref_inline(&out_of_memory.header);
+  xffi_error_set_raised(&out_of_memory.header);
+  return XFFI_FAIL;
+}
+
+int xffi_error_raise_str(const char *kind, const char *message) {
+  if (!kind) kind = XFFI_KIND_RUNTIME;
+  if (!message) message = "";
+  xffi_byte_array k = {kind, strlen(kind)};
+  size_t size = strlen(message);
+  error_object *err = error_alloc(k, size);
+  if (!err) return xffi_error_raise_out_of_memory();
+  memcpy((char *)err->cell.message.data, message, size);
+  xffi_error_set_raised(&err->header);
+  return XFFI_FAIL;
+}
+
+int xffi_error_raise_v(const char *kind, const char *format, va_list args) {
+  if (!kind) kind = XFFI_KIND_RUNTIME;
+  if (!format) return xffi_error_raise_str(kind, "");
+  va_list again;
+  va_copy(again, args);
+  int size = vsnprintf(NULL, 0, format, args);
+  if (size < 0) {
+    va_end(again);
+    return xffi_error_raise_str(kind, format); /* an invalid format: keep it as it is */
+  }
+  xffi_byte_array k = {kind, strlen(kind)};
+  error_object *err = error_alloc(k, (size_t)size);
+  if (!err) {
+    va_end(again);
+    return xffi_error_raise_out_of_memory();
+  }
+  vsnprintf((char *)err->cell.message.data, (size_t)size + 1, format, again);
+  va_end(again);
+  xffi_error_set_raised(&err->header);
+  return XFFI_FAIL;
+}
+
+int xffi_error_raise(const char *kind, const char *format, ...) {
+  va_list args;
+  va_start(args, format);
+  int status = xffi_error_raise_v(kind, format, args);
+  va_end(args);
+  return status;
+}
+
+static int is_error(const xffi_object *obj) { return obj && obj->type_index == XFFI_TYPE_ERROR; }
+
+int xffi_error_append_frame(xffi_object *err, const char *frame) {
+  static const char fn[] = "xffi_error_append_frame";
+  if (!err) return xffi_raise_null_arg(fn, "err");
+  if (!frame) return xffi_raise_null_arg(fn, "frame");
+  if (!is_error(err)) return xffi_check_object_arg(fn, "err", err, XFFI_TYPE_ERROR);
+  xffi_error_cell *cell = xffi_error_cell_of(err);
+  if (cell->update_backtrace == static_error_update_backtrace) return XFFI_OK;
+  size_t size = strlen(frame);
+  int needs_newline = size == 0 || frame[size - 1] != '\n';
+  /* One line per frame: add the newline here so callers need not. */
+  char stack_line[256];
+  char *line = size + 2 <= sizeof(stack_line) ? stack_line : xffi_alloc(size + 2);
+  if (!line) return xffi_error_raise_out_of_memory();
+  memcpy(line, frame, size);
+  if (needs_newline) line[size++] = '\n';
+  xffi_byte_array text = {line, size};
+  size_t before = cell->backtrace.size;
+  const char *before_data = cell->backtrace.data;
+  cell->update_backtrace(err, &text, XFFI_BACKTRACE_APPEND);
+  if (line != stack_line) xffi_free(line);
+  if (cell->backtrace.data == before_data && cell->backtrace.size == before) return xffi_error_raise_out_of_memory();
+  return XFFI_OK;
+}
+
+int xffi_error_pass(const char *frame) {
+  xffi_object *err = raised;
+  /* A failure to record the frame must not replace the error being passed. */
+  if (err && frame) {
+    xffi_object_inc_ref_inline(err);
+    if (xffi_error_append_frame(err, frame) != XFFI_OK) xffi_error_set_raised(err);
+    else xffi_object_dec_ref_inline(err);
+  }
+  return XFFI_FAIL;
+}
+
+int xffi_error_set_cause(xffi_object *err, xffi_object *cause) {
+  static const char fn[] = "xffi_error_set_cause";
+  if (!is_error(err)) {
+    int status = err ? xffi_check_object_arg(fn, "err", err, XFFI_TYPE_ERROR) : xffi_raise_null_arg(fn, "err");
+    xffi_object_dec_ref_inline(cause);
+    return status;
+  }
+  if (cause && !is_error(cause)) {
+    int status = xffi_check_object_arg(fn, "cause", cause, XFFI_TYPE_ERROR);
+    xffi_object_dec_ref_inline(cause);
+    return status;
+  }
+  if (err == &out_of_memory.header || cause == err) {
+    xffi_object_dec_ref_inline(cause);
+    return xffi_error_raise(XFFI_KIND_VALUE, "%s: %s", fn,
+                            cause == err ? "an error cannot be its own cause" : "the shared MemoryError takes no cause");
+  }
+  xffi_error_cell *cell = xffi_error_cell_of(err);
+  xffi_object *old = cell->cause_chain;
+  cell->cause_chain = cause;
+  xffi_object_dec_ref_inline(old);
+  return XFFI_OK;
+}
+
+int xffi_error_is_kind(xffi_object *err, const char *kind) {
+  if (!is_error(err) || !kind) return 0;
+  const xffi_error_cell *cell = xffi_error_cell_of(err);
+  return cell->kind.size == strlen(kind) && memcmp(cell->kind.data, kind, cell->kind.size) == 0;
+}
+
+/* ---- Internal helpers shared by every source file. ---- */
+
+int xffi_raise_null_arg(const char *function, const char *argument) {
+  return xffi_error_raise(XFFI_KIND_VALUE, "%s: %s is NULL", function, argument);
+}
+
+int xffi_raise_type_mismatch(const char *function, const char *expected, const xffi_any *got) {
+  return xffi_error_raise(XFFI_KIND_TYPE, "%s: expected %s, got %s", function, expected, xffi_any_kind_name(got));
+}
+
+int xffi_check_object_arg(const char *function, const char *argument, const xffi_object *obj, int32_t type_index) {
+  if (!obj) return xffi_raise_null_arg(function, argument);
+  const xffi_type_info *info = NULL;
+  int32_t count = xffi_type_count();
+  if (obj->type_index >= XFFI_TYPE_STATIC_OBJECT_BEGIN && obj->type_index < count)
+    info = xffi_object_type_info(obj);
+  if (!info)
+    return xffi_error_raise(XFFI_KIND_TYPE, "%s: %s expected %s, got an object of unregistered type index %d", function,
+                            argument, xffi_type_key(type_index), (int)obj->type_index);
+  if (xffi_object_is_instance_of(obj, type_index)) return XFFI_OK;
+  return xffi_error_raise(XFFI_KIND_TYPE, "%s: %s expected %s, got %s", function, argument, xffi_type_key(type_index),
+                          xffi_type_key(obj->type_index));
+}

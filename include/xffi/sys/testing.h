@@ -1,0 +1,23 @@
+/* xffi/sys/testing.h: hooks for tests (extension tier, not the stable ABI).
+ *
+ * They let a test make the library's Nth heap allocation fail and count
+ * allocations, to prove that every operation reports out-of-memory cleanly
+ * and leaks nothing. They cost one relaxed atomic load per allocation. */
+#ifndef XFFI_SYS_TESTING_H
+#define XFFI_SYS_TESTING_H
+
+#include <stdint.h>
+#include <xffi/export.h>
+
+XFFI_EXTERN_C_BEGIN
+
+/* From now on, let n more allocations succeed and fail every one after
+ * them (n = 0 fails the very next). A negative n turns failure injection off. */
+XFFI_API void xffi_testing_fail_alloc_after(int64_t n);
+
+/* The number of heap allocations the library made so far (all threads). */
+XFFI_API uint64_t xffi_testing_alloc_count(void);
+
+XFFI_EXTERN_C_END
+
+#endif /* XFFI_SYS_TESTING_H */
