@@ -1,0 +1,107 @@
+//! Builds the bundled xffi C core with the `cc` crate (or, with the `system`
+//! feature, finds a system libxffi with pkg-config).
+//!
+//! Nothing else is needed: no CMake, no Python, no environment variables.
+//! The C sources are `csrc/*.c` and the public headers `include/xffi/**.h`;
+//! in the repository these two directories are symlinks to `../../c` and
+//! `../../include`, and `cargo package` stores their contents, so the
+//! published crate builds from itself alone.
+//!
+//! Dependents (crates with `xffi-sys` as a direct dependency) receive the
+//! header directory as `DEP_XFFI_INCLUDE`, so they can compile C against the
+//! same headers.
+
+use std::env;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+fn main() {
+    let manifest = PathBuf::from(env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
+    let out = PathBuf::from(env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
+    println!("cargo:rerun-if-changed=build.rs");
+
+    if env::var_os("CARGO_FEATURE_SYSTEM").is_some() {
+        link_system();
+        return;
+    }
+
+    let csrc = manifest.join("csrc");
+    let include_src = manifest.join("include");
+    println!("cargo:rerun-if-changed={}", csrc.display());
+    println!("cargo:rerun-if-changed={}", include_src.display());
+
+    // Copy the public headers into OUT_DIR/include: a stable place that
+    // dependents can use through DEP_XFFI_INCLUDE whatever the crate's source
+    // layout (repository symlinks or unpacked .crate).
+    let include_out = out.join("include");
+    let _ = fs::remove_dir_all(&include_out);
+    copy_headers(&include_src, &include_out);
+
+    let mut sources: Vec<PathBuf> = fs::read_dir(&csrc)
+        .unwrap_or_else(|e| panic!("xffi-sys: cannot read the bundled C sources in {}: {e}", csrc.display()))
+        .filter_map(|entry| entry.ok().map(|e| e.path()))
+        .filter(|p| p.extension().map_or(false, |x| x == "c"))
+        .collect();
+    sources.sort();
+    if sources.is_empty() {
+        panic!("xffi-sys: no C sources found in {}", csrc.display());
+    }
+    for src in &sources {
+        println!("cargo:rerun-if-changed={}", src.display());
+    }
+
+    let mut build = cc::Build::new();
+    build
+        .files(&sources)
+        .include(&include_out)
+        .include(&csrc)
+        .define("XFFI_BUILDING", None)
+        .pic(true)
+        .warnings(false);
+    let compiler = build.get_compiler();
+    if compiler.is_like_msvc() {
+        build.flag("/std:c11");
+    } else {
+        build.flag("-std=c11");
+        build.flag("-fvisibility=hidden");
+    }
+    build.compile("xffi");
+
+    let target_os = env::var("CARGO_CFG_TARGET_OS").unwrap_or_default();
+    if target_os == "linux" || target_os == "android" {
+        // dlopen for module loading, pthread for the registries' locks.
+        println!("cargo:rustc-link-lib=dl");
+        println!("cargo:rustc-link-lib=pthread");
+    }
+    println!("cargo:include={}", include_out.display());
+    println!("cargo:root={}", out.display());
+}
+
+fn link_system() {
+    #[cfg(feature = "system")]
+    {
+        match pkg_config::Config::new().atleast_version("0.1").probe("xffi") {
+            Ok(lib) => {
+                if let Some(inc) = lib.include_paths.first() {
+                    println!("cargo:include={}", inc.display());
+                }
+            }
+            Err(e) => panic!("xffi-sys: feature `system` is on but pkg-config cannot find libxffi: {e}"),
+        }
+    }
+}
+
+fn copy_headers(from: &Path, to: &Path) {
+    fs::create_dir_all(to).unwrap_or_else(|e| panic!("xffi-sys: cannot create {}: {e}", to.display()));
+    let entries = fs::read_dir(from).unwrap_or_else(|e| panic!("xffi-sys: cannot read headers in {}: {e}", from.display()));
+    for entry in entries {
+        let entry = entry.expect("readable directory entry");
+        let path = entry.path();
+        let dest = to.join(entry.file_name());
+        if path.is_dir() {
+            copy_headers(&path, &dest);
+        } else if path.extension().map_or(false, |x| x == "h") {
+            fs::copy(&path, &dest).unwrap_or_else(|e| panic!("xffi-sys: cannot copy {}: {e}", path.display()));
+        }
+    }
+}

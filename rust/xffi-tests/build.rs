@@ -1,0 +1,35 @@
+//! Compiles the C layout probe and the C side of the cross-language tests
+//! (the repository's tests/cross/*.c) against the headers xffi-sys exports
+//! to its dependents as DEP_XFFI_INCLUDE.
+use std::env;
+use std::path::PathBuf;
+
+fn main() {
+    let include = env::var("DEP_XFFI_INCLUDE").expect("xffi-sys exports DEP_XFFI_INCLUDE");
+    let manifest = PathBuf::from(env::var("CARGO_MANIFEST_DIR").unwrap());
+    let mut files = vec![manifest.join("probe/layout_probe.c")];
+    let cross = manifest.join("../../tests/cross");
+    if let Ok(dir) = std::fs::read_dir(&cross) {
+        let mut extra: Vec<PathBuf> = dir
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().map_or(false, |x| x == "c"))
+            .collect();
+        extra.sort();
+        files.extend(extra);
+    }
+    println!("cargo:rerun-if-changed=probe");
+    println!("cargo:rerun-if-changed={}", cross.display());
+    for f in &files {
+        println!("cargo:rerun-if-changed={}", f.display());
+    }
+    cc::Build::new()
+        .files(&files)
+        .include(&include)
+        .flag("-std=c11")
+        .flag("-D_POSIX_C_SOURCE=200809L")
+        .warnings(true)
+        .extra_warnings(true)
+        .warnings_into_errors(true)
+        .compile("xffi_tests_c");
+    println!("cargo:rustc-link-lib=pthread");
+}
