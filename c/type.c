@@ -22,7 +22,7 @@
 static const int32_t ancestors_of_builtin_object[1] = {XFFI_TYPE_OBJECT};
 
 #define BUILTIN(index, depth, key, ancestors) \
-  { (index), (depth), {(key), sizeof(key) - 1}, (ancestors), 0 }
+  { (index), (depth), {(key), sizeof(key) - 1}, (ancestors) }
 
 static const xffi_type_info builtin_infos[] = {
     BUILTIN(XFFI_TYPE_NONE, 0, "None", NULL),
@@ -71,10 +71,18 @@ static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
 static int32_t type_count = XFFI_TYPE_DYNAMIC_BEGIN; /* published with release */
 static int32_t table_capacity = XFFI_TYPE_DYNAMIC_BEGIN;
 
+/* A slot's hash is written before its record is published (release), so a
+ * reader that sees the record sees its hash. Built-in records are static and
+ * carry no hash of their own, hence the copy here. */
+typedef struct key_slot {
+  uint64_t hash;
+  const xffi_type_info *info;
+} key_slot;
+
 typedef struct key_map {
   size_t mask; /* capacity - 1, capacity a power of two */
   size_t used;
-  const xffi_type_info *slots[];
+  key_slot slots[];
 } key_map;
 
 static key_map *keys; /* NULL until the first registration; published with release */
@@ -86,10 +94,7 @@ typedef struct retired {
 } retired;
 static retired *retired_list;
 
-static uint64_t key_hash(const char *key, size_t size) {
-  uint64_t h = xffi_hash_bytes(key, size);
-  return h ? h : 1; /* 0 marks "not computed" in builtin records */
-}
+static uint64_t key_hash(const char *key, size_t size) { return xffi_hash_bytes(key, size); }
 
 static const xffi_type_info *builtin_by_key(const char *key, size_t size) {
   for (size_t i = 0; i < BUILTIN_COUNT; ++i) {
@@ -101,9 +106,9 @@ static const xffi_type_info *builtin_by_key(const char *key, size_t size) {
 
 static const xffi_type_info *map_find(const key_map *map, const char *key, size_t size, uint64_t hash) {
   for (size_t i = hash & map->mask;; i = (i + 1) & map->mask) {
-    const xffi_type_info *info = __atomic_load_n(&map->slots[i], __ATOMIC_ACQUIRE);
+    const xffi_type_info *info = __atomic_load_n(&map->slots[i].info, __ATOMIC_ACQUIRE);
     if (!info) return NULL;
-    if (info->type_key_hash == hash && info->type_key.size == size && memcmp(info->type_key.data, key, size) == 0)
+    if (map->slots[i].hash == hash && info->type_key.size == size && memcmp(info->type_key.data, key, size) == 0)
       return info;
   }
 }
@@ -111,8 +116,9 @@ static const xffi_type_info *map_find(const key_map *map, const char *key, size_
 /* Writers only: stores info in map (which has room). */
 static void map_put(key_map *map, const xffi_type_info *info, uint64_t hash) {
   size_t i = hash & map->mask;
-  while (map->slots[i]) i = (i + 1) & map->mask;
-  __atomic_store_n(&map->slots[i], info, __ATOMIC_RELEASE);
+  while (map->slots[i].info) i = (i + 1) & map->mask;
+  map->slots[i].hash = hash;
+  __atomic_store_n(&map->slots[i].info, info, __ATOMIC_RELEASE);
   map->used++;
 }
 
@@ -136,7 +142,7 @@ static int map_reserve_one(void) {
   map->mask = new_capacity - 1;
   if (keys) {
     for (size_t i = 0; i <= keys->mask; ++i)
-      if (keys->slots[i]) map_put(map, keys->slots[i], keys->slots[i]->type_key_hash);
+      if (keys->slots[i].info) map_put(map, keys->slots[i].info, keys->slots[i].hash);
   } else {
     for (size_t i = 0; i < BUILTIN_COUNT; ++i) {
       const xffi_type_info *info = &builtin_infos[i];
@@ -179,8 +185,7 @@ static int is_object_type(const xffi_type_info *info) {
 }
 
 /* Writers only: the new record, its ancestors and key in one allocation. */
-static xffi_type_info *make_record(int32_t index, const xffi_type_info *parent, const char *key, size_t size,
-                                   uint64_t hash) {
+static xffi_type_info *make_record(int32_t index, const xffi_type_info *parent, const char *key, size_t size) {
   int32_t depth = parent->type_depth + 1;
   size_t bytes = sizeof(xffi_type_info) + (size_t)depth * sizeof(int32_t) + size + 1;
   xffi_type_info *info = xffi_alloc(bytes);
@@ -196,7 +201,6 @@ static xffi_type_info *make_record(int32_t index, const xffi_type_info *parent, 
   info->type_key.data = key_copy;
   info->type_key.size = size;
   info->type_ancestors = ancestors;
-  info->type_key_hash = hash;
   return info;
 }
 
@@ -232,7 +236,7 @@ int xffi_type_register(int32_t *out_type_index, const char *type_key, int32_t pa
   }
   xffi_type_info *info = NULL;
   if (map_reserve_one() != XFFI_OK || table_reserve_one() != XFFI_OK ||
-      !(info = make_record(type_count, parent, type_key, size, hash))) {
+      !(info = make_record(type_count, parent, type_key, size))) {
     pthread_mutex_unlock(&registry_lock);
     return xffi_error_raise_out_of_memory();
   }

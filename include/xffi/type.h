@@ -64,7 +64,6 @@ typedef struct xffi_type_info {
   int32_t type_depth;
   xffi_byte_array type_key;
   const int32_t *type_ancestors;
-  uint64_t type_key_hash;
 } xffi_type_info;
 
 /* The lock-free table of type records, indexed by type index. Private to the

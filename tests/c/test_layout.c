@@ -1,0 +1,155 @@
+/* Layout: every public size, offset and built-in index is frozen by static
+ * asserts, and (when the tvm-ffi headers of the apache-tvm-ffi wheel are
+ * given) checked against tvm-ffi's own declarations. */
+#include "test_util.h"
+
+#define SAME(a, b) _Static_assert((long long)(a) == (long long)(b), #a " == " #b)
+
+/* ---- The facts, frozen. ---- */
+SAME(sizeof(xffi_object), 24);
+SAME(_Alignof(xffi_object), 8);
+SAME(offsetof(xffi_object, ref_counts), 0);
+SAME(offsetof(xffi_object, type_index), 8);
+SAME(offsetof(xffi_object, reserved), 12);
+SAME(offsetof(xffi_object, deleter), 16);
+
+SAME(sizeof(xffi_any), 16);
+SAME(_Alignof(xffi_any), 8);
+SAME(offsetof(xffi_any, type_index), 0);
+SAME(offsetof(xffi_any, small_len), 4);
+SAME(offsetof(xffi_any, v_int64), 8);
+SAME(offsetof(xffi_any, v_small), 8);
+
+SAME(sizeof(xffi_byte_array), 16);
+SAME(offsetof(xffi_byte_array, size), 8);
+
+SAME(sizeof(xffi_error_cell), 72);
+SAME(offsetof(xffi_error_cell, kind), 0);
+SAME(offsetof(xffi_error_cell, message), 16);
+SAME(offsetof(xffi_error_cell, backtrace), 32);
+SAME(offsetof(xffi_error_cell, update_backtrace), 48);
+SAME(offsetof(xffi_error_cell, cause_chain), 56);
+SAME(offsetof(xffi_error_cell, extra_context), 64);
+
+SAME(sizeof(xffi_string_cell), 16);
+
+SAME(XFFI_TYPE_NONE, 0);
+SAME(XFFI_TYPE_SMALL_BYTES, 12);
+SAME(XFFI_TYPE_OBJECT, 64);
+SAME(XFFI_TYPE_DICT, 76);
+SAME(XFFI_TYPE_DYNAMIC_BEGIN, 128);
+
+#ifdef XFFI_HAVE_TVM_FFI_HEADER
+#include <tvm/ffi/c_api.h>
+
+#define SAME_FIELD(ours, field, theirs, their_field) \
+  SAME(offsetof(ours, field), offsetof(theirs, their_field)); \
+  SAME(sizeof(((ours *)0)->field), sizeof(((theirs *)0)->their_field))
+
+SAME(sizeof(xffi_object), sizeof(TVMFFIObject));
+SAME(_Alignof(xffi_object), _Alignof(TVMFFIObject));
+SAME_FIELD(xffi_object, ref_counts, TVMFFIObject, combined_ref_count);
+SAME_FIELD(xffi_object, type_index, TVMFFIObject, type_index);
+SAME_FIELD(xffi_object, deleter, TVMFFIObject, deleter);
+
+SAME(sizeof(xffi_any), sizeof(TVMFFIAny));
+SAME(_Alignof(xffi_any), _Alignof(TVMFFIAny));
+SAME_FIELD(xffi_any, type_index, TVMFFIAny, type_index);
+SAME_FIELD(xffi_any, small_len, TVMFFIAny, small_str_len);
+SAME_FIELD(xffi_any, v_int64, TVMFFIAny, v_int64);
+SAME_FIELD(xffi_any, v_float64, TVMFFIAny, v_float64);
+SAME_FIELD(xffi_any, v_ptr, TVMFFIAny, v_ptr);
+SAME_FIELD(xffi_any, v_c_str, TVMFFIAny, v_c_str);
+SAME_FIELD(xffi_any, v_obj, TVMFFIAny, v_obj);
+SAME_FIELD(xffi_any, v_dtype, TVMFFIAny, v_dtype);
+SAME_FIELD(xffi_any, v_device, TVMFFIAny, v_device);
+SAME_FIELD(xffi_any, v_small, TVMFFIAny, v_bytes);
+
+SAME(sizeof(xffi_byte_array), sizeof(TVMFFIByteArray));
+SAME_FIELD(xffi_byte_array, data, TVMFFIByteArray, data);
+SAME_FIELD(xffi_byte_array, size, TVMFFIByteArray, size);
+
+SAME(sizeof(xffi_error_cell), sizeof(TVMFFIErrorCell));
+SAME_FIELD(xffi_error_cell, kind, TVMFFIErrorCell, kind);
+SAME_FIELD(xffi_error_cell, message, TVMFFIErrorCell, message);
+SAME_FIELD(xffi_error_cell, backtrace, TVMFFIErrorCell, backtrace);
+SAME_FIELD(xffi_error_cell, update_backtrace, TVMFFIErrorCell, update_backtrace);
+SAME_FIELD(xffi_error_cell, cause_chain, TVMFFIErrorCell, cause_chain);
+SAME_FIELD(xffi_error_cell, extra_context, TVMFFIErrorCell, extra_context);
+
+SAME(XFFI_DELETE_CONTENTS, kTVMFFIObjectDeleterFlagBitMaskStrong);
+SAME(XFFI_DELETE_MEMORY, kTVMFFIObjectDeleterFlagBitMaskWeak);
+SAME(XFFI_DELETE_BOTH, kTVMFFIObjectDeleterFlagBitMaskBoth);
+SAME(XFFI_BACKTRACE_REPLACE, kTVMFFIBacktraceUpdateModeReplace);
+SAME(XFFI_BACKTRACE_APPEND, kTVMFFIBacktraceUpdateModeAppend);
+
+SAME(XFFI_TYPE_ANY, kTVMFFIAny);
+SAME(XFFI_TYPE_NONE, kTVMFFINone);
+SAME(XFFI_TYPE_INT, kTVMFFIInt);
+SAME(XFFI_TYPE_BOOL, kTVMFFIBool);
+SAME(XFFI_TYPE_FLOAT, kTVMFFIFloat);
+SAME(XFFI_TYPE_OPAQUE_PTR, kTVMFFIOpaquePtr);
+SAME(XFFI_TYPE_DTYPE, kTVMFFIDataType);
+SAME(XFFI_TYPE_DEVICE, kTVMFFIDevice);
+SAME(XFFI_TYPE_DLTENSOR_PTR, kTVMFFIDLTensorPtr);
+SAME(XFFI_TYPE_RAW_STR, kTVMFFIRawStr);
+SAME(XFFI_TYPE_BYTE_ARRAY_PTR, kTVMFFIByteArrayPtr);
+SAME(XFFI_TYPE_OBJECT_RVALUE, kTVMFFIObjectRValueRef);
+SAME(XFFI_TYPE_SMALL_STR, kTVMFFISmallStr);
+SAME(XFFI_TYPE_SMALL_BYTES, kTVMFFISmallBytes);
+SAME(XFFI_TYPE_STATIC_OBJECT_BEGIN, kTVMFFIStaticObjectBegin);
+SAME(XFFI_TYPE_OBJECT, kTVMFFIObject);
+SAME(XFFI_TYPE_STRING, kTVMFFIStr);
+SAME(XFFI_TYPE_BYTES, kTVMFFIBytes);
+SAME(XFFI_TYPE_ERROR, kTVMFFIError);
+SAME(XFFI_TYPE_FUNCTION, kTVMFFIFunction);
+SAME(XFFI_TYPE_SHAPE, kTVMFFIShape);
+SAME(XFFI_TYPE_TENSOR, kTVMFFITensor);
+SAME(XFFI_TYPE_ARRAY, kTVMFFIArray);
+SAME(XFFI_TYPE_MAP, kTVMFFIMap);
+SAME(XFFI_TYPE_MODULE, kTVMFFIModule);
+SAME(XFFI_TYPE_OPAQUE_FOREIGN, kTVMFFIOpaquePyObject);
+SAME(XFFI_TYPE_LIST, kTVMFFIList);
+SAME(XFFI_TYPE_DICT, kTVMFFIDict);
+SAME(XFFI_TYPE_DYNAMIC_BEGIN, kTVMFFIDynObjectBegin);
+#endif
+
+/* The run-time half: the wheel's header was really compared (a build without
+ * it must not pass silently), and the registry agrees with the enum. */
+static void test_compared_against_tvm_ffi_header(void **state) {
+  (void)state;
+#ifdef XFFI_HAVE_TVM_FFI_HEADER
+  assert_int_equal(sizeof(TVMFFIAny), 16);
+#else
+  fail_msg("built without the tvm-ffi headers: configure with -DXFFI_TVM_FFI_INCLUDE_DIR=$(tvm-ffi-config --includedir)");
+#endif
+}
+
+static void test_builtin_indices_are_registered_with_their_keys(void **state) {
+  (void)state;
+  static const struct { int32_t index; const char *key; int32_t depth; } builtins[] = {
+      {XFFI_TYPE_NONE, "None", 0},        {XFFI_TYPE_INT, "int", 0},         {XFFI_TYPE_BOOL, "bool", 0},
+      {XFFI_TYPE_FLOAT, "float", 0},      {XFFI_TYPE_OBJECT, "Object", 0},   {XFFI_TYPE_STRING, "String", 1},
+      {XFFI_TYPE_BYTES, "Bytes", 1},      {XFFI_TYPE_ERROR, "Error", 1},     {XFFI_TYPE_FUNCTION, "Function", 1},
+      {XFFI_TYPE_SHAPE, "Shape", 1},      {XFFI_TYPE_TENSOR, "Tensor", 1},   {XFFI_TYPE_ARRAY, "Array", 1},
+      {XFFI_TYPE_MAP, "Map", 1},          {XFFI_TYPE_MODULE, "Module", 1},   {XFFI_TYPE_LIST, "List", 1},
+      {XFFI_TYPE_DICT, "Dict", 1},
+  };
+  for (size_t i = 0; i < sizeof(builtins) / sizeof(builtins[0]); ++i) {
+    const xffi_type_info *info = NULL;
+    assert_int_equal(xffi_type_info_get(&info, builtins[i].index), XFFI_OK);
+    assert_string_equal(info->type_key.data, builtins[i].key);
+    assert_int_equal(info->type_depth, builtins[i].depth);
+    const xffi_type_info *by_key = NULL;
+    assert_int_equal(xffi_type_info_by_key(&by_key, builtins[i].key), XFFI_OK);
+    assert_ptr_equal(by_key, info);
+  }
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_compared_against_tvm_ffi_header),
+      cmocka_unit_test(test_builtin_indices_are_registered_with_their_keys),
+  };
+  return cmocka_run_group_tests_name("layout", tests, NULL, NULL);
+}
