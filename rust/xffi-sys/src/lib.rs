@@ -651,3 +651,228 @@ extern "C" {
     /// Heap allocations the library made so far (all threads).
     pub fn xffi_testing_alloc_count() -> u64;
 }
+
+// ---------------------------------------------------------------------------
+// function.h
+// ---------------------------------------------------------------------------
+
+/// The safe-call signature stored in every Function cell (handle = the Function object).
+pub type xffi_safe_call =
+    unsafe extern "C" fn(handle: *mut c_void, args: *const xffi_any, num_args: i32, result: *mut xffi_any) -> c_int;
+/// A C implementation of a function: the first argument is the resource handle.
+pub type xffi_func_callback =
+    unsafe extern "C" fn(resource: *mut c_void, args: *const xffi_any, num_args: i32, result: *mut xffi_any) -> c_int;
+/// Releases a function's resource (exactly once, on the thread that drops the last reference).
+pub type xffi_func_finalizer = unsafe extern "C" fn(resource: *mut c_void);
+
+/// The cell of a Function object (layout shared with tvm-ffi 0.1).
+#[repr(C)]
+pub struct xffi_function_cell {
+    pub safe_call: Option<xffi_safe_call>,
+    pub cpp_call: *mut c_void,
+}
+
+extern "C" {
+    /// New Function from a callback: `*out` receives a new reference; the
+    /// resource passes to the function only on success (finalizer may be None).
+    /// Errors: ValueError, MemoryError.
+    pub fn xffi_func_new(
+        out: *mut *mut xffi_object,
+        callback: Option<xffi_func_callback>,
+        resource: *mut c_void,
+        finalizer: Option<xffi_func_finalizer>,
+    ) -> c_int;
+    /// As [`xffi_func_new`], also keeping `owner` (borrowed; a new reference is taken) alive.
+    pub fn xffi_func_new_with_owner(
+        out: *mut *mut xffi_object,
+        callback: Option<xffi_func_callback>,
+        resource: *mut c_void,
+        finalizer: Option<xffi_func_finalizer>,
+        owner: *mut xffi_object,
+    ) -> c_int;
+    /// Calls `func` (borrowed) with borrowed argument views; `*result` receives
+    /// an owned value. Errors: ValueError, TypeError, anything the callee raises.
+    pub fn xffi_func_call(func: *mut xffi_object, args: *const xffi_any, num_args: i32, result: *mut xffi_any) -> c_int;
+    /// Private to the inline call: failure path (releases `*result`).
+    pub fn xffi_func_call_failed_(result: *mut xffi_any, status: c_int) -> c_int;
+    /// Argument helpers for callees (TypeError naming `fn_`, the position, what was expected and what came).
+    pub fn xffi_arg_get_int(out: *mut i64, args: *const xffi_any, num_args: i32, index: i32, fn_: *const c_char) -> c_int;
+    pub fn xffi_arg_get_float(out: *mut f64, args: *const xffi_any, num_args: i32, index: i32, fn_: *const c_char) -> c_int;
+    pub fn xffi_arg_get_bool(out: *mut c_int, args: *const xffi_any, num_args: i32, index: i32, fn_: *const c_char) -> c_int;
+    pub fn xffi_arg_get_str(out: *mut xffi_byte_array, args: *const xffi_any, num_args: i32, index: i32, fn_: *const c_char) -> c_int;
+    pub fn xffi_arg_get_ptr(out: *mut *mut c_void, args: *const xffi_any, num_args: i32, index: i32, fn_: *const c_char) -> c_int;
+    pub fn xffi_arg_get_object(
+        out: *mut *mut xffi_object,
+        args: *const xffi_any,
+        num_args: i32,
+        index: i32,
+        type_index: i32,
+        fn_: *const c_char,
+    ) -> c_int;
+    /// Checks a whole call against a one-character-per-argument signature.
+    pub fn xffi_args_check(args: *const xffi_any, num_args: i32, signature: *const c_char, fn_: *const c_char) -> c_int;
+    /// Registers `func` (borrowed; the registry takes its own reference) under `name` (copied).
+    pub fn xffi_func_global_register(name: *const c_char, func: *mut xffi_object, allow_override: c_int) -> c_int;
+    /// Looks `name` up: `*out` receives a new reference, or NULL if missing (not an error).
+    pub fn xffi_func_global_get(out: *mut *mut xffi_object, name: *const c_char) -> c_int;
+    /// The same with a byte-run name.
+    pub fn xffi_func_global_get_bytes(out: *mut *mut xffi_object, name: xffi_byte_array) -> c_int;
+    /// Removes `name`. Errors: ValueError, KeyError.
+    pub fn xffi_func_global_remove(name: *const c_char) -> c_int;
+    /// Lists registered names as new String references.
+    pub fn xffi_func_global_list(out_names: *mut *mut xffi_object, capacity: usize, out_count: *mut usize) -> c_int;
+}
+
+/// [`xffi_func_call`] with the checks and the call inlined (mirror of the C
+/// inline `xffi_func_call_inline`).
+///
+/// # Safety
+/// As [`xffi_func_call`].
+#[inline(always)]
+pub unsafe fn xffi_func_call_inline(func: *mut xffi_object, args: *const xffi_any, num_args: i32, result: *mut xffi_any) -> c_int {
+    if !func.is_null()
+        && (*func).type_index == XFFI_TYPE_FUNCTION
+        && !result.is_null()
+        && num_args >= 0
+        && (!args.is_null() || num_args == 0)
+    {
+        *result = xffi_any::none();
+        let cell = xffi_object_cell::<xffi_function_cell>(func);
+        if let Some(call) = (*cell).safe_call {
+            let status = call(func.cast(), args, num_args, result);
+            if status != 0 {
+                return xffi_func_call_failed_(result, status);
+            }
+            return XFFI_OK;
+        }
+    }
+    xffi_func_call(func, args, num_args, result)
+}
+
+// ---------------------------------------------------------------------------
+// module.h
+// ---------------------------------------------------------------------------
+
+extern "C" {
+    /// Loads a shared library (path borrowed): `*out` receives a new Module reference.
+    /// Errors: ValueError, RuntimeError (cannot load, ABI mismatch), MemoryError.
+    pub fn xffi_module_load(out: *mut *mut xffi_object, path: *const c_char) -> c_int;
+    /// Gets exported function `name`: `*out` receives a new reference or NULL if absent.
+    pub fn xffi_module_get_function(out: *mut *mut xffi_object, module: *mut xffi_object, name: *const c_char) -> c_int;
+    /// The path the module was loaded from (borrowed from the module).
+    pub fn xffi_module_path(out: *mut *const c_char, module: *mut xffi_object) -> c_int;
+    /// The ABI version the library was built with (0: no marker).
+    pub fn xffi_module_abi_version(out: *mut i32, module: *mut xffi_object) -> c_int;
+}
+
+// ---------------------------------------------------------------------------
+// array.h
+// ---------------------------------------------------------------------------
+
+/// The sequence cell of an Array or List (layout shared with tvm-ffi 0.1).
+#[repr(C)]
+pub struct xffi_seq_cell {
+    pub data: *mut c_void,
+    pub size: i64,
+    pub capacity: i64,
+    pub data_deleter: Option<unsafe extern "C" fn(data: *mut c_void)>,
+}
+
+extern "C" {
+    /// New Array of owned copies of `items[0..count)` (views, borrowed).
+    pub fn xffi_array_new(out: *mut *mut xffi_object, items: *const xffi_any, count: i64) -> c_int;
+    pub fn xffi_array_new_with_capacity(out: *mut *mut xffi_object, capacity: i64) -> c_int;
+    pub fn xffi_array_length(out: *mut i64, array: *const xffi_object) -> c_int;
+    /// `*out` receives an owned copy of element `index`.
+    pub fn xffi_array_get(out: *mut xffi_any, array: *const xffi_object, index: i64) -> c_int;
+    pub fn xffi_array_items(out_items: *mut *const xffi_any, out_size: *mut i64, array: *const xffi_object) -> c_int;
+    pub fn xffi_array_slice(out: *mut *mut xffi_object, array: *const xffi_object, begin: i64, end: i64) -> c_int;
+    /// Copy-on-write changes: `*array` may be replaced by a new reference.
+    pub fn xffi_array_set(array: *mut *mut xffi_object, index: i64, value: *const xffi_any) -> c_int;
+    pub fn xffi_array_push(array: *mut *mut xffi_object, value: *const xffi_any) -> c_int;
+    pub fn xffi_array_pop(out: *mut xffi_any, array: *mut *mut xffi_object) -> c_int;
+    pub fn xffi_array_insert(array: *mut *mut xffi_object, index: i64, value: *const xffi_any) -> c_int;
+    pub fn xffi_array_erase(array: *mut *mut xffi_object, index: i64) -> c_int;
+    pub fn xffi_array_clear(array: *mut *mut xffi_object) -> c_int;
+    pub fn xffi_list_new(out: *mut *mut xffi_object, items: *const xffi_any, count: i64) -> c_int;
+    pub fn xffi_list_new_with_capacity(out: *mut *mut xffi_object, capacity: i64) -> c_int;
+    pub fn xffi_list_length(out: *mut i64, list: *const xffi_object) -> c_int;
+    pub fn xffi_list_get(out: *mut xffi_any, list: *const xffi_object, index: i64) -> c_int;
+    pub fn xffi_list_items(out_items: *mut *const xffi_any, out_size: *mut i64, list: *const xffi_object) -> c_int;
+    pub fn xffi_list_slice(out: *mut *mut xffi_object, list: *const xffi_object, begin: i64, end: i64) -> c_int;
+    pub fn xffi_list_set(list: *mut xffi_object, index: i64, value: *const xffi_any) -> c_int;
+    pub fn xffi_list_push(list: *mut xffi_object, value: *const xffi_any) -> c_int;
+    pub fn xffi_list_pop(out: *mut xffi_any, list: *mut xffi_object) -> c_int;
+    pub fn xffi_list_insert(list: *mut xffi_object, index: i64, value: *const xffi_any) -> c_int;
+    pub fn xffi_list_erase(list: *mut xffi_object, index: i64) -> c_int;
+    pub fn xffi_list_clear(list: *mut xffi_object) -> c_int;
+    pub fn xffi_list_reserve(list: *mut xffi_object, capacity: i64) -> c_int;
+}
+
+/// The cell of an Array or List (unchecked).
+///
+/// # Safety
+/// `seq` must be a live Array or List.
+#[inline(always)]
+pub unsafe fn xffi_seq_cell_of(seq: *const xffi_object) -> *mut xffi_seq_cell {
+    xffi_object_cell(seq as *mut xffi_object)
+}
+
+// ---------------------------------------------------------------------------
+// shape.h, dtype.h, tensor.h
+// ---------------------------------------------------------------------------
+
+/// The cell of a Shape object.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct xffi_shape_cell {
+    pub data: *const i64,
+    pub size: usize,
+}
+
+pub const XFFI_DTYPE_STR_MAX: usize = 32;
+pub const XFFI_DEVICE_STR_MAX: usize = 32;
+
+extern "C" {
+    /// New Shape holding a copy of `dims[0..ndim)`.
+    pub fn xffi_shape_new(out: *mut *mut xffi_object, dims: *const i64, ndim: usize) -> c_int;
+    pub fn xffi_shape_get(out: *mut xffi_shape_cell, shape: *const xffi_object) -> c_int;
+    pub fn xffi_shape_product(out: *mut i64, shape: *const xffi_object) -> c_int;
+    pub fn xffi_dims_product(out: *mut i64, dims: *const i64, ndim: usize) -> c_int;
+    pub fn xffi_shape_equal(out: *mut c_int, a: *const xffi_object, b: *const xffi_object) -> c_int;
+
+    pub fn xffi_dtype_parse(out: *mut DLDataType, text: *const c_char) -> c_int;
+    pub fn xffi_dtype_to_str(buf: *mut c_char, buf_size: usize, dtype: DLDataType) -> c_int;
+    pub fn xffi_device_type_name(device_type: i32) -> *const c_char;
+    pub fn xffi_device_parse(out: *mut DLDevice, text: *const c_char) -> c_int;
+    pub fn xffi_device_to_str(buf: *mut c_char, buf_size: usize, device: DLDevice) -> c_int;
+
+    /// New zero-filled CPU tensor (shape copied).
+    pub fn xffi_tensor_new(out: *mut *mut xffi_object, shape: *const i64, ndim: i32, dtype: DLDataType) -> c_int;
+    /// Adopts a DLPack 1.x managed tensor (stolen on success only).
+    pub fn xffi_tensor_from_dlpack(out: *mut *mut xffi_object, managed: *mut DLManagedTensorVersioned) -> c_int;
+    pub fn xffi_tensor_from_dlpack_legacy(out: *mut *mut xffi_object, managed: *mut DLManagedTensor) -> c_int;
+    /// Exports as DLPack 1.x (the managed tensor holds a strong reference until its deleter runs).
+    pub fn xffi_tensor_to_dlpack(out: *mut *mut DLManagedTensorVersioned, tensor: *mut xffi_object) -> c_int;
+    pub fn xffi_tensor_to_dlpack_legacy(out: *mut *mut DLManagedTensor, tensor: *mut xffi_object) -> c_int;
+    pub fn xffi_tensor_is_read_only(out: *mut c_int, tensor: *const xffi_object) -> c_int;
+    pub fn xffi_tensor_set_read_only(tensor: *mut xffi_object) -> c_int;
+    pub fn xffi_tensor_get(out: *mut *mut DLTensor, tensor: *mut xffi_object) -> c_int;
+    pub fn xffi_tensor_numel(out: *mut i64, tensor: *const xffi_object) -> c_int;
+    pub fn xffi_tensor_nbytes(out: *mut u64, tensor: *const xffi_object) -> c_int;
+    pub fn xffi_tensor_is_contiguous(out: *mut c_int, tensor: *const xffi_object) -> c_int;
+    pub fn xffi_tensor_shape(out: *mut *mut xffi_object, tensor: *const xffi_object) -> c_int;
+}
+
+/// A Tensor's DLTensor (unchecked).
+///
+/// # Safety
+/// `tensor` must be a live Tensor.
+#[inline(always)]
+pub unsafe fn xffi_tensor_dltensor(tensor: *mut xffi_object) -> *mut DLTensor {
+    xffi_object_cell(tensor)
+}
+
+pub const XFFI_TENSOR_ALIGNMENT: usize = 64;
+pub const XFFI_DLPACK_MAJOR: u32 = 1;
+pub const XFFI_DLPACK_MINOR: u32 = 1;

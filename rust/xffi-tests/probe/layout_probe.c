@@ -7,6 +7,11 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <xffi/xffi.h>
+#include <xffi/array.h>
+#include <xffi/dtype.h>
+#include <xffi/function.h>
+#include <xffi/shape.h>
+#include <xffi/tensor.h>
 
 typedef struct xffi_probe_entry {
   const char *name;
@@ -34,12 +39,12 @@ static const xffi_probe_entry entries[] = {
   S(DLManagedTensor), O(DLManagedTensor, dl_tensor), O(DLManagedTensor, manager_ctx), O(DLManagedTensor, deleter),
   S(DLManagedTensorVersioned), O(DLManagedTensorVersioned, version), O(DLManagedTensorVersioned, manager_ctx),
   O(DLManagedTensorVersioned, deleter), O(DLManagedTensorVersioned, flags), O(DLManagedTensorVersioned, dl_tensor),
-#ifdef XFFI_PROBE_FUNCTION
-  XFFI_PROBE_FUNCTION
-#endif
-#ifdef XFFI_PROBE_CONTAINERS
-  XFFI_PROBE_CONTAINERS
-#endif
+  S(xffi_function_cell), O(xffi_function_cell, safe_call), O(xffi_function_cell, cpp_call),
+  S(xffi_seq_cell), O(xffi_seq_cell, data), O(xffi_seq_cell, size), O(xffi_seq_cell, capacity),
+  O(xffi_seq_cell, data_deleter),
+  S(xffi_shape_cell), O(xffi_shape_cell, data), O(xffi_shape_cell, size),
+  C(XFFI_TENSOR_ALIGNMENT), C(XFFI_DLPACK_MAJOR), C(XFFI_DLPACK_MINOR), C(XFFI_DTYPE_STR_MAX),
+  C(XFFI_DEVICE_STR_MAX),
   C(XFFI_OK), C(XFFI_FAIL), C(XFFI_ABI_VERSION), C(XFFI_SMALL_STR_MAX),
   C(XFFI_DELETE_CONTENTS), C(XFFI_DELETE_MEMORY), C(XFFI_DELETE_BOTH),
   C(XFFI_REF_STRONG_ONE), C(XFFI_REF_WEAK_ONE), C(XFFI_REF_INITIAL),

@@ -53,7 +53,11 @@ fn rust_view() -> BTreeMap<String, i64> {
     rust_table! {
         S(xffi_object); S(xffi_byte_array); S(xffi_type_info); S(xffi_any); S(xffi_error_cell);
         S(DLPackVersion); S(DLDevice); S(DLDataType); S(DLTensor); S(DLManagedTensor); S(DLManagedTensorVersioned);
+        S(xffi_function_cell); S(xffi_seq_cell); S(xffi_shape_cell);
         O(xffi_object, ref_counts); O(xffi_object, type_index); O(xffi_object, reserved); O(xffi_object, deleter);
+        O(xffi_function_cell, safe_call); O(xffi_function_cell, cpp_call);
+        O(xffi_seq_cell, data); O(xffi_seq_cell, size); O(xffi_seq_cell, capacity); O(xffi_seq_cell, data_deleter);
+        O(xffi_shape_cell, data); O(xffi_shape_cell, size);
         O(xffi_byte_array, data); O(xffi_byte_array, size);
         O(xffi_type_info, type_index); O(xffi_type_info, type_depth); O(xffi_type_info, type_key);
         O(xffi_type_info, type_ancestors); O(xffi_type_info, type_key_hash);
@@ -68,6 +72,7 @@ fn rust_view() -> BTreeMap<String, i64> {
         O(DLManagedTensor, dl_tensor); O(DLManagedTensor, manager_ctx); O(DLManagedTensor, deleter);
         O(DLManagedTensorVersioned, version); O(DLManagedTensorVersioned, manager_ctx);
         O(DLManagedTensorVersioned, deleter); O(DLManagedTensorVersioned, flags); O(DLManagedTensorVersioned, dl_tensor);
+        C(XFFI_TENSOR_ALIGNMENT); C(XFFI_DLPACK_MAJOR); C(XFFI_DLPACK_MINOR); C(XFFI_DTYPE_STR_MAX); C(XFFI_DEVICE_STR_MAX);
         C(XFFI_OK); C(XFFI_FAIL); C(XFFI_ABI_VERSION); C(XFFI_SMALL_STR_MAX);
         C(XFFI_DELETE_CONTENTS); C(XFFI_DELETE_MEMORY); C(XFFI_DELETE_BOTH);
         C(XFFI_REF_STRONG_ONE); C(XFFI_REF_WEAK_ONE); C(XFFI_REF_INITIAL);
