@@ -1,0 +1,82 @@
+/* c/shape.c: Shape objects (header, cell and dimensions in one allocation). */
+#include <string.h>
+
+#include <xffi/shape.h>
+
+#include "internal.h"
+
+typedef struct shape_object {
+  xffi_object header;
+  xffi_shape_cell cell;
+  int64_t dims[];
+} shape_object;
+
+int xffi_shape_new(xffi_object **out, const int64_t *dims, size_t ndim) {
+  static const char fn[] = "xffi_shape_new";
+  if (!out) return xffi_raise_null_arg(fn, "out");
+  *out = NULL;
+  if (!dims && ndim > 0) return xffi_error_raise(XFFI_KIND_VALUE, "%s: dims is NULL but ndim is %zu", fn, ndim);
+  if (ndim > (SIZE_MAX - sizeof(shape_object)) / sizeof(int64_t))
+    return xffi_error_raise(XFFI_KIND_VALUE, "%s: ndim %zu is too large", fn, ndim);
+  shape_object *s = (shape_object *)xffi_alloc(sizeof(shape_object) + ndim * sizeof(int64_t));
+  if (!s) return xffi_error_raise_out_of_memory();
+  xffi_object_init(&s->header, XFFI_TYPE_SHAPE, xffi_deleter_plain);
+  if (ndim) memcpy(s->dims, dims, ndim * sizeof(int64_t));
+  s->cell.data = s->dims;
+  s->cell.size = ndim;
+  *out = &s->header;
+  return XFFI_OK;
+}
+
+int xffi_shape_get(xffi_shape_cell *out, const xffi_object *shape) {
+  if (!out) return xffi_raise_null_arg("xffi_shape_get", "out");
+  if (xffi_check_object_arg("xffi_shape_get", "shape", shape, XFFI_TYPE_SHAPE) != XFFI_OK) return XFFI_FAIL;
+  *out = *xffi_shape_view(shape);
+  return XFFI_OK;
+}
+
+/* The product of dims, or a ValueError naming fn. */
+static int dims_product(int64_t *out, const int64_t *dims, size_t ndim, const char *fn) {
+  int64_t product = 1;
+  int overflow = 0;
+  for (size_t i = 0; i < ndim; i++) {
+    if (dims[i] < 0)
+      return xffi_error_raise(XFFI_KIND_VALUE, "%s: dimension %zu is %lld, expected >= 0", fn, i, (long long)dims[i]);
+    if (!overflow && __builtin_mul_overflow(product, dims[i], &product)) overflow = 1;
+  }
+  /* A zero dimension makes the product 0 even if a partial product overflowed. */
+  if (overflow) {
+    for (size_t i = 0; i < ndim; i++)
+      if (dims[i] == 0) {
+        *out = 0;
+        return XFFI_OK;
+      }
+    return xffi_error_raise(XFFI_KIND_VALUE, "%s: the product of the %zu dimensions overflows int64", fn, ndim);
+  }
+  *out = product;
+  return XFFI_OK;
+}
+
+int xffi_dims_product(int64_t *out, const int64_t *dims, size_t ndim) {
+  if (!out) return xffi_raise_null_arg("xffi_dims_product", "out");
+  if (!dims && ndim > 0)
+    return xffi_error_raise(XFFI_KIND_VALUE, "xffi_dims_product: dims is NULL but ndim is %zu", ndim);
+  return dims_product(out, dims, ndim, "xffi_dims_product");
+}
+
+int xffi_shape_product(int64_t *out, const xffi_object *shape) {
+  if (!out) return xffi_raise_null_arg("xffi_shape_product", "out");
+  if (xffi_check_object_arg("xffi_shape_product", "shape", shape, XFFI_TYPE_SHAPE) != XFFI_OK) return XFFI_FAIL;
+  const xffi_shape_cell *cell = xffi_shape_view(shape);
+  return dims_product(out, cell->data, cell->size, "xffi_shape_product");
+}
+
+int xffi_shape_equal(int *out, const xffi_object *a, const xffi_object *b) {
+  if (!out) return xffi_raise_null_arg("xffi_shape_equal", "out");
+  if (xffi_check_object_arg("xffi_shape_equal", "a", a, XFFI_TYPE_SHAPE) != XFFI_OK) return XFFI_FAIL;
+  if (xffi_check_object_arg("xffi_shape_equal", "b", b, XFFI_TYPE_SHAPE) != XFFI_OK) return XFFI_FAIL;
+  const xffi_shape_cell *x = xffi_shape_view(a);
+  const xffi_shape_cell *y = xffi_shape_view(b);
+  *out = xffi_dims_equal(x->data, x->size, y->data, y->size);
+  return XFFI_OK;
+}
