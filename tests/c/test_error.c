@@ -1,0 +1,168 @@
+/* Errors: objects, the thread-local raised slot, frames, causes, out of memory. */
+#include <xffi/sys/testing.h>
+
+#include "test_util.h"
+
+static void test_raise_then_move_out_clears_the_slot(void **state) {
+  (void)state;
+  assert_null(xffi_error_peek_raised());
+  assert_int_equal(xffi_error_raise(XFFI_KIND_VALUE, "bad %s number %d", "lucky", 7), XFFI_FAIL);
+  xffi_object *err = xffi_error_peek_raised();
+  assert_non_null(err);
+  assert_int_equal(err->type_index, XFFI_TYPE_ERROR);
+  xffi_object *moved = xffi_error_move_raised();
+  assert_ptr_equal(moved, err);
+  assert_null(xffi_error_peek_raised());
+  assert_null(xffi_error_move_raised());
+  const xffi_error_cell *cell = xffi_error_cell_of(moved);
+  assert_string_equal(cell->kind.data, "ValueError");
+  assert_int_equal(cell->kind.size, 10);
+  assert_string_equal(cell->message.data, "bad lucky number 7");
+  assert_int_equal(cell->message.size, strlen("bad lucky number 7"));
+  assert_string_equal(cell->backtrace.data, "");
+  assert_true(xffi_error_is_kind(moved, XFFI_KIND_VALUE));
+  assert_false(xffi_error_is_kind(moved, XFFI_KIND_TYPE));
+  assert_int_equal(xffi_object_strong_count(moved), 1);
+  xffi_object_dec_ref(moved);
+}
+
+static void test_raising_again_releases_the_previous_error(void **state) {
+  (void)state;
+  xffi_error_raise_str(XFFI_KIND_RUNTIME, "first");
+  xffi_object *first = xffi_error_peek_raised();
+  xffi_object_inc_ref(first); /* watch it */
+  xffi_error_raise_str(XFFI_KIND_RUNTIME, "second");
+  assert_int_equal(xffi_object_strong_count(first), 1); /* the slot let go */
+  xffi_object_dec_ref(first);
+  assert_raised(XFFI_KIND_RUNTIME, "second");
+}
+
+static void test_set_raised_steals_and_null_clears(void **state) {
+  (void)state;
+  xffi_object *err = NULL;
+  assert_int_equal(xffi_error_new(&err, "MyError", "custom"), XFFI_OK);
+  xffi_error_set_raised(err);
+  assert_ptr_equal(xffi_error_peek_raised(), err);
+  assert_int_equal(xffi_object_strong_count(err), 1);
+  xffi_error_set_raised(NULL);
+  assert_null(xffi_error_peek_raised());
+}
+
+static void test_frames_append_most_recent_first(void **state) {
+  (void)state;
+  xffi_error_raise_str(XFFI_KIND_RUNTIME, "deep failure");
+  assert_int_equal(xffi_error_pass("inner_call at inner.c:10"), XFFI_FAIL);
+  assert_int_equal(xffi_error_pass("outer_call at outer.c:20\n"), XFFI_FAIL);
+  xffi_object *err = xffi_error_move_raised();
+  assert_string_equal(xffi_error_cell_of(err)->backtrace.data,
+                      "inner_call at inner.c:10\nouter_call at outer.c:20\n");
+  /* A long frame (past any stack buffer) is kept whole. */
+  char frame[1000];
+  memset(frame, 'f', sizeof(frame) - 1);
+  frame[sizeof(frame) - 1] = '\0';
+  assert_int_equal(xffi_error_append_frame(err, frame), XFFI_OK);
+  assert_int_equal(xffi_error_cell_of(err)->backtrace.size, 25 + 25 + 999 + 1);
+  /* The update function in the cell works for any runtime: replace mode. */
+  xffi_byte_array replacement = {"only frame\n", 11};
+  xffi_error_cell_of(err)->update_backtrace(err, &replacement, XFFI_BACKTRACE_REPLACE);
+  assert_string_equal(xffi_error_cell_of(err)->backtrace.data, "only frame\n");
+  xffi_object_dec_ref(err);
+  assert_int_equal(xffi_error_pass("nothing raised"), XFFI_FAIL);
+  assert_null(xffi_error_peek_raised());
+}
+
+static void test_cause_chain_is_owned(void **state) {
+  (void)state;
+  xffi_object *outer = NULL, *inner = NULL;
+  assert_int_equal(xffi_error_new(&outer, XFFI_KIND_RUNTIME, "outer"), XFFI_OK);
+  assert_int_equal(xffi_error_new(&inner, XFFI_KIND_KEY, "inner"), XFFI_OK);
+  xffi_object_inc_ref(inner);
+  assert_int_equal(xffi_error_set_cause(outer, inner), XFFI_OK); /* steals one */
+  assert_ptr_equal(xffi_error_cell_of(outer)->cause_chain, inner);
+  assert_int_equal(xffi_object_strong_count(inner), 2);
+  xffi_object_dec_ref(outer);
+  assert_int_equal(xffi_object_strong_count(inner), 1);
+  xffi_object_dec_ref(inner);
+}
+
+static void test_error_bad_input(void **state) {
+  (void)state;
+  xffi_object *err = NULL, *s = NULL;
+  assert_int_equal(xffi_error_new(NULL, "K", "m"), XFFI_FAIL);
+  assert_raised(XFFI_KIND_VALUE, "xffi_error_new: out is NULL");
+  assert_int_equal(xffi_error_new(&err, NULL, "m"), XFFI_FAIL);
+  assert_raised(XFFI_KIND_VALUE, "xffi_error_new: kind is NULL");
+  assert_int_equal(xffi_error_new(&err, "K", NULL), XFFI_FAIL);
+  assert_raised(XFFI_KIND_VALUE, "xffi_error_new: message is NULL");
+  xffi_byte_array bad = {NULL, 4}, ok = {"K", 1};
+  assert_int_equal(xffi_error_new_bytes(&err, ok, bad), XFFI_FAIL);
+  assert_raised(XFFI_KIND_VALUE, "xffi_error_new_bytes: message.data is NULL");
+  assert_null(err);
+  assert_int_equal(xffi_string_from_c_str(&s, "not an error"), XFFI_OK);
+  assert_int_equal(xffi_error_append_frame(s, "frame"), XFFI_FAIL);
+  assert_raised(XFFI_KIND_TYPE, "xffi_error_append_frame: err expected Error, got String");
+  assert_int_equal(xffi_error_append_frame(NULL, "frame"), XFFI_FAIL);
+  assert_raised(XFFI_KIND_VALUE, "xffi_error_append_frame: err is NULL");
+  assert_int_equal(xffi_error_new(&err, "K", "m"), XFFI_OK);
+  assert_int_equal(xffi_error_append_frame(err, NULL), XFFI_FAIL);
+  assert_raised(XFFI_KIND_VALUE, "xffi_error_append_frame: frame is NULL");
+  xffi_object_inc_ref(s);
+  assert_int_equal(xffi_error_set_cause(err, s), XFFI_FAIL); /* stolen even so */
+  assert_raised(XFFI_KIND_TYPE, "xffi_error_set_cause: cause expected Error, got String");
+  assert_int_equal(xffi_object_strong_count(s), 1);
+  xffi_object_inc_ref(err);
+  assert_int_equal(xffi_error_set_cause(s, err), XFFI_FAIL);
+  assert_raised(XFFI_KIND_TYPE, "xffi_error_set_cause: err expected Error, got String");
+  xffi_object_inc_ref(err);
+  assert_int_equal(xffi_error_set_cause(err, err), XFFI_FAIL);
+  assert_raised(XFFI_KIND_VALUE, "an error cannot be its own cause");
+  assert_int_equal(xffi_object_strong_count(err), 1);
+  assert_int_equal(xffi_error_set_cause(NULL, NULL), XFFI_FAIL);
+  assert_raised(XFFI_KIND_VALUE, "xffi_error_set_cause: err is NULL");
+  assert_false(xffi_error_is_kind(s, "String"));
+  assert_false(xffi_error_is_kind(NULL, "K"));
+  xffi_object_dec_ref(err);
+  xffi_object_dec_ref(s);
+  /* NULL kind or format still raise something meaningful. */
+  assert_int_equal(xffi_error_raise(NULL, "%s", "no kind"), XFFI_FAIL);
+  assert_raised(XFFI_KIND_RUNTIME, "no kind");
+  assert_int_equal(xffi_error_raise_str(XFFI_KIND_VALUE, NULL), XFFI_FAIL);
+  assert_raised(XFFI_KIND_VALUE, "");
+}
+
+static void test_out_of_memory_is_reported_without_allocating(void **state) {
+  (void)state;
+  uint64_t before = xffi_testing_alloc_count();
+  xffi_testing_fail_alloc_after(0);
+  assert_int_equal(xffi_error_raise(XFFI_KIND_VALUE, "needs %d bytes", 100), XFFI_FAIL);
+  xffi_object *err = xffi_error_peek_raised();
+  assert_true(xffi_error_is_kind(err, XFFI_KIND_MEMORY));
+  /* Appending to the shared MemoryError is a harmless no-op. */
+  assert_int_equal(xffi_error_pass("frame"), XFFI_FAIL);
+  assert_string_equal(xffi_error_cell_of(err)->backtrace.data, "");
+  xffi_testing_fail_alloc_after(-1);
+  assert_int_equal(xffi_testing_alloc_count(), before + 1); /* the one that failed */
+  assert_raised(XFFI_KIND_MEMORY, "out of memory");
+  /* A failed frame append keeps the error being passed. */
+  xffi_error_raise_str(XFFI_KIND_KEY, "original");
+  xffi_testing_fail_alloc_after(0);
+  char frame[600];
+  memset(frame, 'x', sizeof(frame) - 1);
+  frame[sizeof(frame) - 1] = '\0';
+  xffi_error_pass(frame);
+  xffi_testing_fail_alloc_after(-1);
+  assert_raised(XFFI_KIND_KEY, "original");
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_raise_then_move_out_clears_the_slot),
+      cmocka_unit_test(test_raising_again_releases_the_previous_error),
+      cmocka_unit_test(test_set_raised_steals_and_null_clears),
+      cmocka_unit_test(test_frames_append_most_recent_first),
+      cmocka_unit_test(test_cause_chain_is_owned),
+      cmocka_unit_test(test_error_bad_input),
+      cmocka_unit_test(test_out_of_memory_is_reported_without_allocating),
+  };
+  return cmocka_run_group_tests_name("error", tests, NULL, NULL);
+}

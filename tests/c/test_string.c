@@ -1,0 +1,142 @@
+/* String and Bytes: one allocation, NUL-terminated, compare and hash. */
+#include <xffi/sys/testing.h>
+
+#include "test_util.h"
+
+static void test_string_is_one_allocation_with_inline_nul_terminated_bytes(void **state) {
+  (void)state;
+  uint64_t before = xffi_testing_alloc_count();
+  xffi_object *s = NULL;
+  assert_int_equal(xffi_string_new(&s, "hello, world, this is 32 bytes!!", 32), XFFI_OK);
+  assert_int_equal(xffi_testing_alloc_count(), before + 1);
+  assert_int_equal(s->type_index, XFFI_TYPE_STRING);
+  xffi_byte_array view = xffi_string_view(s);
+  assert_int_equal(view.size, 32);
+  assert_int_equal(view.data[32], '\0');
+  /* The bytes live right after the 24-byte header and 16-byte cell. */
+  assert_ptr_equal(view.data, (const char *)s + 40);
+  xffi_object_dec_ref(s);
+}
+
+static void test_bytes_keep_embedded_nuls(void **state) {
+  (void)state;
+  xffi_object *b = NULL;
+  assert_int_equal(xffi_bytes_new(&b, "a\0b\0c", 5), XFFI_OK);
+  assert_int_equal(b->type_index, XFFI_TYPE_BYTES);
+  xffi_byte_array view;
+  assert_int_equal(xffi_string_get(&view, b), XFFI_OK);
+  assert_int_equal(view.size, 5);
+  assert_memory_equal(view.data, "a\0b\0c", 5);
+  xffi_object_dec_ref(b);
+  assert_int_equal(xffi_string_new(&b, NULL, 0), XFFI_OK); /* empty is fine */
+  assert_int_equal(xffi_string_view(b).size, 0);
+  assert_string_equal(xffi_string_view(b).data, "");
+  xffi_object_dec_ref(b);
+}
+
+static void test_compare_orders_bytewise_shorter_first(void **state) {
+  (void)state;
+  xffi_byte_array abc = {"abc", 3}, abd = {"abd", 3}, ab = {"ab", 2}, empty = {NULL, 0};
+  assert_true(xffi_bytes_compare(abc, abd) < 0);
+  assert_true(xffi_bytes_compare(abd, abc) > 0);
+  assert_true(xffi_bytes_compare(ab, abc) < 0);
+  assert_true(xffi_bytes_compare(abc, ab) > 0);
+  assert_int_equal(xffi_bytes_compare(abc, abc), 0);
+  assert_int_equal(xffi_bytes_compare(empty, empty), 0);
+  assert_true(xffi_bytes_equal(abc, abc));
+  assert_false(xffi_bytes_equal(abc, ab));
+  xffi_byte_array high = {"\xff", 1}, low = {"\x01", 1};
+  assert_true(xffi_bytes_compare(high, low) > 0); /* unsigned bytes */
+}
+
+static void test_hash_is_deterministic_and_spreads_bits(void **state) {
+  (void)state;
+  assert_true(xffi_hash_bytes("abc", 3) == xffi_hash_bytes("abc", 3));
+  assert_true(xffi_hash_bytes("abc", 3) != xffi_hash_bytes("abd", 3));
+  assert_true(xffi_hash_bytes("", 0) != xffi_hash_bytes("\0", 1));
+  /* Flipping any one input bit flips about half the output bits, at every
+   * length class of the function (short, medium, long). */
+  static const size_t lengths[] = {1, 3, 4, 7, 8, 15, 16, 17, 31, 32, 33, 64, 100};
+  unsigned char buf[128];
+  for (size_t i = 0; i < sizeof(buf); ++i) buf[i] = (unsigned char)(i * 131 + 7);
+  for (size_t l = 0; l < sizeof(lengths) / sizeof(lengths[0]); ++l) {
+    size_t n = lengths[l];
+    uint64_t base = xffi_hash_bytes(buf, n);
+    double flipped = 0;
+    int trials = 0;
+    for (size_t bit = 0; bit < n * 8; ++bit) {
+      buf[bit / 8] ^= (unsigned char)(1u << (bit % 8));
+      flipped += __builtin_popcountll(base ^ xffi_hash_bytes(buf, n));
+      buf[bit / 8] ^= (unsigned char)(1u << (bit % 8));
+      trials++;
+    }
+    double mean = flipped / trials;
+    if (mean < 24 || mean > 40) fail_msg("length %zu: a one-bit change flips %.1f of 64 bits on average", n, mean);
+  }
+}
+
+static void test_hash_has_no_collisions_on_a_million_similar_keys(void **state) {
+  (void)state;
+  enum { N = 1 << 20 };
+  uint64_t *hashes = malloc(N * sizeof(uint64_t));
+  char key[32];
+  for (int i = 0; i < N; ++i) {
+    int n = snprintf(key, sizeof(key), "key_%d", i);
+    hashes[i] = xffi_hash_bytes(key, (size_t)n);
+  }
+  /* Low bits matter most to hash tables: count distinct values of the low
+   * 20 bits; a good hash fills about 1 - 1/e = 63% of the 2^20 buckets. */
+  unsigned char *seen = calloc(N, 1);
+  int distinct = 0;
+  for (int i = 0; i < N; ++i) {
+    uint64_t b = hashes[i] & (N - 1);
+    distinct += !seen[b];
+    seen[b] = 1;
+  }
+  assert_true(distinct > N * 60 / 100);
+  assert_true(distinct < N * 66 / 100);
+  free(seen);
+  free(hashes);
+}
+
+static void test_string_bad_input(void **state) {
+  (void)state;
+  xffi_object *s = (xffi_object *)0x1;
+  assert_int_equal(xffi_string_new(NULL, "x", 1), XFFI_FAIL);
+  assert_raised(XFFI_KIND_VALUE, "xffi_string_new: out is NULL");
+  assert_int_equal(xffi_string_new(&s, NULL, 5), XFFI_FAIL);
+  assert_raised(XFFI_KIND_VALUE, "xffi_string_new: data is NULL but size is 5");
+  assert_int_equal(xffi_string_from_c_str(&s, NULL), XFFI_FAIL);
+  assert_raised(XFFI_KIND_VALUE, "xffi_string_from_c_str: c_str is NULL");
+  assert_int_equal(xffi_bytes_new(&s, NULL, 2), XFFI_FAIL);
+  assert_raised(XFFI_KIND_VALUE, "xffi_bytes_new: data is NULL but size is 2");
+  assert_int_equal(xffi_string_new(&s, "x", SIZE_MAX), XFFI_FAIL); /* the size overflows */
+  assert_raised(XFFI_KIND_MEMORY, "out of memory");
+  xffi_byte_array view;
+  assert_int_equal(xffi_string_get(NULL, s), XFFI_FAIL);
+  assert_raised(XFFI_KIND_VALUE, "xffi_string_get: out is NULL");
+  assert_int_equal(xffi_string_get(&view, NULL), XFFI_FAIL);
+  assert_raised(XFFI_KIND_VALUE, "xffi_string_get: obj is NULL");
+  xffi_object *err = NULL;
+  assert_int_equal(xffi_error_new(&err, "K", "m"), XFFI_OK);
+  assert_int_equal(xffi_string_get(&view, err), XFFI_FAIL);
+  assert_raised(XFFI_KIND_TYPE, "xffi_string_get: obj expected String or Bytes, got Error");
+  xffi_object_dec_ref(err);
+  xffi_testing_fail_alloc_after(0);
+  assert_int_equal(xffi_string_new(&s, "abc", 3), XFFI_FAIL);
+  xffi_testing_fail_alloc_after(-1);
+  assert_raised(XFFI_KIND_MEMORY, "out of memory");
+  assert_null(s);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_string_is_one_allocation_with_inline_nul_terminated_bytes),
+      cmocka_unit_test(test_bytes_keep_embedded_nuls),
+      cmocka_unit_test(test_compare_orders_bytewise_shorter_first),
+      cmocka_unit_test(test_hash_is_deterministic_and_spreads_bits),
+      cmocka_unit_test(test_hash_has_no_collisions_on_a_million_similar_keys),
+      cmocka_unit_test(test_string_bad_input),
+  };
+  return cmocka_run_group_tests_name("string", tests, NULL, NULL);
+}
