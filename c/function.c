@@ -1,0 +1,269 @@
+/* c/function.c: Function objects, calls, and argument checking for callees.
+ *
+ * A Function is one allocation: the header, the tvm-ffi-compatible cell
+ * { safe_call, cpp_call = NULL }, then xffi's private fields. The cell's
+ * safe_call is a trampoline that receives the object itself as handle (the
+ * tvm-ffi convention, so a tvm-ffi runtime can call it too) and forwards to
+ * the C callback with the resource handle. */
+#include <string.h>
+
+#include <xffi/function.h>
+
+#include "internal.h"
+
+typedef struct func_object {
+  xffi_object header;
+  xffi_function_cell cell;
+  xffi_func_callback callback;
+  void *resource;
+  xffi_func_finalizer finalizer;
+  xffi_object *owner; /* strong reference or NULL */
+} func_object;
+
+_Static_assert(offsetof(func_object, cell) == 24, "the Function cell follows the 24-byte header");
+_Static_assert(sizeof(xffi_function_cell) == 16, "Function cell: safe_call + cpp_call");
+_Static_assert(offsetof(xffi_function_cell, cpp_call) == 8, "cpp_call at cell offset 8");
+
+static int func_trampoline(void *handle, const xffi_any *args, int32_t num_args, xffi_any *result) {
+  func_object *f = handle;
+  return f->callback(f->resource, args, num_args, result);
+}
+
+static void func_deleter(void *self, int flags) {
+  func_object *f = self;
+  if (flags & XFFI_DELETE_CONTENTS) {
+    /* Finalizer first: it may live in the owner's library. */
+    if (f->finalizer) f->finalizer(f->resource);
+    f->finalizer = NULL;
+    xffi_object *owner = f->owner;
+    f->owner = NULL;
+    xffi_object_dec_ref_inline(owner);
+  }
+  if (flags & XFFI_DELETE_MEMORY) xffi_free(f);
+}
+
+static int func_make(xffi_object **out, xffi_func_callback callback, void *resource, xffi_func_finalizer finalizer,
+                     xffi_object *owner, const char *fn) {
+  if (!out) return xffi_raise_null_arg(fn, "out");
+  *out = NULL;
+  if (!callback) return xffi_raise_null_arg(fn, "callback");
+  func_object *f = xffi_alloc(sizeof *f);
+  if (!f) return xffi_error_raise_out_of_memory();
+  xffi_object_init(&f->header, XFFI_TYPE_FUNCTION, func_deleter);
+  f->cell.safe_call = func_trampoline;
+  f->cell.cpp_call = NULL;
+  f->callback = callback;
+  f->resource = resource;
+  f->finalizer = finalizer;
+  xffi_object_inc_ref_inline(owner);
+  f->owner = owner;
+  *out = &f->header;
+  return XFFI_OK;
+}
+
+int xffi_func_new(xffi_object **out, xffi_func_callback callback, void *resource, xffi_func_finalizer finalizer) {
+  return func_make(out, callback, resource, finalizer, NULL, "xffi_func_new");
+}
+
+int xffi_func_new_with_owner(xffi_object **out, xffi_func_callback callback, void *resource,
+                             xffi_func_finalizer finalizer, xffi_object *owner) {
+  return func_make(out, callback, resource, finalizer, owner, "xffi_func_new_with_owner");
+}
+
+int xffi_func_call_failed_(xffi_any *result, int status) {
+  xffi_any_release(result);
+  if (!xffi_error_peek_raised())
+    return xffi_error_raise(XFFI_KIND_RUNTIME, "xffi_func_call: the callee returned status %d without raising an error",
+                            status);
+  return XFFI_FAIL;
+}
+
+int xffi_func_call(xffi_object *func, const xffi_any *args, int32_t num_args, xffi_any *result) {
+  static const char fn[] = "xffi_func_call";
+  if (!result) return xffi_raise_null_arg(fn, "result");
+  *result = xffi_any_none();
+  if (xffi_check_object_arg(fn, "func", func, XFFI_TYPE_FUNCTION) != XFFI_OK) return XFFI_FAIL;
+  if (num_args < 0) return xffi_error_raise(XFFI_KIND_VALUE, "%s: num_args is negative (%d)", fn, (int)num_args);
+  if (!args && num_args > 0)
+    return xffi_error_raise(XFFI_KIND_VALUE, "%s: args is NULL but num_args is %d", fn, (int)num_args);
+  int status = XFFI_OBJECT_CELL(xffi_function_cell, func)->safe_call(func, args, num_args, result);
+  if (status != 0) return xffi_func_call_failed_(result, status);
+  return XFFI_OK;
+}
+
+/* ---- Argument checking ---- */
+
+/* Checks that argument index exists; raises otherwise. */
+static int arg_present(const xffi_any *args, int32_t num_args, int32_t index, const char *fn) {
+  if (!fn) fn = "<function>";
+  if (num_args < 0) return xffi_error_raise(XFFI_KIND_VALUE, "%s: num_args is negative (%d)", fn, (int)num_args);
+  if (index < 0) return xffi_error_raise(XFFI_KIND_VALUE, "%s: argument index is negative (%d)", fn, (int)index);
+  if (index >= num_args)
+    return xffi_error_raise(XFFI_KIND_TYPE, "%s: argument %d: missing (called with %d argument%s)", fn, (int)index,
+                            (int)num_args, num_args == 1 ? "" : "s");
+  if (!args) return xffi_error_raise(XFFI_KIND_VALUE, "%s: args is NULL but num_args is %d", fn, (int)num_args);
+  return XFFI_OK;
+}
+
+static int arg_mismatch(const xffi_any *arg, int32_t index, const char *expected, const char *fn) {
+  if (!fn) fn = "<function>";
+  return xffi_error_raise(XFFI_KIND_TYPE, "%s: argument %d: expected %s, got %s", fn, (int)index, expected,
+                          xffi_any_kind_name(arg));
+}
+
+int xffi_arg_get_int(int64_t *out, const xffi_any *args, int32_t num_args, int32_t index, const char *fn) {
+  if (!out) return xffi_raise_null_arg("xffi_arg_get_int", "out");
+  if (arg_present(args, num_args, index, fn) != XFFI_OK) return XFFI_FAIL;
+  const xffi_any *a = &args[index];
+  if (a->type_index == XFFI_TYPE_INT || a->type_index == XFFI_TYPE_BOOL) {
+    *out = a->v_int64;
+    return XFFI_OK;
+  }
+  return arg_mismatch(a, index, "int", fn);
+}
+
+int xffi_arg_get_float(double *out, const xffi_any *args, int32_t num_args, int32_t index, const char *fn) {
+  if (!out) return xffi_raise_null_arg("xffi_arg_get_float", "out");
+  if (arg_present(args, num_args, index, fn) != XFFI_OK) return XFFI_FAIL;
+  const xffi_any *a = &args[index];
+  switch (a->type_index) {
+    case XFFI_TYPE_FLOAT:
+      *out = a->v_float64;
+      return XFFI_OK;
+    case XFFI_TYPE_INT:
+    case XFFI_TYPE_BOOL:
+      *out = (double)a->v_int64;
+      return XFFI_OK;
+    default:
+      return arg_mismatch(a, index, "float", fn);
+  }
+}
+
+int xffi_arg_get_bool(int *out, const xffi_any *args, int32_t num_args, int32_t index, const char *fn) {
+  if (!out) return xffi_raise_null_arg("xffi_arg_get_bool", "out");
+  if (arg_present(args, num_args, index, fn) != XFFI_OK) return XFFI_FAIL;
+  const xffi_any *a = &args[index];
+  if (a->type_index == XFFI_TYPE_BOOL || a->type_index == XFFI_TYPE_INT) {
+    *out = a->v_int64 != 0;
+    return XFFI_OK;
+  }
+  return arg_mismatch(a, index, "bool", fn);
+}
+
+static int is_str(const xffi_any *a) {
+  return a->type_index == XFFI_TYPE_SMALL_STR || a->type_index == XFFI_TYPE_RAW_STR ||
+         a->type_index == XFFI_TYPE_STRING;
+}
+
+static int is_bytes(const xffi_any *a) {
+  return is_str(a) || a->type_index == XFFI_TYPE_SMALL_BYTES || a->type_index == XFFI_TYPE_BYTE_ARRAY_PTR ||
+         a->type_index == XFFI_TYPE_BYTES;
+}
+
+int xffi_arg_get_str(xffi_byte_array *out, const xffi_any *args, int32_t num_args, int32_t index, const char *fn) {
+  if (!out) return xffi_raise_null_arg("xffi_arg_get_str", "out");
+  if (arg_present(args, num_args, index, fn) != XFFI_OK) return XFFI_FAIL;
+  const xffi_any *a = &args[index];
+  if (!is_str(a)) return arg_mismatch(a, index, "str", fn);
+  return xffi_any_to_str(out, a);
+}
+
+int xffi_arg_get_ptr(void **out, const xffi_any *args, int32_t num_args, int32_t index, const char *fn) {
+  if (!out) return xffi_raise_null_arg("xffi_arg_get_ptr", "out");
+  if (arg_present(args, num_args, index, fn) != XFFI_OK) return XFFI_FAIL;
+  const xffi_any *a = &args[index];
+  if (a->type_index == XFFI_TYPE_OPAQUE_PTR || a->type_index == XFFI_TYPE_NONE) {
+    *out = a->type_index == XFFI_TYPE_NONE ? NULL : a->v_ptr;
+    return XFFI_OK;
+  }
+  return arg_mismatch(a, index, "void*", fn);
+}
+
+/* Whether a holds an object that is an instance of type_index (which must be
+ * a registered object type). */
+static int arg_is_instance(const xffi_any *a, int32_t type_index) {
+  if (!xffi_any_is_object(a) || !a->v_obj) return 0;
+  if (a->v_obj->type_index == type_index) return 1;
+  if (a->v_obj->type_index >= xffi_type_count()) return 0;
+  return xffi_object_is_instance_of(a->v_obj, type_index);
+}
+
+int xffi_arg_get_object(xffi_object **out, const xffi_any *args, int32_t num_args, int32_t index, int32_t type_index,
+                        const char *fn) {
+  static const char self[] = "xffi_arg_get_object";
+  if (!out) return xffi_raise_null_arg(self, "out");
+  const xffi_type_info *info = NULL;
+  if (type_index < XFFI_TYPE_STATIC_OBJECT_BEGIN || xffi_type_info_get(&info, type_index) != XFFI_OK) {
+    xffi_object_dec_ref(xffi_error_move_raised());
+    return xffi_error_raise(XFFI_KIND_VALUE, "%s: type_index %d is not a registered object type", self,
+                            (int)type_index);
+  }
+  if (arg_present(args, num_args, index, fn) != XFFI_OK) return XFFI_FAIL;
+  const xffi_any *a = &args[index];
+  if (!arg_is_instance(a, type_index)) return arg_mismatch(a, index, xffi_type_key(type_index), fn);
+  *out = a->v_obj;
+  return XFFI_OK;
+}
+
+int xffi_args_check(const xffi_any *args, int32_t num_args, const char *signature, const char *fn) {
+  static const char self[] = "xffi_args_check";
+  if (!signature) return xffi_raise_null_arg(self, "signature");
+  if (!fn) return xffi_raise_null_arg(self, "fn");
+  if (num_args < 0) return xffi_error_raise(XFFI_KIND_VALUE, "%s: num_args is negative (%d)", fn, (int)num_args);
+  if (!args && num_args > 0)
+    return xffi_error_raise(XFFI_KIND_VALUE, "%s: args is NULL but num_args is %d", fn, (int)num_args);
+  size_t expected = strlen(signature);
+  for (size_t i = 0; i < expected; ++i) {
+    if (!strchr("ifbsypoF*", signature[i]))
+      return xffi_error_raise(XFFI_KIND_VALUE, "%s: signature \"%s\": unknown character '%c' at %zu", self, signature,
+                              signature[i], i);
+  }
+  if ((size_t)num_args != expected)
+    return xffi_error_raise(XFFI_KIND_TYPE, "%s: expected %zu argument%s, got %d", fn, expected,
+                            expected == 1 ? "" : "s", (int)num_args);
+  for (int32_t i = 0; i < num_args; ++i) {
+    const xffi_any *a = &args[i];
+    int ok;
+    const char *what;
+    switch (signature[i]) {
+      case 'i':
+        ok = a->type_index == XFFI_TYPE_INT || a->type_index == XFFI_TYPE_BOOL;
+        what = "int";
+        break;
+      case 'f':
+        ok = a->type_index == XFFI_TYPE_FLOAT || a->type_index == XFFI_TYPE_INT || a->type_index == XFFI_TYPE_BOOL;
+        what = "float";
+        break;
+      case 'b':
+        ok = a->type_index == XFFI_TYPE_BOOL || a->type_index == XFFI_TYPE_INT;
+        what = "bool";
+        break;
+      case 's':
+        ok = is_str(a);
+        what = "str";
+        break;
+      case 'y':
+        ok = is_bytes(a);
+        what = "bytes";
+        break;
+      case 'p':
+        ok = a->type_index == XFFI_TYPE_OPAQUE_PTR || a->type_index == XFFI_TYPE_NONE;
+        what = "void*";
+        break;
+      case 'o':
+        ok = xffi_any_is_object(a);
+        what = "Object";
+        break;
+      case 'F':
+        ok = xffi_any_is_object(a) && a->type_index == XFFI_TYPE_FUNCTION;
+        what = "Function";
+        break;
+      default: /* '*' */
+        ok = 1;
+        what = "anything";
+        break;
+    }
+    if (!ok) return arg_mismatch(a, i, what, fn);
+  }
+  return XFFI_OK;
+}
