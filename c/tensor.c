@@ -1,0 +1,374 @@
+/* c/tensor.c: Tensor objects, allocation, DLPack 1.x and legacy import/export.
+ *
+ * Layout of one Tensor allocation:
+ *   xffi_object header | DLTensor | flags | producer | shape[ndim] | strides[ndim]
+ * and, for tensors made by xffi_tensor_new, padding to 64 bytes and the data.
+ * The deleter tells the three kinds apart: owned data (one aligned
+ * allocation), adopted DLPack 1.x tensor, adopted legacy tensor. */
+#include <string.h>
+
+#include <xffi/dtype.h>
+#include <xffi/shape.h>
+#include <xffi/tensor.h>
+
+#include "internal.h"
+
+#define TENSOR_READ_ONLY UINT64_C(1)
+
+typedef struct tensor_object {
+  xffi_object header;
+  DLTensor dl;
+  uint64_t flags;  /* TENSOR_READ_ONLY; accessed atomically */
+  void *producer;  /* the adopted DLManagedTensorVersioned / DLManagedTensor, or NULL */
+  int64_t dims[];  /* shape[ndim] then strides[ndim] */
+} tensor_object;
+
+_Static_assert(offsetof(tensor_object, dl) == 24, "the DLTensor follows the 24-byte header");
+_Static_assert(sizeof(tensor_object) % 8 == 0, "dims stay 8-byte aligned");
+
+static tensor_object *as_tensor(const xffi_object *obj) { return (tensor_object *)(uintptr_t)obj; }
+
+/* ---- Deleters ---- */
+
+static void deleter_owned(void *self, int flags) {
+  if (flags & XFFI_DELETE_MEMORY) xffi_free_aligned(self);
+}
+
+static void deleter_versioned(void *self, int flags) {
+  tensor_object *t = (tensor_object *)self;
+  if (flags & XFFI_DELETE_CONTENTS) {
+    DLManagedTensorVersioned *m = (DLManagedTensorVersioned *)t->producer;
+    t->producer = NULL;
+    if (m && m->deleter) m->deleter(m);
+  }
+  if (flags & XFFI_DELETE_MEMORY) xffi_free(self);
+}
+
+static void deleter_legacy(void *self, int flags) {
+  tensor_object *t = (tensor_object *)self;
+  if (flags & XFFI_DELETE_CONTENTS) {
+    DLManagedTensor *m = (DLManagedTensor *)t->producer;
+    t->producer = NULL;
+    if (m && m->deleter) m->deleter(m);
+  }
+  if (flags & XFFI_DELETE_MEMORY) xffi_free(self);
+}
+
+/* ---- Validation ---- */
+
+static int device_ok(const char *fn, DLDevice device) {
+  if (!xffi_device_type_name((int32_t)device.device_type))
+    return xffi_error_raise(XFFI_KIND_VALUE, "%s: device type %d is unknown (DLPack defines 1..4 and 7..18)", fn,
+                            (int)device.device_type);
+  if (device.device_id < 0)
+    return xffi_error_raise(XFFI_KIND_VALUE, "%s: device id is %d, expected >= 0", fn, (int)device.device_id);
+  return XFFI_OK;
+}
+
+static int dtype_ok(const char *fn, DLDataType dtype) {
+  if (dtype.bits == 0 || dtype.lanes == 0)
+    return xffi_error_raise(XFFI_KIND_VALUE, "%s: dtype has %u bits and %u lanes, both must be non-zero", fn,
+                            (unsigned)dtype.bits, (unsigned)dtype.lanes);
+  return XFFI_OK;
+}
+
+/* Checks ndim, shape and dtype and computes the element count. */
+static int shape_ok(int64_t *numel, const char *fn, int32_t ndim, const int64_t *shape, DLDataType dtype) {
+  if (ndim < 0) return xffi_error_raise(XFFI_KIND_VALUE, "%s: ndim is %d, expected >= 0", fn, (int)ndim);
+  if (!shape && ndim > 0) return xffi_error_raise(XFFI_KIND_VALUE, "%s: shape is NULL but ndim is %d", fn, (int)ndim);
+  if (dtype_ok(fn, dtype) != XFFI_OK) return XFFI_FAIL;
+  int64_t n = 1;
+  int overflow = 0;
+  for (int32_t i = 0; i < ndim; i++) {
+    if (shape[i] < 0)
+      return xffi_error_raise(XFFI_KIND_VALUE, "%s: shape[%d] is %lld, expected >= 0", fn, (int)i,
+                              (long long)shape[i]);
+    if (!overflow && __builtin_mul_overflow(n, shape[i], &n)) overflow = 1;
+  }
+  int64_t bits;
+  if (overflow || __builtin_mul_overflow(n, (int64_t)dtype.bits * dtype.lanes, &bits)) {
+    for (int32_t i = 0; i < ndim; i++)
+      if (shape[i] == 0) overflow = 0;
+    if (overflow || n != 0)
+      return xffi_error_raise(XFFI_KIND_VALUE, "%s: the byte size of shape (%d dimensions) and dtype overflows int64",
+                              fn, (int)ndim);
+    n = 0;
+  }
+  *numel = n;
+  return XFFI_OK;
+}
+
+/* Checks that the furthest element reachable through the strides has a byte
+ * offset that fits in int64. */
+static int strides_ok(const char *fn, int32_t ndim, const int64_t *shape, const int64_t *strides, DLDataType dtype,
+                      int64_t numel) {
+  if (numel == 0) return XFFI_OK;
+  int64_t extent = 0;
+  for (int32_t i = 0; i < ndim; i++) {
+    int64_t s = strides[i];
+    int64_t step;
+    if (s == INT64_MIN || __builtin_mul_overflow(shape[i] - 1, s < 0 ? -s : s, &step) ||
+        __builtin_add_overflow(extent, step, &extent))
+      return xffi_error_raise(XFFI_KIND_VALUE, "%s: strides[%d] = %lld makes the extent of the tensor overflow int64",
+                              fn, (int)i, (long long)s);
+  }
+  int64_t bits;
+  if (__builtin_add_overflow(extent, 1, &extent) ||
+      __builtin_mul_overflow(extent, (int64_t)dtype.bits * dtype.lanes, &bits))
+    return xffi_error_raise(XFFI_KIND_VALUE, "%s: the byte extent of the strided tensor overflows int64", fn);
+  return XFFI_OK;
+}
+
+static void compact_strides(int64_t *strides, const int64_t *shape, int32_t ndim) {
+  int64_t s = 1;
+  for (int32_t i = ndim - 1; i >= 0; i--) {
+    strides[i] = s;
+    s *= shape[i] > 1 ? shape[i] : 1; /* cannot overflow: the element count was checked */
+  }
+}
+
+/* ---- Allocation ---- */
+
+static size_t header_size(int32_t ndim) { return sizeof(tensor_object) + 2 * (size_t)ndim * sizeof(int64_t); }
+
+int xffi_tensor_new(xffi_object **out, const int64_t *shape, int32_t ndim, DLDataType dtype) {
+  static const char fn[] = "xffi_tensor_new";
+  if (!out) return xffi_raise_null_arg(fn, "out");
+  *out = NULL;
+  int64_t numel;
+  if (shape_ok(&numel, fn, ndim, shape, dtype) != XFFI_OK) return XFFI_FAIL;
+  uint64_t nbytes = ((uint64_t)numel * dtype.bits * dtype.lanes + 7) / 8;
+  size_t data_offset = (header_size(ndim) + XFFI_TENSOR_ALIGNMENT - 1) & ~(size_t)(XFFI_TENSOR_ALIGNMENT - 1);
+  if (nbytes > SIZE_MAX - data_offset)
+    return xffi_error_raise(XFFI_KIND_VALUE, "%s: %llu bytes of data do not fit in memory", fn,
+                            (unsigned long long)nbytes);
+  tensor_object *t = (tensor_object *)xffi_alloc_aligned(XFFI_TENSOR_ALIGNMENT, data_offset + (size_t)nbytes);
+  if (!t) return xffi_error_raise_out_of_memory();
+  xffi_object_init(&t->header, XFFI_TYPE_TENSOR, deleter_owned);
+  char *data = (char *)t + data_offset;
+  memset(data, 0, (size_t)nbytes);
+  t->dl.data = data;
+  t->dl.device = xffi_device_make(kDLCPU, 0);
+  t->dl.ndim = ndim;
+  t->dl.dtype = dtype;
+  t->dl.shape = t->dims;
+  t->dl.strides = t->dims + ndim;
+  t->dl.byte_offset = 0;
+  t->flags = 0;
+  t->producer = NULL;
+  if (ndim) memcpy(t->dims, shape, (size_t)ndim * sizeof(int64_t));
+  compact_strides(t->dims + ndim, t->dims, ndim);
+  *out = &t->header;
+  return XFFI_OK;
+}
+
+/* ---- Import ---- */
+
+/* The deleters of our own exports, to recognise a round trip. */
+static void export_deleter_versioned(DLManagedTensorVersioned *self);
+static void export_deleter_legacy(DLManagedTensor *self);
+
+/* Whether an exported DLTensor still describes exactly the Tensor it came from. */
+static int same_dltensor(const DLTensor *a, const DLTensor *b) {
+  return a->data == b->data && a->device.device_type == b->device.device_type &&
+         a->device.device_id == b->device.device_id && a->ndim == b->ndim && xffi_dtype_equal(a->dtype, b->dtype) &&
+         a->shape == b->shape && a->strides == b->strides && a->byte_offset == b->byte_offset;
+}
+
+/* Validates a producer's DLTensor and makes a Tensor whose cell copies it
+ * (shape and strides copied inline, strides computed when NULL). */
+static int adopt(tensor_object **out, const char *fn, const DLTensor *src, xffi_deleter deleter, void *producer,
+                 uint64_t flags) {
+  int64_t numel;
+  if (shape_ok(&numel, fn, src->ndim, src->shape, src->dtype) != XFFI_OK) return XFFI_FAIL;
+  if (device_ok(fn, src->device) != XFFI_OK) return XFFI_FAIL;
+  if (src->strides && strides_ok(fn, src->ndim, src->shape, src->strides, src->dtype, numel) != XFFI_OK)
+    return XFFI_FAIL;
+  if (!src->data && numel > 0)
+    return xffi_error_raise(XFFI_KIND_VALUE, "%s: data is NULL but the tensor has %lld elements", fn,
+                            (long long)numel);
+  int32_t ndim = src->ndim;
+  tensor_object *t = (tensor_object *)xffi_alloc(header_size(ndim));
+  if (!t) return xffi_error_raise_out_of_memory();
+  xffi_object_init(&t->header, XFFI_TYPE_TENSOR, deleter);
+  t->dl = *src;
+  t->dl.shape = t->dims;
+  t->dl.strides = t->dims + ndim;
+  t->flags = flags;
+  t->producer = producer;
+  if (ndim) {
+    memcpy(t->dims, src->shape, (size_t)ndim * sizeof(int64_t));
+    if (src->strides)
+      memcpy(t->dims + ndim, src->strides, (size_t)ndim * sizeof(int64_t));
+    else
+      compact_strides(t->dims + ndim, t->dims, ndim);
+  }
+  *out = t;
+  return XFFI_OK;
+}
+
+int xffi_tensor_from_dlpack(xffi_object **out, DLManagedTensorVersioned *managed) {
+  static const char fn[] = "xffi_tensor_from_dlpack";
+  if (!out) return xffi_raise_null_arg(fn, "out");
+  *out = NULL;
+  if (!managed) return xffi_raise_null_arg(fn, "managed");
+  if (managed->version.major != XFFI_DLPACK_MAJOR)
+    return xffi_error_raise(XFFI_KIND_VALUE, "%s: managed->version is %u.%u, xffi supports DLPack %d.x", fn,
+                            (unsigned)managed->version.major, (unsigned)managed->version.minor, XFFI_DLPACK_MAJOR);
+  uint64_t flags = (managed->flags & DLPACK_FLAG_BITMASK_READ_ONLY) ? TENSOR_READ_ONLY : 0;
+  if (managed->deleter == export_deleter_versioned) {
+    /* One of our own exports coming back unchanged: unwrap it, unless a consumer
+     * made it read-only meanwhile. */
+    tensor_object *t = (tensor_object *)managed->manager_ctx;
+    if (same_dltensor(&managed->dl_tensor, &t->dl) &&
+        (!flags || (__atomic_load_n(&t->flags, __ATOMIC_RELAXED) & TENSOR_READ_ONLY))) {
+      *out = &t->header; /* the reference the export held moves to *out */
+      xffi_free(managed);
+      return XFFI_OK;
+    }
+  }
+  tensor_object *t;
+  if (adopt(&t, fn, &managed->dl_tensor, deleter_versioned, managed, flags) != XFFI_OK) return XFFI_FAIL;
+  *out = &t->header;
+  return XFFI_OK;
+}
+
+int xffi_tensor_from_dlpack_legacy(xffi_object **out, DLManagedTensor *managed) {
+  static const char fn[] = "xffi_tensor_from_dlpack_legacy";
+  if (!out) return xffi_raise_null_arg(fn, "out");
+  *out = NULL;
+  if (!managed) return xffi_raise_null_arg(fn, "managed");
+  if (managed->deleter == export_deleter_legacy &&
+      same_dltensor(&managed->dl_tensor, &((tensor_object *)managed->manager_ctx)->dl)) {
+    *out = (xffi_object *)managed->manager_ctx;
+    xffi_free(managed);
+    return XFFI_OK;
+  }
+  tensor_object *t;
+  if (adopt(&t, fn, &managed->dl_tensor, deleter_legacy, managed, 0) != XFFI_OK) return XFFI_FAIL;
+  *out = &t->header;
+  return XFFI_OK;
+}
+
+/* ---- Export ---- */
+
+static void export_deleter_versioned(DLManagedTensorVersioned *self) {
+  xffi_object_dec_ref((xffi_object *)self->manager_ctx);
+  xffi_free(self);
+}
+
+static void export_deleter_legacy(DLManagedTensor *self) {
+  xffi_object_dec_ref((xffi_object *)self->manager_ctx);
+  xffi_free(self);
+}
+
+int xffi_tensor_to_dlpack(DLManagedTensorVersioned **out, xffi_object *tensor) {
+  static const char fn[] = "xffi_tensor_to_dlpack";
+  if (!out) return xffi_raise_null_arg(fn, "out");
+  *out = NULL;
+  if (xffi_check_object_arg(fn, "tensor", tensor, XFFI_TYPE_TENSOR) != XFFI_OK) return XFFI_FAIL;
+  DLManagedTensorVersioned *m = (DLManagedTensorVersioned *)xffi_alloc(sizeof(*m));
+  if (!m) return xffi_error_raise_out_of_memory();
+  tensor_object *t = as_tensor(tensor);
+  m->version.major = XFFI_DLPACK_MAJOR;
+  m->version.minor = XFFI_DLPACK_MINOR;
+  m->manager_ctx = t;
+  m->deleter = export_deleter_versioned;
+  m->flags = (__atomic_load_n(&t->flags, __ATOMIC_RELAXED) & TENSOR_READ_ONLY) ? DLPACK_FLAG_BITMASK_READ_ONLY : 0;
+  m->dl_tensor = t->dl;
+  xffi_object_inc_ref_inline(tensor);
+  *out = m;
+  return XFFI_OK;
+}
+
+int xffi_tensor_to_dlpack_legacy(DLManagedTensor **out, xffi_object *tensor) {
+  static const char fn[] = "xffi_tensor_to_dlpack_legacy";
+  if (!out) return xffi_raise_null_arg(fn, "out");
+  *out = NULL;
+  if (xffi_check_object_arg(fn, "tensor", tensor, XFFI_TYPE_TENSOR) != XFFI_OK) return XFFI_FAIL;
+  tensor_object *t = as_tensor(tensor);
+  if (__atomic_load_n(&t->flags, __ATOMIC_RELAXED) & TENSOR_READ_ONLY)
+    return xffi_error_raise(XFFI_KIND_VALUE,
+                            "%s: the tensor is read-only and a legacy DLManagedTensor cannot say so "
+                            "(use xffi_tensor_to_dlpack)",
+                            fn);
+  DLManagedTensor *m = (DLManagedTensor *)xffi_alloc(sizeof(*m));
+  if (!m) return xffi_error_raise_out_of_memory();
+  m->dl_tensor = t->dl;
+  m->manager_ctx = t;
+  m->deleter = export_deleter_legacy;
+  xffi_object_inc_ref_inline(tensor);
+  *out = m;
+  return XFFI_OK;
+}
+
+/* ---- Queries ---- */
+
+int xffi_tensor_is_read_only(int *out, const xffi_object *tensor) {
+  if (!out) return xffi_raise_null_arg("xffi_tensor_is_read_only", "out");
+  if (xffi_check_object_arg("xffi_tensor_is_read_only", "tensor", tensor, XFFI_TYPE_TENSOR) != XFFI_OK)
+    return XFFI_FAIL;
+  *out = (__atomic_load_n(&as_tensor(tensor)->flags, __ATOMIC_RELAXED) & TENSOR_READ_ONLY) != 0;
+  return XFFI_OK;
+}
+
+int xffi_tensor_set_read_only(xffi_object *tensor) {
+  if (xffi_check_object_arg("xffi_tensor_set_read_only", "tensor", tensor, XFFI_TYPE_TENSOR) != XFFI_OK)
+    return XFFI_FAIL;
+  __atomic_fetch_or(&as_tensor(tensor)->flags, TENSOR_READ_ONLY, __ATOMIC_RELAXED);
+  return XFFI_OK;
+}
+
+int xffi_tensor_get(DLTensor **out, xffi_object *tensor) {
+  if (!out) return xffi_raise_null_arg("xffi_tensor_get", "out");
+  if (xffi_check_object_arg("xffi_tensor_get", "tensor", tensor, XFFI_TYPE_TENSOR) != XFFI_OK) return XFFI_FAIL;
+  *out = xffi_tensor_dltensor(tensor);
+  return XFFI_OK;
+}
+
+static int64_t numel_of(const DLTensor *dl) {
+  int64_t n = 1;
+  for (int32_t i = 0; i < dl->ndim; i++) n *= dl->shape[i]; /* validated: no overflow */
+  return n;
+}
+
+int xffi_tensor_numel(int64_t *out, const xffi_object *tensor) {
+  if (!out) return xffi_raise_null_arg("xffi_tensor_numel", "out");
+  if (xffi_check_object_arg("xffi_tensor_numel", "tensor", tensor, XFFI_TYPE_TENSOR) != XFFI_OK) return XFFI_FAIL;
+  *out = numel_of(xffi_tensor_dltensor_const(tensor));
+  return XFFI_OK;
+}
+
+int xffi_tensor_nbytes(uint64_t *out, const xffi_object *tensor) {
+  if (!out) return xffi_raise_null_arg("xffi_tensor_nbytes", "out");
+  if (xffi_check_object_arg("xffi_tensor_nbytes", "tensor", tensor, XFFI_TYPE_TENSOR) != XFFI_OK) return XFFI_FAIL;
+  const DLTensor *dl = xffi_tensor_dltensor_const(tensor);
+  *out = ((uint64_t)numel_of(dl) * dl->dtype.bits * dl->dtype.lanes + 7) / 8;
+  return XFFI_OK;
+}
+
+int xffi_tensor_is_contiguous(int *out, const xffi_object *tensor) {
+  if (!out) return xffi_raise_null_arg("xffi_tensor_is_contiguous", "out");
+  if (xffi_check_object_arg("xffi_tensor_is_contiguous", "tensor", tensor, XFFI_TYPE_TENSOR) != XFFI_OK)
+    return XFFI_FAIL;
+  const DLTensor *dl = xffi_tensor_dltensor_const(tensor);
+  int64_t expected = 1;
+  *out = 1;
+  for (int32_t i = dl->ndim - 1; i >= 0; i--) {
+    if (dl->shape[i] == 0) {
+      *out = 1;
+      return XFFI_OK;
+    }
+    if (dl->shape[i] != 1 && dl->strides[i] != expected) *out = 0;
+    expected *= dl->shape[i];
+  }
+  return XFFI_OK;
+}
+
+int xffi_tensor_shape(xffi_object **out, const xffi_object *tensor) {
+  if (!out) return xffi_raise_null_arg("xffi_tensor_shape", "out");
+  *out = NULL;
+  if (xffi_check_object_arg("xffi_tensor_shape", "tensor", tensor, XFFI_TYPE_TENSOR) != XFFI_OK) return XFFI_FAIL;
+  const DLTensor *dl = xffi_tensor_dltensor_const(tensor);
+  return xffi_shape_new(out, dl->shape, (size_t)dl->ndim);
+}
