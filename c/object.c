@@ -40,7 +40,7 @@ void xffi_weak_release(xffi_weak *weak) {
   xffi_object *obj = weak_target(weak);
   if (__atomic_fetch_sub(&obj->ref_counts, XFFI_REF_WEAK_ONE, __ATOMIC_RELEASE) == XFFI_REF_WEAK_ONE) {
     /* Weak 1 and strong 0: the contents were destroyed, only memory is left. */
-    __atomic_thread_fence(__ATOMIC_ACQUIRE);
+    XFFI_ACQUIRE_AFTER_RELEASE(&obj->ref_counts);
     obj->deleter(obj, XFFI_DELETE_MEMORY);
   }
 }

@@ -54,6 +54,20 @@ static inline void xffi_object_init(xffi_object *obj, int32_t type_index, xffi_d
 
 #if defined(__GNUC__) || defined(__clang__)
 
+/* The acquire side of a release decrement. ThreadSanitizer does not model
+ * standalone fences, so under it an acquire load of the same word (which
+ * orders the same way) is used instead. */
+#if defined(__SANITIZE_THREAD__)
+#  define XFFI_ACQUIRE_AFTER_RELEASE(word) ((void)__atomic_load_n((word), __ATOMIC_ACQUIRE))
+#elif defined(__has_feature)
+#  if __has_feature(thread_sanitizer)
+#    define XFFI_ACQUIRE_AFTER_RELEASE(word) ((void)__atomic_load_n((word), __ATOMIC_ACQUIRE))
+#  endif
+#endif
+#ifndef XFFI_ACQUIRE_AFTER_RELEASE
+#  define XFFI_ACQUIRE_AFTER_RELEASE(word) __atomic_thread_fence(__ATOMIC_ACQUIRE)
+#endif
+
 /* Takes one more strong reference. NULL is allowed and ignored. */
 static inline void xffi_object_inc_ref_inline(xffi_object *obj) {
   if (obj) __atomic_fetch_add(&obj->ref_counts, XFFI_REF_STRONG_ONE, __ATOMIC_RELAXED);
@@ -64,7 +78,7 @@ static inline void xffi_object_dec_ref_inline(xffi_object *obj) {
   if (!obj) return;
   uint64_t old = __atomic_fetch_sub(&obj->ref_counts, XFFI_REF_STRONG_ONE, __ATOMIC_RELEASE);
   if (XFFI_LIKELY(old != XFFI_REF_INITIAL && (uint32_t)old != 1)) return;
-  __atomic_thread_fence(__ATOMIC_ACQUIRE);
+  XFFI_ACQUIRE_AFTER_RELEASE(&obj->ref_counts);
   if (old == XFFI_REF_INITIAL) {
     obj->deleter(obj, XFFI_DELETE_BOTH);
     return;
@@ -72,7 +86,7 @@ static inline void xffi_object_dec_ref_inline(xffi_object *obj) {
   /* Last strong reference, but weak references remain. */
   obj->deleter(obj, XFFI_DELETE_CONTENTS);
   if (__atomic_fetch_sub(&obj->ref_counts, XFFI_REF_WEAK_ONE, __ATOMIC_RELEASE) == XFFI_REF_WEAK_ONE) {
-    __atomic_thread_fence(__ATOMIC_ACQUIRE);
+    XFFI_ACQUIRE_AFTER_RELEASE(&obj->ref_counts);
     obj->deleter(obj, XFFI_DELETE_MEMORY);
   }
 }
