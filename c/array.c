@@ -1,0 +1,490 @@
+/* c/array.c: Array (immutable, copy-on-write) and List (mutable) over the
+ * shared sequence cell.
+ *
+ * Storage: a new sequence keeps its elements inline, right after the cell, in
+ * the object's single allocation (data_deleter NULL). When it must grow past
+ * that, the elements move to a separate buffer from xffi_alloc whose
+ * data_deleter is seq_free_data, and later growth reallocates that buffer
+ * (doubling: amortised O(1) push).
+ *
+ * Re-entrancy: releasing an element can run arbitrary deleters, so every
+ * operation finishes updating the cell before it releases anything, and
+ * loops that release re-read the cell each step. */
+#include <string.h>
+
+#include <xffi/array.h>
+
+#include "internal.h"
+
+#define SEQ_HEADER_BYTES (sizeof(xffi_object) + sizeof(xffi_seq_cell))
+
+_Static_assert(sizeof(xffi_seq_cell) == 32, "sequence cell is 32 bytes");
+_Static_assert(offsetof(xffi_seq_cell, data) == 0, "seq data at 0");
+_Static_assert(offsetof(xffi_seq_cell, size) == 8, "seq size at 8");
+_Static_assert(offsetof(xffi_seq_cell, capacity) == 16, "seq capacity at 16");
+_Static_assert(offsetof(xffi_seq_cell, data_deleter) == 24, "seq data_deleter at 24");
+_Static_assert(sizeof(xffi_any) == 16, "Any is 16 bytes");
+
+/* The largest element count whose storage size fits both size_t and int64. */
+static int64_t seq_max_capacity(void) {
+  uint64_t by_size = (uint64_t)((SIZE_MAX - SEQ_HEADER_BYTES) / sizeof(xffi_any));
+  uint64_t by_int = (uint64_t)INT64_MAX / sizeof(xffi_any);
+  return (int64_t)(by_size < by_int ? by_size : by_int);
+}
+
+static void seq_free_data(void *data) { xffi_free(data); }
+
+/* An owned duplicate of an owned element: a plain copy plus a reference. */
+static inline xffi_any any_dup(const xffi_any *v) {
+  if (xffi_any_is_object(v)) xffi_object_inc_ref_inline(v->v_obj);
+  return *v;
+}
+
+static void seq_deleter(void *self, int flags) {
+  xffi_object *obj = (xffi_object *)self;
+  if (flags & XFFI_DELETE_CONTENTS) {
+    xffi_seq_cell *cell = xffi_seq_cell_of(obj);
+    while (cell->size > 0) {
+      xffi_any v = ((xffi_any *)cell->data)[--cell->size];
+      xffi_any_release(&v);
+    }
+    if (cell->data_deleter) cell->data_deleter(cell->data);
+    cell->data = NULL;
+    cell->data_deleter = NULL;
+    cell->capacity = 0;
+  }
+  if (flags & XFFI_DELETE_MEMORY) xffi_free(self);
+}
+
+/* A new empty sequence of the given type with inline room for capacity
+ * elements, or NULL with MemoryError raised. */
+static xffi_object *seq_alloc(int32_t type_index, int64_t capacity) {
+  if (capacity > seq_max_capacity()) {
+    xffi_error_raise_out_of_memory();
+    return NULL;
+  }
+  xffi_object *obj = xffi_alloc(SEQ_HEADER_BYTES + (size_t)capacity * sizeof(xffi_any));
+  if (!obj) {
+    xffi_error_raise_out_of_memory();
+    return NULL;
+  }
+  xffi_object_init(obj, type_index, seq_deleter);
+  xffi_seq_cell *cell = xffi_seq_cell_of(obj);
+  cell->data = (char *)obj + SEQ_HEADER_BYTES;
+  cell->size = 0;
+  cell->capacity = capacity;
+  cell->data_deleter = NULL;
+  return obj;
+}
+
+/* The capacity to grow to when `need` elements must fit. */
+static int64_t seq_grow_capacity(int64_t capacity, int64_t need) {
+  int64_t max = seq_max_capacity();
+  int64_t grown = capacity < 4 ? 4 : (capacity > max / 2 ? max : capacity * 2);
+  return grown > need ? grown : need;
+}
+
+/* Gives the sequence room for exactly `capacity` elements (> its current
+ * capacity). Raises MemoryError on failure, leaving the sequence unchanged. */
+static int seq_reserve_exact(xffi_seq_cell *cell, int64_t capacity) {
+  if (capacity > seq_max_capacity()) return xffi_error_raise_out_of_memory();
+  size_t bytes = (size_t)capacity * sizeof(xffi_any);
+  void *data;
+  if (cell->data_deleter == seq_free_data) {
+    data = xffi_realloc(cell->data, bytes);
+    if (!data) return xffi_error_raise_out_of_memory();
+  } else {
+    data = xffi_alloc(bytes);
+    if (!data) return xffi_error_raise_out_of_memory();
+    if (cell->size) memcpy(data, cell->data, (size_t)cell->size * sizeof(xffi_any));
+    /* Storage made by another runtime is handed back to its own deleter. */
+    if (cell->data_deleter) cell->data_deleter(cell->data);
+  }
+  cell->data = data;
+  cell->capacity = capacity;
+  cell->data_deleter = seq_free_data;
+  return XFFI_OK;
+}
+
+/* Makes room for `need` elements in place, growing geometrically. */
+static inline int seq_reserve(xffi_seq_cell *cell, int64_t need) {
+  if (XFFI_LIKELY(need <= cell->capacity)) return XFFI_OK;
+  if (need > seq_max_capacity()) return xffi_error_raise_out_of_memory();
+  return seq_reserve_exact(cell, seq_grow_capacity(cell->capacity, need));
+}
+
+/* Whether the caller's reference is the only one: strong 1, no weak
+ * references (a weak one could be locked concurrently). */
+static int seq_is_unique(const xffi_object *obj) {
+  return __atomic_load_n(&obj->ref_counts, __ATOMIC_ACQUIRE) == XFFI_REF_INITIAL;
+}
+
+/* ---- Argument checks ---- */
+
+static int check_seq_arg(const char *fn, const char *arg, const xffi_object *obj) {
+  if (!obj) return xffi_raise_null_arg(fn, arg);
+  if (xffi_seq_check(obj)) return XFFI_OK;
+  xffi_any view = xffi_any_object((xffi_object *)obj);
+  return xffi_error_raise(XFFI_KIND_TYPE, "%s: %s expected Array or List, got %s", fn, arg, xffi_any_kind_name(&view));
+}
+
+static int check_index(const char *fn, int64_t index, int64_t size, int allow_end) {
+  int64_t limit = allow_end ? size : size - 1;
+  if (index >= 0 && index <= limit) return XFFI_OK;
+  return xffi_error_raise(XFFI_KIND_INDEX, "%s: index %lld is out of range for length %lld", fn, (long long)index,
+                          (long long)size);
+}
+
+/* Checks an Array in/out argument. */
+static int check_array_ref(const char *fn, xffi_object **array) {
+  if (!array) return xffi_raise_null_arg(fn, "array");
+  if (!*array) return xffi_raise_null_arg(fn, "*array");
+  return xffi_check_object_arg(fn, "*array", *array, XFFI_TYPE_ARRAY);
+}
+
+/* Copy-on-write: makes *array unique with room for `need` elements. On
+ * failure nothing changed. */
+static int array_make_unique(xffi_object **array, int64_t need) {
+  xffi_object *old = *array;
+  xffi_seq_cell *old_cell = xffi_seq_cell_of(old);
+  if (seq_is_unique(old)) return seq_reserve(old_cell, need);
+  int64_t size = old_cell->size;
+  int64_t capacity = need > size ? seq_grow_capacity(size, need) : size;
+  xffi_object *copy = seq_alloc(XFFI_TYPE_ARRAY, capacity);
+  if (!copy) return XFFI_FAIL;
+  xffi_seq_cell *cell = xffi_seq_cell_of(copy);
+  const xffi_any *src = (const xffi_any *)old_cell->data;
+  xffi_any *dst = (xffi_any *)cell->data;
+  for (int64_t i = 0; i < size; ++i) dst[i] = any_dup(&src[i]);
+  cell->size = size;
+  *array = copy;
+  xffi_object_dec_ref_inline(old);
+  return XFFI_OK;
+}
+
+/* ---- Shared implementations ---- */
+
+static int seq_new(const char *fn, int32_t type_index, xffi_object **out, const xffi_any *items, int64_t count) {
+  if (!out) return xffi_raise_null_arg(fn, "out");
+  *out = NULL;
+  if (count < 0) return xffi_error_raise(XFFI_KIND_VALUE, "%s: count is negative (%lld)", fn, (long long)count);
+  if (!items && count > 0)
+    return xffi_error_raise(XFFI_KIND_VALUE, "%s: items is NULL but count is %lld", fn, (long long)count);
+  xffi_object *obj = seq_alloc(type_index, count);
+  if (!obj) return XFFI_FAIL;
+  xffi_seq_cell *cell = xffi_seq_cell_of(obj);
+  xffi_any *data = (xffi_any *)cell->data;
+  for (int64_t i = 0; i < count; ++i) {
+    if (items[i].type_index == XFFI_TYPE_OBJECT_RVALUE) {
+      xffi_object_dec_ref_inline(obj);
+      return xffi_error_raise(XFFI_KIND_TYPE, "%s: items[%lld] is an object rvalue reference (a move), which cannot be stored",
+                              fn, (long long)i);
+    }
+    if (xffi_any_copy(&data[i], &items[i]) != XFFI_OK) {
+      xffi_object_dec_ref_inline(obj);
+      return XFFI_FAIL;
+    }
+    cell->size = i + 1;
+  }
+  *out = obj;
+  return XFFI_OK;
+}
+
+static int seq_new_with_capacity(const char *fn, int32_t type_index, xffi_object **out, int64_t capacity) {
+  if (!out) return xffi_raise_null_arg(fn, "out");
+  *out = NULL;
+  if (capacity < 0) return xffi_error_raise(XFFI_KIND_VALUE, "%s: capacity is negative (%lld)", fn, (long long)capacity);
+  *out = seq_alloc(type_index, capacity);
+  return *out ? XFFI_OK : XFFI_FAIL;
+}
+
+static int seq_length(const char *fn, int64_t *out, const xffi_object *seq) {
+  if (!out) return xffi_raise_null_arg(fn, "out");
+  if (check_seq_arg(fn, "seq", seq) != XFFI_OK) return XFFI_FAIL;
+  *out = xffi_seq_size(seq);
+  return XFFI_OK;
+}
+
+static int seq_get(const char *fn, xffi_any *out, const xffi_object *seq, int64_t index) {
+  if (!out) return xffi_raise_null_arg(fn, "out");
+  if (check_seq_arg(fn, "seq", seq) != XFFI_OK) return XFFI_FAIL;
+  if (check_index(fn, index, xffi_seq_size(seq), 0) != XFFI_OK) return XFFI_FAIL;
+  *out = any_dup(&xffi_seq_items(seq)[index]);
+  return XFFI_OK;
+}
+
+static int seq_items(const char *fn, const xffi_any **out_items, int64_t *out_size, const xffi_object *seq) {
+  if (!out_items) return xffi_raise_null_arg(fn, "out_items");
+  if (!out_size) return xffi_raise_null_arg(fn, "out_size");
+  if (check_seq_arg(fn, "seq", seq) != XFFI_OK) return XFFI_FAIL;
+  *out_items = xffi_seq_items(seq);
+  *out_size = xffi_seq_size(seq);
+  return XFFI_OK;
+}
+
+static int seq_slice(const char *fn, int32_t type_index, xffi_object **out, const xffi_object *seq, int64_t begin,
+                     int64_t end) {
+  if (!out) return xffi_raise_null_arg(fn, "out");
+  *out = NULL;
+  if (check_seq_arg(fn, "seq", seq) != XFFI_OK) return XFFI_FAIL;
+  int64_t size = xffi_seq_size(seq);
+  if (begin < 0 || end < begin || end > size)
+    return xffi_error_raise(XFFI_KIND_INDEX, "%s: range [%lld, %lld) is not within [0, %lld]", fn, (long long)begin,
+                            (long long)end, (long long)size);
+  xffi_object *obj = seq_alloc(type_index, end - begin);
+  if (!obj) return XFFI_FAIL;
+  xffi_seq_cell *cell = xffi_seq_cell_of(obj);
+  const xffi_any *src = xffi_seq_items(seq) + begin;
+  xffi_any *dst = (xffi_any *)cell->data;
+  for (int64_t i = 0; i < end - begin; ++i) dst[i] = any_dup(&src[i]);
+  cell->size = end - begin;
+  *out = obj;
+  return XFFI_OK;
+}
+
+/* The in-place operations, on a sequence already known to be unique (Array)
+ * or shared-by-design (List), with room already made where needed. */
+
+static void seq_set_at(xffi_seq_cell *cell, int64_t index, xffi_any *value) {
+  xffi_any *slot = (xffi_any *)cell->data + index;
+  xffi_any old = *slot;
+  xffi_any_move(slot, value);
+  xffi_any_release(&old);
+}
+
+static void seq_insert_at(xffi_seq_cell *cell, int64_t index, xffi_any *value) {
+  xffi_any *data = (xffi_any *)cell->data;
+  if (index < cell->size) memmove(data + index + 1, data + index, (size_t)(cell->size - index) * sizeof(xffi_any));
+  xffi_any_move(&data[index], value);
+  cell->size += 1;
+}
+
+static void seq_erase_at(xffi_seq_cell *cell, int64_t index) {
+  xffi_any *data = (xffi_any *)cell->data;
+  xffi_any old = data[index];
+  if (index + 1 < cell->size)
+    memmove(data + index, data + index + 1, (size_t)(cell->size - index - 1) * sizeof(xffi_any));
+  cell->size -= 1;
+  xffi_any_release(&old);
+}
+
+static void seq_pop_into(xffi_seq_cell *cell, xffi_any *out) {
+  xffi_any v = ((xffi_any *)cell->data)[--cell->size];
+  if (out)
+    *out = v;
+  else
+    xffi_any_release(&v);
+}
+
+static void seq_clear(xffi_seq_cell *cell) {
+  while (cell->size > 0) {
+    xffi_any v = ((xffi_any *)cell->data)[--cell->size];
+    xffi_any_release(&v);
+  }
+}
+
+/* An owned copy of a value view; an rvalue (a move) cannot be stored. */
+static int copy_value(const char *fn, xffi_any *owned, const xffi_any *value) {
+  if (!value) return xffi_raise_null_arg(fn, "value");
+  if (value->type_index == XFFI_TYPE_OBJECT_RVALUE)
+    return xffi_error_raise(XFFI_KIND_TYPE, "%s: value is an object rvalue reference (a move), which cannot be stored",
+                            fn);
+  *owned = xffi_any_none();
+  return xffi_any_copy(owned, value);
+}
+
+/* ======================= Array ======================= */
+
+int xffi_array_new(xffi_object **out, const xffi_any *items, int64_t count) {
+  return seq_new("xffi_array_new", XFFI_TYPE_ARRAY, out, items, count);
+}
+
+int xffi_array_new_with_capacity(xffi_object **out, int64_t capacity) {
+  return seq_new_with_capacity("xffi_array_new_with_capacity", XFFI_TYPE_ARRAY, out, capacity);
+}
+
+int xffi_array_length(int64_t *out, const xffi_object *array) {
+  return seq_length("xffi_array_length", out, array);
+}
+
+int xffi_array_get(xffi_any *out, const xffi_object *array, int64_t index) {
+  return seq_get("xffi_array_get", out, array, index);
+}
+
+int xffi_array_items(const xffi_any **out_items, int64_t *out_size, const xffi_object *array) {
+  return seq_items("xffi_array_items", out_items, out_size, array);
+}
+
+int xffi_array_slice(xffi_object **out, const xffi_object *array, int64_t begin, int64_t end) {
+  return seq_slice("xffi_array_slice", XFFI_TYPE_ARRAY, out, array, begin, end);
+}
+
+int xffi_array_set(xffi_object **array, int64_t index, const xffi_any *value) {
+  static const char fn[] = "xffi_array_set";
+  if (check_array_ref(fn, array) != XFFI_OK) return XFFI_FAIL;
+  if (check_index(fn, index, xffi_seq_size(*array), 0) != XFFI_OK) return XFFI_FAIL;
+  xffi_any owned;
+  if (copy_value(fn, &owned, value) != XFFI_OK) return XFFI_FAIL;
+  if (array_make_unique(array, 0) != XFFI_OK) {
+    xffi_any_release(&owned);
+    return XFFI_FAIL;
+  }
+  seq_set_at(xffi_seq_cell_of(*array), index, &owned);
+  return XFFI_OK;
+}
+
+int xffi_array_push(xffi_object **array, const xffi_any *value) {
+  static const char fn[] = "xffi_array_push";
+  if (check_array_ref(fn, array) != XFFI_OK) return XFFI_FAIL;
+  xffi_any owned;
+  if (copy_value(fn, &owned, value) != XFFI_OK) return XFFI_FAIL;
+  if (array_make_unique(array, xffi_seq_size(*array) + 1) != XFFI_OK) {
+    xffi_any_release(&owned);
+    return XFFI_FAIL;
+  }
+  xffi_seq_cell *cell = xffi_seq_cell_of(*array);
+  seq_insert_at(cell, cell->size, &owned);
+  return XFFI_OK;
+}
+
+int xffi_array_pop(xffi_any *out, xffi_object **array) {
+  static const char fn[] = "xffi_array_pop";
+  if (check_array_ref(fn, array) != XFFI_OK) return XFFI_FAIL;
+  if (xffi_seq_size(*array) == 0) return xffi_error_raise(XFFI_KIND_INDEX, "%s: pop from an empty Array", fn);
+  if (array_make_unique(array, 0) != XFFI_OK) return XFFI_FAIL;
+  seq_pop_into(xffi_seq_cell_of(*array), out);
+  return XFFI_OK;
+}
+
+int xffi_array_insert(xffi_object **array, int64_t index, const xffi_any *value) {
+  static const char fn[] = "xffi_array_insert";
+  if (check_array_ref(fn, array) != XFFI_OK) return XFFI_FAIL;
+  if (check_index(fn, index, xffi_seq_size(*array), 1) != XFFI_OK) return XFFI_FAIL;
+  xffi_any owned;
+  if (copy_value(fn, &owned, value) != XFFI_OK) return XFFI_FAIL;
+  if (array_make_unique(array, xffi_seq_size(*array) + 1) != XFFI_OK) {
+    xffi_any_release(&owned);
+    return XFFI_FAIL;
+  }
+  seq_insert_at(xffi_seq_cell_of(*array), index, &owned);
+  return XFFI_OK;
+}
+
+int xffi_array_erase(xffi_object **array, int64_t index) {
+  static const char fn[] = "xffi_array_erase";
+  if (check_array_ref(fn, array) != XFFI_OK) return XFFI_FAIL;
+  if (check_index(fn, index, xffi_seq_size(*array), 0) != XFFI_OK) return XFFI_FAIL;
+  if (array_make_unique(array, 0) != XFFI_OK) return XFFI_FAIL;
+  seq_erase_at(xffi_seq_cell_of(*array), index);
+  return XFFI_OK;
+}
+
+int xffi_array_clear(xffi_object **array) {
+  static const char fn[] = "xffi_array_clear";
+  if (check_array_ref(fn, array) != XFFI_OK) return XFFI_FAIL;
+  if (seq_is_unique(*array)) {
+    seq_clear(xffi_seq_cell_of(*array));
+    return XFFI_OK;
+  }
+  xffi_object *empty = seq_alloc(XFFI_TYPE_ARRAY, 0);
+  if (!empty) return XFFI_FAIL;
+  xffi_object *old = *array;
+  *array = empty;
+  xffi_object_dec_ref_inline(old);
+  return XFFI_OK;
+}
+
+/* ======================= List ======================= */
+
+int xffi_list_new(xffi_object **out, const xffi_any *items, int64_t count) {
+  return seq_new("xffi_list_new", XFFI_TYPE_LIST, out, items, count);
+}
+
+int xffi_list_new_with_capacity(xffi_object **out, int64_t capacity) {
+  return seq_new_with_capacity("xffi_list_new_with_capacity", XFFI_TYPE_LIST, out, capacity);
+}
+
+int xffi_list_length(int64_t *out, const xffi_object *list) { return seq_length("xffi_list_length", out, list); }
+
+int xffi_list_get(xffi_any *out, const xffi_object *list, int64_t index) {
+  return seq_get("xffi_list_get", out, list, index);
+}
+
+int xffi_list_items(const xffi_any **out_items, int64_t *out_size, const xffi_object *list) {
+  return seq_items("xffi_list_items", out_items, out_size, list);
+}
+
+int xffi_list_slice(xffi_object **out, const xffi_object *list, int64_t begin, int64_t end) {
+  return seq_slice("xffi_list_slice", XFFI_TYPE_LIST, out, list, begin, end);
+}
+
+int xffi_list_set(xffi_object *list, int64_t index, const xffi_any *value) {
+  static const char fn[] = "xffi_list_set";
+  if (xffi_check_object_arg(fn, "list", list, XFFI_TYPE_LIST) != XFFI_OK) return XFFI_FAIL;
+  if (check_index(fn, index, xffi_seq_size(list), 0) != XFFI_OK) return XFFI_FAIL;
+  xffi_any owned;
+  if (copy_value(fn, &owned, value) != XFFI_OK) return XFFI_FAIL;
+  seq_set_at(xffi_seq_cell_of(list), index, &owned);
+  return XFFI_OK;
+}
+
+int xffi_list_push(xffi_object *list, const xffi_any *value) {
+  static const char fn[] = "xffi_list_push";
+  if (xffi_check_object_arg(fn, "list", list, XFFI_TYPE_LIST) != XFFI_OK) return XFFI_FAIL;
+  xffi_any owned;
+  if (copy_value(fn, &owned, value) != XFFI_OK) return XFFI_FAIL;
+  xffi_seq_cell *cell = xffi_seq_cell_of(list);
+  if (seq_reserve(cell, cell->size + 1) != XFFI_OK) {
+    xffi_any_release(&owned);
+    return XFFI_FAIL;
+  }
+  seq_insert_at(cell, cell->size, &owned);
+  return XFFI_OK;
+}
+
+int xffi_list_pop(xffi_any *out, xffi_object *list) {
+  static const char fn[] = "xffi_list_pop";
+  if (xffi_check_object_arg(fn, "list", list, XFFI_TYPE_LIST) != XFFI_OK) return XFFI_FAIL;
+  if (xffi_seq_size(list) == 0) return xffi_error_raise(XFFI_KIND_INDEX, "%s: pop from an empty List", fn);
+  seq_pop_into(xffi_seq_cell_of(list), out);
+  return XFFI_OK;
+}
+
+int xffi_list_insert(xffi_object *list, int64_t index, const xffi_any *value) {
+  static const char fn[] = "xffi_list_insert";
+  if (xffi_check_object_arg(fn, "list", list, XFFI_TYPE_LIST) != XFFI_OK) return XFFI_FAIL;
+  xffi_seq_cell *cell = xffi_seq_cell_of(list);
+  if (check_index(fn, index, cell->size, 1) != XFFI_OK) return XFFI_FAIL;
+  xffi_any owned;
+  if (copy_value(fn, &owned, value) != XFFI_OK) return XFFI_FAIL;
+  if (seq_reserve(cell, cell->size + 1) != XFFI_OK) {
+    xffi_any_release(&owned);
+    return XFFI_FAIL;
+  }
+  seq_insert_at(cell, index, &owned);
+  return XFFI_OK;
+}
+
+int xffi_list_erase(xffi_object *list, int64_t index) {
+  static const char fn[] = "xffi_list_erase";
+  if (xffi_check_object_arg(fn, "list", list, XFFI_TYPE_LIST) != XFFI_OK) return XFFI_FAIL;
+  if (check_index(fn, index, xffi_seq_size(list), 0) != XFFI_OK) return XFFI_FAIL;
+  seq_erase_at(xffi_seq_cell_of(list), index);
+  return XFFI_OK;
+}
+
+int xffi_list_clear(xffi_object *list) {
+  if (xffi_check_object_arg("xffi_list_clear", "list", list, XFFI_TYPE_LIST) != XFFI_OK) return XFFI_FAIL;
+  seq_clear(xffi_seq_cell_of(list));
+  return XFFI_OK;
+}
+
+int xffi_list_reserve(xffi_object *list, int64_t capacity) {
+  static const char fn[] = "xffi_list_reserve";
+  if (xffi_check_object_arg(fn, "list", list, XFFI_TYPE_LIST) != XFFI_OK) return XFFI_FAIL;
+  if (capacity < 0) return xffi_error_raise(XFFI_KIND_VALUE, "%s: capacity is negative (%lld)", fn, (long long)capacity);
+  xffi_seq_cell *cell = xffi_seq_cell_of(list);
+  if (capacity <= cell->capacity) return XFFI_OK;
+  if (capacity > seq_max_capacity()) return xffi_error_raise_out_of_memory();
+  return seq_reserve_exact(cell, capacity);
+}
