@@ -27,7 +27,7 @@
 #include <stdint.h>
 
 #define DLPACK_MAJOR_VERSION 1
-#define DLPACK_MINOR_VERSION 1
+#define DLPACK_MINOR_VERSION 3
 
 #ifdef __cplusplus
 #  define DLPACK_EXTERN_C extern "C"
@@ -66,7 +66,8 @@ typedef enum {
   kDLOneAPI = 14,
   kDLWebGPU = 15,
   kDLHexagon = 16,
-  kDLMAIA = 17
+  kDLMAIA = 17,
+  kDLTrn = 18
 } DLDeviceType;
 
 typedef struct {
@@ -133,6 +134,39 @@ typedef struct DLManagedTensorVersioned {
   uint64_t flags;
   DLTensor dl_tensor;
 } DLManagedTensorVersioned;
+
+/* ---- The DLPack 1.3 exchange API (a C table of functions a framework can
+ * publish so that others exchange tensors without going through Python
+ * capsules). Declared so code written against the official header compiles
+ * against these declarations too; xffi itself does not use them. ---- */
+
+/* Allocates a managed tensor like prototype; errors go to SetError. 0 on success. */
+typedef int (*DLPackManagedTensorAllocator)(DLTensor *prototype, DLManagedTensorVersioned **out, void *error_ctx,
+                                            void (*SetError)(void *error_ctx, const char *kind, const char *message));
+/* Exports a framework's Python tensor object as a managed tensor, with no stream sync. */
+typedef int (*DLPackManagedTensorFromPyObjectNoSync)(void *py_object, DLManagedTensorVersioned **out);
+/* Fills a borrowed DLTensor view of a framework's Python tensor object. */
+typedef int (*DLPackDLTensorFromPyObjectNoSync)(void *py_object, DLTensor *out);
+/* The framework's current stream (work queue) for a device. */
+typedef int (*DLPackCurrentWorkStream)(DLDeviceType device_type, int32_t device_id, void **out_current_stream);
+/* Wraps a managed tensor as a framework's Python tensor object. */
+typedef int (*DLPackManagedTensorToPyObjectNoSync)(DLManagedTensorVersioned *tensor, void **out_py_object);
+
+/* The versioned header of an exchange API table; prev_api links older tables. */
+typedef struct DLPackExchangeAPIHeader {
+  DLPackVersion version;
+  struct DLPackExchangeAPIHeader *prev_api;
+} DLPackExchangeAPIHeader;
+
+/* The exchange API table. */
+typedef struct DLPackExchangeAPI {
+  DLPackExchangeAPIHeader header;
+  DLPackManagedTensorAllocator managed_tensor_allocator;
+  DLPackManagedTensorFromPyObjectNoSync managed_tensor_from_py_object_no_sync;
+  DLPackManagedTensorToPyObjectNoSync managed_tensor_to_py_object_no_sync;
+  DLPackDLTensorFromPyObjectNoSync dltensor_from_py_object_no_sync;
+  DLPackCurrentWorkStream current_work_stream;
+} DLPackExchangeAPI;
 
 #ifdef __cplusplus
 }
