@@ -1,36 +1,35 @@
 /* c/alloc.c: the one place the library takes heap memory from, with a test
  * hook that makes allocations fail on demand. */
 #define _POSIX_C_SOURCE 200809L
-#include <stdatomic.h>
 #include <stdlib.h>
 
 #include <xffi/sys/testing.h>
 
 #include "internal.h"
 
+/* Per thread, so counting costs no locked instruction on the hot path. */
+_Thread_local uint64_t xffi_alloc_counter;
 /* Allocations left before injected failures start; negative means never. */
-static _Atomic int64_t allocs_before_failure = -1;
-static _Atomic uint64_t alloc_count;
+int64_t xffi_alloc_failure_countdown = -1;
 
 /* Whether the next allocation must fail; also counts it. */
 static int injected_failure(void) {
-  atomic_fetch_add_explicit(&alloc_count, 1, memory_order_relaxed);
-  if (XFFI_LIKELY(atomic_load_explicit(&allocs_before_failure, memory_order_relaxed) < 0)) return 0;
-  int64_t left = atomic_fetch_sub_explicit(&allocs_before_failure, 1, memory_order_relaxed);
+  xffi_alloc_counter++;
+  if (XFFI_LIKELY(__atomic_load_n(&xffi_alloc_failure_countdown, __ATOMIC_RELAXED) < 0)) return 0;
+  int64_t left = __atomic_fetch_sub(&xffi_alloc_failure_countdown, 1, __ATOMIC_RELAXED);
   if (left > 0) return 0;
-  atomic_store_explicit(&allocs_before_failure, 0, memory_order_relaxed);
+  __atomic_store_n(&xffi_alloc_failure_countdown, 0, __ATOMIC_RELAXED);
   return 1;
 }
 
 void xffi_testing_fail_alloc_after(int64_t n) {
-  atomic_store_explicit(&allocs_before_failure, n < 0 ? -1 : n, memory_order_relaxed);
+  __atomic_store_n(&xffi_alloc_failure_countdown, n < 0 ? -1 : n, __ATOMIC_RELAXED);
 }
 
-uint64_t xffi_testing_alloc_count(void) {
-  return atomic_load_explicit(&alloc_count, memory_order_relaxed);
-}
+uint64_t xffi_testing_alloc_count(void) { return xffi_alloc_counter; }
 
-void *xffi_alloc(size_t size) {
+void *xffi_alloc_injected(size_t size) {
+  xffi_alloc_counter--; /* injected_failure counts it again */
   if (injected_failure()) return NULL;
   return malloc(size ? size : 1);
 }
@@ -58,5 +57,5 @@ void *xffi_alloc_aligned(size_t alignment, size_t size) {
 void xffi_free_aligned(void *ptr) { free(ptr); }
 
 void xffi_deleter_plain(void *self, int flags) {
-  if (flags & XFFI_DELETE_MEMORY) xffi_free(self);
+  if (flags & XFFI_DELETE_MEMORY) free(self);
 }

@@ -12,12 +12,26 @@
  * Every heap allocation of the library goes through these, so that tests can
  * make the Nth allocation fail (xffi_testing_fail_alloc_after) and count
  * them. xffi_alloc_aligned's memory is released with xffi_free_aligned. */
-void *xffi_alloc(size_t size);
 void *xffi_alloc_zeroed(size_t count, size_t size);
 void *xffi_realloc(void *ptr, size_t size);
 void xffi_free(void *ptr);
 void *xffi_alloc_aligned(size_t alignment, size_t size);
 void xffi_free_aligned(void *ptr);
+
+/* xffi_alloc is on every object's creation path, so its common case (no
+ * failure injection armed) is inline: a thread-local count and one relaxed
+ * load, then malloc. */
+extern _Thread_local uint64_t xffi_alloc_counter;
+extern int64_t xffi_alloc_failure_countdown; /* negative: injection off */
+void *xffi_alloc_injected(size_t size);
+
+static inline void *xffi_alloc(size_t size) {
+  extern void *malloc(size_t);
+  if (XFFI_UNLIKELY(__atomic_load_n(&xffi_alloc_failure_countdown, __ATOMIC_RELAXED) >= 0))
+    return xffi_alloc_injected(size);
+  xffi_alloc_counter++;
+  return malloc(size ? size : 1);
+}
 
 /* A deleter for objects whose whole allocation came from one xffi_alloc and
  * whose contents own nothing: frees the memory on flag 2 or 3. */

@@ -15,15 +15,26 @@ size_t xffi_string_alloc_size(size_t n) {
   return bytes > n ? bytes : 0;
 }
 
-static int string_make(xffi_object **out, const char *data, size_t size, int32_t type_index, const char *fn) {
+/* The argument errors of string_make, kept off its hot path. */
+static int __attribute__((noinline, cold)) string_bad_args(xffi_object **out, const char *data, size_t size,
+                                                           const char *fn) {
   if (!out) return xffi_raise_null_arg(fn, "out");
-  if (!data && size) return xffi_error_raise(XFFI_KIND_VALUE, "%s: data is NULL but size is %zu", fn, size);
   *out = NULL;
-  size_t bytes = xffi_string_alloc_size(size);
-  string_object *s = bytes ? xffi_alloc(bytes) : NULL;
-  if (!s) return xffi_error_raise_out_of_memory();
+  if (!data && size) return xffi_error_raise(XFFI_KIND_VALUE, "%s: data is NULL but size is %zu", fn, size);
+  return xffi_error_raise_out_of_memory(); /* the size overflows */
+}
+
+static inline int string_make(xffi_object **out, const char *data, size_t size, int32_t type_index,
+                              const char *fn) {
+  if (XFFI_UNLIKELY(!out || (!data && size) || size > SIZE_MAX - sizeof(string_object) - 1))
+    return string_bad_args(out, data, size, fn);
+  string_object *s = xffi_alloc(sizeof(string_object) + size + 1);
+  if (XFFI_UNLIKELY(!s)) {
+    *out = NULL;
+    return xffi_error_raise_out_of_memory();
+  }
   xffi_object_init(&s->header, type_index, xffi_deleter_plain);
-  if (size) memcpy(s->bytes, data, size);
+  memcpy(s->bytes, data ? data : "", size);
   s->bytes[size] = '\0';
   s->cell.data = s->bytes;
   s->cell.size = size;

@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "bench_harness.h"
 
+#include <fcntl.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -215,12 +216,13 @@ void bench_op(const char *op, const bench_case *cases, int num_cases) {
   }
 }
 
-void bench_record(const char *op, const char *impl, double ns, double instructions, double mallocs, const char *note) {
+void bench_record(const char *op, const char *impl, double ns, double instructions, double allocations,
+                  const char *note) {
   if (child_mode || (only && !strstr(op, only))) return;
   row *r = add_row(op, impl);
   r->ns = ns;
   r->instructions = instructions;
-  r->mallocs = mallocs;
+  r->mallocs = allocations;
   if (note) snprintf(r->note, sizeof(r->note), "%s", note);
 }
 

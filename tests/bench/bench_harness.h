@@ -38,7 +38,8 @@ void bench_op(const char *op, const bench_case *cases, int num_cases);
 /* Records a figure measured by the program itself (for example a throughput
  * ratio between thread counts, or bytes per entry). Pass a negative number
  * for a figure that does not apply; `note` (may be NULL) is shown in the table. */
-void bench_record(const char *op, const char *impl, double ns, double instructions, double mallocs, const char *note);
+void bench_record(const char *op, const char *impl, double ns, double instructions, double allocations,
+                  const char *note);
 
 /* The number of heap allocations so far (counted by the harness). */
 uint64_t bench_malloc_count(void);

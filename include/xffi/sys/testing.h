@@ -2,7 +2,8 @@
  *
  * They let a test make the library's Nth heap allocation fail and count
  * allocations, to prove that every operation reports out-of-memory cleanly
- * and leaks nothing. They cost one relaxed atomic load per allocation. */
+ * and leaks nothing. They cost one relaxed atomic load and one thread-local
+ * increment per allocation. */
 #ifndef XFFI_SYS_TESTING_H
 #define XFFI_SYS_TESTING_H
 
@@ -15,7 +16,7 @@ XFFI_EXTERN_C_BEGIN
  * them (n = 0 fails the very next). A negative n turns failure injection off. */
 XFFI_API void xffi_testing_fail_alloc_after(int64_t n);
 
-/* The number of heap allocations the library made so far (all threads). */
+/* The number of heap allocations the library made so far in the calling thread. */
 XFFI_API uint64_t xffi_testing_alloc_count(void);
 
 XFFI_EXTERN_C_END
