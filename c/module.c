@@ -1,0 +1,134 @@
+/* c/module.c: Module objects: shared libraries loaded with dlopen, whose
+ * functions are found as `__tvm_ffi_NAME` symbols (the tvm-ffi 0.1 naming).
+ *
+ * A Module is one allocation: header, a private cell { dlopen handle, ABI
+ * version }, then the path. Functions taken from a module hold a strong
+ * reference to it (xffi_func_new_with_owner), so the library stays loaded
+ * until the module and all of them are gone; then the deleter dlcloses it. */
+#define _GNU_SOURCE /* dlinfo, dladdr, struct link_map */
+#include <dlfcn.h>
+#include <link.h>
+#include <string.h>
+
+#include <xffi/function.h>
+#include <xffi/module.h>
+
+#include "internal.h"
+
+typedef struct module_object {
+  xffi_object header;
+  void *dl_handle;
+  int32_t abi_version; /* 0: no marker */
+  size_t path_len;
+  char path[];
+} module_object;
+
+static void module_deleter(void *self, int flags) {
+  module_object *m = self;
+  if ((flags & XFFI_DELETE_CONTENTS) && m->dl_handle) {
+    dlclose(m->dl_handle);
+    m->dl_handle = NULL;
+  }
+  if (flags & XFFI_DELETE_MEMORY) xffi_free(m);
+}
+
+/* Finds the ABI marker defined by the library itself (not by one of its
+ * dependencies, which dlsym would also search). NULL if it has none. */
+static const int32_t *own_abi_marker(void *handle) {
+  void *sym = dlsym(handle, XFFI_ABI_MARKER_SYMBOL);
+  if (!sym) return NULL;
+  struct link_map *map = NULL;
+  Dl_info info;
+  if (dlinfo(handle, RTLD_DI_LINKMAP, &map) != 0 || !map) return sym;
+  if (dladdr(sym, &info) == 0 || !info.dli_fname) return sym;
+  if (strcmp(info.dli_fname, map->l_name) != 0) return NULL;
+  return sym;
+}
+
+int xffi_module_load(xffi_object **out, const char *path) {
+  static const char fn[] = "xffi_module_load";
+  if (!out) return xffi_raise_null_arg(fn, "out");
+  *out = NULL;
+  if (!path) return xffi_raise_null_arg(fn, "path");
+  if (!path[0]) return xffi_error_raise(XFFI_KIND_VALUE, "%s: path is empty", fn);
+  size_t len = strlen(path);
+  module_object *m = xffi_alloc(sizeof(module_object) + len + 1);
+  if (!m) return xffi_error_raise_out_of_memory();
+  dlerror(); /* clear any stale message */
+  void *handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  if (!handle) {
+    const char *why = dlerror();
+    xffi_free(m);
+    return xffi_error_raise(XFFI_KIND_RUNTIME, "%s: cannot load '%s': %s", fn, path,
+                            why ? why : "unknown dlopen error");
+  }
+  const int32_t *marker = own_abi_marker(handle);
+  int32_t abi = marker ? *marker : 0;
+  if (marker && abi != XFFI_ABI_VERSION) {
+    dlclose(handle);
+    xffi_free(m);
+    return xffi_error_raise(XFFI_KIND_RUNTIME,
+                            "%s: '%s' was built for xffi ABI version %d, but this runtime has ABI version %d", fn,
+                            path, (int)abi, (int)XFFI_ABI_VERSION);
+  }
+  xffi_object_init(&m->header, XFFI_TYPE_MODULE, module_deleter);
+  m->dl_handle = handle;
+  m->abi_version = abi;
+  m->path_len = len;
+  memcpy(m->path, path, len + 1);
+  *out = &m->header;
+  return XFFI_OK;
+}
+
+static int module_arg(module_object **out, xffi_object *module, const char *fn) {
+  if (xffi_check_object_arg(fn, "module", module, XFFI_TYPE_MODULE) != XFFI_OK) return XFFI_FAIL;
+  *out = (module_object *)module;
+  return XFFI_OK;
+}
+
+int xffi_module_get_function(xffi_object **out, xffi_object *module, const char *name) {
+  static const char fn[] = "xffi_module_get_function";
+  if (!out) return xffi_raise_null_arg(fn, "out");
+  *out = NULL;
+  module_object *m;
+  if (module_arg(&m, module, fn) != XFFI_OK) return XFFI_FAIL;
+  if (!name) return xffi_raise_null_arg(fn, "name");
+  if (!name[0]) return xffi_error_raise(XFFI_KIND_VALUE, "%s: name is empty", fn);
+  static const char prefix[] = XFFI_EXPORT_PREFIX;
+  size_t len = strlen(name);
+  char stack_buffer[256];
+  char *symbol = stack_buffer;
+  if (len + sizeof prefix > sizeof stack_buffer) {
+    symbol = xffi_alloc(len + sizeof prefix);
+    if (!symbol) return xffi_error_raise_out_of_memory();
+  }
+  memcpy(symbol, prefix, sizeof prefix - 1);
+  memcpy(symbol + sizeof prefix - 1, name, len + 1);
+  void *address = dlsym(m->dl_handle, symbol);
+  if (symbol != stack_buffer) xffi_free(symbol);
+  if (!address) return XFFI_OK; /* no such function: *out stays NULL */
+  /* ISO C has no cast between object and function pointers: copy the bits. */
+  xffi_func_callback callback;
+  _Static_assert(sizeof callback == sizeof address, "function and object pointers have the same size");
+  memcpy(&callback, &address, sizeof callback);
+  /* Exported functions receive a NULL handle (resource), per the convention. */
+  return xffi_func_new_with_owner(out, callback, NULL, NULL, module);
+}
+
+int xffi_module_path(const char **out, xffi_object *module) {
+  static const char fn[] = "xffi_module_path";
+  if (!out) return xffi_raise_null_arg(fn, "out");
+  module_object *m;
+  if (module_arg(&m, module, fn) != XFFI_OK) return XFFI_FAIL;
+  *out = m->path;
+  return XFFI_OK;
+}
+
+int xffi_module_abi_version(int32_t *out, xffi_object *module) {
+  static const char fn[] = "xffi_module_abi_version";
+  if (!out) return xffi_raise_null_arg(fn, "out");
+  module_object *m;
+  if (module_arg(&m, module, fn) != XFFI_OK) return XFFI_FAIL;
+  *out = m->abi_version;
+  return XFFI_OK;
+}

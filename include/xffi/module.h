@@ -1,0 +1,109 @@
+/* xffi/module.h: Module objects (shared libraries) and the macro that exports
+ * a function from a library.
+ *
+ * A library exports function NAME as the symbol `__tvm_ffi_NAME` with the
+ * safe-call signature (xffi/function.h) and a NULL handle: the convention of
+ * tvm-ffi 0.1, so the same library can be loaded by either runtime.
+ *
+ * ABI marker: every translation unit outside libxffi that includes this
+ * header defines the weak, exported constant `__xffi_abi_version` holding the
+ * XFFI_ABI_VERSION it was compiled against. The loader compares it with the
+ * running library's and refuses a mismatch. A library without the marker (a
+ * pure tvm-ffi library, say) is accepted. Define XFFI_NO_ABI_MARKER before
+ * including this header to leave the marker out.
+ *
+ * One runtime per process: a library that uses xffi itself (registers global
+ * functions or types, makes objects) must link libxffi as a shared library,
+ * or leave the xffi symbols undefined for the host to provide. See
+ * docs/plugins.md. */
+#ifndef XFFI_MODULE_H
+#define XFFI_MODULE_H
+
+#include <stdint.h>
+#include <xffi/any.h>
+#include <xffi/export.h>
+#include <xffi/function.h>
+#include <xffi/object.h>
+#include <xffi/version.h>
+
+/* Marks a symbol a library exports (whatever its default visibility). */
+#if defined(_WIN32)
+#  define XFFI_DLL_EXPORT __declspec(dllexport)
+#elif defined(__GNUC__)
+#  define XFFI_DLL_EXPORT __attribute__((visibility("default")))
+#else
+#  define XFFI_DLL_EXPORT
+#endif
+
+#ifdef __cplusplus
+#  define XFFI_EXPORT_LINKAGE_ extern "C"
+#else
+#  define XFFI_EXPORT_LINKAGE_
+#endif
+
+/* The prefix of exported function symbols, and the ABI marker's name. */
+#define XFFI_EXPORT_PREFIX "__tvm_ffi_"
+#define XFFI_ABI_MARKER_SYMBOL "__xffi_abi_version"
+
+/* Exports impl (a function with the safe-call signature, which receives a
+ * NULL handle) from a library as function name, in one line at file scope:
+ *
+ *   static int add_one(void *h, const xffi_any *args, int32_t n, xffi_any *r) { ... }
+ *   XFFI_EXPORT_FUNC(add_one, add_one);
+ *
+ * defines the exported symbol __tvm_ffi_add_one. */
+#define XFFI_EXPORT_FUNC(name, impl)                                                                 \
+  XFFI_EXPORT_LINKAGE_ XFFI_DLL_EXPORT int __tvm_ffi_##name(void *handle, const xffi_any *args,      \
+                                                             int32_t num_args, xffi_any *result);    \
+  XFFI_EXPORT_LINKAGE_ XFFI_DLL_EXPORT int __tvm_ffi_##name(void *handle, const xffi_any *args,      \
+                                                             int32_t num_args, xffi_any *result) {   \
+    return impl(handle, args, num_args, result);                                                     \
+  }                                                                                                  \
+  XFFI_EXPORT_LINKAGE_ XFFI_DLL_EXPORT int __tvm_ffi_##name(void *handle, const xffi_any *args,      \
+                                                             int32_t num_args, xffi_any *result)
+
+#if !defined(XFFI_BUILDING) && !defined(XFFI_NO_ABI_MARKER) && defined(__GNUC__) && !defined(_WIN32)
+/* The ABI marker (see the top of this file). Weak, so every translation unit
+ * of a library may define it and the linker keeps one. */
+#  ifdef __cplusplus
+extern "C" __attribute__((weak, visibility("default"), used)) const int32_t __xffi_abi_version = XFFI_ABI_VERSION;
+#  else
+__attribute__((weak, visibility("default"), used)) const int32_t __xffi_abi_version = XFFI_ABI_VERSION;
+#  endif
+#endif
+
+XFFI_EXTERN_C_BEGIN
+
+/* Loads the shared library at path (dlopen: a path with a '/' is opened as
+ * it is, a bare name is searched for as the system loader does) and checks
+ * its ABI marker. *out receives a new reference to a Module; the library
+ * stays loaded while the Module or any function taken from it lives, and is
+ * unloaded (dlclose) after the last of them goes, unless it was linked with
+ * -z nodelete (plugins that register global functions or types at load must
+ * be: see docs/plugins.md). Loading the same path twice gives two Modules
+ * sharing the one loaded library. path is borrowed.
+ * Errors: ValueError for a NULL out, NULL or empty path; RuntimeError
+ * "xffi_module_load: cannot load '<path>': <the system's message>" for a
+ * missing or broken file, and "xffi_module_load: '<path>' was built for xffi
+ * ABI version N, but this runtime has ABI version M" for a mismatch;
+ * MemoryError. */
+XFFI_API int xffi_module_load(xffi_object **out, const char *path);
+
+/* Gets the function name exported by module (borrowed) as __tvm_ffi_<name>.
+ * *out receives a new reference to a Function that keeps the module alive,
+ * or NULL if the library exports no such function (not an error).
+ * Errors: ValueError for a NULL out, NULL or empty name; TypeError if module
+ * is not a Module (ValueError if NULL); MemoryError. */
+XFFI_API int xffi_module_get_function(xffi_object **out, xffi_object *module, const char *name);
+
+/* The path the module was loaded from, borrowed from the module
+ * (NUL-terminated). Errors: ValueError/TypeError as above. */
+XFFI_API int xffi_module_path(const char **out, xffi_object *module);
+
+/* The xffi ABI version the library was built with, or 0 if it carries no
+ * marker (a pure tvm-ffi library, say). Errors: ValueError/TypeError as above. */
+XFFI_API int xffi_module_abi_version(int32_t *out, xffi_object *module);
+
+XFFI_EXTERN_C_END
+
+#endif /* XFFI_MODULE_H */

@@ -1,0 +1,23 @@
+# Plugins for test_module: shared libraries loaded at run time.
+# - registers: uses the host's xffi runtime (links the shared libxffi) and
+#   registers a type and a global function at load; -z nodelete keeps it
+#   loaded, since the registry holds code of it.
+# - plain: exports functions only; unloaded after its last function goes.
+# - bad_abi: claims another xffi ABI version; the loader must refuse it.
+# - tvm_only: no xffi at all (like a pure tvm-ffi library).
+# test_module is the host: it links the SHARED libxffi (one runtime per
+# process), not the static one the other tests use.
+set(XFFI_TEST_PLUGINS registers plain bad_abi tvm_only)
+foreach(plugin ${XFFI_TEST_PLUGINS})
+  add_library(xffi_test_plugin_${plugin} MODULE ${CMAKE_CURRENT_SOURCE_DIR}/plugins/plugin_${plugin}.c)
+  target_include_directories(xffi_test_plugin_${plugin} PRIVATE ${PROJECT_SOURCE_DIR}/include)
+  add_dependencies(test_module xffi_test_plugin_${plugin})
+  string(TOUPPER ${plugin} upper)
+  target_compile_definitions(test_module PRIVATE
+    XFFI_TEST_PLUGIN_${upper}="$<TARGET_FILE:xffi_test_plugin_${plugin}>")
+endforeach()
+target_link_libraries(xffi_test_plugin_registers PRIVATE xffi_shared)
+target_link_options(xffi_test_plugin_registers PRIVATE -Wl,-z,nodelete)
+target_link_libraries(xffi_test_plugin_plain PRIVATE xffi_shared)
+
+set_property(TARGET test_module PROPERTY LINK_LIBRARIES xffi_shared PkgConfig::CMOCKA ${CMAKE_DL_LIBS})

@@ -1,0 +1,54 @@
+/* tests/plugins/plugin_registers.c: a plugin that uses the xffi runtime of
+ * the process it is loaded into. Linked against the shared libxffi (so there
+ * is one registry), and with -z nodelete (it registers a global function
+ * whose code lives here, so it must never be unloaded).
+ *
+ * At load it registers the type "test.plugin.Thing" and the global function
+ * "test.plugin.thing_type_index"; it exports add_one, fail and
+ * thing_type_index as __tvm_ffi_* symbols. */
+#include <xffi/error.h>
+#include <xffi/function.h>
+#include <xffi/module.h>
+#include <xffi/type.h>
+
+static int32_t thing_type_index = -1;
+
+static int get_thing_type_index(void *handle, const xffi_any *args, int32_t num_args, xffi_any *result) {
+  (void)handle;
+  if (xffi_args_check(args, num_args, "", "thing_type_index") != XFFI_OK) return XFFI_FAIL;
+  *result = xffi_any_int(thing_type_index);
+  return XFFI_OK;
+}
+XFFI_EXPORT_FUNC(thing_type_index, get_thing_type_index);
+
+static int add_one(void *handle, const xffi_any *args, int32_t num_args, xffi_any *result) {
+  (void)handle;
+  int64_t x;
+  if (xffi_args_check(args, num_args, "i", "add_one") != XFFI_OK) return XFFI_FAIL;
+  if (xffi_arg_int(&x, args, num_args, 0, "add_one") != XFFI_OK) return XFFI_FAIL;
+  *result = xffi_any_int(x + 1);
+  return XFFI_OK;
+}
+XFFI_EXPORT_FUNC(add_one, add_one);
+
+static int fail(void *handle, const xffi_any *args, int32_t num_args, xffi_any *result) {
+  (void)handle, (void)args, (void)num_args, (void)result;
+  return xffi_error_raise(XFFI_KIND_VALUE, "plugin fail: raised inside the plugin");
+}
+XFFI_EXPORT_FUNC(fail, fail);
+
+static int global_impl(void *resource, const xffi_any *args, int32_t num_args, xffi_any *result) {
+  return get_thing_type_index(resource, args, num_args, result);
+}
+
+/* A constructor is fine in a plugin (the no-constructor rule is libxffi's). */
+__attribute__((constructor)) static void plugin_load(void) {
+  xffi_object *f = NULL;
+  if (xffi_type_register(&thing_type_index, "test.plugin.Thing", XFFI_TYPE_OBJECT) != XFFI_OK ||
+      xffi_func_new(&f, global_impl, NULL, NULL) != XFFI_OK ||
+      xffi_func_global_register("test.plugin.thing_type_index", f, 1) != XFFI_OK) {
+    /* Nowhere to report from a constructor: leave the error raised on the
+     * loading thread, where the host can find it. */
+  }
+  xffi_object_dec_ref(f);
+}
