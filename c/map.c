@@ -1,0 +1,756 @@
+/* c/map.c: Map (immutable, copy-on-write) and Dict (mutable), insertion-ordered
+ * hash maps from Any to Any.
+ *
+ * Layout (xffi's own; tvm-ffi has no public C layout for maps). After the
+ * object header comes map_cell, pointing at two separate buffers:
+ * - entries: a dense array of (key, value) pairs in insertion order, 32 bytes
+ *   each. An erased entry becomes a hole (key type MAP_HOLE) until the next
+ *   compaction, so erase never moves other entries.
+ * - slots: the hash index, num_slots uint32 values, linear probing. A slot is
+ *   0 (empty), index_mask (deleted), or (tag | entry index + 1), where the low
+ *   bits below index_mask hold the entry index and the bits above it hold a
+ *   tag taken from the upper half of the hash, with its lowest bit forced to 1
+ *   (so a tagged slot is never 0 nor index_mask). A tag mismatch skips an
+ *   entry without touching it. The home slot of a hash is (low 32 bits of the
+ *   hash * num_slots) >> 32, so num_slots need not be a power of two and the
+ *   index can grow by 1.5x.
+ *
+ * Invariants: holes == number of deleted slots; size + holes <= 80% of
+ * num_slots (so probing always ends at an empty slot); used == size + holes.
+ * Compaction (dropping holes and rebuilding the index in place, no
+ * allocation) happens when an erase leaves more holes than live entries:
+ * amortised O(1), and lookups never wade through a majority of deleted slots.
+ * Growth: the index is rebuilt at 1.875 slots per live entry when it would
+ * pass 80% load (so it sits between 53% and 80%); the entry array grows by
+ * 1.25x. For large maps that is 32..40 bytes of entries plus 5..7.5 bytes of
+ * index per entry. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <xffi/map.h>
+#include <xffi/string.h>
+
+#include "internal.h"
+
+#define MAP_HOLE INT32_MIN
+#define MAP_MAX_ENTRIES (INT64_C(1) << 30)
+
+typedef struct map_entry {
+  xffi_any key;
+  xffi_any value;
+} map_entry;
+
+typedef struct map_cell {
+  map_entry *entries;
+  uint32_t *slots;
+  int64_t size;     /* live entries */
+  int64_t used;     /* entries[0, used) in use, holes included */
+  int64_t capacity; /* entries allocated */
+  int64_t holes;    /* holes in entries == deleted slots */
+  uint32_t num_slots;
+  uint32_t index_mask; /* low bits of a slot: entry index + 1; the value itself marks a deleted slot */
+} map_cell;
+
+typedef struct map_object {
+  xffi_object header;
+  map_cell cell;
+} map_object;
+
+_Static_assert(sizeof(map_entry) == 32, "a map entry is two Anys");
+
+static inline map_cell *cell_of(const xffi_object *obj) { return &((map_object *)obj)->cell; }
+
+/* ---- Keys: classification, hashing, equality ---- */
+
+enum { KEY_EXACT, KEY_FLOAT, KEY_TEXT };
+
+/* A key being looked up, with what equality and hashing need. */
+typedef struct probe {
+  int kind;          /* KEY_* */
+  int32_t type;      /* KEY_EXACT: the type index that must match */
+  int32_t small_type; /* KEY_TEXT: the inline kind (small string or small bytes) */
+  int32_t obj_type;   /* KEY_TEXT: the object kind (String or Bytes) */
+  uint64_t payload;  /* KEY_EXACT: the value bits; KEY_FLOAT: the double */
+  const xffi_object *obj; /* KEY_TEXT: the key's own object, if it is one */
+  const char *data;  /* KEY_TEXT: the bytes */
+  size_t size;
+  uint64_t hash;
+} probe;
+
+static inline uint64_t mix64(uint64_t x) {
+  x ^= x >> 32;
+  x *= UINT64_C(0xd6e8feb86659fd93);
+  x ^= x >> 32;
+  x *= UINT64_C(0xd6e8feb86659fd93);
+  x ^= x >> 32;
+  return x;
+}
+
+/* The comparable bits of a plain value or the identity of an object. */
+static inline uint64_t exact_payload(const xffi_any *k) {
+  switch (k->type_index) {
+    case XFFI_TYPE_NONE: return 0;
+    case XFFI_TYPE_BOOL: return k->v_int64 != 0;
+    case XFFI_TYPE_DTYPE: {
+      uint32_t bits;
+      memcpy(&bits, &k->v_dtype, sizeof(bits));
+      return bits;
+    }
+    default: return (uint64_t)k->v_int64;
+  }
+}
+
+/* Fills p for key (a view). Fails only for keys that cannot be stored. */
+static inline int probe_init(probe *p, const char *fn, const xffi_any *key) {
+  int32_t t = key->type_index;
+  switch (t) {
+    case XFFI_TYPE_SMALL_STR:
+    case XFFI_TYPE_SMALL_BYTES:
+      p->kind = KEY_TEXT;
+      p->obj = NULL;
+      p->data = key->v_small;
+      p->size = key->small_len;
+      break;
+    case XFFI_TYPE_STRING:
+    case XFFI_TYPE_BYTES: {
+      xffi_byte_array b = xffi_string_view(key->v_obj);
+      p->kind = KEY_TEXT;
+      p->obj = key->v_obj;
+      p->data = b.data;
+      p->size = b.size;
+      break;
+    }
+    case XFFI_TYPE_RAW_STR:
+      p->kind = KEY_TEXT;
+      p->obj = NULL;
+      p->data = key->v_c_str;
+      p->size = strlen(key->v_c_str);
+      t = XFFI_TYPE_SMALL_STR;
+      break;
+    case XFFI_TYPE_BYTE_ARRAY_PTR:
+      p->kind = KEY_TEXT;
+      p->obj = NULL;
+      p->data = key->v_bytes_ptr->data;
+      p->size = key->v_bytes_ptr->size;
+      t = XFFI_TYPE_SMALL_BYTES;
+      break;
+    case XFFI_TYPE_FLOAT: {
+      double d = key->v_float64;
+      uint64_t bits;
+      if (d == 0.0) d = 0.0;          /* -0.0 and 0.0 are one key */
+      if (isnan(d)) d = (double)NAN; /* every NaN is one key */
+      memcpy(&bits, &d, sizeof(bits));
+      p->kind = KEY_FLOAT;
+      memcpy(&p->payload, &key->v_float64, sizeof(p->payload));
+      p->hash = mix64(bits ^ UINT64_C(0x3c6ef372fe94f82b));
+      return XFFI_OK;
+    }
+    case XFFI_TYPE_OBJECT_RVALUE:
+      return xffi_error_raise(XFFI_KIND_TYPE,
+                              "%s: key is an object rvalue reference (a move), which cannot be a map key", fn);
+    default:
+      p->kind = KEY_EXACT;
+      p->type = t;
+      p->payload = exact_payload(key);
+      p->hash = mix64(p->payload + (uint64_t)(uint32_t)t * UINT64_C(0x9e3779b97f4a7c15));
+      return XFFI_OK;
+  }
+  if (t == XFFI_TYPE_SMALL_STR || t == XFFI_TYPE_STRING) {
+    p->small_type = XFFI_TYPE_SMALL_STR;
+    p->obj_type = XFFI_TYPE_STRING;
+  } else {
+    p->small_type = XFFI_TYPE_SMALL_BYTES;
+    p->obj_type = XFFI_TYPE_BYTES;
+  }
+  p->hash = xffi_hash_bytes(p->data, p->size);
+  return XFFI_OK;
+}
+
+static inline int key_equal(const xffi_any *k, const probe *p) {
+  int32_t t = k->type_index;
+  switch (p->kind) {
+    case KEY_TEXT:
+      if (t == p->small_type) return k->small_len == p->size && memcmp(k->v_small, p->data, p->size) == 0;
+      if (t == p->obj_type) {
+        if (k->v_obj == p->obj) return 1;
+        xffi_byte_array b = xffi_string_view(k->v_obj);
+        return b.size == p->size && memcmp(b.data, p->data, p->size) == 0;
+      }
+      return 0;
+    case KEY_FLOAT: {
+      if (t != XFFI_TYPE_FLOAT) return 0;
+      double a = k->v_float64, b;
+      memcpy(&b, &p->payload, sizeof(b));
+      return a == b || (isnan(a) && isnan(b));
+    }
+    default:
+      return t == p->type && exact_payload(k) == p->payload;
+  }
+}
+
+/* The hash of a stored key (never a borrowed string). */
+static uint64_t stored_key_hash(const xffi_any *key) {
+  probe p;
+  (void)probe_init(&p, "", key);
+  return p.hash;
+}
+
+/* ---- The index ---- */
+
+static inline uint32_t home_slot(uint64_t hash, uint32_t num_slots) {
+  return (uint32_t)(((uint64_t)(uint32_t)hash * num_slots) >> 32);
+}
+
+static inline uint32_t slot_tag(uint64_t hash, uint32_t index_mask) {
+  return ((uint32_t)(hash >> 32) & ~index_mask) | (index_mask + 1);
+}
+
+/* The largest size + holes an index of n slots may hold (80%). */
+static inline int64_t max_load(uint32_t n) { return (int64_t)n - (int64_t)(n / 5); }
+
+/* The slot count for an index rebuilt around `live` entries. */
+static uint32_t slots_for(int64_t live) {
+  uint64_t n = (uint64_t)live * 15 / 8 + 1;
+  return n < 8 ? 8 : (uint32_t)n;
+}
+
+static uint32_t mask_for(uint32_t num_slots) {
+  uint32_t mask = 1;
+  while (mask < num_slots) mask = (mask << 1) | 1;
+  return mask;
+}
+
+/* The slot position holding the entry equal to p, or UINT32_MAX. */
+static inline uint32_t cell_find_slot(const map_cell *c, const probe *p) {
+  if (c->size == 0) return UINT32_MAX;
+  uint32_t n = c->num_slots, mask = c->index_mask;
+  uint32_t tag = slot_tag(p->hash, mask);
+  const uint32_t *slots = c->slots;
+  const map_entry *entries = c->entries;
+  for (uint32_t i = home_slot(p->hash, n);;) {
+    uint32_t s = slots[i];
+    if (s == 0) return UINT32_MAX;
+    if ((s & ~mask) == tag && key_equal(&entries[(s & mask) - 1].key, p)) return i;
+    if (++i == n) i = 0;
+  }
+}
+
+/* Puts entry index e with the given hash into the first empty slot. */
+static inline void cell_index_put(map_cell *c, uint64_t hash, int64_t e) {
+  uint32_t n = c->num_slots;
+  uint32_t i = home_slot(hash, n);
+  while (c->slots[i] != 0)
+    if (++i == n) i = 0;
+  c->slots[i] = slot_tag(hash, c->index_mask) | (uint32_t)(e + 1);
+}
+
+/* Drops the holes from the entry array (keeping the order) and rebuilds the
+ * index into `slots` (num_slots of them, zeroed or to be zeroed here). Never
+ * fails. The old slot array, if different, is freed. */
+static void cell_rebuild_into(map_cell *c, uint32_t *slots, uint32_t num_slots) {
+  if (c->holes) {
+    int64_t w = 0;
+    for (int64_t r = 0; r < c->used; ++r)
+      if (c->entries[r].key.type_index != MAP_HOLE) c->entries[w++] = c->entries[r];
+    c->used = w;
+    c->holes = 0;
+  }
+  if (slots != c->slots) {
+    xffi_free(c->slots);
+    c->slots = slots;
+  }
+  memset(slots, 0, (size_t)num_slots * sizeof(uint32_t));
+  c->num_slots = num_slots;
+  c->index_mask = mask_for(num_slots);
+  for (int64_t e = 0; e < c->used; ++e) cell_index_put(c, stored_key_hash(&c->entries[e].key), e);
+}
+
+/* Grows the entry array to hold at least `need` entries. */
+static int cell_reserve_entries(map_cell *c, int64_t need) {
+  if (need <= c->capacity) return XFFI_OK;
+  if (need > MAP_MAX_ENTRIES) return xffi_error_raise_out_of_memory();
+  int64_t capacity = c->capacity + c->capacity / 4;
+  if (capacity < c->capacity + 8) capacity = c->capacity + 8;
+  if (capacity < need) capacity = need;
+  if (capacity > MAP_MAX_ENTRIES) capacity = MAP_MAX_ENTRIES;
+  map_entry *entries = xffi_realloc(c->entries, (size_t)capacity * sizeof(map_entry));
+  if (!entries) return xffi_error_raise_out_of_memory();
+  c->entries = entries;
+  c->capacity = capacity;
+  return XFFI_OK;
+}
+
+/* Makes room for one more entry (index and entry array). On failure the map's
+ * contents are unchanged (the index may have been rebuilt). */
+static int cell_reserve_one(map_cell *c) {
+  if (c->size + c->holes + 1 > max_load(c->num_slots)) {
+    if (c->size + 1 > MAP_MAX_ENTRIES) return xffi_error_raise_out_of_memory();
+    uint32_t n = slots_for(c->size + 1);
+    uint32_t *slots = xffi_alloc(n * sizeof(uint32_t));
+    if (!slots) return xffi_error_raise_out_of_memory();
+    cell_rebuild_into(c, slots, n);
+  }
+  return cell_reserve_entries(c, c->used + 1);
+}
+
+/* Appends owned key and value (moved in) under hash; room must exist. */
+static void cell_append(map_cell *c, uint64_t hash, xffi_any *key, xffi_any *value) {
+  int64_t e = c->used;
+  xffi_any_move(&c->entries[e].key, key);
+  xffi_any_move(&c->entries[e].value, value);
+  c->used = e + 1;
+  c->size += 1;
+  cell_index_put(c, hash, e);
+}
+
+/* Removes the entry at slot i, moving its key and value out (owned). Compacts
+ * when holes outnumber live entries (no allocation). */
+static void cell_remove_at(map_cell *c, uint32_t i, xffi_any *key_out, xffi_any *value_out) {
+  int64_t e = (int64_t)(c->slots[i] & c->index_mask) - 1;
+  map_entry *entry = &c->entries[e];
+  *key_out = entry->key;
+  *value_out = entry->value;
+  entry->key = xffi_any_none();
+  entry->key.type_index = MAP_HOLE;
+  entry->value = xffi_any_none();
+  c->slots[i] = c->index_mask;
+  c->size -= 1;
+  c->holes += 1;
+  if (c->holes > c->size) {
+    uint32_t n = c->num_slots;
+    uint32_t *slots = c->slots;
+    /* Shrink a mostly empty index when memory allows; never fail. */
+    if (n > 64 && n / 4 > slots_for(c->size)) {
+      uint32_t smaller = slots_for(c->size);
+      uint32_t *fresh = xffi_alloc(smaller * sizeof(uint32_t));
+      if (fresh) {
+        slots = fresh;
+        n = smaller;
+      }
+    }
+    cell_rebuild_into(c, slots, n);
+    if (c->capacity > 64 && c->capacity / 4 > c->used) {
+      int64_t capacity = c->used + c->used / 4 + 8;
+      map_entry *entries = xffi_realloc(c->entries, (size_t)capacity * sizeof(map_entry));
+      if (entries) {
+        c->entries = entries;
+        c->capacity = capacity;
+      }
+    }
+  }
+}
+
+/* Releases every entry and frees the tables, leaving an empty cell. */
+static void cell_clear(map_cell *c) {
+  map_entry *entries = c->entries;
+  int64_t used = c->used;
+  xffi_free(c->slots);
+  memset(c, 0, sizeof(*c));
+  for (int64_t e = 0; e < used; ++e) {
+    if (entries[e].key.type_index == MAP_HOLE) continue;
+    xffi_any_release(&entries[e].key);
+    xffi_any_release(&entries[e].value);
+  }
+  xffi_free(entries);
+}
+
+/* ---- Objects ---- */
+
+static void map_deleter(void *self, int flags) {
+  if (flags & XFFI_DELETE_CONTENTS) cell_clear(cell_of((xffi_object *)self));
+  if (flags & XFFI_DELETE_MEMORY) xffi_free(self);
+}
+
+static xffi_object *map_alloc(int32_t type_index) {
+  map_object *m = xffi_alloc(sizeof(map_object));
+  if (!m) {
+    xffi_error_raise_out_of_memory();
+    return NULL;
+  }
+  xffi_object_init(&m->header, type_index, map_deleter);
+  memset(&m->cell, 0, sizeof(m->cell));
+  return &m->header;
+}
+
+/* A new map of the given type holding src's entries (duplicated), with room
+ * for `extra` more entries without allocating. NULL with MemoryError raised. */
+static xffi_object *map_clone(int32_t type_index, const map_cell *src, int64_t extra) {
+  xffi_object *obj = map_alloc(type_index);
+  if (!obj) return NULL;
+  map_cell *c = cell_of(obj);
+  int64_t need = src->size + extra;
+  if (need > 0) {
+    uint32_t n = slots_for(need);
+    c->entries = xffi_alloc((size_t)need * sizeof(map_entry));
+    c->slots = xffi_alloc_zeroed(n, sizeof(uint32_t));
+    if (!c->entries || !c->slots) {
+      xffi_object_dec_ref_inline(obj);
+      xffi_error_raise_out_of_memory();
+      return NULL;
+    }
+    c->capacity = need;
+    c->num_slots = n;
+    c->index_mask = mask_for(n);
+    for (int64_t r = 0; r < src->used; ++r) {
+      const map_entry *entry = &src->entries[r];
+      if (entry->key.type_index == MAP_HOLE) continue;
+      int64_t e = c->used++;
+      c->entries[e].key = entry->key;
+      c->entries[e].value = entry->value;
+      if (xffi_any_is_object(&entry->key)) xffi_object_inc_ref_inline(entry->key.v_obj);
+      if (xffi_any_is_object(&entry->value)) xffi_object_inc_ref_inline(entry->value.v_obj);
+      c->size += 1;
+      cell_index_put(c, stored_key_hash(&entry->key), e);
+    }
+  }
+  return obj;
+}
+
+static int map_is_unique(const xffi_object *obj) {
+  return __atomic_load_n(&obj->ref_counts, __ATOMIC_ACQUIRE) == XFFI_REF_INITIAL;
+}
+
+/* ---- Argument checks and messages ---- */
+
+static inline int is_map_kind(const xffi_object *obj) {
+  return obj->type_index == XFFI_TYPE_MAP || obj->type_index == XFFI_TYPE_DICT;
+}
+
+static int check_readable(const char *fn, const xffi_object *map) {
+  if (!map) return xffi_raise_null_arg(fn, "map");
+  if (XFFI_LIKELY(is_map_kind(map))) return XFFI_OK;
+  xffi_any view = xffi_any_object((xffi_object *)map);
+  return xffi_error_raise(XFFI_KIND_TYPE, "%s: map expected Map or Dict, got %s", fn, xffi_any_kind_name(&view));
+}
+
+static int check_map_ref(const char *fn, xffi_object **map) {
+  if (!map) return xffi_raise_null_arg(fn, "map");
+  if (!*map) return xffi_raise_null_arg(fn, "*map");
+  return xffi_check_object_arg(fn, "*map", *map, XFFI_TYPE_MAP);
+}
+
+/* A short printable form of a key for KeyError messages. */
+static void describe_key(char *buf, size_t cap, const xffi_any *key) {
+  probe p;
+  switch (key->type_index) {
+    case XFFI_TYPE_INT: snprintf(buf, cap, "%lld", (long long)key->v_int64); return;
+    case XFFI_TYPE_BOOL: snprintf(buf, cap, "%s", key->v_int64 ? "true" : "false"); return;
+    case XFFI_TYPE_FLOAT: snprintf(buf, cap, "%g", key->v_float64); return;
+    case XFFI_TYPE_NONE: snprintf(buf, cap, "None"); return;
+    default: break;
+  }
+  if (probe_init(&p, "", key) == XFFI_OK && p.kind == KEY_TEXT) {
+    int shown = p.size > 40 ? 40 : (int)p.size;
+    snprintf(buf, cap, "%s\"%.*s\"%s", p.small_type == XFFI_TYPE_SMALL_BYTES ? "b" : "", shown, p.data,
+             p.size > 40 ? "..." : "");
+    return;
+  }
+  snprintf(buf, cap, "(a %s)", xffi_any_kind_name(key));
+}
+
+static int raise_key_error(const char *fn, const xffi_any *key) {
+  char text[96];
+  describe_key(text, sizeof(text), key);
+  return xffi_error_raise(XFFI_KIND_KEY, "%s: key %s is not in the map", fn, text);
+}
+
+/* ---- Shared implementations ---- */
+
+static int map_new_from(const char *fn, int32_t type_index, xffi_object **out, const xffi_any *keys,
+                        const xffi_any *values, int64_t count);
+
+static int map_new(const char *fn, int32_t type_index, xffi_object **out) {
+  if (!out) return xffi_raise_null_arg(fn, "out");
+  *out = map_alloc(type_index);
+  return *out ? XFFI_OK : XFFI_FAIL;
+}
+
+static int map_length(const char *fn, int64_t *out, const xffi_object *map) {
+  if (!out) return xffi_raise_null_arg(fn, "out");
+  if (check_readable(fn, map) != XFFI_OK) return XFFI_FAIL;
+  *out = cell_of(map)->size;
+  return XFFI_OK;
+}
+
+/* Finds key in a readable map: *out the stored value or NULL. */
+static inline int map_lookup(const char *fn, const xffi_any **out, const xffi_object *map, const xffi_any *key) {
+  if (XFFI_UNLIKELY(!out)) return xffi_raise_null_arg(fn, "out");
+  if (XFFI_UNLIKELY(check_readable(fn, map) != XFFI_OK)) return XFFI_FAIL;
+  if (XFFI_UNLIKELY(!key)) return xffi_raise_null_arg(fn, "key");
+  const map_cell *c = cell_of(map);
+  probe p;
+  if (XFFI_UNLIKELY(probe_init(&p, fn, key) != XFFI_OK)) return XFFI_FAIL;
+  uint32_t i = cell_find_slot(c, &p);
+  *out = i == UINT32_MAX ? NULL : &c->entries[(c->slots[i] & c->index_mask) - 1].value;
+  return XFFI_OK;
+}
+
+static int map_get(const char *fn, xffi_any *out, const xffi_object *map, const xffi_any *key) {
+  if (!out) return xffi_raise_null_arg(fn, "out");
+  const xffi_any *found;
+  if (map_lookup(fn, &found, map, key) != XFFI_OK) return XFFI_FAIL;
+  if (!found) return raise_key_error(fn, key);
+  if (xffi_any_is_object(found)) xffi_object_inc_ref_inline(found->v_obj);
+  *out = *found;
+  return XFFI_OK;
+}
+
+static int map_contains(const char *fn, int *out, const xffi_object *map, const xffi_any *key) {
+  if (!out) return xffi_raise_null_arg(fn, "out");
+  const xffi_any *found;
+  if (map_lookup(fn, &found, map, key) != XFFI_OK) return XFFI_FAIL;
+  *out = found != NULL;
+  return XFFI_OK;
+}
+
+static int map_next(const char *fn, xffi_map_item *out, const xffi_object *map, int64_t *cursor) {
+  if (!out) return xffi_raise_null_arg(fn, "out");
+  if (check_readable(fn, map) != XFFI_OK) return XFFI_FAIL;
+  if (!cursor) return xffi_raise_null_arg(fn, "cursor");
+  if (*cursor < 0) return xffi_error_raise(XFFI_KIND_INDEX, "%s: cursor is negative (%lld)", fn, (long long)*cursor);
+  const map_cell *c = cell_of(map);
+  for (int64_t e = *cursor; e < c->used; ++e) {
+    if (c->entries[e].key.type_index == MAP_HOLE) continue;
+    out->key = &c->entries[e].key;
+    out->value = &c->entries[e].value;
+    *cursor = e + 1;
+    return XFFI_OK;
+  }
+  out->key = NULL;
+  out->value = NULL;
+  if (*cursor < c->used) *cursor = c->used;
+  return XFFI_OK;
+}
+
+static int map_copy(const char *fn, int32_t type_index, xffi_object **out, const xffi_object *map) {
+  if (!out) return xffi_raise_null_arg(fn, "out");
+  *out = NULL;
+  if (check_readable(fn, map) != XFFI_OK) return XFFI_FAIL;
+  *out = map_clone(type_index, cell_of(map), 0);
+  return *out ? XFFI_OK : XFFI_FAIL;
+}
+
+/* Copies a key or value view into an owned value, refusing rvalues. */
+static int copy_in(const char *fn, const char *what, xffi_any *owned, const xffi_any *view) {
+  *owned = xffi_any_none();
+  if (view->type_index == XFFI_TYPE_OBJECT_RVALUE)
+    return xffi_error_raise(XFFI_KIND_TYPE, "%s: %s is an object rvalue reference (a move), which cannot be stored", fn,
+                            what);
+  return xffi_any_copy(owned, view);
+}
+
+/* Sets key -> value in *target. For a Map (cow != 0) a shared map is first
+ * replaced by a private copy; for a Dict *target is changed in place. */
+static int map_set(const char *fn, xffi_object **target, int cow, const xffi_any *key, const xffi_any *value) {
+  if (!key) return xffi_raise_null_arg(fn, "key");
+  if (!value) return xffi_raise_null_arg(fn, "value");
+  probe p;
+  if (probe_init(&p, fn, key) != XFFI_OK) return XFFI_FAIL;
+  xffi_any owned_value;
+  if (copy_in(fn, "value", &owned_value, value) != XFFI_OK) return XFFI_FAIL;
+  xffi_object *obj = *target;
+  uint32_t i = cell_find_slot(cell_of(obj), &p);
+  xffi_any owned_key = xffi_any_none();
+  if (i == UINT32_MAX && copy_in(fn, "key", &owned_key, key) != XFFI_OK) {
+    xffi_any_release(&owned_value);
+    return XFFI_FAIL;
+  }
+  if (cow && !map_is_unique(obj)) {
+    xffi_object *copy = map_clone(XFFI_TYPE_MAP, cell_of(obj), i == UINT32_MAX ? 1 : 0);
+    if (!copy) {
+      xffi_any_release(&owned_key);
+      xffi_any_release(&owned_value);
+      return XFFI_FAIL;
+    }
+    *target = copy;
+    xffi_object_dec_ref_inline(obj);
+    obj = copy;
+    if (i != UINT32_MAX) i = cell_find_slot(cell_of(obj), &p);
+  }
+  map_cell *c = cell_of(obj);
+  if (i != UINT32_MAX) {
+    xffi_any *slot = &c->entries[(c->slots[i] & c->index_mask) - 1].value;
+    xffi_any old = *slot;
+    *slot = owned_value;
+    xffi_any_release(&old);
+    return XFFI_OK;
+  }
+  if (cell_reserve_one(c) != XFFI_OK) {
+    xffi_any_release(&owned_key);
+    xffi_any_release(&owned_value);
+    return XFFI_FAIL;
+  }
+  cell_append(c, p.hash, &owned_key, &owned_value);
+  return XFFI_OK;
+}
+
+/* Removes key from *target (copy-on-write for a Map), moving the value into
+ * *value_out if given. */
+static int map_erase(const char *fn, xffi_object **target, int cow, const xffi_any *key, xffi_any *value_out) {
+  if (!key) return xffi_raise_null_arg(fn, "key");
+  probe p;
+  if (probe_init(&p, fn, key) != XFFI_OK) return XFFI_FAIL;
+  xffi_object *obj = *target;
+  uint32_t i = cell_find_slot(cell_of(obj), &p);
+  if (i == UINT32_MAX) return raise_key_error(fn, key);
+  if (cow && !map_is_unique(obj)) {
+    xffi_object *copy = map_clone(XFFI_TYPE_MAP, cell_of(obj), 0);
+    if (!copy) return XFFI_FAIL;
+    *target = copy;
+    xffi_object_dec_ref_inline(obj);
+    obj = copy;
+    i = cell_find_slot(cell_of(obj), &p);
+  }
+  xffi_any old_key, old_value;
+  cell_remove_at(cell_of(obj), i, &old_key, &old_value);
+  xffi_any_release(&old_key);
+  if (value_out)
+    *value_out = old_value;
+  else
+    xffi_any_release(&old_value);
+  return XFFI_OK;
+}
+
+static int map_new_from(const char *fn, int32_t type_index, xffi_object **out, const xffi_any *keys,
+                        const xffi_any *values, int64_t count) {
+  if (!out) return xffi_raise_null_arg(fn, "out");
+  *out = NULL;
+  if (count < 0) return xffi_error_raise(XFFI_KIND_VALUE, "%s: count is negative (%lld)", fn, (long long)count);
+  if (count > 0 && !keys)
+    return xffi_error_raise(XFFI_KIND_VALUE, "%s: keys is NULL but count is %lld", fn, (long long)count);
+  if (count > 0 && !values)
+    return xffi_error_raise(XFFI_KIND_VALUE, "%s: values is NULL but count is %lld", fn, (long long)count);
+  if (count > MAP_MAX_ENTRIES) return xffi_error_raise_out_of_memory();
+  xffi_object *obj = map_alloc(type_index);
+  if (!obj) return XFFI_FAIL;
+  for (int64_t k = 0; k < count; ++k) {
+    if (map_set(fn, &obj, 0, &keys[k], &values[k]) != XFFI_OK) {
+      xffi_object_dec_ref_inline(obj);
+      return XFFI_FAIL;
+    }
+  }
+  *out = obj;
+  return XFFI_OK;
+}
+
+/* ======================= Map ======================= */
+
+int xffi_map_new(xffi_object **out) { return map_new("xffi_map_new", XFFI_TYPE_MAP, out); }
+
+int xffi_map_new_from(xffi_object **out, const xffi_any *keys, const xffi_any *values, int64_t count) {
+  return map_new_from("xffi_map_new_from", XFFI_TYPE_MAP, out, keys, values, count);
+}
+
+int xffi_map_length(int64_t *out, const xffi_object *map) { return map_length("xffi_map_length", out, map); }
+
+int xffi_map_get(xffi_any *out, const xffi_object *map, const xffi_any *key) {
+  return map_get("xffi_map_get", out, map, key);
+}
+
+int xffi_map_lookup(const xffi_any **out, const xffi_object *map, const xffi_any *key) {
+  return map_lookup("xffi_map_lookup", out, map, key);
+}
+
+int xffi_map_contains(int *out, const xffi_object *map, const xffi_any *key) {
+  return map_contains("xffi_map_contains", out, map, key);
+}
+
+int xffi_map_next(xffi_map_item *out, const xffi_object *map, int64_t *cursor) {
+  return map_next("xffi_map_next", out, map, cursor);
+}
+
+int xffi_map_copy(xffi_object **out, const xffi_object *map) {
+  return map_copy("xffi_map_copy", XFFI_TYPE_MAP, out, map);
+}
+
+int xffi_map_set(xffi_object **map, const xffi_any *key, const xffi_any *value) {
+  static const char fn[] = "xffi_map_set";
+  if (check_map_ref(fn, map) != XFFI_OK) return XFFI_FAIL;
+  return map_set(fn, map, 1, key, value);
+}
+
+int xffi_map_erase(xffi_object **map, const xffi_any *key) {
+  static const char fn[] = "xffi_map_erase";
+  if (check_map_ref(fn, map) != XFFI_OK) return XFFI_FAIL;
+  return map_erase(fn, map, 1, key, NULL);
+}
+
+int xffi_map_clear(xffi_object **map) {
+  static const char fn[] = "xffi_map_clear";
+  if (check_map_ref(fn, map) != XFFI_OK) return XFFI_FAIL;
+  if (map_is_unique(*map)) {
+    cell_clear(cell_of(*map));
+    return XFFI_OK;
+  }
+  xffi_object *empty = map_alloc(XFFI_TYPE_MAP);
+  if (!empty) return XFFI_FAIL;
+  xffi_object *old = *map;
+  *map = empty;
+  xffi_object_dec_ref_inline(old);
+  return XFFI_OK;
+}
+
+int xffi_map_memory_bytes(size_t *out, const xffi_object *map) {
+  static const char fn[] = "xffi_map_memory_bytes";
+  if (!out) return xffi_raise_null_arg(fn, "out");
+  if (check_readable(fn, map) != XFFI_OK) return XFFI_FAIL;
+  const map_cell *c = cell_of(map);
+  *out = sizeof(map_object) + (size_t)c->capacity * sizeof(map_entry) + (size_t)c->num_slots * sizeof(uint32_t);
+  return XFFI_OK;
+}
+
+/* ======================= Dict ======================= */
+
+int xffi_dict_new(xffi_object **out) { return map_new("xffi_dict_new", XFFI_TYPE_DICT, out); }
+
+int xffi_dict_new_from(xffi_object **out, const xffi_any *keys, const xffi_any *values, int64_t count) {
+  return map_new_from("xffi_dict_new_from", XFFI_TYPE_DICT, out, keys, values, count);
+}
+
+int xffi_dict_length(int64_t *out, const xffi_object *dict) { return map_length("xffi_dict_length", out, dict); }
+
+int xffi_dict_get(xffi_any *out, const xffi_object *dict, const xffi_any *key) {
+  return map_get("xffi_dict_get", out, dict, key);
+}
+
+int xffi_dict_lookup(const xffi_any **out, const xffi_object *dict, const xffi_any *key) {
+  return map_lookup("xffi_dict_lookup", out, dict, key);
+}
+
+int xffi_dict_contains(int *out, const xffi_object *dict, const xffi_any *key) {
+  return map_contains("xffi_dict_contains", out, dict, key);
+}
+
+int xffi_dict_next(xffi_map_item *out, const xffi_object *dict, int64_t *cursor) {
+  return map_next("xffi_dict_next", out, dict, cursor);
+}
+
+int xffi_dict_copy(xffi_object **out, const xffi_object *dict) {
+  return map_copy("xffi_dict_copy", XFFI_TYPE_DICT, out, dict);
+}
+
+int xffi_dict_set(xffi_object *dict, const xffi_any *key, const xffi_any *value) {
+  static const char fn[] = "xffi_dict_set";
+  if (xffi_check_object_arg(fn, "dict", dict, XFFI_TYPE_DICT) != XFFI_OK) return XFFI_FAIL;
+  return map_set(fn, &dict, 0, key, value);
+}
+
+int xffi_dict_erase(xffi_object *dict, const xffi_any *key) {
+  static const char fn[] = "xffi_dict_erase";
+  if (xffi_check_object_arg(fn, "dict", dict, XFFI_TYPE_DICT) != XFFI_OK) return XFFI_FAIL;
+  return map_erase(fn, &dict, 0, key, NULL);
+}
+
+int xffi_dict_pop(xffi_any *out, xffi_object *dict, const xffi_any *key) {
+  static const char fn[] = "xffi_dict_pop";
+  if (!out) return xffi_raise_null_arg(fn, "out");
+  if (xffi_check_object_arg(fn, "dict", dict, XFFI_TYPE_DICT) != XFFI_OK) return XFFI_FAIL;
+  return map_erase(fn, &dict, 0, key, out);
+}
+
+int xffi_dict_clear(xffi_object *dict) {
+  if (xffi_check_object_arg("xffi_dict_clear", "dict", dict, XFFI_TYPE_DICT) != XFFI_OK) return XFFI_FAIL;
+  cell_clear(cell_of(dict));
+  return XFFI_OK;
+}

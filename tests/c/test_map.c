@@ -1,0 +1,585 @@
+/* tests/c/test_map.c: Map, the immutable copy-on-write hash map, and the key
+ * rules shared with Dict. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include <xffi/map.h>
+#include <xffi/sys/testing.h>
+#include <xffi/xffi.h>
+
+static void expect_error(const char *kind, const char *message) {
+  xffi_object *err = xffi_error_move_raised();
+  assert_non_null(err);
+  xffi_error_cell *cell = xffi_error_cell_of(err);
+  assert_string_equal(cell->kind.data, kind);
+  assert_string_equal(cell->message.data, message);
+  xffi_object_dec_ref(err);
+}
+
+static int counted_destroyed;
+static void counted_deleter(void *self, int flags) {
+  if (flags & XFFI_DELETE_CONTENTS) counted_destroyed++;
+  if (flags & XFFI_DELETE_MEMORY) free(self);
+}
+static xffi_object *counted_new(void) {
+  xffi_object *obj = malloc(sizeof(xffi_object));
+  assert_non_null(obj);
+  xffi_object_init(obj, XFFI_TYPE_OBJECT, counted_deleter);
+  return obj;
+}
+
+static void map_set_int(xffi_object **map, int64_t k, int64_t v) {
+  xffi_any key = xffi_any_int(k), value = xffi_any_int(v);
+  assert_int_equal(xffi_map_set(map, &key, &value), XFFI_OK);
+}
+
+static int64_t map_get_int(const xffi_object *map, const xffi_any *key) {
+  xffi_any v = xffi_any_none();
+  assert_int_equal(xffi_map_get(&v, map, key), XFFI_OK);
+  assert_int_equal(v.type_index, XFFI_TYPE_INT);
+  return v.v_int64;
+}
+
+static int map_has(const xffi_object *map, xffi_any key) {
+  int found = -1;
+  assert_int_equal(xffi_map_contains(&found, map, &key), XFFI_OK);
+  return found;
+}
+
+static int64_t map_len(const xffi_object *map) {
+  int64_t n = -1;
+  assert_int_equal(xffi_map_length(&n, map), XFFI_OK);
+  return n;
+}
+
+static void set_get_and_iterate_in_insertion_order(void **state) {
+  (void)state;
+  xffi_object *map = NULL;
+  assert_int_equal(xffi_map_new(&map), XFFI_OK);
+  assert_int_equal(map->type_index, XFFI_TYPE_MAP);
+  assert_int_equal(map_len(map), 0);
+  int64_t order[] = {5, -3, 100, 0, 42};
+  for (int i = 0; i < 5; ++i) map_set_int(&map, order[i], i * 10);
+  map_set_int(&map, 100, 777); /* an existing key keeps its place */
+  assert_int_equal(map_len(map), 5);
+  int64_t cursor = 0;
+  xffi_map_item item;
+  int i = 0;
+  while (xffi_map_next(&item, map, &cursor) == XFFI_OK && item.key) {
+    assert_int_equal(item.key->v_int64, order[i]);
+    assert_int_equal(item.value->v_int64, order[i] == 100 ? 777 : i * 10);
+    ++i;
+  }
+  assert_int_equal(i, 5);
+  /* Finished iterations stay finished. */
+  assert_int_equal(xffi_map_next(&item, map, &cursor), XFFI_OK);
+  assert_null(item.key);
+  xffi_any k = xffi_any_int(-3);
+  assert_int_equal(map_get_int(map, &k), 10);
+  const xffi_any *found = NULL;
+  assert_int_equal(xffi_map_lookup(&found, map, &k), XFFI_OK);
+  assert_non_null(found);
+  assert_int_equal(found->v_int64, 10);
+  k = xffi_any_int(6);
+  assert_int_equal(xffi_map_lookup(&found, map, &k), XFFI_OK);
+  assert_null(found);
+  xffi_object_dec_ref(map);
+}
+
+static void string_forms_with_the_same_bytes_are_one_key(void **state) {
+  (void)state;
+  xffi_object *map = NULL;
+  assert_int_equal(xffi_map_new(&map), XFFI_OK);
+  xffi_object *short_obj = NULL, *long_obj = NULL, *long_obj2 = NULL;
+  assert_int_equal(xffi_string_from_c_str(&short_obj, "abc"), XFFI_OK);
+  assert_int_equal(xffi_string_from_c_str(&long_obj, "a key longer than seven"), XFFI_OK);
+  assert_int_equal(xffi_string_from_c_str(&long_obj2, "a key longer than seven"), XFFI_OK);
+  xffi_any v1 = xffi_any_int(1), v2 = xffi_any_int(2);
+  xffi_any k_small = xffi_any_c_str("abc"); /* stored as a small string */
+  assert_int_equal(xffi_map_set(&map, &k_small, &v1), XFFI_OK);
+  xffi_any k_obj = xffi_any_object(short_obj); /* a String object "abc" */
+  assert_int_equal(map_get_int(map, &k_obj), 1);
+  assert_int_equal(xffi_map_set(&map, &k_obj, &v2), XFFI_OK);
+  assert_int_equal(map_len(map), 1);
+  assert_int_equal(map_get_int(map, &k_small), 2);
+  xffi_any k_long = xffi_any_object(long_obj);
+  assert_int_equal(xffi_map_set(&map, &k_long, &v1), XFFI_OK);
+  xffi_any k_long2 = xffi_any_object(long_obj2); /* another object, same bytes */
+  assert_int_equal(map_get_int(map, &k_long2), 1);
+  xffi_any k_cstr = xffi_any_c_str("a key longer than seven");
+  assert_int_equal(map_get_int(map, &k_cstr), 1);
+  xffi_byte_array bytes_run = {"abc", 3};
+  xffi_any k_bytes = xffi_any_byte_array(&bytes_run); /* bytes are not strings */
+  assert_int_equal(map_has(map, k_bytes), 0);
+  assert_int_equal(xffi_map_set(&map, &k_bytes, &v1), XFFI_OK);
+  assert_int_equal(map_len(map), 3);
+  xffi_object *bytes_obj = NULL;
+  assert_int_equal(xffi_bytes_new(&bytes_obj, "abc", 3), XFFI_OK);
+  assert_int_equal(map_has(map, xffi_any_object(bytes_obj)), 1);
+  /* The empty string is a key like any other. */
+  xffi_any k_empty = xffi_any_c_str("");
+  assert_int_equal(map_has(map, k_empty), 0);
+  assert_int_equal(xffi_map_set(&map, &k_empty, &v2), XFFI_OK);
+  assert_int_equal(map_get_int(map, &k_empty), 2);
+  xffi_object_dec_ref(bytes_obj);
+  xffi_object_dec_ref(short_obj);
+  xffi_object_dec_ref(long_obj);
+  xffi_object_dec_ref(long_obj2);
+  xffi_object_dec_ref(map);
+}
+
+static void int_bool_and_float_are_distinct_kinds(void **state) {
+  (void)state;
+  xffi_object *map = NULL;
+  assert_int_equal(xffi_map_new(&map), XFFI_OK);
+  xffi_any ki = xffi_any_int(1), kb = xffi_any_bool(1), kf = xffi_any_float(1.0);
+  xffi_any v = xffi_any_int(0);
+  assert_int_equal(xffi_map_set(&map, &ki, &v), XFFI_OK);
+  assert_int_equal(map_has(map, kb), 0);
+  assert_int_equal(map_has(map, kf), 0);
+  assert_int_equal(xffi_map_set(&map, &kb, &v), XFFI_OK);
+  assert_int_equal(xffi_map_set(&map, &kf, &v), XFFI_OK);
+  assert_int_equal(map_len(map), 3);
+  /* A bool with another non-zero payload is still true. */
+  xffi_any odd_true = kb;
+  odd_true.v_int64 = 7;
+  assert_int_equal(map_has(map, odd_true), 1);
+  xffi_object_dec_ref(map);
+}
+
+static void float_keys_merge_zeros_and_nans(void **state) {
+  (void)state;
+  xffi_object *map = NULL;
+  assert_int_equal(xffi_map_new(&map), XFFI_OK);
+  map_set_int(&map, 0, 0); /* int 0: a different key from 0.0 */
+  xffi_any zero = xffi_any_float(0.0), neg_zero = xffi_any_float(-0.0), nan = xffi_any_float(NAN);
+  xffi_any other_nan = xffi_any_float(-(double)NAN), v = xffi_any_int(5), w = xffi_any_int(6);
+  assert_int_equal(xffi_map_set(&map, &neg_zero, &v), XFFI_OK);
+  assert_int_equal(map_get_int(map, &zero), 5);
+  assert_int_equal(xffi_map_set(&map, &nan, &w), XFFI_OK);
+  assert_int_equal(map_get_int(map, &other_nan), 6);
+  xffi_any f = xffi_any_float(2.5);
+  assert_int_equal(map_has(map, f), 0);
+  assert_int_equal(map_len(map), 3);
+  xffi_object_dec_ref(map);
+}
+
+static void plain_values_compare_by_value_objects_by_identity(void **state) {
+  (void)state;
+  xffi_object *map = NULL;
+  assert_int_equal(xffi_map_new(&map), XFFI_OK);
+  xffi_object *a = counted_new(), *b = counted_new();
+  xffi_any ka = xffi_any_object(a), kb = xffi_any_object(b), v = xffi_any_int(1);
+  assert_int_equal(xffi_map_set(&map, &ka, &v), XFFI_OK);
+  assert_int_equal(map_has(map, ka), 1);
+  assert_int_equal(map_has(map, kb), 0);
+  xffi_any none = xffi_any_none();
+  assert_int_equal(xffi_map_set(&map, &none, &v), XFFI_OK);
+  assert_int_equal(map_has(map, xffi_any_none()), 1);
+  DLDataType f32 = {kDLFloat, 32, 1}, i32 = {kDLInt, 32, 1};
+  xffi_any kd = xffi_any_dtype(f32);
+  assert_int_equal(xffi_map_set(&map, &kd, &v), XFFI_OK);
+  assert_int_equal(map_has(map, xffi_any_dtype(f32)), 1);
+  assert_int_equal(map_has(map, xffi_any_dtype(i32)), 0);
+  xffi_any kd_noise = xffi_any_dtype(f32); /* garbage past the 4 dtype bytes */
+  kd_noise.v_small[6] = 0x55;
+  assert_int_equal(map_has(map, kd_noise), 1);
+  DLDevice cpu = {kDLCPU, 0}, cpu1 = {kDLCPU, 1};
+  xffi_any kdev = xffi_any_device(cpu);
+  assert_int_equal(xffi_map_set(&map, &kdev, &v), XFFI_OK);
+  assert_int_equal(map_has(map, xffi_any_device(cpu)), 1);
+  assert_int_equal(map_has(map, xffi_any_device(cpu1)), 0);
+  int x;
+  xffi_any kp = xffi_any_ptr(&x);
+  assert_int_equal(xffi_map_set(&map, &kp, &v), XFFI_OK);
+  assert_int_equal(map_has(map, xffi_any_ptr(&x)), 1);
+  assert_int_equal(map_len(map), 5);
+  counted_destroyed = 0;
+  xffi_object_dec_ref(a);
+  xffi_object_dec_ref(b);
+  assert_int_equal(counted_destroyed, 1); /* b; a is still a key */
+  xffi_object_dec_ref(map);
+  assert_int_equal(counted_destroyed, 2);
+}
+
+static void changes_on_a_shared_map_copy_it(void **state) {
+  (void)state;
+  xffi_object *map = NULL;
+  assert_int_equal(xffi_map_new(&map), XFFI_OK);
+  for (int i = 0; i < 10; ++i) map_set_int(&map, i, i);
+  xffi_object *orig = map;
+  xffi_object_inc_ref(orig);
+  map_set_int(&map, 3, 33); /* existing key on a shared map */
+  assert_ptr_not_equal(map, orig);
+  assert_int_equal(xffi_object_strong_count(orig), 1);
+  xffi_any k3 = xffi_any_int(3);
+  assert_int_equal(map_get_int(orig, &k3), 3);
+  assert_int_equal(map_get_int(map, &k3), 33);
+  xffi_object *second = map;
+  map_set_int(&map, 50, 50); /* unique now: in place */
+  assert_ptr_equal(map, second);
+
+  xffi_object_inc_ref(second);
+  assert_int_equal(xffi_map_erase(&map, &k3), XFFI_OK);
+  assert_ptr_not_equal(map, second);
+  assert_int_equal(map_has(second, k3), 1);
+  assert_int_equal(map_has(map, k3), 0);
+  xffi_object *third = map;
+  xffi_object_inc_ref(third);
+  assert_int_equal(xffi_map_clear(&map), XFFI_OK);
+  assert_ptr_not_equal(map, third);
+  assert_int_equal(map_len(map), 0);
+  assert_int_equal(map_len(third), 10);
+  /* Order survives the copy: erase left a hole, the copy has none. */
+  int64_t cursor = 0;
+  xffi_map_item item;
+  int64_t expect[] = {0, 1, 2, 4, 5, 6, 7, 8, 9, 50};
+  for (int i = 0; i < 10; ++i) {
+    assert_int_equal(xffi_map_next(&item, third, &cursor), XFFI_OK);
+    assert_non_null(item.key);
+    assert_int_equal(item.key->v_int64, expect[i]);
+  }
+  assert_int_equal(xffi_map_next(&item, third, &cursor), XFFI_OK);
+  assert_null(item.key);
+  xffi_object *before = third;
+  assert_int_equal(xffi_map_clear(&third), XFFI_OK); /* unique: in place */
+  assert_ptr_equal(third, before);
+  xffi_object_dec_ref(third);
+  xffi_object_dec_ref(second);
+  xffi_object_dec_ref(map);
+  xffi_object_dec_ref(orig);
+}
+
+static void new_from_keeps_first_position_and_last_value(void **state) {
+  (void)state;
+  xffi_any keys[4] = {xffi_any_c_str("x"), xffi_any_c_str("y"), xffi_any_c_str("x"), xffi_any_int(3)};
+  xffi_any values[4] = {xffi_any_int(1), xffi_any_int(2), xffi_any_int(3), xffi_any_c_str("three")};
+  xffi_object *map = NULL;
+  assert_int_equal(xffi_map_new_from(&map, keys, values, 4), XFFI_OK);
+  assert_int_equal(map_len(map), 3);
+  int64_t cursor = 0;
+  xffi_map_item item;
+  assert_int_equal(xffi_map_next(&item, map, &cursor), XFFI_OK);
+  assert_string_equal(item.key->v_small, "x");
+  assert_int_equal(item.value->v_int64, 3);
+  xffi_object *copy = NULL;
+  assert_int_equal(xffi_map_copy(&copy, map), XFFI_OK);
+  assert_int_equal(copy->type_index, XFFI_TYPE_MAP);
+  assert_int_equal(map_len(copy), 3);
+  xffi_object *dict = NULL;
+  assert_int_equal(xffi_dict_copy(&dict, map), XFFI_OK);
+  assert_int_equal(dict->type_index, XFFI_TYPE_DICT);
+  assert_int_equal(map_get_int(dict, &keys[1]), 2);
+  xffi_object *empty = NULL;
+  assert_int_equal(xffi_map_new_from(&empty, NULL, NULL, 0), XFFI_OK);
+  assert_int_equal(map_len(empty), 0);
+  xffi_object_dec_ref(empty);
+  xffi_object_dec_ref(dict);
+  xffi_object_dec_ref(copy);
+  xffi_object_dec_ref(map);
+}
+
+static void many_erases_compact_and_release_memory(void **state) {
+  (void)state;
+  xffi_object *map = NULL;
+  assert_int_equal(xffi_map_new(&map), XFFI_OK);
+  const int n = 20000;
+  for (int i = 0; i < n; ++i) map_set_int(&map, i, i);
+  size_t full = 0;
+  assert_int_equal(xffi_map_memory_bytes(&full, map), XFFI_OK);
+  assert_true(full <= (size_t)n * 48 + 1024);
+  for (int i = 0; i < n - 3; ++i) {
+    xffi_any k = xffi_any_int(i);
+    assert_int_equal(xffi_map_erase(&map, &k), XFFI_OK);
+  }
+  assert_int_equal(map_len(map), 3);
+  size_t small = 0;
+  assert_int_equal(xffi_map_memory_bytes(&small, map), XFFI_OK);
+  assert_true(small < 4096); /* tables shrank with the contents */
+  /* Iteration sees exactly the three survivors, in order. */
+  int64_t cursor = 0, seen = 0;
+  xffi_map_item item;
+  while (xffi_map_next(&item, map, &cursor) == XFFI_OK && item.key) {
+    assert_int_equal(item.key->v_int64, n - 3 + seen);
+    ++seen;
+  }
+  assert_int_equal(seen, 3);
+  assert_true(cursor <= 8); /* no long scan over holes */
+  /* Churn: insert/erase cycles keep the map small and correct. */
+  for (int round = 0; round < 50000; ++round) {
+    map_set_int(&map, 1000000 + round, round);
+    xffi_any k = xffi_any_int(1000000 + round);
+    assert_int_equal(xffi_map_erase(&map, &k), XFFI_OK);
+  }
+  assert_int_equal(map_len(map), 3);
+  assert_int_equal(xffi_map_memory_bytes(&small, map), XFFI_OK);
+  assert_true(small < 4096);
+  xffi_object_dec_ref(map);
+}
+
+static void bytes_per_entry_stay_under_48(void **state) {
+  (void)state;
+  xffi_object *map = NULL;
+  assert_int_equal(xffi_map_new(&map), XFFI_OK);
+  double worst = 0;
+  for (int i = 0; i < 200000; ++i) {
+    map_set_int(&map, (int64_t)i * 7919, i);
+    if (i >= 1000 && i % 97 == 0) {
+      size_t bytes = 0;
+      assert_int_equal(xffi_map_memory_bytes(&bytes, map), XFFI_OK);
+      double per = (double)bytes / (i + 1);
+      if (per > worst) worst = per;
+    }
+  }
+  assert_true(worst <= 48.0);
+  xffi_object_dec_ref(map);
+}
+
+static void values_and_keys_are_released_exactly_once(void **state) {
+  (void)state;
+  counted_destroyed = 0;
+  xffi_object *map = NULL;
+  assert_int_equal(xffi_map_new(&map), XFFI_OK);
+  for (int i = 0; i < 20; ++i) {
+    xffi_object *obj = counted_new();
+    xffi_any k = xffi_any_int(i), v = xffi_any_object(obj);
+    assert_int_equal(xffi_map_set(&map, &k, &v), XFFI_OK);
+    xffi_any k2 = xffi_any_object(obj); /* the object as a key too */
+    assert_int_equal(xffi_map_set(&map, &k2, &k), XFFI_OK);
+    xffi_object_dec_ref(obj);
+  }
+  map_set_int(&map, 0, 0); /* replaces value #0, which is still a key */
+  assert_int_equal(counted_destroyed, 0);
+  xffi_object *shared = map;
+  xffi_object_inc_ref(shared);
+  xffi_any k1 = xffi_any_int(1);
+  assert_int_equal(xffi_map_erase(&map, &k1), XFFI_OK); /* copy, then erase */
+  assert_int_equal(counted_destroyed, 0);
+  xffi_object_dec_ref(shared);
+  assert_int_equal(counted_destroyed, 0);
+  xffi_object_dec_ref(map);
+  assert_int_equal(counted_destroyed, 20);
+}
+
+static void out_of_memory_leaves_the_map_unchanged(void **state) {
+  (void)state;
+  xffi_object *map = NULL;
+  assert_int_equal(xffi_map_new(&map), XFFI_OK);
+  /* 7 entries fill 8 slots to 80%: the next set rebuilds the index; with
+   * 8 entries the next set grows the entry array. Either way the key copy is
+   * the first allocation and the table the second. */
+  xffi_any k = xffi_any_c_str("a long key that must be copied"), v = xffi_any_int(1);
+  for (int fill = 7; fill <= 8; ++fill) {
+    while (map_len(map) < fill) map_set_int(&map, map_len(map), map_len(map));
+    for (int64_t after = 0; after < 2; ++after) {
+      xffi_object *before = map;
+      xffi_testing_fail_alloc_after(after);
+      int rc = xffi_map_set(&map, &k, &v);
+      xffi_testing_fail_alloc_after(-1);
+      assert_int_equal(rc, XFFI_FAIL);
+      expect_error(XFFI_KIND_MEMORY, "out of memory");
+      assert_ptr_equal(map, before);
+      assert_int_equal(map_len(map), fill);
+      assert_int_equal(map_has(map, k), 0);
+      for (int64_t i = 0; i < fill; ++i) {
+        xffi_any ki = xffi_any_int(i);
+        assert_int_equal(map_get_int(map, &ki), i);
+      }
+    }
+  }
+  xffi_object *shared = map;
+  xffi_object_inc_ref(shared);
+  xffi_any k0 = xffi_any_int(0);
+  for (int op = 0; op < 3; ++op) {
+    xffi_testing_fail_alloc_after(0);
+    int rc = op == 0 ? xffi_map_set(&map, &k0, &v) : op == 1 ? xffi_map_erase(&map, &k0) : xffi_map_clear(&map);
+    xffi_testing_fail_alloc_after(-1);
+    assert_int_equal(rc, XFFI_FAIL);
+    expect_error(XFFI_KIND_MEMORY, "out of memory");
+    assert_ptr_equal(map, shared);
+  }
+  assert_int_equal(map_get_int(map, &k0), 0);
+  xffi_object *out = (xffi_object *)1;
+  xffi_testing_fail_alloc_after(0);
+  assert_int_equal(xffi_map_new(&out), XFFI_FAIL);
+  assert_null(out);
+  out = (xffi_object *)1;
+  assert_int_equal(xffi_map_copy(&out, map), XFFI_FAIL);
+  assert_null(out);
+  xffi_testing_fail_alloc_after(-1);
+  expect_error(XFFI_KIND_MEMORY, "out of memory");
+  xffi_testing_fail_alloc_after(2); /* the object and first tables, then a key copy fails */
+  xffi_any keys[2] = {xffi_any_c_str("first long key"), xffi_any_c_str("second long key")};
+  xffi_any values[2] = {xffi_any_int(1), xffi_any_int(2)};
+  out = (xffi_object *)1;
+  assert_int_equal(xffi_map_new_from(&out, keys, values, 2), XFFI_FAIL);
+  xffi_testing_fail_alloc_after(-1);
+  expect_error(XFFI_KIND_MEMORY, "out of memory");
+  assert_null(out);
+  xffi_object_dec_ref(shared);
+  xffi_object_dec_ref(map);
+}
+
+static void bad_input_is_reported(void **state) {
+  (void)state;
+  xffi_object *map = NULL, *dict = NULL, *str = NULL, *out = NULL, *null_obj = NULL;
+  assert_int_equal(xffi_map_new(&map), XFFI_OK);
+  map_set_int(&map, 1, 1);
+  assert_int_equal(xffi_dict_new(&dict), XFFI_OK);
+  assert_int_equal(xffi_string_from_c_str(&str, "not a map"), XFFI_OK);
+  xffi_any k = xffi_any_int(1), missing = xffi_any_int(2), v = xffi_any_int(0), got = xffi_any_none();
+  xffi_any rvalue = xffi_any_object(str);
+  rvalue.type_index = XFFI_TYPE_OBJECT_RVALUE;
+  const xffi_any *found = NULL;
+  int flag = 0;
+  int64_t n = 0, cursor = 0;
+  xffi_map_item item;
+  size_t bytes = 0;
+
+  assert_int_equal(xffi_map_new(NULL), XFFI_FAIL);
+  expect_error(XFFI_KIND_VALUE, "xffi_map_new: out is NULL");
+  assert_int_equal(xffi_map_new_from(NULL, &k, &v, 1), XFFI_FAIL);
+  expect_error(XFFI_KIND_VALUE, "xffi_map_new_from: out is NULL");
+  assert_int_equal(xffi_map_new_from(&out, NULL, &v, 1), XFFI_FAIL);
+  expect_error(XFFI_KIND_VALUE, "xffi_map_new_from: keys is NULL but count is 1");
+  assert_int_equal(xffi_map_new_from(&out, &k, NULL, 1), XFFI_FAIL);
+  expect_error(XFFI_KIND_VALUE, "xffi_map_new_from: values is NULL but count is 1");
+  assert_int_equal(xffi_map_new_from(&out, &k, &v, -1), XFFI_FAIL);
+  expect_error(XFFI_KIND_VALUE, "xffi_map_new_from: count is negative (-1)");
+  assert_int_equal(xffi_map_new_from(&out, &rvalue, &v, 1), XFFI_FAIL);
+  expect_error(XFFI_KIND_TYPE,
+               "xffi_map_new_from: key is an object rvalue reference (a move), which cannot be a map key");
+  assert_null(out);
+
+  assert_int_equal(xffi_map_length(NULL, map), XFFI_FAIL);
+  expect_error(XFFI_KIND_VALUE, "xffi_map_length: out is NULL");
+  assert_int_equal(xffi_map_length(&n, NULL), XFFI_FAIL);
+  expect_error(XFFI_KIND_VALUE, "xffi_map_length: map is NULL");
+  assert_int_equal(xffi_map_length(&n, str), XFFI_FAIL);
+  expect_error(XFFI_KIND_TYPE, "xffi_map_length: map expected Map or Dict, got String");
+
+  assert_int_equal(xffi_map_get(NULL, map, &k), XFFI_FAIL);
+  expect_error(XFFI_KIND_VALUE, "xffi_map_get: out is NULL");
+  assert_int_equal(xffi_map_get(&got, NULL, &k), XFFI_FAIL);
+  expect_error(XFFI_KIND_VALUE, "xffi_map_get: map is NULL");
+  assert_int_equal(xffi_map_get(&got, str, &k), XFFI_FAIL);
+  expect_error(XFFI_KIND_TYPE, "xffi_map_get: map expected Map or Dict, got String");
+  assert_int_equal(xffi_map_get(&got, map, NULL), XFFI_FAIL);
+  expect_error(XFFI_KIND_VALUE, "xffi_map_get: key is NULL");
+  assert_int_equal(xffi_map_get(&got, map, &missing), XFFI_FAIL);
+  expect_error(XFFI_KIND_KEY, "xffi_map_get: key 2 is not in the map");
+  xffi_any skey = xffi_any_c_str("nope");
+  assert_int_equal(xffi_map_get(&got, map, &skey), XFFI_FAIL);
+  expect_error(XFFI_KIND_KEY, "xffi_map_get: key \"nope\" is not in the map");
+  xffi_any fkey = xffi_any_float(1.5);
+  assert_int_equal(xffi_map_get(&got, map, &fkey), XFFI_FAIL);
+  expect_error(XFFI_KIND_KEY, "xffi_map_get: key 1.5 is not in the map");
+  xffi_any okey = xffi_any_object(dict);
+  assert_int_equal(xffi_map_get(&got, map, &okey), XFFI_FAIL);
+  expect_error(XFFI_KIND_KEY, "xffi_map_get: key (a Dict) is not in the map");
+  assert_int_equal(xffi_map_get(&got, map, &rvalue), XFFI_FAIL);
+  expect_error(XFFI_KIND_TYPE,
+               "xffi_map_get: key is an object rvalue reference (a move), which cannot be a map key");
+
+  assert_int_equal(xffi_map_lookup(NULL, map, &k), XFFI_FAIL);
+  expect_error(XFFI_KIND_VALUE, "xffi_map_lookup: out is NULL");
+  assert_int_equal(xffi_map_lookup(&found, NULL, &k), XFFI_FAIL);
+  expect_error(XFFI_KIND_VALUE, "xffi_map_lookup: map is NULL");
+  assert_int_equal(xffi_map_lookup(&found, map, NULL), XFFI_FAIL);
+  expect_error(XFFI_KIND_VALUE, "xffi_map_lookup: key is NULL");
+  assert_int_equal(xffi_map_lookup(&found, str, &k), XFFI_FAIL);
+  expect_error(XFFI_KIND_TYPE, "xffi_map_lookup: map expected Map or Dict, got String");
+
+  assert_int_equal(xffi_map_contains(NULL, map, &k), XFFI_FAIL);
+  expect_error(XFFI_KIND_VALUE, "xffi_map_contains: out is NULL");
+  assert_int_equal(xffi_map_contains(&flag, NULL, &k), XFFI_FAIL);
+  expect_error(XFFI_KIND_VALUE, "xffi_map_contains: map is NULL");
+  assert_int_equal(xffi_map_contains(&flag, map, NULL), XFFI_FAIL);
+  expect_error(XFFI_KIND_VALUE, "xffi_map_contains: key is NULL");
+
+  assert_int_equal(xffi_map_next(NULL, map, &cursor), XFFI_FAIL);
+  expect_error(XFFI_KIND_VALUE, "xffi_map_next: out is NULL");
+  assert_int_equal(xffi_map_next(&item, NULL, &cursor), XFFI_FAIL);
+  expect_error(XFFI_KIND_VALUE, "xffi_map_next: map is NULL");
+  assert_int_equal(xffi_map_next(&item, map, NULL), XFFI_FAIL);
+  expect_error(XFFI_KIND_VALUE, "xffi_map_next: cursor is NULL");
+  cursor = -1;
+  assert_int_equal(xffi_map_next(&item, map, &cursor), XFFI_FAIL);
+  expect_error(XFFI_KIND_INDEX, "xffi_map_next: cursor is negative (-1)");
+  cursor = 1000; /* past the end: simply finished */
+  assert_int_equal(xffi_map_next(&item, map, &cursor), XFFI_OK);
+  assert_null(item.key);
+
+  assert_int_equal(xffi_map_copy(NULL, map), XFFI_FAIL);
+  expect_error(XFFI_KIND_VALUE, "xffi_map_copy: out is NULL");
+  assert_int_equal(xffi_map_copy(&out, str), XFFI_FAIL);
+  expect_error(XFFI_KIND_TYPE, "xffi_map_copy: map expected Map or Dict, got String");
+
+  assert_int_equal(xffi_map_set(NULL, &k, &v), XFFI_FAIL);
+  expect_error(XFFI_KIND_VALUE, "xffi_map_set: map is NULL");
+  assert_int_equal(xffi_map_set(&null_obj, &k, &v), XFFI_FAIL);
+  expect_error(XFFI_KIND_VALUE, "xffi_map_set: *map is NULL");
+  assert_int_equal(xffi_map_set(&dict, &k, &v), XFFI_FAIL);
+  expect_error(XFFI_KIND_TYPE, "xffi_map_set: *map expected Map, got Dict");
+  assert_int_equal(xffi_map_set(&map, NULL, &v), XFFI_FAIL);
+  expect_error(XFFI_KIND_VALUE, "xffi_map_set: key is NULL");
+  assert_int_equal(xffi_map_set(&map, &k, NULL), XFFI_FAIL);
+  expect_error(XFFI_KIND_VALUE, "xffi_map_set: value is NULL");
+  assert_int_equal(xffi_map_set(&map, &rvalue, &v), XFFI_FAIL);
+  expect_error(XFFI_KIND_TYPE, "xffi_map_set: key is an object rvalue reference (a move), which cannot be a map key");
+  assert_int_equal(xffi_map_set(&map, &k, &rvalue), XFFI_FAIL);
+  expect_error(XFFI_KIND_TYPE, "xffi_map_set: value is an object rvalue reference (a move), which cannot be stored");
+
+  assert_int_equal(xffi_map_erase(NULL, &k), XFFI_FAIL);
+  expect_error(XFFI_KIND_VALUE, "xffi_map_erase: map is NULL");
+  assert_int_equal(xffi_map_erase(&dict, &k), XFFI_FAIL);
+  expect_error(XFFI_KIND_TYPE, "xffi_map_erase: *map expected Map, got Dict");
+  assert_int_equal(xffi_map_erase(&map, NULL), XFFI_FAIL);
+  expect_error(XFFI_KIND_VALUE, "xffi_map_erase: key is NULL");
+  assert_int_equal(xffi_map_erase(&map, &missing), XFFI_FAIL);
+  expect_error(XFFI_KIND_KEY, "xffi_map_erase: key 2 is not in the map");
+
+  assert_int_equal(xffi_map_clear(NULL), XFFI_FAIL);
+  expect_error(XFFI_KIND_VALUE, "xffi_map_clear: map is NULL");
+  assert_int_equal(xffi_map_clear(&null_obj), XFFI_FAIL);
+  expect_error(XFFI_KIND_VALUE, "xffi_map_clear: *map is NULL");
+  assert_int_equal(xffi_map_clear(&str), XFFI_FAIL);
+  expect_error(XFFI_KIND_TYPE, "xffi_map_clear: *map expected Map, got String");
+
+  assert_int_equal(xffi_map_memory_bytes(NULL, map), XFFI_FAIL);
+  expect_error(XFFI_KIND_VALUE, "xffi_map_memory_bytes: out is NULL");
+  assert_int_equal(xffi_map_memory_bytes(&bytes, str), XFFI_FAIL);
+  expect_error(XFFI_KIND_TYPE, "xffi_map_memory_bytes: map expected Map or Dict, got String");
+
+  assert_int_equal(map_len(map), 1);
+  assert_null(xffi_error_peek_raised());
+  xffi_object_dec_ref(str);
+  xffi_object_dec_ref(dict);
+  xffi_object_dec_ref(map);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(set_get_and_iterate_in_insertion_order),
+      cmocka_unit_test(string_forms_with_the_same_bytes_are_one_key),
+      cmocka_unit_test(int_bool_and_float_are_distinct_kinds),
+      cmocka_unit_test(float_keys_merge_zeros_and_nans),
+      cmocka_unit_test(plain_values_compare_by_value_objects_by_identity),
+      cmocka_unit_test(changes_on_a_shared_map_copy_it),
+      cmocka_unit_test(new_from_keeps_first_position_and_last_value),
+      cmocka_unit_test(many_erases_compact_and_release_memory),
+      cmocka_unit_test(bytes_per_entry_stay_under_48),
+      cmocka_unit_test(values_and_keys_are_released_exactly_once),
+      cmocka_unit_test(out_of_memory_leaves_the_map_unchanged),
+      cmocka_unit_test(bad_input_is_reported),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
