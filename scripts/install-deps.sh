@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Installs what building and testing xffi needs on a fresh Debian machine
+# (compilers, Rust, Python and cmake are assumed present). Idempotent: only
+# what is missing is installed. Usage: scripts/install-deps.sh [tour|test]
+set -euo pipefail
+what=${1:-test}
+
+sudo_if_needed() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
+
+debian_packages=(pkg-config ninja-build)
+if [ "$what" = test ]; then
+  debian_packages+=(libcmocka-dev clang libclang-rt-14-dev valgrind)
+fi
+missing=()
+for p in "${debian_packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "installing Debian packages: ${missing[*]}"
+  sudo_if_needed apt-get update -qq
+  sudo_if_needed env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+if [ "$what" = test ]; then
+  # The tvm-ffi wheel carries the headers the layout tests compare against;
+  # numpy is the real DLPack client of the tensor tests.
+  python_packages=()
+  python3 -c "import tvm_ffi" 2>/dev/null || python_packages+=(apache-tvm-ffi)
+  python3 -c "import numpy" 2>/dev/null || python_packages+=(numpy)
+  python3 -c "import pytest" 2>/dev/null || python_packages+=(pytest)
+  if [ ${#python_packages[@]} -gt 0 ]; then
+    echo "installing Python packages: ${python_packages[*]}"
+    python3 -m pip install -q "${python_packages[@]}"
+  fi
+fi

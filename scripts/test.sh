@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# Runs every test of xffi, installing what the tests need first.
+#   C: gcc and clang builds with -Werror, the cmocka suite under ctest, again
+#      under AddressSanitizer+UBSan, the thread tests under ThreadSanitizer,
+#      public headers compiled alone as C11 and C++, the installed package
+#      used through find_package and pkg-config.
+#   Python: numpy exchanging tensors with xffi over DLPack.
+#   Rust: cargo test (doctests included), cross-language tests under valgrind,
+#      cargo package of each crate.
+# Build trees go to build/ (override with XFFI_BUILD_ROOT). Every step runs
+# even when an earlier one failed; the exit status says whether all passed.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+build=${XFFI_BUILD_ROOT:-$root/build}
+jobs=${XFFI_JOBS:-2}
+
+bash scripts/install-deps.sh test || { echo "installing dependencies failed"; exit 1; }
+tvm_include=$(python3 -m tvm_ffi.config --includedir) || { echo "the apache-tvm-ffi wheel is missing"; exit 1; }
+
+passed=0
+failed=0
+failed_steps=()
+step() {
+  local name=$1
+  shift
+  echo
+  echo "=== $name"
+  local start=$SECONDS
+  if "$@"; then
+    passed=$((passed + 1))
+    echo "=== $name: ok ($((SECONDS - start)) s)"
+  else
+    failed=$((failed + 1))
+    failed_steps+=("$name")
+    echo "=== $name: FAILED ($((SECONDS - start)) s)"
+  fi
+}
+
+configure_build() { # dir, extra cmake args...
+  local dir=$1
+  shift
+  cmake -S "$root" -B "$dir" -G Ninja -DXFFI_TVM_FFI_INCLUDE_DIR="$tvm_include" "$@" >/dev/null &&
+    cmake --build "$dir" -j "$jobs"
+}
+
+c_suite() { # dir, compiler, extra cmake args...
+  local dir=$1 compiler=$2
+  shift 2
+  configure_build "$dir" -DCMAKE_C_COMPILER="$compiler" -DCMAKE_BUILD_TYPE=Debug "$@" &&
+    ctest --test-dir "$dir" -j "$jobs" --output-on-failure
+}
+
+release_build() {
+  configure_build "$build/release" -DCMAKE_BUILD_TYPE=Release
+}
+
+sanitizers() {
+  export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+  c_suite "$build/asan" clang -DXFFI_SANITIZE=address,undefined
+}
+
+thread_sanitizer() {
+  export TSAN_OPTIONS=halt_on_error=1
+  configure_build "$build/tsan" -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=Debug -DXFFI_SANITIZE=thread &&
+    ctest --test-dir "$build/tsan" -L threads -j "$jobs" --output-on-failure
+}
+
+headers_compile_alone() {
+  local ok=0 h rel
+  for h in $(cd include && find xffi -name '*.h' | sort); do
+    printf '#include <%s>\nint main(void){return 0;}\n' "$h" >"$build/header_probe.c"
+    cp "$build/header_probe.c" "$build/header_probe.cpp"
+    if ! cc -std=c11 -Wall -Wextra -pedantic -Werror -Iinclude -fsyntax-only "$build/header_probe.c"; then
+      echo "not self-contained as C11: $h"
+      ok=1
+    fi
+    if ! c++ -std=c++11 -Wall -Wextra -pedantic -Werror -Iinclude -fsyntax-only "$build/header_probe.cpp"; then
+      echo "not self-contained as C++: $h"
+      ok=1
+    fi
+  done
+  return $ok
+}
+
+installed_package() {
+  local prefix=$build/install consumer=$build/consumer
+  rm -rf "$prefix" "$consumer" && mkdir -p "$consumer" &&
+    cmake --install "$build/release" --prefix "$prefix" >/dev/null &&
+    cp tests/install/consumer.c tests/install/CMakeLists.txt "$consumer/" &&
+    cmake -S "$consumer" -B "$consumer/build" -G Ninja -DCMAKE_PREFIX_PATH="$prefix" >/dev/null &&
+    cmake --build "$consumer/build" &&
+    "$consumer/build/consumer_cmake_shared" && "$consumer/build/consumer_cmake_static" &&
+    PKG_CONFIG_PATH="$prefix/lib/pkgconfig:$prefix/lib64/pkgconfig" sh -c \
+      'cc -std=c11 -o "$1/consumer_pkgconfig" tests/install/consumer.c $(pkg-config --cflags --libs xffi) -Wl,-rpath,"$(pkg-config --variable=libdir xffi)"' _ "$consumer" &&
+    "$consumer/consumer_pkgconfig" &&
+    ! (ldd "$prefix"/lib*/libxffi.so | grep -q 'libstdc++')
+}
+
+mkdir -p "$build"
+step "C suite, gcc -Werror" c_suite "$build/gcc" gcc
+step "C suite, clang -Werror" c_suite "$build/clang" clang
+step "C suite under AddressSanitizer+UBSan" sanitizers
+step "thread tests under ThreadSanitizer" thread_sanitizer
+step "public headers compile alone (C11, C++)" headers_compile_alone
+step "release build (library, benchmarks, tour)" release_build
+step "installed package: find_package and pkg-config" installed_package
+for extra in scripts/test.d/*.sh; do
+  [ -e "$extra" ] || continue
+  # shellcheck source=/dev/null
+  source "$extra"
+done
+
+echo
+if [ $failed -gt 0 ]; then
+  printf 'failed: %s\n' "${failed_steps[@]}"
+fi
+echo "test steps: $passed passed, $failed failed"
+[ $failed -eq 0 ]
