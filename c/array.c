@@ -121,7 +121,11 @@ static int seq_is_unique(const xffi_object *obj) {
 
 /* ---- Argument checks ---- */
 
-static int check_seq_arg(const char *fn, const char *arg, const xffi_object *obj) {
+/* The name of the sequence parameter of fn: "list" for xffi_list_*, else "array". */
+static const char *seq_arg_name(const char *fn) { return strncmp(fn, "xffi_list", 9) == 0 ? "list" : "array"; }
+
+static int check_seq_arg(const char *fn, const xffi_object *obj) {
+  const char *arg = seq_arg_name(fn);
   if (!obj) return xffi_raise_null_arg(fn, arg);
   if (xffi_seq_check(obj)) return XFFI_OK;
   xffi_any view = xffi_any_object((xffi_object *)obj);
@@ -200,14 +204,14 @@ static int seq_new_with_capacity(const char *fn, int32_t type_index, xffi_object
 
 static int seq_length(const char *fn, int64_t *out, const xffi_object *seq) {
   if (!out) return xffi_raise_null_arg(fn, "out");
-  if (check_seq_arg(fn, "seq", seq) != XFFI_OK) return XFFI_FAIL;
+  if (check_seq_arg(fn, seq) != XFFI_OK) return XFFI_FAIL;
   *out = xffi_seq_size(seq);
   return XFFI_OK;
 }
 
 static int seq_get(const char *fn, xffi_any *out, const xffi_object *seq, int64_t index) {
   if (!out) return xffi_raise_null_arg(fn, "out");
-  if (check_seq_arg(fn, "seq", seq) != XFFI_OK) return XFFI_FAIL;
+  if (check_seq_arg(fn, seq) != XFFI_OK) return XFFI_FAIL;
   if (check_index(fn, index, xffi_seq_size(seq), 0) != XFFI_OK) return XFFI_FAIL;
   *out = any_dup(&xffi_seq_items(seq)[index]);
   return XFFI_OK;
@@ -216,7 +220,7 @@ static int seq_get(const char *fn, xffi_any *out, const xffi_object *seq, int64_
 static int seq_items(const char *fn, const xffi_any **out_items, int64_t *out_size, const xffi_object *seq) {
   if (!out_items) return xffi_raise_null_arg(fn, "out_items");
   if (!out_size) return xffi_raise_null_arg(fn, "out_size");
-  if (check_seq_arg(fn, "seq", seq) != XFFI_OK) return XFFI_FAIL;
+  if (check_seq_arg(fn, seq) != XFFI_OK) return XFFI_FAIL;
   *out_items = xffi_seq_items(seq);
   *out_size = xffi_seq_size(seq);
   return XFFI_OK;
@@ -226,7 +230,7 @@ static int seq_slice(const char *fn, int32_t type_index, xffi_object **out, cons
                      int64_t end) {
   if (!out) return xffi_raise_null_arg(fn, "out");
   *out = NULL;
-  if (check_seq_arg(fn, "seq", seq) != XFFI_OK) return XFFI_FAIL;
+  if (check_seq_arg(fn, seq) != XFFI_OK) return XFFI_FAIL;
   int64_t size = xffi_seq_size(seq);
   if (begin < 0 || end < begin || end > size)
     return xffi_error_raise(XFFI_KIND_INDEX, "%s: range [%lld, %lld) is not within [0, %lld]", fn, (long long)begin,

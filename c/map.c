@@ -418,10 +418,11 @@ static inline int is_map_kind(const xffi_object *obj) {
 }
 
 static int check_readable(const char *fn, const xffi_object *map) {
-  if (!map) return xffi_raise_null_arg(fn, "map");
-  if (XFFI_LIKELY(is_map_kind(map))) return XFFI_OK;
+  if (XFFI_LIKELY(map && is_map_kind(map))) return XFFI_OK;
+  const char *arg = strncmp(fn, "xffi_dict", 9) == 0 ? "dict" : "map";
+  if (!map) return xffi_raise_null_arg(fn, arg);
   xffi_any view = xffi_any_object((xffi_object *)map);
-  return xffi_error_raise(XFFI_KIND_TYPE, "%s: map expected Map or Dict, got %s", fn, xffi_any_kind_name(&view));
+  return xffi_error_raise(XFFI_KIND_TYPE, "%s: %s expected Map or Dict, got %s", fn, arg, xffi_any_kind_name(&view));
 }
 
 static int check_map_ref(const char *fn, xffi_object **map) {

@@ -391,17 +391,17 @@ static void bad_input_is_reported(void **state) {
   assert_int_equal(xffi_array_length(NULL, array), XFFI_FAIL);
   expect_error(XFFI_KIND_VALUE, "xffi_array_length: out is NULL");
   assert_int_equal(xffi_array_length(&n, NULL), XFFI_FAIL);
-  expect_error(XFFI_KIND_VALUE, "xffi_array_length: seq is NULL");
+  expect_error(XFFI_KIND_VALUE, "xffi_array_length: array is NULL");
   assert_int_equal(xffi_array_length(&n, str), XFFI_FAIL);
-  expect_error(XFFI_KIND_TYPE, "xffi_array_length: seq expected Array or List, got String");
+  expect_error(XFFI_KIND_TYPE, "xffi_array_length: array expected Array or List, got String");
   assert_int_equal(xffi_array_length(&n, list), XFFI_OK); /* a List is readable too */
 
   assert_int_equal(xffi_array_get(NULL, array, 0), XFFI_FAIL);
   expect_error(XFFI_KIND_VALUE, "xffi_array_get: out is NULL");
   assert_int_equal(xffi_array_get(&got, NULL, 0), XFFI_FAIL);
-  expect_error(XFFI_KIND_VALUE, "xffi_array_get: seq is NULL");
+  expect_error(XFFI_KIND_VALUE, "xffi_array_get: array is NULL");
   assert_int_equal(xffi_array_get(&got, str, 0), XFFI_FAIL);
-  expect_error(XFFI_KIND_TYPE, "xffi_array_get: seq expected Array or List, got String");
+  expect_error(XFFI_KIND_TYPE, "xffi_array_get: array expected Array or List, got String");
   assert_int_equal(xffi_array_get(&got, array, 2), XFFI_FAIL);
   expect_error(XFFI_KIND_INDEX, "xffi_array_get: index 2 is out of range for length 2");
   assert_int_equal(xffi_array_get(&got, array, -1), XFFI_FAIL);
@@ -412,12 +412,12 @@ static void bad_input_is_reported(void **state) {
   assert_int_equal(xffi_array_items(&items, NULL, array), XFFI_FAIL);
   expect_error(XFFI_KIND_VALUE, "xffi_array_items: out_size is NULL");
   assert_int_equal(xffi_array_items(&items, &n, str), XFFI_FAIL);
-  expect_error(XFFI_KIND_TYPE, "xffi_array_items: seq expected Array or List, got String");
+  expect_error(XFFI_KIND_TYPE, "xffi_array_items: array expected Array or List, got String");
 
   assert_int_equal(xffi_array_slice(NULL, array, 0, 1), XFFI_FAIL);
   expect_error(XFFI_KIND_VALUE, "xffi_array_slice: out is NULL");
   assert_int_equal(xffi_array_slice(&out, NULL, 0, 1), XFFI_FAIL);
-  expect_error(XFFI_KIND_VALUE, "xffi_array_slice: seq is NULL");
+  expect_error(XFFI_KIND_VALUE, "xffi_array_slice: array is NULL");
   assert_int_equal(xffi_array_slice(&out, array, 1, 0), XFFI_FAIL);
   expect_error(XFFI_KIND_INDEX, "xffi_array_slice: range [1, 0) is not within [0, 2]");
   assert_int_equal(xffi_array_slice(&out, array, -1, 1), XFFI_FAIL);

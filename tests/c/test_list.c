@@ -243,13 +243,13 @@ static void bad_input_is_reported(void **state) {
   assert_int_equal(xffi_list_length(NULL, list), XFFI_FAIL);
   expect_error(XFFI_KIND_VALUE, "xffi_list_length: out is NULL");
   assert_int_equal(xffi_list_length(&n, NULL), XFFI_FAIL);
-  expect_error(XFFI_KIND_VALUE, "xffi_list_length: seq is NULL");
+  expect_error(XFFI_KIND_VALUE, "xffi_list_length: list is NULL");
   assert_int_equal(xffi_list_get(&got, list, 7), XFFI_FAIL);
   expect_error(XFFI_KIND_INDEX, "xffi_list_get: index 7 is out of range for length 2");
   assert_int_equal(xffi_list_get(NULL, list, 0), XFFI_FAIL);
   expect_error(XFFI_KIND_VALUE, "xffi_list_get: out is NULL");
   assert_int_equal(xffi_list_items(&items, &n, NULL), XFFI_FAIL);
-  expect_error(XFFI_KIND_VALUE, "xffi_list_items: seq is NULL");
+  expect_error(XFFI_KIND_VALUE, "xffi_list_items: list is NULL");
   assert_int_equal(xffi_list_slice(&out, list, 0, 9), XFFI_FAIL);
   expect_error(XFFI_KIND_INDEX, "xffi_list_slice: range [0, 9) is not within [0, 2]");
   assert_int_equal(xffi_list_slice(NULL, list, 0, 1), XFFI_FAIL);
