@@ -667,6 +667,7 @@ pub type xffi_func_finalizer = unsafe extern "C" fn(resource: *mut c_void);
 
 /// The cell of a Function object (layout shared with tvm-ffi 0.1).
 #[repr(C)]
+#[derive(Debug)]
 pub struct xffi_function_cell {
     pub safe_call: Option<xffi_safe_call>,
     pub cpp_call: *mut c_void,
@@ -771,6 +772,7 @@ extern "C" {
 
 /// The sequence cell of an Array or List (layout shared with tvm-ffi 0.1).
 #[repr(C)]
+#[derive(Debug)]
 pub struct xffi_seq_cell {
     pub data: *mut c_void,
     pub size: i64,
@@ -876,3 +878,49 @@ pub unsafe fn xffi_tensor_dltensor(tensor: *mut xffi_object) -> *mut DLTensor {
 pub const XFFI_TENSOR_ALIGNMENT: usize = 64;
 pub const XFFI_DLPACK_MAJOR: u32 = 1;
 pub const XFFI_DLPACK_MINOR: u32 = 1;
+
+// ---------------------------------------------------------------------------
+// map.h
+// ---------------------------------------------------------------------------
+
+/// One entry seen during iteration (both borrowed; `key` NULL at the end).
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct xffi_map_item {
+    pub key: *const xffi_any,
+    pub value: *const xffi_any,
+}
+
+extern "C" {
+    /// New empty Map (new reference).
+    pub fn xffi_map_new(out: *mut *mut xffi_object) -> c_int;
+    /// New Map of `count` pairs (views, copied).
+    pub fn xffi_map_new_from(out: *mut *mut xffi_object, keys: *const xffi_any, values: *const xffi_any, count: i64) -> c_int;
+    pub fn xffi_map_length(out: *mut i64, map: *const xffi_object) -> c_int;
+    /// `*out` receives an owned copy of the value (KeyError if absent).
+    pub fn xffi_map_get(out: *mut xffi_any, map: *const xffi_object, key: *const xffi_any) -> c_int;
+    /// `*out` receives a borrowed pointer to the stored value, or NULL if absent.
+    pub fn xffi_map_lookup(out: *mut *const xffi_any, map: *const xffi_object, key: *const xffi_any) -> c_int;
+    pub fn xffi_map_contains(out: *mut c_int, map: *const xffi_object, key: *const xffi_any) -> c_int;
+    /// Iterates in insertion order (`*cursor` starts at 0).
+    pub fn xffi_map_next(out: *mut xffi_map_item, map: *const xffi_object, cursor: *mut i64) -> c_int;
+    pub fn xffi_map_copy(out: *mut *mut xffi_object, map: *const xffi_object) -> c_int;
+    /// Copy-on-write changes: `*map` may be replaced by a new reference.
+    pub fn xffi_map_set(map: *mut *mut xffi_object, key: *const xffi_any, value: *const xffi_any) -> c_int;
+    pub fn xffi_map_erase(map: *mut *mut xffi_object, key: *const xffi_any) -> c_int;
+    pub fn xffi_map_clear(map: *mut *mut xffi_object) -> c_int;
+    pub fn xffi_dict_new(out: *mut *mut xffi_object) -> c_int;
+    pub fn xffi_dict_new_from(out: *mut *mut xffi_object, keys: *const xffi_any, values: *const xffi_any, count: i64) -> c_int;
+    pub fn xffi_dict_length(out: *mut i64, dict: *const xffi_object) -> c_int;
+    pub fn xffi_dict_get(out: *mut xffi_any, dict: *const xffi_object, key: *const xffi_any) -> c_int;
+    pub fn xffi_dict_lookup(out: *mut *const xffi_any, dict: *const xffi_object, key: *const xffi_any) -> c_int;
+    pub fn xffi_dict_contains(out: *mut c_int, dict: *const xffi_object, key: *const xffi_any) -> c_int;
+    pub fn xffi_dict_next(out: *mut xffi_map_item, dict: *const xffi_object, cursor: *mut i64) -> c_int;
+    pub fn xffi_dict_copy(out: *mut *mut xffi_object, dict: *const xffi_object) -> c_int;
+    /// In-place changes of a Dict (borrowed).
+    pub fn xffi_dict_set(dict: *mut xffi_object, key: *const xffi_any, value: *const xffi_any) -> c_int;
+    pub fn xffi_dict_erase(dict: *mut xffi_object, key: *const xffi_any) -> c_int;
+    pub fn xffi_dict_pop(out: *mut xffi_any, dict: *mut xffi_object, key: *const xffi_any) -> c_int;
+    pub fn xffi_dict_clear(dict: *mut xffi_object) -> c_int;
+    pub fn xffi_map_memory_bytes(out: *mut usize, map: *const xffi_object) -> c_int;
+}

@@ -1,0 +1,353 @@
+//! [`Function`]: xffi functions made from Rust closures (callable from C,
+//! with panics caught at the boundary), calls of C functions with typed
+//! arguments, and the global function registry.
+
+use std::ffi::{c_int, c_void, CString};
+use std::fmt;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::ptr;
+
+use xffi_sys as sys;
+
+use crate::any::{Any, AnyView, FromAnyView};
+use crate::error::{check, panic_message, Error, Result};
+use crate::object::{Object, ObjectRef, ObjectType};
+
+/// Payload marker of Function objects (type index 68).
+#[derive(Debug)]
+pub struct FunctionObj {
+    cell: sys::xffi_function_cell,
+}
+unsafe impl Send for FunctionObj {}
+unsafe impl Sync for FunctionObj {}
+unsafe impl ObjectType for FunctionObj {
+    const TYPE_KEY: &'static str = "Function";
+    #[inline(always)]
+    fn type_index() -> i32 {
+        sys::XFFI_TYPE_FUNCTION
+    }
+}
+
+/// An xffi function (type index 68), made by C, Rust or another runtime.
+///
+/// `Send + Sync`: functions are immutable, and Rust closures must be
+/// `Send + Sync` to become functions, because C may call them from any
+/// thread, at the same time.
+///
+/// ```
+/// use xffi::{Any, Function};
+/// let add = Function::from_typed(|a: i64, b: i64| Ok(a + b)).unwrap();
+/// let sum: i64 = add.call_typed((2i64, 3i64)).unwrap();
+/// assert_eq!(sum, 5);
+/// let err = add.call_typed::<i64, _>(("x",)).unwrap_err();
+/// assert_eq!(err.message(), "expected 2 arguments, got 1");
+/// ```
+#[derive(Clone)]
+pub struct Function(ObjectRef<FunctionObj>);
+
+type BoxedClosure = dyn Fn(&[AnyView<'_>]) -> Result<Any> + Send + Sync + 'static;
+
+/// The C entry point of every Rust closure: panics are caught here and
+/// become a RuntimeError; a Rust `Err` is raised as the same Error object.
+unsafe extern "C" fn closure_trampoline<F>(
+    resource: *mut c_void,
+    args: *const sys::xffi_any,
+    num_args: i32,
+    result: *mut sys::xffi_any,
+) -> c_int
+where
+    F: Fn(&[AnyView<'_>]) -> Result<Any> + Send + Sync + 'static,
+{
+    let f = &*(resource as *const F);
+    let args = AnyView::slice_from_raw(args, num_args.max(0) as usize);
+    match catch_unwind(AssertUnwindSafe(|| f(args))) {
+        Ok(Ok(value)) => {
+            *result = value.into_raw();
+            sys::XFFI_OK
+        }
+        Ok(Err(err)) => err.raise(),
+        Err(payload) => {
+            let msg = format!("Rust function panicked: {}", panic_message(&*payload));
+            // Dropping the payload could itself panic: keep that from unwinding into C.
+            let _ = catch_unwind(AssertUnwindSafe(move || drop(payload)));
+            Error::runtime_error(&msg).raise()
+        }
+    }
+}
+
+unsafe extern "C" fn closure_finalizer<F>(resource: *mut c_void) {
+    let _ = catch_unwind(AssertUnwindSafe(|| drop(Box::from_raw(resource as *mut F))));
+}
+
+impl Function {
+    /// Makes a function from a Rust closure taking borrowed argument views.
+    /// The closure is dropped exactly once, when the last reference to the
+    /// function goes (from Rust, C or another thread). Errors: MemoryError.
+    ///
+    /// ```
+    /// use xffi::{Any, AnyView, Function};
+    /// let count = Function::from_closure(|args: &[AnyView]| Ok(Any::from(args.len() as i64))).unwrap();
+    /// let n: i64 = count.call(&[AnyView::int(1), AnyView::none()]).unwrap().get().unwrap();
+    /// assert_eq!(n, 2);
+    /// ```
+    pub fn from_closure<F>(f: F) -> Result<Function>
+    where
+        F: Fn(&[AnyView<'_>]) -> Result<Any> + Send + Sync + 'static,
+    {
+        let boxed = Box::into_raw(Box::new(f));
+        let mut out = ptr::null_mut();
+        // SAFETY: the resource passes to the function only on success.
+        let status = unsafe {
+            sys::xffi_func_new(&mut out, Some(closure_trampoline::<F>), boxed.cast(), Some(closure_finalizer::<F>))
+        };
+        if status != sys::XFFI_OK {
+            // SAFETY: still ours on failure.
+            drop(unsafe { Box::from_raw(boxed) });
+            return Err(Error::take_raised());
+        }
+        // SAFETY: a new Function reference.
+        Ok(Function(unsafe { ObjectRef::from_raw(out) }.expect("xffi_func_new succeeded")))
+    }
+
+    /// Makes a function from a typed Rust function or closure: each
+    /// argument is converted with [`FromAnyView`] (a mismatch is a TypeError
+    /// "argument <i>: expected <what>, got <what came>", a wrong count
+    /// "expected <n> arguments, got <m>") and the result with `Into<Any>`.
+    ///
+    /// ```
+    /// use xffi::{Array, Function};
+    /// let repeat = Function::from_typed(|n: i64, s: String| -> xffi::Result<Array<xffi::String>> {
+    ///     (0..n).map(|_| xffi::String::new(&s)).collect()
+    /// }).unwrap();
+    /// let out: Array<xffi::String> = repeat.call_typed((2i64, "ab")).unwrap();
+    /// assert_eq!(out.len(), 2);
+    /// let err = repeat.call_typed::<Array<xffi::String>, _>(("no", "ab")).unwrap_err();
+    /// assert_eq!(err.message(), "argument 0: expected int, got str");
+    /// ```
+    pub fn from_typed<Args, F: IntoFunction<Args>>(f: F) -> Result<Function> {
+        f.into_function()
+    }
+
+    /// Calls the function with borrowed argument views; the result is owned.
+    /// Errors: whatever the callee raises.
+    ///
+    /// ```
+    /// use xffi::{Any, AnyView, Function};
+    /// let f = Function::from_closure(|_| Err(xffi::Error::value_error("nope"))).unwrap();
+    /// let err = f.call(&[]).unwrap_err();
+    /// assert_eq!((err.kind(), err.message()), ("ValueError", "nope"));
+    /// ```
+    #[inline(always)]
+    pub fn call(&self, args: &[AnyView<'_>]) -> Result<Any> {
+        let mut result = sys::xffi_any::none();
+        // SAFETY: live Function; args are valid views for the call.
+        let status = unsafe {
+            sys::xffi_func_call_inline(self.0.as_ptr(), args.as_ptr().cast(), args.len() as i32, &mut result)
+        };
+        if status != sys::XFFI_OK {
+            return Err(Error::take_raised());
+        }
+        // SAFETY: the callee's owned result.
+        Ok(unsafe { Any::from_raw(result) })
+    }
+
+    /// Calls the function with typed arguments (a tuple of values that
+    /// convert into [`Any`]) and converts the result.
+    ///
+    /// ```
+    /// let f = xffi::Function::from_typed(|s: String, n: i64| Ok(s.repeat(n as usize))).unwrap();
+    /// let r: String = f.call_typed(("ab", 3i64)).unwrap();
+    /// assert_eq!(r, "ababab");
+    /// ```
+    #[inline(always)]
+    pub fn call_typed<R, A>(&self, args: A) -> Result<R>
+    where
+        A: IntoArgs,
+        R: for<'v> FromAnyView<'v>,
+    {
+        args.with_views(|views| {
+            let out = self.call(views)?;
+            out.get::<R>()
+        })
+    }
+
+    /// Registers the function globally under `name` (the registry takes its
+    /// own reference). Errors: ValueError for an empty name or a taken name
+    /// without `allow_override`; MemoryError.
+    ///
+    /// ```
+    /// use xffi::Function;
+    /// let f = Function::from_typed(|x: i64| Ok(x * 2)).unwrap();
+    /// f.register_global("doc.double", false).unwrap();
+    /// let g = Function::get_global("doc.double").unwrap().unwrap();
+    /// assert_eq!(g.call_typed::<i64, _>((21i64,)).unwrap(), 42);
+    /// assert!(f.register_global("doc.double", false).is_err());
+    /// Function::remove_global("doc.double").unwrap();
+    /// assert!(Function::get_global("doc.double").unwrap().is_none());
+    /// ```
+    pub fn register_global(&self, name: &str, allow_override: bool) -> Result<()> {
+        let c = CString::new(name)?;
+        // SAFETY: live Function, valid name.
+        check(unsafe { sys::xffi_func_global_register(c.as_ptr(), self.0.as_ptr(), allow_override as c_int) })
+    }
+
+    /// Looks up a global function: `Ok(None)` if no function has the name.
+    ///
+    /// ```
+    /// assert!(xffi::Function::get_global("doc.no.such.function").unwrap().is_none());
+    /// ```
+    pub fn get_global(name: &str) -> Result<Option<Function>> {
+        let mut out = ptr::null_mut();
+        let b = sys::xffi_byte_array { data: name.as_ptr().cast(), size: name.len() };
+        // SAFETY: valid byte run.
+        check(unsafe { sys::xffi_func_global_get_bytes(&mut out, b) })?;
+        // SAFETY: a new Function reference, or NULL.
+        Ok(unsafe { ObjectRef::from_raw(out) }.map(Function))
+    }
+
+    /// Removes a global function. Errors: KeyError if no function has the name.
+    ///
+    /// ```
+    /// let err = xffi::Function::remove_global("doc.never.registered").unwrap_err();
+    /// assert_eq!(err.kind(), "KeyError");
+    /// ```
+    pub fn remove_global(name: &str) -> Result<()> {
+        let c = CString::new(name)?;
+        // SAFETY: valid name.
+        check(unsafe { sys::xffi_func_global_remove(c.as_ptr()) })
+    }
+
+    /// The names of all global functions (in no particular order).
+    ///
+    /// ```
+    /// let f = xffi::Function::from_typed(|| Ok(1i64)).unwrap();
+    /// f.register_global("doc.listed", true).unwrap();
+    /// assert!(xffi::Function::list_globals().unwrap().iter().any(|n| n == "doc.listed"));
+    /// ```
+    pub fn list_globals() -> Result<Vec<std::string::String>> {
+        loop {
+            let mut total = 0usize;
+            // SAFETY: sizing call.
+            check(unsafe { sys::xffi_func_global_list(ptr::null_mut(), 0, &mut total) })?;
+            let mut names: Vec<*mut sys::xffi_object> = vec![ptr::null_mut(); total];
+            let mut count = 0usize;
+            // SAFETY: names has room for `total` references.
+            check(unsafe { sys::xffi_func_global_list(names.as_mut_ptr(), total, &mut count) })?;
+            let got = count.min(total);
+            let out = names[..got]
+                .iter()
+                .map(|&p| {
+                    // SAFETY: new String references.
+                    let s = crate::String::from_object(unsafe { ObjectRef::from_raw(p) }.expect("a name"));
+                    std::string::String::from_utf8_lossy(s.as_bytes()).into_owned()
+                })
+                .collect();
+            if count <= total {
+                return Ok(out);
+            }
+        }
+    }
+
+    /// Wraps a Function object reference.
+    pub fn from_object(obj: ObjectRef<FunctionObj>) -> Function {
+        Function(obj)
+    }
+    /// The object reference as "any object".
+    pub fn into_object(self) -> ObjectRef<Object> {
+        self.0.into_object()
+    }
+    /// Borrowed as "any object".
+    pub fn as_object(&self) -> &ObjectRef<Object> {
+        self.0.as_object()
+    }
+    /// The Function object (borrowed).
+    pub fn as_ptr(&self) -> *mut sys::xffi_object {
+        self.0.as_ptr()
+    }
+    /// Whether the function was made by xffi's C code (its safe call is set).
+    pub fn is_callable(&self) -> bool {
+        self.0.cell.safe_call.is_some()
+    }
+}
+
+impl fmt::Debug for Function {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Function({:p})", self.0.as_ptr())
+    }
+}
+
+impl From<Function> for Any {
+    fn from(f: Function) -> Any {
+        Any::from(f.0)
+    }
+}
+impl From<&Function> for Any {
+    fn from(f: &Function) -> Any {
+        Any::from(f.0.clone())
+    }
+}
+impl<'v> FromAnyView<'v> for Function {
+    fn from_view(v: &'v AnyView<'_>) -> Result<Function> {
+        ObjectRef::<FunctionObj>::from_view(v).map(Function)
+    }
+}
+
+/// A tuple of arguments for [`Function::call_typed`]: each element converts
+/// into [`Any`] (no allocation for numbers, bools and strings up to 7 bytes).
+pub trait IntoArgs {
+    /// Converts the arguments and lends their views to `f`.
+    fn with_views<R>(self, f: impl FnOnce(&[AnyView<'_>]) -> R) -> R;
+}
+
+/// A typed Rust function that can become a [`Function`]
+/// (see [`Function::from_typed`]): implemented for `Fn(A0, ..., An) ->
+/// Result<R>` with up to 6 arguments, each `for<'v> FromAnyView<'v>`.
+pub trait IntoFunction<Args> {
+    /// Makes the function.
+    fn into_function(self) -> Result<Function>;
+}
+
+macro_rules! arity {
+    ($n:expr; $($a:ident $i:tt),*) => {
+        impl<$($a: Into<Any>),*> IntoArgs for ($($a,)*) {
+            #[inline(always)]
+            #[allow(unused_variables, non_snake_case)]
+            fn with_views<R>(self, f: impl FnOnce(&[AnyView<'_>]) -> R) -> R {
+                let owned: [Any; $n] = [$(self.$i.into()),*];
+                // SAFETY: Any and AnyView share one layout; the views borrow `owned`.
+                let views: &[AnyView<'_>] = unsafe { std::slice::from_raw_parts(owned.as_ptr().cast(), $n) };
+                f(views)
+            }
+        }
+
+        impl<Fun, Ret, $($a),*> IntoFunction<($($a,)*)> for Fun
+        where
+            Fun: Fn($($a),*) -> Result<Ret> + Send + Sync + 'static,
+            Ret: Into<Any>,
+            $($a: for<'v> FromAnyView<'v>,)*
+        {
+            fn into_function(self) -> Result<Function> {
+                Function::from_closure(move |args: &[AnyView<'_>]| {
+                    if args.len() != $n {
+                        return Err(Error::type_error(&format!("expected {} arguments, got {}", $n, args.len())));
+                    }
+                    let r = (self)($(
+                        <$a>::from_view(&args[$i]).map_err(|e| Error::new(e.kind(), &format!("argument {}: {}", $i, e.message())))?
+                    ),*)?;
+                    Ok(r.into())
+                })
+            }
+        }
+    };
+}
+
+arity!(0;);
+arity!(1; A0 0);
+arity!(2; A0 0, A1 1);
+arity!(3; A0 0, A1 1, A2 2);
+arity!(4; A0 0, A1 1, A2 2, A3 3);
+arity!(5; A0 0, A1 1, A2 2, A3 3, A4 4);
+arity!(6; A0 0, A1 1, A2 2, A3 3, A4 4, A5 5);
+
+#[allow(dead_code)]
+fn _assert_boxed_closure_is_object_safe(_: &BoxedClosure) {}

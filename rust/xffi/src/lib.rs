@@ -1,0 +1,69 @@
+//! # xffi: objects, values and functions shared between Rust and C
+//!
+//! xffi is a C11 cross-language object and function ABI, layout-compatible
+//! with tvm-ffi 0.1. This crate is its safe Rust layer; the C core is
+//! compiled from source by `xffi-sys` (`cargo add xffi` is all you need).
+//!
+//! - [`ObjectRef<T>`]: the owning, reference-counted pointer (Clone is an
+//!   inc-ref, Drop a dec-ref; never `&mut`), [`WeakRef<T>`] weak references,
+//!   and [`object_type!`] to make a Rust struct an xffi type.
+//! - [`Any`] / [`AnyView`]: owned and borrowed 16-byte values with checked
+//!   conversions ([`FromAnyView`], `Into<Any>`).
+//! - [`Error`] and [`Result`]: errors raised by C become `Err`, and a Rust
+//!   `Err` returned to C is raised there, so `?` works across the boundary.
+//! - [`Function`]: Rust closures and typed functions callable from C
+//!   (panics are caught at the boundary), C functions callable with typed
+//!   arguments, the global registry; [`Module`] loads shared libraries.
+//! - Containers: [`String`], [`Bytes`], [`Array`], [`List`], [`Map`],
+//!   [`Dict`], [`Shape`], [`Tensor`] (DLPack import/export, checked slices).
+//!
+//! ```
+//! use xffi::{object_type, Any, Array, Function, ObjectRef};
+//!
+//! struct Greeter { greeting: std::string::String }
+//! object_type!(Greeter, "doc.lib.Greeter");
+//!
+//! let g = ObjectRef::new(Greeter { greeting: "hello".into() }).unwrap();
+//! let greet = Function::from_typed(|g: ObjectRef<Greeter>, name: std::string::String| {
+//!     Ok(format!("{}, {name}", g.greeting))
+//! }).unwrap();
+//! let s: std::string::String = greet.call_typed((g.clone(), "xffi")).unwrap();
+//! assert_eq!(s, "hello, xffi");
+//!
+//! let a: Array<Any> = vec![Any::from(1i64), Any::from("two"), Any::from(g)].into_iter().collect();
+//! assert_eq!(a.len(), 3);
+//! ```
+#![warn(missing_docs)]
+
+pub mod any;
+pub mod array;
+pub mod error;
+pub mod function;
+pub mod map;
+pub mod module;
+pub mod object;
+pub mod string;
+pub mod tensor;
+
+pub use any::{Any, AnyView, FromAnyView};
+pub use array::{Array, ArrayObj, Element, List, ListObj};
+pub use error::{kind, Error, Result};
+pub use function::{Function, FunctionObj, IntoArgs, IntoFunction};
+pub use map::{Dict, DictObj, Map, MapObj};
+pub use module::{Module, ModuleObj};
+pub use object::{IsA, Object, ObjectRef, ObjectType, RustObject, WeakRef};
+pub use string::{Bytes, BytesObj, String, StringObj};
+pub use tensor::{DataType, Scalar, Shape, ShapeObj, Tensor, TensorObj};
+
+/// The raw bindings, re-exported.
+pub use xffi_sys as sys;
+
+/// The version of the linked C library ("MAJOR.MINOR.PATCH").
+///
+/// ```
+/// assert_eq!(xffi::version(), "0.1.0");
+/// ```
+pub fn version() -> &'static str {
+    // SAFETY: static storage, never NULL.
+    unsafe { std::ffi::CStr::from_ptr(sys::xffi_version()) }.to_str().unwrap_or("?")
+}

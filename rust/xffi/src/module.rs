@@ -1,0 +1,101 @@
+//! [`Module`]: shared libraries that export xffi functions.
+
+use std::ffi::{CStr, CString};
+use std::fmt;
+use std::ptr;
+
+use xffi_sys as sys;
+
+use crate::any::{Any, AnyView, FromAnyView};
+use crate::error::{check, Result};
+use crate::function::Function;
+use crate::object::{Object, ObjectRef, ObjectType};
+
+/// Payload marker of Module objects (type index 73).
+#[derive(Debug)]
+pub struct ModuleObj {
+    _private: [u8; 0],
+}
+unsafe impl Send for ModuleObj {}
+unsafe impl Sync for ModuleObj {}
+unsafe impl ObjectType for ModuleObj {
+    const TYPE_KEY: &'static str = "Module";
+    #[inline(always)]
+    fn type_index() -> i32 {
+        sys::XFFI_TYPE_MODULE
+    }
+}
+
+/// A loaded shared library whose functions are exported as
+/// `__tvm_ffi_<name>` (the tvm-ffi 0.1 convention). The library stays
+/// loaded while the Module or any function taken from it lives.
+/// `Send + Sync`: immutable.
+///
+/// ```
+/// let err = xffi::Module::load("/no/such/library.so").unwrap_err();
+/// assert_eq!(err.kind(), "RuntimeError");
+/// assert!(err.message().starts_with("xffi_module_load: cannot load '/no/such/library.so'"));
+/// ```
+#[derive(Clone)]
+pub struct Module(ObjectRef<ModuleObj>);
+
+impl Module {
+    /// Loads a library (a path with '/' as is, a bare name as the system
+    /// loader searches). Errors: RuntimeError (cannot load, ABI mismatch).
+    pub fn load(path: &str) -> Result<Module> {
+        let c = CString::new(path)?;
+        let mut out = ptr::null_mut();
+        // SAFETY: valid path.
+        check(unsafe { sys::xffi_module_load(&mut out, c.as_ptr()) })?;
+        // SAFETY: a new Module reference.
+        Ok(Module(unsafe { ObjectRef::from_raw(out) }.expect("xffi_module_load succeeded")))
+    }
+
+    /// The exported function `name`, or None if the library has none.
+    pub fn get_function(&self, name: &str) -> Result<Option<Function>> {
+        let c = CString::new(name)?;
+        let mut out = ptr::null_mut();
+        // SAFETY: a live Module, valid name.
+        check(unsafe { sys::xffi_module_get_function(&mut out, self.0.as_ptr(), c.as_ptr()) })?;
+        // SAFETY: a new Function reference, or NULL.
+        Ok(unsafe { ObjectRef::from_raw(out) }.map(Function::from_object))
+    }
+
+    /// The path the library was loaded from.
+    pub fn path(&self) -> Result<std::string::String> {
+        let mut out = ptr::null();
+        // SAFETY: a live Module.
+        check(unsafe { sys::xffi_module_path(&mut out, self.0.as_ptr()) })?;
+        // SAFETY: NUL-terminated, borrowed from the module.
+        Ok(unsafe { CStr::from_ptr(out) }.to_string_lossy().into_owned())
+    }
+
+    /// The xffi ABI version the library was built with (0: no marker).
+    pub fn abi_version(&self) -> Result<i32> {
+        let mut out = 0;
+        // SAFETY: a live Module.
+        check(unsafe { sys::xffi_module_abi_version(&mut out, self.0.as_ptr()) })?;
+        Ok(out)
+    }
+
+    /// The Module object as "any object".
+    pub fn into_object(self) -> ObjectRef<Object> {
+        self.0.into_object()
+    }
+}
+
+impl fmt::Debug for Module {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Module({:?})", self.path().unwrap_or_default())
+    }
+}
+impl From<Module> for Any {
+    fn from(m: Module) -> Any {
+        Any::from(m.0)
+    }
+}
+impl<'v> FromAnyView<'v> for Module {
+    fn from_view(v: &'v AnyView<'_>) -> Result<Module> {
+        ObjectRef::<ModuleObj>::from_view(v).map(Module)
+    }
+}

@@ -1,0 +1,239 @@
+//! [`String`] and [`Bytes`]: immutable xffi String and Bytes objects.
+
+use std::fmt;
+use std::hash::{Hash, Hasher};
+use std::ops::Deref;
+
+use xffi_sys as sys;
+
+use crate::any::{bytes_of, Any, AnyView, FromAnyView};
+use crate::error::{check, Error, Result};
+use crate::object::{Object, ObjectRef, ObjectType};
+
+/// Payload marker of String objects (type index 65).
+#[derive(Debug)]
+pub struct StringObj {
+    cell: sys::xffi_string_cell,
+}
+unsafe impl Send for StringObj {}
+unsafe impl Sync for StringObj {}
+unsafe impl ObjectType for StringObj {
+    const TYPE_KEY: &'static str = "String";
+    #[inline(always)]
+    fn type_index() -> i32 {
+        sys::XFFI_TYPE_STRING
+    }
+}
+
+/// Payload marker of Bytes objects (type index 66).
+#[derive(Debug)]
+pub struct BytesObj {
+    cell: sys::xffi_string_cell,
+}
+unsafe impl Send for BytesObj {}
+unsafe impl Sync for BytesObj {}
+unsafe impl ObjectType for BytesObj {
+    const TYPE_KEY: &'static str = "Bytes";
+    #[inline(always)]
+    fn type_index() -> i32 {
+        sys::XFFI_TYPE_BYTES
+    }
+}
+
+/// An immutable xffi String object (type index 65): its bytes live inline
+/// in one allocation. Strings from C are not checked for UTF-8 when made,
+/// so [`String::as_str`] checks and [`String::as_bytes`] never fails.
+///
+/// `Send + Sync`: immutable. Derefs to `[u8]`; `PartialEq`, `Hash`, `Ord`
+/// compare the bytes.
+///
+/// ```
+/// let s = xffi::String::new("hello, xffi").unwrap();
+/// assert_eq!(s.as_str().unwrap(), "hello, xffi");
+/// assert_eq!(s.len(), 11);
+/// assert_eq!(s, xffi::String::from("hello, xffi"));
+/// ```
+#[derive(Clone)]
+pub struct String(ObjectRef<StringObj>);
+
+/// An immutable xffi Bytes object (type index 66). `Send + Sync`.
+///
+/// ```
+/// let b = xffi::Bytes::new(&[0, 1, 2]).unwrap();
+/// assert_eq!(&b[..], &[0, 1, 2]);
+/// ```
+#[derive(Clone)]
+pub struct Bytes(ObjectRef<BytesObj>);
+
+macro_rules! string_like {
+    ($name:ident, $obj:ident, $new:ident, $what:literal) => {
+        impl $name {
+            /// Wraps an object reference.
+            pub fn from_object(obj: ObjectRef<$obj>) -> Self {
+                $name(obj)
+            }
+            /// The object reference.
+            pub fn into_object(self) -> ObjectRef<Object> {
+                self.0.into_object()
+            }
+            /// The object, borrowed as "any object".
+            pub fn as_object(&self) -> &ObjectRef<Object> {
+                self.0.as_object()
+            }
+            /// The bytes (borrowed from the object).
+            #[inline(always)]
+            pub fn as_bytes(&self) -> &[u8] {
+                // SAFETY: the cell describes the object's own bytes.
+                unsafe { bytes_of(self.0.cell) }
+            }
+            /// The number of bytes.
+            #[inline(always)]
+            pub fn len(&self) -> usize {
+                self.0.cell.size
+            }
+            /// Whether there are no bytes.
+            #[inline(always)]
+            pub fn is_empty(&self) -> bool {
+                self.0.cell.size == 0
+            }
+        }
+        impl Deref for $name {
+            type Target = [u8];
+            fn deref(&self) -> &[u8] {
+                self.as_bytes()
+            }
+        }
+        impl PartialEq for $name {
+            fn eq(&self, other: &Self) -> bool {
+                self.as_bytes() == other.as_bytes()
+            }
+        }
+        impl Eq for $name {}
+        impl PartialOrd for $name {
+            fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+                Some(self.cmp(other))
+            }
+        }
+        impl Ord for $name {
+            fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+                self.as_bytes().cmp(other.as_bytes())
+            }
+        }
+        impl Hash for $name {
+            fn hash<H: Hasher>(&self, state: &mut H) {
+                self.as_bytes().hash(state)
+            }
+        }
+        impl From<$name> for Any {
+            fn from(s: $name) -> Any {
+                Any::from(s.0)
+            }
+        }
+        impl From<&$name> for Any {
+            fn from(s: &$name) -> Any {
+                Any::from(s.0.clone())
+            }
+        }
+        impl<'v> FromAnyView<'v> for $name {
+            /// Accepts a $what object, or a small/borrowed value of the same
+            /// kind (copied into a new object).
+            fn from_view(v: &'v AnyView<'_>) -> Result<$name> {
+                if v.type_index() == <$obj as ObjectType>::type_index() {
+                    return Ok($name(ObjectRef::<$obj>::from_view(v)?));
+                }
+                let b = <&[u8]>::from_view(v)
+                    .ok()
+                    .filter(|_| ($what == "Bytes") || <&str>::from_view(v).is_ok())
+                    .ok_or_else(|| Error::type_error(&format!(concat!("expected ", $what, ", got {}"), v.kind_name())))?;
+                $name::$new(b)
+            }
+        }
+    };
+}
+
+string_like!(String, StringObj, from_utf8_bytes, "String");
+string_like!(Bytes, BytesObj, new, "Bytes");
+
+impl String {
+    /// Makes a String (the characters are copied). Errors: MemoryError.
+    ///
+    /// ```
+    /// assert_eq!(xffi::String::new("x").unwrap().as_str().unwrap(), "x");
+    /// ```
+    pub fn new(s: &str) -> Result<String> {
+        String::from_utf8_bytes(s.as_bytes())
+    }
+
+    fn from_utf8_bytes(b: &[u8]) -> Result<String> {
+        let mut out = std::ptr::null_mut();
+        // SAFETY: valid byte run.
+        check(unsafe { sys::xffi_string_new(&mut out, b.as_ptr().cast(), b.len()) })?;
+        // SAFETY: a new String reference.
+        Ok(String(unsafe { ObjectRef::from_raw(out) }.expect("xffi_string_new succeeded")))
+    }
+
+    /// The characters as `&str`. Errors: ValueError if they are not UTF-8
+    /// (C may make such Strings).
+    ///
+    /// ```
+    /// assert_eq!(xffi::String::new("é").unwrap().as_str().unwrap(), "é");
+    /// ```
+    pub fn as_str(&self) -> Result<&str> {
+        Ok(std::str::from_utf8(self.as_bytes())?)
+    }
+}
+
+impl Bytes {
+    /// Makes a Bytes object (copied). Errors: MemoryError.
+    ///
+    /// ```
+    /// assert_eq!(xffi::Bytes::new(b"ab").unwrap().len(), 2);
+    /// ```
+    pub fn new(b: &[u8]) -> Result<Bytes> {
+        let mut out = std::ptr::null_mut();
+        // SAFETY: valid byte run.
+        check(unsafe { sys::xffi_bytes_new(&mut out, b.as_ptr().cast(), b.len()) })?;
+        // SAFETY: a new Bytes reference.
+        Ok(Bytes(unsafe { ObjectRef::from_raw(out) }.expect("xffi_bytes_new succeeded")))
+    }
+}
+
+/// Panics only if memory runs out (use [`String::new`] for a `Result`).
+impl From<&str> for String {
+    fn from(s: &str) -> String {
+        String::new(s).unwrap_or_else(|e| panic!("xffi: {e}"))
+    }
+}
+
+impl PartialEq<str> for String {
+    fn eq(&self, other: &str) -> bool {
+        self.as_bytes() == other.as_bytes()
+    }
+}
+impl PartialEq<&str> for String {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_bytes() == other.as_bytes()
+    }
+}
+
+impl fmt::Debug for String {
+    /// ```
+    /// assert_eq!(format!("{:?}", xffi::String::from("a\"b")), "\"a\\\"b\"");
+    /// ```
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&std::string::String::from_utf8_lossy(self.as_bytes()), f)
+    }
+}
+impl fmt::Display for String {
+    /// ```
+    /// assert_eq!(xffi::String::from("hi").to_string(), "hi");
+    /// ```
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&std::string::String::from_utf8_lossy(self.as_bytes()), f)
+    }
+}
+impl fmt::Debug for Bytes {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Bytes({:?})", self.as_bytes())
+    }
+}

@@ -1,0 +1,396 @@
+//! [`Shape`], [`Tensor`] (with DLPack import/export and checked slice
+//! views), and [`DataType`] helpers.
+
+use std::fmt;
+use std::ptr::{self, NonNull};
+
+use xffi_sys as sys;
+
+use crate::any::{Any, AnyView, FromAnyView};
+use crate::error::{check, Error, Result};
+use crate::object::{Object, ObjectRef, ObjectType};
+
+/// Payload marker of Shape objects (type index 69).
+#[derive(Debug)]
+pub struct ShapeObj {
+    cell: sys::xffi_shape_cell,
+}
+unsafe impl Send for ShapeObj {}
+unsafe impl Sync for ShapeObj {}
+unsafe impl ObjectType for ShapeObj {
+    const TYPE_KEY: &'static str = "Shape";
+    #[inline(always)]
+    fn type_index() -> i32 {
+        sys::XFFI_TYPE_SHAPE
+    }
+}
+
+/// An immutable tuple of dimensions (an xffi Shape, type index 69).
+/// Derefs to `[i64]`. `Send + Sync` (immutable).
+///
+/// ```
+/// let s = xffi::Shape::new(&[2, 3]).unwrap();
+/// assert_eq!(&s[..], &[2, 3]);
+/// assert_eq!(s.numel(), 6);
+/// assert_eq!(format!("{s:?}"), "Shape([2, 3])");
+/// ```
+#[derive(Clone)]
+pub struct Shape(ObjectRef<ShapeObj>);
+
+impl Shape {
+    /// Makes a Shape (dimensions copied). Errors: MemoryError.
+    pub fn new(dims: &[i64]) -> Result<Shape> {
+        let mut out = ptr::null_mut();
+        // SAFETY: a valid run of dims.
+        check(unsafe { sys::xffi_shape_new(&mut out, dims.as_ptr(), dims.len()) })?;
+        // SAFETY: a new Shape reference.
+        Ok(Shape(unsafe { ObjectRef::from_raw(out) }.expect("xffi_shape_new succeeded")))
+    }
+
+    /// The dimensions.
+    pub fn as_slice(&self) -> &[i64] {
+        let c = self.0.cell;
+        if c.size == 0 {
+            &[]
+        } else {
+            // SAFETY: the cell describes the Shape's own dimensions.
+            unsafe { std::slice::from_raw_parts(c.data, c.size) }
+        }
+    }
+
+    /// The product of the dimensions (1 for no dimensions).
+    pub fn numel(&self) -> i64 {
+        self.as_slice().iter().product()
+    }
+
+    /// The Shape object as "any object".
+    pub fn into_object(self) -> ObjectRef<Object> {
+        self.0.into_object()
+    }
+}
+
+impl std::ops::Deref for Shape {
+    type Target = [i64];
+    fn deref(&self) -> &[i64] {
+        self.as_slice()
+    }
+}
+impl PartialEq for Shape {
+    fn eq(&self, o: &Shape) -> bool {
+        self.as_slice() == o.as_slice()
+    }
+}
+impl Eq for Shape {}
+impl std::hash::Hash for Shape {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.as_slice().hash(state)
+    }
+}
+impl fmt::Debug for Shape {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Shape({:?})", self.as_slice())
+    }
+}
+impl From<Shape> for Any {
+    fn from(s: Shape) -> Any {
+        Any::from(s.0)
+    }
+}
+impl<'v> FromAnyView<'v> for Shape {
+    fn from_view(v: &'v AnyView<'_>) -> Result<Shape> {
+        ObjectRef::<ShapeObj>::from_view(v).map(Shape)
+    }
+}
+
+/// A DLPack data type (code, bits, lanes), with text conversion.
+///
+/// ```
+/// use xffi::DataType;
+/// let t: DataType = "float32".parse().unwrap();
+/// assert_eq!(t, DataType::F32);
+/// assert_eq!(t.to_string(), "float32");
+/// ```
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct DataType(pub sys::DLDataType);
+
+impl DataType {
+    /// float32.
+    pub const F32: DataType = DataType(sys::DLDataType { code: sys::kDLFloat, bits: 32, lanes: 1 });
+    /// float64.
+    pub const F64: DataType = DataType(sys::DLDataType { code: sys::kDLFloat, bits: 64, lanes: 1 });
+    /// int32.
+    pub const I32: DataType = DataType(sys::DLDataType { code: sys::kDLInt, bits: 32, lanes: 1 });
+    /// int64.
+    pub const I64: DataType = DataType(sys::DLDataType { code: sys::kDLInt, bits: 64, lanes: 1 });
+    /// uint8.
+    pub const U8: DataType = DataType(sys::DLDataType { code: sys::kDLUInt, bits: 8, lanes: 1 });
+}
+
+impl std::str::FromStr for DataType {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<DataType> {
+        let c = std::ffi::CString::new(s)?;
+        let mut out = sys::DLDataType { code: 0, bits: 0, lanes: 0 };
+        // SAFETY: valid NUL-terminated text.
+        check(unsafe { sys::xffi_dtype_parse(&mut out, c.as_ptr()) })?;
+        Ok(DataType(out))
+    }
+}
+impl fmt::Display for DataType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut buf = [0 as std::ffi::c_char; sys::XFFI_DTYPE_STR_MAX];
+        // SAFETY: a buffer of the documented size.
+        if unsafe { sys::xffi_dtype_to_str(buf.as_mut_ptr(), buf.len(), self.0) } != sys::XFFI_OK {
+            drop(Error::take_raised());
+            return write!(f, "dtype(code={}, bits={}, lanes={})", self.0.code, self.0.bits, self.0.lanes);
+        }
+        // SAFETY: NUL-terminated on success.
+        let s = unsafe { std::ffi::CStr::from_ptr(buf.as_ptr()) };
+        f.write_str(&s.to_string_lossy())
+    }
+}
+impl fmt::Debug for DataType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self, f)
+    }
+}
+
+/// Rust element types with a DLPack data type, for [`Tensor::as_slice`].
+///
+/// # Safety
+/// `DTYPE` must describe `Self`'s in-memory representation exactly.
+pub unsafe trait Scalar: Copy + 'static {
+    /// The matching data type.
+    const DTYPE: DataType;
+}
+unsafe impl Scalar for f32 {
+    const DTYPE: DataType = DataType::F32;
+}
+unsafe impl Scalar for f64 {
+    const DTYPE: DataType = DataType::F64;
+}
+unsafe impl Scalar for i32 {
+    const DTYPE: DataType = DataType::I32;
+}
+unsafe impl Scalar for i64 {
+    const DTYPE: DataType = DataType::I64;
+}
+unsafe impl Scalar for u8 {
+    const DTYPE: DataType = DataType::U8;
+}
+
+/// Payload marker of Tensor objects (type index 70).
+#[derive(Debug)]
+pub struct TensorObj {
+    dl: sys::DLTensor,
+}
+unsafe impl Send for TensorObj {}
+unsafe impl Sync for TensorObj {}
+unsafe impl ObjectType for TensorObj {
+    const TYPE_KEY: &'static str = "Tensor";
+    #[inline(always)]
+    fn type_index() -> i32 {
+        sys::XFFI_TYPE_TENSOR
+    }
+}
+
+/// An n-dimensional array (an xffi Tensor, type index 70) over a DLPack
+/// `DLTensor`. `Send + Sync`: Rust only reads its data, through checked
+/// slice views ([`Tensor::as_slice`]); writing (`as_mut_slice`) is `unsafe`
+/// because other holders may read the same memory.
+///
+/// ```
+/// use xffi::{DataType, Tensor};
+/// let t = Tensor::new(&[2, 3], DataType::F32).unwrap();
+/// assert_eq!(t.shape(), &[2, 3]);
+/// assert_eq!(t.as_slice::<f32>().unwrap(), &[0.0; 6]);
+/// let err = t.as_slice::<i64>().unwrap_err();
+/// assert_eq!(err.message(), "Tensor::as_slice: the tensor holds float32, not int64");
+/// ```
+#[derive(Clone)]
+pub struct Tensor(ObjectRef<TensorObj>);
+
+impl Tensor {
+    /// A zero-filled CPU tensor (data 64-byte aligned). Errors: ValueError
+    /// for a negative dimension; MemoryError.
+    pub fn new(shape: &[i64], dtype: DataType) -> Result<Tensor> {
+        let mut out = ptr::null_mut();
+        // SAFETY: valid shape run.
+        check(unsafe { sys::xffi_tensor_new(&mut out, shape.as_ptr(), shape.len() as i32, dtype.0) })?;
+        // SAFETY: a new Tensor reference.
+        Ok(Tensor(unsafe { ObjectRef::from_raw(out) }.expect("xffi_tensor_new succeeded")))
+    }
+
+    /// A CPU tensor holding a copy of `data` with the given shape.
+    /// Errors: ValueError if the shape's element count differs from `data.len()`.
+    ///
+    /// ```
+    /// let t = xffi::Tensor::from_slice(&[1.0f64, 2.0, 3.0, 4.0], &[2, 2]).unwrap();
+    /// assert_eq!(t.as_slice::<f64>().unwrap()[3], 4.0);
+    /// assert!(xffi::Tensor::from_slice(&[1.0f64], &[2]).is_err());
+    /// ```
+    pub fn from_slice<T: Scalar>(data: &[T], shape: &[i64]) -> Result<Tensor> {
+        let n: i64 = shape.iter().product();
+        if n < 0 || n as usize != data.len() {
+            return Err(Error::value_error(&format!(
+                "Tensor::from_slice: shape {shape:?} has {n} elements, data has {}",
+                data.len()
+            )));
+        }
+        let t = Tensor::new(shape, T::DTYPE)?;
+        // SAFETY: a fresh tensor nobody else sees yet, of the right size and dtype.
+        unsafe { t.as_mut_slice::<T>()?.copy_from_slice(data) };
+        Ok(t)
+    }
+
+    /// The DLTensor (borrowed from the Tensor).
+    pub fn dltensor(&self) -> &sys::DLTensor {
+        &self.0.dl
+    }
+
+    /// The shape.
+    pub fn shape(&self) -> &[i64] {
+        let d = &self.0.dl;
+        if d.ndim == 0 {
+            &[]
+        } else {
+            // SAFETY: the Tensor owns ndim dimensions.
+            unsafe { std::slice::from_raw_parts(d.shape, d.ndim as usize) }
+        }
+    }
+
+    /// The strides, in elements (always filled in by xffi).
+    pub fn strides(&self) -> &[i64] {
+        let d = &self.0.dl;
+        if d.ndim == 0 || d.strides.is_null() {
+            &[]
+        } else {
+            // SAFETY: as shape.
+            unsafe { std::slice::from_raw_parts(d.strides, d.ndim as usize) }
+        }
+    }
+
+    /// The data type.
+    pub fn dtype(&self) -> DataType {
+        DataType(self.0.dl.dtype)
+    }
+
+    /// The number of elements.
+    pub fn numel(&self) -> usize {
+        self.shape().iter().product::<i64>() as usize
+    }
+
+    /// Whether the tensor is read-only.
+    pub fn is_read_only(&self) -> bool {
+        let mut out = 0;
+        // SAFETY: a live Tensor.
+        unsafe { sys::xffi_tensor_is_read_only(&mut out, self.0.as_ptr()) };
+        out != 0
+    }
+
+    fn check_view<T: Scalar>(&self, what: &str) -> Result<*mut T> {
+        let d = &self.0.dl;
+        if self.dtype() != T::DTYPE {
+            return Err(Error::type_error(&format!("Tensor::{what}: the tensor holds {}, not {}", self.dtype(), T::DTYPE)));
+        }
+        if d.device.device_type != sys::kDLCPU && d.device.device_type != sys::kDLCUDAHost {
+            return Err(Error::value_error(&format!("Tensor::{what}: the tensor is not in CPU memory")));
+        }
+        let mut contiguous = 0;
+        // SAFETY: a live Tensor.
+        check(unsafe { sys::xffi_tensor_is_contiguous(&mut contiguous, self.0.as_ptr()) })?;
+        if contiguous == 0 {
+            return Err(Error::value_error(&format!("Tensor::{what}: the tensor is not contiguous (strides {:?})", self.strides())));
+        }
+        let p = (d.data as *mut u8).wrapping_add(d.byte_offset as usize) as *mut T;
+        if self.numel() > 0 && (p.is_null() || (p as usize) % std::mem::align_of::<T>() != 0) {
+            return Err(Error::value_error(&format!("Tensor::{what}: the data is not aligned for {}", T::DTYPE)));
+        }
+        Ok(p)
+    }
+
+    /// The elements as a slice, checked: the dtype must be `T`'s, the data
+    /// in CPU memory, contiguous and aligned. Errors: TypeError for the wrong
+    /// dtype, ValueError otherwise.
+    pub fn as_slice<T: Scalar>(&self) -> Result<&[T]> {
+        let p = self.check_view::<T>("as_slice")?;
+        if self.numel() == 0 {
+            return Ok(&[]);
+        }
+        // SAFETY: checked dtype, device, layout and alignment; the Tensor
+        // keeps the data alive while borrowed.
+        Ok(unsafe { std::slice::from_raw_parts(p, self.numel()) })
+    }
+
+    /// The elements as a mutable slice, with the checks of [`Tensor::as_slice`]
+    /// plus a ValueError for a read-only tensor.
+    ///
+    /// # Safety
+    /// No one else (another handle, C code, a DLPack consumer) may read or
+    /// write the data while the slice lives.
+    #[allow(clippy::mut_from_ref)]
+    pub unsafe fn as_mut_slice<T: Scalar>(&self) -> Result<&mut [T]> {
+        if self.is_read_only() {
+            return Err(Error::value_error("Tensor::as_mut_slice: the tensor is read-only"));
+        }
+        let p = self.check_view::<T>("as_mut_slice")?;
+        if self.numel() == 0 {
+            return Ok(&mut []);
+        }
+        Ok(std::slice::from_raw_parts_mut(p, self.numel()))
+    }
+
+    /// Exports the tensor as a DLPack 1.x managed tensor (no copy). The
+    /// consumer owns it and must call its deleter exactly once.
+    ///
+    /// ```
+    /// let t = xffi::Tensor::from_slice(&[1i32, 2], &[2]).unwrap();
+    /// let managed = t.to_dlpack().unwrap();
+    /// let back = unsafe { xffi::Tensor::from_dlpack(managed) }.unwrap();
+    /// assert_eq!(back.as_slice::<i32>().unwrap(), &[1, 2]);
+    /// assert!(back.as_object().ptr_eq(t.as_object())); // the same Tensor again
+    /// ```
+    pub fn to_dlpack(&self) -> Result<NonNull<sys::DLManagedTensorVersioned>> {
+        let mut out = ptr::null_mut();
+        // SAFETY: a live Tensor.
+        check(unsafe { sys::xffi_tensor_to_dlpack(&mut out, self.0.as_ptr()) })?;
+        Ok(NonNull::new(out).expect("xffi_tensor_to_dlpack succeeded"))
+    }
+
+    /// Adopts a DLPack 1.x managed tensor (no copy); its deleter runs once,
+    /// when the last reference to the Tensor goes. On failure the caller
+    /// still owns `managed`.
+    ///
+    /// # Safety
+    /// `managed` must be a valid managed tensor that the caller owns.
+    pub unsafe fn from_dlpack(managed: NonNull<sys::DLManagedTensorVersioned>) -> Result<Tensor> {
+        let mut out = ptr::null_mut();
+        check(sys::xffi_tensor_from_dlpack(&mut out, managed.as_ptr()))?;
+        Ok(Tensor(ObjectRef::from_raw(out).expect("xffi_tensor_from_dlpack succeeded")))
+    }
+
+    /// The Tensor object as "any object".
+    pub fn into_object(self) -> ObjectRef<Object> {
+        self.0.into_object()
+    }
+    /// Borrowed as "any object".
+    pub fn as_object(&self) -> &ObjectRef<Object> {
+        self.0.as_object()
+    }
+}
+
+impl fmt::Debug for Tensor {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Tensor(shape={:?}, dtype={})", self.shape(), self.dtype())
+    }
+}
+impl From<Tensor> for Any {
+    fn from(t: Tensor) -> Any {
+        Any::from(t.0)
+    }
+}
+impl<'v> FromAnyView<'v> for Tensor {
+    fn from_view(v: &'v AnyView<'_>) -> Result<Tensor> {
+        ObjectRef::<TensorObj>::from_view(v).map(Tensor)
+    }
+}
