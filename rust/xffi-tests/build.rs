@@ -25,6 +25,7 @@ fn main() {
     cc::Build::new()
         .files(&files)
         .include(&include)
+        .include(&cross)
         .flag("-std=c11")
         .flag("-D_POSIX_C_SOURCE=200809L")
         .warnings(true)

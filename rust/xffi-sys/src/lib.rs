@@ -375,7 +375,6 @@ pub struct xffi_type_info {
     pub type_depth: i32,
     pub type_key: xffi_byte_array,
     pub type_ancestors: *const i32,
-    pub type_key_hash: u64,
 }
 
 extern "C" {

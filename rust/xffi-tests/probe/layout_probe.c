@@ -27,7 +27,7 @@ static const xffi_probe_entry entries[] = {
   O(xffi_object, deleter),
   S(xffi_byte_array), O(xffi_byte_array, data), O(xffi_byte_array, size),
   S(xffi_type_info), O(xffi_type_info, type_index), O(xffi_type_info, type_depth), O(xffi_type_info, type_key),
-  O(xffi_type_info, type_ancestors), O(xffi_type_info, type_key_hash),
+  O(xffi_type_info, type_ancestors),
   S(xffi_any), O(xffi_any, type_index), O(xffi_any, small_len), O(xffi_any, v_int64), O(xffi_any, v_small),
   S(xffi_error_cell), O(xffi_error_cell, kind), O(xffi_error_cell, message), O(xffi_error_cell, backtrace),
   O(xffi_error_cell, update_backtrace), O(xffi_error_cell, cause_chain), O(xffi_error_cell, extra_context),

@@ -1,1 +1,46 @@
-//! Test-only crate: see tests/.
+//! Test-only crate (never published): the C layout probe and the C side of
+//! the cross-language ownership tests (`tests/cross/*.c` in the repository),
+//! compiled by build.rs against the headers xffi-sys exports.
+use std::ffi::{c_char, c_int};
+
+use xffi_sys::{xffi_object, xffi_weak};
+
+extern "C" {
+    pub fn cross_node_type_index() -> i32;
+    pub fn cross_node_new(out: *mut *mut xffi_object, value: i64) -> c_int;
+    pub fn cross_node_value(node: *const xffi_object) -> i64;
+    pub fn cross_node_contents_deleted() -> c_int;
+    pub fn cross_node_memory_freed() -> c_int;
+    pub fn cross_array_of_one(out: *mut *mut xffi_object, obj: *mut xffi_object) -> c_int;
+    pub fn cross_release(obj: *mut xffi_object);
+    pub fn cross_map_put_new_node(map_in: *mut xffi_object, map_out: *mut *mut xffi_object, key: *const c_char, value: i64) -> c_int;
+    pub fn cross_call_in_threads(out_sum: *mut i64, func: *mut xffi_object, num_threads: c_int, message: *mut c_char, size: usize) -> c_int;
+    pub fn cross_drop_on_thread(obj: *mut xffi_object);
+    pub fn cross_weak_is_alive(weak: *mut xffi_weak) -> c_int;
+    pub fn cross_make_failing_function(out: *mut *mut xffi_object) -> c_int;
+    pub fn cross_call_expect_error(func: *mut xffi_object, kind: *mut c_char, message: *mut c_char, size: usize) -> c_int;
+    pub fn cross_make_c_add(out: *mut *mut xffi_object) -> c_int;
+    pub fn cross_call_loop(out_sum: *mut i64, func: *mut xffi_object, iterations: i64) -> c_int;
+}
+
+/// The C-defined type "cross.CNode" as seen from Rust: a payload of one i64.
+#[derive(Debug)]
+pub struct CNode {
+    pub value: i64,
+}
+// SAFETY: objects of type cross.CNode carry an i64 right after the header.
+unsafe impl xffi::ObjectType for CNode {
+    const TYPE_KEY: &'static str = "cross.CNode";
+    fn type_index() -> i32 {
+        unsafe { cross_node_type_index() }
+    }
+}
+unsafe impl Send for CNode {}
+unsafe impl Sync for CNode {}
+
+/// Makes a C node (a new reference owned by Rust).
+pub fn new_c_node(value: i64) -> xffi::ObjectRef<CNode> {
+    let mut out = std::ptr::null_mut();
+    assert_eq!(unsafe { cross_node_new(&mut out, value) }, 0);
+    unsafe { xffi::ObjectRef::from_raw(out) }.unwrap()
+}

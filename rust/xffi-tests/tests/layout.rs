@@ -60,7 +60,7 @@ fn rust_view() -> BTreeMap<String, i64> {
         O(xffi_shape_cell, data); O(xffi_shape_cell, size);
         O(xffi_byte_array, data); O(xffi_byte_array, size);
         O(xffi_type_info, type_index); O(xffi_type_info, type_depth); O(xffi_type_info, type_key);
-        O(xffi_type_info, type_ancestors); O(xffi_type_info, type_key_hash);
+        O(xffi_type_info, type_ancestors);
         O(xffi_any, type_index); O(xffi_any, small_len); O(xffi_any, value.v_int64); O(xffi_any, value.v_small);
         O(xffi_error_cell, kind); O(xffi_error_cell, message); O(xffi_error_cell, backtrace);
         O(xffi_error_cell, update_backtrace); O(xffi_error_cell, cause_chain); O(xffi_error_cell, extra_context);
