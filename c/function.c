@@ -82,7 +82,9 @@ int xffi_func_call(xffi_object *func, const xffi_any *args, int32_t num_args, xf
   static const char fn[] = "xffi_func_call";
   if (!result) return xffi_raise_null_arg(fn, "result");
   *result = xffi_any_none();
-  if (xffi_check_object_arg(fn, "func", func, XFFI_TYPE_FUNCTION) != XFFI_OK) return XFFI_FAIL;
+  if (XFFI_UNLIKELY(!func || func->type_index != XFFI_TYPE_FUNCTION) &&
+      xffi_check_object_arg(fn, "func", func, XFFI_TYPE_FUNCTION) != XFFI_OK)
+    return XFFI_FAIL;
   if (num_args < 0) return xffi_error_raise(XFFI_KIND_VALUE, "%s: num_args is negative (%d)", fn, (int)num_args);
   if (!args && num_args > 0)
     return xffi_error_raise(XFFI_KIND_VALUE, "%s: args is NULL but num_args is %d", fn, (int)num_args);
