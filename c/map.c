@@ -101,9 +101,48 @@ static inline uint64_t exact_payload(const xffi_any *k) {
   }
 }
 
+static inline uint64_t exact_hash(int32_t type_index, uint64_t payload) {
+  return mix64(payload + (uint64_t)(uint32_t)type_index * UINT64_C(0x9e3779b97f4a7c15));
+}
+
+static inline uint64_t load64(const char *p) {
+  uint64_t v;
+  memcpy(&v, p, sizeof(v));
+  return v;
+}
+
+static inline uint32_t load32(const char *p) {
+  uint32_t v;
+  memcpy(&v, p, sizeof(v));
+  return v;
+}
+
+/* Whether size bytes at a and b are equal: inline overlapping word compares
+ * up to 16 bytes (most keys), memcmp beyond. */
+static inline int bytes_eq(const char *a, const char *b, size_t size) {
+  if (size >= 8) {
+    if (size > 16) return memcmp(a, b, size) == 0;
+    return ((load64(a) ^ load64(b)) | (load64(a + size - 8) ^ load64(b + size - 8))) == 0;
+  }
+  if (size >= 4) return ((load32(a) ^ load32(b)) | (load32(a + size - 4) ^ load32(b + size - 4))) == 0;
+  for (size_t i = 0; i < size; ++i)
+    if (a[i] != b[i]) return 0;
+  return 1;
+}
+
 /* Fills p for key (a view). Fails only for keys that cannot be stored. */
 static inline int probe_init(probe *p, const char *fn, const xffi_any *key) {
   int32_t t = key->type_index;
+  /* Every field gets a value on every path (cheap stores; keeps compilers'
+   * may-be-uninitialized analysis quiet). */
+  p->kind = KEY_EXACT;
+  p->type = t;
+  p->small_type = p->obj_type = XFFI_TYPE_NONE;
+  p->payload = 0;
+  p->obj = NULL;
+  p->data = NULL;
+  p->size = 0;
+  p->hash = 0;
   switch (t) {
     case XFFI_TYPE_SMALL_STR:
     case XFFI_TYPE_SMALL_BYTES:
@@ -153,7 +192,7 @@ static inline int probe_init(probe *p, const char *fn, const xffi_any *key) {
       p->kind = KEY_EXACT;
       p->type = t;
       p->payload = exact_payload(key);
-      p->hash = mix64(p->payload + (uint64_t)(uint32_t)t * UINT64_C(0x9e3779b97f4a7c15));
+      p->hash = exact_hash(t, p->payload);
       return XFFI_OK;
   }
   if (t == XFFI_TYPE_SMALL_STR || t == XFFI_TYPE_STRING) {
@@ -171,11 +210,11 @@ static inline int key_equal(const xffi_any *k, const probe *p) {
   int32_t t = k->type_index;
   switch (p->kind) {
     case KEY_TEXT:
-      if (t == p->small_type) return k->small_len == p->size && memcmp(k->v_small, p->data, p->size) == 0;
+      if (t == p->small_type) return k->small_len == p->size && bytes_eq(k->v_small, p->data, p->size);
       if (t == p->obj_type) {
         if (k->v_obj == p->obj) return 1;
         xffi_byte_array b = xffi_string_view(k->v_obj);
-        return b.size == p->size && memcmp(b.data, p->data, p->size) == 0;
+        return b.size == p->size && bytes_eq(b.data, p->data, p->size);
       }
       return 0;
     case KEY_FLOAT: {
@@ -192,7 +231,8 @@ static inline int key_equal(const xffi_any *k, const probe *p) {
 /* The hash of a stored key (never a borrowed string). */
 static uint64_t stored_key_hash(const xffi_any *key) {
   probe p;
-  (void)probe_init(&p, "", key);
+  p.hash = 0;
+  if (probe_init(&p, "", key) != XFFI_OK) return 0; /* never: stored keys are valid */
   return p.hash;
 }
 
@@ -434,6 +474,7 @@ static int check_map_ref(const char *fn, xffi_object **map) {
 /* A short printable form of a key for KeyError messages. */
 static void describe_key(char *buf, size_t cap, const xffi_any *key) {
   probe p;
+  memset(&p, 0, sizeof(p));
   switch (key->type_index) {
     case XFFI_TYPE_INT: snprintf(buf, cap, "%lld", (long long)key->v_int64); return;
     case XFFI_TYPE_BOOL: snprintf(buf, cap, "%s", key->v_int64 ? "true" : "false"); return;
@@ -474,12 +515,65 @@ static int map_length(const char *fn, int64_t *out, const xffi_object *map) {
   return XFFI_OK;
 }
 
+/* The lookup fast path for the commonest keys, String objects and ints:
+ * the same hashing and equality as probe_init/key_equal, written out so the
+ * hit path stays short. Returns the value, or NULL when absent. */
+static inline const xffi_any *find_string(const map_cell *c, const xffi_object *key_obj) {
+  if (c->size == 0) return NULL;
+  xffi_byte_array kb = xffi_string_view(key_obj);
+  uint64_t hash = xffi_hash_bytes(kb.data, kb.size);
+  uint32_t n = c->num_slots, mask = c->index_mask, tag = slot_tag(hash, mask);
+  const uint32_t *slots = c->slots;
+  const map_entry *entries = c->entries;
+  for (uint32_t i = home_slot(hash, n);;) {
+    uint32_t s = slots[i];
+    if (s == 0) return NULL;
+    if ((s & ~mask) == tag) {
+      const map_entry *e = &entries[(s & mask) - 1];
+      if (e->key.type_index == XFFI_TYPE_STRING) {
+        if (e->key.v_obj == key_obj) return &e->value;
+        xffi_byte_array eb = xffi_string_view(e->key.v_obj);
+        if (eb.size == kb.size && bytes_eq(eb.data, kb.data, kb.size)) return &e->value;
+      } else if (e->key.type_index == XFFI_TYPE_SMALL_STR && e->key.small_len == kb.size &&
+                 bytes_eq(e->key.v_small, kb.data, kb.size)) {
+        return &e->value;
+      }
+    }
+    if (++i == n) i = 0;
+  }
+}
+
+static inline const xffi_any *find_int(const map_cell *c, int64_t key) {
+  if (c->size == 0) return NULL;
+  uint64_t hash = exact_hash(XFFI_TYPE_INT, (uint64_t)key);
+  uint32_t n = c->num_slots, mask = c->index_mask, tag = slot_tag(hash, mask);
+  const uint32_t *slots = c->slots;
+  const map_entry *entries = c->entries;
+  for (uint32_t i = home_slot(hash, n);;) {
+    uint32_t s = slots[i];
+    if (s == 0) return NULL;
+    if ((s & ~mask) == tag) {
+      const map_entry *e = &entries[(s & mask) - 1];
+      if (e->key.type_index == XFFI_TYPE_INT && e->key.v_int64 == key) return &e->value;
+    }
+    if (++i == n) i = 0;
+  }
+}
+
 /* Finds key in a readable map: *out the stored value or NULL. */
 static inline int map_lookup(const char *fn, const xffi_any **out, const xffi_object *map, const xffi_any *key) {
   if (XFFI_UNLIKELY(!out)) return xffi_raise_null_arg(fn, "out");
   if (XFFI_UNLIKELY(check_readable(fn, map) != XFFI_OK)) return XFFI_FAIL;
   if (XFFI_UNLIKELY(!key)) return xffi_raise_null_arg(fn, "key");
   const map_cell *c = cell_of(map);
+  if (key->type_index == XFFI_TYPE_STRING) {
+    *out = find_string(c, key->v_obj);
+    return XFFI_OK;
+  }
+  if (key->type_index == XFFI_TYPE_INT) {
+    *out = find_int(c, key->v_int64);
+    return XFFI_OK;
+  }
   probe p;
   if (XFFI_UNLIKELY(probe_init(&p, fn, key) != XFFI_OK)) return XFFI_FAIL;
   uint32_t i = cell_find_slot(c, &p);
@@ -489,7 +583,7 @@ static inline int map_lookup(const char *fn, const xffi_any **out, const xffi_ob
 
 static int map_get(const char *fn, xffi_any *out, const xffi_object *map, const xffi_any *key) {
   if (!out) return xffi_raise_null_arg(fn, "out");
-  const xffi_any *found;
+  const xffi_any *found = NULL;
   if (map_lookup(fn, &found, map, key) != XFFI_OK) return XFFI_FAIL;
   if (!found) return raise_key_error(fn, key);
   if (xffi_any_is_object(found)) xffi_object_inc_ref_inline(found->v_obj);
@@ -499,7 +593,7 @@ static int map_get(const char *fn, xffi_any *out, const xffi_object *map, const 
 
 static int map_contains(const char *fn, int *out, const xffi_object *map, const xffi_any *key) {
   if (!out) return xffi_raise_null_arg(fn, "out");
-  const xffi_any *found;
+  const xffi_any *found = NULL;
   if (map_lookup(fn, &found, map, key) != XFFI_OK) return XFFI_FAIL;
   *out = found != NULL;
   return XFFI_OK;
@@ -649,8 +743,19 @@ int xffi_map_get(xffi_any *out, const xffi_object *map, const xffi_any *key) {
   return map_get("xffi_map_get", out, map, key);
 }
 
-int xffi_map_lookup(const xffi_any **out, const xffi_object *map, const xffi_any *key) {
+/* The general path of xffi_map_lookup, kept out of line so the string-key
+ * hit path below needs few registers. */
+static int __attribute__((noinline)) map_lookup_general(const xffi_any **out, const xffi_object *map,
+                                                        const xffi_any *key) {
   return map_lookup("xffi_map_lookup", out, map, key);
+}
+
+int xffi_map_lookup(const xffi_any **out, const xffi_object *map, const xffi_any *key) {
+  if (XFFI_LIKELY(out && map && is_map_kind(map) && key && key->type_index == XFFI_TYPE_STRING)) {
+    *out = find_string(cell_of(map), key->v_obj);
+    return XFFI_OK;
+  }
+  return map_lookup_general(out, map, key);
 }
 
 int xffi_map_contains(int *out, const xffi_object *map, const xffi_any *key) {

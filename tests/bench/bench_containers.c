@@ -1,0 +1,304 @@
+/* Container benchmarks (issue 4, sequences and maps): Map/Dict lookup of
+ * string keys, Dict insert of int keys (and bytes per entry at 1,000,000),
+ * Array get and push. Each operation is measured against a baseline doing
+ * the physical minimum of the same work in plain C, in the same run. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <xffi/array.h>
+#include <xffi/map.h>
+#include <xffi/xffi.h>
+
+#include "bench_harness.h"
+
+#define NKEYS 1000
+
+/* ---- Lookup of 1,000 string keys (hits) ---- */
+
+/* The baseline: a bare open-addressing table over the same bytes, hashed
+ * with the same function, compared with memcmp. */
+typedef struct plain_table {
+  uint32_t slots[2048]; /* key index + 1, 0 = empty */
+  const char *key[NKEYS];
+  size_t len[NKEYS];
+  int64_t value[NKEYS];
+} plain_table;
+
+typedef struct lookup_ctx {
+  plain_table *plain;
+  xffi_object *map;
+  xffi_object *dict;
+  xffi_any probe[NKEYS]; /* String objects distinct from the stored keys */
+  char text[NKEYS][24];
+} lookup_ctx;
+
+static void plain_insert(plain_table *t, int k) {
+  uint64_t h = xffi_hash_bytes(t->key[k], t->len[k]);
+  uint32_t i = (uint32_t)h & 2047;
+  while (t->slots[i]) i = (i + 1) & 2047;
+  t->slots[i] = (uint32_t)k + 1;
+}
+
+static void __attribute__((noinline)) lookup_baseline(void *ctx, uint64_t n) {
+  lookup_ctx *c = ctx;
+  plain_table *t = c->plain;
+  int64_t sum = 0;
+  uint32_t j = 0;
+  for (uint64_t it = 0; it < n; ++it) {
+    xffi_byte_array key = xffi_string_view(c->probe[j].v_obj);
+    uint64_t h = xffi_hash_bytes(key.data, key.size);
+    for (uint32_t i = (uint32_t)h & 2047;; i = (i + 1) & 2047) {
+      uint32_t s = t->slots[i];
+      if (s && t->len[s - 1] == key.size && memcmp(t->key[s - 1], key.data, key.size) == 0) {
+        sum += t->value[s - 1];
+        break;
+      }
+    }
+    if (++j == NKEYS) j = 0;
+  }
+  BENCH_KEEP(sum);
+}
+
+static void __attribute__((noinline)) lookup_map(void *ctx, uint64_t n) {
+  lookup_ctx *c = ctx;
+  int64_t sum = 0;
+  uint32_t j = 0;
+  for (uint64_t it = 0; it < n; ++it) {
+    const xffi_any *v;
+    if (xffi_map_lookup(&v, c->map, &c->probe[j]) != XFFI_OK || !v) abort();
+    sum += v->v_int64;
+    if (++j == NKEYS) j = 0;
+  }
+  BENCH_KEEP(sum);
+}
+
+static void __attribute__((noinline)) lookup_map_get(void *ctx, uint64_t n) {
+  lookup_ctx *c = ctx;
+  int64_t sum = 0;
+  uint32_t j = 0;
+  for (uint64_t it = 0; it < n; ++it) {
+    xffi_any v;
+    if (xffi_map_get(&v, c->map, &c->probe[j]) != XFFI_OK) abort();
+    sum += v.v_int64;
+    if (++j == NKEYS) j = 0;
+  }
+  BENCH_KEEP(sum);
+}
+
+static void __attribute__((noinline)) lookup_dict(void *ctx, uint64_t n) {
+  lookup_ctx *c = ctx;
+  int64_t sum = 0;
+  uint32_t j = 0;
+  for (uint64_t it = 0; it < n; ++it) {
+    const xffi_any *v;
+    if (xffi_dict_lookup(&v, c->dict, &c->probe[j]) != XFFI_OK || !v) abort();
+    sum += v->v_int64;
+    if (++j == NKEYS) j = 0;
+  }
+  BENCH_KEEP(sum);
+}
+
+/* ---- Insert of int keys into a fresh table, then free ---- */
+
+/* The baseline: a bare int64 -> int64 open-addressing table, doubling. */
+static void __attribute__((noinline)) insert_baseline(void *ctx, uint64_t n) {
+  (void)ctx;
+  uint64_t cap = 16, size = 0;
+  int64_t *keys = calloc(cap, sizeof(int64_t)), *vals = calloc(cap, sizeof(int64_t));
+  unsigned char *used = calloc(cap, 1);
+  for (uint64_t k = 0; k < n; ++k) {
+    if ((size + 1) * 4 > cap * 3) { /* grow and rehash */
+      uint64_t ncap = cap * 2;
+      int64_t *nk = calloc(ncap, sizeof(int64_t)), *nv = calloc(ncap, sizeof(int64_t));
+      unsigned char *nu = calloc(ncap, 1);
+      for (uint64_t i = 0; i < cap; ++i) {
+        if (!used[i]) continue;
+        uint64_t h = ((uint64_t)keys[i] * UINT64_C(0x9e3779b97f4a7c15)) >> 20;
+        uint64_t j = h & (ncap - 1);
+        while (nu[j]) j = (j + 1) & (ncap - 1);
+        nu[j] = 1, nk[j] = keys[i], nv[j] = vals[i];
+      }
+      free(keys), free(vals), free(used);
+      keys = nk, vals = nv, used = nu, cap = ncap;
+    }
+    int64_t key = (int64_t)(k * 2654435761u);
+    uint64_t h = ((uint64_t)key * UINT64_C(0x9e3779b97f4a7c15)) >> 20;
+    uint64_t j = h & (cap - 1);
+    while (used[j] && keys[j] != key) j = (j + 1) & (cap - 1);
+    if (!used[j]) size++;
+    used[j] = 1, keys[j] = key, vals[j] = (int64_t)k;
+  }
+  BENCH_KEEP(size);
+  free(keys), free(vals), free(used);
+}
+
+static void __attribute__((noinline)) insert_dict(void *ctx, uint64_t n) {
+  (void)ctx;
+  xffi_object *dict;
+  if (xffi_dict_new(&dict) != XFFI_OK) abort();
+  for (uint64_t k = 0; k < n; ++k) {
+    xffi_any key = xffi_any_int((int64_t)(k * 2654435761u)), value = xffi_any_int((int64_t)k);
+    if (xffi_dict_set(dict, &key, &value) != XFFI_OK) abort();
+  }
+  xffi_object_dec_ref(dict);
+}
+
+/* ---- Array get and push ---- */
+
+typedef struct seq_ctx {
+  xffi_any plain[1024];
+  xffi_object *array;
+} seq_ctx;
+
+static void __attribute__((noinline)) get_baseline(void *ctx, uint64_t n) {
+  seq_ctx *c = ctx;
+  int64_t sum = 0;
+  for (uint64_t i = 0; i < n; ++i) {
+    BENCH_CLOBBER();
+    sum += c->plain[i & 1023].v_int64;
+  }
+  BENCH_KEEP(sum);
+}
+
+static void __attribute__((noinline)) get_inline(void *ctx, uint64_t n) {
+  seq_ctx *c = ctx;
+  int64_t sum = 0;
+  for (uint64_t i = 0; i < n; ++i) {
+    BENCH_CLOBBER();
+    sum += xffi_seq_items(c->array)[i & 1023].v_int64;
+  }
+  BENCH_KEEP(sum);
+}
+
+static void __attribute__((noinline)) get_checked(void *ctx, uint64_t n) {
+  seq_ctx *c = ctx;
+  int64_t sum = 0;
+  for (uint64_t i = 0; i < n; ++i) {
+    xffi_any v;
+    if (xffi_array_get(&v, c->array, (int64_t)(i & 1023)) != XFFI_OK) abort();
+    sum += v.v_int64;
+  }
+  BENCH_KEEP(sum);
+}
+
+/* Push n ints onto a fresh sequence, then free it. */
+static void __attribute__((noinline)) push_baseline(void *ctx, uint64_t n) {
+  (void)ctx;
+  size_t cap = 4, size = 0;
+  xffi_any *data = malloc(cap * sizeof(xffi_any));
+  for (uint64_t i = 0; i < n; ++i) {
+    if (size == cap) data = realloc(data, (cap *= 2) * sizeof(xffi_any));
+    data[size++] = xffi_any_int((int64_t)i);
+  }
+  BENCH_KEEP(data);
+  free(data);
+}
+
+static void __attribute__((noinline)) push_array(void *ctx, uint64_t n) {
+  (void)ctx;
+  xffi_object *array;
+  if (xffi_array_new_with_capacity(&array, 0) != XFFI_OK) abort();
+  for (uint64_t i = 0; i < n; ++i) {
+    xffi_any v = xffi_any_int((int64_t)i);
+    if (xffi_array_push(&array, &v) != XFFI_OK) abort();
+  }
+  xffi_object_dec_ref(array);
+}
+
+static void __attribute__((noinline)) push_list(void *ctx, uint64_t n) {
+  (void)ctx;
+  xffi_object *list;
+  if (xffi_list_new_with_capacity(&list, 0) != XFFI_OK) abort();
+  for (uint64_t i = 0; i < n; ++i) {
+    xffi_any v = xffi_any_int((int64_t)i);
+    if (xffi_list_push(list, &v) != XFFI_OK) abort();
+  }
+  xffi_object_dec_ref(list);
+}
+
+/* ---- 1,000,000 int keys: ns per insert and bytes per entry (measured once) ---- */
+
+static void measure_million(void) {
+  const int64_t n = 1000000;
+  uint64_t t0 = bench_now_ns();
+  insert_baseline(NULL, (uint64_t)n);
+  uint64_t t1 = bench_now_ns();
+  bench_record("insert 1,000,000 int keys (once)", "baseline", (double)(t1 - t0) / (double)n, -1, -1,
+               "open addressing int64->int64, 75% load");
+  xffi_object *dict;
+  if (xffi_dict_new(&dict) != XFFI_OK) abort();
+  uint64_t m0 = bench_malloc_count();
+  t0 = bench_now_ns();
+  for (int64_t k = 0; k < n; ++k) {
+    xffi_any key = xffi_any_int((int64_t)((uint64_t)k * 2654435761u)), value = xffi_any_int(k);
+    if (xffi_dict_set(dict, &key, &value) != XFFI_OK) abort();
+  }
+  t1 = bench_now_ns();
+  uint64_t m1 = bench_malloc_count();
+  size_t bytes = 0;
+  if (xffi_map_memory_bytes(&bytes, dict) != XFFI_OK) abort();
+  char note[96];
+  snprintf(note, sizeof(note), "%.1f bytes/entry (Anys included)", (double)bytes / (double)n);
+  bench_record("insert 1,000,000 int keys (once)", "xffi-dict", (double)(t1 - t0) / (double)n, -1,
+               (double)(m1 - m0) / (double)n, note);
+  printf("dict of %lld int keys: %zu bytes, %.2f bytes per entry\n", (long long)n, bytes, (double)bytes / (double)n);
+  xffi_object_dec_ref(dict);
+}
+
+int main(int argc, char **argv) {
+  bench_init(argc, argv);
+  int child = 0;
+  for (int i = 1; i < argc; ++i) child |= strcmp(argv[i], "--child") == 0;
+
+  /* Lookup tables: the stored keys are String objects; the probes are other
+   * String objects with the same bytes (no pointer-equality shortcut). */
+  static lookup_ctx lc;
+  static plain_table pt;
+  lc.plain = &pt;
+  if (xffi_map_new(&lc.map) != XFFI_OK || xffi_dict_new(&lc.dict) != XFFI_OK) abort();
+  for (int k = 0; k < NKEYS; ++k) {
+    snprintf(lc.text[k], sizeof(lc.text[k]), "key/%04d/name", k);
+    size_t len = strlen(lc.text[k]);
+    xffi_any key = xffi_any_c_str(lc.text[k]), value = xffi_any_int(k);
+    if (xffi_map_set(&lc.map, &key, &value) != XFFI_OK || xffi_dict_set(lc.dict, &key, &value) != XFFI_OK) abort();
+    xffi_object *probe;
+    if (xffi_string_new(&probe, lc.text[k], len) != XFFI_OK) abort();
+    lc.probe[k] = xffi_any_object(probe);
+    pt.key[k] = lc.text[k];
+    pt.len[k] = len;
+    pt.value[k] = k;
+    plain_insert(&pt, k);
+  }
+  bench_case lookups[] = {
+      {"baseline", lookup_baseline, &lc},
+      {"xffi-map-lookup", lookup_map, &lc},
+      {"xffi-map-get", lookup_map_get, &lc},
+      {"xffi-dict-lookup", lookup_dict, &lc},
+  };
+  bench_op("lookup hit, 1,000 string keys (13 B)", lookups, 4);
+
+  bench_case inserts[] = {{"baseline", insert_baseline, NULL}, {"xffi-dict", insert_dict, NULL}};
+  bench_op("insert int keys (fresh table, freed)", inserts, 2);
+
+  static seq_ctx sc;
+  if (xffi_array_new_with_capacity(&sc.array, 1024) != XFFI_OK) abort();
+  for (int i = 0; i < 1024; ++i) {
+    sc.plain[i] = xffi_any_int(i);
+    if (xffi_array_push(&sc.array, &sc.plain[i]) != XFFI_OK) abort();
+  }
+  bench_case gets[] = {
+      {"baseline", get_baseline, &sc}, {"xffi-inline", get_inline, &sc}, {"xffi-array-get", get_checked, &sc}};
+  bench_op("array get (int element)", gets, 3);
+
+  bench_case pushes[] = {
+      {"baseline", push_baseline, NULL}, {"xffi-array", push_array, NULL}, {"xffi-list", push_list, NULL}};
+  bench_op("push int (fresh sequence, freed)", pushes, 3);
+
+  if (!child) measure_million();
+
+  for (int k = 0; k < NKEYS; ++k) xffi_object_dec_ref(lc.probe[k].v_obj);
+  xffi_object_dec_ref(lc.map);
+  xffi_object_dec_ref(lc.dict);
+  xffi_object_dec_ref(sc.array);
+  return bench_finish();
+}
