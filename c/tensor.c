@@ -175,10 +175,9 @@ static int same_dltensor(const DLTensor *a, const DLTensor *b) {
          a->shape == b->shape && a->strides == b->strides && a->byte_offset == b->byte_offset;
 }
 
-/* Validates a producer's DLTensor and makes a Tensor whose cell copies it
- * (shape and strides copied inline, strides computed when NULL). */
-static int adopt(tensor_object **out, const char *fn, const DLTensor *src, xffi_deleter deleter, void *producer,
-                 uint64_t flags) {
+/* The slow path of adopt: validates first, with precise messages, then copies. */
+static int adopt_checked(tensor_object **out, const char *fn, const DLTensor *src, xffi_deleter deleter,
+                         void *producer, uint64_t flags) {
   int64_t numel;
   if (shape_ok(&numel, fn, src->ndim, src->shape, src->dtype) != XFFI_OK) return XFFI_FAIL;
   if (device_ok(fn, src->device) != XFFI_OK) return XFFI_FAIL;
@@ -203,6 +202,65 @@ static int adopt(tensor_object **out, const char *fn, const DLTensor *src, xffi_
     else
       compact_strides(t->dims + ndim, t->dims, ndim);
   }
+  *out = t;
+  return XFFI_OK;
+}
+
+/* Whether DLPack defines a device type (1..4, 7..18), without a call. */
+static inline int device_type_known(int32_t type) { return (uint32_t)(type - 1) < 18 && type != 5 && type != 6; }
+
+/* Validates a producer's DLTensor and makes a Tensor whose cell copies it
+ * (shape and strides copied inline, strides computed when NULL). The common
+ * case takes one pass that checks while it copies; anything unusual (an
+ * error, or an overflow that a zero dimension may excuse) is redone by
+ * adopt_checked, which says precisely what is wrong. */
+static int adopt(tensor_object **out, const char *fn, const DLTensor *src, xffi_deleter deleter, void *producer,
+                 uint64_t flags) {
+  int32_t ndim = src->ndim;
+  const int64_t *shape = src->shape, *strides = src->strides;
+  if (XFFI_UNLIKELY(ndim < 0 || (!shape && ndim > 0) || src->dtype.bits == 0 || src->dtype.lanes == 0 ||
+                    !device_type_known((int32_t)src->device.device_type) || src->device.device_id < 0))
+    return adopt_checked(out, fn, src, deleter, producer, flags);
+  tensor_object *t = (tensor_object *)xffi_alloc(header_size(ndim));
+  if (!t) return xffi_error_raise_out_of_memory();
+  int64_t *dims = t->dims, *steps = t->dims + ndim;
+  int64_t numel = 1, extent = 0, elem_bits = (int64_t)src->dtype.bits * src->dtype.lanes, ignored;
+  int bad = 0;
+  for (int32_t i = 0; i < ndim; i++) {
+    int64_t d = shape[i];
+    dims[i] = d;
+    bad |= d < 0;
+    bad |= __builtin_mul_overflow(numel, d, &numel);
+  }
+  bad |= __builtin_mul_overflow(numel, elem_bits, &ignored);
+  if (bad) {
+    /* redone by adopt_checked below */
+  } else if (!strides) {
+    compact_strides(steps, dims, ndim);
+  } else if (numel != 0) {
+    for (int32_t i = 0; i < ndim; i++) {
+      int64_t st = strides[i], step;
+      steps[i] = st;
+      bad |= st == INT64_MIN; /* dims are >= 1 here (numel != 0), so dims[i] - 1 cannot overflow */
+      bad |= __builtin_mul_overflow(dims[i] - 1, st < 0 ? (int64_t)(0 - (uint64_t)st) : st, &step);
+      bad |= __builtin_add_overflow(extent, step, &extent);
+    }
+    bad |= __builtin_add_overflow(extent, 1, &extent);
+    bad |= __builtin_mul_overflow(extent, elem_bits, &ignored);
+  } else if (ndim) {
+    memcpy(steps, strides, (size_t)ndim * sizeof(int64_t));
+  }
+  bad |= !src->data && numel != 0;
+  if (XFFI_UNLIKELY(bad)) {
+    xffi_free(t);
+    return adopt_checked(out, fn, src, deleter, producer, flags);
+  }
+  xffi_object_init(&t->header, XFFI_TYPE_TENSOR, deleter);
+  t->dl = *src;
+  t->dl.shape = dims;
+  t->dl.strides = steps;
+  t->flags = flags;
+  t->producer = producer;
   *out = t;
   return XFFI_OK;
 }

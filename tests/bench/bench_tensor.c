@@ -1,8 +1,12 @@
 /* Tensor benchmarks (issue: containers and tensors): DLPack import and
  * export, each at most one allocation and no copy of the data, and CPU
  * tensor allocation. Baselines do the physical minimum of the same work in
- * the same run: one malloc of the same size, the same stores, one free. */
+ * the same run: one malloc of the same size, the same stores, one free.
+ * When XFFI_BENCH_TVM_FFI_LIB names tvm-ffi's libtvm_ffi.so (in the
+ * apache-tvm-ffi wheel: $(python3 -c 'import tvm_ffi,os;print(os.path.dirname(
+ * tvm_ffi.__file__))')/lib/libtvm_ffi.so), tvm-ffi 0.1 is measured too. */
 #define _POSIX_C_SOURCE 200809L
+#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -128,6 +132,49 @@ static void __attribute__((noinline)) roundtrip_xffi(void *ctx, uint64_t n) {
   }
 }
 
+/* ---- tvm-ffi 0.1, loaded at run time (optional) ---- */
+
+typedef int (*tvm_from_dlpack_fn)(DLManagedTensorVersioned *from, int32_t align, int32_t contiguous, void **out);
+typedef int (*tvm_to_dlpack_fn)(void *from, DLManagedTensorVersioned **out);
+typedef int (*tvm_dec_ref_fn)(void *obj);
+
+static tvm_from_dlpack_fn tvm_from_dlpack;
+static tvm_to_dlpack_fn tvm_to_dlpack;
+static tvm_dec_ref_fn tvm_dec_ref;
+
+static int load_tvm_ffi(void) {
+  const char *path = getenv("XFFI_BENCH_TVM_FFI_LIB");
+  if (!path || !*path) return 0;
+  void *lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  if (!lib) {
+    fprintf(stderr, "bench_tensor: cannot load %s: %s\n", path, dlerror());
+    return 0;
+  }
+  *(void **)&tvm_from_dlpack = dlsym(lib, "TVMFFITensorFromDLPackVersioned");
+  *(void **)&tvm_to_dlpack = dlsym(lib, "TVMFFITensorToDLPackVersioned");
+  *(void **)&tvm_dec_ref = dlsym(lib, "TVMFFIObjectDecRef");
+  return tvm_from_dlpack && tvm_to_dlpack && tvm_dec_ref;
+}
+
+static void __attribute__((noinline)) import_tvm(void *ctx, uint64_t n) {
+  producer *p = ctx;
+  for (uint64_t i = 0; i < n; ++i) {
+    void *t;
+    if (tvm_from_dlpack(&p->managed, 0, 0, &t) != 0) abort();
+    BENCH_KEEP(t);
+    tvm_dec_ref(t);
+  }
+}
+
+static void __attribute__((noinline)) export_tvm(void *ctx, uint64_t n) {
+  for (uint64_t i = 0; i < n; ++i) {
+    DLManagedTensorVersioned *m;
+    if (tvm_to_dlpack(ctx, &m) != 0) abort();
+    BENCH_KEEP(m);
+    m->deleter(m);
+  }
+}
+
 /* ---- new CPU tensor (64-byte aligned, zero-filled) + free ---- */
 
 static const int64_t new_shape[2] = {16, 16}; /* 1 KiB of float32 */
@@ -175,8 +222,10 @@ int main(int argc, char **argv) {
   }
   xffi_object_dec_ref(check);
 
-  bench_case imports[] = {{"baseline", import_baseline, &small_p}, {"xffi", import_xffi, &small_p}};
-  bench_op("dlpack import + release, 2-d", imports, 2);
+  int have_tvm = load_tvm_ffi();
+  bench_case imports[] = {
+      {"baseline", import_baseline, &small_p}, {"xffi", import_xffi, &small_p}, {"tvm-ffi 0.1", import_tvm, &small_p}};
+  bench_op("dlpack import + release, 2-d", imports, have_tvm ? 3 : 2);
   bench_case imports_big[] = {{"baseline", import_baseline, &big_p}, {"xffi", import_xffi, &big_p}};
   bench_op("dlpack import + release, 64 MiB (no copy)", imports_big, 2);
   bench_case imports_nostride[] = {{"baseline", import_baseline, &nostride_p},
@@ -186,9 +235,14 @@ int main(int argc, char **argv) {
 
   xffi_object *t;
   if (xffi_tensor_from_dlpack(&t, &big_p.managed) != XFFI_OK) return 1;
-  bench_case exports[] = {
-      {"baseline", export_baseline, t}, {"xffi", export_xffi, t}, {"xffi legacy", export_legacy_xffi, t}};
-  bench_op("dlpack export + consumer delete", exports, 3);
+  void *tvm_tensor = NULL;
+  if (have_tvm && tvm_from_dlpack(&big_p.managed, 0, 0, &tvm_tensor) != 0) return 1;
+  bench_case exports[] = {{"baseline", export_baseline, t},
+                          {"xffi", export_xffi, t},
+                          {"xffi legacy", export_legacy_xffi, t},
+                          {"tvm-ffi 0.1", export_tvm, tvm_tensor}};
+  bench_op("dlpack export + consumer delete", exports, have_tvm ? 4 : 3);
+  if (tvm_tensor) tvm_dec_ref(tvm_tensor);
   bench_case roundtrips[] = {{"baseline", export_baseline, t}, {"xffi", roundtrip_xffi, t}};
   bench_op("dlpack export + import back (same tensor)", roundtrips, 2);
   xffi_object_dec_ref(t);
