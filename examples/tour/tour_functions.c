@@ -1,0 +1,124 @@
+/* The tour: functions as objects, argument checking, errors that cross
+ * calls, and the global function registry. (Loading functions from shared
+ * libraries is shown in docs/plugins.md and tests/c/test_module.c.) */
+#include <stdio.h>
+#include <string.h>
+#include <xffi/xffi.h>
+#include <xffi/function.h>
+
+#include "tour.h"
+
+/* A callee: the resource handle is a running total it adds to. */
+static int accumulate(void *resource, const xffi_any *args, int32_t num_args, xffi_any *result) {
+  int64_t *total = resource, x;
+  if (xffi_args_check(args, num_args, "i", "accumulate") != XFFI_OK) return XFFI_FAIL;
+  xffi_arg_int(&x, args, num_args, 0, "accumulate");
+  *total += x;
+  *result = xffi_any_int(*total);
+  return XFFI_OK;
+}
+
+static void announce_finalizer(void *resource) {
+  printf("  finalizer: the accumulator is released (its total was %lld)\n", (long long)*(int64_t *)resource);
+}
+
+/* Halves an even number; an odd one is an error. */
+static int halve(void *resource, const xffi_any *args, int32_t num_args, xffi_any *result) {
+  (void)resource;
+  int64_t x;
+  if (xffi_args_check(args, num_args, "i", "halve") != XFFI_OK) return XFFI_FAIL;
+  xffi_arg_int(&x, args, num_args, 0, "halve");
+  if (x % 2) return xffi_error_raise(XFFI_KIND_VALUE, "halve: %lld is odd", (long long)x);
+  *result = xffi_any_int(x / 2);
+  return XFFI_OK;
+}
+
+/* A higher-order callee: calls the function it is given, twice. */
+static int apply_twice(void *resource, const xffi_any *args, int32_t num_args, xffi_any *result) {
+  (void)resource;
+  xffi_object *f;
+  int64_t x;
+  if (xffi_args_check(args, num_args, "Fi", "apply_twice") != XFFI_OK) return XFFI_FAIL;
+  xffi_arg_get_object(&f, args, num_args, 0, XFFI_TYPE_FUNCTION, "apply_twice");
+  xffi_arg_int(&x, args, num_args, 1, "apply_twice");
+  xffi_any once;
+  if (XFFI_CALL(f, &once, xffi_any_int(x)) != XFFI_OK) return xffi_error_pass("apply_twice (first call)");
+  if (XFFI_CALL(f, result, once) != XFFI_OK) return xffi_error_pass("apply_twice (second call)");
+  return XFFI_OK;
+}
+
+static void show_error(const char *what) {
+  xffi_object *err = xffi_error_move_raised();
+  const xffi_error_cell *cell = xffi_error_cell_of(err);
+  printf("  %-36s -> %s: %s\n", what, cell->kind.data, cell->message.data);
+  const char *line = cell->backtrace.data;
+  while (*line) {
+    const char *end = strchr(line, '\n');
+    int n = end ? (int)(end - line) : (int)strlen(line);
+    printf("  %-36s      passed through %.*s\n", "", n, line);
+    line += n + (end != NULL);
+  }
+  xffi_object_dec_ref(err);
+}
+
+static void functions_as_objects(void) {
+  tour_heading("Functions are objects");
+  static int64_t total = 0;
+  xffi_object *acc = NULL, *twice = NULL;
+  xffi_func_new(&acc, accumulate, &total, announce_finalizer);
+  xffi_func_new(&twice, apply_twice, NULL, NULL);
+  printf("  a Function is an object of type %s (index %d)\n", xffi_type_key(acc->type_index), (int)acc->type_index);
+
+  xffi_any result;
+  XFFI_CALL(acc, &result, xffi_any_int(5));
+  printf("  accumulate(5)                        -> %lld\n", (long long)result.v_int64);
+  XFFI_CALL(twice, &result, xffi_any_object(acc), xffi_any_int(10));
+  printf("  apply_twice(accumulate, 10)          -> %lld  (a function passed as an argument)\n",
+         (long long)result.v_int64);
+
+  if (XFFI_CALL(acc, &result, xffi_any_c_str("ten")) != XFFI_OK) show_error("accumulate(\"ten\")");
+  if (XFFI_CALL(twice, &result, xffi_any_int(1), xffi_any_int(2)) != XFFI_OK) show_error("apply_twice(1, 2)");
+  /* An error raised one call down passes through apply_twice, which adds a frame. */
+  xffi_object *half = NULL;
+  xffi_func_new(&half, halve, NULL, NULL);
+  XFFI_CALL(twice, &result, xffi_any_object(half), xffi_any_int(12));
+  printf("  apply_twice(halve, 12)               -> %lld\n", (long long)result.v_int64);
+  if (XFFI_CALL(twice, &result, xffi_any_object(half), xffi_any_int(6)) != XFFI_OK) show_error("apply_twice(halve, 6)");
+  xffi_object_dec_ref(half);
+  xffi_any none = xffi_any_none();
+  if (xffi_func_call(acc, &none, -1, &result) != XFFI_OK) show_error("xffi_func_call(acc, args, -1)");
+
+  xffi_object_dec_ref(twice);
+  printf("  dropping the last reference to accumulate:\n");
+  xffi_object_dec_ref(acc);
+}
+
+static void the_registry(void) {
+  tour_heading("The global function registry");
+  static int64_t total = 100;
+  xffi_object *acc = NULL, *found = NULL;
+  xffi_func_new(&acc, accumulate, &total, NULL);
+  xffi_func_global_register("tour.accumulate", acc, 0);
+  xffi_object_dec_ref(acc); /* the registry keeps its own reference */
+
+  size_t count = 0;
+  xffi_func_global_list(NULL, 0, &count);
+  printf("  %zu global function(s) registered; looking one up by name:\n", count);
+  xffi_func_global_get(&found, "tour.accumulate");
+  xffi_any result;
+  XFFI_CALL(found, &result, xffi_any_int(1));
+  printf("  tour.accumulate(1)                   -> %lld\n", (long long)result.v_int64);
+  if (xffi_func_global_register("tour.accumulate", found, 0) != XFFI_OK) show_error("register the same name again");
+  xffi_object_dec_ref(found);
+  xffi_func_global_get(&found, "tour.no_such_function");
+  printf("  a name nobody registered             -> %s (not an error)\n", found ? "found?!" : "NULL");
+  xffi_func_global_remove("tour.accumulate");
+  xffi_func_global_get(&found, "tour.accumulate");
+  printf("  after removing tour.accumulate       -> %s\n", found ? "found?!" : "NULL");
+  if (xffi_func_global_remove("tour.accumulate") != XFFI_OK) show_error("remove it again");
+}
+
+void tour_functions(void) {
+  functions_as_objects();
+  the_registry();
+}
