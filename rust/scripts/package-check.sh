@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Proves that xffi-sys and xffi package into self-contained crates: `cargo
+# package` builds each .crate from its unpacked contents (xffi against the
+# packaged xffi-sys through a temporary registry), then this script unpacks
+# both into an empty directory, outside the repository, and builds and tests a
+# consumer crate that depends on the unpacked crates only, as a crates.io user
+# would get them. No C sources or headers from the repository are reachable.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/../.." && pwd)"
+target="${CARGO_TARGET_DIR:-$root/target}"
+cd "$root"
+cargo package -p xffi-sys -p xffi --allow-dirty ${CARGO_PACKAGE_FLAGS:-}
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+tar -xzf "$target/package/xffi-sys-0.1.0.crate" -C "$work"
+tar -xzf "$target/package/xffi-0.1.0.crate" -C "$work"
+mkdir -p "$work/consumer/src"
+cat > "$work/consumer/Cargo.toml" <<TOML
+[package]
+name = "consumer"
+version = "0.0.0"
+edition = "2021"
+publish = false
+[dependencies]
+xffi = { path = "../xffi-0.1.0" }
+[patch.crates-io]
+xffi-sys = { path = "../xffi-sys-0.1.0" }
+[workspace]
+TOML
+cat > "$work/consumer/src/main.rs" <<'RS'
+use xffi::{object_type, Function, ObjectRef};
+struct Point { x: i64 }
+object_type!(Point, "consumer.Point");
+fn main() {
+    let p = ObjectRef::new(Point { x: 41 }).unwrap();
+    let f = Function::from_typed(|p: ObjectRef<Point>| Ok(p.x + 1)).unwrap();
+    let r: i64 = f.call_typed((p,)).unwrap();
+    assert_eq!(r, 42);
+    println!("consumer of the packaged crates: ok ({r})");
+}
+RS
+(cd "$work/consumer" && CARGO_TARGET_DIR="$work/target" cargo run --quiet)
+(cd "$work/xffi-sys-0.1.0" && CARGO_TARGET_DIR="$work/target" cargo test --quiet --doc 2>&1 | tail -2)
+echo "package check: ok"
