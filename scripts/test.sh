@@ -97,6 +97,10 @@ installed_package() {
     ! (ldd "$prefix"/lib*/libxffi.so | grep -q 'libstdc++')
 }
 
+numpy_dlpack() {
+  XFFI_LIB="$build/release/libxffi.so" python3 -m pytest -q -p no:cacheprovider tests/python/test_numpy_dlpack.py
+}
+
 mkdir -p "$build"
 step "C suite, gcc -Werror" c_suite "$build/gcc" gcc
 step "C suite, clang -Werror" c_suite "$build/clang" clang
@@ -105,11 +109,7 @@ step "thread tests under ThreadSanitizer" thread_sanitizer
 step "public headers compile alone (C11, C++)" headers_compile_alone
 step "release build (library, benchmarks, tour)" release_build
 step "installed package: find_package and pkg-config" installed_package
-for extra in scripts/test.d/*.sh; do
-  [ -e "$extra" ] || continue
-  # shellcheck source=/dev/null
-  source "$extra"
-done
+step "numpy exchanges tensors with xffi over DLPack" numpy_dlpack
 
 echo
 if [ $failed -gt 0 ]; then

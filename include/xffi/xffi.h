@@ -10,5 +10,12 @@
 #include <xffi/any.h>
 #include <xffi/error.h>
 #include <xffi/string.h>
+#include <xffi/dtype.h>
+#include <xffi/shape.h>
+#include <xffi/tensor.h>
+#include <xffi/array.h>
+#include <xffi/map.h>
+#include <xffi/function.h>
+#include <xffi/module.h>
 
 #endif /* XFFI_XFFI_H */
