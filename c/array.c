@@ -124,7 +124,8 @@ static int seq_is_unique(const xffi_object *obj) {
 /* The name of the sequence parameter of fn: "list" for xffi_list_*, else "array". */
 static const char *seq_arg_name(const char *fn) { return strncmp(fn, "xffi_list", 9) == 0 ? "list" : "array"; }
 
-static int check_seq_arg(const char *fn, const xffi_object *obj) {
+static inline int check_seq_arg(const char *fn, const xffi_object *obj) {
+  if (XFFI_LIKELY(obj && xffi_seq_check(obj))) return XFFI_OK;
   const char *arg = seq_arg_name(fn);
   if (!obj) return xffi_raise_null_arg(fn, arg);
   if (xffi_seq_check(obj)) return XFFI_OK;
@@ -139,8 +140,16 @@ static int check_index(const char *fn, int64_t index, int64_t size, int allow_en
                           (long long)size);
 }
 
+/* Checks a List argument: the exact type inline, the general check (and its
+ * message) otherwise. */
+static inline int check_list(const char *fn, const xffi_object *list) {
+  if (XFFI_LIKELY(list && list->type_index == XFFI_TYPE_LIST)) return XFFI_OK;
+  return xffi_check_object_arg(fn, "list", list, XFFI_TYPE_LIST);
+}
+
 /* Checks an Array in/out argument. */
-static int check_array_ref(const char *fn, xffi_object **array) {
+static inline int check_array_ref(const char *fn, xffi_object **array) {
+  if (XFFI_LIKELY(array && *array && (*array)->type_index == XFFI_TYPE_ARRAY)) return XFFI_OK;
   if (!array) return xffi_raise_null_arg(fn, "array");
   if (!*array) return xffi_raise_null_arg(fn, "*array");
   return xffi_check_object_arg(fn, "*array", *array, XFFI_TYPE_ARRAY);
@@ -288,8 +297,13 @@ static void seq_clear(xffi_seq_cell *cell) {
 }
 
 /* An owned copy of a value view; an rvalue (a move) cannot be stored. */
-static int copy_value(const char *fn, xffi_any *owned, const xffi_any *value) {
+static inline int copy_value(const char *fn, xffi_any *owned, const xffi_any *value) {
   if (!value) return xffi_raise_null_arg(fn, "value");
+  int32_t t = value->type_index;
+  if (XFFI_LIKELY(t != XFFI_TYPE_RAW_STR && t != XFFI_TYPE_BYTE_ARRAY_PTR && t != XFFI_TYPE_OBJECT_RVALUE)) {
+    *owned = any_dup(value); /* the common case, as xffi_any_copy does it */
+    return XFFI_OK;
+  }
   if (value->type_index == XFFI_TYPE_OBJECT_RVALUE)
     return xffi_error_raise(XFFI_KIND_TYPE, "%s: value is an object rvalue reference (a move), which cannot be stored",
                             fn);
@@ -424,7 +438,7 @@ int xffi_list_slice(xffi_object **out, const xffi_object *list, int64_t begin, i
 
 int xffi_list_set(xffi_object *list, int64_t index, const xffi_any *value) {
   static const char fn[] = "xffi_list_set";
-  if (xffi_check_object_arg(fn, "list", list, XFFI_TYPE_LIST) != XFFI_OK) return XFFI_FAIL;
+  if (check_list(fn, list) != XFFI_OK) return XFFI_FAIL;
   if (check_index(fn, index, xffi_seq_size(list), 0) != XFFI_OK) return XFFI_FAIL;
   xffi_any owned;
   if (copy_value(fn, &owned, value) != XFFI_OK) return XFFI_FAIL;
@@ -434,7 +448,7 @@ int xffi_list_set(xffi_object *list, int64_t index, const xffi_any *value) {
 
 int xffi_list_push(xffi_object *list, const xffi_any *value) {
   static const char fn[] = "xffi_list_push";
-  if (xffi_check_object_arg(fn, "list", list, XFFI_TYPE_LIST) != XFFI_OK) return XFFI_FAIL;
+  if (check_list(fn, list) != XFFI_OK) return XFFI_FAIL;
   xffi_any owned;
   if (copy_value(fn, &owned, value) != XFFI_OK) return XFFI_FAIL;
   xffi_seq_cell *cell = xffi_seq_cell_of(list);
@@ -448,7 +462,7 @@ int xffi_list_push(xffi_object *list, const xffi_any *value) {
 
 int xffi_list_pop(xffi_any *out, xffi_object *list) {
   static const char fn[] = "xffi_list_pop";
-  if (xffi_check_object_arg(fn, "list", list, XFFI_TYPE_LIST) != XFFI_OK) return XFFI_FAIL;
+  if (check_list(fn, list) != XFFI_OK) return XFFI_FAIL;
   if (xffi_seq_size(list) == 0) return xffi_error_raise(XFFI_KIND_INDEX, "%s: pop from an empty List", fn);
   seq_pop_into(xffi_seq_cell_of(list), out);
   return XFFI_OK;
@@ -456,7 +470,7 @@ int xffi_list_pop(xffi_any *out, xffi_object *list) {
 
 int xffi_list_insert(xffi_object *list, int64_t index, const xffi_any *value) {
   static const char fn[] = "xffi_list_insert";
-  if (xffi_check_object_arg(fn, "list", list, XFFI_TYPE_LIST) != XFFI_OK) return XFFI_FAIL;
+  if (check_list(fn, list) != XFFI_OK) return XFFI_FAIL;
   xffi_seq_cell *cell = xffi_seq_cell_of(list);
   if (check_index(fn, index, cell->size, 1) != XFFI_OK) return XFFI_FAIL;
   xffi_any owned;
@@ -471,21 +485,21 @@ int xffi_list_insert(xffi_object *list, int64_t index, const xffi_any *value) {
 
 int xffi_list_erase(xffi_object *list, int64_t index) {
   static const char fn[] = "xffi_list_erase";
-  if (xffi_check_object_arg(fn, "list", list, XFFI_TYPE_LIST) != XFFI_OK) return XFFI_FAIL;
+  if (check_list(fn, list) != XFFI_OK) return XFFI_FAIL;
   if (check_index(fn, index, xffi_seq_size(list), 0) != XFFI_OK) return XFFI_FAIL;
   seq_erase_at(xffi_seq_cell_of(list), index);
   return XFFI_OK;
 }
 
 int xffi_list_clear(xffi_object *list) {
-  if (xffi_check_object_arg("xffi_list_clear", "list", list, XFFI_TYPE_LIST) != XFFI_OK) return XFFI_FAIL;
+  if (check_list("xffi_list_clear", list) != XFFI_OK) return XFFI_FAIL;
   seq_clear(xffi_seq_cell_of(list));
   return XFFI_OK;
 }
 
 int xffi_list_reserve(xffi_object *list, int64_t capacity) {
   static const char fn[] = "xffi_list_reserve";
-  if (xffi_check_object_arg(fn, "list", list, XFFI_TYPE_LIST) != XFFI_OK) return XFFI_FAIL;
+  if (check_list(fn, list) != XFFI_OK) return XFFI_FAIL;
   if (capacity < 0) return xffi_error_raise(XFFI_KIND_VALUE, "%s: capacity is negative (%lld)", fn, (long long)capacity);
   xffi_seq_cell *cell = xffi_seq_cell_of(list);
   if (capacity <= cell->capacity) return XFFI_OK;

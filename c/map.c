@@ -627,7 +627,13 @@ static int map_copy(const char *fn, int32_t type_index, xffi_object **out, const
 }
 
 /* Copies a key or value view into an owned value, refusing rvalues. */
-static int copy_in(const char *fn, const char *what, xffi_any *owned, const xffi_any *view) {
+static inline int copy_in(const char *fn, const char *what, xffi_any *owned, const xffi_any *view) {
+  int32_t t = view->type_index;
+  if (XFFI_LIKELY(t != XFFI_TYPE_RAW_STR && t != XFFI_TYPE_BYTE_ARRAY_PTR && t != XFFI_TYPE_OBJECT_RVALUE)) {
+    if (xffi_any_is_object(view)) xffi_object_inc_ref_inline(view->v_obj);
+    *owned = *view; /* the common case, as xffi_any_copy does it */
+    return XFFI_OK;
+  }
   *owned = xffi_any_none();
   if (view->type_index == XFFI_TYPE_OBJECT_RVALUE)
     return xffi_error_raise(XFFI_KIND_TYPE, "%s: %s is an object rvalue reference (a move), which cannot be stored", fn,
@@ -838,7 +844,9 @@ int xffi_dict_copy(xffi_object **out, const xffi_object *dict) {
 
 int xffi_dict_set(xffi_object *dict, const xffi_any *key, const xffi_any *value) {
   static const char fn[] = "xffi_dict_set";
-  if (xffi_check_object_arg(fn, "dict", dict, XFFI_TYPE_DICT) != XFFI_OK) return XFFI_FAIL;
+  if (XFFI_UNLIKELY(!dict || dict->type_index != XFFI_TYPE_DICT) &&
+      xffi_check_object_arg(fn, "dict", dict, XFFI_TYPE_DICT) != XFFI_OK)
+    return XFFI_FAIL;
   return map_set(fn, &dict, 0, key, value);
 }
 
