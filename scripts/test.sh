@@ -91,7 +91,7 @@ installed_package() {
     cmake -S "$consumer" -B "$consumer/build" -G Ninja -DCMAKE_PREFIX_PATH="$prefix" >/dev/null &&
     cmake --build "$consumer/build" &&
     "$consumer/build/consumer_cmake_shared" && "$consumer/build/consumer_cmake_static" &&
-    PKG_CONFIG_PATH="$prefix/lib/pkgconfig:$prefix/lib64/pkgconfig" sh -c \
+    PKG_CONFIG_PATH="$(dirname "$(find "$prefix" -name xffi.pc)")" sh -c \
       'cc -std=c11 -o "$1/consumer_pkgconfig" tests/install/consumer.c $(pkg-config --cflags --libs xffi) -Wl,-rpath,"$(pkg-config --variable=libdir xffi)"' _ "$consumer" &&
     "$consumer/consumer_pkgconfig" &&
     ! (ldd "$prefix"/lib*/libxffi.so | grep -q 'libstdc++')
