@@ -10,30 +10,12 @@
 
 #include <cmocka.h>
 
+#include "test_util.h"
+
 #include <xffi/map.h>
 #include <xffi/sys/testing.h>
 #include <xffi/xffi.h>
 
-static void expect_error(const char *kind, const char *message) {
-  xffi_object *err = xffi_error_move_raised();
-  assert_non_null(err);
-  xffi_error_cell *cell = xffi_error_cell_of(err);
-  assert_string_equal(cell->kind.data, kind);
-  assert_string_equal(cell->message.data, message);
-  xffi_object_dec_ref(err);
-}
-
-static int counted_destroyed;
-static void counted_deleter(void *self, int flags) {
-  if (flags & XFFI_DELETE_CONTENTS) counted_destroyed++;
-  if (flags & XFFI_DELETE_MEMORY) free(self);
-}
-static xffi_object *counted_new(void) {
-  xffi_object *obj = malloc(sizeof(xffi_object));
-  assert_non_null(obj);
-  xffi_object_init(obj, XFFI_TYPE_OBJECT, counted_deleter);
-  return obj;
-}
 
 static int64_t dict_len(const xffi_object *dict) {
   int64_t n = -1;

@@ -14,24 +14,47 @@
 #include <xffi/xffi.h>
 
 /* Asserts that the last call raised an error of `kind` whose message
- * contains `fragment`, then clears the raised slot. */
-#define assert_raised(kind, fragment) assert_raised_at((kind), (fragment), __FILE__, __LINE__)
+ * contains `fragment` (assert_raised) or is exactly `message`
+ * (expect_error), then clears the raised slot. */
+#define assert_raised(kind, fragment) check_raised((kind), (fragment), 0, __FILE__, __LINE__)
+#define expect_error(kind, message) check_raised((kind), (message), 1, __FILE__, __LINE__)
 
-static inline void assert_raised_at(const char *kind, const char *fragment, const char *file, int line) {
+static inline void check_raised(const char *kind, const char *text, int exact, const char *file, int line) {
   xffi_object *err = xffi_error_move_raised();
   if (!err) {
     fail_msg("%s:%d: expected a raised %s, but nothing was raised", file, line, kind);
     return;
   }
   const xffi_error_cell *cell = xffi_error_cell_of(err);
-  if (strcmp(cell->kind.data, kind) != 0 || !strstr(cell->message.data, fragment)) {
+  int matches = exact ? strcmp(cell->message.data, text) == 0 : strstr(cell->message.data, text) != NULL;
+  if (strcmp(cell->kind.data, kind) != 0 || !matches) {
     char got[512];
     snprintf(got, sizeof(got), "%s: %s", cell->kind.data, cell->message.data);
     xffi_object_dec_ref(err);
-    fail_msg("%s:%d: expected %s containing \"%s\", got %s", file, line, kind, fragment, got);
+    fail_msg("%s:%d: expected %s %s \"%s\", got %s", file, line, kind, exact ? "saying" : "containing", text, got);
     return;
   }
   xffi_object_dec_ref(err);
+}
+
+/* Plain heap objects that count how often their contents are destroyed,
+ * for tests that prove every reference is released exactly once. */
+static inline int *counted_destroyed_counter(void) {
+  static int destroyed;
+  return &destroyed;
+}
+#define counted_destroyed (*counted_destroyed_counter())
+
+static inline void counted_object_deleter(void *self, int flags) {
+  if (flags & XFFI_DELETE_CONTENTS) counted_destroyed++;
+  if (flags & XFFI_DELETE_MEMORY) free(self);
+}
+
+static inline xffi_object *counted_new(void) {
+  xffi_object *obj = malloc(sizeof(xffi_object));
+  assert_non_null(obj);
+  xffi_object_init(obj, XFFI_TYPE_OBJECT, counted_object_deleter);
+  return obj;
 }
 
 /* Asserts that nothing is left in the raised slot. */
