@@ -6,7 +6,7 @@
  * tvm-ffi 0.1, so the same library can be loaded by either runtime.
  *
  * ABI marker: every translation unit outside libxffi that includes this
- * header defines the weak, exported constant `__xffi_abi_version` holding the
+ * header defines the weak, exported constant `xffi_library_abi_version` holding the
  * XFFI_ABI_VERSION it was compiled against. The loader compares it with the
  * running library's and refuses a mismatch. A library without the marker (a
  * pure tvm-ffi library, say) is accepted. Define XFFI_NO_ABI_MARKER before
@@ -43,7 +43,7 @@
 
 /* The prefix of exported function symbols, and the ABI marker's name. */
 #define XFFI_EXPORT_PREFIX "__tvm_ffi_"
-#define XFFI_ABI_MARKER_SYMBOL "__xffi_abi_version"
+#define XFFI_ABI_MARKER_SYMBOL "xffi_library_abi_version"
 
 /* Exports impl (a function with the safe-call signature, which receives a
  * NULL handle) from a library as function name, in one line at file scope:
@@ -66,9 +66,9 @@
 /* The ABI marker (see the top of this file). Weak, so every translation unit
  * of a library may define it and the linker keeps one. */
 #  ifdef __cplusplus
-extern "C" __attribute__((weak, visibility("default"), used)) const int32_t __xffi_abi_version = XFFI_ABI_VERSION;
+extern "C" __attribute__((weak, visibility("default"), used)) const int32_t xffi_library_abi_version = XFFI_ABI_VERSION;
 #  else
-__attribute__((weak, visibility("default"), used)) const int32_t __xffi_abi_version = XFFI_ABI_VERSION;
+__attribute__((weak, visibility("default"), used)) const int32_t xffi_library_abi_version = XFFI_ABI_VERSION;
 #  endif
 #endif
 

@@ -4,8 +4,8 @@
 #define XFFI_NO_ABI_MARKER
 #include <xffi/module.h>
 
-XFFI_DLL_EXPORT extern const int32_t __xffi_abi_version;
-XFFI_DLL_EXPORT const int32_t __xffi_abi_version = XFFI_ABI_VERSION + 100;
+XFFI_DLL_EXPORT extern const int32_t xffi_library_abi_version;
+XFFI_DLL_EXPORT const int32_t xffi_library_abi_version = XFFI_ABI_VERSION + 100;
 
 static int nothing(void *handle, const xffi_any *args, int32_t num_args, xffi_any *result) {
   (void)handle, (void)args, (void)num_args, (void)result;
