@@ -121,6 +121,13 @@ int xffi_error_new(xffi_object **out, const char *kind, const char *message) {
 }
 
 void xffi_error_set_raised(xffi_object *err) {
+  if (XFFI_UNLIKELY(err && err->type_index != XFFI_TYPE_ERROR)) {
+    /* Only Errors may sit in the slot: callers read it as an error cell. */
+    int32_t got = err->type_index;
+    xffi_object_dec_ref_inline(err);
+    xffi_error_raise(XFFI_KIND_TYPE, "xffi_error_set_raised: err expected Error, got %s", xffi_type_key(got));
+    return;
+  }
   xffi_object *old = raised;
   raised = err;
   xffi_object_dec_ref_inline(old);

@@ -58,8 +58,9 @@ XFFI_API int xffi_error_new(xffi_object **out, const char *kind, const char *mes
 XFFI_API int xffi_error_new_bytes(xffi_object **out, xffi_byte_array kind, xffi_byte_array message);
 
 /* Puts err into the calling thread's raised slot. Steals the reference. A
- * previously raised error still in the slot is released. err must be an
- * Error object; NULL simply clears the slot. */
+ * previously raised error still in the slot is released. NULL simply clears
+ * the slot. An object that is not an Error is released and a TypeError
+ * saying so is raised in its place. */
 XFFI_API void xffi_error_set_raised(xffi_object *err);
 
 /* Moves the raised error out of the slot, which becomes empty. Returns a new

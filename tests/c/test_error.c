@@ -46,6 +46,14 @@ static void test_set_raised_steals_and_null_clears(void **state) {
   assert_int_equal(xffi_object_strong_count(err), 1);
   xffi_error_set_raised(NULL);
   assert_null(xffi_error_peek_raised());
+  /* Only Errors go into the slot; anything else is released and reported. */
+  xffi_object *s = NULL;
+  assert_int_equal(xffi_string_from_c_str(&s, "not an error"), XFFI_OK);
+  xffi_object_inc_ref(s);
+  xffi_error_set_raised(s);
+  assert_raised(XFFI_KIND_TYPE, "xffi_error_set_raised: err expected Error, got String");
+  assert_int_equal(xffi_object_strong_count(s), 1);
+  xffi_object_dec_ref(s);
 }
 
 static void test_frames_append_most_recent_first(void **state) {
