@@ -1,0 +1,58 @@
+/* tests/c/test_fuzz_regressions.c: every crash the fuzzers of tests/fuzz/
+ * found, as a plain test that runs in every build (and under the sanitizers).
+ * Each test names the target that found it and what went wrong. */
+#include "test_util.h"
+
+typedef struct foreign_object {
+  xffi_object header;
+} foreign_object;
+
+static void never_deleted(void *self, int flags) {
+  (void)self, (void)flags;
+  fail_msg("the foreign object's deleter ran");
+}
+
+/* An object from another runtime whose header carries a type index no type
+ * has (index 100: above the built-ins, below the dynamic types).
+ * Found by fuzz_any: xffi_arg_get_object checked the index against
+ * xffi_type_count() but not for a missing record, and read through the NULL
+ * record of index 100 (segfault; UBSan "member access within null pointer"). */
+static void test_arg_get_object_refuses_object_of_unregistered_type_index(void **state) {
+  (void)state;
+  foreign_object foreign;
+  xffi_object_init(&foreign.header, 100, never_deleted);
+  xffi_any arg = xffi_any_object(&foreign.header);
+  xffi_object *out = (xffi_object *)0x1;
+  int32_t base = 0;
+  assert_int_equal(xffi_type_register(&base, "fuzz_regressions.Base", XFFI_TYPE_OBJECT), XFFI_OK);
+
+  assert_int_equal(xffi_arg_get_object(&out, &arg, 1, 0, base, "my_fn"), XFFI_FAIL);
+  assert_raised(XFFI_KIND_TYPE, "my_fn: argument 0: expected fuzz_regressions.Base, got <unregistered type>");
+  assert_int_equal(xffi_arg_get_object(&out, &arg, 1, 0, XFFI_TYPE_STRING, "my_fn"), XFFI_FAIL);
+  assert_raised(XFFI_KIND_TYPE, "my_fn: argument 0: expected String");
+  assert_ptr_equal(out, (xffi_object *)0x1);
+
+  /* The same index in the dynamic range beyond the last registered type. */
+  foreign.header.type_index = xffi_type_count() + 5;
+  arg = xffi_any_object(&foreign.header);
+  assert_int_equal(xffi_arg_get_object(&out, &arg, 1, 0, base, "my_fn"), XFFI_FAIL);
+  assert_raised(XFFI_KIND_TYPE, "my_fn: argument 0: expected fuzz_regressions.Base");
+
+  /* The other checked conversions agree. */
+  foreign.header.type_index = 100;
+  arg = xffi_any_object(&foreign.header);
+  assert_int_equal(xffi_any_to_object(&out, &arg, base), XFFI_FAIL);
+  assert_raised(XFFI_KIND_TYPE, "xffi_any_to_object: expected fuzz_regressions.Base");
+  int is = -1;
+  assert_int_equal(xffi_object_check_instance(&is, &foreign.header, base), XFFI_FAIL);
+  assert_raised(XFFI_KIND_TYPE, "xffi_object_check_instance: obj has type index 100");
+  assert_int_equal(is, -1);
+  assert_int_equal(xffi_object_strong_count(&foreign.header), 1);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_arg_get_object_refuses_object_of_unregistered_type_index),
+  };
+  return cmocka_run_group_tests_name("fuzz_regressions", tests, NULL, NULL);
+}
