@@ -1,0 +1,300 @@
+/* tests/interop/test_interop_host.c: one process, both runtimes (linked to
+ * the shared libxffi and the wheel's libtvm_ffi.so), each loading a library
+ * written for the other:
+ * - xffi loads lib_tvm_exports (tvm-ffi's C API only) with xffi_module_load
+ *   and calls it with xffi values: strings, tensors, arrays and functions
+ *   cross both ways, tvm-ffi's errors arrive as xffi errors;
+ * - tvm-ffi loads lib_xffi_exports (xffi's export macro) through its own
+ *   global "ffi.ModuleLoadFromFile" and calls it through TVMFFIFunctionCall;
+ *   xffi's errors arrive in tvm-ffi's slot.
+ * Every object made on one side and dropped by the other is destroyed exactly
+ * once (counters in the libraries, and a counted finalizer here); the
+ * AddressSanitizer build (scripts/test.sh) proves nothing leaks. */
+#include <tvm/ffi/c_api.h>
+
+#include "test_util.h"
+#include "../interop/xffi_tvm_bridge.h"
+
+_Static_assert(sizeof(TVMFFIAny) == sizeof(xffi_any), "Any layouts differ");
+_Static_assert(sizeof(TVMFFIObject) == sizeof(xffi_object), "object headers differ");
+
+static xffi_object *tvm_lib; /* Module of lib_tvm_exports, loaded by xffi */
+
+static xffi_object *tvm_fn(const char *name) {
+  xffi_object *f = NULL;
+  assert_int_equal(xffi_module_get_function(&f, tvm_lib, name), XFFI_OK);
+  assert_non_null(f);
+  return f;
+}
+
+static int64_t tvm_deleter_runs(void) {
+  xffi_object *f = tvm_fn("deleter_runs");
+  xffi_any r;
+  assert_int_equal(xffi_func_call(f, NULL, 0, &r), XFFI_OK);
+  xffi_object_dec_ref(f);
+  assert_int_equal(r.type_index, XFFI_TYPE_INT);
+  return r.v_int64;
+}
+
+static int setup(void **state) {
+  (void)state;
+  return xffi_module_load(&tvm_lib, XFFI_INTEROP_TVM_LIB) == XFFI_OK ? 0 : -1;
+}
+
+static int teardown(void **state) {
+  (void)state;
+  xffi_object_dec_ref(tvm_lib);
+  return 0;
+}
+
+/* ---- xffi calls tvm-ffi ---- */
+
+static void tvm_library_has_no_xffi_marker_and_loads(void **state) {
+  (void)state;
+  int32_t version = -1;
+  assert_int_equal(xffi_module_abi_version(&version, tvm_lib), XFFI_OK);
+  assert_int_equal(version, 0);
+}
+
+static void xffi_strings_go_in_and_a_tvm_string_comes_back(void **state) {
+  (void)state;
+  xffi_object *concat = tvm_fn("concat"), *a, *b;
+  assert_int_equal(xffi_string_from_c_str(&a, "a String object longer than seven bytes"), XFFI_OK);
+  assert_int_equal(xffi_string_from_c_str(&b, ", and another"), XFFI_OK);
+  xffi_any r;
+  assert_int_equal(XFFI_CALL(concat, &r, xffi_any_object(a), xffi_any_object(b)), XFFI_OK);
+  assert_int_equal(r.type_index, XFFI_TYPE_STRING); /* made by tvm-ffi, read by xffi */
+  xffi_byte_array s;
+  assert_int_equal(xffi_string_get(&s, r.v_obj), XFFI_OK);
+  assert_string_equal(s.data, "a String object longer than seven bytes, and another");
+  assert_int_equal(xffi_object_strong_count(a), 1); /* the callee took no reference */
+  xffi_any_release(&r);
+  /* small inline strings and raw C strings too */
+  assert_int_equal(XFFI_CALL(concat, &r, xffi_any_c_str("ab"), xffi_any_c_str("cd")), XFFI_OK);
+  xffi_byte_array small;
+  assert_int_equal(xffi_any_to_str(&small, &r), XFFI_OK);
+  assert_int_equal(small.size, 4);
+  assert_memory_equal(small.data, "abcd", 4);
+  xffi_any_release(&r);
+  xffi_object_dec_ref(a);
+  xffi_object_dec_ref(b);
+  xffi_object_dec_ref(concat);
+}
+
+static void xffi_tensor_is_read_by_tvm_and_tvm_tensor_by_xffi(void **state) {
+  (void)state;
+  xffi_object *sum = tvm_fn("tensor_sum"), *full = tvm_fn("tensor_full"), *t;
+  int64_t shape[2] = {2, 3};
+  assert_int_equal(xffi_tensor_new(&t, shape, 2, (DLDataType){kDLFloat, 64, 1}), XFFI_OK);
+  DLTensor *dl;
+  assert_int_equal(xffi_tensor_get(&dl, t), XFFI_OK);
+  for (int i = 0; i < 6; i++) ((double *)dl->data)[i] = i + 0.5;
+  xffi_any r;
+  assert_int_equal(XFFI_CALL(sum, &r, xffi_any_object(t)), XFFI_OK);
+  assert_true(r.type_index == XFFI_TYPE_FLOAT && r.v_float64 == 18.0);
+
+  int64_t before = tvm_deleter_runs();
+  assert_int_equal(XFFI_CALL(full, &r, xffi_any_int(4), xffi_any_float(2.5)), XFFI_OK);
+  assert_int_equal(r.type_index, XFFI_TYPE_TENSOR);
+  int64_t numel;
+  assert_int_equal(xffi_tensor_numel(&numel, r.v_obj), XFFI_OK);
+  assert_int_equal(numel, 4);
+  assert_int_equal(xffi_tensor_get(&dl, r.v_obj), XFFI_OK);
+  assert_true(((double *)dl->data)[3] == 2.5);
+  xffi_object *held = r.v_obj;
+  xffi_object_inc_ref(held); /* a second holder on the xffi side */
+  xffi_any_release(&r);
+  assert_int_equal(tvm_deleter_runs(), before);
+  xffi_object_dec_ref(held); /* the last reference: tvm-ffi's deleter, once */
+  assert_int_equal(tvm_deleter_runs(), before + 1);
+  xffi_object_dec_ref(t);
+  xffi_object_dec_ref(sum);
+  xffi_object_dec_ref(full);
+}
+
+static void arrays_cross_both_ways(void **state) {
+  (void)state;
+  xffi_object *sum = tvm_fn("array_sum"), *make = tvm_fn("array_of"), *arr, *s;
+  xffi_any items[3] = {xffi_any_int(1), xffi_any_int(20), xffi_any_int(300)};
+  assert_int_equal(xffi_array_new(&arr, items, 3), XFFI_OK);
+  xffi_any r;
+  assert_int_equal(XFFI_CALL(sum, &r, xffi_any_object(arr)), XFFI_OK);
+  assert_int_equal(r.v_int64, 321);
+
+  assert_int_equal(xffi_string_from_c_str(&s, "a string kept by a tvm-ffi Array"), XFFI_OK);
+  assert_int_equal(XFFI_CALL(make, &r, xffi_any_int(7), xffi_any_object(s), xffi_any_object(arr)), XFFI_OK);
+  assert_int_equal(r.type_index, XFFI_TYPE_ARRAY); /* made by tvm-ffi's ffi.Array */
+  assert_int_equal(xffi_object_strong_count(s), 2);
+  int64_t n;
+  assert_int_equal(xffi_array_length(&n, r.v_obj), XFFI_OK);
+  assert_int_equal(n, 3);
+  xffi_any second;
+  assert_int_equal(xffi_array_get(&second, r.v_obj, 1), XFFI_OK);
+  assert_ptr_equal(second.v_obj, s);
+  xffi_any_release(&second);
+  xffi_any_release(&r); /* tvm-ffi's Array dies and releases its elements */
+  assert_int_equal(xffi_object_strong_count(s), 1);
+  assert_int_equal(xffi_object_strong_count(arr), 1);
+  xffi_object_dec_ref(s);
+  xffi_object_dec_ref(arr);
+  xffi_object_dec_ref(sum);
+  xffi_object_dec_ref(make);
+}
+
+static int finalized;
+static int triple(void *resource, const xffi_any *args, int32_t num_args, xffi_any *result) {
+  (void)resource;
+  int64_t x;
+  if (xffi_args_check(args, num_args, "i", "triple") != XFFI_OK) return XFFI_FAIL;
+  xffi_arg_int(&x, args, num_args, 0, "triple");
+  *result = xffi_any_int(3 * x);
+  return XFFI_OK;
+}
+static void count_finalize(void *resource) {
+  (void)resource;
+  finalized++;
+}
+
+static void functions_cross_both_ways(void **state) {
+  (void)state;
+  xffi_object *apply = tvm_fn("apply"), *make_adder = tvm_fn("make_adder"), *f;
+  finalized = 0;
+  assert_int_equal(xffi_func_new(&f, triple, NULL, count_finalize), XFFI_OK);
+  xffi_any r;
+  assert_int_equal(XFFI_CALL(apply, &r, xffi_any_object(f), xffi_any_int(14)), XFFI_OK); /* tvm-ffi calls xffi */
+  assert_int_equal(r.v_int64, 42);
+  /* an xffi function failing under tvm-ffi's call: the error is in xffi's slot */
+  assert_int_equal(xffi_tvm_call(apply, (xffi_any[]){xffi_any_object(f), xffi_any_c_str("x")}, 2, &r), XFFI_FAIL);
+  assert_raised(XFFI_KIND_TYPE, "triple: argument 0: expected int, got str");
+  xffi_object_dec_ref(f);
+  assert_int_equal(finalized, 1);
+
+  int64_t before = tvm_deleter_runs();
+  assert_int_equal(XFFI_CALL(make_adder, &r, xffi_any_int(40)), XFFI_OK);
+  assert_int_equal(r.type_index, XFFI_TYPE_FUNCTION); /* made by tvm-ffi */
+  xffi_object *adder = r.v_obj;
+  xffi_any sum;
+  assert_int_equal(XFFI_CALL(adder, &sum, xffi_any_int(2)), XFFI_OK); /* xffi calls tvm-ffi's */
+  assert_int_equal(sum.v_int64, 42);
+  xffi_object *list; /* kept in an xffi container, dropped with it */
+  assert_int_equal(xffi_list_new(&list, &r, 1), XFFI_OK);
+  xffi_any_release(&r);
+  assert_int_equal(tvm_deleter_runs(), before);
+  xffi_object_dec_ref(list);
+  assert_int_equal(tvm_deleter_runs(), before + 1);
+  xffi_object_dec_ref(apply);
+  xffi_object_dec_ref(make_adder);
+}
+
+static void tvm_error_arrives_as_xffi_error(void **state) {
+  (void)state;
+  xffi_object *fail = tvm_fn("fail"), *wrapped;
+  xffi_any r;
+  assert_int_equal(xffi_tvm_call(fail, (xffi_any[]){xffi_any_c_str("raised by tvm-ffi: 42")}, 1, &r), XFFI_FAIL);
+  expect_error(XFFI_KIND_VALUE, "raised by tvm-ffi: 42");
+  assert_int_equal(r.type_index, XFFI_TYPE_NONE);
+  /* wrapped, the function works with plain xffi_func_call too */
+  assert_int_equal(xffi_tvm_function_wrap(&wrapped, fail), XFFI_OK);
+  assert_int_equal(XFFI_CALL(wrapped, &r, xffi_any_c_str("again")), XFFI_FAIL);
+  xffi_object *err = xffi_error_move_raised();
+  assert_non_null(err);
+  assert_true(xffi_error_is_kind(err, XFFI_KIND_VALUE));
+  assert_string_equal(xffi_error_cell_of(err)->message.data, "again");
+  /* the error object is tvm-ffi's: xffi can still extend its backtrace */
+  assert_int_equal(xffi_error_append_frame(err, "test_interop_host"), XFFI_OK);
+  assert_non_null(strstr(xffi_error_cell_of(err)->backtrace.data, "test_interop_host"));
+  xffi_object_dec_ref(err);
+  /* tvm-ffi's slot is empty again */
+  void *left = (void *)1;
+  TVMFFIErrorMoveFromRaised(&left);
+  assert_null(left);
+  xffi_object_dec_ref(wrapped);
+  xffi_object_dec_ref(fail);
+}
+
+/* ---- tvm-ffi calls xffi ---- */
+
+/* Calls a tvm-ffi global function with args; returns its status. */
+static int tvm_global_call(const char *name, TVMFFIAny *args, int32_t n, TVMFFIAny *result) {
+  TVMFFIByteArray key = {name, strlen(name)};
+  TVMFFIObjectHandle f = NULL;
+  assert_int_equal(TVMFFIFunctionGetGlobal(&key, &f), 0);
+  assert_non_null(f);
+  result->type_index = kTVMFFINone;
+  result->zero_padding = 0;
+  result->v_int64 = 0;
+  int status = TVMFFIFunctionCall(f, args, n, result);
+  TVMFFIObjectDecRef(f);
+  return status;
+}
+
+static TVMFFIAny tvm_str(const char *s) {
+  TVMFFIAny v = {0};
+  v.type_index = kTVMFFIRawStr;
+  v.v_c_str = s;
+  return v;
+}
+
+static void tvm_loads_xffi_library_and_gets_its_errors(void **state) {
+  (void)state;
+  TVMFFIAny module, fn, r;
+  TVMFFIAny path = tvm_str(XFFI_INTEROP_XFFI_LIB);
+  assert_int_equal(tvm_global_call("ffi.ModuleLoadFromFile", &path, 1, &module), 0);
+  assert_int_equal(module.type_index, kTVMFFIModule);
+
+  TVMFFIAny get_args[3] = {module, tvm_str("add_int"), {.type_index = kTVMFFIBool}};
+  assert_int_equal(tvm_global_call("ffi.ModuleGetFunction", get_args, 3, &fn), 0);
+  assert_int_equal(fn.type_index, kTVMFFIFunction);
+  TVMFFIAny ints[2] = {{.type_index = kTVMFFIInt, .v_int64 = 40}, {.type_index = kTVMFFIInt, .v_int64 = 2}};
+  r.type_index = kTVMFFINone;
+  assert_int_equal(TVMFFIFunctionCall(fn.v_obj, ints, 2, &r), 0);
+  assert_true(r.type_index == kTVMFFIInt && r.v_int64 == 42);
+  /* a bad argument: xffi's error lands in tvm-ffi's slot */
+  ints[0] = tvm_str("forty");
+  assert_int_not_equal(TVMFFIFunctionCall(fn.v_obj, ints, 2, &r), 0);
+  TVMFFIObjectHandle err = NULL;
+  TVMFFIErrorMoveFromRaised(&err);
+  assert_non_null(err);
+  const TVMFFIErrorCell *cell = (const TVMFFIErrorCell *)((char *)err + sizeof(TVMFFIObject));
+  assert_string_equal(cell->kind.data, "TypeError");
+  assert_non_null(strstr(cell->message.data, "add_int: argument 0: expected int, got str"));
+  TVMFFIObjectDecRef(err);
+  assert_null(xffi_error_peek_raised()); /* nothing left behind in xffi's slot */
+  TVMFFIObjectDecRef(fn.v_obj);
+
+  /* an xffi Function returned to tvm-ffi and dropped there: finalized once */
+  get_args[1] = tvm_str("make_multiplier");
+  assert_int_equal(tvm_global_call("ffi.ModuleGetFunction", get_args, 3, &fn), 0);
+  TVMFFIAny k = {.type_index = kTVMFFIInt, .v_int64 = 6};
+  TVMFFIAny mul;
+  mul.type_index = kTVMFFINone;
+  assert_int_equal(TVMFFIFunctionCall(fn.v_obj, &k, 1, &mul), 0);
+  TVMFFIObjectDecRef(fn.v_obj);
+  TVMFFIAny seven = {.type_index = kTVMFFIInt, .v_int64 = 7};
+  r.type_index = kTVMFFINone;
+  assert_int_equal(TVMFFIFunctionCall(mul.v_obj, &seven, 1, &r), 0);
+  assert_int_equal(r.v_int64, 42);
+  get_args[1] = tvm_str("finalizer_runs");
+  assert_int_equal(tvm_global_call("ffi.ModuleGetFunction", get_args, 3, &fn), 0);
+  TVMFFIAny before, after;
+  before.type_index = after.type_index = kTVMFFINone;
+  assert_int_equal(TVMFFIFunctionCall(fn.v_obj, NULL, 0, &before), 0);
+  TVMFFIObjectDecRef(mul.v_obj);
+  assert_int_equal(TVMFFIFunctionCall(fn.v_obj, NULL, 0, &after), 0);
+  assert_int_equal(after.v_int64, before.v_int64 + 1);
+  TVMFFIObjectDecRef(fn.v_obj);
+  TVMFFIObjectDecRef(module.v_obj);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(tvm_library_has_no_xffi_marker_and_loads),
+      cmocka_unit_test(xffi_strings_go_in_and_a_tvm_string_comes_back),
+      cmocka_unit_test(xffi_tensor_is_read_by_tvm_and_tvm_tensor_by_xffi),
+      cmocka_unit_test(arrays_cross_both_ways),
+      cmocka_unit_test(functions_cross_both_ways),
+      cmocka_unit_test(tvm_error_arrives_as_xffi_error),
+      cmocka_unit_test(tvm_loads_xffi_library_and_gets_its_errors),
+  };
+  return cmocka_run_group_tests(tests, setup, teardown);
+}
