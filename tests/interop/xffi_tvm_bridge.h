@@ -33,9 +33,11 @@
 #include <xffi/function.h>
 #include <xffi/module.h>
 
-/* tvm-ffi's C API entry points for its raised slot (public facts of its C
- * API: void TVMFFIErrorSetRaised(handle) steals the reference; void
- * TVMFFIErrorMoveFromRaised(handle *out) moves it out, NULL if none). */
+/* tvm-ffi's C API entry points for its raised slot (facts of its C API,
+ * checked by test_interop_host under AddressSanitizer): void
+ * TVMFFIErrorSetRaised(handle) takes a reference of its own (it does not
+ * steal the caller's); void TVMFFIErrorMoveFromRaised(handle *out) moves the
+ * slot's reference out, NULL if none. */
 typedef void (*xffi_tvm_set_raised_fn)(void *error);
 typedef void (*xffi_tvm_move_raised_fn)(void **out);
 
@@ -56,6 +58,7 @@ static inline int xffi_tvm_forward_raised(void) {
     err = (xffi_error_raise(XFFI_KIND_RUNTIME, "an xffi function failed without raising an error"),
            xffi_error_move_raised());
   sym.f(err);
+  xffi_object_dec_ref(err); /* the slot took its own reference */
   return XFFI_FAIL;
 }
 
