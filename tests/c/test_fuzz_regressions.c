@@ -50,9 +50,65 @@ static void test_arg_get_object_refuses_object_of_unregistered_type_index(void *
   assert_int_equal(xffi_object_strong_count(&foreign.header), 1);
 }
 
+/* An empty tensor (one dimension 0) whose other dimensions multiply past
+ * int64. Its element count is 0, so it is valid, but found by fuzz_dlpack:
+ * the compact strides computed for NULL strides (tensor.c compact_strides),
+ * xffi_tensor_numel and xffi_tensor_is_contiguous multiplied the other
+ * dimensions with signed overflow (undefined behaviour; UBSan "signed
+ * integer overflow"). */
+static int empty_deleter_calls;
+static void count_legacy_deleter(DLManagedTensor *self) {
+  (void)self;
+  empty_deleter_calls++;
+}
+
+static void check_empty_huge(xffi_object *t) {
+  int64_t numel = -1;
+  assert_int_equal(xffi_tensor_numel(&numel, t), XFFI_OK);
+  assert_int_equal(numel, 0);
+  uint64_t nbytes = 1;
+  assert_int_equal(xffi_tensor_nbytes(&nbytes, t), XFFI_OK);
+  assert_int_equal(nbytes, 0);
+  int contiguous = -1;
+  assert_int_equal(xffi_tensor_is_contiguous(&contiguous, t), XFFI_OK);
+  assert_int_equal(contiguous, 1);
+  const DLTensor *dl = xffi_tensor_dltensor(t);
+  assert_non_null(dl->strides);
+  assert_int_equal(dl->strides[dl->ndim - 1], 1);
+}
+
+static void test_empty_tensor_with_huge_other_dimensions_has_no_overflow(void **state) {
+  (void)state;
+  const int64_t shapes[][3] = {{0, INT64_C(1) << 62, 4}, {4, INT64_C(1) << 62, 0}, {INT64_MAX, 0, INT64_MAX}};
+  DLDataType f32 = xffi_dtype_make(kDLFloat, 32, 1);
+  for (size_t k = 0; k < sizeof(shapes) / sizeof(shapes[0]); ++k) {
+    int64_t shape[3];
+    memcpy(shape, shapes[k], sizeof(shape));
+    xffi_object *t = NULL;
+    assert_int_equal(xffi_tensor_new(&t, shape, 3, f32), XFFI_OK);
+    check_empty_huge(t);
+    xffi_object_dec_ref(t);
+
+    empty_deleter_calls = 0;
+    DLManagedTensor m;
+    memset(&m, 0, sizeof(m));
+    m.dl_tensor.ndim = 3;
+    m.dl_tensor.shape = shape;
+    m.dl_tensor.strides = NULL;
+    m.dl_tensor.dtype = f32;
+    m.dl_tensor.device = xffi_device_make(kDLCPU, 0);
+    m.deleter = count_legacy_deleter;
+    assert_int_equal(xffi_tensor_from_dlpack_legacy(&t, &m), XFFI_OK);
+    check_empty_huge(t);
+    xffi_object_dec_ref(t);
+    assert_int_equal(empty_deleter_calls, 1);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_arg_get_object_refuses_object_of_unregistered_type_index),
+      cmocka_unit_test(test_empty_tensor_with_huge_other_dimensions_has_no_overflow),
   };
   return cmocka_run_group_tests_name("fuzz_regressions", tests, NULL, NULL);
 }
