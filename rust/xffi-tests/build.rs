@@ -33,4 +33,19 @@ fn main() {
         .warnings_into_errors(true)
         .compile("xffi_tests_c");
     println!("cargo:rustc-link-lib=pthread");
+
+    // The project's benchmark harness, for the benchmarks only: it defines
+    // malloc (to count allocations), so it must not reach the tests.
+    let harness = manifest.join("../../tests/bench/bench_harness.c");
+    if harness.exists() {
+        println!("cargo:rerun-if-changed={}", harness.display());
+        cc::Build::new()
+            .file(&harness)
+            .include(harness.parent().unwrap())
+            .flag("-std=c11")
+            .cargo_metadata(false)
+            .compile("xffi_bench_harness");
+        let out = std::env::var("OUT_DIR").unwrap();
+        println!("cargo:rustc-link-arg-benches={out}/libxffi_bench_harness.a");
+    }
 }

@@ -98,7 +98,7 @@ fn strip_c_prefix(e: Error) -> Error {
     e
 }
 
-#[inline(always)]
+#[inline]
 fn convert(status: c_int) -> Result<()> {
     if status == sys::XFFI_OK {
         Ok(())
@@ -563,11 +563,26 @@ impl<'v> FromAnyView<'v> for i64 {
             // SAFETY: tag checked.
             return Ok(unsafe { v.raw.value.v_int64 });
         }
-        let mut out = 0;
-        // SAFETY: valid pointers.
-        convert(unsafe { sys::xffi_any_to_int(&mut out, &v.raw) })?;
-        Ok(out)
+        int_slow(v)
     }
+}
+
+#[cold]
+#[inline(never)]
+fn int_slow(v: &AnyView<'_>) -> Result<i64> {
+    let mut out = 0;
+    // SAFETY: valid pointers.
+    convert(unsafe { sys::xffi_any_to_int(&mut out, &v.raw) })?;
+    Ok(out)
+}
+
+#[cold]
+#[inline(never)]
+fn float_slow(v: &AnyView<'_>) -> Result<f64> {
+    let mut out = 0.0;
+    // SAFETY: valid pointers.
+    convert(unsafe { sys::xffi_any_to_float(&mut out, &v.raw) })?;
+    Ok(out)
 }
 
 macro_rules! from_view_int {
@@ -590,10 +605,7 @@ impl<'v> FromAnyView<'v> for f64 {
             // SAFETY: tag checked.
             return Ok(unsafe { v.raw.value.v_float64 });
         }
-        let mut out = 0.0;
-        // SAFETY: valid pointers.
-        convert(unsafe { sys::xffi_any_to_float(&mut out, &v.raw) })?;
-        Ok(out)
+        float_slow(v)
     }
 }
 impl<'v> FromAnyView<'v> for f32 {

@@ -237,10 +237,40 @@ impl<T: Element> Array<T> {
     }
 }
 
+impl<T: Element> Array<T> {
+    /// Builds an Array by moving each value's reference into a fresh array
+    /// (no inc-ref/dec-ref pair per element): the array is new, so this code
+    /// is its only user, and the public sequence layout says its first
+    /// `size` of `capacity` slots are the owned elements.
+    fn try_from_iter_moved(iter: impl Iterator<Item = T>) -> Result<Self> {
+        let (lower, _) = iter.size_hint();
+        let mut out = ptr::null_mut();
+        // SAFETY: valid out slot.
+        check(unsafe { sys::xffi_array_new_with_capacity(&mut out, lower as i64) })?;
+        // SAFETY: a new Array reference.
+        let mut array = Array { obj: unsafe { ObjectRef::from_raw(out) }.expect("new array"), _marker: PhantomData };
+        for value in iter {
+            let any: Any = value.into();
+            // SAFETY: a fresh array only we can see.
+            let cell = unsafe { &mut *sys::xffi_seq_cell_of(array.obj.as_ptr()) };
+            if cell.size < cell.capacity {
+                // SAFETY: slot `size` is free; the reference moves into it.
+                unsafe { (cell.data as *mut sys::xffi_any).add(cell.size as usize).write(any.into_raw()) };
+                cell.size += 1;
+            } else {
+                // Past the hint: the C push grows the array (in place: we hold the only reference).
+                // SAFETY: valid in/out reference and view.
+                array.cow(|a| unsafe { sys::xffi_array_push(a, any.as_raw()) })?;
+            }
+        }
+        Ok(array)
+    }
+}
+
 /// Panics only if memory runs out.
 impl<T: Element> FromIterator<T> for Array<T> {
     fn from_iter<I: IntoIterator<Item = T>>(iter: I) -> Self {
-        Array::from_anys(&collect_views(iter)).unwrap_or_else(|e| panic!("xffi: {e}"))
+        Array::try_from_iter_moved(iter.into_iter()).unwrap_or_else(|e| panic!("xffi: {e}"))
     }
 }
 

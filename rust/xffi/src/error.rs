@@ -134,6 +134,8 @@ impl Error {
     /// assert_eq!(err.kind(), "ValueError");
     /// assert_eq!(err.message(), "xffi_string_new: data is NULL but size is 5");
     /// ```
+    #[cold]
+    #[inline(never)]
     pub fn take_raised() -> Error {
         // SAFETY: plain call; the result is a new reference or NULL.
         let raised = unsafe { sys::xffi_error_move_raised() };

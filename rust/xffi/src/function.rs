@@ -166,7 +166,16 @@ impl Function {
         R: for<'v> FromAnyView<'v>,
     {
         args.with_views(|views| {
-            let out = self.call(views)?;
+            let mut result = sys::xffi_any::none();
+            // SAFETY: live Function; views valid for the call.
+            let status = unsafe {
+                sys::xffi_func_call_inline(self.0.as_ptr(), views.as_ptr().cast(), views.len() as i32, &mut result)
+            };
+            if status != sys::XFFI_OK {
+                return Err(Error::take_raised());
+            }
+            // SAFETY: the callee's owned result.
+            let out = unsafe { Any::from_raw(result) };
             out.get::<R>()
         })
     }
@@ -313,10 +322,22 @@ macro_rules! arity {
             #[inline(always)]
             #[allow(unused_variables, non_snake_case)]
             fn with_views<R>(self, f: impl FnOnce(&[AnyView<'_>]) -> R) -> R {
-                let owned: [Any; $n] = [$(self.$i.into()),*];
+                let owned: std::mem::ManuallyDrop<[Any; $n]> = std::mem::ManuallyDrop::new([$(Into::<Any>::into(self.$i)),*]);
+                // Which arguments hold a reference, read before the call: the
+                // callee gets borrowed const views and must not change them,
+                // so plain values (ints, floats, small strings) need no drop
+                // afterwards, and the compiler can see that.
+                let holds: [bool; $n] = [$(owned[$i].as_raw().is_object()),*];
                 // SAFETY: Any and AnyView share one layout; the views borrow `owned`.
                 let views: &[AnyView<'_>] = unsafe { std::slice::from_raw_parts(owned.as_ptr().cast(), $n) };
-                f(views)
+                let r = f(views);
+                for (a, h) in owned.iter().zip(holds) {
+                    if h {
+                        // SAFETY: each owned reference is released exactly once.
+                        unsafe { sys::xffi_object_dec_ref_inline(a.as_raw().value.v_obj) };
+                    }
+                }
+                r
             }
         }
 
