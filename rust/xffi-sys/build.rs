@@ -40,7 +40,7 @@ fn main() {
     let mut sources: Vec<PathBuf> = fs::read_dir(&csrc)
         .unwrap_or_else(|e| panic!("xffi-sys: cannot read the bundled C sources in {}: {e}", csrc.display()))
         .filter_map(|entry| entry.ok().map(|e| e.path()))
-        .filter(|p| p.extension().map_or(false, |x| x == "c"))
+        .filter(|p| p.extension().is_some_and(|x| x == "c"))
         .collect();
     sources.sort();
     if sources.is_empty() {
@@ -100,7 +100,7 @@ fn copy_headers(from: &Path, to: &Path) {
         let dest = to.join(entry.file_name());
         if path.is_dir() {
             copy_headers(&path, &dest);
-        } else if path.extension().map_or(false, |x| x == "h") {
+        } else if path.extension().is_some_and(|x| x == "h") {
             fs::copy(&path, &dest).unwrap_or_else(|e| panic!("xffi-sys: cannot copy {}: {e}", path.display()));
         }
     }

@@ -12,7 +12,7 @@ fn main() {
     if let Ok(dir) = std::fs::read_dir(&cross) {
         let mut extra: Vec<PathBuf> = dir
             .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.extension().map_or(false, |x| x == "c"))
+            .filter(|p| p.extension().is_some_and(|x| x == "c"))
             .collect();
         extra.sort();
         files.extend(extra);

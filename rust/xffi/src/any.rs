@@ -112,6 +112,12 @@ impl<'a> AnyView<'a> {
     ///
     /// # Safety
     /// Whatever `raw` points at must stay valid and unchanged for `'a`.
+    ///
+    /// ```
+    /// let raw = xffi_sys::xffi_any::int(4);
+    /// let v = unsafe { xffi::AnyView::from_raw(raw) };
+    /// assert_eq!(v.get::<i64>().unwrap(), 4);
+    /// ```
     #[inline(always)]
     pub unsafe fn from_raw(raw: sys::xffi_any) -> Self {
         AnyView { raw, _borrow: PhantomData }
@@ -121,6 +127,12 @@ impl<'a> AnyView<'a> {
     ///
     /// # Safety
     /// `args` must point at `n` values valid for `'a` (or `n` is 0).
+    ///
+    /// ```
+    /// let raw = [xffi_sys::xffi_any::int(1), xffi_sys::xffi_any::float(2.0)];
+    /// let views = unsafe { xffi::AnyView::slice_from_raw(raw.as_ptr(), 2) };
+    /// assert_eq!(views[1].get::<f64>().unwrap(), 2.0);
+    /// ```
     #[inline(always)]
     pub unsafe fn slice_from_raw<'s>(args: *const sys::xffi_any, n: usize) -> &'s [AnyView<'a>] {
         if n == 0 || args.is_null() {
@@ -197,6 +209,10 @@ impl<'a> AnyView<'a> {
     }
 
     /// The raw value (borrowed).
+    ///
+    /// ```
+    /// assert_eq!(xffi::AnyView::int(3).as_raw().type_index, 1);
+    /// ```
     #[inline(always)]
     pub fn as_raw(&self) -> &sys::xffi_any {
         &self.raw
@@ -270,6 +286,11 @@ impl Any {
     }
 
     /// A view of this value, borrowing it.
+    ///
+    /// ```
+    /// let a = xffi::Any::from("text");
+    /// assert_eq!(a.view().get::<&str>().unwrap(), "text");
+    /// ```
     #[inline(always)]
     pub fn view(&self) -> AnyView<'_> {
         AnyView { raw: self.raw, _borrow: PhantomData }
@@ -321,6 +342,12 @@ impl Any {
     ///
     /// # Safety
     /// `raw` must be an owned value (its object reference, if any, is given up).
+    ///
+    /// ```
+    /// let raw = xffi::Any::from("owned").into_raw();
+    /// let a = unsafe { xffi::Any::from_raw(raw) };
+    /// assert_eq!(a.get::<&str>().unwrap(), "owned");
+    /// ```
     #[inline(always)]
     pub unsafe fn from_raw(raw: sys::xffi_any) -> Any {
         Any { raw }
@@ -340,6 +367,10 @@ impl Any {
     }
 
     /// The raw value (borrowed).
+    ///
+    /// ```
+    /// assert_eq!(xffi::Any::from(true).as_raw().type_index, 2);
+    /// ```
     #[inline(always)]
     pub fn as_raw(&self) -> &sys::xffi_any {
         &self.raw

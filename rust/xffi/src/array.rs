@@ -149,11 +149,20 @@ impl<T: Element> Array<T> {
     }
 
     /// The number of elements.
+    ///
+    /// ```
+    /// let a: xffi::Array<i64> = vec![1, 2].into_iter().collect();
+    /// assert_eq!(a.len(), 2);
+    /// ```
     pub fn len(&self) -> usize {
         self.cell().size as usize
     }
 
     /// Whether there are no elements.
+    ///
+    /// ```
+    /// assert!(xffi::Array::<bool>::new().unwrap().is_empty());
+    /// ```
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
@@ -170,6 +179,11 @@ impl<T: Element> Array<T> {
     }
 
     /// Iterates the elements (converted to `T`).
+    ///
+    /// ```
+    /// let a: xffi::Array<i64> = (1..=3).collect();
+    /// assert_eq!(a.iter().sum::<i64>(), 6);
+    /// ```
     pub fn iter(&self) -> impl ExactSizeIterator<Item = T> + '_ {
         self.views().iter().map(|v| T::from_view(v).expect("elements were checked"))
     }
@@ -187,6 +201,12 @@ impl<T: Element> Array<T> {
     }
 
     /// Appends an element (copy-on-write). Errors: MemoryError.
+    ///
+    /// ```
+    /// let mut a = xffi::Array::<String>::new().unwrap();
+    /// a.push("x".to_string()).unwrap();
+    /// assert_eq!(a.get(0).unwrap(), "x");
+    /// ```
     pub fn push(&mut self, value: T) -> Result<()> {
         let v: Any = value.into();
         // SAFETY: valid in/out reference and view.
@@ -208,6 +228,12 @@ impl<T: Element> Array<T> {
     }
 
     /// Removes and returns the last element. Errors: IndexError if empty.
+    ///
+    /// ```
+    /// let mut a: xffi::Array<i64> = vec![1, 2].into_iter().collect();
+    /// assert_eq!(a.pop().unwrap(), 2);
+    /// assert_eq!(a.len(), 1);
+    /// ```
     pub fn pop(&mut self) -> Result<T> {
         let mut out = sys::xffi_any::none();
         // SAFETY: as push.
@@ -218,20 +244,41 @@ impl<T: Element> Array<T> {
     }
 
     /// Removes every element.
+    ///
+    /// ```
+    /// let mut a: xffi::Array<i64> = vec![1].into_iter().collect();
+    /// a.clear().unwrap();
+    /// assert!(a.is_empty());
+    /// ```
     pub fn clear(&mut self) -> Result<()> {
         // SAFETY: as push.
         self.cow(|a| unsafe { sys::xffi_array_clear(a) })
     }
 
     /// The Array object as "any object".
+    ///
+    /// ```
+    /// let a: xffi::Array<i64> = vec![1].into_iter().collect();
+    /// assert_eq!(a.into_object().type_key(), "Array");
+    /// ```
     pub fn into_object(self) -> ObjectRef<Object> {
         self.obj.into_object()
     }
     /// Borrowed as "any object".
+    ///
+    /// ```
+    /// let a = xffi::Array::<i64>::new().unwrap();
+    /// assert_eq!(a.as_object().strong_count(), 1);
+    /// ```
     pub fn as_object(&self) -> &ObjectRef<Object> {
         self.obj.as_object()
     }
     /// The Array object (borrowed).
+    ///
+    /// ```
+    /// let a = xffi::Array::<i64>::new().unwrap();
+    /// assert_eq!(unsafe { (*a.as_ptr()).type_index }, xffi::sys::XFFI_TYPE_ARRAY);
+    /// ```
     pub fn as_ptr(&self) -> *mut sys::xffi_object {
         self.obj.as_ptr()
     }
@@ -342,6 +389,11 @@ impl<T: Element> Clone for List<T> {
 
 impl<T: Element> List<T> {
     /// An empty List. Errors: MemoryError.
+    ///
+    /// ```
+    /// let l = xffi::List::<i64>::new().unwrap();
+    /// assert!(l.is_empty());
+    /// ```
     pub fn new() -> Result<Self> {
         Self::from_anys(&[])
     }
@@ -369,6 +421,11 @@ impl<T: Element> List<T> {
     }
 
     /// The number of elements (a snapshot).
+    ///
+    /// ```
+    /// let l = xffi::List::from_vec(vec![1i64, 2]).unwrap();
+    /// assert_eq!(l.len(), 2);
+    /// ```
     pub fn len(&self) -> usize {
         let _g = lock_for(self.raw());
         // SAFETY: a live List, accessed under the lock.
@@ -376,6 +433,10 @@ impl<T: Element> List<T> {
     }
 
     /// Whether the list is empty (a snapshot).
+    ///
+    /// ```
+    /// assert!(xffi::List::<f64>::new().unwrap().is_empty());
+    /// ```
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
@@ -405,6 +466,11 @@ impl<T: Element> List<T> {
 
     /// All elements, converted (a snapshot). Errors: TypeError for an
     /// element that is not a `T`.
+    ///
+    /// ```
+    /// let l = xffi::List::from_vec(vec![1i64, 2]).unwrap();
+    /// assert_eq!(l.to_vec().unwrap(), vec![1, 2]);
+    /// ```
     pub fn to_vec(&self) -> Result<Vec<T>> {
         let anys: Vec<Any> = {
             let _g = lock_for(self.raw());
@@ -428,6 +494,12 @@ impl<T: Element> List<T> {
     }
 
     /// Appends an element. Errors: MemoryError.
+    ///
+    /// ```
+    /// let l = xffi::List::<i64>::new().unwrap();
+    /// l.push(5).unwrap();
+    /// assert_eq!(l.get(0).unwrap(), 5);
+    /// ```
     pub fn push(&self, value: T) -> Result<()> {
         let v: Any = value.into();
         let _g = lock_for(self.raw());
@@ -436,6 +508,12 @@ impl<T: Element> List<T> {
     }
 
     /// Replaces element `index`. Errors: IndexError, MemoryError.
+    ///
+    /// ```
+    /// let l = xffi::List::from_vec(vec![1i64]).unwrap();
+    /// l.set(0, 2).unwrap();
+    /// assert_eq!(l.get(0).unwrap(), 2);
+    /// ```
     pub fn set(&self, index: usize, value: T) -> Result<()> {
         let v: Any = value.into();
         let _g = lock_for(self.raw());
@@ -458,6 +536,12 @@ impl<T: Element> List<T> {
     }
 
     /// Removes element `index`. Errors: IndexError.
+    ///
+    /// ```
+    /// let l = xffi::List::from_vec(vec![1i64, 2]).unwrap();
+    /// l.remove(0).unwrap();
+    /// assert_eq!(l.to_vec().unwrap(), vec![2]);
+    /// ```
     pub fn remove(&self, index: usize) -> Result<()> {
         let _g = lock_for(self.raw());
         // SAFETY: as push.
@@ -466,6 +550,12 @@ impl<T: Element> List<T> {
 
     /// Removes and returns the last element. Errors: IndexError if empty;
     /// TypeError if it is not a `T` (it is removed all the same).
+    ///
+    /// ```
+    /// let l = xffi::List::from_vec(vec![1i64]).unwrap();
+    /// assert_eq!(l.pop().unwrap(), 1);
+    /// assert_eq!(l.pop().unwrap_err().kind(), "IndexError");
+    /// ```
     pub fn pop(&self) -> Result<T> {
         let mut out = sys::xffi_any::none();
         {
@@ -479,6 +569,12 @@ impl<T: Element> List<T> {
     }
 
     /// Removes every element.
+    ///
+    /// ```
+    /// let l = xffi::List::from_vec(vec![1i64]).unwrap();
+    /// l.clear().unwrap();
+    /// assert!(l.is_empty());
+    /// ```
     pub fn clear(&self) -> Result<()> {
         let _g = lock_for(self.raw());
         // SAFETY: as push.
@@ -486,14 +582,29 @@ impl<T: Element> List<T> {
     }
 
     /// The List object as "any object".
+    ///
+    /// ```
+    /// let l = xffi::List::<i64>::new().unwrap();
+    /// assert_eq!(l.into_object().type_key(), "List");
+    /// ```
     pub fn into_object(self) -> ObjectRef<Object> {
         self.obj.into_object()
     }
     /// Borrowed as "any object".
+    ///
+    /// ```
+    /// let l = xffi::List::<i64>::new().unwrap();
+    /// assert_eq!(l.as_object().type_key(), "List");
+    /// ```
     pub fn as_object(&self) -> &ObjectRef<Object> {
         self.obj.as_object()
     }
     /// The List object (borrowed).
+    ///
+    /// ```
+    /// let l = xffi::List::<i64>::new().unwrap();
+    /// assert_eq!(unsafe { (*l.as_ptr()).type_index }, xffi::sys::XFFI_TYPE_LIST);
+    /// ```
     pub fn as_ptr(&self) -> *mut sys::xffi_object {
         self.obj.as_ptr()
     }

@@ -180,6 +180,12 @@ impl Error {
     /// `obj` must be NULL or a live Error object whose reference the caller
     /// gives up. Returns None for NULL or a non-Error object (whose reference
     /// is then released).
+    ///
+    /// ```
+    /// let raw = xffi::Error::value_error("v").into_raw();
+    /// let e = unsafe { xffi::Error::from_raw(raw) }.unwrap();
+    /// assert_eq!(e.kind(), "ValueError");
+    /// ```
     pub unsafe fn from_raw(obj: *mut sys::xffi_object) -> Option<Error> {
         let obj = NonNull::new(obj)?;
         if (*obj.as_ptr()).type_index != sys::XFFI_TYPE_ERROR {
@@ -203,6 +209,11 @@ impl Error {
     }
 
     /// The Error object (borrowed).
+    ///
+    /// ```
+    /// let e = xffi::Error::value_error("v");
+    /// assert_eq!(unsafe { (*e.as_ptr()).type_index }, xffi::sys::XFFI_TYPE_ERROR);
+    /// ```
     pub fn as_ptr(&self) -> *mut sys::xffi_object {
         self.obj.as_ptr()
     }

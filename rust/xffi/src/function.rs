@@ -258,22 +258,48 @@ impl Function {
     }
 
     /// Wraps a Function object reference.
+    ///
+    /// ```
+    /// let f = xffi::Function::from_typed(|| Ok(1i64)).unwrap();
+    /// let o = f.clone().into_object();
+    /// let g = xffi::Function::from_object(o.downcast().unwrap());
+    /// assert_eq!(g.call_typed::<i64, _>(()).unwrap(), 1);
+    /// ```
     pub fn from_object(obj: ObjectRef<FunctionObj>) -> Function {
         Function(obj)
     }
     /// The object reference as "any object".
+    ///
+    /// ```
+    /// let f = xffi::Function::from_typed(|| Ok(1i64)).unwrap();
+    /// assert_eq!(f.into_object().type_key(), "Function");
+    /// ```
     pub fn into_object(self) -> ObjectRef<Object> {
         self.0.into_object()
     }
     /// Borrowed as "any object".
+    ///
+    /// ```
+    /// let f = xffi::Function::from_typed(|| Ok(1i64)).unwrap();
+    /// assert_eq!(f.as_object().type_index(), 68);
+    /// ```
     pub fn as_object(&self) -> &ObjectRef<Object> {
         self.0.as_object()
     }
     /// The Function object (borrowed).
+    ///
+    /// ```
+    /// let f = xffi::Function::from_typed(|| Ok(1i64)).unwrap();
+    /// assert!(!f.as_ptr().is_null());
+    /// ```
     pub fn as_ptr(&self) -> *mut sys::xffi_object {
         self.0.as_ptr()
     }
     /// Whether the function was made by xffi's C code (its safe call is set).
+    ///
+    /// ```
+    /// assert!(xffi::Function::from_typed(|| Ok(())).unwrap().is_callable());
+    /// ```
     pub fn is_callable(&self) -> bool {
         self.0.cell.safe_call.is_some()
     }

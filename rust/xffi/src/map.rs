@@ -112,6 +112,11 @@ impl<K: Element, V: Element> Clone for Map<K, V> {
 
 impl<K: Element, V: Element> Map<K, V> {
     /// An empty Map. Errors: MemoryError.
+    ///
+    /// ```
+    /// let m = xffi::Map::<i64, i64>::new().unwrap();
+    /// assert!(m.is_empty());
+    /// ```
     pub fn new() -> Result<Self> {
         Self::from_anys(&[], &[])
     }
@@ -125,6 +130,11 @@ impl<K: Element, V: Element> Map<K, V> {
     }
 
     /// The number of entries.
+    ///
+    /// ```
+    /// let m: xffi::Map<i64, i64> = [(1, 1), (2, 4)].into_iter().collect();
+    /// assert_eq!(m.len(), 2);
+    /// ```
     pub fn len(&self) -> usize {
         let mut n = 0;
         // SAFETY: a live Map.
@@ -133,11 +143,21 @@ impl<K: Element, V: Element> Map<K, V> {
     }
 
     /// Whether the map is empty.
+    ///
+    /// ```
+    /// assert!(xffi::Map::<i64, i64>::new().unwrap().is_empty());
+    /// ```
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
 
     /// The value under `key`, or None.
+    ///
+    /// ```
+    /// let m: xffi::Map<String, i64> = [("a".to_string(), 1)].into_iter().collect();
+    /// assert_eq!(m.get("a"), Some(1));
+    /// assert_eq!(m.get("b"), None);
+    /// ```
     pub fn get(&self, key: impl Into<K>) -> Option<V> {
         let k: Any = key.into().into();
         lookup(self.obj.as_ptr(), &k).ok().flatten().map(|v| v.get::<V>().expect("entries were checked"))
@@ -171,11 +191,21 @@ impl<K: Element, V: Element> Map<K, V> {
     }
 
     /// Iterates the keys in insertion order.
+    ///
+    /// ```
+    /// let m: xffi::Map<i64, bool> = [(3, true), (1, false)].into_iter().collect();
+    /// assert_eq!(m.keys().collect::<Vec<_>>(), vec![3, 1]);
+    /// ```
     pub fn keys(&self) -> impl Iterator<Item = K> + '_ {
         self.iter().map(|(k, _)| k)
     }
 
     /// Iterates the values in insertion order.
+    ///
+    /// ```
+    /// let m: xffi::Map<i64, bool> = [(3, true), (1, false)].into_iter().collect();
+    /// assert_eq!(m.values().collect::<Vec<_>>(), vec![true, false]);
+    /// ```
     pub fn values(&self) -> impl Iterator<Item = V> + '_ {
         self.iter().map(|(_, v)| v)
     }
@@ -192,6 +222,13 @@ impl<K: Element, V: Element> Map<K, V> {
     }
 
     /// Sets `key` to `value` (copy-on-write). Errors: MemoryError.
+    ///
+    /// ```
+    /// let mut m = xffi::Map::<String, i64>::new().unwrap();
+    /// let before = m.clone();
+    /// m.insert("k".into(), 1).unwrap();
+    /// assert_eq!((m.len(), before.len()), (1, 0));
+    /// ```
     pub fn insert(&mut self, key: K, value: V) -> Result<()> {
         let (k, v): (Any, Any) = (key.into(), value.into());
         // SAFETY: valid in/out reference and views.
@@ -212,14 +249,29 @@ impl<K: Element, V: Element> Map<K, V> {
     }
 
     /// The Map object as "any object".
+    ///
+    /// ```
+    /// let m = xffi::Map::<i64, i64>::new().unwrap();
+    /// assert_eq!(m.into_object().type_key(), "Map");
+    /// ```
     pub fn into_object(self) -> ObjectRef<Object> {
         self.obj.into_object()
     }
     /// Borrowed as "any object".
+    ///
+    /// ```
+    /// let m = xffi::Map::<i64, i64>::new().unwrap();
+    /// assert_eq!(m.as_object().type_key(), "Map");
+    /// ```
     pub fn as_object(&self) -> &ObjectRef<Object> {
         self.obj.as_object()
     }
     /// The Map object (borrowed).
+    ///
+    /// ```
+    /// let m = xffi::Map::<i64, i64>::new().unwrap();
+    /// assert_eq!(unsafe { (*m.as_ptr()).type_index }, xffi::sys::XFFI_TYPE_MAP);
+    /// ```
     pub fn as_ptr(&self) -> *mut sys::xffi_object {
         self.obj.as_ptr()
     }
@@ -287,6 +339,11 @@ impl<K: Element, V: Element> Clone for Dict<K, V> {
 
 impl<K: Element, V: Element> Dict<K, V> {
     /// An empty Dict. Errors: MemoryError.
+    ///
+    /// ```
+    /// let d = xffi::Dict::<i64, i64>::new().unwrap();
+    /// assert!(d.is_empty());
+    /// ```
     pub fn new() -> Result<Self> {
         let mut out = ptr::null_mut();
         // SAFETY: valid out slot.
@@ -300,6 +357,12 @@ impl<K: Element, V: Element> Dict<K, V> {
     }
 
     /// The number of entries (a snapshot).
+    ///
+    /// ```
+    /// let d = xffi::Dict::<i64, i64>::new().unwrap();
+    /// d.insert(1, 2).unwrap();
+    /// assert_eq!(d.len(), 1);
+    /// ```
     pub fn len(&self) -> usize {
         let _g = lock_for(self.raw());
         let mut n = 0;
@@ -309,12 +372,23 @@ impl<K: Element, V: Element> Dict<K, V> {
     }
 
     /// Whether the dict is empty (a snapshot).
+    ///
+    /// ```
+    /// assert!(xffi::Dict::<i64, i64>::new().unwrap().is_empty());
+    /// ```
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
 
     /// The value under `key` (a copy), or None. Errors: TypeError if the
     /// stored value is not a `V`.
+    ///
+    /// ```
+    /// let d = xffi::Dict::<String, f64>::new().unwrap();
+    /// d.insert("x".into(), 0.5).unwrap();
+    /// assert_eq!(d.get("x").unwrap(), Some(0.5));
+    /// assert_eq!(d.get("y").unwrap(), None);
+    /// ```
     pub fn get(&self, key: impl Into<K>) -> Result<Option<V>> {
         let k: Any = key.into().into();
         let found = {
@@ -325,6 +399,13 @@ impl<K: Element, V: Element> Dict<K, V> {
     }
 
     /// Sets `key` to `value`. Errors: MemoryError.
+    ///
+    /// ```
+    /// let d = xffi::Dict::<i64, String>::new().unwrap();
+    /// d.insert(1, "one".into()).unwrap();
+    /// d.insert(1, "uno".into()).unwrap();
+    /// assert_eq!(d.get(1).unwrap().as_deref(), Some("uno"));
+    /// ```
     pub fn insert(&self, key: K, value: V) -> Result<()> {
         let (k, v): (Any, Any) = (key.into(), value.into());
         let _g = lock_for(self.raw());
@@ -333,6 +414,13 @@ impl<K: Element, V: Element> Dict<K, V> {
     }
 
     /// Removes `key` and returns its value. Errors: KeyError if absent.
+    ///
+    /// ```
+    /// let d = xffi::Dict::<i64, i64>::new().unwrap();
+    /// d.insert(1, 10).unwrap();
+    /// assert_eq!(d.pop(1).unwrap(), 10);
+    /// assert_eq!(d.pop(1).unwrap_err().kind(), "KeyError");
+    /// ```
     pub fn pop(&self, key: impl Into<K>) -> Result<V> {
         let k: Any = key.into().into();
         let mut out = sys::xffi_any::none();
@@ -346,6 +434,13 @@ impl<K: Element, V: Element> Dict<K, V> {
     }
 
     /// Removes every entry.
+    ///
+    /// ```
+    /// let d = xffi::Dict::<i64, i64>::new().unwrap();
+    /// d.insert(1, 10).unwrap();
+    /// d.clear().unwrap();
+    /// assert!(d.is_empty());
+    /// ```
     pub fn clear(&self) -> Result<()> {
         let _g = lock_for(self.raw());
         // SAFETY: a live Dict, under the lock.
@@ -368,14 +463,29 @@ impl<K: Element, V: Element> Dict<K, V> {
     }
 
     /// The Dict object as "any object".
+    ///
+    /// ```
+    /// let d = xffi::Dict::<i64, i64>::new().unwrap();
+    /// assert_eq!(d.into_object().type_key(), "Dict");
+    /// ```
     pub fn into_object(self) -> ObjectRef<Object> {
         self.obj.into_object()
     }
     /// Borrowed as "any object".
+    ///
+    /// ```
+    /// let d = xffi::Dict::<i64, i64>::new().unwrap();
+    /// assert_eq!(d.as_object().type_key(), "Dict");
+    /// ```
     pub fn as_object(&self) -> &ObjectRef<Object> {
         self.obj.as_object()
     }
     /// The Dict object (borrowed).
+    ///
+    /// ```
+    /// let d = xffi::Dict::<i64, i64>::new().unwrap();
+    /// assert_eq!(unsafe { (*d.as_ptr()).type_index }, xffi::sys::XFFI_TYPE_DICT);
+    /// ```
     pub fn as_ptr(&self) -> *mut sys::xffi_object {
         self.obj.as_ptr()
     }

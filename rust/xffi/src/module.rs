@@ -42,6 +42,12 @@ pub struct Module(ObjectRef<ModuleObj>);
 impl Module {
     /// Loads a library (a path with '/' as is, a bare name as the system
     /// loader searches). Errors: RuntimeError (cannot load, ABI mismatch).
+    ///
+    /// ```no_run
+    /// let m = xffi::Module::load("./libmyplugin.so").unwrap();
+    /// let f = m.get_function("add_one").unwrap().expect("exported");
+    /// assert_eq!(f.call_typed::<i64, _>((1i64,)).unwrap(), 2);
+    /// ```
     pub fn load(path: &str) -> Result<Module> {
         let c = CString::new(path)?;
         let mut out = ptr::null_mut();
@@ -52,6 +58,11 @@ impl Module {
     }
 
     /// The exported function `name`, or None if the library has none.
+    ///
+    /// ```no_run
+    /// let m = xffi::Module::load("./libmyplugin.so").unwrap();
+    /// assert!(m.get_function("not_exported").unwrap().is_none());
+    /// ```
     pub fn get_function(&self, name: &str) -> Result<Option<Function>> {
         let c = CString::new(name)?;
         let mut out = ptr::null_mut();
@@ -62,6 +73,11 @@ impl Module {
     }
 
     /// The path the library was loaded from.
+    ///
+    /// ```no_run
+    /// let m = xffi::Module::load("./libmyplugin.so").unwrap();
+    /// assert!(m.path().unwrap().ends_with("libmyplugin.so"));
+    /// ```
     pub fn path(&self) -> Result<std::string::String> {
         let mut out = ptr::null();
         // SAFETY: a live Module.
@@ -71,6 +87,11 @@ impl Module {
     }
 
     /// The xffi ABI version the library was built with (0: no marker).
+    ///
+    /// ```no_run
+    /// let m = xffi::Module::load("./libmyplugin.so").unwrap();
+    /// assert_eq!(m.abi_version().unwrap(), xffi::sys::XFFI_ABI_VERSION);
+    /// ```
     pub fn abi_version(&self) -> Result<i32> {
         let mut out = 0;
         // SAFETY: a live Module.
@@ -79,6 +100,11 @@ impl Module {
     }
 
     /// The Module object as "any object".
+    ///
+    /// ```no_run
+    /// let m = xffi::Module::load("./libmyplugin.so").unwrap();
+    /// assert_eq!(m.into_object().type_key(), "Module");
+    /// ```
     pub fn into_object(self) -> ObjectRef<Object> {
         self.0.into_object()
     }

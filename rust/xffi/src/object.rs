@@ -101,6 +101,13 @@ impl<T: ObjectType> ObjectRef<T> {
     /// # Safety
     /// `ptr` must be NULL or a live object that is an instance of `T`'s type,
     /// and the caller gives up one strong reference to it.
+    ///
+    /// ```
+    /// let mut raw = std::ptr::null_mut();
+    /// unsafe { xffi_sys::xffi_string_new(&mut raw, b"x".as_ptr().cast(), 1) };
+    /// let s = unsafe { xffi::ObjectRef::<xffi::StringObj>::from_raw(raw) }.unwrap(); // takes the reference
+    /// assert_eq!(s.strong_count(), 1);
+    /// ```
     #[inline(always)]
     pub unsafe fn from_raw(ptr: *mut sys::xffi_object) -> Option<Self> {
         NonNull::new(ptr).map(|ptr| ObjectRef { ptr, _marker: PhantomData })
@@ -110,6 +117,13 @@ impl<T: ObjectType> ObjectRef<T> {
     ///
     /// # Safety
     /// `ptr` must be NULL or a live object that is an instance of `T`'s type.
+    ///
+    /// ```
+    /// let s = xffi::String::new("x").unwrap().into_object();
+    /// let t = unsafe { xffi::ObjectRef::<xffi::Object>::from_borrowed(s.as_ptr()) }.unwrap();
+    /// assert_eq!(s.strong_count(), 2);
+    /// drop(t);
+    /// ```
     #[inline(always)]
     pub unsafe fn from_borrowed(ptr: *mut sys::xffi_object) -> Option<Self> {
         sys::xffi_object_inc_ref_inline(ptr);
@@ -251,6 +265,12 @@ impl<T: ObjectType> ObjectRef<T> {
     }
 
     /// Borrowed as "any object" (no reference taken).
+    ///
+    /// ```
+    /// let s = xffi::String::new("x").unwrap();
+    /// let o: &xffi::ObjectRef<xffi::Object> = s.as_object();
+    /// assert_eq!(o.type_key(), "String");
+    /// ```
     pub fn as_object(&self) -> &ObjectRef<Object> {
         // SAFETY: ObjectRef<T> and ObjectRef<Object> have the same layout
         // (a pointer and a zero-sized marker) and every object is an Object.
@@ -415,6 +435,12 @@ unsafe impl<T: ObjectType + Send + Sync> Sync for WeakRef<T> {}
 
 impl<T: ObjectType> WeakRef<T> {
     /// A new strong reference if the object is still alive.
+    ///
+    /// ```
+    /// let s = xffi::String::new("x").unwrap().into_object();
+    /// let w = s.downgrade().unwrap();
+    /// assert!(w.upgrade().unwrap().ptr_eq(&s));
+    /// ```
     pub fn upgrade(&self) -> Option<ObjectRef<T>> {
         let mut out = ptr::null_mut();
         // SAFETY: live weak handle.
@@ -425,6 +451,12 @@ impl<T: ObjectType> WeakRef<T> {
     }
 
     /// The weak handle (borrowed).
+    ///
+    /// ```
+    /// let s = xffi::String::new("x").unwrap().into_object();
+    /// let w = s.downgrade().unwrap();
+    /// assert!(!w.as_ptr().is_null());
+    /// ```
     pub fn as_ptr(&self) -> *mut sys::xffi_weak {
         self.ptr.as_ptr()
     }
@@ -492,6 +524,7 @@ pub mod private {
     }
 
     /// A cached type index: 0 until registered (dynamic indices are >= 128).
+    #[derive(Default)]
     pub struct TypeIndexCache(AtomicI32);
 
     impl TypeIndexCache {

@@ -69,29 +69,56 @@ macro_rules! string_like {
     ($name:ident, $obj:ident, $new:ident, $what:literal) => {
         impl $name {
             /// Wraps an object reference.
+            ///
+            /// ```
+            /// let s = xffi::String::new("x").unwrap();
+            /// let o: xffi::ObjectRef<xffi::Object> = s.clone().into_object();
+            /// let back = xffi::String::from_object(o.downcast().unwrap());
+            /// assert_eq!(back, s);
+            /// ```
             pub fn from_object(obj: ObjectRef<$obj>) -> Self {
                 $name(obj)
             }
             /// The object reference.
+            ///
+            /// ```
+            /// assert_eq!(xffi::Bytes::new(b"x").unwrap().into_object().type_key(), "Bytes");
+            /// ```
             pub fn into_object(self) -> ObjectRef<Object> {
                 self.0.into_object()
             }
             /// The object, borrowed as "any object".
+            ///
+            /// ```
+            /// assert_eq!(xffi::String::new("x").unwrap().as_object().type_index(), 65);
+            /// ```
             pub fn as_object(&self) -> &ObjectRef<Object> {
                 self.0.as_object()
             }
             /// The bytes (borrowed from the object).
+            ///
+            /// ```
+            /// assert_eq!(xffi::String::new("ab").unwrap().as_bytes(), b"ab");
+            /// ```
             #[inline(always)]
             pub fn as_bytes(&self) -> &[u8] {
                 // SAFETY: the cell describes the object's own bytes.
                 unsafe { bytes_of(self.0.cell) }
             }
             /// The number of bytes.
+            ///
+            /// ```
+            /// assert_eq!(xffi::Bytes::new(&[1, 2, 3]).unwrap().len(), 3);
+            /// ```
             #[inline(always)]
             pub fn len(&self) -> usize {
                 self.0.cell.size
             }
             /// Whether there are no bytes.
+            ///
+            /// ```
+            /// assert!(xffi::String::new("").unwrap().is_empty());
+            /// ```
             #[inline(always)]
             pub fn is_empty(&self) -> bool {
                 self.0.cell.size == 0

@@ -39,6 +39,10 @@ pub struct Shape(ObjectRef<ShapeObj>);
 
 impl Shape {
     /// Makes a Shape (dimensions copied). Errors: MemoryError.
+    ///
+    /// ```
+    /// assert_eq!(&xffi::Shape::new(&[4]).unwrap()[..], &[4]);
+    /// ```
     pub fn new(dims: &[i64]) -> Result<Shape> {
         let mut out = ptr::null_mut();
         // SAFETY: a valid run of dims.
@@ -48,6 +52,10 @@ impl Shape {
     }
 
     /// The dimensions.
+    ///
+    /// ```
+    /// assert_eq!(xffi::Shape::new(&[1, 2]).unwrap().as_slice(), &[1, 2]);
+    /// ```
     pub fn as_slice(&self) -> &[i64] {
         let c = self.0.cell;
         if c.size == 0 {
@@ -59,11 +67,19 @@ impl Shape {
     }
 
     /// The product of the dimensions (1 for no dimensions).
+    ///
+    /// ```
+    /// assert_eq!(xffi::Shape::new(&[]).unwrap().numel(), 1);
+    /// ```
     pub fn numel(&self) -> i64 {
         self.as_slice().iter().product()
     }
 
     /// The Shape object as "any object".
+    ///
+    /// ```
+    /// assert_eq!(xffi::Shape::new(&[1]).unwrap().into_object().type_key(), "Shape");
+    /// ```
     pub fn into_object(self) -> ObjectRef<Object> {
         self.0.into_object()
     }
@@ -213,6 +229,12 @@ pub struct Tensor(ObjectRef<TensorObj>);
 impl Tensor {
     /// A zero-filled CPU tensor (data 64-byte aligned). Errors: ValueError
     /// for a negative dimension; MemoryError.
+    ///
+    /// ```
+    /// let t = xffi::Tensor::new(&[2, 2], xffi::DataType::I64).unwrap();
+    /// assert_eq!(t.as_slice::<i64>().unwrap(), &[0; 4]);
+    /// assert_eq!(xffi::Tensor::new(&[-1], xffi::DataType::I64).unwrap_err().kind(), "ValueError");
+    /// ```
     pub fn new(shape: &[i64], dtype: DataType) -> Result<Tensor> {
         let mut out = ptr::null_mut();
         // SAFETY: valid shape run.
@@ -244,11 +266,20 @@ impl Tensor {
     }
 
     /// The DLTensor (borrowed from the Tensor).
+    ///
+    /// ```
+    /// let t = xffi::Tensor::new(&[3], xffi::DataType::U8).unwrap();
+    /// assert_eq!(t.dltensor().ndim, 1);
+    /// ```
     pub fn dltensor(&self) -> &sys::DLTensor {
         &self.0.dl
     }
 
     /// The shape.
+    ///
+    /// ```
+    /// assert_eq!(xffi::Tensor::new(&[2, 5], xffi::DataType::F32).unwrap().shape(), &[2, 5]);
+    /// ```
     pub fn shape(&self) -> &[i64] {
         let d = &self.0.dl;
         if d.ndim == 0 {
@@ -260,6 +291,10 @@ impl Tensor {
     }
 
     /// The strides, in elements (always filled in by xffi).
+    ///
+    /// ```
+    /// assert_eq!(xffi::Tensor::new(&[2, 5], xffi::DataType::F32).unwrap().strides(), &[5, 1]);
+    /// ```
     pub fn strides(&self) -> &[i64] {
         let d = &self.0.dl;
         if d.ndim == 0 || d.strides.is_null() {
@@ -271,16 +306,28 @@ impl Tensor {
     }
 
     /// The data type.
+    ///
+    /// ```
+    /// assert_eq!(xffi::Tensor::new(&[1], xffi::DataType::F64).unwrap().dtype().to_string(), "float64");
+    /// ```
     pub fn dtype(&self) -> DataType {
         DataType(self.0.dl.dtype)
     }
 
     /// The number of elements.
+    ///
+    /// ```
+    /// assert_eq!(xffi::Tensor::new(&[2, 5], xffi::DataType::F32).unwrap().numel(), 10);
+    /// ```
     pub fn numel(&self) -> usize {
         self.shape().iter().product::<i64>() as usize
     }
 
     /// Whether the tensor is read-only.
+    ///
+    /// ```
+    /// assert!(!xffi::Tensor::new(&[1], xffi::DataType::F32).unwrap().is_read_only());
+    /// ```
     pub fn is_read_only(&self) -> bool {
         let mut out = 0;
         // SAFETY: a live Tensor.
@@ -312,6 +359,12 @@ impl Tensor {
     /// The elements as a slice, checked: the dtype must be `T`'s, the data
     /// in CPU memory, contiguous and aligned. Errors: TypeError for the wrong
     /// dtype, ValueError otherwise.
+    ///
+    /// ```
+    /// let t = xffi::Tensor::from_slice(&[1u8, 2], &[2]).unwrap();
+    /// assert_eq!(t.as_slice::<u8>().unwrap(), &[1, 2]);
+    /// assert_eq!(t.as_slice::<f32>().unwrap_err().kind(), "TypeError");
+    /// ```
     pub fn as_slice<T: Scalar>(&self) -> Result<&[T]> {
         let p = self.check_view::<T>("as_slice")?;
         if self.numel() == 0 {
@@ -328,6 +381,12 @@ impl Tensor {
     /// # Safety
     /// No one else (another handle, C code, a DLPack consumer) may read or
     /// write the data while the slice lives.
+    ///
+    /// ```
+    /// let t = xffi::Tensor::new(&[2], xffi::DataType::I32).unwrap();
+    /// unsafe { t.as_mut_slice::<i32>().unwrap()[1] = 7 };
+    /// assert_eq!(t.as_slice::<i32>().unwrap(), &[0, 7]);
+    /// ```
     #[allow(clippy::mut_from_ref)]
     pub unsafe fn as_mut_slice<T: Scalar>(&self) -> Result<&mut [T]> {
         if self.is_read_only() {
@@ -363,6 +422,13 @@ impl Tensor {
     ///
     /// # Safety
     /// `managed` must be a valid managed tensor that the caller owns.
+    ///
+    /// ```
+    /// let t = xffi::Tensor::from_slice(&[5.0f32], &[1]).unwrap();
+    /// let managed = t.to_dlpack().unwrap();
+    /// let u = unsafe { xffi::Tensor::from_dlpack(managed) }.unwrap();
+    /// assert_eq!(u.as_slice::<f32>().unwrap(), &[5.0]);
+    /// ```
     pub unsafe fn from_dlpack(managed: NonNull<sys::DLManagedTensorVersioned>) -> Result<Tensor> {
         let mut out = ptr::null_mut();
         check(sys::xffi_tensor_from_dlpack(&mut out, managed.as_ptr()))?;
@@ -370,10 +436,18 @@ impl Tensor {
     }
 
     /// The Tensor object as "any object".
+    ///
+    /// ```
+    /// assert_eq!(xffi::Tensor::new(&[1], xffi::DataType::F32).unwrap().into_object().type_key(), "Tensor");
+    /// ```
     pub fn into_object(self) -> ObjectRef<Object> {
         self.0.into_object()
     }
     /// Borrowed as "any object".
+    ///
+    /// ```
+    /// assert_eq!(xffi::Tensor::new(&[1], xffi::DataType::F32).unwrap().as_object().type_index(), 70);
+    /// ```
     pub fn as_object(&self) -> &ObjectRef<Object> {
         self.0.as_object()
     }
