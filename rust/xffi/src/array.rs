@@ -60,6 +60,18 @@ pub(crate) fn lock_for(obj: *mut sys::xffi_object) -> MutexGuard<'static, ()> {
     LOCKS[slot].lock().unwrap_or_else(|p| p.into_inner())
 }
 
+/// Owned copies of elements `[begin, end)` of a sequence (clamped), taken
+/// under the caller's lock so that a C call which releases them cannot run
+/// their deleters (arbitrary Rust `Drop` code) while the lock is held: the
+/// copies are dropped after the lock is released.
+fn keep_alive(obj: *mut sys::xffi_object, begin: usize, end: usize) -> Vec<Any> {
+    // SAFETY: a live Array or List under the caller's lock.
+    let c = unsafe { &*sys::xffi_seq_cell_of(obj) };
+    let end = end.min(c.size as usize);
+    let views = unsafe { AnyView::slice_from_raw(c.data as *const sys::xffi_any, c.size as usize) };
+    views.get(begin.min(end)..end).unwrap_or(&[]).iter().map(|v| v.to_owned_any().unwrap_or_default()).collect()
+}
+
 fn collect_views<T: Element>(items: impl IntoIterator<Item = T>) -> Vec<Any> {
     items.into_iter().map(Into::into).collect()
 }
@@ -516,7 +528,9 @@ impl<T: Element> List<T> {
     /// ```
     pub fn set(&self, index: usize, value: T) -> Result<()> {
         let v: Any = value.into();
+        let _old;
         let _g = lock_for(self.raw());
+        _old = keep_alive(self.raw(), index, index.saturating_add(1));
         // SAFETY: as push.
         check(unsafe { sys::xffi_list_set(self.raw(), index as i64, v.as_raw()) })
     }
@@ -543,7 +557,9 @@ impl<T: Element> List<T> {
     /// assert_eq!(l.to_vec().unwrap(), vec![2]);
     /// ```
     pub fn remove(&self, index: usize) -> Result<()> {
+        let _old;
         let _g = lock_for(self.raw());
+        _old = keep_alive(self.raw(), index, index.saturating_add(1));
         // SAFETY: as push.
         check(unsafe { sys::xffi_list_erase(self.raw(), index as i64) })
     }
@@ -576,7 +592,9 @@ impl<T: Element> List<T> {
     /// assert!(l.is_empty());
     /// ```
     pub fn clear(&self) -> Result<()> {
+        let _old;
         let _g = lock_for(self.raw());
+        _old = keep_alive(self.raw(), 0, usize::MAX);
         // SAFETY: as push.
         check(unsafe { sys::xffi_list_clear(self.raw()) })
     }

@@ -408,7 +408,9 @@ impl<K: Element, V: Element> Dict<K, V> {
     /// ```
     pub fn insert(&self, key: K, value: V) -> Result<()> {
         let (k, v): (Any, Any) = (key.into(), value.into());
+        let _old; // a replaced value is dropped after the lock is released
         let _g = lock_for(self.raw());
+        _old = lookup(self.raw(), &k)?;
         // SAFETY: a live Dict, under the lock.
         check(unsafe { sys::xffi_dict_set(self.raw(), k.as_raw(), v.as_raw()) })
     }
@@ -442,7 +444,9 @@ impl<K: Element, V: Element> Dict<K, V> {
     /// assert!(d.is_empty());
     /// ```
     pub fn clear(&self) -> Result<()> {
+        let _old; // the entries are dropped after the lock is released
         let _g = lock_for(self.raw());
+        _old = snapshot(self.raw())?;
         // SAFETY: a live Dict, under the lock.
         check(unsafe { sys::xffi_dict_clear(self.raw()) })
     }
