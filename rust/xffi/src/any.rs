@@ -134,13 +134,13 @@ impl<'a> AnyView<'a> {
     /// assert_eq!(views[1].get::<f64>().unwrap(), 2.0);
     /// ```
     #[inline(always)]
-    pub unsafe fn slice_from_raw<'s>(args: *const sys::xffi_any, n: usize) -> &'s [AnyView<'a>] {
+    pub unsafe fn slice_from_raw<'s>(args: *const sys::xffi_any, n: usize) -> &'s [AnyView<'a>] { unsafe {
         if n == 0 || args.is_null() {
             &[]
         } else {
             std::slice::from_raw_parts(args.cast::<AnyView<'a>>(), n)
         }
-    }
+    }}
 
     /// None.
     ///
@@ -734,10 +734,10 @@ impl<'v> FromAnyView<'v> for Error {
 
 /// # Safety
 /// `b` must describe valid bytes for the chosen lifetime.
-pub(crate) unsafe fn bytes_of<'x>(b: sys::xffi_byte_array) -> &'x [u8] {
+pub(crate) unsafe fn bytes_of<'x>(b: sys::xffi_byte_array) -> &'x [u8] { unsafe {
     if b.size == 0 || b.data.is_null() {
         &[]
     } else {
         std::slice::from_raw_parts(b.data.cast(), b.size)
     }
-}
+}}

@@ -186,14 +186,14 @@ impl Error {
     /// let e = unsafe { xffi::Error::from_raw(raw) }.unwrap();
     /// assert_eq!(e.kind(), "ValueError");
     /// ```
-    pub unsafe fn from_raw(obj: *mut sys::xffi_object) -> Option<Error> {
+    pub unsafe fn from_raw(obj: *mut sys::xffi_object) -> Option<Error> { unsafe {
         let obj = NonNull::new(obj)?;
         if (*obj.as_ptr()).type_index != sys::XFFI_TYPE_ERROR {
             sys::xffi_object_dec_ref_inline(obj.as_ptr());
             return None;
         }
         Some(Error { obj })
-    }
+    }}
 
     /// Gives up ownership: the caller receives the reference.
     ///

@@ -57,7 +57,7 @@ unsafe extern "C" fn closure_trampoline<F>(
 ) -> c_int
 where
     F: Fn(&[AnyView<'_>]) -> Result<Any> + Send + Sync + 'static,
-{
+{ unsafe {
     let f = &*(resource as *const F);
     let args = AnyView::slice_from_raw(args, num_args.max(0) as usize);
     match catch_unwind(AssertUnwindSafe(|| f(args))) {
@@ -73,11 +73,11 @@ where
             Error::runtime_error(&msg).raise()
         }
     }
-}
+}}
 
-unsafe extern "C" fn closure_finalizer<F>(resource: *mut c_void) {
+unsafe extern "C" fn closure_finalizer<F>(resource: *mut c_void) { unsafe {
     let _ = catch_unwind(AssertUnwindSafe(|| drop(Box::from_raw(resource as *mut F))));
-}
+}}
 
 impl Function {
     /// Makes a function from a Rust closure taking borrowed argument views.

@@ -125,10 +125,10 @@ impl<T: ObjectType> ObjectRef<T> {
     /// drop(t);
     /// ```
     #[inline(always)]
-    pub unsafe fn from_borrowed(ptr: *mut sys::xffi_object) -> Option<Self> {
+    pub unsafe fn from_borrowed(ptr: *mut sys::xffi_object) -> Option<Self> { unsafe {
         sys::xffi_object_inc_ref_inline(ptr);
         Self::from_raw(ptr)
-    }
+    }}
 
     /// Takes ownership of a strong reference after checking that the object
     /// is an instance of `T`; on a mismatch the reference is released and a
@@ -144,13 +144,13 @@ impl<T: ObjectType> ObjectRef<T> {
     /// let s = unsafe { ObjectRef::<StringObj>::from_raw_checked(raw) }.unwrap();
     /// assert_eq!(s.type_key(), "String");
     /// ```
-    pub unsafe fn from_raw_checked(ptr: *mut sys::xffi_object) -> Result<Self> {
+    pub unsafe fn from_raw_checked(ptr: *mut sys::xffi_object) -> Result<Self> { unsafe {
         let Some(obj) = ObjectRef::<Object>::from_raw(ptr) else {
             return Err(Error::value_error(&format!("expected {}, got NULL", T::TYPE_KEY)));
         };
         obj.downcast::<T>()
             .map_err(|o| Error::type_error(&format!("expected {}, got {}", T::TYPE_KEY, o.type_key())))
-    }
+    }}
 
     /// Gives up ownership: the caller receives the strong reference.
     ///
@@ -504,7 +504,7 @@ pub unsafe trait RustObject: ObjectType + Send + Sync {
 /// the header protocol calls flag 1 or 3 exactly once) and frees on flag 2.
 /// A panic in `Drop` is caught (it must not unwind into C) and the memory is
 /// still freed.
-unsafe extern "C" fn rust_deleter<T>(obj: *mut c_void, flags: c_int) {
+unsafe extern "C" fn rust_deleter<T>(obj: *mut c_void, flags: c_int) { unsafe {
     let raw = obj as *mut RustBox<T>;
     if flags & sys::XFFI_DELETE_CONTENTS != 0 {
         let _ = catch_unwind(AssertUnwindSafe(|| ptr::drop_in_place(ptr::addr_of_mut!((*raw).value))));
@@ -512,7 +512,7 @@ unsafe extern "C" fn rust_deleter<T>(obj: *mut c_void, flags: c_int) {
     if flags & sys::XFFI_DELETE_MEMORY != 0 {
         alloc::dealloc(raw.cast(), Layout::new::<RustBox<T>>());
     }
-}
+}}
 
 #[doc(hidden)]
 pub mod private {

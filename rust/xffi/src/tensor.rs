@@ -388,7 +388,7 @@ impl Tensor {
     /// assert_eq!(t.as_slice::<i32>().unwrap(), &[0, 7]);
     /// ```
     #[allow(clippy::mut_from_ref)]
-    pub unsafe fn as_mut_slice<T: Scalar>(&self) -> Result<&mut [T]> {
+    pub unsafe fn as_mut_slice<T: Scalar>(&self) -> Result<&mut [T]> { unsafe {
         if self.is_read_only() {
             return Err(Error::value_error("Tensor::as_mut_slice: the tensor is read-only"));
         }
@@ -397,7 +397,7 @@ impl Tensor {
             return Ok(&mut []);
         }
         Ok(std::slice::from_raw_parts_mut(p, self.numel()))
-    }
+    }}
 
     /// Exports the tensor as a DLPack 1.x managed tensor (no copy). The
     /// consumer owns it and must call its deleter exactly once.
@@ -429,11 +429,11 @@ impl Tensor {
     /// let u = unsafe { xffi::Tensor::from_dlpack(managed) }.unwrap();
     /// assert_eq!(u.as_slice::<f32>().unwrap(), &[5.0]);
     /// ```
-    pub unsafe fn from_dlpack(managed: NonNull<sys::DLManagedTensorVersioned>) -> Result<Tensor> {
+    pub unsafe fn from_dlpack(managed: NonNull<sys::DLManagedTensorVersioned>) -> Result<Tensor> { unsafe {
         let mut out = ptr::null_mut();
         check(sys::xffi_tensor_from_dlpack(&mut out, managed.as_ptr()))?;
         Ok(Tensor(ObjectRef::from_raw(out).expect("xffi_tensor_from_dlpack succeeded")))
-    }
+    }}
 
     /// The Tensor object as "any object".
     ///
