@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# The Rust part of the test command: every crate's tests and doctests, the
+# cross-language ownership tests, layout test and container tests under
+# valgrind (fails on any invalid access or definite/indirect leak), and the
+# packaging check. Run from anywhere; honours CARGO_TARGET_DIR.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/../.." && pwd)"
+cd "$root"
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$root/target}"
+cargo test --workspace --jobs 2
+if command -v valgrind >/dev/null; then
+  # Re-list the test binaries cargo just built (no rebuild).
+  bins=$(cargo test --workspace --no-run --message-format=json 2>/dev/null |
+    python3 -c 'import json,sys
+for l in sys.stdin:
+    m=json.loads(l)
+    if m.get("reason")=="compiler-artifact" and m.get("executable") and m["target"]["name"] in ("cross","layout","containers"):
+        print(m["executable"])')
+  for b in $bins; do
+    echo "valgrind: $b"
+    valgrind --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite,indirect --show-possibly-lost=no -q "$b" --test-threads=2
+  done
+else
+  echo "valgrind not found: memory checks of the cross-language tests skipped" >&2
+fi
+"$root/rust/scripts/package-check.sh"
