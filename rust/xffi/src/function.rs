@@ -165,18 +165,25 @@ impl Function {
         A: IntoArgs,
         R: for<'v> FromAnyView<'v>,
     {
+        let func = self.0.as_ptr();
         args.with_views(|views| {
             let mut result = sys::xffi_any::none();
             // SAFETY: live Function; views valid for the call.
-            let status = unsafe {
-                sys::xffi_func_call_inline(self.0.as_ptr(), views.as_ptr().cast(), views.len() as i32, &mut result)
-            };
+            let status =
+                unsafe { sys::xffi_func_call_inline(func, views.as_ptr().cast(), views.len() as i32, &mut result) };
             if status != sys::XFFI_OK {
                 return Err(Error::take_raised());
             }
-            // SAFETY: the callee's owned result.
-            let out = unsafe { Any::from_raw(result) };
-            out.get::<R>()
+            // Convert the result where the callee wrote it: moving the
+            // 16-byte value first would read it back with one wide load from
+            // two narrow stores (a store-forwarding stall of several ns).
+            // SAFETY: AnyView has the layout of xffi_any; R owns what it converts to.
+            let converted = R::from_view(unsafe { &*(&result as *const sys::xffi_any as *const AnyView<'_>) });
+            if result.is_object() {
+                // SAFETY: the callee's owned reference, released once.
+                unsafe { sys::xffi_object_dec_ref_inline(result.value.v_obj) };
+            }
+            converted
         })
     }
 
