@@ -14,7 +14,7 @@ if command -v valgrind >/dev/null; then
     python3 -c 'import json,sys
 for l in sys.stdin:
     m=json.loads(l)
-    if m.get("reason")=="compiler-artifact" and m.get("executable") and m["target"]["name"] in ("cross","layout","containers","oom"):
+    if m.get("reason")=="compiler-artifact" and m.get("executable") and m["target"]["name"] in ("cross","layout","containers","oom","module"):
         print(m["executable"])')
   for b in $bins; do
     echo "valgrind: $b"

@@ -48,4 +48,23 @@ fn main() {
         let out = std::env::var("OUT_DIR").unwrap();
         println!("cargo:rustc-link-arg-benches={out}/libxffi_bench_harness.a");
     }
+
+    // A shared library for the Module test: compiled and linked with the
+    // same C compiler, against the same headers.
+    let plugin_src = cross.join("plugin/rust_plugin.c");
+    if plugin_src.exists() {
+        println!("cargo:rerun-if-changed={}", plugin_src.display());
+        let out = std::env::var("OUT_DIR").unwrap();
+        let so = format!("{out}/libxffi_rust_plugin.so");
+        let compiler = cc::Build::new().get_compiler();
+        let status = compiler
+            .to_command()
+            .args(["-std=c11", "-shared", "-fPIC", "-o", &so])
+            .arg(format!("-I{include}"))
+            .arg(&plugin_src)
+            .status()
+            .expect("run the C compiler");
+        assert!(status.success(), "building {} failed", plugin_src.display());
+        println!("cargo:rustc-env=XFFI_RUST_PLUGIN={so}");
+    }
 }
