@@ -51,13 +51,7 @@ fn main() {
     }
 
     let mut build = cc::Build::new();
-    build
-        .files(&sources)
-        .include(&include_out)
-        .include(&csrc)
-        .define("XFFI_BUILDING", None)
-        .pic(true)
-        .warnings(false);
+    build.files(&sources).include(&include_out).include(&csrc).define("XFFI_BUILDING", None).pic(true).warnings(false);
     let compiler = build.get_compiler();
     if compiler.is_like_msvc() {
         build.flag("/std:c11");
@@ -93,7 +87,8 @@ fn link_system() {
 
 fn copy_headers(from: &Path, to: &Path) {
     fs::create_dir_all(to).unwrap_or_else(|e| panic!("xffi-sys: cannot create {}: {e}", to.display()));
-    let entries = fs::read_dir(from).unwrap_or_else(|e| panic!("xffi-sys: cannot read headers in {}: {e}", from.display()));
+    let entries =
+        fs::read_dir(from).unwrap_or_else(|e| panic!("xffi-sys: cannot read headers in {}: {e}", from.display()));
     for entry in entries {
         let entry = entry.expect("readable directory entry");
         let path = entry.path();

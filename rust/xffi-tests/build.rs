@@ -10,10 +10,8 @@ fn main() {
     let mut files = vec![manifest.join("probe/layout_probe.c")];
     let cross = manifest.join("../../tests/cross");
     if let Ok(dir) = std::fs::read_dir(&cross) {
-        let mut extra: Vec<PathBuf> = dir
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.extension().is_some_and(|x| x == "c"))
-            .collect();
+        let mut extra: Vec<PathBuf> =
+            dir.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.extension().is_some_and(|x| x == "c")).collect();
         extra.sort();
         files.extend(extra);
     }

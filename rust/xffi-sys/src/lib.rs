@@ -564,7 +564,8 @@ pub struct xffi_error_cell {
     pub kind: xffi_byte_array,
     pub message: xffi_byte_array,
     pub backtrace: xffi_byte_array,
-    pub update_backtrace: Option<unsafe extern "C" fn(self_: *mut c_void, backtrace: *const xffi_byte_array, mode: i32)>,
+    pub update_backtrace:
+        Option<unsafe extern "C" fn(self_: *mut c_void, backtrace: *const xffi_byte_array, mode: i32)>,
     pub cause_chain: *mut c_void,
     pub extra_context: *mut c_void,
 }
@@ -692,15 +693,46 @@ extern "C" {
     ) -> c_int;
     /// Calls `func` (borrowed) with borrowed argument views; `*result` receives
     /// an owned value. Errors: ValueError, TypeError, anything the callee raises.
-    pub fn xffi_func_call(func: *mut xffi_object, args: *const xffi_any, num_args: i32, result: *mut xffi_any) -> c_int;
+    pub fn xffi_func_call(func: *mut xffi_object, args: *const xffi_any, num_args: i32, result: *mut xffi_any)
+        -> c_int;
     /// Private to the inline call: failure path (releases `*result`).
     pub fn xffi_func_call_failed_(result: *mut xffi_any, status: c_int) -> c_int;
     /// Argument helpers for callees (TypeError naming `fn_`, the position, what was expected and what came).
-    pub fn xffi_arg_get_int(out: *mut i64, args: *const xffi_any, num_args: i32, index: i32, fn_: *const c_char) -> c_int;
-    pub fn xffi_arg_get_float(out: *mut f64, args: *const xffi_any, num_args: i32, index: i32, fn_: *const c_char) -> c_int;
-    pub fn xffi_arg_get_bool(out: *mut c_int, args: *const xffi_any, num_args: i32, index: i32, fn_: *const c_char) -> c_int;
-    pub fn xffi_arg_get_str(out: *mut xffi_byte_array, args: *const xffi_any, num_args: i32, index: i32, fn_: *const c_char) -> c_int;
-    pub fn xffi_arg_get_ptr(out: *mut *mut c_void, args: *const xffi_any, num_args: i32, index: i32, fn_: *const c_char) -> c_int;
+    pub fn xffi_arg_get_int(
+        out: *mut i64,
+        args: *const xffi_any,
+        num_args: i32,
+        index: i32,
+        fn_: *const c_char,
+    ) -> c_int;
+    pub fn xffi_arg_get_float(
+        out: *mut f64,
+        args: *const xffi_any,
+        num_args: i32,
+        index: i32,
+        fn_: *const c_char,
+    ) -> c_int;
+    pub fn xffi_arg_get_bool(
+        out: *mut c_int,
+        args: *const xffi_any,
+        num_args: i32,
+        index: i32,
+        fn_: *const c_char,
+    ) -> c_int;
+    pub fn xffi_arg_get_str(
+        out: *mut xffi_byte_array,
+        args: *const xffi_any,
+        num_args: i32,
+        index: i32,
+        fn_: *const c_char,
+    ) -> c_int;
+    pub fn xffi_arg_get_ptr(
+        out: *mut *mut c_void,
+        args: *const xffi_any,
+        num_args: i32,
+        index: i32,
+        fn_: *const c_char,
+    ) -> c_int;
     pub fn xffi_arg_get_object(
         out: *mut *mut xffi_object,
         args: *const xffi_any,
@@ -710,7 +742,8 @@ extern "C" {
         fn_: *const c_char,
     ) -> c_int;
     /// Checks a whole call against a one-character-per-argument signature.
-    pub fn xffi_args_check(args: *const xffi_any, num_args: i32, signature: *const c_char, fn_: *const c_char) -> c_int;
+    pub fn xffi_args_check(args: *const xffi_any, num_args: i32, signature: *const c_char, fn_: *const c_char)
+        -> c_int;
     /// Registers `func` (borrowed; the registry takes its own reference) under `name` (copied).
     pub fn xffi_func_global_register(name: *const c_char, func: *mut xffi_object, allow_override: c_int) -> c_int;
     /// Looks `name` up: `*out` receives a new reference, or NULL if missing (not an error).
@@ -729,7 +762,12 @@ extern "C" {
 /// # Safety
 /// As [`xffi_func_call`].
 #[inline(always)]
-pub unsafe fn xffi_func_call_inline(func: *mut xffi_object, args: *const xffi_any, num_args: i32, result: *mut xffi_any) -> c_int {
+pub unsafe fn xffi_func_call_inline(
+    func: *mut xffi_object,
+    args: *const xffi_any,
+    num_args: i32,
+    result: *mut xffi_any,
+) -> c_int {
     if !func.is_null()
         && (*func).type_index == XFFI_TYPE_FUNCTION
         && !result.is_null()
@@ -758,7 +796,8 @@ extern "C" {
     /// Errors: ValueError, RuntimeError (cannot load, ABI mismatch), MemoryError.
     pub fn xffi_module_load(out: *mut *mut xffi_object, path: *const c_char) -> c_int;
     /// Gets exported function `name`: `*out` receives a new reference or NULL if absent.
-    pub fn xffi_module_get_function(out: *mut *mut xffi_object, module: *mut xffi_object, name: *const c_char) -> c_int;
+    pub fn xffi_module_get_function(out: *mut *mut xffi_object, module: *mut xffi_object, name: *const c_char)
+        -> c_int;
     /// The path the module was loaded from (borrowed from the module).
     pub fn xffi_module_path(out: *mut *const c_char, module: *mut xffi_object) -> c_int;
     /// The ABI version the library was built with (0: no marker).
@@ -894,7 +933,12 @@ extern "C" {
     /// New empty Map (new reference).
     pub fn xffi_map_new(out: *mut *mut xffi_object) -> c_int;
     /// New Map of `count` pairs (views, copied).
-    pub fn xffi_map_new_from(out: *mut *mut xffi_object, keys: *const xffi_any, values: *const xffi_any, count: i64) -> c_int;
+    pub fn xffi_map_new_from(
+        out: *mut *mut xffi_object,
+        keys: *const xffi_any,
+        values: *const xffi_any,
+        count: i64,
+    ) -> c_int;
     pub fn xffi_map_length(out: *mut i64, map: *const xffi_object) -> c_int;
     /// `*out` receives an owned copy of the value (KeyError if absent).
     pub fn xffi_map_get(out: *mut xffi_any, map: *const xffi_object, key: *const xffi_any) -> c_int;
@@ -909,7 +953,12 @@ extern "C" {
     pub fn xffi_map_erase(map: *mut *mut xffi_object, key: *const xffi_any) -> c_int;
     pub fn xffi_map_clear(map: *mut *mut xffi_object) -> c_int;
     pub fn xffi_dict_new(out: *mut *mut xffi_object) -> c_int;
-    pub fn xffi_dict_new_from(out: *mut *mut xffi_object, keys: *const xffi_any, values: *const xffi_any, count: i64) -> c_int;
+    pub fn xffi_dict_new_from(
+        out: *mut *mut xffi_object,
+        keys: *const xffi_any,
+        values: *const xffi_any,
+        count: i64,
+    ) -> c_int;
     pub fn xffi_dict_length(out: *mut i64, dict: *const xffi_object) -> c_int;
     pub fn xffi_dict_get(out: *mut xffi_any, dict: *const xffi_object, key: *const xffi_any) -> c_int;
     pub fn xffi_dict_lookup(out: *mut *const xffi_any, dict: *const xffi_object, key: *const xffi_any) -> c_int;

@@ -116,8 +116,7 @@ extern "C" fn array_of_objects(_: *mut c_void, n: u64) {
 
 fn main() {
     // cargo bench passes --bench: the harness does not know it.
-    let args: Vec<CString> =
-        std::env::args().filter(|a| a != "--bench").map(|a| CString::new(a).unwrap()).collect();
+    let args: Vec<CString> = std::env::args().filter(|a| a != "--bench").map(|a| CString::new(a).unwrap()).collect();
     let mut argv: Vec<*mut c_char> = args.iter().map(|a| a.as_ptr() as *mut c_char).collect();
     unsafe { bench_init(argv.len() as c_int, argv.as_mut_ptr()) };
 
@@ -133,7 +132,10 @@ fn main() {
     })
     .unwrap();
 
-    op("rust calls C add(i, 1)", &[("xffi-sys", call_c_via_sys, ctx(&c_add)), ("xffi safe", call_c_via_safe, ctx(&c_add))]);
+    op(
+        "rust calls C add(i, 1)",
+        &[("xffi-sys", call_c_via_sys, ctx(&c_add)), ("xffi safe", call_c_via_safe, ctx(&c_add))],
+    );
     op(
         "C calls add(i, 1)",
         &[
@@ -142,10 +144,16 @@ fn main() {
             ("Rust closure", c_calls, ctx(&rust_add_untyped)),
         ],
     );
-    op("create+drop object", &[("Arc::new", box_new_drop, std::ptr::null_mut()), ("ObjectRef::new", object_new_drop, std::ptr::null_mut())]);
+    op(
+        "create+drop object",
+        &[("Arc::new", box_new_drop, std::ptr::null_mut()), ("ObjectRef::new", object_new_drop, std::ptr::null_mut())],
+    );
     op(
         "1000 objects in a container",
-        &[("Vec<Arc>", vec_of_arcs, std::ptr::null_mut()), ("Array<ObjectRef>", array_of_objects, std::ptr::null_mut())],
+        &[
+            ("Vec<Arc>", vec_of_arcs, std::ptr::null_mut()),
+            ("Array<ObjectRef>", array_of_objects, std::ptr::null_mut()),
+        ],
     );
     std::process::exit(unsafe { bench_finish() });
 }

@@ -13,12 +13,28 @@ extern "C" {
     pub fn cross_node_memory_freed() -> c_int;
     pub fn cross_array_of_one(out: *mut *mut xffi_object, obj: *mut xffi_object) -> c_int;
     pub fn cross_release(obj: *mut xffi_object);
-    pub fn cross_map_put_new_node(map_in: *mut xffi_object, map_out: *mut *mut xffi_object, key: *const c_char, value: i64) -> c_int;
-    pub fn cross_call_in_threads(out_sum: *mut i64, func: *mut xffi_object, num_threads: c_int, message: *mut c_char, size: usize) -> c_int;
+    pub fn cross_map_put_new_node(
+        map_in: *mut xffi_object,
+        map_out: *mut *mut xffi_object,
+        key: *const c_char,
+        value: i64,
+    ) -> c_int;
+    pub fn cross_call_in_threads(
+        out_sum: *mut i64,
+        func: *mut xffi_object,
+        num_threads: c_int,
+        message: *mut c_char,
+        size: usize,
+    ) -> c_int;
     pub fn cross_drop_on_thread(obj: *mut xffi_object);
     pub fn cross_weak_is_alive(weak: *mut xffi_weak) -> c_int;
     pub fn cross_make_failing_function(out: *mut *mut xffi_object) -> c_int;
-    pub fn cross_call_expect_error(func: *mut xffi_object, kind: *mut c_char, message: *mut c_char, size: usize) -> c_int;
+    pub fn cross_call_expect_error(
+        func: *mut xffi_object,
+        kind: *mut c_char,
+        message: *mut c_char,
+        size: usize,
+    ) -> c_int;
     pub fn cross_make_c_add(out: *mut *mut xffi_object) -> c_int;
     pub fn cross_call_loop(out_sum: *mut i64, func: *mut xffi_object, iterations: i64) -> c_int;
 }

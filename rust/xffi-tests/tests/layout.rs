@@ -30,10 +30,7 @@ fn c_table() -> BTreeMap<String, i64> {
     let mut n = 0usize;
     let p = unsafe { xffi_probe_entries(&mut n) };
     let entries = unsafe { std::slice::from_raw_parts(p, n) };
-    entries
-        .iter()
-        .map(|e| (unsafe { CStr::from_ptr(e.name) }.to_str().unwrap().to_owned(), e.value))
-        .collect()
+    entries.iter().map(|e| (unsafe { CStr::from_ptr(e.name) }.to_str().unwrap().to_owned(), e.value)).collect()
 }
 
 macro_rules! rust_table {
@@ -168,10 +165,12 @@ fn rust_is_instance_agrees_with_c_on_a_three_level_hierarchy() {
         assert_eq!(xffi_type_register(&mut c, c"layout.C".as_ptr(), b), XFFI_OK);
         let mut header: xffi_object = std::mem::zeroed();
         unsafe extern "C" fn never(_: *mut std::ffi::c_void, _: c_int) {}
-        for (own, expect) in [(a, [true, true, false, false]), (b, [true, true, true, false]), (c, [true, true, true, true])] {
+        for (own, expect) in
+            [(a, [true, true, false, false]), (b, [true, true, true, false]), (c, [true, true, true, true])]
+        {
             xffi_object_init(&mut header, own, never);
             for (i, t) in [XFFI_TYPE_OBJECT, a, b, c].into_iter().enumerate() {
-                let want = expect[i] ;
+                let want = expect[i];
                 assert_eq!(xffi_object_is_instance_of(&header, t), want, "type {own} vs {t}");
                 assert_eq!(xffi_probe_is_instance_of(&header, t) != 0, want, "C inline, type {own} vs {t}");
                 assert_eq!(xffi_probe_is_instance(&header, t) != 0, want, "C record form, type {own} vs {t}");

@@ -20,5 +20,9 @@ fn a_missing_function_is_none_and_a_missing_library_an_error() {
     assert!(m.get_function("not_exported").unwrap().is_none());
     let err = Module::load("/nonexistent/libnothing.so").unwrap_err();
     assert_eq!(err.kind(), "RuntimeError");
-    assert!(err.message().starts_with("xffi_module_load: cannot load '/nonexistent/libnothing.so'"), "{}", err.message());
+    assert!(
+        err.message().starts_with("xffi_module_load: cannot load '/nonexistent/libnothing.so'"),
+        "{}",
+        err.message()
+    );
 }

@@ -29,14 +29,19 @@ fn memory_errors_from_c_become_err_and_leak_nothing() {
     // A closure whose function cannot be made is dropped exactly once.
     let drops = Arc::new(AtomicUsize::new(0));
     let guard = CountDrop(drops.clone());
-    let err = fail_next(|| Function::from_closure(move |_: &[AnyView]| { let _g = &guard; Ok(Any::none()) }));
+    let err = fail_next(|| {
+        Function::from_closure(move |_: &[AnyView]| {
+            let _g = &guard;
+            Ok(Any::none())
+        })
+    });
     assert_eq!(err.kind(), "MemoryError");
     assert_eq!(drops.load(Ordering::SeqCst), 1);
 
     assert_eq!(fail_next(|| xffi::String::new("a string longer than seven bytes")).kind(), "MemoryError");
     assert_eq!(fail_next(|| Any::from_str("a string longer than seven bytes")).kind(), "MemoryError");
-    assert_eq!(fail_next(|| List::<i64>::new()).kind(), "MemoryError");
-    assert_eq!(fail_next(|| Map::<i64, i64>::new()).kind(), "MemoryError");
+    assert_eq!(fail_next(List::<i64>::new).kind(), "MemoryError");
+    assert_eq!(fail_next(Map::<i64, i64>::new).kind(), "MemoryError");
 
     // Copy-on-write change of a shared array: on failure both stay as they were.
     let mut a: Array<i64> = (0..4).collect();

@@ -3,10 +3,10 @@
 //!
 //! Each step prints what it does and what came out.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
-use xffi::{object_type, Any, AnyView, Array, DataType, Dict, Function, Map, ObjectRef, Tensor};
+use xffi::{Any, AnyView, Array, DataType, Dict, Function, Map, ObjectRef, Tensor, object_type};
 
 /// A Rust struct that becomes an xffi object type.
 struct Sensor {
@@ -42,13 +42,22 @@ fn main() -> xffi::Result<()> {
     let drops = Arc::new(AtomicUsize::new(0));
     let sensor = ObjectRef::new(Sensor { name: "thermo".into(), reading: 21.5, drops: drops.clone() })?;
     let alias = sensor.clone();
-    println!("  {} '{}' reads {} (type index {}, strong count {})", sensor.type_key(), sensor.name, sensor.reading,
-        sensor.type_index(), sensor.strong_count());
+    println!(
+        "  {} '{}' reads {} (type index {}, strong count {})",
+        sensor.type_key(),
+        sensor.name,
+        sensor.reading,
+        sensor.type_index(),
+        sensor.strong_count()
+    );
     let weak = sensor.downgrade()?;
     drop(alias);
     drop(sensor);
-    println!("  after dropping both references: drops={}, weak upgrade={:?}", drops.load(Ordering::SeqCst),
-        weak.upgrade().map(|s| s.reading));
+    println!(
+        "  after dropping both references: drops={}, weak upgrade={:?}",
+        drops.load(Ordering::SeqCst),
+        weak.upgrade().map(|s| s.reading)
+    );
 
     step("3. Functions: a typed Rust closure becomes an xffi function anyone can call");
     let scale = Function::from_typed(|x: f64, factor: i64| Ok(x * factor as f64))?;
@@ -96,8 +105,13 @@ fn main() -> xffi::Result<()> {
     let strict = Function::from_typed(|x: i64| {
         if x < 0 { Err(xffi::Error::value_error(&format!("negative input {x}"))) } else { Ok(x) }
     })?;
-    let relay = Function::from_typed(move |x: i64| -> xffi::Result<i64> { Ok(strict.call_typed::<i64, _>((x,))? * 2) })?;
-    println!("  relay(5) = {:?}, relay(-1) = {:?}", relay.call_typed::<i64, _>((5i64,))?, relay.call_typed::<i64, _>((-1i64,)).unwrap_err().to_string());
+    let relay =
+        Function::from_typed(move |x: i64| -> xffi::Result<i64> { Ok(strict.call_typed::<i64, _>((x,))? * 2) })?;
+    println!(
+        "  relay(5) = {:?}, relay(-1) = {:?}",
+        relay.call_typed::<i64, _>((5i64,))?,
+        relay.call_typed::<i64, _>((-1i64,)).unwrap_err().to_string()
+    );
     println!("\ntour done");
     Ok(())
 }

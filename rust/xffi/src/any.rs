@@ -1,14 +1,14 @@
 //! [`Any`] (an owned 16-byte tagged value) and [`AnyView`] (a borrowed one),
 //! with checked conversions to and from Rust types.
 
-use std::ffi::{c_int, CStr};
+use std::ffi::{CStr, c_int};
 use std::fmt;
 use std::marker::PhantomData;
 
 use xffi_sys as sys;
 
-use crate::error::{check, Error, Result};
-use crate::object::{type_key_of, ObjectRef, ObjectType};
+use crate::error::{Error, Result, check};
+use crate::object::{ObjectRef, ObjectType, type_key_of};
 
 /// An owned xffi value: None, int, bool, float, a string, bytes, an
 /// object... the 16-byte `xffi_any` of the C ABI. Holds a strong reference
@@ -100,11 +100,7 @@ fn strip_c_prefix(e: Error) -> Error {
 
 #[inline]
 fn convert(status: c_int) -> Result<()> {
-    if status == sys::XFFI_OK {
-        Ok(())
-    } else {
-        Err(strip_c_prefix(Error::take_raised()))
-    }
+    if status == sys::XFFI_OK { Ok(()) } else { Err(strip_c_prefix(Error::take_raised())) }
 }
 
 impl<'a> AnyView<'a> {
@@ -134,13 +130,11 @@ impl<'a> AnyView<'a> {
     /// assert_eq!(views[1].get::<f64>().unwrap(), 2.0);
     /// ```
     #[inline(always)]
-    pub unsafe fn slice_from_raw<'s>(args: *const sys::xffi_any, n: usize) -> &'s [AnyView<'a>] { unsafe {
-        if n == 0 || args.is_null() {
-            &[]
-        } else {
-            std::slice::from_raw_parts(args.cast::<AnyView<'a>>(), n)
+    pub unsafe fn slice_from_raw<'s>(args: *const sys::xffi_any, n: usize) -> &'s [AnyView<'a>] {
+        unsafe {
+            if n == 0 || args.is_null() { &[] } else { std::slice::from_raw_parts(args.cast::<AnyView<'a>>(), n) }
         }
-    }}
+    }
 
     /// None.
     ///
@@ -454,7 +448,8 @@ fn debug_raw(raw: &sys::xffi_any, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 Ok(s) => write!(f, "{s:?}"),
                 Err(_) => write!(f, "<non-UTF-8 string>"),
             },
-            sys::XFFI_TYPE_SMALL_BYTES | sys::XFFI_TYPE_BYTES | sys::XFFI_TYPE_BYTE_ARRAY_PTR => match v.get::<&[u8]>() {
+            sys::XFFI_TYPE_SMALL_BYTES | sys::XFFI_TYPE_BYTES | sys::XFFI_TYPE_BYTE_ARRAY_PTR => match v.get::<&[u8]>()
+            {
                 Ok(b) => write!(f, "b{:?}", String::from_utf8_lossy(b)),
                 Err(_) => write!(f, "<bytes>"),
             },
@@ -654,11 +649,7 @@ impl<'v> FromAnyView<'v> for bool {
 }
 impl<'v> FromAnyView<'v> for () {
     fn from_view(v: &'v AnyView<'_>) -> Result<()> {
-        if v.is_none() {
-            Ok(())
-        } else {
-            Err(Error::type_error(&format!("expected None, got {}", v.kind_name())))
-        }
+        if v.is_none() { Ok(()) } else { Err(Error::type_error(&format!("expected None, got {}", v.kind_name()))) }
     }
 }
 impl<'v> FromAnyView<'v> for &'v str {
@@ -711,11 +702,7 @@ impl<'v, T: ObjectType> FromAnyView<'v> for ObjectRef<T> {
 impl<'v, T: FromAnyView<'v>> FromAnyView<'v> for Option<T> {
     #[inline(always)]
     fn from_view(v: &'v AnyView<'_>) -> Result<Option<T>> {
-        if v.is_none() {
-            Ok(None)
-        } else {
-            T::from_view(v).map(Some)
-        }
+        if v.is_none() { Ok(None) } else { T::from_view(v).map(Some) }
     }
 }
 impl<'v> FromAnyView<'v> for Error {
@@ -734,10 +721,6 @@ impl<'v> FromAnyView<'v> for Error {
 
 /// # Safety
 /// `b` must describe valid bytes for the chosen lifetime.
-pub(crate) unsafe fn bytes_of<'x>(b: sys::xffi_byte_array) -> &'x [u8] { unsafe {
-    if b.size == 0 || b.data.is_null() {
-        &[]
-    } else {
-        std::slice::from_raw_parts(b.data.cast(), b.size)
-    }
-}}
+pub(crate) unsafe fn bytes_of<'x>(b: sys::xffi_byte_array) -> &'x [u8] {
+    unsafe { if b.size == 0 || b.data.is_null() { &[] } else { std::slice::from_raw_parts(b.data.cast(), b.size) } }
+}

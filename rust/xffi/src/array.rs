@@ -9,7 +9,7 @@ use std::sync::{Mutex, MutexGuard};
 use xffi_sys as sys;
 
 use crate::any::{Any, AnyView, FromAnyView};
-use crate::error::{check, Error, Result};
+use crate::error::{Error, Result, check};
 use crate::object::{Object, ObjectRef, ObjectType};
 
 /// Element types of the typed containers: converted from a stored value

@@ -2,7 +2,7 @@
 //! an error raised by C reaches Rust intact and a Rust `Err` handed back to C
 //! is the same object C would have made.
 
-use std::ffi::{c_int, CString};
+use std::ffi::{CString, c_int};
 use std::fmt;
 use std::ptr::NonNull;
 
@@ -155,7 +155,9 @@ impl Error {
             }
             // Out of memory: the pre-made MemoryError needs no allocation.
             sys::xffi_error_raise_out_of_memory();
-            Error { obj: NonNull::new(sys::xffi_error_move_raised()).expect("the pre-made MemoryError is always there") }
+            Error {
+                obj: NonNull::new(sys::xffi_error_move_raised()).expect("the pre-made MemoryError is always there"),
+            }
         }
     }
 
@@ -186,14 +188,16 @@ impl Error {
     /// let e = unsafe { xffi::Error::from_raw(raw) }.unwrap();
     /// assert_eq!(e.kind(), "ValueError");
     /// ```
-    pub unsafe fn from_raw(obj: *mut sys::xffi_object) -> Option<Error> { unsafe {
-        let obj = NonNull::new(obj)?;
-        if (*obj.as_ptr()).type_index != sys::XFFI_TYPE_ERROR {
-            sys::xffi_object_dec_ref_inline(obj.as_ptr());
-            return None;
+    pub unsafe fn from_raw(obj: *mut sys::xffi_object) -> Option<Error> {
+        unsafe {
+            let obj = NonNull::new(obj)?;
+            if (*obj.as_ptr()).type_index != sys::XFFI_TYPE_ERROR {
+                sys::xffi_object_dec_ref_inline(obj.as_ptr());
+                return None;
+            }
+            Some(Error { obj })
         }
-        Some(Error { obj })
-    }}
+    }
 
     /// Gives up ownership: the caller receives the reference.
     ///
@@ -338,11 +342,7 @@ impl From<std::io::Error> for Error {
 /// Turns a C status into a `Result`, taking the raised error on failure.
 #[inline(always)]
 pub(crate) fn check(status: c_int) -> Result<()> {
-    if status == sys::XFFI_OK {
-        Ok(())
-    } else {
-        Err(Error::take_raised())
-    }
+    if status == sys::XFFI_OK { Ok(()) } else { Err(Error::take_raised()) }
 }
 
 /// A message for a caught panic payload.

@@ -2,15 +2,15 @@
 //! with panics caught at the boundary), calls of C functions with typed
 //! arguments, and the global function registry.
 
-use std::ffi::{c_int, c_void, CString};
+use std::ffi::{CString, c_int, c_void};
 use std::fmt;
-use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::ptr;
 
 use xffi_sys as sys;
 
 use crate::any::{Any, AnyView, FromAnyView};
-use crate::error::{check, panic_message, Error, Result};
+use crate::error::{Error, Result, check, panic_message};
 use crate::object::{Object, ObjectRef, ObjectType};
 
 /// Payload marker of Function objects (type index 68).
@@ -57,27 +57,31 @@ unsafe extern "C" fn closure_trampoline<F>(
 ) -> c_int
 where
     F: Fn(&[AnyView<'_>]) -> Result<Any> + Send + Sync + 'static,
-{ unsafe {
-    let f = &*(resource as *const F);
-    let args = AnyView::slice_from_raw(args, num_args.max(0) as usize);
-    match catch_unwind(AssertUnwindSafe(|| f(args))) {
-        Ok(Ok(value)) => {
-            *result = value.into_raw();
-            sys::XFFI_OK
-        }
-        Ok(Err(err)) => err.raise(),
-        Err(payload) => {
-            let msg = format!("Rust function panicked: {}", panic_message(&*payload));
-            // Dropping the payload could itself panic: keep that from unwinding into C.
-            let _ = catch_unwind(AssertUnwindSafe(move || drop(payload)));
-            Error::runtime_error(&msg).raise()
+{
+    unsafe {
+        let f = &*(resource as *const F);
+        let args = AnyView::slice_from_raw(args, num_args.max(0) as usize);
+        match catch_unwind(AssertUnwindSafe(|| f(args))) {
+            Ok(Ok(value)) => {
+                *result = value.into_raw();
+                sys::XFFI_OK
+            }
+            Ok(Err(err)) => err.raise(),
+            Err(payload) => {
+                let msg = format!("Rust function panicked: {}", panic_message(&*payload));
+                // Dropping the payload could itself panic: keep that from unwinding into C.
+                let _ = catch_unwind(AssertUnwindSafe(move || drop(payload)));
+                Error::runtime_error(&msg).raise()
+            }
         }
     }
-}}
+}
 
-unsafe extern "C" fn closure_finalizer<F>(resource: *mut c_void) { unsafe {
-    let _ = catch_unwind(AssertUnwindSafe(|| drop(Box::from_raw(resource as *mut F))));
-}}
+unsafe extern "C" fn closure_finalizer<F>(resource: *mut c_void) {
+    unsafe {
+        let _ = catch_unwind(AssertUnwindSafe(|| drop(Box::from_raw(resource as *mut F))));
+    }
+}
 
 impl Function {
     /// Makes a function from a Rust closure taking borrowed argument views.

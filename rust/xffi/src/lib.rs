@@ -47,7 +47,7 @@ pub mod tensor;
 
 pub use any::{Any, AnyView, FromAnyView};
 pub use array::{Array, ArrayObj, Element, List, ListObj};
-pub use error::{kind, Error, Result};
+pub use error::{Error, Result, kind};
 pub use function::{Function, FunctionObj, IntoArgs, IntoFunction};
 pub use map::{Dict, DictObj, Map, MapObj};
 pub use module::{Module, ModuleObj};

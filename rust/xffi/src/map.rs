@@ -8,8 +8,8 @@ use std::ptr;
 use xffi_sys as sys;
 
 use crate::any::{Any, AnyView, FromAnyView};
-use crate::array::{lock_for, Element};
-use crate::error::{check, Error, Result};
+use crate::array::{Element, lock_for};
+use crate::error::{Error, Result, check};
 use crate::object::{Object, ObjectRef, ObjectType};
 
 /// Payload marker of Map objects (type index 72).
@@ -124,7 +124,9 @@ impl<K: Element, V: Element> Map<K, V> {
     fn from_anys(keys: &[Any], values: &[Any]) -> Result<Self> {
         let mut out = ptr::null_mut();
         // SAFETY: parallel arrays of valid views.
-        check(unsafe { sys::xffi_map_new_from(&mut out, keys.as_ptr().cast(), values.as_ptr().cast(), keys.len() as i64) })?;
+        check(unsafe {
+            sys::xffi_map_new_from(&mut out, keys.as_ptr().cast(), values.as_ptr().cast(), keys.len() as i64)
+        })?;
         // SAFETY: a new Map reference.
         Ok(Map { obj: unsafe { ObjectRef::from_raw(out) }.expect("xffi_map_new_from succeeded"), _marker: PhantomData })
     }

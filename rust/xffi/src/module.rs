@@ -7,7 +7,7 @@ use std::ptr;
 use xffi_sys as sys;
 
 use crate::any::{Any, AnyView, FromAnyView};
-use crate::error::{check, Result};
+use crate::error::{Result, check};
 use crate::function::Function;
 use crate::object::{Object, ObjectRef, ObjectType};
 

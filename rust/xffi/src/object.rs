@@ -2,17 +2,17 @@
 //! ([`WeakRef`]), and Rust-defined object types ([`object_type!`](crate::object_type)).
 
 use std::alloc::{self, Layout};
-use std::ffi::{c_int, c_void, CStr};
+use std::ffi::{CStr, c_int, c_void};
 use std::fmt;
 use std::marker::PhantomData;
 use std::ops::Deref;
-use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::ptr::{self, NonNull};
 use std::sync::atomic::{AtomicI32, Ordering};
 
 use xffi_sys as sys;
 
-use crate::error::{check, Error, Result};
+use crate::error::{Error, Result, check};
 
 /// A type of xffi object that Rust code can hold in an [`ObjectRef`].
 ///
@@ -125,10 +125,12 @@ impl<T: ObjectType> ObjectRef<T> {
     /// drop(t);
     /// ```
     #[inline(always)]
-    pub unsafe fn from_borrowed(ptr: *mut sys::xffi_object) -> Option<Self> { unsafe {
-        sys::xffi_object_inc_ref_inline(ptr);
-        Self::from_raw(ptr)
-    }}
+    pub unsafe fn from_borrowed(ptr: *mut sys::xffi_object) -> Option<Self> {
+        unsafe {
+            sys::xffi_object_inc_ref_inline(ptr);
+            Self::from_raw(ptr)
+        }
+    }
 
     /// Takes ownership of a strong reference after checking that the object
     /// is an instance of `T`; on a mismatch the reference is released and a
@@ -144,13 +146,15 @@ impl<T: ObjectType> ObjectRef<T> {
     /// let s = unsafe { ObjectRef::<StringObj>::from_raw_checked(raw) }.unwrap();
     /// assert_eq!(s.type_key(), "String");
     /// ```
-    pub unsafe fn from_raw_checked(ptr: *mut sys::xffi_object) -> Result<Self> { unsafe {
-        let Some(obj) = ObjectRef::<Object>::from_raw(ptr) else {
-            return Err(Error::value_error(&format!("expected {}, got NULL", T::TYPE_KEY)));
-        };
-        obj.downcast::<T>()
-            .map_err(|o| Error::type_error(&format!("expected {}, got {}", T::TYPE_KEY, o.type_key())))
-    }}
+    pub unsafe fn from_raw_checked(ptr: *mut sys::xffi_object) -> Result<Self> {
+        unsafe {
+            let Some(obj) = ObjectRef::<Object>::from_raw(ptr) else {
+                return Err(Error::value_error(&format!("expected {}, got NULL", T::TYPE_KEY)));
+            };
+            obj.downcast::<T>()
+                .map_err(|o| Error::type_error(&format!("expected {}, got {}", T::TYPE_KEY, o.type_key())))
+        }
+    }
 
     /// Gives up ownership: the caller receives the strong reference.
     ///
@@ -504,15 +508,17 @@ pub unsafe trait RustObject: ObjectType + Send + Sync {
 /// the header protocol calls flag 1 or 3 exactly once) and frees on flag 2.
 /// A panic in `Drop` is caught (it must not unwind into C) and the memory is
 /// still freed.
-unsafe extern "C" fn rust_deleter<T>(obj: *mut c_void, flags: c_int) { unsafe {
-    let raw = obj as *mut RustBox<T>;
-    if flags & sys::XFFI_DELETE_CONTENTS != 0 {
-        let _ = catch_unwind(AssertUnwindSafe(|| ptr::drop_in_place(ptr::addr_of_mut!((*raw).value))));
+unsafe extern "C" fn rust_deleter<T>(obj: *mut c_void, flags: c_int) {
+    unsafe {
+        let raw = obj as *mut RustBox<T>;
+        if flags & sys::XFFI_DELETE_CONTENTS != 0 {
+            let _ = catch_unwind(AssertUnwindSafe(|| ptr::drop_in_place(ptr::addr_of_mut!((*raw).value))));
+        }
+        if flags & sys::XFFI_DELETE_MEMORY != 0 {
+            alloc::dealloc(raw.cast(), Layout::new::<RustBox<T>>());
+        }
     }
-    if flags & sys::XFFI_DELETE_MEMORY != 0 {
-        alloc::dealloc(raw.cast(), Layout::new::<RustBox<T>>());
-    }
-}}
+}
 
 #[doc(hidden)]
 pub mod private {

@@ -6,8 +6,8 @@ use std::ops::Deref;
 
 use xffi_sys as sys;
 
-use crate::any::{bytes_of, Any, AnyView, FromAnyView};
-use crate::error::{check, Error, Result};
+use crate::any::{Any, AnyView, FromAnyView, bytes_of};
+use crate::error::{Error, Result, check};
 use crate::object::{Object, ObjectRef, ObjectType};
 
 /// Payload marker of String objects (type index 65).
@@ -171,7 +171,9 @@ macro_rules! string_like {
                 let b = <&[u8]>::from_view(v)
                     .ok()
                     .filter(|_| ($what == "Bytes") || <&str>::from_view(v).is_ok())
-                    .ok_or_else(|| Error::type_error(&format!(concat!("expected ", $what, ", got {}"), v.kind_name())))?;
+                    .ok_or_else(|| {
+                        Error::type_error(&format!(concat!("expected ", $what, ", got {}"), v.kind_name()))
+                    })?;
                 $name::$new(b)
             }
         }

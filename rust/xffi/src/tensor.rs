@@ -7,7 +7,7 @@ use std::ptr::{self, NonNull};
 use xffi_sys as sys;
 
 use crate::any::{Any, AnyView, FromAnyView};
-use crate::error::{check, Error, Result};
+use crate::error::{Error, Result, check};
 use crate::object::{Object, ObjectRef, ObjectType};
 
 /// Payload marker of Shape objects (type index 69).
@@ -338,7 +338,11 @@ impl Tensor {
     fn check_view<T: Scalar>(&self, what: &str) -> Result<*mut T> {
         let d = &self.0.dl;
         if self.dtype() != T::DTYPE {
-            return Err(Error::type_error(&format!("Tensor::{what}: the tensor holds {}, not {}", self.dtype(), T::DTYPE)));
+            return Err(Error::type_error(&format!(
+                "Tensor::{what}: the tensor holds {}, not {}",
+                self.dtype(),
+                T::DTYPE
+            )));
         }
         if d.device.device_type != sys::kDLCPU && d.device.device_type != sys::kDLCUDAHost {
             return Err(Error::value_error(&format!("Tensor::{what}: the tensor is not in CPU memory")));
@@ -347,7 +351,10 @@ impl Tensor {
         // SAFETY: a live Tensor.
         check(unsafe { sys::xffi_tensor_is_contiguous(&mut contiguous, self.0.as_ptr()) })?;
         if contiguous == 0 {
-            return Err(Error::value_error(&format!("Tensor::{what}: the tensor is not contiguous (strides {:?})", self.strides())));
+            return Err(Error::value_error(&format!(
+                "Tensor::{what}: the tensor is not contiguous (strides {:?})",
+                self.strides()
+            )));
         }
         let p = (d.data as *mut u8).wrapping_add(d.byte_offset as usize) as *mut T;
         if self.numel() > 0 && (p.is_null() || (p as usize) % std::mem::align_of::<T>() != 0) {
@@ -388,16 +395,18 @@ impl Tensor {
     /// assert_eq!(t.as_slice::<i32>().unwrap(), &[0, 7]);
     /// ```
     #[allow(clippy::mut_from_ref)]
-    pub unsafe fn as_mut_slice<T: Scalar>(&self) -> Result<&mut [T]> { unsafe {
-        if self.is_read_only() {
-            return Err(Error::value_error("Tensor::as_mut_slice: the tensor is read-only"));
+    pub unsafe fn as_mut_slice<T: Scalar>(&self) -> Result<&mut [T]> {
+        unsafe {
+            if self.is_read_only() {
+                return Err(Error::value_error("Tensor::as_mut_slice: the tensor is read-only"));
+            }
+            let p = self.check_view::<T>("as_mut_slice")?;
+            if self.numel() == 0 {
+                return Ok(&mut []);
+            }
+            Ok(std::slice::from_raw_parts_mut(p, self.numel()))
         }
-        let p = self.check_view::<T>("as_mut_slice")?;
-        if self.numel() == 0 {
-            return Ok(&mut []);
-        }
-        Ok(std::slice::from_raw_parts_mut(p, self.numel()))
-    }}
+    }
 
     /// Exports the tensor as a DLPack 1.x managed tensor (no copy). The
     /// consumer owns it and must call its deleter exactly once.
@@ -429,11 +438,13 @@ impl Tensor {
     /// let u = unsafe { xffi::Tensor::from_dlpack(managed) }.unwrap();
     /// assert_eq!(u.as_slice::<f32>().unwrap(), &[5.0]);
     /// ```
-    pub unsafe fn from_dlpack(managed: NonNull<sys::DLManagedTensorVersioned>) -> Result<Tensor> { unsafe {
-        let mut out = ptr::null_mut();
-        check(sys::xffi_tensor_from_dlpack(&mut out, managed.as_ptr()))?;
-        Ok(Tensor(ObjectRef::from_raw(out).expect("xffi_tensor_from_dlpack succeeded")))
-    }}
+    pub unsafe fn from_dlpack(managed: NonNull<sys::DLManagedTensorVersioned>) -> Result<Tensor> {
+        unsafe {
+            let mut out = ptr::null_mut();
+            check(sys::xffi_tensor_from_dlpack(&mut out, managed.as_ptr()))?;
+            Ok(Tensor(ObjectRef::from_raw(out).expect("xffi_tensor_from_dlpack succeeded")))
+        }
+    }
 
     /// The Tensor object as "any object".
     ///

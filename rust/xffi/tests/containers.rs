@@ -1,9 +1,9 @@
 //! Shared containers from several threads, and element destructors that
 //! use the container they are removed from (no deadlock, no lost update).
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
-use xffi::{object_type, Any, Dict, List, ObjectRef};
+use xffi::{Any, Dict, List, ObjectRef, object_type};
 
 struct Reentrant {
     list: List<Any>,
