@@ -50,3 +50,10 @@ else()
   message(WARNING "interop tests: no apache-tvm-ffi wheel found (set XFFI_TVM_FFI_INCLUDE_DIR to "
     "`python3 -m tvm_ffi.config --includedir`); test_interop_host is not built")
 endif()
+
+# bench_vs_tvm (tests/bench) needs the wheel's headers and library:
+# tests/bench/tvm.cmake adds them once the bench targets exist (deferred to
+# the end of the top-level directory, which adds tests/bench after tests/).
+if(XFFI_BUILD_BENCH AND NOT CMAKE_VERSION VERSION_LESS 3.19)
+  cmake_language(DEFER DIRECTORY ${PROJECT_SOURCE_DIR} CALL include ${PROJECT_SOURCE_DIR}/tests/bench/tvm.cmake)
+endif()
