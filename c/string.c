@@ -2,17 +2,33 @@
 #include <string.h>
 
 #include "internal.h"
+#include "string_internal.h"
 
-/* Header, cell, then the bytes and a NUL, in one allocation. */
+/* Header, cell, then the bytes and a NUL, in one allocation that starts
+ * with the cached hash word (c/string_internal.h). */
 typedef struct string_object {
   xffi_object header;
   xffi_string_cell cell;
   char bytes[];
 } string_object;
 
+#define STRING_PREFIX sizeof(uint64_t)
+#define STRING_OVERHEAD (STRING_PREFIX + sizeof(string_object) + 1)
+
 size_t xffi_string_alloc_size(size_t n) {
-  size_t bytes = sizeof(string_object) + n + 1;
+  size_t bytes = STRING_OVERHEAD + n;
   return bytes > n ? bytes : 0;
+}
+
+void xffi_string_deleter(void *self, int flags) {
+  if (flags & XFFI_DELETE_MEMORY) xffi_free((char *)self - STRING_PREFIX);
+}
+
+uint64_t xffi_string_hash_fill(const xffi_object *obj) {
+  xffi_byte_array b = xffi_string_view(obj);
+  uint64_t h = xffi_hash_inline(b.data, b.size);
+  __atomic_store_n(xffi_string_hash_word(obj), h, __ATOMIC_RELAXED);
+  return h;
 }
 
 /* The argument errors of string_make, kept off its hot path. */
@@ -24,21 +40,50 @@ static int __attribute__((noinline, cold)) string_bad_args(xffi_object **out, co
   return xffi_error_raise_out_of_memory(); /* the size overflows */
 }
 
+static int __attribute__((noinline, cold)) string_no_memory(xffi_object **out) {
+  *out = NULL;
+  return xffi_error_raise_out_of_memory();
+}
+
+/* Copies n bytes between non-overlapping buffers: up to 32 bytes with two
+ * possibly overlapping fixed-size moves (inline, no call), memcpy beyond. */
+static inline void copy_bytes(char *dst, const char *src, size_t n) {
+  if (n >= 16) {
+    if (n > 32) {
+      memcpy(dst, src, n);
+      return;
+    }
+    memcpy(dst, src, 16);
+    memcpy(dst + n - 16, src + n - 16, 16);
+  } else if (n >= 8) {
+    memcpy(dst, src, 8);
+    memcpy(dst + n - 8, src + n - 8, 8);
+  } else if (n >= 4) {
+    memcpy(dst, src, 4);
+    memcpy(dst + n - 4, src + n - 4, 4);
+  } else if (n > 0) {
+    dst[0] = src[0];
+    dst[n >> 1] = src[n >> 1];
+    dst[n - 1] = src[n - 1];
+  }
+}
+
 static inline int string_make(xffi_object **out, const char *data, size_t size, int32_t type_index,
                               const char *fn) {
-  if (XFFI_UNLIKELY(!out || (!data && size) || size > SIZE_MAX - sizeof(string_object) - 1))
+  /* NULL data with size 0 is the empty string: copy_bytes reads nothing. */
+  if (XFFI_UNLIKELY(!out || size > SIZE_MAX - STRING_OVERHEAD || (!data && size)))
     return string_bad_args(out, data, size, fn);
-  string_object *s = xffi_alloc(sizeof(string_object) + size + 1);
-  if (XFFI_UNLIKELY(!s)) {
-    *out = NULL;
-    return xffi_error_raise_out_of_memory();
-  }
-  xffi_object_init(&s->header, type_index, xffi_deleter_plain);
-  memcpy(s->bytes, data ? data : "", size);
-  s->bytes[size] = '\0';
+  char *block = xffi_alloc(STRING_OVERHEAD + size);
+  if (XFFI_UNLIKELY(!block)) return string_no_memory(out);
+  string_object *s = (string_object *)(void *)(block + STRING_PREFIX);
+  *xffi_string_hash_word(&s->header) = 0; /* not computed yet */
+  xffi_object_init(&s->header, type_index, xffi_string_deleter);
   s->cell.data = s->bytes;
   s->cell.size = size;
+  s->bytes[size] = '\0';
   *out = &s->header;
+  /* Last, so that nothing but the status is live across a memcpy call. */
+  copy_bytes(s->bytes, data, size);
   return XFFI_OK;
 }
 
@@ -74,70 +119,30 @@ int xffi_bytes_compare(xffi_byte_array a, xffi_byte_array b) {
 
 /* ---- Hashing ----
  * Multiply-fold: each step multiplies two 64-bit words into 128 bits and
- * xors the halves, which spreads every input bit over the whole result. */
-
-__extension__ typedef unsigned __int128 uint128;
-
-static uint64_t fold_multiply(uint64_t a, uint64_t b) {
-  uint128 product = (uint128)a * b;
-  return (uint64_t)product ^ (uint64_t)(product >> 64);
-}
-
-static uint64_t load64(const unsigned char *p) {
-  uint64_t v;
-  memcpy(&v, p, 8);
-  return v;
-}
-
-static uint64_t load32(const unsigned char *p) {
-  uint32_t v;
-  memcpy(&v, p, 4);
-  return v;
-}
-
-/* Odd constants with well-mixed bits (digits of pi and e). */
-#define MIX0 UINT64_C(0x243f6a8885a308d3)
-#define MIX1 UINT64_C(0x13198a2e03707345)
-#define MIX2 UINT64_C(0xa4093822299f31d1)
-#define MIX3 UINT64_C(0xb7e151628aed2a6b)
+ * xors the halves, which spreads every input bit over the whole result.
+ * Up to 16 bytes: xffi_hash_short (c/string_internal.h), one such product. */
 
 uint64_t xffi_hash_bytes(const void *data, size_t size) {
+  if (size <= 16) return xffi_hash_short(data, size);
   const unsigned char *p = data;
-  uint64_t seed = MIX0 ^ fold_multiply(size ^ MIX1, MIX2);
-  uint64_t a, b;
-  if (size <= 16) {
-    if (size >= 4) {
-      /* Two overlapping reads from each end cover 4..16 bytes. */
-      size_t mid = (size >> 3) << 2;
-      a = (load32(p) << 32) | load32(p + mid);
-      b = (load32(p + size - 4) << 32) | load32(p + size - 4 - mid);
-    } else if (size > 0) {
-      a = ((uint64_t)p[0] << 16) | ((uint64_t)p[size >> 1] << 8) | p[size - 1];
-      b = 0;
-    } else {
-      a = b = 0;
-    }
-  } else {
-    size_t left = size;
-    uint64_t s1 = seed, s2 = seed;
-    while (left > 32) {
-      seed = fold_multiply(load64(p) ^ MIX1, load64(p + 8) ^ seed);
-      s1 = fold_multiply(load64(p + 16) ^ MIX2, load64(p + 24) ^ s1);
-      p += 32;
-      left -= 32;
-    }
-    seed ^= s1 ^ s2;
-    if (left > 16) {
-      seed = fold_multiply(load64(p) ^ MIX1, load64(p + 8) ^ seed);
-      p += 16;
-      left -= 16;
-    }
-    /* The last 16 bytes, possibly overlapping what was already read. */
-    a = load64(p + left - 16);
-    b = load64(p + left - 8);
+  uint64_t seed = XFFI_HASH_MIX0 ^ xffi_hash_fold(size ^ XFFI_HASH_MIX1, XFFI_HASH_MIX2);
+  size_t left = size;
+  uint64_t s1 = seed, s2 = seed;
+  while (left > 32) {
+    seed = xffi_hash_fold(xffi_hash_load64(p) ^ XFFI_HASH_MIX1, xffi_hash_load64(p + 8) ^ seed);
+    s1 = xffi_hash_fold(xffi_hash_load64(p + 16) ^ XFFI_HASH_MIX2, xffi_hash_load64(p + 24) ^ s1);
+    p += 32;
+    left -= 32;
   }
-  a ^= MIX1;
-  b ^= seed;
-  uint64_t h = fold_multiply(a, b);
-  return fold_multiply(h ^ MIX3, (uint64_t)size ^ MIX1 ^ seed);
+  seed ^= s1 ^ s2;
+  if (left > 16) {
+    seed = xffi_hash_fold(xffi_hash_load64(p) ^ XFFI_HASH_MIX1, xffi_hash_load64(p + 8) ^ seed);
+    p += 16;
+    left -= 16;
+  }
+  /* The last 16 bytes, possibly overlapping what was already read. */
+  uint64_t a = xffi_hash_load64(p + left - 16) ^ XFFI_HASH_MIX1;
+  uint64_t b = xffi_hash_load64(p + left - 8) ^ seed;
+  uint64_t h = xffi_hash_fold(a, b);
+  return xffi_hash_fold(h ^ XFFI_HASH_MIX3, (uint64_t)size ^ XFFI_HASH_MIX1 ^ seed);
 }

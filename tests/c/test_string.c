@@ -75,6 +75,46 @@ static void test_hash_is_deterministic_and_spreads_bits(void **state) {
   }
 }
 
+/* The strict avalanche criterion: over many keys, flipping input bit i flips
+ * output bit j about half the time, for every pair (i, j), at every length
+ * class up to 16 bytes and a few longer ones. A single 64x64->128-bit
+ * product folded to 64 bits passes the mean test above but fails this one
+ * (some pairs flip always or never). Deterministic keys (a fixed xorshift
+ * sequence; all 256 keys at length 1). */
+static void test_hash_flips_every_output_bit_for_every_input_bit_about_half_the_time(void **state) {
+  (void)state;
+  static const size_t lengths[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 12, 13, 15, 16, 17, 24, 33};
+  enum { KEYS = 2000, MAX_LEN = 33 };
+  static unsigned flips[MAX_LEN * 8][64];
+  uint64_t rng = UINT64_C(0x9e3779b97f4a7c15);
+  for (size_t l = 0; l < sizeof(lengths) / sizeof(lengths[0]); ++l) {
+    size_t n = lengths[l];
+    int keys = n == 1 ? 256 : KEYS;
+    memset(flips, 0, sizeof(flips));
+    unsigned char buf[MAX_LEN];
+    for (int k = 0; k < keys; ++k) {
+      for (size_t i = 0; i < n; ++i) {
+        rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+        buf[i] = n == 1 ? (unsigned char)k : (unsigned char)(rng >> 24);
+      }
+      uint64_t base = xffi_hash_bytes(buf, n);
+      for (size_t bit = 0; bit < n * 8; ++bit) {
+        buf[bit / 8] ^= (unsigned char)(1u << (bit % 8));
+        uint64_t diff = base ^ xffi_hash_bytes(buf, n);
+        buf[bit / 8] ^= (unsigned char)(1u << (bit % 8));
+        for (int o = 0; o < 64; ++o) flips[bit][o] += (unsigned)(diff >> o) & 1;
+      }
+    }
+    for (size_t bit = 0; bit < n * 8; ++bit)
+      for (int o = 0; o < 64; ++o) {
+        double p = (double)flips[bit][o] / keys;
+        /* 2,000 keys: a fair coin stays within 0.5 +- 0.1 (over 6 sigma). */
+        if (p < (n == 1 ? 0.3 : 0.4) || p > (n == 1 ? 0.7 : 0.6))
+          fail_msg("length %zu: input bit %zu flips output bit %d with probability %.3f", n, bit, o, p);
+      }
+  }
+}
+
 static void test_hash_has_no_collisions_on_a_million_similar_keys(void **state) {
   (void)state;
   enum { N = 1 << 20 };
@@ -135,6 +175,7 @@ int main(void) {
       cmocka_unit_test(test_bytes_keep_embedded_nuls),
       cmocka_unit_test(test_compare_orders_bytewise_shorter_first),
       cmocka_unit_test(test_hash_is_deterministic_and_spreads_bits),
+      cmocka_unit_test(test_hash_flips_every_output_bit_for_every_input_bit_about_half_the_time),
       cmocka_unit_test(test_hash_has_no_collisions_on_a_million_similar_keys),
       cmocka_unit_test(test_string_bad_input),
   };
