@@ -32,6 +32,7 @@
 #include <xffi/string.h>
 
 #include "internal.h"
+#include "string_internal.h"
 
 #define MAP_HOLE INT32_MIN
 #define MAP_MAX_ENTRIES (INT64_C(1) << 30)
@@ -117,17 +118,19 @@ static inline uint32_t load32(const char *p) {
   return v;
 }
 
-/* Whether size bytes at a and b are equal: inline overlapping word compares
- * up to 16 bytes (most keys), memcmp beyond. */
-static inline int bytes_eq(const char *a, const char *b, size_t size) {
-  if (size >= 8) {
-    if (size > 16) return memcmp(a, b, size) == 0;
-    return ((load64(a) ^ load64(b)) | (load64(a + size - 8) ^ load64(b + size - 8))) == 0;
-  }
+/* Whether size <= 16 bytes at a and b are equal: overlapping word compares. */
+static inline int short_bytes_eq(const char *a, const char *b, size_t size) {
+  if (size >= 8) return ((load64(a) ^ load64(b)) | (load64(a + size - 8) ^ load64(b + size - 8))) == 0;
   if (size >= 4) return ((load32(a) ^ load32(b)) | (load32(a + size - 4) ^ load32(b + size - 4))) == 0;
   for (size_t i = 0; i < size; ++i)
     if (a[i] != b[i]) return 0;
   return 1;
+}
+
+/* Whether size bytes at a and b are equal: inline up to 16 bytes (most
+ * keys), memcmp beyond. */
+static inline int bytes_eq(const char *a, const char *b, size_t size) {
+  return size <= 16 ? short_bytes_eq(a, b, size) : memcmp(a, b, size) == 0;
 }
 
 /* Fills p for key (a view). Fails only for keys that cannot be stored. */
@@ -202,7 +205,7 @@ static inline int probe_init(probe *p, const char *fn, const xffi_any *key) {
     p->small_type = XFFI_TYPE_SMALL_BYTES;
     p->obj_type = XFFI_TYPE_BYTES;
   }
-  p->hash = xffi_hash_bytes(p->data, p->size);
+  p->hash = p->obj ? xffi_string_hash(p->obj) : xffi_hash_inline(p->data, p->size);
   return XFFI_OK;
 }
 
@@ -515,48 +518,174 @@ static int map_length(const char *fn, int64_t *out, const xffi_object *map) {
   return XFFI_OK;
 }
 
-/* The lookup fast path for the commonest keys, String objects and ints:
- * the same hashing and equality as probe_init/key_equal, written out so the
- * hit path stays short. Returns the value, or NULL when absent. */
-static inline const xffi_any *find_string(const map_cell *c, const xffi_object *key_obj) {
-  if (c->size == 0) return NULL;
-  xffi_byte_array kb = xffi_string_view(key_obj);
-  uint64_t hash = xffi_hash_bytes(kb.data, kb.size);
-  uint32_t n = c->num_slots, mask = c->index_mask, tag = slot_tag(hash, mask);
-  const uint32_t *slots = c->slots;
-  const map_entry *entries = c->entries;
-  for (uint32_t i = home_slot(hash, n);;) {
-    uint32_t s = slots[i];
-    if (s == 0) return NULL;
-    if ((s & ~mask) == tag) {
-      const map_entry *e = &entries[(s & mask) - 1];
-      if (e->key.type_index == XFFI_TYPE_STRING) {
-        if (e->key.v_obj == key_obj) return &e->value;
-        xffi_byte_array eb = xffi_string_view(e->key.v_obj);
-        if (eb.size == kb.size && bytes_eq(eb.data, kb.data, kb.size)) return &e->value;
-      } else if (e->key.type_index == XFFI_TYPE_SMALL_STR && e->key.small_len == kb.size &&
-                 bytes_eq(e->key.v_small, kb.data, kb.size)) {
-        return &e->value;
-      }
+/* ---- The lookup fast paths ----
+ * The same hashing and equality as probe_init/key_equal, written out for
+ * the commonest keys (strings of every form, ints) so that a hit costs a few
+ * dozen instructions: no call on the common path (a String's hash is cached
+ * in the object, c/string_internal.h), and the probe's bytes are loaded once
+ * into registers and compared against each candidate inline.
+ *
+ * The slot test shared by the loops below: with x = slot ^ tag, x <= mask
+ * exactly when the slot's tag is the probe's (then x is the entry index + 1),
+ * and x == tag exactly when the slot is empty. Deleted slots (index_mask)
+ * pass neither test, as their bits above the mask differ from a tag's. */
+
+/* Walks the probe sequence of hash in the cell c: runs on_candidate (a
+ * block that may return, or break out of the walk) for each entry whose slot
+ * tag matches, with `entry` pointing at it; runs on_empty at the first empty
+ * slot (it must return or break). */
+#define PROBE_WALK(c, hash, on_candidate, on_empty)                                       \
+  do {                                                                                    \
+    /* The slot and entry arrays are read through c (on a candidate or a      \
+     * wrap, both rare): fewer registers, so the loops need not save any. */   \
+    uint32_t mask_ = (c)->index_mask, tag_ = slot_tag((hash), mask_);                     \
+    const uint32_t *end_ = (c)->slots + (c)->num_slots;                                   \
+    for (const uint32_t *p_ = (c)->slots + home_slot((hash), (c)->num_slots);;) {         \
+      uint32_t x_ = *p_ ^ tag_;                                                           \
+      /* Opaque to the optimiser, so that it tests x_ == tag_ as written instead of \
+       * keeping the slot value alive for an equivalent test (a register and a    \
+       * move per probed slot). */                                                        \
+      __asm__("" : "+r"(x_));                                                             \
+      if (x_ <= mask_) {                                                                  \
+        const map_entry *entry = &(c)->entries[x_ - 1];                                   \
+        on_candidate                                                                      \
+      } else if (x_ == tag_) {                                                            \
+        on_empty                                                                          \
+      }                                                                                   \
+      if (++p_ == end_) p_ = (c)->slots;                                                  \
+    }                                                                                     \
+  } while (0)
+
+/* The walk for a function returning the value found: NULL when absent. */
+#define PROBE_LOOP(c, hash, on_candidate) PROBE_WALK(c, hash, on_candidate, return NULL;)
+
+/* Any text: the entry value whose key has the size bytes at data, or NULL.
+ * obj_type/small_type: String and small string, or Bytes and small bytes. */
+static inline const xffi_any *find_text(const map_cell *c, const char *data, size_t size, uint64_t hash,
+                                        int32_t obj_type, int32_t small_type) {
+  PROBE_LOOP(c, hash, {
+    int32_t t = entry->key.type_index;
+    if (t == obj_type) {
+      xffi_byte_array b = xffi_string_view(entry->key.v_obj);
+      if (b.size == size && (b.data == data || bytes_eq(b.data, data, size))) return &entry->value;
+    } else if (t == small_type && entry->key.small_len == size && short_bytes_eq(entry->key.v_small, data, size)) {
+      return &entry->value;
     }
-    if (++i == n) i = 0;
-  }
+  });
+}
+
+/* Text of 8 to 16 bytes: only objects can hold it (small strings hold at
+ * most 7 bytes), compared as two overlapping words. No call: a leaf. */
+static inline const xffi_any *find_text_mid(const map_cell *c, const char *data, size_t size, uint64_t hash,
+                                            int32_t obj_type) {
+  PROBE_LOOP(c, hash, {
+    if (entry->key.type_index == obj_type) {
+      xffi_byte_array b = xffi_string_view(entry->key.v_obj);
+      if (b.size == size &&
+          ((load64(b.data) ^ load64(data)) | (load64(b.data + size - 8) ^ load64(data + size - 8))) == 0)
+        return &entry->value;
+    }
+  });
 }
 
 static inline const xffi_any *find_int(const map_cell *c, int64_t key) {
-  if (c->size == 0) return NULL;
   uint64_t hash = exact_hash(XFFI_TYPE_INT, (uint64_t)key);
-  uint32_t n = c->num_slots, mask = c->index_mask, tag = slot_tag(hash, mask);
-  const uint32_t *slots = c->slots;
-  const map_entry *entries = c->entries;
-  for (uint32_t i = home_slot(hash, n);;) {
-    uint32_t s = slots[i];
-    if (s == 0) return NULL;
-    if ((s & ~mask) == tag) {
-      const map_entry *e = &entries[(s & mask) - 1];
-      if (e->key.type_index == XFFI_TYPE_INT && e->key.v_int64 == key) return &e->value;
+  PROBE_LOOP(c, hash, {
+    if (entry->key.type_index == XFFI_TYPE_INT && entry->key.v_int64 == key) return &entry->value;
+  });
+}
+
+/* Any text key given as bytes. */
+static int __attribute__((noinline)) lookup_text_slow(const xffi_any **out, const map_cell *c, const char *data,
+                                                      size_t size, int32_t obj_type, int32_t small_type) {
+  *out = find_text(c, data, size, xffi_hash_inline(data, size), obj_type, small_type);
+  return XFFI_OK;
+}
+
+/* A String or Bytes key object outside the hot case below. */
+static int __attribute__((noinline)) lookup_text_object_slow(const xffi_any **out, const map_cell *c,
+                                                             const xffi_object *obj, int32_t small_type) {
+  xffi_byte_array b = xffi_string_view(obj);
+  *out = find_text(c, b.data, b.size, xffi_string_hash(obj), obj->type_index, small_type);
+  return XFFI_OK;
+}
+
+/* A String or Bytes key object: the hot case (8 to 16 bytes, hash cached)
+ * stays a leaf; the rest goes to lookup_text_object_slow by a tail call. */
+static inline int lookup_text_object(const xffi_any **out, const map_cell *c, const xffi_object *obj,
+                                     int32_t obj_type, int32_t small_type) {
+  xffi_byte_array b = xffi_string_view(obj);
+  uint64_t hash;
+  if (XFFI_UNLIKELY(b.size - 8 > 8 || obj->deleter != xffi_string_deleter ||
+                    (hash = __atomic_load_n(xffi_string_hash_word(obj), __ATOMIC_RELAXED)) == 0))
+    return lookup_text_object_slow(out, c, obj, small_type);
+  *out = find_text_mid(c, b.data, b.size, hash, obj_type);
+  return XFFI_OK;
+}
+
+static int __attribute__((noinline)) lookup_string(const xffi_any **out, const map_cell *c, const xffi_object *obj) {
+  return lookup_text_object(out, c, obj, XFFI_TYPE_STRING, XFFI_TYPE_SMALL_STR);
+}
+
+static int __attribute__((noinline)) lookup_bytes(const xffi_any **out, const map_cell *c, const xffi_object *obj) {
+  return lookup_text_object(out, c, obj, XFFI_TYPE_BYTES, XFFI_TYPE_SMALL_BYTES);
+}
+
+/* A small string (at most 7 bytes inline in the key): a stored small
+ * string matches when its type and length (the Any's first 8 bytes) and its
+ * bytes (masked to the length) are the probe's; a stored String object when
+ * its bytes are. No call: a leaf. */
+static int __attribute__((noinline)) lookup_small_str(const xffi_any **out, const map_cell *c, const xffi_any *key) {
+  size_t size = key->small_len;
+  if (XFFI_UNLIKELY(size > 7))
+    return lookup_text_slow(out, c, key->v_small, size, XFFI_TYPE_STRING, XFFI_TYPE_SMALL_STR);
+  const char *data = key->v_small;
+  uint64_t head = (uint64_t)size << 32 | (uint32_t)XFFI_TYPE_SMALL_STR, bytes_mask = (UINT64_C(1) << (8 * size)) - 1;
+  uint64_t bytes = load64(data) & bytes_mask;
+  uint64_t hash = xffi_hash_short(data, size);
+  *out = NULL;
+  PROBE_WALK(c, hash, {
+    uint64_t entry_head;
+    memcpy(&entry_head, &entry->key, sizeof(entry_head));
+    if (entry_head == head) {
+      if (((load64(entry->key.v_small) ^ bytes) & bytes_mask) == 0) {
+        *out = &entry->value;
+        break;
+      }
+    } else if (entry->key.type_index == XFFI_TYPE_STRING) {
+      xffi_byte_array b = xffi_string_view(entry->key.v_obj);
+      if (b.size == size && short_bytes_eq(b.data, data, size)) {
+        *out = &entry->value;
+        break;
+      }
     }
-    if (++i == n) i = 0;
+  }, break;);
+  return XFFI_OK;
+}
+
+/* A borrowed C string. */
+static int __attribute__((noinline)) lookup_c_str(const xffi_any **out, const map_cell *c, const char *c_str) {
+  size_t size = strlen(c_str);
+  if (size - 8 > 8) return lookup_text_slow(out, c, c_str, size, XFFI_TYPE_STRING, XFFI_TYPE_SMALL_STR);
+  *out = find_text_mid(c, c_str, size, xffi_hash_short(c_str, size), XFFI_TYPE_STRING);
+  return XFFI_OK;
+}
+
+static int __attribute__((noinline)) lookup_int(const xffi_any **out, const map_cell *c, int64_t key) {
+  *out = find_int(c, key);
+  return XFFI_OK;
+}
+
+/* Looks key up in the non-empty map cell c if its kind has a fast path
+ * (then returns XFFI_OK with *out the value or NULL); else returns 1. */
+static inline int find_fast(const xffi_any **out, const map_cell *c, const xffi_any *key) {
+  switch (key->type_index) {
+    case XFFI_TYPE_STRING: return lookup_string(out, c, key->v_obj);
+    case XFFI_TYPE_SMALL_STR: return lookup_small_str(out, c, key);
+    case XFFI_TYPE_RAW_STR: return lookup_c_str(out, c, key->v_c_str);
+    case XFFI_TYPE_INT: return lookup_int(out, c, key->v_int64);
+    case XFFI_TYPE_BYTES: return lookup_bytes(out, c, key->v_obj);
+    default: return 1;
   }
 }
 
@@ -566,14 +695,11 @@ static inline int map_lookup(const char *fn, const xffi_any **out, const xffi_ob
   if (XFFI_UNLIKELY(check_readable(fn, map) != XFFI_OK)) return XFFI_FAIL;
   if (XFFI_UNLIKELY(!key)) return xffi_raise_null_arg(fn, "key");
   const map_cell *c = cell_of(map);
-  if (key->type_index == XFFI_TYPE_STRING) {
-    *out = find_string(c, key->v_obj);
+  if (c->size == 0 && key->type_index != XFFI_TYPE_OBJECT_RVALUE) {
+    *out = NULL;
     return XFFI_OK;
   }
-  if (key->type_index == XFFI_TYPE_INT) {
-    *out = find_int(c, key->v_int64);
-    return XFFI_OK;
-  }
+  if (find_fast(out, c, key) == XFFI_OK) return XFFI_OK;
   probe p;
   if (XFFI_UNLIKELY(probe_init(&p, fn, key) != XFFI_OK)) return XFFI_FAIL;
   uint32_t i = cell_find_slot(c, &p);
@@ -749,19 +875,34 @@ int xffi_map_get(xffi_any *out, const xffi_object *map, const xffi_any *key) {
   return map_get("xffi_map_get", out, map, key);
 }
 
-/* The general path of xffi_map_lookup, kept out of line so the string-key
- * hit path below needs few registers. */
-static int __attribute__((noinline)) map_lookup_general(const xffi_any **out, const xffi_object *map,
-                                                        const xffi_any *key) {
-  return map_lookup("xffi_map_lookup", out, map, key);
+/* The general path of xffi_map_lookup and xffi_dict_lookup (argument
+ * errors, empty maps, keys without a fast path), kept out of line so that
+ * the fast paths need few registers. */
+static int __attribute__((noinline)) map_lookup_general(const char *fn, const xffi_any **out,
+                                                        const xffi_object *map, const xffi_any *key) {
+  return map_lookup(fn, out, map, key);
+}
+
+/* The exported lookups: the fast path inline, the rest out of line. */
+static inline int lookup_entry(const char *fn, const xffi_any **out, const xffi_object *map, const xffi_any *key) {
+  if (XFFI_LIKELY(out && map && is_map_kind(map) && key && cell_of(map)->size != 0)) {
+    const map_cell *c = cell_of(map);
+    /* The commonest key, inline; the others by tail calls. */
+    if (XFFI_LIKELY(key->type_index == XFFI_TYPE_STRING))
+      return lookup_text_object(out, c, key->v_obj, XFFI_TYPE_STRING, XFFI_TYPE_SMALL_STR);
+    switch (key->type_index) {
+      case XFFI_TYPE_INT: return lookup_int(out, c, key->v_int64);
+      case XFFI_TYPE_SMALL_STR: return lookup_small_str(out, c, key);
+      case XFFI_TYPE_RAW_STR: return lookup_c_str(out, c, key->v_c_str);
+      case XFFI_TYPE_BYTES: return lookup_bytes(out, c, key->v_obj);
+      default: break;
+    }
+  }
+  return map_lookup_general(fn, out, map, key);
 }
 
 int xffi_map_lookup(const xffi_any **out, const xffi_object *map, const xffi_any *key) {
-  if (XFFI_LIKELY(out && map && is_map_kind(map) && key && key->type_index == XFFI_TYPE_STRING)) {
-    *out = find_string(cell_of(map), key->v_obj);
-    return XFFI_OK;
-  }
-  return map_lookup_general(out, map, key);
+  return lookup_entry("xffi_map_lookup", out, map, key);
 }
 
 int xffi_map_contains(int *out, const xffi_object *map, const xffi_any *key) {
@@ -827,7 +968,7 @@ int xffi_dict_get(xffi_any *out, const xffi_object *dict, const xffi_any *key) {
 }
 
 int xffi_dict_lookup(const xffi_any **out, const xffi_object *dict, const xffi_any *key) {
-  return map_lookup("xffi_dict_lookup", out, dict, key);
+  return lookup_entry("xffi_dict_lookup", out, dict, key);
 }
 
 int xffi_dict_contains(int *out, const xffi_object *dict, const xffi_any *key) {
