@@ -30,7 +30,16 @@ typedef struct lookup_ctx {
   xffi_object *dict;
   xffi_any probe[NKEYS]; /* String objects distinct from the stored keys */
   char text[NKEYS][24];
+  xffi_any c_str_probe[NKEYS]; /* borrowed C strings (views), the same bytes */
 } lookup_ctx;
+
+/* 1,000 keys of 6 bytes, stored and probed as small strings (inline). */
+typedef struct small_ctx {
+  plain_table *plain;
+  xffi_object *map;
+  xffi_any probe[NKEYS];
+  char text[NKEYS][8];
+} small_ctx;
 
 static void plain_insert(plain_table *t, int k) {
   uint64_t h = xffi_hash_bytes(t->key[k], t->len[k]);
@@ -54,6 +63,78 @@ static void __attribute__((noinline)) lookup_baseline(void *ctx, uint64_t n) {
         break;
       }
     }
+    if (++j == NKEYS) j = 0;
+  }
+  BENCH_KEEP(sum);
+}
+
+/* The baseline for C string probes: the bare table, with the strlen the
+ * lookup needs. */
+static void __attribute__((noinline)) lookup_c_str_baseline(void *ctx, uint64_t n) {
+  lookup_ctx *c = ctx;
+  plain_table *t = c->plain;
+  int64_t sum = 0;
+  uint32_t j = 0;
+  for (uint64_t it = 0; it < n; ++it) {
+    const char *key = c->c_str_probe[j].v_c_str;
+    size_t size = strlen(key);
+    uint64_t h = xffi_hash_bytes(key, size);
+    for (uint32_t i = (uint32_t)h & 2047;; i = (i + 1) & 2047) {
+      uint32_t s = t->slots[i];
+      if (s && t->len[s - 1] == size && memcmp(t->key[s - 1], key, size) == 0) {
+        sum += t->value[s - 1];
+        break;
+      }
+    }
+    if (++j == NKEYS) j = 0;
+  }
+  BENCH_KEEP(sum);
+}
+
+static void __attribute__((noinline)) lookup_map_c_str(void *ctx, uint64_t n) {
+  lookup_ctx *c = ctx;
+  int64_t sum = 0;
+  uint32_t j = 0;
+  for (uint64_t it = 0; it < n; ++it) {
+    const xffi_any *v;
+    if (xffi_map_lookup(&v, c->map, &c->c_str_probe[j]) != XFFI_OK || !v) abort();
+    sum += v->v_int64;
+    if (++j == NKEYS) j = 0;
+  }
+  BENCH_KEEP(sum);
+}
+
+/* The baseline for small-string probes: the bare table over the same bytes,
+ * read from the probe Any. */
+static void __attribute__((noinline)) lookup_small_baseline(void *ctx, uint64_t n) {
+  small_ctx *c = ctx;
+  plain_table *t = c->plain;
+  int64_t sum = 0;
+  uint32_t j = 0;
+  for (uint64_t it = 0; it < n; ++it) {
+    const xffi_any *key = &c->probe[j];
+    size_t size = key->small_len;
+    uint64_t h = xffi_hash_bytes(key->v_small, size);
+    for (uint32_t i = (uint32_t)h & 2047;; i = (i + 1) & 2047) {
+      uint32_t s = t->slots[i];
+      if (s && t->len[s - 1] == size && memcmp(t->key[s - 1], key->v_small, size) == 0) {
+        sum += t->value[s - 1];
+        break;
+      }
+    }
+    if (++j == NKEYS) j = 0;
+  }
+  BENCH_KEEP(sum);
+}
+
+static void __attribute__((noinline)) lookup_map_small(void *ctx, uint64_t n) {
+  small_ctx *c = ctx;
+  int64_t sum = 0;
+  uint32_t j = 0;
+  for (uint64_t it = 0; it < n; ++it) {
+    const xffi_any *v;
+    if (xffi_map_lookup(&v, c->map, &c->probe[j]) != XFFI_OK || !v) abort();
+    sum += v->v_int64;
     if (++j == NKEYS) j = 0;
   }
   BENCH_KEEP(sum);
@@ -264,6 +345,7 @@ int main(int argc, char **argv) {
     xffi_object *probe;
     if (xffi_string_new(&probe, lc.text[k], len) != XFFI_OK) abort();
     lc.probe[k] = xffi_any_object(probe);
+    lc.c_str_probe[k] = xffi_any_c_str(lc.text[k]);
     pt.key[k] = lc.text[k];
     pt.len[k] = len;
     pt.value[k] = k;
@@ -276,6 +358,35 @@ int main(int argc, char **argv) {
       {"xffi-dict-lookup", lookup_dict, &lc},
   };
   bench_op("lookup hit, 1,000 string keys (13 B)", lookups, 4);
+
+  bench_case c_str_lookups[] = {
+      {"baseline", lookup_c_str_baseline, &lc},
+      {"xffi-map-lookup", lookup_map_c_str, &lc},
+  };
+  bench_op("lookup hit, 1,000 string keys (13 B), C-string probe", c_str_lookups, 2);
+
+  /* Short keys: stored as small strings (a C string of at most 7 bytes is
+   * copied in as one), probed with small strings. */
+  static small_ctx sm;
+  static plain_table spt;
+  sm.plain = &spt;
+  if (xffi_map_new(&sm.map) != XFFI_OK) abort();
+  for (int k = 0; k < NKEYS; ++k) {
+    snprintf(sm.text[k], sizeof(sm.text[k]), "k%05d", k);
+    xffi_any key = xffi_any_c_str(sm.text[k]), value = xffi_any_int(k);
+    if (xffi_map_set(&sm.map, &key, &value) != XFFI_OK) abort();
+    if (xffi_any_from_str(&sm.probe[k], sm.text[k], 6) != XFFI_OK || sm.probe[k].type_index != XFFI_TYPE_SMALL_STR)
+      abort();
+    spt.key[k] = sm.text[k];
+    spt.len[k] = 6;
+    spt.value[k] = k;
+    plain_insert(&spt, k);
+  }
+  bench_case small_lookups[] = {
+      {"baseline", lookup_small_baseline, &sm},
+      {"xffi-map-lookup", lookup_map_small, &sm},
+  };
+  bench_op("lookup hit, 1,000 small-string keys (6 B)", small_lookups, 2);
 
   bench_case inserts[] = {{"baseline", insert_baseline, NULL}, {"xffi-dict", insert_dict, NULL}};
   bench_op("insert int keys (fresh table, freed)", inserts, 2);
@@ -298,6 +409,7 @@ int main(int argc, char **argv) {
 
   for (int k = 0; k < NKEYS; ++k) xffi_object_dec_ref(lc.probe[k].v_obj);
   xffi_object_dec_ref(lc.map);
+  xffi_object_dec_ref(sm.map);
   xffi_object_dec_ref(lc.dict);
   xffi_object_dec_ref(sc.array);
   return bench_finish();
