@@ -186,7 +186,9 @@ int xffi_arg_get_ptr(void **out, const xffi_any *args, int32_t num_args, int32_t
 static int arg_is_instance(const xffi_any *a, int32_t type_index) {
   if (!xffi_any_is_object(a) || !a->v_obj) return 0;
   if (a->v_obj->type_index == type_index) return 1;
-  if (a->v_obj->type_index >= xffi_type_count()) return 0;
+  /* An object from another runtime may carry an index with no record here. */
+  if (a->v_obj->type_index < 0 || a->v_obj->type_index >= xffi_type_count() || !xffi_object_type_info(a->v_obj))
+    return 0;
   return xffi_object_is_instance_of(a->v_obj, type_index);
 }
 

@@ -119,11 +119,15 @@ static int strides_ok(const char *fn, int32_t ndim, const int64_t *shape, const 
   return XFFI_OK;
 }
 
+/* Row-major strides. A non-empty tensor's element count was checked, so its
+ * products fit; an empty one may have other dimensions whose product does
+ * not, and there the strides saturate at INT64_MAX (no element is reachable
+ * through them anyway). */
 static void compact_strides(int64_t *strides, const int64_t *shape, int32_t ndim) {
   int64_t s = 1;
   for (int32_t i = ndim - 1; i >= 0; i--) {
     strides[i] = s;
-    s *= shape[i] > 1 ? shape[i] : 1; /* cannot overflow: the element count was checked */
+    if (__builtin_mul_overflow(s, shape[i] > 1 ? shape[i] : 1, &s)) s = INT64_MAX;
   }
 }
 
@@ -384,7 +388,15 @@ int xffi_tensor_get(DLTensor **out, xffi_object *tensor) {
   return XFFI_OK;
 }
 
+static int has_zero_dim(const DLTensor *dl) {
+  for (int32_t i = 0; i < dl->ndim; i++)
+    if (dl->shape[i] == 0) return 1;
+  return 0;
+}
+
 static int64_t numel_of(const DLTensor *dl) {
+  /* An empty tensor's other dimensions may multiply past int64. */
+  if (has_zero_dim(dl)) return 0;
   int64_t n = 1;
   for (int32_t i = 0; i < dl->ndim; i++) n *= dl->shape[i]; /* validated: no overflow */
   return n;
@@ -412,13 +424,10 @@ int xffi_tensor_is_contiguous(int *out, const xffi_object *tensor) {
   const DLTensor *dl = xffi_tensor_dltensor_const(tensor);
   int64_t expected = 1;
   *out = 1;
+  if (has_zero_dim(dl)) return XFFI_OK; /* no element, nothing out of place */
   for (int32_t i = dl->ndim - 1; i >= 0; i--) {
-    if (dl->shape[i] == 0) {
-      *out = 1;
-      return XFFI_OK;
-    }
     if (dl->shape[i] != 1 && dl->strides[i] != expected) *out = 0;
-    expected *= dl->shape[i];
+    expected *= dl->shape[i]; /* validated: no overflow */
   }
   return XFFI_OK;
 }
