@@ -3,9 +3,18 @@
 #define XFFI_TOUR_H
 
 #include <stdio.h>
+#include <xffi/any.h>
 
 /* Prints a section heading. */
 static inline void tour_heading(const char *title) { printf("\n== %s ==\n", title); }
+
+/* Prints one value briefly (nested containers included). v is borrowed. */
+void tour_print_any(const xffi_any *v);
+
+/* Prints the raised error (kind, message, one line per frame of its
+ * backtrace) after `what` padded to width, then frees it: the slot is
+ * empty afterwards. */
+void tour_show_error(const char *what, int width);
 
 void tour_core(void);
 void tour_functions(void);

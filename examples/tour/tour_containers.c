@@ -7,62 +7,14 @@
 
 #include "tour.h"
 
-/* Prints one value briefly. */
-static void print_any(const xffi_any *v) {
-  xffi_byte_array s;
-  switch (v->type_index) {
-    case XFFI_TYPE_INT: printf("%lld", (long long)v->v_int64); return;
-    case XFFI_TYPE_FLOAT:
-      printf((double)(int64_t)v->v_float64 == v->v_float64 ? "%.1f" : "%g", v->v_float64);
-      return;
-    case XFFI_TYPE_BOOL: printf("%s", v->v_int64 ? "true" : "false"); return;
-    case XFFI_TYPE_NONE: printf("None"); return;
-    case XFFI_TYPE_ARRAY:
-    case XFFI_TYPE_LIST: {
-      printf(v->type_index == XFFI_TYPE_ARRAY ? "Array[" : "List[");
-      for (int64_t i = 0; i < xffi_seq_size(v->v_obj); ++i) {
-        if (i) printf(", ");
-        print_any(&xffi_seq_items(v->v_obj)[i]);
-      }
-      printf("]");
-      return;
-    }
-    case XFFI_TYPE_MAP:
-    case XFFI_TYPE_DICT: {
-      printf(v->type_index == XFFI_TYPE_MAP ? "Map{" : "Dict{");
-      int64_t cursor = 0;
-      xffi_map_item item;
-      for (int first = 1; xffi_map_next(&item, v->v_obj, &cursor) == XFFI_OK && item.key; first = 0) {
-        if (!first) printf(", ");
-        print_any(item.key);
-        printf(": ");
-        print_any(item.value);
-      }
-      printf("}");
-      return;
-    }
-    default:
-      if (xffi_any_to_str(&s, v) == XFFI_OK) {
-        printf("\"%.*s\"", (int)s.size, s.data);
-        return;
-      }
-      printf("<%s>", xffi_any_kind_name(v));
-  }
-}
 
 static void show(const char *label, xffi_object *obj) {
   xffi_any v = xffi_any_object(obj);
   printf("  %-28s ", label);
-  print_any(&v);
+  tour_print_any(&v);
   printf("\n");
 }
 
-static void show_error(const char *what) {
-  xffi_object *err = xffi_error_move_raised();
-  const xffi_error_cell *cell = xffi_error_cell_of(err);
-  printf("  %-28s -> %s: %s\n", what, cell->kind.data, cell->message.data);
-  xffi_object_dec_ref(err);
-}
 
 void tour_containers(void) {
   tour_heading("Containers: Array and List");
@@ -94,8 +46,8 @@ void tour_containers(void) {
   xffi_object_dec_ref(alias);
 
   xffi_any got = xffi_any_none();
-  if (xffi_array_get(&got, array, 10) != XFFI_OK) show_error("xffi_array_get(a, 10)");
-  if (xffi_list_pop(&got, b) != XFFI_OK) show_error("xffi_list_pop(b)");
+  if (xffi_array_get(&got, array, 10) != XFFI_OK) tour_show_error("xffi_array_get(a, 10)", 28);
+  if (xffi_list_pop(&got, b) != XFFI_OK) tour_show_error("xffi_list_pop(b)", 28);
 
   tour_heading("Containers: Map and Dict");
   xffi_object *dict = NULL;
@@ -121,7 +73,7 @@ void tour_containers(void) {
   printf("  %-28s %s (int, bool and float keys are distinct)\n", "1.0 in dict after dict[1]=1?", has ? "yes" : "no");
   xffi_dict_erase(dict, &one);
   xffi_any missing = xffi_any_c_str("beta");
-  if (xffi_dict_get(&got, dict, &missing) != XFFI_OK) show_error("xffi_dict_get(dict, \"beta\")");
+  if (xffi_dict_get(&got, dict, &missing) != XFFI_OK) tour_show_error("xffi_dict_get(dict, \"beta\")", 28);
 
   /* A Map is a value, like an Array; and everything nests. */
   xffi_object *map = NULL;

@@ -32,20 +32,6 @@ static xffi_object *shape_new(int32_t type_index, const char *name, double area)
   return &s->header;
 }
 
-/* Prints the raised error, then frees it. */
-static void show_error(const char *what) {
-  xffi_object *err = xffi_error_move_raised();
-  const xffi_error_cell *cell = xffi_error_cell_of(err);
-  printf("  %-34s -> %s: %s\n", what, cell->kind.data, cell->message.data);
-  const char *line = cell->backtrace.data;
-  while (*line) { /* one frame a line, most recent first */
-    const char *end = strchr(line, '\n');
-    int n = end ? (int)(end - line) : (int)strlen(line);
-    printf("  %-34s      passed through %.*s\n", "", n, line);
-    line += n + (end != NULL);
-  }
-  xffi_object_dec_ref(err);
-}
 
 static void types_and_objects(void) {
   tour_heading("Objects and a user-defined type hierarchy");
@@ -95,16 +81,15 @@ static void any_values(void) {
   xffi_any_from_str(&values[3], "short", 5);                          /* inline, no allocation */
   xffi_any_from_str(&values[4], "a string longer than seven bytes", 32); /* a String object */
   for (int i = 0; i < 5; ++i) {
-    xffi_byte_array text;
-    printf("  values[%d] holds %-6s", i, xffi_any_kind_name(&values[i]));
-    if (xffi_any_to_str(&text, &values[i]) == XFFI_OK) printf(" \"%s\"", text.data);
+    printf("  values[%d] holds %-6s ", i, xffi_any_kind_name(&values[i]));
+    tour_print_any(&values[i]);
     printf("\n");
   }
   double f;
   xffi_any_to_float(&f, &values[0]);
   printf("  int 42 read as float: %.1f (int converts to float)\n", f);
   int64_t n;
-  if (xffi_any_to_int(&n, &values[4]) != XFFI_OK) show_error("a String read as int");
+  if (xffi_any_to_int(&n, &values[4]) != XFFI_OK) tour_show_error("a String read as int", 34);
   for (int i = 0; i < 5; ++i) xffi_any_release(&values[i]);
 }
 
@@ -126,9 +111,9 @@ static void errors(void) {
   tour_heading("Errors: objects in a thread-local slot, never an abort");
   int64_t v = 0;
   if (load_setting(&v, "12") == XFFI_OK) printf("  load_setting(\"12\") = %lld\n", (long long)v);
-  if (load_setting(&v, "-3") != XFFI_OK) show_error("load_setting(\"-3\")");
-  if (xffi_type_register(&(int32_t){0}, "", XFFI_TYPE_OBJECT) != XFFI_OK) show_error("registering an empty type key");
-  if (xffi_string_new(&(xffi_object *){NULL}, NULL, 5) != XFFI_OK) show_error("a string from NULL data");
+  if (load_setting(&v, "-3") != XFFI_OK) tour_show_error("load_setting(\"-3\")", 34);
+  if (xffi_type_register(&(int32_t){0}, "", XFFI_TYPE_OBJECT) != XFFI_OK) tour_show_error("registering an empty type key", 34);
+  if (xffi_string_new(&(xffi_object *){NULL}, NULL, 5) != XFFI_OK) tour_show_error("a string from NULL data", 34);
 }
 
 static void strings(void) {

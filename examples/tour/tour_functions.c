@@ -47,19 +47,6 @@ static int apply_twice(void *resource, const xffi_any *args, int32_t num_args, x
   return XFFI_OK;
 }
 
-static void show_error(const char *what) {
-  xffi_object *err = xffi_error_move_raised();
-  const xffi_error_cell *cell = xffi_error_cell_of(err);
-  printf("  %-36s -> %s: %s\n", what, cell->kind.data, cell->message.data);
-  const char *line = cell->backtrace.data;
-  while (*line) {
-    const char *end = strchr(line, '\n');
-    int n = end ? (int)(end - line) : (int)strlen(line);
-    printf("  %-36s      passed through %.*s\n", "", n, line);
-    line += n + (end != NULL);
-  }
-  xffi_object_dec_ref(err);
-}
 
 static void functions_as_objects(void) {
   tour_heading("Functions are objects");
@@ -76,17 +63,17 @@ static void functions_as_objects(void) {
   printf("  apply_twice(accumulate, 10)          -> %lld  (a function passed as an argument)\n",
          (long long)result.v_int64);
 
-  if (XFFI_CALL(acc, &result, xffi_any_c_str("ten")) != XFFI_OK) show_error("accumulate(\"ten\")");
-  if (XFFI_CALL(twice, &result, xffi_any_int(1), xffi_any_int(2)) != XFFI_OK) show_error("apply_twice(1, 2)");
+  if (XFFI_CALL(acc, &result, xffi_any_c_str("ten")) != XFFI_OK) tour_show_error("accumulate(\"ten\")", 36);
+  if (XFFI_CALL(twice, &result, xffi_any_int(1), xffi_any_int(2)) != XFFI_OK) tour_show_error("apply_twice(1, 2)", 36);
   /* An error raised one call down passes through apply_twice, which adds a frame. */
   xffi_object *half = NULL;
   xffi_func_new(&half, halve, NULL, NULL);
   XFFI_CALL(twice, &result, xffi_any_object(half), xffi_any_int(12));
   printf("  apply_twice(halve, 12)               -> %lld\n", (long long)result.v_int64);
-  if (XFFI_CALL(twice, &result, xffi_any_object(half), xffi_any_int(6)) != XFFI_OK) show_error("apply_twice(halve, 6)");
+  if (XFFI_CALL(twice, &result, xffi_any_object(half), xffi_any_int(6)) != XFFI_OK) tour_show_error("apply_twice(halve, 6)", 36);
   xffi_object_dec_ref(half);
   xffi_any none = xffi_any_none();
-  if (xffi_func_call(acc, &none, -1, &result) != XFFI_OK) show_error("xffi_func_call(acc, args, -1)");
+  if (xffi_func_call(acc, &none, -1, &result) != XFFI_OK) tour_show_error("xffi_func_call(acc, args, -1)", 36);
 
   xffi_object_dec_ref(twice);
   printf("  dropping the last reference to accumulate:\n");
@@ -108,14 +95,14 @@ static void the_registry(void) {
   xffi_any result;
   XFFI_CALL(found, &result, xffi_any_int(1));
   printf("  tour.accumulate(1)                   -> %lld\n", (long long)result.v_int64);
-  if (xffi_func_global_register("tour.accumulate", found, 0) != XFFI_OK) show_error("register the same name again");
+  if (xffi_func_global_register("tour.accumulate", found, 0) != XFFI_OK) tour_show_error("register the same name again", 36);
   xffi_object_dec_ref(found);
   xffi_func_global_get(&found, "tour.no_such_function");
   printf("  a name nobody registered             -> %s (not an error)\n", found ? "found?!" : "NULL");
   xffi_func_global_remove("tour.accumulate");
   xffi_func_global_get(&found, "tour.accumulate");
   printf("  after removing tour.accumulate       -> %s\n", found ? "found?!" : "NULL");
-  if (xffi_func_global_remove("tour.accumulate") != XFFI_OK) show_error("remove it again");
+  if (xffi_func_global_remove("tour.accumulate") != XFFI_OK) tour_show_error("remove it again", 36);
 }
 
 void tour_functions(void) {

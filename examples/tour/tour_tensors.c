@@ -8,13 +8,6 @@
 
 #include "tour.h"
 
-/* Prints the raised error and frees it. */
-static void show_tensor_error(const char *what) {
-  xffi_object *err = xffi_error_move_raised();
-  const xffi_error_cell *cell = xffi_error_cell_of(err);
-  printf("  %-30s -> %s: %s\n", what, cell->kind.data, cell->message.data);
-  xffi_object_dec_ref(err);
-}
 
 /* A one-line description of a Tensor: dtype, device, shape, strides. */
 static void describe(const char *label, xffi_object *tensor) {
@@ -75,7 +68,7 @@ void tour_tensors(void) {
   xffi_device_parse(&dev, "cuda:1");
   printf("  device \"cuda:1\" = type %d, id %d\n", (int)dev.device_type, (int)dev.device_id);
   DLDataType bad;
-  if (xffi_dtype_parse(&bad, "float31") != XFFI_OK) show_tensor_error("xffi_dtype_parse(\"float31\")");
+  if (xffi_dtype_parse(&bad, "float31") != XFFI_OK) tour_show_error("xffi_dtype_parse(\"float31\")", 30);
 
   /* A Shape: int64 dims inline in one object. */
   int64_t dims[3] = {2, 3, 4};
@@ -107,7 +100,7 @@ void tour_tensors(void) {
   DLManagedTensorVersioned *in = framework_export();
   xffi_object *imported = NULL;
   if (!in || xffi_tensor_from_dlpack(&imported, in) != XFFI_OK) {
-    show_tensor_error("xffi_tensor_from_dlpack");
+    tour_show_error("xffi_tensor_from_dlpack", 30);
     return;
   }
   describe("imported:", imported);
@@ -115,7 +108,7 @@ void tour_tensors(void) {
          ((float *)xffi_tensor_dltensor(imported)->data)[5]);
   DLManagedTensor *legacy = NULL;
   if (xffi_tensor_to_dlpack_legacy(&legacy, imported) != XFFI_OK)
-    show_tensor_error("export read-only as legacy");
+    tour_show_error("export read-only as legacy", 30);
   xffi_any held = xffi_any_object(imported); /* a Tensor travels in an Any like any object */
   printf("  in an Any it is a %s; framework frees so far: %d\n", xffi_any_kind_name(&held), framework_frees);
   xffi_any_release(&held);
@@ -124,5 +117,5 @@ void tour_tensors(void) {
   /* Malformed input is a clear error, never a crash. */
   int64_t negative[2] = {2, -3};
   if (xffi_tensor_new(&t, negative, 2, xffi_dtype_make(kDLFloat, 32, 1)) != XFFI_OK)
-    show_tensor_error("xffi_tensor_new(shape (2, -3))");
+    tour_show_error("xffi_tensor_new(shape (2, -3))", 30);
 }
