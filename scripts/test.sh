@@ -4,9 +4,12 @@
 #      under AddressSanitizer+UBSan, the thread tests under ThreadSanitizer,
 #      public headers compiled alone as C11 and C++, the installed package
 #      used through find_package and pkg-config.
-#   Python: numpy exchanging tensors with xffi over DLPack.
+#   Python: numpy exchanging tensors with xffi over DLPack; tvm-ffi's Python
+#      package loading and calling a library written with xffi.
 #   Rust: cargo test (doctests included), cross-language tests under valgrind,
 #      cargo package of each crate.
+#   Fuzzing: every libFuzzer target for a bounded time (XFFI_FUZZ_SECONDS,
+#      default 60 per target) from its checked-in seeds.
 # Build trees go to build/ (override with XFFI_BUILD_ROOT). Every step runs
 # even when an earlier one failed; the exit status says whether all passed.
 set -uo pipefail
@@ -101,6 +104,19 @@ numpy_dlpack() {
   XFFI_LIB="$build/release/libxffi.so" python3 -m pytest -q -p no:cacheprovider tests/python/test_numpy_dlpack.py
 }
 
+tvm_loads_xffi() {
+  XFFI_INTEROP_XFFI_LIB="$build/release/tests/libxffi_interop_xffi_exports.so" \
+    python3 -m pytest -q -p no:cacheprovider tests/interop/test_tvm_loads_xffi.py
+}
+
+rust_crates() {
+  bash rust/scripts/test.sh
+}
+
+fuzzing() {
+  bash tests/fuzz/run.sh "${XFFI_FUZZ_SECONDS:-60}" "$build/fuzz"
+}
+
 mkdir -p "$build"
 step "C suite, gcc -Werror" c_suite "$build/gcc" gcc
 step "C suite, clang -Werror" c_suite "$build/clang" clang
@@ -110,6 +126,9 @@ step "public headers compile alone (C11, C++)" headers_compile_alone
 step "release build (library, benchmarks, tour)" release_build
 step "installed package: find_package and pkg-config" installed_package
 step "numpy exchanges tensors with xffi over DLPack" numpy_dlpack
+step "tvm-ffi (Python) loads and calls a library written with xffi" tvm_loads_xffi
+step "Rust crates: tests, doctests, valgrind, cargo package" rust_crates
+step "fuzzing (libFuzzer, ${XFFI_FUZZ_SECONDS:-60} s per target)" fuzzing
 
 echo
 if [ $failed -gt 0 ]; then
