@@ -72,7 +72,7 @@ int xffi_func_new_with_owner(xffi_object **out, xffi_func_callback callback, voi
 
 int xffi_func_call_failed_(xffi_any *result, int status) {
   xffi_any_release(result);
-  if (!xffi_error_peek_raised())
+  if (!xffi_error_peek_raised() && !xffi_error_adopt_tvm_raised())
     return xffi_error_raise(XFFI_KIND_RUNTIME, "xffi_func_call: the callee returned status %d without raising an error",
                             status);
   return XFFI_FAIL;

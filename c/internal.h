@@ -51,6 +51,11 @@ int xffi_raise_type_mismatch(const char *function, const char *expected, const x
  * a ValueError. */
 int xffi_check_object_arg(const char *function, const char *argument, const xffi_object *obj, int32_t type_index);
 
+/* If tvm-ffi is in the process and its raised slot holds an error, moves it
+ * into xffi's slot and returns 1; otherwise returns 0 and changes nothing.
+ * For callers that saw a callee fail with xffi's slot empty (c/tvm_error.c). */
+int xffi_error_adopt_tvm_raised(void);
+
 /* ---- Strings ---- */
 /* The total allocation size for a String/Bytes of n bytes, or 0 on overflow. */
 size_t xffi_string_alloc_size(size_t n);

@@ -74,8 +74,11 @@ XFFI_API int xffi_func_new_with_owner(xffi_object **out, xffi_func_callback call
  * *result must hold nothing that needs releasing: it is set to None, then
  * receives the callee's owned result (release it with xffi_any_release).
  * Returns XFFI_OK, or XFFI_FAIL with an Error raised and *result None (a
- * value a failing callee left in it is released). A callee that fails
- * without raising anything gets a RuntimeError raised on its behalf.
+ * value a failing callee left in it is released). A callee written for
+ * tvm-ffi raises into tvm-ffi's slot: when xffi's slot is empty after a
+ * failure and tvm-ffi is in the process, its raised error is moved into
+ * xffi's slot as it is (the layouts are shared). A callee that fails without
+ * raising anything anywhere gets a RuntimeError raised on its behalf.
  * Errors: ValueError for NULL func or result, NULL args with num_args > 0,
  * or num_args < 0; TypeError if func is not a Function; anything the callee
  * raises. */

@@ -5,7 +5,8 @@
  *
  * Every function is exported with XFFI_TVM_EXPORT_FUNC, so an error it
  * raises reaches tvm-ffi's slot (xffi_tvm_bridge.h). Functions it is given
- * by tvm-ffi are called with xffi_tvm_call, so their errors reach xffi's.
+ * by tvm-ffi are called with plain xffi_func_call, which takes their errors
+ * from tvm-ffi's slot.
  * Counters (finalizer_runs, tensor_deleter_runs) let the tests prove that
  * objects made here and dropped by tvm-ffi are destroyed exactly once. */
 #include <stdatomic.h>
@@ -233,7 +234,7 @@ XFFI_TVM_EXPORT_FUNC(echo, echo);
 /* make_multiplier(k) -> an xffi Function x -> k * x whose finalizer is counted. */
 /* A Function object handed to tvm-ffi is called by tvm-ffi directly, so its
  * errors must go to tvm-ffi's slot too (xffi_tvm_forward_raised); xffi code
- * calling it uses xffi_tvm_call, which takes them back. */
+ * calling it with xffi_func_call takes them back. */
 static int multiply(void *resource, const xffi_any *args, int32_t num_args, xffi_any *result) {
   int64_t x;
   if (xffi_args_check(args, num_args, "i", "multiplier") != XFFI_OK) return xffi_tvm_forward_raised();
@@ -271,7 +272,7 @@ static int call_with(void *handle, const xffi_any *args, int32_t num_args, xffi_
   (void)handle;
   xffi_object *f;
   if (xffi_arg_get_object(&f, args, num_args, 0, XFFI_TYPE_FUNCTION, "call_with") != XFFI_OK) return XFFI_FAIL;
-  if (xffi_tvm_call(f, args + 1, num_args - 1, result) != XFFI_OK)
+  if (xffi_func_call(f, args + 1, num_args - 1, result) != XFFI_OK)
     return xffi_error_pass("call_with: calling argument 0");
   return XFFI_OK;
 }

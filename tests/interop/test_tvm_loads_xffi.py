@@ -131,7 +131,7 @@ def test_xffi_error_arrives_with_kind_and_message(lib):
 
 def test_error_raised_by_xffi_function_object_arrives_too(lib):
     f = lib.make_multiplier(2)
-    # Through call_with (xffi calling it with xffi_tvm_call) the error is
+    # Through call_with (xffi calling it with xffi_func_call) the error is
     # taken back from tvm-ffi's slot and forwarded again on the way out.
     with pytest.raises(TypeError, match=r"multiplier: argument 0: expected int"):
         lib.call_with(f, "x")
