@@ -7,6 +7,7 @@ set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 cd "$root"
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$root/target}"
+export XFFI_REQUIRE_TVM_FFI=${XFFI_REQUIRE_TVM_FFI:-1} # the tvm-ffi interop test must build, not vanish
 cargo test --workspace --jobs 2
 if command -v valgrind >/dev/null; then
   # Re-list the test binaries cargo just built (no rebuild).
@@ -14,7 +15,7 @@ if command -v valgrind >/dev/null; then
     python3 -c 'import json,sys
 for l in sys.stdin:
     m=json.loads(l)
-    if m.get("reason")=="compiler-artifact" and m.get("executable") and m["target"]["name"] in ("cross","layout","containers","oom","module"):
+    if m.get("reason")=="compiler-artifact" and m.get("executable") and m["target"]["name"] in ("cross","layout","containers","oom","module","tvm_interop"):
         print(m["executable"])')
   for b in $bins; do
     echo "valgrind: $b"

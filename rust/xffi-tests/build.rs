@@ -65,4 +65,46 @@ fn main() {
         assert!(status.success(), "building {} failed", plugin_src.display());
         println!("cargo:rustc-env=XFFI_RUST_PLUGIN={so}");
     }
+
+    build_tvm_exports(&cross.join("../interop/lib_tvm_exports.c"));
+}
+
+/// A library written for tvm-ffi alone (tests/interop/lib_tvm_exports.c,
+/// built against the apache-tvm-ffi wheel's headers and linked to its
+/// libtvm_ffi.so) for the tvm_interop test. Without the wheel that test is
+/// not compiled, unless XFFI_REQUIRE_TVM_FFI=1 (the project's test command
+/// sets it), which makes a missing wheel a build error instead.
+fn build_tvm_exports(src: &std::path::Path) {
+    println!("cargo::rustc-check-cfg=cfg(xffi_tvm_ffi)");
+    println!("cargo:rerun-if-env-changed=XFFI_REQUIRE_TVM_FFI");
+    println!("cargo:rerun-if-changed={}", src.display());
+    let required = env::var("XFFI_REQUIRE_TVM_FFI").is_ok_and(|v| v == "1");
+    let config = |what: &str| {
+        let out = std::process::Command::new("python3").args(["-m", "tvm_ffi.config", what]).output().ok()?;
+        let text = std::string::String::from_utf8(out.stdout).ok()?;
+        (out.status.success() && !text.trim().is_empty()).then(|| text.trim().to_owned())
+    };
+    let (Some(include), Some(libdir)) = (config("--includedir"), config("--libdir")) else {
+        assert!(
+            !required,
+            "XFFI_REQUIRE_TVM_FFI=1 but the apache-tvm-ffi wheel was not found (pip install apache-tvm-ffi)"
+        );
+        return;
+    };
+    let out = env::var("OUT_DIR").unwrap();
+    let so = format!("{out}/libxffi_tvm_exports.so");
+    let status = cc::Build::new()
+        .get_compiler()
+        .to_command()
+        .args(["-std=c11", "-shared", "-fPIC", "-o", &so])
+        .arg(format!("-I{include}"))
+        .arg(src)
+        .arg(format!("-L{libdir}"))
+        .arg("-ltvm_ffi")
+        .arg(format!("-Wl,-rpath,{libdir}"))
+        .status()
+        .expect("run the C compiler");
+    assert!(status.success(), "building {} failed", src.display());
+    println!("cargo:rustc-env=XFFI_TVM_EXPORTS_LIB={so}");
+    println!("cargo:rustc-cfg=xffi_tvm_ffi");
 }
