@@ -51,6 +51,7 @@
 #include <xffi/string.h>
 
 #include "internal.h"
+#include "string_internal.h"
 
 /* ---- Entries and tables ---- */
 
@@ -174,20 +175,38 @@ static inline uint64_t load64(const char *p) {
   return v;
 }
 
+static inline uint32_t load32(const char *p) {
+  uint32_t v;
+  memcpy(&v, p, sizeof v);
+  return v;
+}
+
+/* The words of a and b from byte 16 on (len > 24; the last word was
+ * compared already): the rare long names, out of the probe loop. */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static int names_equal_tail(const char *a, const char *b, size_t len) {
+  for (size_t i = 16; i + 8 < len; i += 8)
+    if (load64(a + i) != load64(b + i)) return 0;
+  return 1;
+}
+
 /* memcmp(a, b, len) == 0 without a library call: names are short, and this
- * is most of a lookup's compare cost. Straight-line up to 24 bytes. */
+ * is most of a lookup's compare cost. Straight-line up to 24 bytes: from 8
+ * bytes the first, last and (above 16) second words; below 8 bytes two
+ * overlapping 4-byte words, or the first, middle and last byte, cover every
+ * byte (as in the hash's short path). */
 static inline int names_equal(const char *a, const char *b, size_t len) {
   if (len >= 8) {
     uint64_t diff = (load64(a) ^ load64(b)) | (load64(a + len - 8) ^ load64(b + len - 8));
-    if (len > 16) {
-      diff |= load64(a + 8) ^ load64(b + 8);
-      for (size_t i = 16; i + 8 < len && !diff; i += 8) diff |= load64(a + i) ^ load64(b + i);
-    }
+    if (len > 16) diff |= load64(a + 8) ^ load64(b + 8);
+    if (XFFI_UNLIKELY(len > 24) && diff == 0) return names_equal_tail(a, b, len);
     return diff == 0;
   }
-  for (size_t i = 0; i < len; ++i)
-    if (a[i] != b[i]) return 0;
-  return 1;
+  if (len >= 4) return ((load32(a) ^ load32(b)) | (load32(a + len - 4) ^ load32(b + len - 4))) == 0;
+  if (len == 0) return 1;
+  return ((a[0] ^ b[0]) | (a[len >> 1] ^ b[len >> 1]) | (a[len - 1] ^ b[len - 1])) == 0;
 }
 
 /* No separate tombstone test: the tombstone's length matches no name. */
@@ -195,29 +214,23 @@ static inline int entry_matches(const entry *e, uint64_t hash, const char *name,
   return e->hash == hash && e->len == len && names_equal(e->name, name, len);
 }
 
-/* The lookup itself; out and name are checked by the callers. */
+/* The lookup itself, for the calling thread's reader record r; out and name
+ * are checked by the callers and hash is xffi_hash_bytes(name, len). */
 #if defined(__GNUC__)
 __attribute__((always_inline))
 #endif
-static inline int lookup(xffi_object **out, const char *name, size_t len) {
-  reader *r = my_reader;
-  if (XFFI_UNLIKELY(!r)) {
-    r = reader_acquire();
-    if (!r) return XFFI_FAIL;
-  }
-  uint64_t hash = xffi_hash_bytes(name, len);
+static inline int lookup_in(reader *r, xffi_object **out, const char *name, size_t len, uint64_t hash) {
   uint64_t seq = atomic_load_explicit(&r->seq, memory_order_relaxed) + 1;
   atomic_store_explicit(&r->seq, seq, memory_order_seq_cst); /* enter */
   xffi_object *found = NULL;
   table *t = atomic_load_explicit(&current_table, memory_order_seq_cst);
   if (t) {
-    size_t mask = t->mask;
-    for (size_t i = (size_t)hash & mask;; i = (i + 1) & mask) {
+    for (size_t i = (size_t)hash & t->mask;; i = (i + 1) & t->mask) {
       entry *e = atomic_load_explicit(&t->slots[i], memory_order_seq_cst);
       if (!e) break;
       if (entry_matches(e, hash, name, len)) {
-        found = e->func;
-        xffi_object_inc_ref_inline(found);
+        found = e->func; /* never NULL: only the tombstone has none, and it matches nothing */
+        __atomic_fetch_add(&found->ref_counts, XFFI_REF_STRONG_ONE, __ATOMIC_RELAXED);
         break;
       }
     }
@@ -225,6 +238,25 @@ static inline int lookup(xffi_object **out, const char *name, size_t len) {
   atomic_store_explicit(&r->seq, seq + 1, memory_order_release); /* leave */
   *out = found;
   return XFFI_OK;
+}
+
+/* A thread's first lookup: claims a reader record, then looks up. */
+#if defined(__GNUC__)
+__attribute__((noinline, cold))
+#endif
+static int lookup_first(xffi_object **out, const char *name, size_t len) {
+  reader *r = reader_acquire();
+  if (!r) return XFFI_FAIL;
+  return lookup_in(r, out, name, len, xffi_hash_inline(name, len));
+}
+
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline int lookup(xffi_object **out, const char *name, size_t len) {
+  reader *r = my_reader;
+  if (XFFI_UNLIKELY(!r)) return lookup_first(out, name, len);
+  return lookup_in(r, out, name, len, xffi_hash_inline(name, len));
 }
 
 int xffi_func_global_get_bytes(xffi_object **out, xffi_byte_array name) {
