@@ -34,23 +34,29 @@ static void deleter_owned(void *self, int flags) {
   if (flags & XFFI_DELETE_MEMORY) xffi_free_aligned(self);
 }
 
+/* The adopted producer is never NULL (adopt is always given one); its
+ * deleter may be. */
 static void deleter_versioned(void *self, int flags) {
   tensor_object *t = (tensor_object *)self;
-  if (flags & XFFI_DELETE_CONTENTS) {
-    DLManagedTensorVersioned *m = (DLManagedTensorVersioned *)t->producer;
-    t->producer = NULL;
-    if (m && m->deleter) m->deleter(m);
+  DLManagedTensorVersioned *m = (DLManagedTensorVersioned *)t->producer;
+  if (XFFI_LIKELY(flags == XFFI_DELETE_BOTH)) { /* no weak references were taken */
+    if (m->deleter) m->deleter(m);
+    xffi_free(self);
+    return;
   }
+  if ((flags & XFFI_DELETE_CONTENTS) && m->deleter) m->deleter(m);
   if (flags & XFFI_DELETE_MEMORY) xffi_free(self);
 }
 
 static void deleter_legacy(void *self, int flags) {
   tensor_object *t = (tensor_object *)self;
-  if (flags & XFFI_DELETE_CONTENTS) {
-    DLManagedTensor *m = (DLManagedTensor *)t->producer;
-    t->producer = NULL;
-    if (m && m->deleter) m->deleter(m);
+  DLManagedTensor *m = (DLManagedTensor *)t->producer;
+  if (XFFI_LIKELY(flags == XFFI_DELETE_BOTH)) { /* no weak references were taken */
+    if (m->deleter) m->deleter(m);
+    xffi_free(self);
+    return;
   }
+  if ((flags & XFFI_DELETE_CONTENTS) && m->deleter) m->deleter(m);
   if (flags & XFFI_DELETE_MEMORY) xffi_free(self);
 }
 
@@ -180,7 +186,7 @@ static int same_dltensor(const DLTensor *a, const DLTensor *b) {
 }
 
 /* The slow path of adopt: validates first, with precise messages, then copies. */
-static int adopt_checked(tensor_object **out, const char *fn, const DLTensor *src, xffi_deleter deleter,
+static int adopt_checked(xffi_object **out, const char *fn, const DLTensor *src, xffi_deleter deleter,
                          void *producer, uint64_t flags) {
   int64_t numel;
   if (shape_ok(&numel, fn, src->ndim, src->shape, src->dtype) != XFFI_OK) return XFFI_FAIL;
@@ -206,67 +212,84 @@ static int adopt_checked(tensor_object **out, const char *fn, const DLTensor *sr
     else
       compact_strides(t->dims + ndim, t->dims, ndim);
   }
-  *out = t;
+  *out = &t->header;
   return XFFI_OK;
 }
 
 /* Whether DLPack defines a device type (1..4, 7..18), without a call. */
-static inline int device_type_known(int32_t type) { return (uint32_t)(type - 1) < 18 && type != 5 && type != 6; }
+static inline int device_type_known(int32_t type) {
+  return (uint32_t)type < 32 && ((UINT32_C(0x7FF9E) >> type) & 1); /* bits 1..4 and 7..18 */
+}
 
 /* Validates a producer's DLTensor and makes a Tensor whose cell copies it
  * (shape and strides copied inline, strides computed when NULL). The common
- * case takes one pass that checks while it copies; anything unusual (an
- * error, or an overflow that a zero dimension may excuse) is redone by
- * adopt_checked, which says precisely what is wrong. */
-static int adopt(tensor_object **out, const char *fn, const DLTensor *src, xffi_deleter deleter, void *producer,
-                 uint64_t flags) {
+ * case takes one pass that checks while it copies, leaving at the first
+ * thing out of the ordinary; anything unusual (an error, or an overflow that
+ * a zero dimension may excuse) is redone by adopt_checked, which says
+ * precisely what is wrong. Inlined into each importer, where deleter and fn
+ * are constants. */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline int adopt(xffi_object **out, const char *fn, const DLTensor *src, xffi_deleter deleter, void *producer,
+                        uint64_t flags) {
   int32_t ndim = src->ndim;
+  if (XFFI_UNLIKELY(ndim < 0)) goto slow;
+  if (XFFI_UNLIKELY(!src->shape) && ndim != 0) goto slow;
+  if (XFFI_UNLIKELY(src->dtype.bits == 0 || src->dtype.lanes == 0)) goto slow;
+  if (XFFI_UNLIKELY(!device_type_known((int32_t)src->device.device_type) || src->device.device_id < 0)) goto slow;
+  size_t size = header_size(ndim);
+#if defined(__GNUC__)
+  if (size == 0) __builtin_unreachable(); /* ndim >= 0: spares xffi_alloc's size-0 test */
+#endif
+  tensor_object *t = (tensor_object *)xffi_alloc(size);
+  if (XFFI_UNLIKELY(!t)) return xffi_error_raise_out_of_memory();
   const int64_t *shape = src->shape, *strides = src->strides;
-  if (XFFI_UNLIKELY(ndim < 0 || (!shape && ndim > 0) || src->dtype.bits == 0 || src->dtype.lanes == 0 ||
-                    !device_type_known((int32_t)src->device.device_type) || src->device.device_id < 0))
-    return adopt_checked(out, fn, src, deleter, producer, flags);
-  tensor_object *t = (tensor_object *)xffi_alloc(header_size(ndim));
-  if (!t) return xffi_error_raise_out_of_memory();
+  int64_t elem_bits = (int64_t)src->dtype.bits * src->dtype.lanes;
   int64_t *dims = t->dims, *steps = t->dims + ndim;
-  int64_t numel = 1, extent = 0, elem_bits = (int64_t)src->dtype.bits * src->dtype.lanes, ignored;
-  int bad = 0;
+  int64_t numel = 1, ignored;
   for (int32_t i = 0; i < ndim; i++) {
     int64_t d = shape[i];
     dims[i] = d;
-    bad |= d < 0;
-    bad |= __builtin_mul_overflow(numel, d, &numel);
+    if (XFFI_UNLIKELY(d < 0 || __builtin_mul_overflow(numel, d, &numel))) goto slow_free;
   }
-  bad |= __builtin_mul_overflow(numel, elem_bits, &ignored);
-  if (bad) {
-    /* redone by adopt_checked below */
-  } else if (!strides) {
+  if (XFFI_UNLIKELY(__builtin_mul_overflow(numel, elem_bits, &ignored))) goto slow_free;
+  if (!strides) {
     compact_strides(steps, dims, ndim);
-  } else if (numel != 0) {
+  } else if (XFFI_LIKELY(numel != 0)) {
+    /* The furthest element's offset: dims are >= 1 here, so the steps
+     * (dims[i] - 1) * |strides[i]| are >= 0 and the sum overflows int64
+     * exactly when a partial sum does. |INT64_MIN| is 2^63: the or of the
+     * magnitudes keeps its top bit and refuses it. */
+    uint64_t extent = 0, magnitudes = 0, step;
     for (int32_t i = 0; i < ndim; i++) {
-      int64_t st = strides[i], step;
+      int64_t st = strides[i];
       steps[i] = st;
-      bad |= st == INT64_MIN; /* dims are >= 1 here (numel != 0), so dims[i] - 1 cannot overflow */
-      bad |= __builtin_mul_overflow(dims[i] - 1, st < 0 ? (int64_t)(0 - (uint64_t)st) : st, &step);
-      bad |= __builtin_add_overflow(extent, step, &extent);
+      uint64_t m = st < 0 ? 0 - (uint64_t)st : (uint64_t)st;
+      magnitudes |= m;
+      if (XFFI_UNLIKELY(__builtin_mul_overflow((uint64_t)dims[i] - 1, m, &step) ||
+                        __builtin_add_overflow(extent, step, &extent)))
+        goto slow_free;
     }
-    bad |= __builtin_add_overflow(extent, 1, &extent);
-    bad |= __builtin_mul_overflow(extent, elem_bits, &ignored);
+    if (XFFI_UNLIKELY((magnitudes >> 63) || extent >= (uint64_t)INT64_MAX ||
+                      __builtin_mul_overflow((int64_t)extent + 1, elem_bits, &ignored)))
+      goto slow_free;
   } else if (ndim) {
     memcpy(steps, strides, (size_t)ndim * sizeof(int64_t));
   }
-  bad |= !src->data && numel != 0;
-  if (XFFI_UNLIKELY(bad)) {
-    xffi_free(t);
-    return adopt_checked(out, fn, src, deleter, producer, flags);
-  }
+  if (XFFI_UNLIKELY(!src->data && numel != 0)) goto slow_free;
   xffi_object_init(&t->header, XFFI_TYPE_TENSOR, deleter);
   t->dl = *src;
   t->dl.shape = dims;
   t->dl.strides = steps;
   t->flags = flags;
   t->producer = producer;
-  *out = t;
+  *out = &t->header;
   return XFFI_OK;
+slow_free:
+  xffi_free(t);
+slow:
+  return adopt_checked(out, fn, src, deleter, producer, flags);
 }
 
 int xffi_tensor_from_dlpack(xffi_object **out, DLManagedTensorVersioned *managed) {
@@ -289,10 +312,7 @@ int xffi_tensor_from_dlpack(xffi_object **out, DLManagedTensorVersioned *managed
       return XFFI_OK;
     }
   }
-  tensor_object *t;
-  if (adopt(&t, fn, &managed->dl_tensor, deleter_versioned, managed, flags) != XFFI_OK) return XFFI_FAIL;
-  *out = &t->header;
-  return XFFI_OK;
+  return adopt(out, fn, &managed->dl_tensor, deleter_versioned, managed, flags);
 }
 
 int xffi_tensor_from_dlpack_legacy(xffi_object **out, DLManagedTensor *managed) {
@@ -306,10 +326,7 @@ int xffi_tensor_from_dlpack_legacy(xffi_object **out, DLManagedTensor *managed) 
     xffi_free(managed);
     return XFFI_OK;
   }
-  tensor_object *t;
-  if (adopt(&t, fn, &managed->dl_tensor, deleter_legacy, managed, 0) != XFFI_OK) return XFFI_FAIL;
-  *out = &t->header;
-  return XFFI_OK;
+  return adopt(out, fn, &managed->dl_tensor, deleter_legacy, managed, 0);
 }
 
 /* ---- Export ---- */
