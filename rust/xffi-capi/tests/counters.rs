@@ -52,10 +52,14 @@ fn every_object_and_function_deleter_runs_exactly_once_at_the_last_release() {
     let d: f64 = Function::get_global("xcapi.distance").unwrap().unwrap().call_typed((a.clone(), b.clone())).unwrap();
     assert_eq!(d, 5.0);
 
+    let mut none = ptr::null_mut();
+    assert_ne!(unsafe { xcapi_function_new(&mut none, c"area".as_ptr()) }, XFFI_OK);
+    drop(xffi::Error::take_raised());
+
     let s = stats();
     assert_eq!((s.points_created, s.points_dropped), (3, 0));
     assert_eq!((s.labels_created, s.labels_dropped), (1, 0));
-    assert_eq!(s.functions_created, 2 + 6, "two made and dropped, six in the registry");
+    assert_eq!(s.functions_created, 2 + 6, "two made and dropped, six in the registry, none for an unknown name");
     assert_eq!(s.functions_dropped, 2);
 
     // Releasing one holder at a time: nothing goes before its last reference.
