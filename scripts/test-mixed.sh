@@ -32,6 +32,15 @@ valgrind=(valgrind --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=
 cflags=(-std=c11 -Wall -Wextra -Wpedantic -Werror -O1 -g)
 export RUST_BACKTRACE=0 # example 3 makes the Rust plugin panic on purpose: one line of message is enough
 
+missing=()
+for tool in cargo cmake ninja valgrind "$cc" c++ nm python3 pkg-config; do
+  command -v "$tool" >/dev/null || missing+=("$tool")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "missing tools: ${missing[*]} (scripts/install-deps.sh installs them)"
+  exit 1
+fi
+
 passed=0
 failed=0
 failed_steps=()
@@ -149,7 +158,7 @@ c_programs() {
     -o "$build/lib/libxffi_mixed_c_plugin.so" -Wl,-z,nodelete "${shared[@]}" || return 1
   # Example 3's C host, both ways.
   "$cc" "${cflags[@]}" -I"$prefix/include" examples/mixed/c-host-rust-plugin/main.c \
-    -o "$build/bin/c-host-rust-plugin-shared" "${shared[@]}" || return 1
+    -o "$build/bin/c-host-rust-plugin-shared" "${shared[@]}" -ldl || return 1
   "$cc" "${cflags[@]}" -I"$prefix/include" examples/mixed/c-host-rust-plugin/main.c \
     -o "$build/bin/c-host-rust-plugin-static" "${static_export[@]}"
 }

@@ -14,6 +14,8 @@
  * Linked two ways by scripts/test-mixed.sh: with the shared libxffi.so, and
  * with libxffi.a whole, its symbols exported (-rdynamic) for the plugin.
  * Exits 1 if any check fails. */
+#define _POSIX_C_SOURCE 200809L /* dlopen */
+#include <dlfcn.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
@@ -149,6 +151,24 @@ int main(int argc, char **argv) {
               "call_global: no global function named 'chost.missing'");
   CHECK_FAILS(xffi_func_call(fn[REGISTER], NULL, 0, &r), "ValueError", NULL); /* the name is taken */
   CHECK(r.type_index == XFFI_TYPE_NONE, "a failed call leaves None");
+
+  /* The exported symbols themselves check what a direct caller (not
+   * xffi_func_call, which checks first) may get wrong. */
+  void *lib = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL); /* the same, already loaded library */
+  void *sym = lib ? dlsym(lib, "__tvm_ffi_counter_value") : NULL;
+  CHECK(sym != NULL, "dlsym __tvm_ffi_counter_value");
+  if (sym) {
+    xffi_safe_call raw;
+    memcpy(&raw, &sym, sizeof raw); /* POSIX: object pointer to function pointer */
+    xffi_any arg = xffi_any_object(counter);
+    CHECK_FAILS(raw(NULL, &arg, 1, NULL), "ValueError",
+                "counter_value: result is NULL (expected a pointer to an xffi_any to receive the result)");
+    CHECK_FAILS(raw(NULL, &arg, -1, &r), "ValueError", "counter_value: num_args is -1 (expected 0 or more)");
+    CHECK_FAILS(raw(NULL, NULL, 1, &r), "ValueError", "counter_value: args is NULL but num_args is 1");
+    CHECK_OK(raw(NULL, &arg, 1, &r));
+    CHECK(r.type_index == XFFI_TYPE_INT && r.v_int64 == 15, "a direct call: %lld", (long long)r.v_int64);
+  }
+  if (lib) dlclose(lib);
 
   /* Release everything; then every deleter has run exactly once. */
   xffi_object *to_release[] = {counter, counter2, array, dict, make_counter_global};

@@ -43,6 +43,12 @@ macro_rules! export_func {
     (fn $name:ident($($arg:ident : $ty:ty),* $(,)?) -> $ret:ty $body:block) => {
         #[doc = concat!("The exported function `", stringify!($name), "` (symbol `__tvm_ffi_", stringify!($name), "`).")]
         ///
+        /// `args` are borrowed views (valid for the call); `*result`
+        /// receives an owned value (a new reference if it is an object),
+        /// which the caller releases. Errors: ValueError for a NULL
+        /// `result`, a negative `num_args` or NULL `args` with arguments;
+        /// TypeError for a wrong count or argument; RuntimeError for a panic.
+        ///
         /// # Safety
         /// The safe-call contract: `args` points at `num_args` valid values
         /// (or is NULL with `num_args` 0) and `result` is writable.
