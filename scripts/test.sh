@@ -8,6 +8,8 @@
 #      package loading and calling a library written with xffi.
 #   Rust: cargo test (doctests included), cross-language tests under valgrind,
 #      cargo package of each crate.
+#   Mixed C and Rust: the cbindgen header is up to date, the three examples of
+#      examples/mixed and the one-runtime test run under valgrind.
 #   Fuzzing: every libFuzzer target for a bounded time (XFFI_FUZZ_SECONDS,
 #      default 60 per target) from its checked-in seeds.
 # Build trees go to build/ (override with XFFI_BUILD_ROOT). Every step runs
@@ -113,6 +115,10 @@ rust_crates() {
   bash rust/scripts/test.sh
 }
 
+mixed_c_and_rust() {
+  bash scripts/test-mixed.sh
+}
+
 fuzzing() {
   bash tests/fuzz/run.sh "${XFFI_FUZZ_SECONDS:-60}" "$build/fuzz"
 }
@@ -128,6 +134,7 @@ step "installed package: find_package and pkg-config" installed_package
 step "numpy exchanges tensors with xffi over DLPack" numpy_dlpack
 step "tvm-ffi (Python) loads and calls a library written with xffi" tvm_loads_xffi
 step "Rust crates: tests, doctests, valgrind, cargo package" rust_crates
+step "mixed C and Rust: cbindgen header, three examples, one runtime (valgrind)" mixed_c_and_rust
 step "fuzzing (libFuzzer, ${XFFI_FUZZ_SECONDS:-60} s per target)" fuzzing
 
 echo
