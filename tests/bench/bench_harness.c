@@ -12,7 +12,14 @@
 #include <unistd.h>
 #include <valgrind/callgrind.h>
 
-/* ---- Allocation counting: this program's malloc family wraps glibc's. ---- */
+/* ---- Allocation counting: this program's malloc family wraps glibc's. ----
+ * The wrappers have default visibility so that they land in the executable's
+ * dynamic symbol table: the project builds with hidden visibility, and a
+ * hidden malloc would count only the calls linked statically into this
+ * program (xffi_static), never those made inside libc or the dynamic loader
+ * (dlopen), which the header promises to count too. */
+
+#define BENCH_EXPORT __attribute__((visibility("default")))
 
 extern void *__libc_malloc(size_t size);
 extern void *__libc_calloc(size_t count, size_t size);
@@ -22,30 +29,30 @@ extern void __libc_free(void *ptr);
 
 static _Atomic uint64_t mallocs;
 
-void *malloc(size_t size) {
+BENCH_EXPORT void *malloc(size_t size) {
   atomic_fetch_add_explicit(&mallocs, 1, memory_order_relaxed);
   return __libc_malloc(size);
 }
-void *calloc(size_t count, size_t size) {
+BENCH_EXPORT void *calloc(size_t count, size_t size) {
   atomic_fetch_add_explicit(&mallocs, 1, memory_order_relaxed);
   return __libc_calloc(count, size);
 }
-void *realloc(void *ptr, size_t size) {
+BENCH_EXPORT void *realloc(void *ptr, size_t size) {
   atomic_fetch_add_explicit(&mallocs, 1, memory_order_relaxed);
   return __libc_realloc(ptr, size);
 }
-int posix_memalign(void **out, size_t alignment, size_t size) {
+BENCH_EXPORT int posix_memalign(void **out, size_t alignment, size_t size) {
   atomic_fetch_add_explicit(&mallocs, 1, memory_order_relaxed);
   void *p = __libc_memalign(alignment, size);
   if (!p) return 12; /* ENOMEM */
   *out = p;
   return 0;
 }
-void *aligned_alloc(size_t alignment, size_t size) {
+BENCH_EXPORT void *aligned_alloc(size_t alignment, size_t size) {
   atomic_fetch_add_explicit(&mallocs, 1, memory_order_relaxed);
   return __libc_memalign(alignment, size);
 }
-void free(void *ptr) { __libc_free(ptr); }
+BENCH_EXPORT void free(void *ptr) { __libc_free(ptr); }
 
 uint64_t bench_malloc_count(void) { return atomic_load_explicit(&mallocs, memory_order_relaxed); }
 

@@ -646,18 +646,21 @@ int main(int argc, char **argv) {
 
   /* library facts, each library loaded for the first time in a fresh process */
   if (!only) {
-    char path[3][1200];
+    char path[4][1200];
     Dl_info info;
     snprintf(path[0], sizeof path[0], "%s/libbench_empty_lib.so", self_dir);
     snprintf(path[1], sizeof path[1], "%s/../../libxffi.so", self_dir);
+    /* an empty library with libxffi's dependencies (libc, ld-linux): the
+     * loader allocates for a dependency list, whoever the library is */
+    snprintf(path[3], sizeof path[3], "%s/libbench_deps_lib.so", self_dir);
     union {
       int (*f)(TVMFFIObjectHandle);
       void *p;
     } tvm_symbol = {TVMFFIObjectIncRef};
     CHECK(dladdr(tvm_symbol.p, &info) && info.dli_fname);
     snprintf(path[2], sizeof path[2], "%s", info.dli_fname);
-    static const char *impls[3] = {"baseline", "xffi", "tvm-ffi"};
-    for (int i = 0; i < 3; i++) {
+    static const char *impls[4] = {"baseline", "xffi", "tvm-ffi", "baseline+deps"};
+    for (int i = 0; i < 4; i++) {
       lib_facts f;
       measure_library(&f, path[i], use_callgrind);
       char note[700];

@@ -35,7 +35,7 @@ if(TARGET bench_vs_tvm AND XFFI_BENCH_TVM_INCLUDE AND XFFI_BENCH_TVM_LIBRARY)
   target_link_libraries(bench_vs_tvm_loader PRIVATE ${CMAKE_DL_LIBS})
   set_target_properties(bench_vs_tvm_loader PROPERTIES ENABLE_EXPORTS ON C_VISIBILITY_PRESET default
     RUNTIME_OUTPUT_DIRECTORY $<TARGET_FILE_DIR:bench_vs_tvm>)
-  add_dependencies(bench_vs_tvm bench_vs_tvm_loader bench_empty_lib xffi_shared)
+  add_dependencies(bench_vs_tvm bench_vs_tvm_loader bench_empty_lib bench_deps_lib xffi_shared)
 elseif(TARGET bench_vs_tvm)
   set_target_properties(bench_vs_tvm PROPERTIES EXCLUDE_FROM_ALL ON)
   message(WARNING "bench_vs_tvm: no apache-tvm-ffi wheel found; not built")
