@@ -9,11 +9,18 @@
  * - slots: the hash index, num_slots uint32 values, linear probing. A slot is
  *   0 (empty), index_mask (deleted), or (tag | entry index + 1), where the low
  *   bits below index_mask hold the entry index and the bits above it hold a
- *   tag taken from the upper half of the hash, with its lowest bit forced to 1
- *   (so a tagged slot is never 0 nor index_mask). A tag mismatch skips an
- *   entry without touching it. The home slot of a hash is (low 32 bits of the
- *   hash * num_slots) >> 32, so num_slots need not be a power of two and the
- *   index can grow by 1.5x.
+ *   tag taken from the upper half of the hash: ((hash >> 33) | index_mask) + 1,
+ *   never 0 and with no bit below index_mask (so a tagged slot is never 0 nor
+ *   index_mask). A tag mismatch skips an entry without touching it. The home
+ *   slot of a hash is (low 32 bits of the hash * num_slots) >> 32, so
+ *   num_slots need not be a power of two and the index can grow by 1.5x.
+ * - The slot array has one more slot after the num_slots of the index,
+ *   always 0: a probe that runs off the end finds it "empty" and only then
+ *   tests whether it is at the end (and wraps to slot 0), so probing an
+ *   occupied slot costs no wrap test.
+ * - An empty map without an index points at empty_index, one shared empty
+ *   slot (and its end slot) that is never written, so a lookup needs no
+ *   emptiness test.
  *
  * Invariants: holes == number of deleted slots; size + holes <= 80% of
  * num_slots (so probing always ends at an empty slot); used == size + holes.
@@ -61,6 +68,23 @@ typedef struct map_object {
 _Static_assert(sizeof(map_entry) == 32, "a map entry is two Anys");
 
 static inline map_cell *cell_of(const xffi_object *obj) { return &((map_object *)obj)->cell; }
+
+/* The index of every map that has none (see the top of this file). Never
+ * written: insertion allocates a real index first (cell_reserve_one). */
+static uint32_t empty_index[2];
+
+/* The bytes of an index of n slots: n slots and the end slot. */
+static inline size_t index_bytes(uint32_t n) { return ((size_t)n + 1) * sizeof(uint32_t); }
+
+static inline int cell_has_index(const map_cell *c) { return c->slots != empty_index; }
+
+/* An empty cell: no entries, the shared empty index. */
+static inline void cell_init(map_cell *c) {
+  memset(c, 0, sizeof(*c));
+  c->slots = empty_index;
+  c->num_slots = 1;
+  c->index_mask = 1;
+}
 
 /* ---- Keys: classification, hashing, equality ---- */
 
@@ -246,7 +270,9 @@ static inline uint32_t home_slot(uint64_t hash, uint32_t num_slots) {
 }
 
 static inline uint32_t slot_tag(uint64_t hash, uint32_t index_mask) {
-  return ((uint32_t)(hash >> 32) & ~index_mask) | (index_mask + 1);
+  /* (hash >> 33) | index_mask is at most 0x7fffffff (index_mask < 2^31), so
+   * the sum neither wraps to 0 nor keeps a bit below index_mask. */
+  return ((uint32_t)(hash >> 33) | index_mask) + 1;
 }
 
 /* The largest size + holes an index of n slots may hold (80%). */
@@ -300,10 +326,10 @@ static void cell_rebuild_into(map_cell *c, uint32_t *slots, uint32_t num_slots) 
     c->holes = 0;
   }
   if (slots != c->slots) {
-    xffi_free(c->slots);
+    if (cell_has_index(c)) xffi_free(c->slots);
     c->slots = slots;
   }
-  memset(slots, 0, (size_t)num_slots * sizeof(uint32_t));
+  memset(slots, 0, index_bytes(num_slots));
   c->num_slots = num_slots;
   c->index_mask = mask_for(num_slots);
   for (int64_t e = 0; e < c->used; ++e) cell_index_put(c, stored_key_hash(&c->entries[e].key), e);
@@ -327,10 +353,10 @@ static int cell_reserve_entries(map_cell *c, int64_t need) {
 /* Makes room for one more entry (index and entry array). On failure the map's
  * contents are unchanged (the index may have been rebuilt). */
 static int cell_reserve_one(map_cell *c) {
-  if (c->size + c->holes + 1 > max_load(c->num_slots)) {
+  if (!cell_has_index(c) || c->size + c->holes + 1 > max_load(c->num_slots)) {
     if (c->size + 1 > MAP_MAX_ENTRIES) return xffi_error_raise_out_of_memory();
     uint32_t n = slots_for(c->size + 1);
-    uint32_t *slots = xffi_alloc(n * sizeof(uint32_t));
+    uint32_t *slots = xffi_alloc(index_bytes(n));
     if (!slots) return xffi_error_raise_out_of_memory();
     cell_rebuild_into(c, slots, n);
   }
@@ -366,7 +392,7 @@ static void cell_remove_at(map_cell *c, uint32_t i, xffi_any *key_out, xffi_any 
     /* Shrink a mostly empty index when memory allows; never fail. */
     if (n > 64 && n / 4 > slots_for(c->size)) {
       uint32_t smaller = slots_for(c->size);
-      uint32_t *fresh = xffi_alloc(smaller * sizeof(uint32_t));
+      uint32_t *fresh = xffi_alloc(index_bytes(smaller));
       if (fresh) {
         slots = fresh;
         n = smaller;
@@ -388,8 +414,8 @@ static void cell_remove_at(map_cell *c, uint32_t i, xffi_any *key_out, xffi_any 
 static void cell_clear(map_cell *c) {
   map_entry *entries = c->entries;
   int64_t used = c->used;
-  xffi_free(c->slots);
-  memset(c, 0, sizeof(*c));
+  if (cell_has_index(c)) xffi_free(c->slots);
+  cell_init(c);
   for (int64_t e = 0; e < used; ++e) {
     if (entries[e].key.type_index == MAP_HOLE) continue;
     xffi_any_release(&entries[e].key);
@@ -412,7 +438,7 @@ static xffi_object *map_alloc(int32_t type_index) {
     return NULL;
   }
   xffi_object_init(&m->header, type_index, map_deleter);
-  memset(&m->cell, 0, sizeof(m->cell));
+  cell_init(&m->cell);
   return &m->header;
 }
 
@@ -426,7 +452,7 @@ static xffi_object *map_clone(int32_t type_index, const map_cell *src, int64_t e
   if (need > 0) {
     uint32_t n = slots_for(need);
     c->entries = xffi_alloc((size_t)need * sizeof(map_entry));
-    c->slots = xffi_alloc_zeroed(n, sizeof(uint32_t));
+    c->slots = xffi_alloc_zeroed((size_t)n + 1, sizeof(uint32_t));
     if (!c->entries || !c->slots) {
       xffi_object_dec_ref_inline(obj);
       xffi_error_raise_out_of_memory();
@@ -494,7 +520,9 @@ static void describe_key(char *buf, size_t cap, const xffi_any *key) {
   snprintf(buf, cap, "(a %s)", xffi_any_kind_name(key));
 }
 
-static int raise_key_error(const char *fn, const xffi_any *key) {
+/* Out of line and cold: its 96-byte buffer would otherwise give every caller
+ * a stack frame. */
+static int __attribute__((noinline, cold)) raise_key_error(const char *fn, const xffi_any *key) {
   char text[96];
   describe_key(text, sizeof(text), key);
   return xffi_error_raise(XFFI_KIND_KEY, "%s: key %s is not in the map", fn, text);
@@ -536,10 +564,7 @@ static int map_length(const char *fn, int64_t *out, const xffi_object *map) {
  * slot (it must return or break). */
 #define PROBE_WALK(c, hash, on_candidate, on_empty)                                       \
   do {                                                                                    \
-    /* The slot and entry arrays are read through c (on a candidate or a      \
-     * wrap, both rare): fewer registers, so the loops need not save any. */   \
     uint32_t mask_ = (c)->index_mask, tag_ = slot_tag((hash), mask_);                     \
-    const uint32_t *end_ = (c)->slots + (c)->num_slots;                                   \
     for (const uint32_t *p_ = (c)->slots + home_slot((hash), (c)->num_slots);;) {         \
       uint32_t x_ = *p_ ^ tag_;                                                           \
       /* Opaque to the optimiser, so that it tests x_ == tag_ as written instead of \
@@ -550,9 +575,17 @@ static int map_length(const char *fn, int64_t *out, const xffi_object *map) {
         const map_entry *entry = &(c)->entries[x_ - 1];                                   \
         on_candidate                                                                      \
       } else if (x_ == tag_) {                                                            \
+        /* Empty, or the end slot: then wrap. Rare, so the slot array and its  \
+         * size are read again here (volatile: else the compiler keeps them in   \
+         * registers throughout the loop, which then needs saved registers). */     \
+        const uint32_t *slots_ = *(const uint32_t *const volatile *)&(c)->slots;          \
+        if (XFFI_UNLIKELY(p_ == slots_ + *(const volatile uint32_t *)&(c)->num_slots)) {  \
+          p_ = slots_;                                                                    \
+          continue;                                                                       \
+        }                                                                                 \
         on_empty                                                                          \
       }                                                                                   \
-      if (++p_ == end_) p_ = (c)->slots;                                                  \
+      ++p_;                                                                               \
     }                                                                                     \
   } while (0)
 
@@ -578,6 +611,9 @@ static inline const xffi_any *find_text(const map_cell *c, const char *data, siz
  * most 7 bytes), compared as two overlapping words. No call: a leaf. */
 static inline const xffi_any *find_text_mid(const map_cell *c, const char *data, size_t size, uint64_t hash,
                                             int32_t obj_type) {
+  /* Opaque, so that a candidate reads the probe's bytes again rather than
+   * keeping the two words the hash read in registers across the walk. */
+  __asm__("" : "+r"(data));
   PROBE_LOOP(c, hash, {
     if (entry->key.type_index == obj_type) {
       xffi_byte_array b = xffi_string_view(entry->key.v_obj);
@@ -612,13 +648,19 @@ static int __attribute__((noinline)) lookup_text_object_slow(const xffi_any **ou
 
 /* A String or Bytes key object: the hot case (8 to 16 bytes, hash cached)
  * stays a leaf; the rest goes to lookup_text_object_slow by a tail call. */
+/* Whether a String or Bytes key object is the hot case: 8 to 16 bytes (*b),
+ * allocated by this library with its hash cached (*hash). */
+static inline int text_object_is_hot(const xffi_object *obj, xffi_byte_array *b, uint64_t *hash) {
+  *b = xffi_string_view(obj);
+  return XFFI_LIKELY(b->size - 8 <= 8 && obj->deleter == xffi_string_deleter &&
+                     (*hash = __atomic_load_n(xffi_string_hash_word(obj), __ATOMIC_RELAXED)) != 0);
+}
+
 static inline int lookup_text_object(const xffi_any **out, const map_cell *c, const xffi_object *obj,
                                      int32_t obj_type, int32_t small_type) {
-  xffi_byte_array b = xffi_string_view(obj);
+  xffi_byte_array b;
   uint64_t hash;
-  if (XFFI_UNLIKELY(b.size - 8 > 8 || obj->deleter != xffi_string_deleter ||
-                    (hash = __atomic_load_n(xffi_string_hash_word(obj), __ATOMIC_RELAXED)) == 0))
-    return lookup_text_object_slow(out, c, obj, small_type);
+  if (XFFI_UNLIKELY(!text_object_is_hot(obj, &b, &hash))) return lookup_text_object_slow(out, c, obj, small_type);
   *out = find_text_mid(c, b.data, b.size, hash, obj_type);
   return XFFI_OK;
 }
@@ -631,42 +673,58 @@ static int __attribute__((noinline)) lookup_bytes(const xffi_any **out, const ma
   return lookup_text_object(out, c, obj, XFFI_TYPE_BYTES, XFFI_TYPE_SMALL_BYTES);
 }
 
-/* A small string (at most 7 bytes inline in the key): a stored small
- * string matches when its type and length (the Any's first 8 bytes) and its
- * bytes (masked to the length) are the probe's; a stored String object when
- * its bytes are. No call: a leaf. */
-static int __attribute__((noinline)) lookup_small_str(const xffi_any **out, const map_cell *c, const xffi_any *key) {
+/* The low n bytes of a word, for n = 0..7. */
+static const uint64_t low_bytes_mask[8] = {
+    0, 0xff, 0xffff, 0xffffff, 0xffffffff, UINT64_C(0xffffffffff), UINT64_C(0xffffffffffff), UINT64_C(0xffffffffffffff),
+};
+
+/* The bytes of an inline small string or small bytes value of size <= 7
+ * bytes as one word, the bytes past size zeroed. */
+static inline uint64_t small_word(const xffi_any *v, size_t size) { return load64(v->v_small) & low_bytes_mask[size]; }
+
+/* A small string key of any size, the general way. */
+static int __attribute__((noinline)) lookup_small_str_slow(const xffi_any **out, const map_cell *c,
+                                                           const xffi_any *key) {
+  return lookup_text_slow(out, c, key->v_small, key->small_len, XFFI_TYPE_STRING, XFFI_TYPE_SMALL_STR);
+}
+
+/* A small string (at most 7 bytes inline in the key). Stored small keys have
+ * their bytes past small_len zeroed (map_set), so a stored small string
+ * matches when its first 8 bytes (type and length, the same as the probe's)
+ * and its last 8 (the bytes) equal the probe's. A stored String object
+ * (rare: copying in makes short strings small) sends the lookup to the
+ * general walk. No call on the common path: a leaf. */
+static int __attribute__((noinline)) lookup_small_str(const xffi_any **out, const xffi_object *map,
+                                                      const xffi_any *key) {
+  const map_cell *c = cell_of(map); /* (the map, not the cell: one add fewer in the caller) */
   size_t size = key->small_len;
-  if (XFFI_UNLIKELY(size > 7))
-    return lookup_text_slow(out, c, key->v_small, size, XFFI_TYPE_STRING, XFFI_TYPE_SMALL_STR);
-  const char *data = key->v_small;
-  uint64_t head = (uint64_t)size << 32 | (uint32_t)XFFI_TYPE_SMALL_STR, bytes_mask = (UINT64_C(1) << (8 * size)) - 1;
-  uint64_t bytes = load64(data) & bytes_mask;
-  uint64_t hash = xffi_hash_short(data, size);
-  *out = NULL;
+  if (XFFI_UNLIKELY(size > 7)) return lookup_small_str_slow(out, c, key);
+  uint64_t head, bytes = small_word(key, size);
+  memcpy(&head, key, sizeof(head));
+  uint64_t hash = xffi_hash_short(key->v_small, size);
   PROBE_WALK(c, hash, {
     uint64_t entry_head;
     memcpy(&entry_head, &entry->key, sizeof(entry_head));
     if (entry_head == head) {
-      if (((load64(entry->key.v_small) ^ bytes) & bytes_mask) == 0) {
+      if (load64(entry->key.v_small) == bytes) {
         *out = &entry->value;
-        break;
+        return XFFI_OK;
       }
     } else if (entry->key.type_index == XFFI_TYPE_STRING) {
-      xffi_byte_array b = xffi_string_view(entry->key.v_obj);
-      if (b.size == size && short_bytes_eq(b.data, data, size)) {
-        *out = &entry->value;
-        break;
-      }
+      return lookup_small_str_slow(out, c, key);
     }
-  }, break;);
-  return XFFI_OK;
+  }, {
+    *out = NULL;
+    return XFFI_OK;
+  });
 }
 
-/* A borrowed C string. */
-static int __attribute__((noinline)) lookup_c_str(const xffi_any **out, const map_cell *c, const char *c_str) {
+/* A borrowed C string: a leaf after strlen for 8 to 16 bytes, the general
+ * walk otherwise. */
+static int __attribute__((noinline)) lookup_c_str(const xffi_any **out, const xffi_object *map, const char *c_str) {
+  const map_cell *c = cell_of(map);
   size_t size = strlen(c_str);
-  if (size - 8 > 8) return lookup_text_slow(out, c, c_str, size, XFFI_TYPE_STRING, XFFI_TYPE_SMALL_STR);
+  if (XFFI_UNLIKELY(size - 8 > 8)) return lookup_text_slow(out, c, c_str, size, XFFI_TYPE_STRING, XFFI_TYPE_SMALL_STR);
   *out = find_text_mid(c, c_str, size, xffi_hash_short(c_str, size), XFFI_TYPE_STRING);
   return XFFI_OK;
 }
@@ -678,11 +736,12 @@ static int __attribute__((noinline)) lookup_int(const xffi_any **out, const map_
 
 /* Looks key up in the non-empty map cell c if its kind has a fast path
  * (then returns XFFI_OK with *out the value or NULL); else returns 1. */
-static inline int find_fast(const xffi_any **out, const map_cell *c, const xffi_any *key) {
+static inline int find_fast(const xffi_any **out, const xffi_object *map, const xffi_any *key) {
+  const map_cell *c = cell_of(map);
   switch (key->type_index) {
     case XFFI_TYPE_STRING: return lookup_string(out, c, key->v_obj);
-    case XFFI_TYPE_SMALL_STR: return lookup_small_str(out, c, key);
-    case XFFI_TYPE_RAW_STR: return lookup_c_str(out, c, key->v_c_str);
+    case XFFI_TYPE_SMALL_STR: return lookup_small_str(out, map, key);
+    case XFFI_TYPE_RAW_STR: return lookup_c_str(out, map, key->v_c_str);
     case XFFI_TYPE_INT: return lookup_int(out, c, key->v_int64);
     case XFFI_TYPE_BYTES: return lookup_bytes(out, c, key->v_obj);
     default: return 1;
@@ -699,21 +758,11 @@ static inline int map_lookup(const char *fn, const xffi_any **out, const xffi_ob
     *out = NULL;
     return XFFI_OK;
   }
-  if (find_fast(out, c, key) == XFFI_OK) return XFFI_OK;
+  if (find_fast(out, map, key) == XFFI_OK) return XFFI_OK;
   probe p;
   if (XFFI_UNLIKELY(probe_init(&p, fn, key) != XFFI_OK)) return XFFI_FAIL;
   uint32_t i = cell_find_slot(c, &p);
   *out = i == UINT32_MAX ? NULL : &c->entries[(c->slots[i] & c->index_mask) - 1].value;
-  return XFFI_OK;
-}
-
-static int map_get(const char *fn, xffi_any *out, const xffi_object *map, const xffi_any *key) {
-  if (!out) return xffi_raise_null_arg(fn, "out");
-  const xffi_any *found = NULL;
-  if (map_lookup(fn, &found, map, key) != XFFI_OK) return XFFI_FAIL;
-  if (!found) return raise_key_error(fn, key);
-  if (xffi_any_is_object(found)) xffi_object_inc_ref_inline(found->v_obj);
-  *out = *found;
   return XFFI_OK;
 }
 
@@ -767,6 +816,15 @@ static inline int copy_in(const char *fn, const char *what, xffi_any *owned, con
   return xffi_any_copy(owned, view);
 }
 
+/* Zeroes the bytes of an inline small key past its length, as lookup_small_str
+ * expects of stored keys (they are no part of the value). */
+static inline void zero_small_tail(xffi_any *key) {
+  if ((key->type_index == XFFI_TYPE_SMALL_STR || key->type_index == XFFI_TYPE_SMALL_BYTES) && key->small_len <= 7) {
+    uint64_t w = small_word(key, key->small_len);
+    memcpy(key->v_small, &w, sizeof(w));
+  }
+}
+
 /* Sets key -> value in *target. For a Map (cow != 0) a shared map is first
  * replaced by a private copy; for a Dict *target is changed in place. */
 static int map_set(const char *fn, xffi_object **target, int cow, const xffi_any *key, const xffi_any *value) {
@@ -783,6 +841,7 @@ static int map_set(const char *fn, xffi_object **target, int cow, const xffi_any
     xffi_any_release(&owned_value);
     return XFFI_FAIL;
   }
+  zero_small_tail(&owned_key);
   if (cow && !map_is_unique(obj)) {
     xffi_object *copy = map_clone(XFFI_TYPE_MAP, cell_of(obj), i == UINT32_MAX ? 1 : 0);
     if (!copy) {
@@ -871,10 +930,6 @@ int xffi_map_new_from(xffi_object **out, const xffi_any *keys, const xffi_any *v
 
 int xffi_map_length(int64_t *out, const xffi_object *map) { return map_length("xffi_map_length", out, map); }
 
-int xffi_map_get(xffi_any *out, const xffi_object *map, const xffi_any *key) {
-  return map_get("xffi_map_get", out, map, key);
-}
-
 /* The general path of xffi_map_lookup and xffi_dict_lookup (argument
  * errors, empty maps, keys without a fast path), kept out of line so that
  * the fast paths need few registers. */
@@ -885,20 +940,53 @@ static int __attribute__((noinline)) map_lookup_general(const char *fn, const xf
 
 /* The exported lookups: the fast path inline, the rest out of line. */
 static inline int lookup_entry(const char *fn, const xffi_any **out, const xffi_object *map, const xffi_any *key) {
-  if (XFFI_LIKELY(out && map && is_map_kind(map) && key && cell_of(map)->size != 0)) {
+  /* An empty map needs no test: its index is one empty slot. */
+  if (XFFI_LIKELY(out && map && is_map_kind(map) && key)) {
     const map_cell *c = cell_of(map);
     /* The commonest key, inline; the others by tail calls. */
-    if (XFFI_LIKELY(key->type_index == XFFI_TYPE_STRING))
+    int32_t t = key->type_index;
+    if (XFFI_LIKELY(t == XFFI_TYPE_STRING))
       return lookup_text_object(out, c, key->v_obj, XFFI_TYPE_STRING, XFFI_TYPE_SMALL_STR);
-    switch (key->type_index) {
-      case XFFI_TYPE_INT: return lookup_int(out, c, key->v_int64);
-      case XFFI_TYPE_SMALL_STR: return lookup_small_str(out, c, key);
-      case XFFI_TYPE_RAW_STR: return lookup_c_str(out, c, key->v_c_str);
-      case XFFI_TYPE_BYTES: return lookup_bytes(out, c, key->v_obj);
-      default: break;
-    }
+    /* Tested in this order, one compare each (a switch would be a tree). */
+    if (t == XFFI_TYPE_RAW_STR) return lookup_c_str(out, map, key->v_c_str);
+    if (t == XFFI_TYPE_SMALL_STR) return lookup_small_str(out, map, key);
+    if (t == XFFI_TYPE_INT) return lookup_int(out, c, key->v_int64);
+    if (t == XFFI_TYPE_BYTES) return lookup_bytes(out, c, key->v_obj);
   }
   return map_lookup_general(fn, out, map, key);
+}
+
+/* The end of a get: *out receives a copy of *found (a new reference), or
+ * KeyError when found is NULL. */
+static inline int get_found(const char *fn, xffi_any *out, const xffi_any *found, const xffi_any *key) {
+  if (XFFI_UNLIKELY(!found)) return raise_key_error(fn, key);
+  if (xffi_any_is_object(found)) xffi_object_inc_ref_inline(found->v_obj);
+  *out = *found;
+  return XFFI_OK;
+}
+
+/* Every get but the hot String one: the lookup's fast paths, by calls. */
+static int __attribute__((noinline)) map_get_general(const char *fn, xffi_any *out, const xffi_object *map,
+                                                     const xffi_any *key) {
+  if (!out) return xffi_raise_null_arg(fn, "out");
+  const xffi_any *found;
+  if (lookup_entry(fn, &found, map, key) != XFFI_OK) return XFFI_FAIL;
+  return get_found(fn, out, found, key);
+}
+
+/* xffi_map_get and xffi_dict_get. The hot String case is inline, with no
+ * local whose address escapes (so nothing goes through the stack). */
+static inline int map_get(const char *fn, xffi_any *out, const xffi_object *map, const xffi_any *key) {
+  xffi_byte_array b;
+  uint64_t hash;
+  if (XFFI_LIKELY(out && map && is_map_kind(map) && key && key->type_index == XFFI_TYPE_STRING &&
+                  text_object_is_hot(key->v_obj, &b, &hash)))
+    return get_found(fn, out, find_text_mid(cell_of(map), b.data, b.size, hash, XFFI_TYPE_STRING), key);
+  return map_get_general(fn, out, map, key);
+}
+
+int xffi_map_get(xffi_any *out, const xffi_object *map, const xffi_any *key) {
+  return map_get("xffi_map_get", out, map, key);
 }
 
 int xffi_map_lookup(const xffi_any **out, const xffi_object *map, const xffi_any *key) {
@@ -949,7 +1037,8 @@ int xffi_map_memory_bytes(size_t *out, const xffi_object *map) {
   if (!out) return xffi_raise_null_arg(fn, "out");
   if (check_readable(fn, map) != XFFI_OK) return XFFI_FAIL;
   const map_cell *c = cell_of(map);
-  *out = sizeof(map_object) + (size_t)c->capacity * sizeof(map_entry) + (size_t)c->num_slots * sizeof(uint32_t);
+  *out = sizeof(map_object) + (size_t)c->capacity * sizeof(map_entry) +
+         (cell_has_index(c) ? index_bytes(c->num_slots) : 0);
   return XFFI_OK;
 }
 
