@@ -118,6 +118,49 @@ static void string_forms_with_the_same_bytes_are_one_key(void **state) {
   xffi_object_dec_ref(map);
 }
 
+/* A small string's key is its first small_len bytes: whatever the 8-byte
+ * buffer holds past them (a foreign producer need not clear it) never makes
+ * two keys differ or two different keys match. */
+static void small_string_bytes_past_the_length_are_not_part_of_the_key(void **state) {
+  (void)state;
+  xffi_object *map = NULL;
+  assert_int_equal(xffi_map_new(&map), XFFI_OK);
+  xffi_any noisy, other_noise, clean;
+  assert_int_equal(xffi_any_from_str(&noisy, "abc", 3), XFFI_OK);
+  memset(noisy.v_small + 4, 0x5a, 4); /* past the length and its NUL */
+  xffi_any v1 = xffi_any_int(1);
+  assert_int_equal(xffi_map_set(&map, &noisy, &v1), XFFI_OK);
+  assert_int_equal(xffi_any_from_str(&clean, "abc", 3), XFFI_OK);
+  assert_int_equal(map_get_int(map, &clean), 1);
+  other_noise = clean;
+  memset(other_noise.v_small + 4, 0xa5, 4);
+  assert_int_equal(map_get_int(map, &other_noise), 1);
+  xffi_any c_str = xffi_any_c_str("abc");
+  assert_int_equal(map_get_int(map, &c_str), 1);
+  xffi_object *obj = NULL;
+  assert_int_equal(xffi_string_from_c_str(&obj, "abc"), XFFI_OK);
+  xffi_any k_obj = xffi_any_object(obj);
+  assert_int_equal(map_get_int(map, &k_obj), 1);
+  /* A shorter key whose buffer still holds the longer one's bytes. */
+  xffi_any shorter = noisy;
+  shorter.small_len = 2;
+  shorter.v_small[2] = 0;
+  assert_int_equal(map_has(map, shorter), 0);
+  /* The other way round: a String object key found by a noisy small probe. */
+  xffi_object *xyz = NULL;
+  assert_int_equal(xffi_string_from_c_str(&xyz, "xyz"), XFFI_OK);
+  xffi_any k_xyz = xffi_any_object(xyz), v2 = xffi_any_int(2);
+  assert_int_equal(xffi_map_set(&map, &k_xyz, &v2), XFFI_OK);
+  xffi_any probe;
+  assert_int_equal(xffi_any_from_str(&probe, "xyz", 3), XFFI_OK);
+  memset(probe.v_small + 4, 0x11, 4);
+  assert_int_equal(map_get_int(map, &probe), 2);
+  assert_int_equal(map_len(map), 2);
+  xffi_object_dec_ref(obj);
+  xffi_object_dec_ref(xyz);
+  xffi_object_dec_ref(map);
+}
+
 static void int_bool_and_float_are_distinct_kinds(void **state) {
   (void)state;
   xffi_object *map = NULL;
@@ -552,6 +595,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(set_get_and_iterate_in_insertion_order),
       cmocka_unit_test(string_forms_with_the_same_bytes_are_one_key),
+      cmocka_unit_test(small_string_bytes_past_the_length_are_not_part_of_the_key),
       cmocka_unit_test(int_bool_and_float_are_distinct_kinds),
       cmocka_unit_test(float_keys_merge_zeros_and_nans),
       cmocka_unit_test(plain_values_compare_by_value_objects_by_identity),
