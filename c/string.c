@@ -1,4 +1,5 @@
 /* c/string.c: String and Bytes objects, byte comparison and hashing. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
@@ -20,8 +21,10 @@ size_t xffi_string_alloc_size(size_t n) {
   return bytes > n ? bytes : 0;
 }
 
+/* Calls free itself, as xffi_deleter_plain does: xffi_free is free, out of
+ * line, one jump more on every String's release. */
 void xffi_string_deleter(void *self, int flags) {
-  if (flags & XFFI_DELETE_MEMORY) xffi_free((char *)self - STRING_PREFIX);
+  if (flags & XFFI_DELETE_MEMORY) free((char *)self - STRING_PREFIX);
 }
 
 uint64_t xffi_string_hash_fill(const xffi_object *obj) {
@@ -45,14 +48,10 @@ static int __attribute__((noinline, cold)) string_no_memory(xffi_object **out) {
   return xffi_error_raise_out_of_memory();
 }
 
-/* Copies n bytes between non-overlapping buffers: up to 32 bytes with two
- * possibly overlapping fixed-size moves (inline, no call), memcpy beyond. */
-static inline void copy_bytes(char *dst, const char *src, size_t n) {
+/* Copies n <= 32 bytes between non-overlapping buffers with two possibly
+ * overlapping fixed-size moves (inline, no call). */
+static inline void copy_short(char *dst, const char *src, size_t n) {
   if (n >= 16) {
-    if (n > 32) {
-      memcpy(dst, src, n);
-      return;
-    }
     memcpy(dst, src, 16);
     memcpy(dst + n - 16, src + n - 16, 16);
   } else if (n >= 8) {
@@ -68,23 +67,65 @@ static inline void copy_bytes(char *dst, const char *src, size_t n) {
   }
 }
 
-static inline int string_make(xffi_object **out, const char *data, size_t size, int32_t type_index,
-                              const char *fn) {
-  /* NULL data with size 0 is the empty string: copy_bytes reads nothing. */
-  if (XFFI_UNLIKELY(!out || size > SIZE_MAX - STRING_OVERHEAD || (!data && size)))
-    return string_bad_args(out, data, size, fn);
-  char *block = xffi_alloc(STRING_OVERHEAD + size);
+/* The first 32 bytes of the allocation, as string_make writes them: the
+ * hash word (0: not computed yet) and the header as xffi_object_init fills
+ * it. Copied from a constant, they cost two 16-byte moves. */
+typedef struct string_head {
+  uint64_t hash;
+  xffi_object header;
+} string_head;
+_Static_assert(sizeof(string_head) == STRING_PREFIX + sizeof(xffi_object) &&
+                   offsetof(string_head, header) == STRING_PREFIX,
+               "the hash word, then the header");
+
+#define STRING_HEAD(type)                                                                                      \
+  {                                                                                                            \
+    0, { XFFI_REF_INITIAL, (type), 0, {.deleter = xffi_string_deleter} }                                       \
+  }
+static const string_head string_heads[2] = {STRING_HEAD(XFFI_TYPE_STRING), STRING_HEAD(XFFI_TYPE_BYTES)};
+
+/* Allocates and fills a String (type_index XFFI_TYPE_STRING) or Bytes
+ * (XFFI_TYPE_BYTES) of size bytes; the arguments are checked, size <=
+ * SIZE_MAX - STRING_OVERHEAD, and size <= 32 if is_short. */
+static inline int string_build(xffi_object **out, const char *data, size_t size, int32_t type_index,
+                                int is_short) {
+  size_t bytes = STRING_OVERHEAD + size;
+  char *block = xffi_alloc(bytes);
   if (XFFI_UNLIKELY(!block)) return string_no_memory(out);
+#if defined(__GNUC__)
+  /* size is taken back from bytes, so that only bytes lives across the
+   * call (gcc 12 kept both, and saved one more register for them); the
+   * empty asm hides that bytes came from size. */
+  __asm__("" : "+r"(bytes));
+#endif
+  memcpy(block, &string_heads[type_index == XFFI_TYPE_BYTES], sizeof(string_head));
   string_object *s = (string_object *)(void *)(block + STRING_PREFIX);
-  *xffi_string_hash_word(&s->header) = 0; /* not computed yet */
-  xffi_object_init(&s->header, type_index, xffi_string_deleter);
   s->cell.data = s->bytes;
-  s->cell.size = size;
-  s->bytes[size] = '\0';
+  s->cell.size = bytes - STRING_OVERHEAD;
+  block[bytes - 1] = '\0'; /* s->bytes[size] */
   *out = &s->header;
   /* Last, so that nothing but the status is live across a memcpy call. */
-  copy_bytes(s->bytes, data, size);
+  if (is_short)
+    copy_short(s->bytes, data, bytes - STRING_OVERHEAD);
+  else
+    memcpy(s->bytes, data, bytes - STRING_OVERHEAD);
   return XFFI_OK;
+}
+
+/* Strings of more than 32 bytes, out of line. */
+static int __attribute__((noinline)) string_make_long(xffi_object **out, const char *data, size_t size,
+                                                      int32_t type_index, const char *fn) {
+  if (XFFI_UNLIKELY(!out || size > SIZE_MAX - STRING_OVERHEAD || !data))
+    return string_bad_args(out, data, size, fn);
+  return string_build(out, data, size, type_index, 0);
+}
+
+static inline int string_make(xffi_object **out, const char *data, size_t size, int32_t type_index,
+                              const char *fn) {
+  if (XFFI_UNLIKELY(size > 32)) return string_make_long(out, data, size, type_index, fn);
+  /* NULL data with size 0 is the empty string: copy_short reads nothing. */
+  if (XFFI_UNLIKELY(!out || (!data && size))) return string_bad_args(out, data, size, fn);
+  return string_build(out, data, size, type_index, 1);
 }
 
 int xffi_string_new(xffi_object **out, const char *data, size_t size) {
