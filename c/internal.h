@@ -21,8 +21,20 @@ void xffi_free_aligned(void *ptr);
 /* xffi_alloc is on every object's creation path, so its common case (no
  * failure injection armed) is inline: a thread-local count and one relaxed
  * load, then malloc. */
-extern _Thread_local uint64_t xffi_alloc_counter;
-extern int64_t xffi_alloc_failure_countdown; /* negative: injection off */
+/* Hidden on the declaration too, so that code in the shared library reaches
+ * them directly: without it every allocation went through the GOT and called
+ * __tls_get_addr. initial-exec needs no call at all; the library's static TLS
+ * is a few bytes, well within what glibc reserves for libraries loaded with
+ * dlopen. */
+#if defined(__GNUC__) || defined(__clang__)
+#  define XFFI_INTERNAL __attribute__((visibility("hidden")))
+#  define XFFI_INTERNAL_TLS __attribute__((visibility("hidden"), tls_model("initial-exec")))
+#else
+#  define XFFI_INTERNAL
+#  define XFFI_INTERNAL_TLS
+#endif
+extern _Thread_local uint64_t xffi_alloc_counter XFFI_INTERNAL_TLS;
+extern int64_t xffi_alloc_failure_countdown XFFI_INTERNAL; /* negative: injection off */
 void *xffi_alloc_injected(size_t size);
 
 static inline void *xffi_alloc(size_t size) {
