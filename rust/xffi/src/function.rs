@@ -353,6 +353,20 @@ pub trait IntoFunction<Args> {
     fn into_function(self) -> Result<Function>;
 }
 
+// The error paths of typed functions, out of line: the hot path of a call
+// keeps only the count test and one branch per argument.
+#[cold]
+#[inline(never)]
+fn wrong_arg_count(expected: usize, got: usize) -> Error {
+    Error::type_error(&format!("expected {expected} arguments, got {got}"))
+}
+
+#[cold]
+#[inline(never)]
+fn wrong_arg(index: usize, e: Error) -> Error {
+    Error::new(e.kind(), &format!("argument {index}: {}", e.message()))
+}
+
 macro_rules! arity {
     ($n:expr; $($a:ident $i:tt),*) => {
         impl<$($a: Into<Any>),*> IntoArgs for ($($a,)*) {
@@ -387,10 +401,13 @@ macro_rules! arity {
             fn into_function(self) -> Result<Function> {
                 Function::from_closure(move |args: &[AnyView<'_>]| {
                     if args.len() != $n {
-                        return Err(Error::type_error(&format!("expected {} arguments, got {}", $n, args.len())));
+                        return Err(wrong_arg_count($n, args.len()));
                     }
                     let r = (self)($(
-                        <$a>::from_view(&args[$i]).map_err(|e| Error::new(e.kind(), &format!("argument {}: {}", $i, e.message())))?
+                        match <$a>::from_view(&args[$i]) {
+                            Ok(v) => v,
+                            Err(e) => return Err(wrong_arg($i, e)),
+                        }
                     ),*)?;
                     Ok(r.into())
                 })
