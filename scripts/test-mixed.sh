@@ -41,25 +41,8 @@ if [ ${#missing[@]} -gt 0 ]; then
   exit 1
 fi
 
-passed=0
-failed=0
-failed_steps=()
+source "$root/scripts/steps.sh"
 started=$SECONDS
-step() {
-  local name=$1
-  shift
-  echo
-  echo "=== $name"
-  local start=$SECONDS
-  if "$@"; then
-    passed=$((passed + 1))
-    echo "=== $name: ok ($((SECONDS - start)) s)"
-  else
-    failed=$((failed + 1))
-    failed_steps+=("$name")
-    echo "=== $name: FAILED ($((SECONDS - start)) s)"
-  fi
-}
 
 # ---- Tools and the header ----
 
@@ -233,8 +216,5 @@ step "one runtime, control: a plugin with its own copy of xffi is caught" split_
 step "static host exports all of libxffi; plugins bind to nothing else" static_host_exports_everything
 
 echo
-echo "mixed steps: $passed passed, $failed failed ($((SECONDS - started)) s)"
-if [ "$failed" -gt 0 ]; then
-  printf '  failed: %s\n' "${failed_steps[@]}"
-  exit 1
-fi
+echo "mixed steps took $((SECONDS - started)) s"
+steps_summary mixed

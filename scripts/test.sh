@@ -23,24 +23,7 @@ jobs=${XFFI_JOBS:-2}
 bash scripts/install-deps.sh test || { echo "installing dependencies failed"; exit 1; }
 tvm_include=$(python3 -m tvm_ffi.config --includedir) || { echo "the apache-tvm-ffi wheel is missing"; exit 1; }
 
-passed=0
-failed=0
-failed_steps=()
-step() {
-  local name=$1
-  shift
-  echo
-  echo "=== $name"
-  local start=$SECONDS
-  if "$@"; then
-    passed=$((passed + 1))
-    echo "=== $name: ok ($((SECONDS - start)) s)"
-  else
-    failed=$((failed + 1))
-    failed_steps+=("$name")
-    echo "=== $name: FAILED ($((SECONDS - start)) s)"
-  fi
-}
+source "$root/scripts/steps.sh"
 
 configure_build() { # dir, extra cmake args...
   local dir=$1
@@ -137,9 +120,4 @@ step "Rust crates: tests, doctests, valgrind, cargo package" rust_crates
 step "mixed C and Rust: cbindgen header, three examples, one runtime (valgrind)" mixed_c_and_rust
 step "fuzzing (libFuzzer, ${XFFI_FUZZ_SECONDS:-60} s per target)" fuzzing
 
-echo
-if [ $failed -gt 0 ]; then
-  printf 'failed: %s\n' "${failed_steps[@]}"
-fi
-echo "test steps: $passed passed, $failed failed"
-[ $failed -eq 0 ]
+steps_summary steps
