@@ -4,7 +4,6 @@
 //! below, which name the function and the argument in their messages.
 
 use std::ffi::{CStr, c_char, c_int};
-use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use xffi::sys::{self, xffi_object};
 use xffi::{Error, ObjectRef, Result, RustObject};
@@ -14,26 +13,14 @@ use xffi::{Error, ObjectRef, Result, RustObject};
 /// (it must never unwind into C) and raised as a RuntimeError
 /// `"<func>: Rust panic: <message>"`.
 pub(crate) fn boundary(func: &'static str, body: impl FnOnce() -> Result<()>) -> c_int {
-    let outcome = catch_unwind(AssertUnwindSafe(|| {
+    let outcome = Error::catch_panic(func, || {
         #[cfg(test)]
         crate::panic_tests::maybe_inject(func);
         body()
-    }));
+    });
     match outcome {
-        Ok(Ok(())) => sys::XFFI_OK,
-        Ok(Err(err)) => err.raise(),
-        Err(payload) => {
-            let msg = if let Some(s) = payload.downcast_ref::<&str>() {
-                (*s).to_owned()
-            } else if let Some(s) = payload.downcast_ref::<String>() {
-                s.clone()
-            } else {
-                "a panic with a non-string payload".to_owned()
-            };
-            // Dropping the payload could panic again: keep that away from C too.
-            let _ = catch_unwind(AssertUnwindSafe(move || drop(payload)));
-            Error::runtime_error(&format!("{func}: Rust panic: {msg}")).raise()
-        }
+        Ok(()) => sys::XFFI_OK,
+        Err(err) => err.raise(),
     }
 }
 

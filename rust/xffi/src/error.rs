@@ -176,6 +176,30 @@ impl Error {
         sys::XFFI_FAIL
     }
 
+    /// Runs `body` and returns what it returns; a panic inside it is caught
+    /// and becomes a RuntimeError `"<context>: Rust panic: <message>"`, so
+    /// that an `extern "C"` function never unwinds into its C caller. The
+    /// panic's payload is dropped inside a second guard (dropping it could
+    /// panic too).
+    ///
+    /// ```
+    /// use xffi::Error;
+    /// let ok: xffi::Result<i64> = Error::catch_panic("my_export", || Ok(42));
+    /// assert_eq!(ok.unwrap(), 42);
+    /// let err = Error::catch_panic("my_export", || -> xffi::Result<()> { panic!("a bug") }).unwrap_err();
+    /// assert_eq!((err.kind(), err.message()), ("RuntimeError", "my_export: Rust panic: a bug"));
+    /// ```
+    pub fn catch_panic<R>(context: &str, body: impl FnOnce() -> Result<R>) -> Result<R> {
+        match std::panic::catch_unwind(std::panic::AssertUnwindSafe(body)) {
+            Ok(result) => result,
+            Err(payload) => {
+                let msg = panic_message(&*payload);
+                let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || drop(payload)));
+                Err(Error::runtime_error(&format!("{context}: Rust panic: {msg}")))
+            }
+        }
+    }
+
     /// Takes ownership of an Error object (a new reference, stolen).
     ///
     /// # Safety

@@ -13,7 +13,6 @@
 //! host's runtime. This module also defines the ABI marker the loader reads.
 
 use std::ffi::c_int;
-use std::panic::{AssertUnwindSafe, catch_unwind};
 
 pub use xffi::sys::xffi_any;
 use xffi::{Any, AnyView, Error, FromAnyView, Result};
@@ -107,24 +106,13 @@ pub unsafe fn call(
     }
     // SAFETY: the caller's contract.
     let views = unsafe { AnyView::slice_from_raw(args, num_args as usize) };
-    match catch_unwind(AssertUnwindSafe(|| f(views))) {
-        Ok(Ok(value)) => {
+    match Error::catch_panic(name, || f(views)) {
+        Ok(value) => {
             // SAFETY: checked non-NULL; the caller owns *result and left nothing in it.
             unsafe { result.write(value.into_raw()) };
             xffi::sys::XFFI_OK
         }
-        Ok(Err(err)) => err.raise(),
-        Err(payload) => {
-            let msg = if let Some(s) = payload.downcast_ref::<&str>() {
-                (*s).to_owned()
-            } else if let Some(s) = payload.downcast_ref::<String>() {
-                s.clone()
-            } else {
-                "a panic with a non-string payload".to_owned()
-            };
-            let _ = catch_unwind(AssertUnwindSafe(move || drop(payload)));
-            Error::runtime_error(&format!("{name}: Rust panic: {msg}")).raise()
-        }
+        Err(err) => err.raise(),
     }
 }
 
