@@ -1,10 +1,11 @@
 /* c/function.c: Function objects, calls, and argument checking for callees.
  *
  * A Function is one allocation: the header, the tvm-ffi-compatible cell
- * { safe_call, cpp_call = NULL }, then xffi's private fields. The cell's
- * safe_call is a trampoline that receives the object itself as handle (the
- * tvm-ffi convention, so a tvm-ffi runtime can call it too) and forwards to
- * the C callback with the resource handle. */
+ * { safe_call, cpp_call = NULL }, the resource (public: xffi_function_head),
+ * then xffi's private fields. The cell's safe_call receives the object itself
+ * as handle (the tvm-ffi convention, so a tvm-ffi runtime can call it too).
+ * For a direct function it is the user's code; for a callback function it is
+ * a trampoline that forwards to the callback with the resource instead. */
 #include <string.h>
 
 #include <xffi/function.h>
@@ -14,13 +15,15 @@
 typedef struct func_object {
   xffi_object header;
   xffi_function_cell cell;
-  xffi_func_callback callback;
   void *resource;
+  xffi_func_callback callback; /* NULL for a direct function */
   xffi_func_finalizer finalizer;
   xffi_object *owner; /* strong reference or NULL */
 } func_object;
 
 _Static_assert(offsetof(func_object, cell) == 24, "the Function cell follows the 24-byte header");
+_Static_assert(offsetof(func_object, resource) == offsetof(xffi_function_head, resource),
+               "xffi_func_resource reads the resource where func_object keeps it");
 _Static_assert(sizeof(xffi_function_cell) == 16, "Function cell: safe_call + cpp_call");
 _Static_assert(offsetof(xffi_function_cell, cpp_call) == 8, "cpp_call at cell offset 8");
 
@@ -50,15 +53,18 @@ static void func_deleter(void *self, int flags) {
   if (flags & XFFI_DELETE_MEMORY) xffi_free(f);
 }
 
-static int func_make(xffi_object **out, xffi_func_callback callback, void *resource, xffi_func_finalizer finalizer,
-                     xffi_object *owner, const char *fn) {
+/* Exactly one of direct_call (a direct function: the cell calls it itself)
+ * and callback (called through the trampoline) is meant to be set; code_arg
+ * names the caller's argument for the error when it is NULL. */
+static int func_make(xffi_object **out, xffi_safe_call direct_call, xffi_func_callback callback, void *resource,
+                     xffi_func_finalizer finalizer, xffi_object *owner, const char *fn, const char *code_arg) {
   if (!out) return xffi_raise_null_arg(fn, "out");
   *out = NULL;
-  if (!callback) return xffi_raise_null_arg(fn, "callback");
+  if (!callback && !direct_call) return xffi_raise_null_arg(fn, code_arg);
   func_object *f = xffi_alloc(sizeof *f);
   if (!f) return xffi_error_raise_out_of_memory();
   xffi_object_init(&f->header, XFFI_TYPE_FUNCTION, func_deleter);
-  f->cell.safe_call = func_trampoline;
+  f->cell.safe_call = callback ? func_trampoline : direct_call;
   f->cell.cpp_call = NULL;
   f->callback = callback;
   f->resource = resource;
@@ -70,12 +76,21 @@ static int func_make(xffi_object **out, xffi_func_callback callback, void *resou
 }
 
 int xffi_func_new(xffi_object **out, xffi_func_callback callback, void *resource, xffi_func_finalizer finalizer) {
-  return func_make(out, callback, resource, finalizer, NULL, "xffi_func_new");
+  return func_make(out, NULL, callback, resource, finalizer, NULL, "xffi_func_new", "callback");
+}
+
+int xffi_func_new_direct(xffi_object **out, xffi_safe_call call, void *resource, xffi_func_finalizer finalizer) {
+  return func_make(out, call, NULL, resource, finalizer, NULL, "xffi_func_new_direct", "call");
 }
 
 int xffi_func_new_with_owner(xffi_object **out, xffi_func_callback callback, void *resource,
                              xffi_func_finalizer finalizer, xffi_object *owner) {
-  return func_make(out, callback, resource, finalizer, owner, "xffi_func_new_with_owner");
+  return func_make(out, NULL, callback, resource, finalizer, owner, "xffi_func_new_with_owner", "callback");
+}
+
+/* A sibling call: compiles to the single jump through the cell. */
+int xffi_func_call_raw(xffi_object *func, const xffi_any *args, int32_t num_args, xffi_any *result) {
+  return XFFI_OBJECT_CELL(xffi_function_cell, func)->safe_call(func, args, num_args, result);
 }
 
 int xffi_func_call_failed_(xffi_any *result, int status) {
@@ -96,7 +111,7 @@ int xffi_func_call(xffi_object *func, const xffi_any *args, int32_t num_args, xf
   if (num_args < 0) return xffi_error_raise(XFFI_KIND_VALUE, "%s: num_args is negative (%d)", fn, (int)num_args);
   if (!args && num_args > 0)
     return xffi_error_raise(XFFI_KIND_VALUE, "%s: args is NULL but num_args is %d", fn, (int)num_args);
-  int status = XFFI_OBJECT_CELL(xffi_function_cell, func)->safe_call(func, args, num_args, result);
+  int status = xffi_func_call_raw(func, args, num_args, result);
   if (status != 0) return xffi_func_call_failed_(result, status);
   return XFFI_OK;
 }

@@ -52,19 +52,24 @@ int main(int argc, char **argv) {
     }                                                            \
   } while (0)
 
-/* ---- calls ---- */
+/* ---- calls ----
+ * Like for like: a tvm-ffi function made with a NULL self gets the function
+ * object as handle and is called with no forwarding step, so it is compared
+ * with an xffi direct function (xffi_func_new_direct); functions that carry a
+ * resource go through one forwarding step in both runtimes. The argument
+ * count is a constant at each call site, as with XFFI_CALL. */
 
 static int __attribute__((noinline)) plain_add(int64_t a, int64_t b, int64_t *out) {
   *out = a + b;
   return 0;
 }
 
-static int xffi_nop(void *resource, const xffi_any *args, int32_t n, xffi_any *result) {
-  (void)resource, (void)args, (void)n, (void)result;
+static int xffi_nop(void *handle, const xffi_any *args, int32_t n, xffi_any *result) {
+  (void)handle, (void)args, (void)n, (void)result;
   return 0;
 }
-static int xffi_add(void *resource, const xffi_any *args, int32_t n, xffi_any *result) {
-  (void)resource, (void)n;
+static int xffi_add(void *handle, const xffi_any *args, int32_t n, xffi_any *result) {
+  (void)handle, (void)n;
   result->type_index = XFFI_TYPE_INT;
   result->v_int64 = args[0].v_int64 + args[1].v_int64;
   return 0;
@@ -80,11 +85,6 @@ static int tvm_add(void *self, const TVMFFIAny *args, int32_t n, TVMFFIAny *resu
   return 0;
 }
 
-typedef struct call_ctx {
-  void *func;
-  int32_t num_args;
-} call_ctx;
-
 static void __attribute__((noinline)) call_baseline(void *ctx, uint64_t n) {
   int (*volatile fp)(int64_t, int64_t, int64_t *) = plain_add;
   (void)ctx;
@@ -95,31 +95,42 @@ static void __attribute__((noinline)) call_baseline(void *ctx, uint64_t n) {
   }
   BENCH_KEEP(acc);
 }
-static void __attribute__((noinline)) call_xffi(void *ctx, uint64_t n) {
-  call_ctx *c = ctx;
-  xffi_any args[2] = {xffi_any_int(1), xffi_any_int(2)}, r;
-  int64_t acc = 0;
-  for (uint64_t i = 0; i < n; ++i) {
-    args[0].v_int64 = (int64_t)i;
-    if (xffi_func_call_inline(c->func, args, c->num_args, &r) != 0) abort();
-    acc += r.v_int64;
+
+/* One loop per runtime, argument count and (for xffi) call form; ctx points
+ * to the function, reloaded every iteration as a caller holding it would. */
+#define XFFI_CALL_LOOP(name, nargs, call)                                  \
+  static void __attribute__((noinline)) name(void *ctx, uint64_t n) {     \
+    xffi_object *const *func = ctx;                                         \
+    xffi_any args[2] = {xffi_any_int(1), xffi_any_int(2)}, r;               \
+    int64_t acc = 0;                                                        \
+    for (uint64_t i = 0; i < n; ++i) {                                      \
+      args[0].v_int64 = (int64_t)i;                                         \
+      if (call(*func, args, nargs, &r) != 0) abort();                       \
+      acc += r.v_int64;                                                     \
+    }                                                                       \
+    BENCH_KEEP(acc);                                                        \
   }
-  BENCH_KEEP(acc);
-}
-static void __attribute__((noinline)) call_tvm(void *ctx, uint64_t n) {
-  call_ctx *c = ctx;
-  TVMFFIAny args[2] = {{.type_index = kTVMFFIInt, .v_int64 = 1}, {.type_index = kTVMFFIInt, .v_int64 = 2}}, r;
-  int64_t acc = 0;
-  for (uint64_t i = 0; i < n; ++i) {
-    args[0].v_int64 = (int64_t)i;
-    r.type_index = kTVMFFINone;
-    r.zero_padding = 0;
-    r.v_int64 = 0;
-    if (TVMFFIFunctionCall(c->func, args, c->num_args, &r) != 0) abort();
-    acc += r.v_int64;
+XFFI_CALL_LOOP(call_xffi_0, 0, xffi_func_call_unchecked)
+XFFI_CALL_LOOP(call_xffi_2, 2, xffi_func_call_unchecked)
+XFFI_CALL_LOOP(call_xffi_checked_2, 2, xffi_func_call_inline)
+
+#define TVM_CALL_LOOP(name, nargs)                                                                             \
+  static void __attribute__((noinline)) name(void *ctx, uint64_t n) {                                        \
+    void *const *func = ctx;                                                                                   \
+    TVMFFIAny args[2] = {{.type_index = kTVMFFIInt, .v_int64 = 1}, {.type_index = kTVMFFIInt, .v_int64 = 2}}, r; \
+    int64_t acc = 0;                                                                                           \
+    for (uint64_t i = 0; i < n; ++i) {                                                                         \
+      args[0].v_int64 = (int64_t)i;                                                                            \
+      r.type_index = kTVMFFINone;                                                                              \
+      r.zero_padding = 0;                                                                                      \
+      r.v_int64 = 0;                                                                                           \
+      if (TVMFFIFunctionCall(*func, args, nargs, &r) != 0) abort();                                            \
+      acc += r.v_int64;                                                                                        \
+    }                                                                                                          \
+    BENCH_KEEP(acc);                                                                                           \
   }
-  BENCH_KEEP(acc);
-}
+TVM_CALL_LOOP(call_tvm_0, 0)
+TVM_CALL_LOOP(call_tvm_2, 2)
 
 /* ---- global lookup ---- */
 
@@ -520,15 +531,23 @@ int main(int argc, char **argv) {
   bench_init(argc, argv);
 
   /* calls */
-  xffi_object *xf0, *xf2;
-  void *tf0 = NULL, *tf2 = NULL;
-  CHECK(xffi_func_new(&xf0, xffi_nop, NULL, NULL) == 0 && xffi_func_new(&xf2, xffi_add, NULL, NULL) == 0);
+  int self_resource = 0;
+  xffi_object *xf0, *xf2, *xf2_res;
+  void *tf0 = NULL, *tf2 = NULL, *tf2_res = NULL;
+  CHECK(xffi_func_new_direct(&xf0, xffi_nop, NULL, NULL) == 0 && xffi_func_new_direct(&xf2, xffi_add, NULL, NULL) == 0);
+  CHECK(xffi_func_new(&xf2_res, xffi_add, &self_resource, NULL) == 0);
   CHECK(TVMFFIFunctionCreate(NULL, tvm_nop, NULL, &tf0) == 0 && TVMFFIFunctionCreate(NULL, tvm_add, NULL, &tf2) == 0);
-  call_ctx x0 = {xf0, 0}, x2 = {xf2, 2}, t0 = {tf0, 0}, t2 = {tf2, 2};
-  bench_case call0[] = {{"baseline", call_baseline, NULL}, {"xffi", call_xffi, &x0}, {"tvm-ffi", call_tvm, &t0}};
+  CHECK(TVMFFIFunctionCreate(&self_resource, tvm_add, NULL, &tf2_res) == 0);
+  bench_case call0[] = {{"baseline", call_baseline, NULL}, {"xffi", call_xffi_0, &xf0}, {"tvm-ffi", call_tvm_0, &tf0}};
   bench_op("call, 0 args", call0, 3);
-  bench_case call2[] = {{"baseline", call_baseline, NULL}, {"xffi", call_xffi, &x2}, {"tvm-ffi", call_tvm, &t2}};
+  bench_case call2[] = {{"baseline", call_baseline, NULL}, {"xffi", call_xffi_2, &xf2}, {"tvm-ffi", call_tvm_2, &tf2}};
   bench_op("call, 2 int args", call2, 3);
+  bench_case call2_checked[] = {
+      {"baseline", call_baseline, NULL}, {"xffi", call_xffi_checked_2, &xf2}, {"tvm-ffi", call_tvm_2, &tf2}};
+  bench_op("call, 2 int args, xffi checked (XFFI_CALL)", call2_checked, 3);
+  bench_case call2_res[] = {
+      {"baseline", call_baseline, NULL}, {"xffi", call_xffi_2, &xf2_res}, {"tvm-ffi", call_tvm_2, &tf2_res}};
+  bench_op("call, 2 int args, function with a resource", call2_res, 3);
 
   /* global lookup: the same names registered in both registries */
   static const char *names[2] = {"bench", "bench.lookup.name1"};
@@ -671,6 +690,10 @@ int main(int argc, char **argv) {
 
   xffi_object_dec_ref(xf0);
   xffi_object_dec_ref(xf2);
+  xffi_object_dec_ref(xf2_res);
+  TVMFFIObjectDecRef(tf0);
+  TVMFFIObjectDecRef(tf2);
+  TVMFFIObjectDecRef(tf2_res);
   return bench_finish();
 }
 #endif /* BENCH_VS_TVM_LOADER_ONLY */

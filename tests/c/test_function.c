@@ -196,6 +196,89 @@ static void test_creation_out_of_memory_leaves_the_resource_to_the_caller(void *
   assert_raised(XFFI_KIND_MEMORY, "");
 }
 
+/* ---- Direct functions ---- */
+
+/* A direct callee: handle is its Function; the resource counts the calls. */
+static void *seen_handle;
+static int direct_count_calls(void *handle, const xffi_any *args, int32_t num_args, xffi_any *result) {
+  (void)args;
+  seen_handle = handle;
+  int *counter = xffi_func_resource(handle);
+  ++*counter;
+  *result = xffi_any_int(num_args);
+  return XFFI_OK;
+}
+
+static int direct_raise(void *handle, const xffi_any *args, int32_t num_args, xffi_any *result) {
+  (void)handle, (void)args, (void)num_args, (void)result;
+  return xffi_error_raise(XFFI_KIND_VALUE, "direct: bad value %d", 7);
+}
+
+static void test_direct_function_gets_its_object_and_resource_and_finalizes_once(void **state) {
+  (void)state;
+  int counter = 0;
+  finalized = 0;
+  xffi_object *f;
+  assert_int_equal(xffi_func_new_direct(&f, direct_count_calls, &counter, count_finalizer), XFFI_OK);
+  assert_int_equal(f->type_index, XFFI_TYPE_FUNCTION);
+  assert_ptr_equal(xffi_func_resource(f), &counter);
+  /* The cell holds the callee itself: a tvm-ffi caller reaches it directly. */
+  xffi_function_cell *cell = (xffi_function_cell *)((char *)f + 24);
+  assert_ptr_equal(cell->safe_call, direct_count_calls);
+  assert_null(cell->cpp_call);
+  xffi_any result = xffi_any_int(99);
+  assert_int_equal(XFFI_CALL(f, &result, xffi_any_int(1), xffi_any_int(2)), XFFI_OK);
+  assert_int_equal(result.v_int64, 2);
+  assert_ptr_equal(seen_handle, f);
+  assert_int_equal(xffi_func_call(f, NULL, 0, &result), XFFI_OK);
+  assert_int_equal(xffi_func_call_unchecked(f, NULL, 0, &result), XFFI_OK);
+  assert_int_equal(counter, 3);
+  assert_int_equal(finalized, 0);
+  xffi_object_dec_ref(f);
+  assert_int_equal(finalized, 1);
+}
+
+static void test_callback_function_resource_is_readable_too(void **state) {
+  (void)state;
+  int counter = 0;
+  xffi_object *f;
+  assert_int_equal(xffi_func_new(&f, count_calls, &counter, NULL), XFFI_OK);
+  assert_ptr_equal(xffi_func_resource(f), &counter);
+  xffi_object_dec_ref(f);
+}
+
+static void test_unchecked_call_passes_errors_and_releases_a_failed_result(void **state) {
+  (void)state;
+  xffi_object *f, *payload, *g;
+  assert_int_equal(xffi_func_new_direct(&f, direct_raise, NULL, NULL), XFFI_OK);
+  xffi_any result = xffi_any_int(5);
+  assert_int_equal(xffi_func_call_unchecked(f, NULL, 0, &result), XFFI_FAIL);
+  assert_int_equal(result.type_index, XFFI_TYPE_NONE);
+  expect_error(XFFI_KIND_VALUE, "direct: bad value 7");
+  assert_int_equal(xffi_func_new(&payload, count_calls, NULL, NULL), XFFI_OK);
+  assert_int_equal(xffi_func_new(&g, fail_after_setting_result, payload, NULL), XFFI_OK);
+  assert_int_equal(xffi_func_call_unchecked(g, NULL, 0, &result), XFFI_FAIL);
+  assert_int_equal(result.type_index, XFFI_TYPE_NONE);
+  assert_raised(XFFI_KIND_RUNTIME, "failing after setting a result");
+  assert_int_equal(xffi_object_strong_count(payload), 1);
+  xffi_object_dec_ref(g);
+  xffi_object_dec_ref(payload);
+  xffi_object_dec_ref(f);
+}
+
+static void test_direct_creation_out_of_memory_leaves_the_resource_to_the_caller(void **state) {
+  (void)state;
+  finalized = 0;
+  xffi_object *f = (xffi_object *)1;
+  xffi_testing_fail_alloc_after(0);
+  int status = xffi_func_new_direct(&f, direct_count_calls, NULL, count_finalizer);
+  xffi_testing_fail_alloc_after(-1);
+  assert_int_equal(status, XFFI_FAIL);
+  assert_null(f);
+  assert_int_equal(finalized, 0);
+  assert_raised(XFFI_KIND_MEMORY, "");
+}
+
 /* ---- Errors across calls ---- */
 
 static void test_callee_error_is_moved_out_by_the_caller_with_frames(void **state) {
@@ -257,6 +340,12 @@ static void test_new_rejects_null_out_and_null_callback(void **state) {
   assert_null(f);
   assert_int_equal(xffi_func_new_with_owner(&f, NULL, NULL, NULL, NULL), XFFI_FAIL);
   assert_raised(XFFI_KIND_VALUE, "xffi_func_new_with_owner: callback is NULL");
+  assert_int_equal(xffi_func_new_direct(NULL, direct_count_calls, NULL, NULL), XFFI_FAIL);
+  expect_error(XFFI_KIND_VALUE, "xffi_func_new_direct: out is NULL");
+  f = (xffi_object *)1;
+  assert_int_equal(xffi_func_new_direct(&f, NULL, NULL, count_finalizer), XFFI_FAIL);
+  expect_error(XFFI_KIND_VALUE, "xffi_func_new_direct: call is NULL");
+  assert_null(f);
 }
 
 typedef int (*call_fn)(xffi_object *, const xffi_any *, int32_t, xffi_any *);
@@ -406,6 +495,10 @@ int main(void) {
       cmocka_unit_test(test_finalizer_runs_on_the_thread_that_drops_the_last_reference),
       cmocka_unit_test(test_owner_is_kept_alive_and_released_after_the_finalizer),
       cmocka_unit_test(test_creation_out_of_memory_leaves_the_resource_to_the_caller),
+      cmocka_unit_test(test_direct_function_gets_its_object_and_resource_and_finalizes_once),
+      cmocka_unit_test(test_callback_function_resource_is_readable_too),
+      cmocka_unit_test(test_unchecked_call_passes_errors_and_releases_a_failed_result),
+      cmocka_unit_test(test_direct_creation_out_of_memory_leaves_the_resource_to_the_caller),
       cmocka_unit_test(test_callee_error_is_moved_out_by_the_caller_with_frames),
       cmocka_unit_test(test_callee_failing_without_raising_gets_a_runtime_error),
       cmocka_unit_test(test_result_left_by_a_failing_callee_is_released),

@@ -33,6 +33,13 @@ SAME(offsetof(xffi_error_cell, extra_context), 64);
 
 SAME(sizeof(xffi_string_cell), 16);
 
+SAME(sizeof(xffi_function_cell), 16);
+SAME(offsetof(xffi_function_cell, cpp_call), 8);
+/* xffi's own ABI: the resource right after the cell, for direct functions. */
+SAME(offsetof(xffi_function_head, cell), 24);
+SAME(offsetof(xffi_function_head, resource), 40);
+SAME(sizeof(xffi_function_head), 48);
+
 SAME(XFFI_TYPE_NONE, 0);
 SAME(XFFI_TYPE_SMALL_BYTES, 12);
 SAME(XFFI_TYPE_OBJECT, 64);
@@ -68,6 +75,10 @@ SAME_FIELD(xffi_any, v_small, TVMFFIAny, v_bytes);
 SAME(sizeof(xffi_byte_array), sizeof(TVMFFIByteArray));
 SAME_FIELD(xffi_byte_array, data, TVMFFIByteArray, data);
 SAME_FIELD(xffi_byte_array, size, TVMFFIByteArray, size);
+
+SAME(sizeof(xffi_function_cell), sizeof(TVMFFIFunctionCell));
+SAME_FIELD(xffi_function_cell, safe_call, TVMFFIFunctionCell, safe_call);
+SAME_FIELD(xffi_function_cell, cpp_call, TVMFFIFunctionCell, cpp_call);
 
 SAME(sizeof(xffi_error_cell), sizeof(TVMFFIErrorCell));
 SAME_FIELD(xffi_error_cell, kind, TVMFFIErrorCell, kind);

@@ -200,7 +200,19 @@ static int c_add(void *resource, const xffi_any *args, int32_t num_args, xffi_an
   return XFFI_OK;
 }
 
+/* The same callee as a direct function (handle = the Function itself). */
+static int c_add_direct(void *handle, const xffi_any *args, int32_t num_args, xffi_any *result) {
+  (void)handle;
+  int64_t a, b;
+  if (xffi_arg_int(&a, args, num_args, 0, "c_add") != XFFI_OK) return XFFI_FAIL;
+  if (xffi_arg_int(&b, args, num_args, 1, "c_add") != XFFI_OK) return XFFI_FAIL;
+  *result = xffi_any_int(a + b);
+  return XFFI_OK;
+}
+
 int cross_make_c_add(xffi_object **out) { return xffi_func_new(out, c_add, NULL, NULL); }
+
+int cross_make_c_add_direct(xffi_object **out) { return xffi_func_new_direct(out, c_add_direct, NULL, NULL); }
 
 int cross_call_loop(int64_t *out_sum, xffi_object *func, int64_t iterations) {
   int64_t sum = 0;

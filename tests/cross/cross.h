@@ -21,6 +21,7 @@ int cross_weak_is_alive(xffi_weak *weak);
 int cross_make_failing_function(xffi_object **out);
 int cross_call_expect_error(xffi_object *func, char *kind, char *message, size_t size);
 int cross_make_c_add(xffi_object **out);
+int cross_make_c_add_direct(xffi_object **out);
 int cross_call_loop(int64_t *out_sum, xffi_object *func, int64_t iterations);
 
 #endif

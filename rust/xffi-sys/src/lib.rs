@@ -673,7 +673,40 @@ pub struct xffi_function_cell {
     pub cpp_call: *mut c_void,
 }
 
+/// The start of every Function made by xffi: header, cell, resource (part of
+/// xffi's ABI, so a direct function reads its resource with one load).
+#[repr(C)]
+pub struct xffi_function_head {
+    pub header: xffi_object,
+    pub cell: xffi_function_cell,
+    pub resource: *mut c_void,
+}
+
+/// The resource a Function made by xffi was created with (borrowed), read
+/// from the handle a direct function receives (mirror of the C inline).
+///
+/// # Safety
+/// `handle` must be a live Function made by xffi.
+#[inline(always)]
+pub unsafe fn xffi_func_resource(handle: *const c_void) -> *mut c_void {
+    (*(handle as *const xffi_function_head)).resource
+}
+
 extern "C" {
+    /// New direct Function: its cell calls `call` itself, with the Function as
+    /// handle (read the resource with [`xffi_func_resource`]). `*out` receives a
+    /// new reference; the resource passes to the function only on success.
+    /// Errors: ValueError, MemoryError.
+    pub fn xffi_func_new_direct(
+        out: *mut *mut xffi_object,
+        call: Option<xffi_safe_call>,
+        resource: *mut c_void,
+        finalizer: Option<xffi_func_finalizer>,
+    ) -> c_int;
+    /// The bare safe call (one jump through the cell): no checks, `*result`
+    /// not reset, the callee's status returned as is.
+    pub fn xffi_func_call_raw(func: *mut xffi_object, args: *const xffi_any, num_args: i32, result: *mut xffi_any)
+        -> c_int;
     /// New Function from a callback: `*out` receives a new reference; the
     /// resource passes to the function only on success (finalizer may be None).
     /// Errors: ValueError, MemoryError.
@@ -756,6 +789,28 @@ extern "C" {
     pub fn xffi_func_global_list(out_names: *mut *mut xffi_object, capacity: usize, out_count: *mut usize) -> c_int;
 }
 
+/// [`xffi_func_call`] without its checks (mirror of the C inline
+/// `xffi_func_call_unchecked`): resets `*result`, makes the bare call and,
+/// on failure, makes sure an Error is raised and `*result` is None.
+///
+/// # Safety
+/// `func` is a live Function, `result` is valid, and `args` holds
+/// `num_args >= 0` values.
+#[inline(always)]
+pub unsafe fn xffi_func_call_unchecked(
+    func: *mut xffi_object,
+    args: *const xffi_any,
+    num_args: i32,
+    result: *mut xffi_any,
+) -> c_int {
+    *result = xffi_any::none();
+    let status = xffi_func_call_raw(func, args, num_args, result);
+    if status != 0 {
+        return xffi_func_call_failed_(result, status);
+    }
+    XFFI_OK
+}
+
 /// [`xffi_func_call`] with the checks and the call inlined (mirror of the C
 /// inline `xffi_func_call_inline`).
 ///
@@ -774,15 +829,7 @@ pub unsafe fn xffi_func_call_inline(
         && num_args >= 0
         && (!args.is_null() || num_args == 0)
     {
-        *result = xffi_any::none();
-        let cell = xffi_object_cell::<xffi_function_cell>(func);
-        if let Some(call) = (*cell).safe_call {
-            let status = call(func.cast(), args, num_args, result);
-            if status != 0 {
-                return xffi_func_call_failed_(result, status);
-            }
-            return XFFI_OK;
-        }
+        return xffi_func_call_unchecked(func, args, num_args, result);
     }
     xffi_func_call(func, args, num_args, result)
 }

@@ -13,7 +13,7 @@ use std::sync::Arc;
 
 use xffi::{object_type, Array, Function, ObjectRef};
 use xffi_sys as sys;
-use xffi_tests::{cross_call_loop, cross_make_c_add};
+use xffi_tests::{cross_call_loop, cross_make_c_add, cross_make_c_add_direct};
 
 #[repr(C)]
 struct BenchCase {
@@ -124,6 +124,9 @@ fn main() {
     assert_eq!(unsafe { cross_make_c_add(&mut raw) }, 0);
     let c_add: Function = unsafe { xffi::AnyView::from_raw(sys::xffi_any::object(raw)) }.get().unwrap();
     unsafe { sys::xffi_object_dec_ref(raw) };
+    assert_eq!(unsafe { cross_make_c_add_direct(&mut raw) }, 0);
+    let c_add_direct: Function = unsafe { xffi::AnyView::from_raw(sys::xffi_any::object(raw)) }.get().unwrap();
+    unsafe { sys::xffi_object_dec_ref(raw) };
     let rust_add = Function::from_typed(|a: i64, b: i64| Ok(a + b)).unwrap();
     let rust_add_untyped = Function::from_closure(|args: &[xffi::AnyView]| {
         let a: i64 = args[0].get()?;
@@ -140,6 +143,7 @@ fn main() {
         "C calls add(i, 1)",
         &[
             ("C callback", c_calls, ctx(&c_add)),
+            ("C direct fn", c_calls, ctx(&c_add_direct)),
             ("Rust typed fn", c_calls, ctx(&rust_add)),
             ("Rust closure", c_calls, ctx(&rust_add_untyped)),
         ],

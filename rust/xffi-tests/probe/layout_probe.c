@@ -40,6 +40,7 @@ static const xffi_probe_entry entries[] = {
   S(DLManagedTensorVersioned), O(DLManagedTensorVersioned, version), O(DLManagedTensorVersioned, manager_ctx),
   O(DLManagedTensorVersioned, deleter), O(DLManagedTensorVersioned, flags), O(DLManagedTensorVersioned, dl_tensor),
   S(xffi_function_cell), O(xffi_function_cell, safe_call), O(xffi_function_cell, cpp_call),
+  S(xffi_function_head), O(xffi_function_head, cell), O(xffi_function_head, resource),
   S(xffi_seq_cell), O(xffi_seq_cell, data), O(xffi_seq_cell, size), O(xffi_seq_cell, capacity),
   O(xffi_seq_cell, data_deleter),
   S(xffi_shape_cell), O(xffi_shape_cell, data), O(xffi_shape_cell, size),

@@ -36,6 +36,7 @@ extern "C" {
         size: usize,
     ) -> c_int;
     pub fn cross_make_c_add(out: *mut *mut xffi_object) -> c_int;
+    pub fn cross_make_c_add_direct(out: *mut *mut xffi_object) -> c_int;
     pub fn cross_call_loop(out_sum: *mut i64, func: *mut xffi_object, iterations: i64) -> c_int;
 }
 

@@ -50,9 +50,10 @@ fn rust_view() -> BTreeMap<String, i64> {
     rust_table! {
         S(xffi_object); S(xffi_byte_array); S(xffi_type_info); S(xffi_any); S(xffi_error_cell);
         S(DLPackVersion); S(DLDevice); S(DLDataType); S(DLTensor); S(DLManagedTensor); S(DLManagedTensorVersioned);
-        S(xffi_function_cell); S(xffi_seq_cell); S(xffi_shape_cell);
+        S(xffi_function_cell); S(xffi_function_head); S(xffi_seq_cell); S(xffi_shape_cell);
         O(xffi_object, ref_counts); O(xffi_object, type_index); O(xffi_object, reserved); O(xffi_object, deleter);
         O(xffi_function_cell, safe_call); O(xffi_function_cell, cpp_call);
+        O(xffi_function_head, cell); O(xffi_function_head, resource);
         O(xffi_seq_cell, data); O(xffi_seq_cell, size); O(xffi_seq_cell, capacity); O(xffi_seq_cell, data_deleter);
         O(xffi_shape_cell, data); O(xffi_shape_cell, size);
         O(xffi_byte_array, data); O(xffi_byte_array, size);

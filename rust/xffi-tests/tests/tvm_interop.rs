@@ -10,7 +10,7 @@
 #![cfg(xffi_tvm_ffi)]
 
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use xffi::{Any, Array, Function, Module, Tensor};
 
@@ -19,6 +19,10 @@ const LIB: &str = env!("XFFI_TVM_EXPORTS_LIB");
 fn function(m: &Module, name: &str) -> Function {
     m.get_function(name).unwrap().unwrap_or_else(|| panic!("{name} is exported"))
 }
+
+/// The library counts its freed tensors and adders in one counter: tests that
+/// read it hold this lock, or a test running alongside would move it.
+static DELETER_COUNT: Mutex<()> = Mutex::new(());
 
 fn deleter_runs(m: &Module) -> i64 {
     function(m, "deleter_runs").call_typed::<i64, _>(()).unwrap()
@@ -37,6 +41,7 @@ fn strings_go_in_as_xffi_values_and_a_tvm_string_comes_back() {
 
 #[test]
 fn tensors_cross_both_ways_without_copies() {
+    let _counting = DELETER_COUNT.lock().unwrap_or_else(|e| e.into_inner());
     let m = Module::load(LIB).unwrap();
     let before = deleter_runs(&m);
     let t = Tensor::from_slice(&[1.5f64, 2.5, 3.0], &[3]).unwrap();
@@ -69,6 +74,7 @@ fn arrays_cross_both_ways() {
 
 #[test]
 fn functions_cross_both_ways_and_each_is_freed_once() {
+    let _counting = DELETER_COUNT.lock().unwrap_or_else(|e| e.into_inner());
     let m = Module::load(LIB).unwrap();
     let drops = Arc::new(AtomicUsize::new(0));
     struct CountDrop(Arc<AtomicUsize>);

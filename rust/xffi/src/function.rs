@@ -47,10 +47,12 @@ pub struct Function(ObjectRef<FunctionObj>);
 
 type BoxedClosure = dyn Fn(&[AnyView<'_>]) -> Result<Any> + Send + Sync + 'static;
 
-/// The C entry point of every Rust closure: panics are caught here and
-/// become a RuntimeError; a Rust `Err` is raised as the same Error object.
-unsafe extern "C" fn closure_trampoline<F>(
-    resource: *mut c_void,
+/// The C entry point of every Rust closure, called straight from the
+/// Function's cell (a direct function: `handle` is the Function, whose
+/// resource is the boxed closure). Panics are caught here and become a
+/// RuntimeError; a Rust `Err` is raised as the same Error object.
+unsafe extern "C" fn closure_entry<F>(
+    handle: *mut c_void,
     args: *const sys::xffi_any,
     num_args: i32,
     result: *mut sys::xffi_any,
@@ -59,7 +61,7 @@ where
     F: Fn(&[AnyView<'_>]) -> Result<Any> + Send + Sync + 'static,
 {
     unsafe {
-        let f = &*(resource as *const F);
+        let f = &*(sys::xffi_func_resource(handle) as *const F);
         let args = AnyView::slice_from_raw(args, num_args.max(0) as usize);
         match catch_unwind(AssertUnwindSafe(|| f(args))) {
             Ok(Ok(value)) => {
@@ -102,7 +104,7 @@ impl Function {
         let mut out = ptr::null_mut();
         // SAFETY: the resource passes to the function only on success.
         let status = unsafe {
-            sys::xffi_func_new(&mut out, Some(closure_trampoline::<F>), boxed.cast(), Some(closure_finalizer::<F>))
+            sys::xffi_func_new_direct(&mut out, Some(closure_entry::<F>), boxed.cast(), Some(closure_finalizer::<F>))
         };
         if status != sys::XFFI_OK {
             // SAFETY: still ours on failure.
@@ -110,7 +112,7 @@ impl Function {
             return Err(Error::take_raised());
         }
         // SAFETY: a new Function reference.
-        Ok(Function(unsafe { ObjectRef::from_raw(out) }.expect("xffi_func_new succeeded")))
+        Ok(Function(unsafe { ObjectRef::from_raw(out) }.expect("xffi_func_new_direct succeeded")))
     }
 
     /// Makes a function from a typed Rust function or closure: each
@@ -143,11 +145,12 @@ impl Function {
     /// ```
     #[inline(always)]
     pub fn call(&self, args: &[AnyView<'_>]) -> Result<Any> {
+        let num_args = arg_count(args.len())?;
         let mut result = sys::xffi_any::none();
-        // SAFETY: live Function; args are valid views for the call.
-        let status = unsafe {
-            sys::xffi_func_call_inline(self.0.as_ptr(), args.as_ptr().cast(), args.len() as i32, &mut result)
-        };
+        // SAFETY: a live Function (the type guarantees it), a valid result,
+        // and args holds num_args views: the unchecked call's preconditions.
+        let status =
+            unsafe { sys::xffi_func_call_unchecked(self.0.as_ptr(), args.as_ptr().cast(), num_args, &mut result) };
         if status != sys::XFFI_OK {
             return Err(Error::take_raised());
         }
@@ -172,9 +175,9 @@ impl Function {
         let func = self.0.as_ptr();
         args.with_views(|views| {
             let mut result = sys::xffi_any::none();
-            // SAFETY: live Function; views valid for the call.
+            // SAFETY: as in `call`; a tuple holds far fewer than i32::MAX views.
             let status =
-                unsafe { sys::xffi_func_call_inline(func, views.as_ptr().cast(), views.len() as i32, &mut result) };
+                unsafe { sys::xffi_func_call_unchecked(func, views.as_ptr().cast(), views.len() as i32, &mut result) };
             if status != sys::XFFI_OK {
                 return Err(Error::take_raised());
             }
@@ -353,6 +356,21 @@ pub trait IntoFunction<Args> {
     fn into_function(self) -> Result<Function>;
 }
 
+/// The argument count as the calling convention's i32. Errors: ValueError
+/// for more than i32::MAX arguments.
+#[inline(always)]
+fn arg_count(len: usize) -> Result<i32> {
+    match i32::try_from(len) {
+        Ok(n) => Ok(n),
+        Err(_) => Err(too_many_args(len)),
+    }
+}
+
+#[cold]
+fn too_many_args(len: usize) -> Error {
+    Error::value_error(&format!("Function::call: {len} arguments, at most {} fit the calling convention", i32::MAX))
+}
+
 // The error paths of typed functions, out of line: the hot path of a call
 // keeps only the count test and one branch per argument.
 #[cold]
@@ -426,3 +444,17 @@ arity!(6; A0 0, A1 1, A2 2, A3 3, A4 4, A5 5);
 
 #[allow(dead_code)]
 fn _assert_boxed_closure_is_object_safe(_: &BoxedClosure) {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn arg_count_refuses_more_than_the_convention_holds() {
+        assert_eq!(arg_count(0).unwrap(), 0);
+        assert_eq!(arg_count(i32::MAX as usize).unwrap(), i32::MAX);
+        let err = arg_count(i32::MAX as usize + 1).unwrap_err();
+        assert_eq!(err.kind(), "ValueError");
+        assert_eq!(err.message(), "Function::call: 2147483648 arguments, at most 2147483647 fit the calling convention");
+    }
+}
