@@ -47,6 +47,34 @@ static int apply_twice(void *resource, const xffi_any *args, int32_t num_args, x
   return XFFI_OK;
 }
 
+/* A direct function: its cell calls it with the Function itself as handle
+ * (no forwarding step); the resource, a factor, is one load away. */
+static int scale(void *handle, const xffi_any *args, int32_t num_args, xffi_any *result) {
+  const int64_t *factor = xffi_func_resource(handle);
+  int64_t x;
+  if (xffi_arg_int(&x, args, num_args, 0, "scale") != XFFI_OK) return XFFI_FAIL;
+  *result = xffi_any_int(*factor * x);
+  return XFFI_OK;
+}
+
+static void direct_functions(void) {
+  tour_heading("Direct functions and hot loops");
+  static const int64_t factor = 3;
+  xffi_object *triple = NULL;
+  xffi_func_new_direct(&triple, scale, (void *)&factor, NULL);
+  /* Checked once here, so the loop may skip the checks of every call. */
+  if (triple->type_index != XFFI_TYPE_FUNCTION) return;
+  int64_t sum = 0;
+  for (int64_t i = 1; i <= 1000; i++) {
+    xffi_any arg = xffi_any_int(i), result;
+    if (xffi_func_call_unchecked(triple, &arg, 1, &result) != XFFI_OK) break;
+    sum += result.v_int64;
+  }
+  printf("  sum of scale(i) for i = 1..1000      -> %lld  (xffi_func_call_unchecked in the loop)\n", (long long)sum);
+  xffi_any result;
+  if (XFFI_CALL(triple, &result, xffi_any_c_str("x")) != XFFI_OK) tour_show_error("scale(\"x\")", 36);
+  xffi_object_dec_ref(triple);
+}
 
 static void functions_as_objects(void) {
   tour_heading("Functions are objects");
@@ -107,5 +135,6 @@ static void the_registry(void) {
 
 void tour_functions(void) {
   functions_as_objects();
+  direct_functions();
   the_registry();
 }
