@@ -92,6 +92,19 @@ XFFI_API int xffi_error_append_frame(xffi_object *err, const char *frame);
  * one-liner for a layer that passes an error on. */
 XFFI_API int xffi_error_pass(const char *frame);
 
+/* Hands the raised error to tvm-ffi: when tvm-ffi 0.1 is in the process,
+ * the error in xffi's slot moves to tvm-ffi's (the Error layout is shared;
+ * tvm-ffi takes its own reference and xffi's slot is left empty), so a
+ * tvm-ffi caller finds it. Without tvm-ffi it stays in xffi's slot. If xffi's
+ * slot is empty, an error already in tvm-ffi's slot is left there, and when
+ * there is none a RuntimeError is raised into it, so a tvm-ffi caller never
+ * sees a failure without an error. Always returns XFFI_FAIL: `return
+ * xffi_error_forward_to_tvm();` ends a failing function that tvm-ffi code
+ * may call. XFFI_EXPORT_FUNC does it for exported functions by itself; xffi
+ * callers take such errors back (xffi_func_call). Runs dlsym; meant for the
+ * failure path. */
+XFFI_API int xffi_error_forward_to_tvm(void);
+
 /* Sets err's cause (steals the reference to cause, releasing any previous
  * one). Errors: ValueError unless err is an Error and cause is an Error or NULL. */
 XFFI_API int xffi_error_set_cause(xffi_object *err, xffi_object *cause);

@@ -21,6 +21,7 @@
 
 #include <stdint.h>
 #include <xffi/any.h>
+#include <xffi/error.h>
 #include <xffi/export.h>
 #include <xffi/function.h>
 #include <xffi/object.h>
@@ -45,19 +46,38 @@
 #define XFFI_EXPORT_PREFIX "__tvm_ffi_"
 #define XFFI_ABI_MARKER_SYMBOL "xffi_library_abi_version"
 
+/* Private to XFFI_EXPORT_FUNC: its failure path, xffi_error_forward_to_tvm.
+ * Declared weak where the platform allows (outside libxffi itself), so that a
+ * library using only this header's inline code still loads where no libxffi
+ * is visible; then there is nothing to forward from either. */
+XFFI_EXTERN_C_BEGIN
+#if defined(__GNUC__) && !defined(_WIN32) && !defined(XFFI_BUILDING)
+XFFI_API int xffi_export_failed_(void) __attribute__((weak));
+#  define XFFI_EXPORT_FAILED_() (xffi_export_failed_ ? (void)xffi_export_failed_() : (void)0)
+#else
+XFFI_API int xffi_export_failed_(void);
+#  define XFFI_EXPORT_FAILED_() ((void)xffi_export_failed_())
+#endif
+XFFI_EXTERN_C_END
+
 /* Exports impl (a function with the safe-call signature, which receives a
  * NULL handle) from a library as function name, in one line at file scope:
  *
  *   static int add_one(void *h, const xffi_any *args, int32_t n, xffi_any *r) { ... }
  *   XFFI_EXPORT_FUNC(add_one, add_one);
  *
- * defines the exported symbol __tvm_ffi_add_one. */
+ * defines the exported symbol __tvm_ffi_add_one. Either runtime may load the
+ * library: when impl fails and tvm-ffi is in the process, its error moves to
+ * tvm-ffi's slot (xffi_error_forward_to_tvm), where a tvm-ffi caller looks;
+ * an xffi caller takes it back from there. */
 #define XFFI_EXPORT_FUNC(name, impl)                                                                 \
   XFFI_EXPORT_LINKAGE_ XFFI_DLL_EXPORT int __tvm_ffi_##name(void *handle, const xffi_any *args,      \
                                                              int32_t num_args, xffi_any *result);    \
   XFFI_EXPORT_LINKAGE_ XFFI_DLL_EXPORT int __tvm_ffi_##name(void *handle, const xffi_any *args,      \
                                                              int32_t num_args, xffi_any *result) {   \
-    return impl(handle, args, num_args, result);                                                     \
+    int status_ = impl(handle, args, num_args, result);                                              \
+    if (XFFI_UNLIKELY(status_ != 0)) XFFI_EXPORT_FAILED_();                                          \
+    return status_;                                                                                  \
   }                                                                                                  \
   XFFI_EXPORT_LINKAGE_ XFFI_DLL_EXPORT int __tvm_ffi_##name(void *handle, const xffi_any *args,      \
                                                              int32_t num_args, xffi_any *result)

@@ -3,10 +3,10 @@
  * tvm_ffi.load_module(path) in Python (test_tvm_loads_xffi.py), or tvm-ffi's
  * C API in the C host (test_interop_host.c).
  *
- * Every function is exported with XFFI_TVM_EXPORT_FUNC, so an error it
- * raises reaches tvm-ffi's slot (xffi_tvm_bridge.h). Functions it is given
- * by tvm-ffi are called with plain xffi_func_call, which takes their errors
- * from tvm-ffi's slot.
+ * Every function is exported with plain XFFI_EXPORT_FUNC, which moves an
+ * error it raises into tvm-ffi's slot when tvm-ffi is in the process.
+ * Functions it is given by tvm-ffi are called with plain xffi_func_call,
+ * which takes their errors from tvm-ffi's slot.
  * Counters (finalizer_runs, tensor_deleter_runs) let the tests prove that
  * objects made here and dropped by tvm-ffi are destroyed exactly once. */
 #include <stdatomic.h>
@@ -14,7 +14,6 @@
 #include <string.h>
 #include <xffi/xffi.h>
 
-#include "xffi_tvm_bridge.h"
 
 static atomic_int finalizer_count;
 static atomic_int tensor_deleter_count;
@@ -28,7 +27,7 @@ static int add_int(void *handle, const xffi_any *args, int32_t num_args, xffi_an
   *result = xffi_any_int(a + b);
   return XFFI_OK;
 }
-XFFI_TVM_EXPORT_FUNC(add_int, add_int);
+XFFI_EXPORT_FUNC(add_int, add_int);
 
 static int scale(void *handle, const xffi_any *args, int32_t num_args, xffi_any *result) {
   (void)handle;
@@ -39,7 +38,7 @@ static int scale(void *handle, const xffi_any *args, int32_t num_args, xffi_any 
   *result = xffi_any_float(x * k);
   return XFFI_OK;
 }
-XFFI_TVM_EXPORT_FUNC(scale, scale);
+XFFI_EXPORT_FUNC(scale, scale);
 
 static int logical_not(void *handle, const xffi_any *args, int32_t num_args, xffi_any *result) {
   (void)handle;
@@ -50,7 +49,7 @@ static int logical_not(void *handle, const xffi_any *args, int32_t num_args, xff
   *result = xffi_any_bool(!b);
   return XFFI_OK;
 }
-XFFI_TVM_EXPORT_FUNC(logical_not, logical_not);
+XFFI_EXPORT_FUNC(logical_not, logical_not);
 
 /* greet(name) -> "hello, <name>" (a new xffi String, or a small string). */
 static int greet(void *handle, const xffi_any *args, int32_t num_args, xffi_any *result) {
@@ -69,7 +68,7 @@ static int greet(void *handle, const xffi_any *args, int32_t num_args, xffi_any 
   memcpy(buffer + n, name.data, name.size);
   return xffi_any_from_str(result, buffer, n + name.size);
 }
-XFFI_TVM_EXPORT_FUNC(greet, greet);
+XFFI_EXPORT_FUNC(greet, greet);
 
 /* The DLTensor of a tensor argument: a Tensor object or a borrowed DLTensor*. */
 static int tensor_arg(DLTensor **out, const xffi_any *args, int32_t num_args, int32_t index, const char *fn) {
@@ -124,7 +123,7 @@ static int tensor_sum(void *handle, const xffi_any *args, int32_t num_args, xffi
   *result = xffi_any_float(sum);
   return XFFI_OK;
 }
-XFFI_TVM_EXPORT_FUNC(tensor_sum, tensor_sum);
+XFFI_EXPORT_FUNC(tensor_sum, tensor_sum);
 
 /* tensor_scale_inplace(t: float64 cpu tensor, k: float) -> None: writes into
  * the caller's memory (no copy crossed). */
@@ -142,7 +141,7 @@ static int tensor_scale_inplace(void *handle, const xffi_any *args, int32_t num_
   for (int64_t i = 0; i < n; i++) *element(t, i) *= k;
   return XFFI_OK;
 }
-XFFI_TVM_EXPORT_FUNC(tensor_scale_inplace, tensor_scale_inplace);
+XFFI_EXPORT_FUNC(tensor_scale_inplace, tensor_scale_inplace);
 
 /* A DLPack tensor owned by this library, with a counted deleter. */
 typedef struct owned_tensor {
@@ -190,7 +189,7 @@ static int tensor_arange(void *handle, const xffi_any *args, int32_t num_args, x
   *result = xffi_any_object(tensor);
   return XFFI_OK;
 }
-XFFI_TVM_EXPORT_FUNC(tensor_arange, tensor_arange);
+XFFI_EXPORT_FUNC(tensor_arange, tensor_arange);
 
 /* array_sum(a: Array of ints) -> int, reading the array through xffi's API
  * whoever made it. */
@@ -210,7 +209,7 @@ static int array_sum(void *handle, const xffi_any *args, int32_t num_args, xffi_
   *result = xffi_any_int(sum);
   return XFFI_OK;
 }
-XFFI_TVM_EXPORT_FUNC(array_sum, array_sum);
+XFFI_EXPORT_FUNC(array_sum, array_sum);
 
 /* array_of(*values) -> an xffi Array holding the arguments (objects among
  * them gain a reference held by the Array). */
@@ -221,7 +220,7 @@ static int array_of(void *handle, const xffi_any *args, int32_t num_args, xffi_a
   *result = xffi_any_object(array);
   return XFFI_OK;
 }
-XFFI_TVM_EXPORT_FUNC(array_of, array_of);
+XFFI_EXPORT_FUNC(array_of, array_of);
 
 /* echo(x) -> x (an object comes back as the same object, one more reference). */
 static int echo(void *handle, const xffi_any *args, int32_t num_args, xffi_any *result) {
@@ -229,15 +228,15 @@ static int echo(void *handle, const xffi_any *args, int32_t num_args, xffi_any *
   if (xffi_args_check(args, num_args, "*", "echo") != XFFI_OK) return XFFI_FAIL;
   return xffi_any_copy(result, &args[0]);
 }
-XFFI_TVM_EXPORT_FUNC(echo, echo);
+XFFI_EXPORT_FUNC(echo, echo);
 
 /* make_multiplier(k) -> an xffi Function x -> k * x whose finalizer is counted. */
 /* A Function object handed to tvm-ffi is called by tvm-ffi directly, so its
- * errors must go to tvm-ffi's slot too (xffi_tvm_forward_raised); xffi code
+ * errors must go to tvm-ffi's slot too (xffi_error_forward_to_tvm); xffi code
  * calling it with xffi_func_call takes them back. */
 static int multiply(void *resource, const xffi_any *args, int32_t num_args, xffi_any *result) {
   int64_t x;
-  if (xffi_args_check(args, num_args, "i", "multiplier") != XFFI_OK) return xffi_tvm_forward_raised();
+  if (xffi_args_check(args, num_args, "i", "multiplier") != XFFI_OK) return xffi_error_forward_to_tvm();
   xffi_arg_int(&x, args, num_args, 0, "multiplier");
   *result = xffi_any_int(*(int64_t *)resource * x);
   return XFFI_OK;
@@ -264,7 +263,7 @@ static int make_multiplier(void *handle, const xffi_any *args, int32_t num_args,
   *result = xffi_any_object(f);
   return XFFI_OK;
 }
-XFFI_TVM_EXPORT_FUNC(make_multiplier, make_multiplier);
+XFFI_EXPORT_FUNC(make_multiplier, make_multiplier);
 
 /* call_with(f, *rest) -> f(*rest): f may be a tvm-ffi Function (a Python
  * callable, say); its errors come back to xffi and go on to the caller. */
@@ -276,7 +275,7 @@ static int call_with(void *handle, const xffi_any *args, int32_t num_args, xffi_
     return xffi_error_pass("call_with: calling argument 0");
   return XFFI_OK;
 }
-XFFI_TVM_EXPORT_FUNC(call_with, call_with);
+XFFI_EXPORT_FUNC(call_with, call_with);
 
 /* fail(kind, message): raises an error of that kind with that message. */
 static int fail(void *handle, const xffi_any *args, int32_t num_args, xffi_any *result) {
@@ -291,7 +290,7 @@ static int fail(void *handle, const xffi_any *args, int32_t num_args, xffi_any *
   xffi_error_set_raised(err);
   return XFFI_FAIL;
 }
-XFFI_TVM_EXPORT_FUNC(fail, fail);
+XFFI_EXPORT_FUNC(fail, fail);
 
 static int finalizer_runs(void *handle, const xffi_any *args, int32_t num_args, xffi_any *result) {
   (void)handle;
@@ -299,7 +298,7 @@ static int finalizer_runs(void *handle, const xffi_any *args, int32_t num_args, 
   *result = xffi_any_int(atomic_load(&finalizer_count));
   return XFFI_OK;
 }
-XFFI_TVM_EXPORT_FUNC(finalizer_runs, finalizer_runs);
+XFFI_EXPORT_FUNC(finalizer_runs, finalizer_runs);
 
 static int tensor_deleter_runs(void *handle, const xffi_any *args, int32_t num_args, xffi_any *result) {
   (void)handle;
@@ -307,4 +306,4 @@ static int tensor_deleter_runs(void *handle, const xffi_any *args, int32_t num_a
   *result = xffi_any_int(atomic_load(&tensor_deleter_count));
   return XFFI_OK;
 }
-XFFI_TVM_EXPORT_FUNC(tensor_deleter_runs, tensor_deleter_runs);
+XFFI_EXPORT_FUNC(tensor_deleter_runs, tensor_deleter_runs);

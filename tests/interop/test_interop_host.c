@@ -13,7 +13,6 @@
 #include <tvm/ffi/c_api.h>
 
 #include "test_util.h"
-#include "../interop/xffi_tvm_bridge.h"
 
 _Static_assert(sizeof(TVMFFIAny) == sizeof(xffi_any), "Any layouts differ");
 _Static_assert(sizeof(TVMFFIObject) == sizeof(xffi_object), "object headers differ");
@@ -284,6 +283,65 @@ static void tvm_loads_xffi_library_and_gets_its_errors(void **state) {
   TVMFFIObjectDecRef(module.v_obj);
 }
 
+/* ---- xffi_error_forward_to_tvm, and xffi taking forwarded errors back ---- */
+
+static TVMFFIObjectHandle tvm_move_raised(void) {
+  TVMFFIObjectHandle err = NULL;
+  TVMFFIErrorMoveFromRaised(&err);
+  return err;
+}
+
+static const char *tvm_error_message(TVMFFIObjectHandle err) {
+  return ((const TVMFFIErrorCell *)((char *)err + sizeof(TVMFFIObject)))->message.data;
+}
+
+static void forward_moves_the_raised_error_into_tvm_slot(void **state) {
+  (void)state;
+  xffi_error_raise(XFFI_KIND_KEY, "forwarded %d", 1);
+  xffi_object *raised = xffi_error_peek_raised();
+  assert_int_equal(xffi_error_forward_to_tvm(), XFFI_FAIL);
+  assert_null(xffi_error_peek_raised());
+  TVMFFIObjectHandle err = tvm_move_raised();
+  assert_ptr_equal(err, raised); /* the same object, not a copy */
+  assert_string_equal(tvm_error_message(err), "forwarded 1");
+  assert_int_equal(xffi_object_strong_count(err), 1); /* the slot's reference moved to us */
+  TVMFFIObjectDecRef(err);
+}
+
+static void forward_with_nothing_raised_keeps_tvm_error_or_raises_one(void **state) {
+  (void)state;
+  /* tvm-ffi already holds an error (a tvm-ffi callee's, passed on): it stays */
+  TVMFFIErrorSetRaisedFromCStr("ValueError", "raised by tvm-ffi itself");
+  assert_int_equal(xffi_error_forward_to_tvm(), XFFI_FAIL);
+  TVMFFIObjectHandle err = tvm_move_raised();
+  assert_non_null(err);
+  assert_string_equal(tvm_error_message(err), "raised by tvm-ffi itself");
+  TVMFFIObjectDecRef(err);
+  /* neither slot holds one: a tvm-ffi caller still gets an error */
+  assert_int_equal(xffi_error_forward_to_tvm(), XFFI_FAIL);
+  err = tvm_move_raised();
+  assert_non_null(err);
+  assert_string_equal(tvm_error_message(err), "an xffi function failed without raising an error");
+  TVMFFIObjectDecRef(err);
+  assert_null(xffi_error_peek_raised());
+}
+
+/* An xffi caller of an exported xffi function gets the error back from
+ * tvm-ffi's slot, and no slot is left holding anything. */
+static void xffi_loading_an_xffi_library_gets_forwarded_errors_back(void **state) {
+  (void)state;
+  xffi_object *lib = NULL, *fail = NULL;
+  assert_int_equal(xffi_module_load(&lib, XFFI_INTEROP_XFFI_LIB), XFFI_OK);
+  assert_int_equal(xffi_module_get_function(&fail, lib, "fail"), XFFI_OK);
+  xffi_any r;
+  assert_int_equal(XFFI_CALL(fail, &r, xffi_any_c_str("IndexError"), xffi_any_c_str("out of range: 9")), XFFI_FAIL);
+  expect_error(XFFI_KIND_INDEX, "out of range: 9");
+  assert_null(tvm_move_raised());
+  assert_null(xffi_error_peek_raised());
+  xffi_object_dec_ref(fail);
+  xffi_object_dec_ref(lib);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(tvm_library_has_no_xffi_marker_and_loads),
@@ -293,6 +351,9 @@ int main(void) {
       cmocka_unit_test(functions_cross_both_ways),
       cmocka_unit_test(tvm_error_arrives_as_xffi_error),
       cmocka_unit_test(tvm_loads_xffi_library_and_gets_its_errors),
+      cmocka_unit_test(forward_moves_the_raised_error_into_tvm_slot),
+      cmocka_unit_test(forward_with_nothing_raised_keeps_tvm_error_or_raises_one),
+      cmocka_unit_test(xffi_loading_an_xffi_library_gets_forwarded_errors_back),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -1,6 +1,6 @@
 """tvm-ffi (the apache-tvm-ffi Python package) loads and calls a library
 written with xffi (tests/interop/lib_xffi_exports.c, exported with xffi's
-XFFI_EXPORT_FUNC through XFFI_TVM_EXPORT_FUNC).
+XFFI_EXPORT_FUNC, which hands errors to tvm-ffi's slot by itself).
 
 The library's path comes from XFFI_INTEROP_XFFI_LIB (required):
 
@@ -136,7 +136,7 @@ def test_error_raised_by_xffi_function_object_arrives_too(lib):
     with pytest.raises(TypeError, match=r"multiplier: argument 0: expected int"):
         lib.call_with(f, "x")
     # Called by tvm-ffi directly: the callback forwarded its error to
-    # tvm-ffi's slot (xffi_tvm_forward_raised).
+    # tvm-ffi's slot (xffi_error_forward_to_tvm).
     with pytest.raises(TypeError, match=r"multiplier: argument 0: expected int"):
         f("x")
     assert f(4) == 8

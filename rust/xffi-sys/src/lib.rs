@@ -602,6 +602,11 @@ extern "C" {
     pub fn xffi_error_append_frame(err: *mut xffi_object, frame: *const c_char) -> c_int;
     /// Appends a frame to the raised error (if any); returns XFFI_FAIL.
     pub fn xffi_error_pass(frame: *const c_char) -> c_int;
+    /// Moves the raised error into tvm-ffi's slot when tvm-ffi is in the
+    /// process (leaves it in xffi's otherwise; never leaves a tvm-ffi caller
+    /// without an error). Always returns XFFI_FAIL. For the failure path of a
+    /// function that tvm-ffi code may call.
+    pub fn xffi_error_forward_to_tvm() -> c_int;
     /// Sets err's cause (steals `cause`). Errors: ValueError.
     pub fn xffi_error_set_cause(err: *mut xffi_object, cause: *mut xffi_object) -> c_int;
     /// Whether err's kind is `kind` (both borrowed).

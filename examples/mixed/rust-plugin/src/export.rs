@@ -10,7 +10,8 @@
 //! checks the call (NULL pointers, the argument count, each argument's type,
 //! with xffi's messages), catches panics, and raises errors in the calling
 //! thread's error slot, which is the host's, since the plugin uses the
-//! host's runtime. This module also defines the ABI marker the loader reads.
+//! host's runtime (or tvm-ffi's, when tvm-ffi is in the process, as
+//! `XFFI_EXPORT_FUNC` does). This module also defines the ABI marker the loader reads.
 
 use std::ffi::c_int;
 
@@ -112,7 +113,13 @@ pub unsafe fn call(
             unsafe { result.write(value.into_raw()) };
             xffi::sys::XFFI_OK
         }
-        Err(err) => err.raise(),
+        Err(err) => {
+            err.raise();
+            // tvm-ffi's loader may have loaded this library: its callers read
+            // tvm-ffi's slot (xffi callers take the error back from there).
+            // SAFETY: no preconditions.
+            unsafe { xffi::sys::xffi_error_forward_to_tvm() }
+        }
     }
 }
 
