@@ -292,27 +292,89 @@ slow:
   return adopt_checked(out, fn, src, deleter, producer, flags);
 }
 
-int xffi_tensor_from_dlpack(xffi_object **out, DLManagedTensorVersioned *managed) {
-  static const char fn[] = "xffi_tensor_from_dlpack";
-  if (!out) return xffi_raise_null_arg(fn, "out");
-  *out = NULL;
-  if (!managed) return xffi_raise_null_arg(fn, "managed");
+/* adopt for a trusted producer: only the checks xffi's own memory depends on
+ * (the size of the allocation), then the same copies. Sets *out, to NULL on
+ * failure. */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline int adopt_unchecked(xffi_object **out, const char *fn, const DLTensor *src, xffi_deleter deleter,
+                                  void *producer, uint64_t flags) {
+  int32_t ndim = src->ndim;
+  if (XFFI_UNLIKELY(ndim < 0 || (!src->shape && ndim != 0)))
+    return *out = NULL, adopt_checked(out, fn, src, deleter, producer, flags); /* raises the precise error */
+  tensor_object *t = (tensor_object *)xffi_alloc(header_size(ndim));
+  if (XFFI_UNLIKELY(!t)) return *out = NULL, xffi_error_raise_out_of_memory();
+  int64_t *dims = t->dims, *steps = t->dims + ndim;
+  const int64_t *shape = src->shape, *strides = src->strides;
+  /* A plain loop: tensors have few dimensions, and two memcpy calls would
+   * cost more than the copying. */
+  if (strides) {
+    for (int32_t i = 0; i < ndim; i++) {
+      dims[i] = shape[i];
+      steps[i] = strides[i];
+    }
+  } else {
+    for (int32_t i = 0; i < ndim; i++) dims[i] = shape[i];
+    compact_strides(steps, dims, ndim);
+  }
+  xffi_object_init(&t->header, XFFI_TYPE_TENSOR, deleter);
+  t->dl = *src;
+  t->dl.shape = dims;
+  t->dl.strides = steps;
+  t->flags = flags;
+  t->producer = producer;
+  *out = &t->header;
+  return XFFI_OK;
+}
+
+/* The checks and the round trip shared by both versioned imports; returns 1
+ * with *status set when the import is finished (an error, or our own export
+ * unwrapped), 0 to go on and adopt with *flags. On 0, *out is not written
+ * yet: each adopt sets it (to NULL on failure). */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline int import_prologue(int *status, uint64_t *flags, xffi_object **out, DLManagedTensorVersioned *managed,
+                                  const char *fn) {
+  if (!out) return *status = xffi_raise_null_arg(fn, "out"), 1;
+  if (!managed) return *out = NULL, *status = xffi_raise_null_arg(fn, "managed"), 1;
   if (managed->version.major != XFFI_DLPACK_MAJOR)
-    return xffi_error_raise(XFFI_KIND_VALUE, "%s: managed->version is %u.%u, xffi supports DLPack %d.x", fn,
-                            (unsigned)managed->version.major, (unsigned)managed->version.minor, XFFI_DLPACK_MAJOR);
-  uint64_t flags = (managed->flags & DLPACK_FLAG_BITMASK_READ_ONLY) ? TENSOR_READ_ONLY : 0;
+    return *out = NULL,
+           *status = xffi_error_raise(XFFI_KIND_VALUE, "%s: managed->version is %u.%u, xffi supports DLPack %d.x", fn,
+                                      (unsigned)managed->version.major, (unsigned)managed->version.minor,
+                                      XFFI_DLPACK_MAJOR),
+           1;
+  *flags = (managed->flags & DLPACK_FLAG_BITMASK_READ_ONLY) ? TENSOR_READ_ONLY : 0;
   if (managed->deleter == export_deleter_versioned) {
     /* One of our own exports coming back unchanged: unwrap it, unless a consumer
      * made it read-only meanwhile. */
     tensor_object *t = (tensor_object *)managed->manager_ctx;
     if (same_dltensor(&managed->dl_tensor, &t->dl) &&
-        (!flags || (__atomic_load_n(&t->flags, __ATOMIC_RELAXED) & TENSOR_READ_ONLY))) {
+        (!*flags || (__atomic_load_n(&t->flags, __ATOMIC_RELAXED) & TENSOR_READ_ONLY))) {
       *out = &t->header; /* the reference the export held moves to *out */
       xffi_free(managed);
-      return XFFI_OK;
+      return *status = XFFI_OK, 1;
     }
   }
+  return 0;
+}
+
+int xffi_tensor_from_dlpack(xffi_object **out, DLManagedTensorVersioned *managed) {
+  static const char fn[] = "xffi_tensor_from_dlpack";
+  int status;
+  uint64_t flags;
+  if (import_prologue(&status, &flags, out, managed, fn)) return status;
+  *out = NULL;
   return adopt(out, fn, &managed->dl_tensor, deleter_versioned, managed, flags);
+}
+
+int xffi_tensor_from_dlpack_unchecked(xffi_object **out, DLManagedTensorVersioned *managed) {
+  static const char fn[] = "xffi_tensor_from_dlpack_unchecked";
+  int status;
+  uint64_t flags;
+  if (import_prologue(&status, &flags, out, managed, fn)) return status;
+  return adopt_unchecked(out, fn, &managed->dl_tensor, deleter_versioned, managed, flags);
 }
 
 int xffi_tensor_from_dlpack_legacy(xffi_object **out, DLManagedTensor *managed) {

@@ -86,6 +86,18 @@ XFFI_API int xffi_tensor_from_dlpack(xffi_object **out, DLManagedTensorVersioned
  * and no flags: the Tensor is writable. */
 XFFI_API int xffi_tensor_from_dlpack_legacy(xffi_object **out, DLManagedTensor *managed);
 
+/* xffi_tensor_from_dlpack for a producer trusted to describe a valid tensor
+ * (a framework's own tensors, converted on every call): the descriptor's
+ * values are taken as they are, without the checks listed at the top (sizes,
+ * overflows, dtype, device, data pointer), the way tvm-ffi imports. A wrong
+ * descriptor is undefined behaviour later, not an error. Still checked,
+ * because xffi's own memory depends on them: out, managed, the major version,
+ * ndim >= 0 and a shape when ndim > 0. Shape and strides are still copied
+ * (strides computed when NULL), an export of xffi's own still comes back as
+ * the same Tensor, and ownership is as for xffi_tensor_from_dlpack.
+ * Errors: ValueError for the checked inputs; MemoryError. */
+XFFI_API int xffi_tensor_from_dlpack_unchecked(xffi_object **out, DLManagedTensorVersioned *managed);
+
 /* Exports tensor (borrowed) as a DLPack 1.x managed tensor, with no copy of
  * the data: one allocation, and the managed tensor holds a strong reference
  * to the Tensor until the consumer calls its deleter (exactly once, from any

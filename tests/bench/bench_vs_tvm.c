@@ -461,6 +461,15 @@ static void __attribute__((noinline)) import_xffi(void *ctx, uint64_t n) {
     xffi_object_dec_ref_inline(t);
   }
 }
+/* For a trusted producer, as tvm-ffi imports: no per-dimension checks. */
+static void __attribute__((noinline)) import_xffi_unchecked(void *ctx, uint64_t n) {
+  producer *p = ctx;
+  for (uint64_t i = 0; i < n; ++i) {
+    xffi_object *t;
+    if (xffi_tensor_from_dlpack_unchecked(&t, &p->managed) != 0) abort();
+    xffi_object_dec_ref_inline(t);
+  }
+}
 static void __attribute__((noinline)) import_tvm(void *ctx, uint64_t n) {
   producer *p = ctx;
   for (uint64_t i = 0; i < n; ++i) {
@@ -675,6 +684,9 @@ int main(int argc, char **argv) {
   p.managed.dl_tensor.strides = p.strides;
   bench_case imports[] = {{"baseline", import_baseline, &p}, {"xffi", import_xffi, &p}, {"tvm-ffi", import_tvm, &p}};
   bench_op("DLPack import + release (2-d, strided)", imports, 3);
+  bench_case imports_unchecked[] = {
+      {"baseline", import_baseline, &p}, {"xffi", import_xffi_unchecked, &p}, {"tvm-ffi", import_tvm, &p}};
+  bench_op("DLPack import + release, xffi unchecked", imports_unchecked, 3);
 
   /* library facts, each library loaded for the first time in a fresh process */
   if (!only) {

@@ -409,6 +409,105 @@ static void test_import_rejects_null(void **state) {
   assert_raised(XFFI_KIND_VALUE, "xffi_tensor_from_dlpack_legacy: managed is NULL");
 }
 
+/* ---- Unchecked import: the same Tensor, without the value checks ---- */
+
+static void test_unchecked_import_copies_like_the_checked_one_and_deletes_once(void **state) {
+  (void)state;
+  producer p;
+  producer_init(&p);
+  p.managed.flags = DLPACK_FLAG_BITMASK_READ_ONLY;
+  uint64_t before = xffi_testing_alloc_count();
+  xffi_object *t = NULL;
+  assert_int_equal(xffi_tensor_from_dlpack_unchecked(&t, &p.managed), XFFI_OK);
+  assert_int_equal(xffi_testing_alloc_count() - before, 1);
+  DLTensor *dl = xffi_tensor_dltensor(t);
+  assert_ptr_equal(dl->data, p.data);
+  assert_int_equal(dl->ndim, 2);
+  assert_int_equal(dl->shape[0], 2);
+  assert_int_equal(dl->shape[1], 3);
+  assert_int_equal(dl->strides[0], 3);
+  assert_int_equal(dl->strides[1], 1);
+  assert_ptr_not_equal(dl->shape, p.shape); /* copies: the producer may change its arrays */
+  assert_ptr_not_equal(dl->strides, p.strides);
+  int ro = 0;
+  assert_int_equal(xffi_tensor_is_read_only(&ro, t), XFFI_OK);
+  assert_int_equal(ro, 1);
+  xffi_object_dec_ref(t);
+  assert_int_equal(p.deleted, 1);
+
+  /* NULL strides are computed, as by the checked import */
+  producer_init(&p);
+  p.managed.dl_tensor.strides = NULL;
+  assert_int_equal(xffi_tensor_from_dlpack_unchecked(&t, &p.managed), XFFI_OK);
+  dl = xffi_tensor_dltensor(t);
+  assert_int_equal(dl->strides[0], 3);
+  assert_int_equal(dl->strides[1], 1);
+  xffi_object_dec_ref(t);
+  assert_int_equal(p.deleted, 1);
+}
+
+static void test_unchecked_import_takes_values_as_they_are(void **state) {
+  (void)state;
+  producer p;
+  producer_init(&p);
+  p.managed.dl_tensor.device.device_type = (DLDeviceType)99; /* the checked import refuses it */
+  xffi_object *t = NULL;
+  assert_int_equal(xffi_tensor_from_dlpack(&t, &p.managed), XFFI_FAIL);
+  assert_raised(XFFI_KIND_VALUE, "device type 99 is unknown");
+  assert_int_equal(xffi_tensor_from_dlpack_unchecked(&t, &p.managed), XFFI_OK);
+  assert_int_equal(xffi_tensor_dltensor(t)->device.device_type, 99);
+  xffi_object_dec_ref(t);
+  assert_int_equal(p.deleted, 1);
+}
+
+static void test_unchecked_import_of_an_export_is_the_same_tensor(void **state) {
+  (void)state;
+  int64_t shape[2] = {2, 2};
+  xffi_object *t = NULL, *back = NULL;
+  DLManagedTensorVersioned *m = NULL;
+  assert_int_equal(xffi_tensor_new(&t, shape, 2, f32), XFFI_OK);
+  assert_int_equal(xffi_tensor_to_dlpack(&m, t), XFFI_OK);
+  assert_int_equal(xffi_tensor_from_dlpack_unchecked(&back, m), XFFI_OK);
+  assert_ptr_equal(back, t);
+  assert_int_equal(xffi_object_strong_count(t), 2);
+  xffi_object_dec_ref(back);
+  xffi_object_dec_ref(t);
+}
+
+static void test_unchecked_import_still_refuses_what_xffi_memory_depends_on(void **state) {
+  (void)state;
+  producer p;
+  producer_init(&p);
+  xffi_object *t = (xffi_object *)0x1;
+  assert_int_equal(xffi_tensor_from_dlpack_unchecked(NULL, &p.managed), XFFI_FAIL);
+  expect_error(XFFI_KIND_VALUE, "xffi_tensor_from_dlpack_unchecked: out is NULL");
+  assert_int_equal(xffi_tensor_from_dlpack_unchecked(&t, NULL), XFFI_FAIL);
+  expect_error(XFFI_KIND_VALUE, "xffi_tensor_from_dlpack_unchecked: managed is NULL");
+  assert_null(t);
+  p.managed.version.major = 2;
+  assert_int_equal(xffi_tensor_from_dlpack_unchecked(&t, &p.managed), XFFI_FAIL);
+  expect_error(XFFI_KIND_VALUE, "xffi_tensor_from_dlpack_unchecked: managed->version is 2.0, xffi supports DLPack 1.x");
+  producer_init(&p);
+  p.managed.dl_tensor.ndim = -2;
+  assert_int_equal(xffi_tensor_from_dlpack_unchecked(&t, &p.managed), XFFI_FAIL);
+  expect_error(XFFI_KIND_VALUE, "xffi_tensor_from_dlpack_unchecked: ndim is -2, expected >= 0");
+  producer_init(&p);
+  p.managed.dl_tensor.shape = NULL;
+  assert_int_equal(xffi_tensor_from_dlpack_unchecked(&t, &p.managed), XFFI_FAIL);
+  expect_error(XFFI_KIND_VALUE, "xffi_tensor_from_dlpack_unchecked: shape is NULL but ndim is 2");
+  assert_null(t);
+  assert_int_equal(p.deleted, 0); /* a refused tensor still belongs to the caller */
+  /* out of memory: nothing taken, nothing leaked */
+  producer_init(&p);
+  xffi_testing_fail_alloc_after(0);
+  int status = xffi_tensor_from_dlpack_unchecked(&t, &p.managed);
+  xffi_testing_fail_alloc_after(-1);
+  assert_int_equal(status, XFFI_FAIL);
+  assert_raised(XFFI_KIND_MEMORY, "");
+  assert_null(t);
+  assert_int_equal(p.deleted, 0);
+}
+
 static void test_import_out_of_memory_leaves_ownership_with_caller(void **state) {
   (void)state;
   producer p;
@@ -654,6 +753,10 @@ int main(void) {
       cmocka_unit_test(test_import_deleter_runs_when_strong_refs_go_even_with_weak_refs),
       cmocka_unit_test(test_import_rejects_malformed_tensors),
       cmocka_unit_test(test_import_rejects_null),
+      cmocka_unit_test(test_unchecked_import_copies_like_the_checked_one_and_deletes_once),
+      cmocka_unit_test(test_unchecked_import_takes_values_as_they_are),
+      cmocka_unit_test(test_unchecked_import_of_an_export_is_the_same_tensor),
+      cmocka_unit_test(test_unchecked_import_still_refuses_what_xffi_memory_depends_on),
       cmocka_unit_test(test_import_out_of_memory_leaves_ownership_with_caller),
       cmocka_unit_test(test_export_versioned_keeps_tensor_alive_until_deleter),
       cmocka_unit_test(test_export_legacy_and_read_only_rules),

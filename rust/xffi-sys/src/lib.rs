@@ -944,6 +944,11 @@ extern "C" {
     /// Adopts a DLPack 1.x managed tensor (stolen on success only).
     pub fn xffi_tensor_from_dlpack(out: *mut *mut xffi_object, managed: *mut DLManagedTensorVersioned) -> c_int;
     pub fn xffi_tensor_from_dlpack_legacy(out: *mut *mut xffi_object, managed: *mut DLManagedTensor) -> c_int;
+    /// As [`xffi_tensor_from_dlpack`] for a trusted producer: the descriptor's
+    /// values are taken as they are (only out, managed, the major version,
+    /// ndim and shape are checked).
+    pub fn xffi_tensor_from_dlpack_unchecked(out: *mut *mut xffi_object, managed: *mut DLManagedTensorVersioned)
+        -> c_int;
     /// Exports as DLPack 1.x (the managed tensor holds a strong reference until its deleter runs).
     pub fn xffi_tensor_to_dlpack(out: *mut *mut DLManagedTensorVersioned, tensor: *mut xffi_object) -> c_int;
     pub fn xffi_tensor_to_dlpack_legacy(out: *mut *mut DLManagedTensor, tensor: *mut xffi_object) -> c_int;

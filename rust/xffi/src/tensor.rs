@@ -446,6 +446,39 @@ impl Tensor {
         }
     }
 
+    /// [`Tensor::from_dlpack`] for a producer trusted to describe a valid
+    /// tensor (a framework's own tensors, converted on every call): sizes,
+    /// strides, dtype and device are taken as they are, without the checks
+    /// of `from_dlpack`. Errors: ValueError for a wrong major version, a
+    /// negative `ndim` or a NULL shape; MemoryError.
+    ///
+    /// # Safety
+    /// As [`Tensor::from_dlpack`], and the descriptor must be valid: no
+    /// negative sizes, an element count and stride extent that fit `i64`, a
+    /// known device, a non-zero dtype, and data for every element.
+    ///
+    /// ```
+    /// let t = xffi::Tensor::from_slice(&[1.0f64, 2.0], &[2]).unwrap();
+    /// let managed = t.to_dlpack().unwrap();
+    /// let u = unsafe { xffi::Tensor::from_dlpack_unchecked(managed) }.unwrap();
+    /// assert_eq!(u.as_slice::<f64>().unwrap(), &[1.0, 2.0]);
+    ///
+    /// // What it still refuses, leaving the managed tensor to the caller:
+    /// let mut bad = t.to_dlpack().unwrap();
+    /// unsafe { bad.as_mut().dl_tensor.ndim = -1 };
+    /// let err = unsafe { xffi::Tensor::from_dlpack_unchecked(bad) }.unwrap_err();
+    /// assert_eq!(err.kind(), "ValueError");
+    /// assert_eq!(err.message(), "xffi_tensor_from_dlpack_unchecked: ndim is -1, expected >= 0");
+    /// unsafe { (bad.as_ref().deleter.unwrap())(bad.as_ptr()) }; // still ours: release it
+    /// ```
+    pub unsafe fn from_dlpack_unchecked(managed: NonNull<sys::DLManagedTensorVersioned>) -> Result<Tensor> {
+        unsafe {
+            let mut out = ptr::null_mut();
+            check(sys::xffi_tensor_from_dlpack_unchecked(&mut out, managed.as_ptr()))?;
+            Ok(Tensor(ObjectRef::from_raw(out).expect("xffi_tensor_from_dlpack_unchecked succeeded")))
+        }
+    }
+
     /// The Tensor object as "any object".
     ///
     /// ```
