@@ -7,29 +7,45 @@
 
 #include "internal.h"
 
-/* Per thread, so counting costs no locked instruction on the hot path. */
-_Thread_local uint64_t xffi_alloc_counter;
-/* Allocations left before injected failures start; negative means never. */
-int64_t xffi_alloc_failure_countdown = -1;
+/* Per thread: checking and counting cost no locked instruction, and a test's
+ * injected failures hit only the thread that asked for them. */
+_Thread_local int64_t xffi_alloc_budget = INT64_MAX;
+/* The budget as last set, and the allocations counted before that: the count
+ * is counted_before + (budget_start - xffi_alloc_budget). */
+static _Thread_local int64_t budget_start = INT64_MAX;
+static _Thread_local uint64_t counted_before;
+static _Thread_local int injection_on;
+
+static void set_budget(int64_t budget) {
+  counted_before += (uint64_t)(budget_start - xffi_alloc_budget);
+  budget_start = xffi_alloc_budget = budget;
+}
+
+/* The budget ran out for the allocation being made (it is counted already):
+ * 1 if it must fail. Without injection that takes 2^63 allocations; the
+ * budget is then refilled. */
+static int budget_exhausted(void) {
+  if (injection_on) return 1;
+  set_budget(INT64_MAX);
+  xffi_alloc_budget--;
+  return 0;
+}
 
 /* Whether the next allocation must fail; also counts it. */
 static int injected_failure(void) {
-  xffi_alloc_counter++;
-  if (XFFI_LIKELY(__atomic_load_n(&xffi_alloc_failure_countdown, __ATOMIC_RELAXED) < 0)) return 0;
-  int64_t left = __atomic_fetch_sub(&xffi_alloc_failure_countdown, 1, __ATOMIC_RELAXED);
-  if (left > 0) return 0;
-  __atomic_store_n(&xffi_alloc_failure_countdown, 0, __ATOMIC_RELAXED);
-  return 1;
+  if (XFFI_LIKELY(!xffi_alloc_budget_take())) return 0;
+  return budget_exhausted();
 }
 
 void xffi_testing_fail_alloc_after(int64_t n) {
-  __atomic_store_n(&xffi_alloc_failure_countdown, n < 0 ? -1 : n, __ATOMIC_RELAXED);
+  injection_on = n >= 0;
+  set_budget(n >= 0 ? n : INT64_MAX);
 }
 
-uint64_t xffi_testing_alloc_count(void) { return xffi_alloc_counter; }
+uint64_t xffi_testing_alloc_count(void) { return counted_before + (uint64_t)(budget_start - xffi_alloc_budget); }
 
-void *xffi_alloc_injected(size_t size) {
-  if (injected_failure()) return NULL; /* counts it, like the inline path */
+void *xffi_alloc_over_budget(size_t size) {
+  if (budget_exhausted()) return NULL;
   return malloc(size ? size : 1);
 }
 

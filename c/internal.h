@@ -18,9 +18,12 @@ void xffi_free(void *ptr);
 void *xffi_alloc_aligned(size_t alignment, size_t size);
 void xffi_free_aligned(void *ptr);
 
-/* xffi_alloc is on every object's creation path, so its common case (no
- * failure injection armed) is inline: a thread-local count and one relaxed
- * load, then malloc. */
+/* xffi_alloc is on every object's creation path, so its common case is
+ * inline: one decrement of a thread-local budget and a sign test, then
+ * malloc. The budget is the number of allocations the thread may still make
+ * before failure injection (xffi_testing_fail_alloc_after) makes them fail;
+ * it is INT64_MAX while injection is off, and the allocation count is read
+ * off it, so no separate counter is kept. */
 /* Hidden on the declaration too, so that code in the shared library reaches
  * them directly: without it every allocation went through the GOT and called
  * __tls_get_addr. initial-exec needs no call at all; the library's static TLS
@@ -33,15 +36,26 @@ void xffi_free_aligned(void *ptr);
 #  define XFFI_INTERNAL
 #  define XFFI_INTERNAL_TLS
 #endif
-extern _Thread_local uint64_t xffi_alloc_counter XFFI_INTERNAL_TLS;
-extern int64_t xffi_alloc_failure_countdown XFFI_INTERNAL; /* negative: injection off */
-void *xffi_alloc_injected(size_t size);
+extern _Thread_local int64_t xffi_alloc_budget XFFI_INTERNAL_TLS;
+/* The allocation that took the budget below zero: NULL if injection is on. */
+void *xffi_alloc_over_budget(size_t size);
+
+/* Takes one allocation from the thread's budget; nonzero if that took it
+ * below zero. On x86-64 one read-modify-write instruction and the sign flag:
+ * gcc 12 otherwise loads, subtracts and stores in three. */
+static inline int xffi_alloc_budget_take(void) {
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+  int below_zero;
+  __asm__("subq $1, %1" : "=@ccs"(below_zero), "+m"(xffi_alloc_budget));
+  return below_zero;
+#else
+  return --xffi_alloc_budget < 0;
+#endif
+}
 
 static inline void *xffi_alloc(size_t size) {
   extern void *malloc(size_t);
-  if (XFFI_UNLIKELY(__atomic_load_n(&xffi_alloc_failure_countdown, __ATOMIC_RELAXED) >= 0))
-    return xffi_alloc_injected(size);
-  xffi_alloc_counter++;
+  if (XFFI_UNLIKELY(xffi_alloc_budget_take())) return xffi_alloc_over_budget(size);
   return malloc(size ? size : 1);
 }
 

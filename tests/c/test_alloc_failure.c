@@ -9,6 +9,8 @@
  * caught by LeakSanitizer in the sanitizer suite (the test command runs every
  * test under AddressSanitizer with detect_leaks=1). */
 #define _POSIX_C_SOURCE 200809L
+#include <pthread.h>
+
 #include "test_util.h"
 
 #include <xffi/sys/testing.h>
@@ -559,6 +561,46 @@ static void test_module_load_and_get_function_fail_cleanly(void **state) {
 #endif
 }
 
+/* ---- The hooks themselves work per thread ---- */
+
+static void *make_a_string_elsewhere(void *arg) {
+  xffi_object **out = arg;
+  uint64_t before = xffi_testing_alloc_count();
+  if (xffi_string_from_c_str(out, "a string longer than the inline limit") != XFFI_OK) *out = NULL;
+  /* this thread's count saw its own allocation only */
+  if (xffi_testing_alloc_count() != before + 1) {
+    xffi_object_dec_ref(*out);
+    *out = NULL;
+  }
+  return NULL;
+}
+
+static void test_injection_and_count_are_per_thread(void **state) {
+  (void)state;
+  uint64_t before = xffi_testing_alloc_count();
+  xffi_testing_fail_alloc_after(0);
+  /* another thread allocates freely while this one would fail */
+  xffi_object *other = NULL;
+  pthread_t thread;
+  assert_int_equal(pthread_create(&thread, NULL, make_a_string_elsewhere, &other), 0);
+  assert_int_equal(pthread_join(thread, NULL), 0);
+  assert_non_null(other);
+  xffi_object *mine = (xffi_object *)1;
+  assert_int_equal(xffi_string_from_c_str(&mine, "a string longer than the inline limit"), XFFI_FAIL);
+  assert_raised(XFFI_KIND_MEMORY, "");
+  assert_null(mine);
+  /* every later allocation of this thread fails too, until injection is off */
+  assert_int_equal(xffi_string_from_c_str(&mine, "a string longer than the inline limit"), XFFI_FAIL);
+  assert_raised(XFFI_KIND_MEMORY, "");
+  xffi_testing_fail_alloc_after(-1);
+  /* the two failed attempts were counted, the other thread's allocation was not */
+  assert_int_equal(xffi_testing_alloc_count(), before + 2);
+  assert_int_equal(xffi_string_from_c_str(&mine, "a string longer than the inline limit"), XFFI_OK);
+  assert_int_equal(xffi_testing_alloc_count(), before + 3);
+  xffi_object_dec_ref(mine);
+  xffi_object_dec_ref(other);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_array_new_and_list_new_fail_cleanly_at_every_allocation),
@@ -571,6 +613,7 @@ int main(void) {
       cmocka_unit_test(test_type_register_fails_cleanly_and_leaves_the_key_free),
       cmocka_unit_test(test_function_create_call_and_register_fail_cleanly),
       cmocka_unit_test(test_module_load_and_get_function_fail_cleanly),
+      cmocka_unit_test(test_injection_and_count_are_per_thread),
   };
   return cmocka_run_group_tests_name("alloc_failure", tests, NULL, NULL);
 }

@@ -2,8 +2,9 @@
  *
  * They let a test make the library's Nth heap allocation fail and count
  * allocations, to prove that every operation reports out-of-memory cleanly
- * and leaks nothing. They cost one relaxed atomic load and one thread-local
- * increment per allocation. */
+ * and leaks nothing. Both work per thread: a test's injected failures hit
+ * only its own thread, so tests may run side by side. They cost one
+ * thread-local decrement and a sign test per allocation. */
 #ifndef XFFI_SYS_TESTING_H
 #define XFFI_SYS_TESTING_H
 
@@ -12,8 +13,9 @@
 
 XFFI_EXTERN_C_BEGIN
 
-/* From now on, let n more allocations succeed and fail every one after
- * them (n = 0 fails the very next). A negative n turns failure injection off. */
+/* From now on, let n more allocations of the calling thread succeed and
+ * fail every one after them (n = 0 fails the very next). A negative n turns
+ * failure injection off. Other threads are not affected. */
 XFFI_API void xffi_testing_fail_alloc_after(int64_t n);
 
 /* The number of heap allocations the library made so far in the calling thread. */

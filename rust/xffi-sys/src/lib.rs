@@ -651,9 +651,10 @@ extern "C" {
 // ---------------------------------------------------------------------------
 
 extern "C" {
-    /// Lets `n` more allocations succeed and fails every one after them (n < 0: off).
+    /// Lets `n` more allocations of the calling thread succeed and fails every
+    /// one after them (n < 0: off). Other threads are not affected.
     pub fn xffi_testing_fail_alloc_after(n: i64);
-    /// Heap allocations the library made so far (all threads).
+    /// Heap allocations the library made so far in the calling thread.
     pub fn xffi_testing_alloc_count() -> u64;
 }
 

@@ -1,6 +1,6 @@
 //! Out of memory in the C library reaches Rust as a MemoryError, and
-//! nothing Rust handed over is leaked or dropped twice. The failure hook is
-//! process-wide, so this binary holds exactly one test.
+//! nothing Rust handed over is leaked or dropped twice. (The failure hook
+//! works per thread.)
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
