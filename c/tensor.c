@@ -185,7 +185,11 @@ static int same_dltensor(const DLTensor *a, const DLTensor *b) {
          a->shape == b->shape && a->strides == b->strides && a->byte_offset == b->byte_offset;
 }
 
-/* The slow path of adopt: validates first, with precise messages, then copies. */
+/* The slow path of adopt: validates first, with precise messages, then copies.
+ * Out of line: it runs only for malformed or unusual input. */
+#if defined(__GNUC__)
+__attribute__((noinline, cold))
+#endif
 static int adopt_checked(xffi_object **out, const char *fn, const DLTensor *src, xffi_deleter deleter,
                          void *producer, uint64_t flags) {
   int64_t numel;

@@ -131,8 +131,13 @@ impl<'a> AnyView<'a> {
     /// ```
     #[inline(always)]
     pub unsafe fn slice_from_raw<'s>(args: *const sys::xffi_any, n: usize) -> &'s [AnyView<'a>] {
-        unsafe {
-            if n == 0 || args.is_null() { &[] } else { std::slice::from_raw_parts(args.cast::<AnyView<'a>>(), n) }
+        // A branch to a cold function, not a select: as a select, the
+        // pointer every argument is loaded through waited for the tests
+        // (about 0.7 ns on each call of a typed Rust function).
+        if n != 0 && !args.is_null() {
+            unsafe { std::slice::from_raw_parts(args.cast::<AnyView<'a>>(), n) }
+        } else {
+            no_views()
         }
     }
 
@@ -723,4 +728,11 @@ impl<'v> FromAnyView<'v> for Error {
 /// `b` must describe valid bytes for the chosen lifetime.
 pub(crate) unsafe fn bytes_of<'x>(b: sys::xffi_byte_array) -> &'x [u8] {
     unsafe { if b.size == 0 || b.data.is_null() { &[] } else { std::slice::from_raw_parts(b.data.cast(), b.size) } }
+}
+
+/// The empty argument list, out of line so that callers branch to it.
+#[cold]
+#[inline(never)]
+fn no_views<'s, 'a>() -> &'s [AnyView<'a>] {
+    &[]
 }

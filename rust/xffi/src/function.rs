@@ -455,6 +455,9 @@ mod tests {
         assert_eq!(arg_count(i32::MAX as usize).unwrap(), i32::MAX);
         let err = arg_count(i32::MAX as usize + 1).unwrap_err();
         assert_eq!(err.kind(), "ValueError");
-        assert_eq!(err.message(), "Function::call: 2147483648 arguments, at most 2147483647 fit the calling convention");
+        assert_eq!(
+            err.message(),
+            "Function::call: 2147483648 arguments, at most 2147483647 fit the calling convention"
+        );
     }
 }
