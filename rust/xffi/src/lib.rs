@@ -38,6 +38,7 @@
 pub mod any;
 pub mod array;
 pub mod error;
+pub mod export;
 pub mod function;
 pub mod map;
 pub mod module;

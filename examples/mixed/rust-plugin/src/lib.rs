@@ -16,10 +16,10 @@
 //!   panics, which the export turns into a RuntimeError.
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 
-use xffi::{Any, Array, Error, Function, ObjectRef, RustObject, object_type};
+use xffi::{Any, Array, Error, Function, ObjectRef, RustObject, export_func, object_type};
 
-mod export;
-use export::export_func;
+// The marker xffi_module_load checks: one per library.
+xffi::export_abi_marker!();
 
 const COUNTER_KEY: &str = "rplugin.Counter";
 const GLOBAL_NAME: &str = "rplugin.make_counter";

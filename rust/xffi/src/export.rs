@@ -1,0 +1,176 @@
+//! Exporting Rust functions from a shared library the way xffi's
+//! `xffi_module_load` and tvm-ffi 0.1's loaders find them: function `NAME` is
+//! the symbol `__tvm_ffi_NAME` with the safe-call signature
+//!
+//! ```c
+//! int __tvm_ffi_NAME(void *handle, const xffi_any *args, int32_t num_args, xffi_any *result);
+//! ```
+//!
+//! [`export_func!`](crate::export_func) writes that symbol around a typed
+//! Rust function, and [`export_abi_marker!`](crate::export_abi_marker)
+//! defines the ABI marker the loader checks (once per library). A library
+//! that tvm-ffi or C hosts load must use the process's libxffi: build it with
+//! the crate's `system` feature (the linking rule, `docs/plugins.md`).
+//!
+//! The functions below are what the macro expands to; they are public for
+//! the macro's sake, not for direct use.
+
+use std::ffi::c_int;
+
+use crate::{Any, AnyView, Error, FromAnyView, Result};
+
+/// Exports a typed Rust function as `__tvm_ffi_<name>`:
+///
+/// ```
+/// xffi::export_func!(fn add(a: i64, b: i64) -> i64 { Ok(a + b) });
+///
+/// // What a loader does with the symbol: call it with the safe-call convention.
+/// use xffi::sys::xffi_any;
+/// let call = |args: &[xffi_any]| {
+///     let mut result = xffi_any::none();
+///     let status = unsafe { add(std::ptr::null_mut(), args.as_ptr(), args.len() as i32, &mut result) };
+///     (status, unsafe { xffi::Any::from_raw(result) })
+/// };
+/// let (status, sum) = call(&[xffi_any::int(40), xffi_any::int(2)]);
+/// assert_eq!((status, sum.get::<i64>().unwrap()), (0, 42));
+/// // A wrong count or argument is a TypeError naming the function.
+/// assert_ne!(call(&[xffi_any::int(1)]).0, 0);
+/// assert_eq!(xffi::Error::take_raised().message(), "add: expected 2 arguments, got 1");
+/// assert_ne!(call(&[xffi_any::int(1), xffi_any::float(2.5)]).0, 0);
+/// assert_eq!(xffi::Error::take_raised().message(), "add: argument 1: expected int, got float");
+/// ```
+///
+/// Each argument type must implement `for<'v> FromAnyView<'v>` (owned types:
+/// `i64`, `f64`, `bool`, `String`, `ObjectRef<T>`, `Function`, `Array<T>`,
+/// `Any`...); the body returns `xffi::Result<R>` with `R: Into<Any>`.
+///
+/// The exported function checks the call (NULL `result`, negative
+/// `num_args`, NULL `args` with arguments: ValueError), the argument count
+/// (TypeError "<name>: expected <n> arguments, got <m>") and each argument
+/// (TypeError "<name>: argument <i>: expected <what>, got <what came>", the
+/// conversion's kind kept); a panic becomes a RuntimeError "<name>: Rust
+/// panic: <message>"; an `Err` from the body is raised as it is. Errors go to
+/// the calling thread's slot, or to tvm-ffi's when tvm-ffi is in the process
+/// (as `XFFI_EXPORT_FUNC` does in C). The result is an owned value the caller
+/// releases.
+#[macro_export]
+macro_rules! export_func {
+    (fn $name:ident($($arg:ident : $ty:ty),* $(,)?) -> $ret:ty $body:block) => {
+        #[doc = concat!("The exported function `", stringify!($name), "` (symbol `__tvm_ffi_", stringify!($name), "`).")]
+        ///
+        /// `args` are borrowed views (valid for the call); `*result`
+        /// receives an owned value (a new reference if it is an object),
+        /// which the caller releases. Errors: ValueError for a NULL
+        /// `result`, a negative `num_args` or NULL `args` with arguments;
+        /// TypeError for a wrong count or argument; RuntimeError for a panic.
+        ///
+        /// # Safety
+        /// The safe-call contract: `args` points at `num_args` valid values
+        /// (or is NULL with `num_args` 0) and `result` is writable.
+        #[unsafe(export_name = concat!("__tvm_ffi_", stringify!($name)))]
+        pub unsafe extern "C" fn $name(
+            _handle: *mut ::std::ffi::c_void,
+            args: *const $crate::sys::xffi_any,
+            num_args: i32,
+            result: *mut $crate::sys::xffi_any,
+        ) -> ::std::ffi::c_int {
+            fn body($($arg: $ty),*) -> $crate::Result<$ret> $body
+            const NAME: &str = stringify!($name);
+            // SAFETY: forwarded from the caller.
+            unsafe {
+                $crate::export::call(NAME, args, num_args, result, |views| {
+                    $crate::export::check_count(NAME, views, <[&str]>::len(&[$(stringify!($arg)),*]))?;
+                    #[allow(unused_mut, unused_variables)]
+                    let mut views = views.iter().enumerate();
+                    $(
+                        let $arg: $ty = {
+                            let (i, v) = views.next().expect("the count was checked");
+                            $crate::export::arg(NAME, i, v)?
+                        };
+                    )*
+                    body($($arg),*).map($crate::Any::from)
+                })
+            }
+        }
+    };
+}
+
+/// Defines the ABI marker `xffi_library_abi_version` that `xffi_module_load`
+/// checks, with the ABI version this crate was built for; a library whose
+/// marker differs from the running runtime's is refused. Use it once per
+/// library, at the crate root (the C headers define the same symbol).
+///
+/// ```
+/// xffi::export_abi_marker!();
+/// assert_eq!(xffi_library_abi_version, xffi::sys::XFFI_ABI_VERSION);
+/// ```
+#[macro_export]
+macro_rules! export_abi_marker {
+    () => {
+        /// The xffi ABI version this library was built for.
+        #[allow(non_upper_case_globals)]
+        #[unsafe(no_mangle)]
+        pub static xffi_library_abi_version: i32 = $crate::sys::XFFI_ABI_VERSION;
+    };
+}
+
+/// The body of every exported function: checks the pointers, runs `f` on the
+/// argument views with panics caught, and stores the result or raises the
+/// error (handing it to tvm-ffi's slot when tvm-ffi is in the process).
+///
+/// # Safety
+/// The safe-call contract (see [`export_func!`](crate::export_func)).
+#[doc(hidden)]
+pub unsafe fn call(
+    name: &str,
+    args: *const crate::sys::xffi_any,
+    num_args: i32,
+    result: *mut crate::sys::xffi_any,
+    f: impl FnOnce(&[AnyView<'_>]) -> Result<Any>,
+) -> c_int {
+    if result.is_null() {
+        return fail(Error::value_error(&format!(
+            "{name}: result is NULL (expected a pointer to an xffi_any to receive the result)"
+        )));
+    }
+    if num_args < 0 {
+        return fail(Error::value_error(&format!("{name}: num_args is {num_args} (expected 0 or more)")));
+    }
+    if args.is_null() && num_args > 0 {
+        return fail(Error::value_error(&format!("{name}: args is NULL but num_args is {num_args}")));
+    }
+    // SAFETY: the caller's contract.
+    let views = unsafe { AnyView::slice_from_raw(args, num_args as usize) };
+    match Error::catch_panic(name, || f(views)) {
+        Ok(value) => {
+            // SAFETY: checked non-NULL; the caller owns *result and left nothing in it.
+            unsafe { result.write(value.into_raw()) };
+            crate::sys::XFFI_OK
+        }
+        Err(err) => fail(err),
+    }
+}
+
+/// Raises `err` where the caller will look for it: xffi's slot, moved on to
+/// tvm-ffi's when tvm-ffi is in the process (xffi callers take it back).
+fn fail(err: Error) -> c_int {
+    err.raise();
+    // SAFETY: no preconditions.
+    unsafe { crate::sys::xffi_error_forward_to_tvm() }
+}
+
+/// A TypeError unless there are exactly `expected` arguments.
+#[doc(hidden)]
+pub fn check_count(name: &str, views: &[AnyView<'_>], expected: usize) -> Result<()> {
+    if views.len() == expected {
+        Ok(())
+    } else {
+        Err(Error::type_error(&format!("{name}: expected {expected} arguments, got {}", views.len())))
+    }
+}
+
+/// Converts argument `index`; a failure keeps its kind and names the argument.
+#[doc(hidden)]
+pub fn arg<T: for<'v> FromAnyView<'v>>(name: &str, index: usize, view: &AnyView<'_>) -> Result<T> {
+    T::from_view(view).map_err(|e| Error::new(e.kind(), &format!("{name}: argument {index}: {}", e.message())))
+}
