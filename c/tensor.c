@@ -185,6 +185,19 @@ static int same_dltensor(const DLTensor *a, const DLTensor *b) {
          a->shape == b->shape && a->strides == b->strides && a->byte_offset == b->byte_offset;
 }
 
+/* Fills the header and cell of an adopted Tensor, whose shape and strides are
+ * (or will be) in t->dims; returns the object. */
+static inline xffi_object *adopted_init(tensor_object *t, const DLTensor *src, int32_t ndim, xffi_deleter deleter,
+                                        void *producer, uint64_t flags) {
+  xffi_object_init(&t->header, XFFI_TYPE_TENSOR, deleter);
+  t->dl = *src;
+  t->dl.shape = t->dims;
+  t->dl.strides = t->dims + ndim;
+  t->flags = flags;
+  t->producer = producer;
+  return &t->header;
+}
+
 /* The slow path of adopt: validates first, with precise messages, then copies.
  * Out of line: it runs only for malformed or unusual input. */
 #if defined(__GNUC__)
@@ -203,12 +216,7 @@ static int adopt_checked(xffi_object **out, const char *fn, const DLTensor *src,
   int32_t ndim = src->ndim;
   tensor_object *t = (tensor_object *)xffi_alloc(header_size(ndim));
   if (!t) return xffi_error_raise_out_of_memory();
-  xffi_object_init(&t->header, XFFI_TYPE_TENSOR, deleter);
-  t->dl = *src;
-  t->dl.shape = t->dims;
-  t->dl.strides = t->dims + ndim;
-  t->flags = flags;
-  t->producer = producer;
+  xffi_object *obj = adopted_init(t, src, ndim, deleter, producer, flags);
   if (ndim) {
     memcpy(t->dims, src->shape, (size_t)ndim * sizeof(int64_t));
     if (src->strides)
@@ -216,7 +224,7 @@ static int adopt_checked(xffi_object **out, const char *fn, const DLTensor *src,
     else
       compact_strides(t->dims + ndim, t->dims, ndim);
   }
-  *out = &t->header;
+  *out = obj;
   return XFFI_OK;
 }
 
@@ -282,13 +290,7 @@ static inline int adopt(xffi_object **out, const char *fn, const DLTensor *src, 
     memcpy(steps, strides, (size_t)ndim * sizeof(int64_t));
   }
   if (XFFI_UNLIKELY(!src->data && numel != 0)) goto slow_free;
-  xffi_object_init(&t->header, XFFI_TYPE_TENSOR, deleter);
-  t->dl = *src;
-  t->dl.shape = dims;
-  t->dl.strides = steps;
-  t->flags = flags;
-  t->producer = producer;
-  *out = &t->header;
+  *out = adopted_init(t, src, ndim, deleter, producer, flags);
   return XFFI_OK;
 slow_free:
   xffi_free(t);
@@ -322,13 +324,7 @@ static inline int adopt_unchecked(xffi_object **out, const char *fn, const DLTen
     for (int32_t i = 0; i < ndim; i++) dims[i] = shape[i];
     compact_strides(steps, dims, ndim);
   }
-  xffi_object_init(&t->header, XFFI_TYPE_TENSOR, deleter);
-  t->dl = *src;
-  t->dl.shape = dims;
-  t->dl.strides = steps;
-  t->flags = flags;
-  t->producer = producer;
-  *out = &t->header;
+  *out = adopted_init(t, src, ndim, deleter, producer, flags);
   return XFFI_OK;
 }
 
