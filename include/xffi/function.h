@@ -116,8 +116,10 @@ XFFI_API int xffi_func_call_failed_(xffi_any *result, int status);
 
 /* The bare safe call, like tvm-ffi's TVMFFIFunctionCall: calls func's
  * cell with exactly these arguments and returns the callee's status as is.
- * No checks, *result is not reset, and an error stays in whichever slot the
- * callee raised it (xffi_func_call_unchecked adds those steps). It is one
+ * func and args are borrowed; *result, which the caller set to None, receives
+ * the callee's owned value. No checks, *result is not reset, and an error
+ * stays in whichever slot the callee raised it (xffi_func_call_unchecked
+ * adds those steps). It is one
  * jump: calling it and jumping on is measurably faster on some x86 machines
  * than calling through the cell from the caller (docs/performance.md). */
 XFFI_API int xffi_func_call_raw(xffi_object *func, const xffi_any *args, int32_t num_args, xffi_any *result);
