@@ -8,8 +8,9 @@
  * - Forwarding: an xffi callee that tvm-ffi code may call (every exported
  *   function) moves its error into tvm-ffi's slot when tvm-ffi is present;
  *   an xffi caller of it adopts it back.
- * Both run only on the failure path and allocate nothing; without tvm-ffi in
- * the process they find nothing. */
+ * Both run only on the failure path and allocate nothing (but the
+ * RuntimeError made for a failure that raised no error at all); without
+ * tvm-ffi in the process they find nothing. */
 #define _GNU_SOURCE /* RTLD_NOLOAD, RTLD_DEFAULT */
 #include <dlfcn.h>
 
@@ -63,8 +64,10 @@ int xffi_error_forward_to_tvm(void) {
       err = (xffi_error_raise(XFFI_KIND_RUNTIME, "an xffi function failed without raising an error"),
              xffi_error_move_raised());
   }
-  set.f(err);
-  xffi_object_dec_ref(err);
+  if (err) {
+    set.f(err);
+    xffi_object_dec_ref(err);
+  }
   return XFFI_FAIL;
 }
 
