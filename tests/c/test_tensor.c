@@ -176,22 +176,32 @@ static void test_new_out_of_memory_is_clean(void **state) {
 
 /* ---- Import ---- */
 
+/* Imports the producer's 2x3 float tensor with import: one allocation, the
+ * producer's data (no copy), and shape and strides copied into the Tensor,
+ * since the producer may change its arrays. Returns the new reference. */
+typedef int (*import_fn)(xffi_object **, DLManagedTensorVersioned *);
+static xffi_object *import_and_check_copy(import_fn import, producer *p) {
+  uint64_t before = xffi_testing_alloc_count();
+  xffi_object *t = NULL;
+  assert_int_equal(import(&t, &p->managed), XFFI_OK);
+  assert_int_equal(xffi_testing_alloc_count() - before, 1);
+  DLTensor *dl = xffi_tensor_dltensor(t);
+  assert_ptr_equal(dl->data, p->data);
+  assert_int_equal(dl->ndim, 2);
+  assert_int_equal(dl->shape[0], 2);
+  assert_int_equal(dl->shape[1], 3);
+  assert_int_equal(dl->strides[0], 3);
+  assert_int_equal(dl->strides[1], 1);
+  assert_ptr_not_equal(dl->shape, p->shape);
+  assert_ptr_not_equal(dl->strides, p->strides);
+  return t;
+}
+
 static void test_import_versioned_is_zero_copy_and_deletes_once(void **state) {
   (void)state;
   producer p;
   producer_init(&p);
-  uint64_t before = xffi_testing_alloc_count();
-  xffi_object *t = NULL;
-  assert_int_equal(xffi_tensor_from_dlpack(&t, &p.managed), XFFI_OK);
-  assert_int_equal(xffi_testing_alloc_count() - before, 1);
-  DLTensor *dl = xffi_tensor_dltensor(t);
-  assert_ptr_equal(dl->data, p.data);
-  assert_int_equal(dl->ndim, 2);
-  assert_int_equal(dl->shape[1], 3);
-  assert_int_equal(dl->strides[0], 3);
-  /* Shape and strides are the Tensor's own copies. */
-  assert_ptr_not_equal(dl->shape, p.shape);
-  assert_ptr_not_equal(dl->strides, p.strides);
+  xffi_object *t = import_and_check_copy(xffi_tensor_from_dlpack, &p);
   int ro = -1;
   assert_int_equal(xffi_tensor_is_read_only(&ro, t), XFFI_OK);
   assert_int_equal(ro, 0);
@@ -416,19 +426,7 @@ static void test_unchecked_import_copies_like_the_checked_one_and_deletes_once(v
   producer p;
   producer_init(&p);
   p.managed.flags = DLPACK_FLAG_BITMASK_READ_ONLY;
-  uint64_t before = xffi_testing_alloc_count();
-  xffi_object *t = NULL;
-  assert_int_equal(xffi_tensor_from_dlpack_unchecked(&t, &p.managed), XFFI_OK);
-  assert_int_equal(xffi_testing_alloc_count() - before, 1);
-  DLTensor *dl = xffi_tensor_dltensor(t);
-  assert_ptr_equal(dl->data, p.data);
-  assert_int_equal(dl->ndim, 2);
-  assert_int_equal(dl->shape[0], 2);
-  assert_int_equal(dl->shape[1], 3);
-  assert_int_equal(dl->strides[0], 3);
-  assert_int_equal(dl->strides[1], 1);
-  assert_ptr_not_equal(dl->shape, p.shape); /* copies: the producer may change its arrays */
-  assert_ptr_not_equal(dl->strides, p.strides);
+  xffi_object *t = import_and_check_copy(xffi_tensor_from_dlpack_unchecked, &p);
   int ro = 0;
   assert_int_equal(xffi_tensor_is_read_only(&ro, t), XFFI_OK);
   assert_int_equal(ro, 1);
@@ -439,7 +437,7 @@ static void test_unchecked_import_copies_like_the_checked_one_and_deletes_once(v
   producer_init(&p);
   p.managed.dl_tensor.strides = NULL;
   assert_int_equal(xffi_tensor_from_dlpack_unchecked(&t, &p.managed), XFFI_OK);
-  dl = xffi_tensor_dltensor(t);
+  DLTensor *dl = xffi_tensor_dltensor(t);
   assert_int_equal(dl->strides[0], 3);
   assert_int_equal(dl->strides[1], 1);
   xffi_object_dec_ref(t);
