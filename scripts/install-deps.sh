@@ -23,11 +23,15 @@ fi
 
 if [ "$what" = test ]; then
   # The tvm-ffi wheel carries the headers the layout tests compare against;
-  # numpy is the real DLPack client of the tensor tests.
+  # numpy is the real DLPack client of the tensor tests. Pinned, so a new
+  # release on PyPI cannot change what CI tests against; a different version
+  # already installed is replaced by the pinned one.
+  python_pins=(apache-tvm-ffi==0.1.15.post2 numpy==2.4.6 pytest==9.2.0)
   python_packages=()
-  python3 -c "import tvm_ffi" 2>/dev/null || python_packages+=(apache-tvm-ffi)
-  python3 -c "import numpy" 2>/dev/null || python_packages+=(numpy)
-  python3 -c "import pytest" 2>/dev/null || python_packages+=(pytest)
+  for pin in "${python_pins[@]}"; do
+    have=$(python3 -c 'import sys, importlib.metadata as m; print(m.version(sys.argv[1]))' "${pin%%==*}" 2>/dev/null || true)
+    [ "$have" = "${pin##*==}" ] || python_packages+=("$pin")
+  done
   if [ ${#python_packages[@]} -gt 0 ]; then
     echo "installing Python packages: ${python_packages[*]}"
     python3 -m pip install -q "${python_packages[@]}"

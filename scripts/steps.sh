@@ -3,27 +3,45 @@
 # counts it; a failed step does not stop the ones after it.
 # steps_summary LABEL: prints the failed steps and "LABEL: N passed, M failed",
 # and returns non-zero if any step failed.
+# A failed step's last lines are printed again by steps_summary: CI shows only
+# the end of the output, and the cause of a failure would otherwise scroll out
+# of it (XFFI_FAILURE_TAIL lines, default 60).
 passed=0
 failed=0
 failed_steps=()
+failed_tails=()
 step() {
   local name=$1
   shift
   echo
   echo "=== $name"
-  local start=$SECONDS
-  if "$@"; then
+  local start=$SECONDS log status
+  log=$(mktemp)
+  # Process substitution, not a pipe: COMMAND runs in this shell, so what it
+  # exports or installs stays visible to the steps after it.
+  "$@" > >(tee "$log") 2>&1
+  status=$?
+  wait $! # tee has written everything before the verdict is printed
+  if [ "$status" -eq 0 ]; then
     passed=$((passed + 1))
     echo "=== $name: ok ($((SECONDS - start)) s)"
   else
     failed=$((failed + 1))
     failed_steps+=("$name")
+    failed_tails+=("$(tail -n "${XFFI_FAILURE_TAIL:-60}" "$log")")
     echo "=== $name: FAILED ($((SECONDS - start)) s)"
   fi
+  rm -f "$log"
 }
 
 steps_summary() {
   echo
+  local i
+  for i in "${!failed_steps[@]}"; do
+    echo "--- the last lines of the failed step \"${failed_steps[$i]}\":"
+    printf '%s\n' "${failed_tails[$i]}"
+    echo "---"
+  done
   if [ "$failed" -gt 0 ]; then
     printf 'failed: %s\n' "${failed_steps[@]}"
   fi
