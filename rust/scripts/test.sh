@@ -8,6 +8,11 @@ root="$(cd "$(dirname "$0")/../.." && pwd)"
 cd "$root"
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$root/target}"
 export XFFI_REQUIRE_TVM_FFI=${XFFI_REQUIRE_TVM_FFI:-1} # the tvm-ffi interop test must build, not vanish
+# The network is used once, here, with generous retries; everything after
+# runs offline from what this fetched, so a registry hiccup fails (if at all)
+# at an obvious place rather than in the middle of packaging.
+CARGO_NET_RETRY=${CARGO_NET_RETRY:-10} cargo fetch --locked
+export CARGO_NET_OFFLINE=true
 cargo test --workspace --jobs 2
 if command -v valgrind >/dev/null; then
   # Re-list the test binaries cargo just built (no rebuild).
@@ -17,6 +22,8 @@ for l in sys.stdin:
     m=json.loads(l)
     if m.get("reason")=="compiler-artifact" and m.get("executable") and m["target"]["name"] in ("cross","layout","containers","oom","module","tvm_interop"):
         print(m["executable"])')
+  # All six must be found: an empty list would pass without checking anything.
+  [ "$(echo "$bins" | grep -c .)" -eq 6 ] || { echo "expected the 6 valgrind test binaries, found: $bins" >&2; exit 1; }
   for b in $bins; do
     echo "valgrind: $b"
     valgrind --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite,indirect --show-possibly-lost=no -q "$b" --test-threads=2
