@@ -126,10 +126,18 @@ int cross_call_in_threads(int64_t *out_sum, xffi_object *func, int num_threads, 
     xffi_object_inc_ref(func);
     jobs[i].x = i + 1;
   }
-  for (int i = 0; i < num_threads; ++i) pthread_create(&threads[i], NULL, call_job_run, &jobs[i]);
+  int started = 0;
+  while (started < num_threads && pthread_create(&threads[started], NULL, call_job_run, &jobs[started]) == 0) ++started;
   int64_t sum = 0;
   int status = XFFI_OK;
-  for (int i = 0; i < num_threads; ++i) {
+  if (started < num_threads) { /* e.g. EAGAIN under a low thread limit: say so, leak nothing */
+    for (int i = started; i < num_threads; ++i) xffi_object_dec_ref(jobs[i].func);
+    if (message && message_size)
+      snprintf(message, message_size, "cross_call_in_threads: could not start thread %d of %d", started + 1,
+               num_threads);
+    status = XFFI_FAIL;
+  }
+  for (int i = 0; i < started; ++i) {
     pthread_join(threads[i], NULL);
     if (jobs[i].status != XFFI_OK) {
       status = XFFI_FAIL;
@@ -146,10 +154,14 @@ static void *drop_run(void *arg) {
   xffi_object_dec_ref(arg);
   return NULL;
 }
-void cross_drop_on_thread(xffi_object *obj) {
+int cross_drop_on_thread(xffi_object *obj) {
   pthread_t t;
-  pthread_create(&t, NULL, drop_run, obj);
+  if (pthread_create(&t, NULL, drop_run, obj) != 0) {
+    xffi_object_dec_ref(obj); /* dropped all the same, but the caller learns it was not on a new thread */
+    return -1;
+  }
   pthread_join(t, NULL);
+  return 0;
 }
 
 /* ---- Weak references held by C. ---- */

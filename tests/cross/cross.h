@@ -16,7 +16,7 @@ int cross_array_of_one(xffi_object **out, xffi_object *obj);
 void cross_release(xffi_object *obj);
 int cross_map_put_new_node(xffi_object *map_in, xffi_object **map_out, const char *key, int64_t value);
 int cross_call_in_threads(int64_t *out_sum, xffi_object *func, int num_threads, char *message, size_t message_size);
-void cross_drop_on_thread(xffi_object *obj);
+int cross_drop_on_thread(xffi_object *obj);
 int cross_weak_is_alive(xffi_weak *weak);
 int cross_make_failing_function(xffi_object **out);
 int cross_call_expect_error(xffi_object *func, char *kind, char *message, size_t size);

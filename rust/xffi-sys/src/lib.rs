@@ -711,8 +711,12 @@ extern "C" {
     ) -> c_int;
     /// The bare safe call (one jump through the cell): no checks, `*result`
     /// not reset, the callee's status returned as is.
-    pub fn xffi_func_call_raw(func: *mut xffi_object, args: *const xffi_any, num_args: i32, result: *mut xffi_any)
-        -> c_int;
+    pub fn xffi_func_call_raw(
+        func: *mut xffi_object,
+        args: *const xffi_any,
+        num_args: i32,
+        result: *mut xffi_any,
+    ) -> c_int;
     /// New Function from a callback: `*out` receives a new reference; the
     /// resource passes to the function only on success (finalizer may be None).
     /// Errors: ValueError, MemoryError.
@@ -948,8 +952,10 @@ extern "C" {
     /// As [`xffi_tensor_from_dlpack`] for a trusted producer: the descriptor's
     /// values are taken as they are (only out, managed, the major version,
     /// ndim and shape are checked).
-    pub fn xffi_tensor_from_dlpack_unchecked(out: *mut *mut xffi_object, managed: *mut DLManagedTensorVersioned)
-        -> c_int;
+    pub fn xffi_tensor_from_dlpack_unchecked(
+        out: *mut *mut xffi_object,
+        managed: *mut DLManagedTensorVersioned,
+    ) -> c_int;
     /// Exports as DLPack 1.x (the managed tensor holds a strong reference until its deleter runs).
     pub fn xffi_tensor_to_dlpack(out: *mut *mut DLManagedTensorVersioned, tensor: *mut xffi_object) -> c_int;
     pub fn xffi_tensor_to_dlpack_legacy(out: *mut *mut DLManagedTensor, tensor: *mut xffi_object) -> c_int;

@@ -26,7 +26,9 @@ extern "C" {
         message: *mut c_char,
         size: usize,
     ) -> c_int;
-    pub fn cross_drop_on_thread(obj: *mut xffi_object);
+    /// Drops `obj` (stolen) on a new thread: 0, or -1 if no thread could be
+    /// started (it is dropped here then).
+    pub fn cross_drop_on_thread(obj: *mut xffi_object) -> c_int;
     pub fn cross_weak_is_alive(weak: *mut xffi_weak) -> c_int;
     pub fn cross_make_failing_function(out: *mut *mut xffi_object) -> c_int;
     pub fn cross_call_expect_error(
