@@ -120,4 +120,6 @@ step "Rust crates: tests, doctests, valgrind, cargo package" rust_crates
 step "mixed C and Rust: cbindgen header, three examples, one runtime (valgrind)" mixed_c_and_rust
 step "fuzzing (libFuzzer, ${XFFI_FUZZ_SECONDS:-60} s per target)" fuzzing
 
+# What the machine was, next to the verdict (CI shows only the end of the output).
+echo "machine: $(nproc) CPUs, $(free -m 2>/dev/null | awk '/^Mem:/{print $2 " MiB RAM"}'), $(df -Pm "$build" | awk 'NR==2{print $4 " MiB free in the build directory"}'), processes limit $(ulimit -u)"
 steps_summary steps
