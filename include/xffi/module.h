@@ -100,8 +100,10 @@ XFFI_EXTERN_C_BEGIN
  * stays loaded while the Module or any function taken from it lives, and is
  * unloaded (dlclose) after the last of them goes, unless it was linked with
  * -z nodelete (plugins that register global functions or types at load must
- * be: see docs/plugins.md). Loading the same path twice gives two Modules
- * sharing the one loaded library. path is borrowed.
+ * be: see docs/plugins.md; so must plugins whose objects, with deleters in
+ * the plugin's code, may outlive the Module and its functions). Loading the
+ * same path twice gives two Modules sharing the one loaded library. path is
+ * borrowed.
  * Errors: ValueError for a NULL out, NULL or empty path; RuntimeError
  * "xffi_module_load: cannot load '<path>': <the system's message>" for a
  * missing or broken file, and "xffi_module_load: '<path>' was built for xffi

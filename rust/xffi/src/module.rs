@@ -28,7 +28,9 @@ unsafe impl ObjectType for ModuleObj {
 
 /// A loaded shared library whose functions are exported as
 /// `__tvm_ffi_<name>` (the tvm-ffi 0.1 convention). The library stays
-/// loaded while the Module or any function taken from it lives.
+/// loaded while the Module or any function taken from it lives; other
+/// objects the library made (a Tensor with its own deleter, say) do not keep
+/// it loaded, so drop them first or link the library with `-z nodelete`.
 /// `Send + Sync`: immutable.
 ///
 /// ```
