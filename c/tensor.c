@@ -377,18 +377,35 @@ int xffi_tensor_from_dlpack_unchecked(xffi_object **out, DLManagedTensorVersione
   return adopt_unchecked(out, fn, &managed->dl_tensor, deleter_versioned, managed, flags);
 }
 
-int xffi_tensor_from_dlpack_legacy(xffi_object **out, DLManagedTensor *managed) {
-  static const char fn[] = "xffi_tensor_from_dlpack_legacy";
-  if (!out) return xffi_raise_null_arg(fn, "out");
-  *out = NULL;
-  if (!managed) return xffi_raise_null_arg(fn, "managed");
+/* import_prologue for both legacy imports (no version, no flags). */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline int legacy_import_prologue(int *status, xffi_object **out, DLManagedTensor *managed, const char *fn) {
+  if (!out) return *status = xffi_raise_null_arg(fn, "out"), 1;
+  if (!managed) return *out = NULL, *status = xffi_raise_null_arg(fn, "managed"), 1;
   if (managed->deleter == export_deleter_legacy &&
       same_dltensor(&managed->dl_tensor, &((tensor_object *)managed->manager_ctx)->dl)) {
-    *out = (xffi_object *)managed->manager_ctx;
+    *out = (xffi_object *)managed->manager_ctx; /* the export's reference moves to *out */
     xffi_free(managed);
-    return XFFI_OK;
+    return *status = XFFI_OK, 1;
   }
+  return 0;
+}
+
+int xffi_tensor_from_dlpack_legacy(xffi_object **out, DLManagedTensor *managed) {
+  static const char fn[] = "xffi_tensor_from_dlpack_legacy";
+  int status;
+  if (legacy_import_prologue(&status, out, managed, fn)) return status;
+  *out = NULL;
   return adopt(out, fn, &managed->dl_tensor, deleter_legacy, managed, 0);
+}
+
+int xffi_tensor_from_dlpack_legacy_unchecked(xffi_object **out, DLManagedTensor *managed) {
+  static const char fn[] = "xffi_tensor_from_dlpack_legacy_unchecked";
+  int status;
+  if (legacy_import_prologue(&status, out, managed, fn)) return status;
+  return adopt_unchecked(out, fn, &managed->dl_tensor, deleter_legacy, managed, 0);
 }
 
 /* ---- Export ---- */

@@ -12,7 +12,8 @@
  *   aligned (one allocation holds the object and the data);
  * - xffi_tensor_from_dlpack / _legacy adopt a producer's managed tensor with
  *   no copy of the data; the producer's deleter runs exactly once, when the
- *   last strong reference to the Tensor goes;
+ *   last strong reference to the Tensor goes (the _unchecked forms do the
+ *   same for trusted producers, without the validation below);
  * - a tensor exported with xffi_tensor_to_dlpack and imported back is the
  *   same Tensor again (no allocation, no wrapper around a wrapper).
  *
@@ -24,7 +25,8 @@
  * data itself; honouring the flag when writing through xffi_tensor_dltensor
  * is the caller's job.
  *
- * Validation (every import and xffi_tensor_new) raises a ValueError for: a
+ * Validation (every import but the _unchecked ones, and xffi_tensor_new)
+ * raises a ValueError for: a
  * negative ndim, a NULL shape with ndim > 0, a negative dimension, zero bits
  * or zero lanes, a byte size or stride extent that overflows int64, a NULL
  * data pointer for a non-empty tensor, an unknown device type or a negative
@@ -97,6 +99,14 @@ XFFI_API int xffi_tensor_from_dlpack_legacy(xffi_object **out, DLManagedTensor *
  * the same Tensor, and ownership is as for xffi_tensor_from_dlpack.
  * Errors: ValueError for the checked inputs; MemoryError. */
 XFFI_API int xffi_tensor_from_dlpack_unchecked(xffi_object **out, DLManagedTensorVersioned *managed);
+
+/* xffi_tensor_from_dlpack_legacy for a trusted producer, as
+ * xffi_tensor_from_dlpack_unchecked is for DLPack 1.x (the same checks, no
+ * version to check): tvm-ffi's TVMFFITensorFromDLPack's counterpart.
+ * managed is stolen on success only; *out receives a new reference.
+ * Errors: ValueError for a NULL out or managed, ndim < 0, or a NULL shape
+ * with ndim > 0; MemoryError. */
+XFFI_API int xffi_tensor_from_dlpack_legacy_unchecked(xffi_object **out, DLManagedTensor *managed);
 
 /* Exports tensor (borrowed) as a DLPack 1.x managed tensor, with no copy of
  * the data: one allocation, and the managed tensor holds a strong reference

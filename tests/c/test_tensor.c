@@ -274,25 +274,33 @@ static void test_import_null_deleter_is_allowed(void **state) {
   xffi_object_dec_ref(t);
 }
 
+typedef int (*legacy_import_fn)(xffi_object **out, DLManagedTensor *managed);
+
 static void test_import_legacy(void **state) {
   (void)state;
-  producer p;
-  producer_init(&p);
-  p.legacy.dl_tensor.strides = NULL;
-  uint64_t before = xffi_testing_alloc_count();
-  xffi_object *t = NULL;
-  assert_int_equal(xffi_tensor_from_dlpack_legacy(&t, &p.legacy), XFFI_OK);
-  assert_int_equal(xffi_testing_alloc_count() - before, 1);
-  DLTensor *dl = xffi_tensor_dltensor(t);
-  assert_ptr_equal(dl->data, p.data);
-  assert_int_equal(dl->strides[0], 3);
-  assert_int_equal(dl->strides[1], 1);
-  int ro = -1;
-  assert_int_equal(xffi_tensor_is_read_only(&ro, t), XFFI_OK);
-  assert_int_equal(ro, 0);
-  xffi_object_dec_ref(t);
-  assert_int_equal(p.legacy_deleted, 1);
-  assert_int_equal(p.deleted, 0);
+  const legacy_import_fn imports[] = {xffi_tensor_from_dlpack_legacy, xffi_tensor_from_dlpack_legacy_unchecked};
+  for (size_t k = 0; k < sizeof imports / sizeof imports[0]; ++k) {
+    producer p;
+    producer_init(&p);
+    p.legacy.dl_tensor.strides = NULL;
+    uint64_t before = xffi_testing_alloc_count();
+    xffi_object *t = NULL;
+    assert_int_equal(imports[k](&t, &p.legacy), XFFI_OK);
+    assert_int_equal(xffi_testing_alloc_count() - before, 1);
+    DLTensor *dl = xffi_tensor_dltensor(t);
+    assert_ptr_equal(dl->data, p.data);
+    assert_int_equal(dl->shape[0], 2);
+    assert_int_equal(dl->shape[1], 3);
+    assert_ptr_not_equal(dl->shape, p.shape);
+    assert_int_equal(dl->strides[0], 3);
+    assert_int_equal(dl->strides[1], 1);
+    int ro = -1;
+    assert_int_equal(xffi_tensor_is_read_only(&ro, t), XFFI_OK);
+    assert_int_equal(ro, 0);
+    xffi_object_dec_ref(t);
+    assert_int_equal(p.legacy_deleted, 1);
+    assert_int_equal(p.deleted, 0);
+  }
 }
 
 static void test_import_deleter_runs_when_strong_refs_go_even_with_weak_refs(void **state) {
@@ -504,6 +512,64 @@ static void test_unchecked_import_still_refuses_what_xffi_memory_depends_on(void
   assert_raised(XFFI_KIND_MEMORY, "");
   assert_null(t);
   assert_int_equal(p.deleted, 0);
+}
+
+static void test_legacy_unchecked_import_takes_values_as_they_are_and_unwraps_exports(void **state) {
+  (void)state;
+  producer p;
+  producer_init(&p);
+  p.legacy.dl_tensor.device.device_type = (DLDeviceType)99; /* the checked import refuses it */
+  xffi_object *t = NULL;
+  assert_int_equal(xffi_tensor_from_dlpack_legacy(&t, &p.legacy), XFFI_FAIL);
+  assert_raised(XFFI_KIND_VALUE, "device type 99 is unknown");
+  assert_int_equal(xffi_tensor_from_dlpack_legacy_unchecked(&t, &p.legacy), XFFI_OK);
+  assert_int_equal(xffi_tensor_dltensor(t)->device.device_type, 99);
+  xffi_object_dec_ref(t);
+  assert_int_equal(p.legacy_deleted, 1);
+
+  /* a legacy export of ours comes back as the same Tensor */
+  int64_t shape[1] = {4};
+  xffi_object *back = NULL;
+  DLManagedTensor *m = NULL;
+  assert_int_equal(xffi_tensor_new(&t, shape, 1, f32), XFFI_OK);
+  assert_int_equal(xffi_tensor_to_dlpack_legacy(&m, t), XFFI_OK);
+  assert_int_equal(xffi_tensor_from_dlpack_legacy_unchecked(&back, m), XFFI_OK);
+  assert_ptr_equal(back, t);
+  assert_int_equal(xffi_object_strong_count(t), 2);
+  xffi_object_dec_ref(back);
+  xffi_object_dec_ref(t);
+}
+
+static void test_legacy_unchecked_import_still_refuses_what_xffi_memory_depends_on(void **state) {
+  (void)state;
+  producer p;
+  producer_init(&p);
+  xffi_object *t = (xffi_object *)0x1;
+  assert_int_equal(xffi_tensor_from_dlpack_legacy_unchecked(NULL, &p.legacy), XFFI_FAIL);
+  expect_error(XFFI_KIND_VALUE, "xffi_tensor_from_dlpack_legacy_unchecked: out is NULL");
+  assert_int_equal(xffi_tensor_from_dlpack_legacy_unchecked(&t, NULL), XFFI_FAIL);
+  expect_error(XFFI_KIND_VALUE, "xffi_tensor_from_dlpack_legacy_unchecked: managed is NULL");
+  assert_null(t);
+  p.legacy.dl_tensor.ndim = -2;
+  t = (xffi_object *)0x1;
+  assert_int_equal(xffi_tensor_from_dlpack_legacy_unchecked(&t, &p.legacy), XFFI_FAIL);
+  expect_error(XFFI_KIND_VALUE, "xffi_tensor_from_dlpack_legacy_unchecked: ndim is -2, expected >= 0");
+  assert_null(t);
+  producer_init(&p);
+  p.legacy.dl_tensor.shape = NULL;
+  assert_int_equal(xffi_tensor_from_dlpack_legacy_unchecked(&t, &p.legacy), XFFI_FAIL);
+  expect_error(XFFI_KIND_VALUE, "xffi_tensor_from_dlpack_legacy_unchecked: shape is NULL but ndim is 2");
+  assert_null(t);
+  /* out of memory: nothing taken, nothing leaked */
+  producer_init(&p);
+  t = (xffi_object *)0x1;
+  xffi_testing_fail_alloc_after(0);
+  int status = xffi_tensor_from_dlpack_legacy_unchecked(&t, &p.legacy);
+  xffi_testing_fail_alloc_after(-1);
+  assert_int_equal(status, XFFI_FAIL);
+  assert_raised(XFFI_KIND_MEMORY, "");
+  assert_null(t);
+  assert_int_equal(p.legacy_deleted, 0); /* a refused tensor still belongs to the caller */
 }
 
 static void test_import_out_of_memory_leaves_ownership_with_caller(void **state) {
@@ -755,6 +821,8 @@ int main(void) {
       cmocka_unit_test(test_unchecked_import_takes_values_as_they_are),
       cmocka_unit_test(test_unchecked_import_of_an_export_is_the_same_tensor),
       cmocka_unit_test(test_unchecked_import_still_refuses_what_xffi_memory_depends_on),
+      cmocka_unit_test(test_legacy_unchecked_import_takes_values_as_they_are_and_unwraps_exports),
+      cmocka_unit_test(test_legacy_unchecked_import_still_refuses_what_xffi_memory_depends_on),
       cmocka_unit_test(test_import_out_of_memory_leaves_ownership_with_caller),
       cmocka_unit_test(test_export_versioned_keeps_tensor_alive_until_deleter),
       cmocka_unit_test(test_export_legacy_and_read_only_rules),
