@@ -166,9 +166,11 @@ pub extern "C" fn xcapi_unregister_globals() -> c_int {
     const F: &str = "xcapi_unregister_globals";
     boundary(F, || {
         for name in NAMES {
-            let full = format!("xcapi.{name}");
-            if Function::get_global(&full)?.is_some() {
-                Function::remove_global(&full)?;
+            // Remove, and treat "not registered" as done: a look-up first
+            // would race with another thread removing the same name.
+            match Function::remove_global(&format!("xcapi.{name}")) {
+                Err(e) if e.is_kind("KeyError") => {}
+                other => other?,
             }
         }
         Ok(())

@@ -957,7 +957,8 @@ extern "C" {
         managed: *mut DLManagedTensorVersioned,
     ) -> c_int;
     /// As [`xffi_tensor_from_dlpack_unchecked`] for the legacy format.
-    pub fn xffi_tensor_from_dlpack_legacy_unchecked(out: *mut *mut xffi_object, managed: *mut DLManagedTensor) -> c_int;
+    pub fn xffi_tensor_from_dlpack_legacy_unchecked(out: *mut *mut xffi_object, managed: *mut DLManagedTensor)
+        -> c_int;
     /// Exports as DLPack 1.x (the managed tensor holds a strong reference until its deleter runs).
     pub fn xffi_tensor_to_dlpack(out: *mut *mut DLManagedTensorVersioned, tensor: *mut xffi_object) -> c_int;
     pub fn xffi_tensor_to_dlpack_legacy(out: *mut *mut DLManagedTensor, tensor: *mut xffi_object) -> c_int;
