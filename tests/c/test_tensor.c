@@ -480,40 +480,6 @@ static void test_unchecked_import_of_an_export_is_the_same_tensor(void **state) 
   xffi_object_dec_ref(t);
 }
 
-static void test_unchecked_import_still_refuses_what_xffi_memory_depends_on(void **state) {
-  (void)state;
-  producer p;
-  producer_init(&p);
-  xffi_object *t = (xffi_object *)0x1;
-  assert_int_equal(xffi_tensor_from_dlpack_unchecked(NULL, &p.managed), XFFI_FAIL);
-  expect_error(XFFI_KIND_VALUE, "xffi_tensor_from_dlpack_unchecked: out is NULL");
-  assert_int_equal(xffi_tensor_from_dlpack_unchecked(&t, NULL), XFFI_FAIL);
-  expect_error(XFFI_KIND_VALUE, "xffi_tensor_from_dlpack_unchecked: managed is NULL");
-  assert_null(t);
-  p.managed.version.major = 2;
-  assert_int_equal(xffi_tensor_from_dlpack_unchecked(&t, &p.managed), XFFI_FAIL);
-  expect_error(XFFI_KIND_VALUE, "xffi_tensor_from_dlpack_unchecked: managed->version is 2.0, xffi supports DLPack 1.x");
-  producer_init(&p);
-  p.managed.dl_tensor.ndim = -2;
-  assert_int_equal(xffi_tensor_from_dlpack_unchecked(&t, &p.managed), XFFI_FAIL);
-  expect_error(XFFI_KIND_VALUE, "xffi_tensor_from_dlpack_unchecked: ndim is -2, expected >= 0");
-  producer_init(&p);
-  p.managed.dl_tensor.shape = NULL;
-  assert_int_equal(xffi_tensor_from_dlpack_unchecked(&t, &p.managed), XFFI_FAIL);
-  expect_error(XFFI_KIND_VALUE, "xffi_tensor_from_dlpack_unchecked: shape is NULL but ndim is 2");
-  assert_null(t);
-  assert_int_equal(p.deleted, 0); /* a refused tensor still belongs to the caller */
-  /* out of memory: nothing taken, nothing leaked */
-  producer_init(&p);
-  xffi_testing_fail_alloc_after(0);
-  int status = xffi_tensor_from_dlpack_unchecked(&t, &p.managed);
-  xffi_testing_fail_alloc_after(-1);
-  assert_int_equal(status, XFFI_FAIL);
-  assert_raised(XFFI_KIND_MEMORY, "");
-  assert_null(t);
-  assert_int_equal(p.deleted, 0);
-}
-
 static void test_legacy_unchecked_import_takes_values_as_they_are_and_unwraps_exports(void **state) {
   (void)state;
   producer p;
@@ -540,36 +506,67 @@ static void test_legacy_unchecked_import_takes_values_as_they_are_and_unwraps_ex
   xffi_object_dec_ref(t);
 }
 
-static void test_legacy_unchecked_import_still_refuses_what_xffi_memory_depends_on(void **state) {
+/* Both unchecked imports through one signature: p's versioned or legacy
+ * managed tensor (NULL when p is NULL). */
+static int import_versioned_unchecked(xffi_object **out, producer *p) {
+  return xffi_tensor_from_dlpack_unchecked(out, p ? &p->managed : NULL);
+}
+static int import_legacy_unchecked(xffi_object **out, producer *p) {
+  return xffi_tensor_from_dlpack_legacy_unchecked(out, p ? &p->legacy : NULL);
+}
+
+static void test_unchecked_imports_still_refuse_what_xffi_memory_depends_on(void **state) {
   (void)state;
+  const struct {
+    const char *fn;
+    int (*import)(xffi_object **out, producer *p);
+  } forms[] = {{"xffi_tensor_from_dlpack_unchecked", import_versioned_unchecked},
+               {"xffi_tensor_from_dlpack_legacy_unchecked", import_legacy_unchecked}};
+  char message[160];
+  for (size_t k = 0; k < sizeof forms / sizeof forms[0]; ++k) {
+    producer p;
+    producer_init(&p);
+    xffi_object *t = (xffi_object *)0x1;
+    assert_int_equal(forms[k].import(NULL, &p), XFFI_FAIL);
+    snprintf(message, sizeof message, "%s: out is NULL", forms[k].fn);
+    expect_error(XFFI_KIND_VALUE, message);
+    assert_int_equal(forms[k].import(&t, NULL), XFFI_FAIL);
+    snprintf(message, sizeof message, "%s: managed is NULL", forms[k].fn);
+    expect_error(XFFI_KIND_VALUE, message);
+    assert_null(t);
+    p.managed.dl_tensor.ndim = p.legacy.dl_tensor.ndim = -2;
+    t = (xffi_object *)0x1;
+    assert_int_equal(forms[k].import(&t, &p), XFFI_FAIL);
+    snprintf(message, sizeof message, "%s: ndim is -2, expected >= 0", forms[k].fn);
+    expect_error(XFFI_KIND_VALUE, message);
+    assert_null(t);
+    producer_init(&p);
+    p.managed.dl_tensor.shape = p.legacy.dl_tensor.shape = NULL;
+    assert_int_equal(forms[k].import(&t, &p), XFFI_FAIL);
+    snprintf(message, sizeof message, "%s: shape is NULL but ndim is 2", forms[k].fn);
+    expect_error(XFFI_KIND_VALUE, message);
+    assert_null(t);
+    /* out of memory: nothing taken, nothing leaked */
+    producer_init(&p);
+    t = (xffi_object *)0x1;
+    xffi_testing_fail_alloc_after(0);
+    int status = forms[k].import(&t, &p);
+    xffi_testing_fail_alloc_after(-1);
+    assert_int_equal(status, XFFI_FAIL);
+    assert_raised(XFFI_KIND_MEMORY, "");
+    assert_null(t);
+    /* a refused tensor still belongs to the caller */
+    assert_int_equal(p.deleted + p.legacy_deleted, 0);
+  }
+  /* the versioned form also checks the major version */
   producer p;
   producer_init(&p);
-  xffi_object *t = (xffi_object *)0x1;
-  assert_int_equal(xffi_tensor_from_dlpack_legacy_unchecked(NULL, &p.legacy), XFFI_FAIL);
-  expect_error(XFFI_KIND_VALUE, "xffi_tensor_from_dlpack_legacy_unchecked: out is NULL");
-  assert_int_equal(xffi_tensor_from_dlpack_legacy_unchecked(&t, NULL), XFFI_FAIL);
-  expect_error(XFFI_KIND_VALUE, "xffi_tensor_from_dlpack_legacy_unchecked: managed is NULL");
+  p.managed.version.major = 2;
+  xffi_object *t = NULL;
+  assert_int_equal(xffi_tensor_from_dlpack_unchecked(&t, &p.managed), XFFI_FAIL);
+  expect_error(XFFI_KIND_VALUE, "xffi_tensor_from_dlpack_unchecked: managed->version is 2.0, xffi supports DLPack 1.x");
   assert_null(t);
-  p.legacy.dl_tensor.ndim = -2;
-  t = (xffi_object *)0x1;
-  assert_int_equal(xffi_tensor_from_dlpack_legacy_unchecked(&t, &p.legacy), XFFI_FAIL);
-  expect_error(XFFI_KIND_VALUE, "xffi_tensor_from_dlpack_legacy_unchecked: ndim is -2, expected >= 0");
-  assert_null(t);
-  producer_init(&p);
-  p.legacy.dl_tensor.shape = NULL;
-  assert_int_equal(xffi_tensor_from_dlpack_legacy_unchecked(&t, &p.legacy), XFFI_FAIL);
-  expect_error(XFFI_KIND_VALUE, "xffi_tensor_from_dlpack_legacy_unchecked: shape is NULL but ndim is 2");
-  assert_null(t);
-  /* out of memory: nothing taken, nothing leaked */
-  producer_init(&p);
-  t = (xffi_object *)0x1;
-  xffi_testing_fail_alloc_after(0);
-  int status = xffi_tensor_from_dlpack_legacy_unchecked(&t, &p.legacy);
-  xffi_testing_fail_alloc_after(-1);
-  assert_int_equal(status, XFFI_FAIL);
-  assert_raised(XFFI_KIND_MEMORY, "");
-  assert_null(t);
-  assert_int_equal(p.legacy_deleted, 0); /* a refused tensor still belongs to the caller */
+  assert_int_equal(p.deleted, 0);
 }
 
 static void test_import_out_of_memory_leaves_ownership_with_caller(void **state) {
@@ -820,9 +817,8 @@ int main(void) {
       cmocka_unit_test(test_unchecked_import_copies_like_the_checked_one_and_deletes_once),
       cmocka_unit_test(test_unchecked_import_takes_values_as_they_are),
       cmocka_unit_test(test_unchecked_import_of_an_export_is_the_same_tensor),
-      cmocka_unit_test(test_unchecked_import_still_refuses_what_xffi_memory_depends_on),
       cmocka_unit_test(test_legacy_unchecked_import_takes_values_as_they_are_and_unwraps_exports),
-      cmocka_unit_test(test_legacy_unchecked_import_still_refuses_what_xffi_memory_depends_on),
+      cmocka_unit_test(test_unchecked_imports_still_refuse_what_xffi_memory_depends_on),
       cmocka_unit_test(test_import_out_of_memory_leaves_ownership_with_caller),
       cmocka_unit_test(test_export_versioned_keeps_tensor_alive_until_deleter),
       cmocka_unit_test(test_export_legacy_and_read_only_rules),
