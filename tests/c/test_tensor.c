@@ -452,105 +452,98 @@ static void test_unchecked_import_copies_like_the_checked_one_and_deletes_once(v
   assert_int_equal(p.deleted, 1);
 }
 
-static void test_unchecked_import_takes_values_as_they_are(void **state) {
-  (void)state;
-  producer p;
-  producer_init(&p);
-  p.managed.dl_tensor.device.device_type = (DLDeviceType)99; /* the checked import refuses it */
-  xffi_object *t = NULL;
-  assert_int_equal(xffi_tensor_from_dlpack(&t, &p.managed), XFFI_FAIL);
-  assert_raised(XFFI_KIND_VALUE, "device type 99 is unknown");
-  assert_int_equal(xffi_tensor_from_dlpack_unchecked(&t, &p.managed), XFFI_OK);
-  assert_int_equal(xffi_tensor_dltensor(t)->device.device_type, 99);
-  xffi_object_dec_ref(t);
-  assert_int_equal(p.deleted, 1);
+/* Each import through one signature: p's versioned or legacy managed tensor
+ * (NULL when p is NULL). */
+static int import_versioned(xffi_object **out, producer *p) {
+  return xffi_tensor_from_dlpack(out, p ? &p->managed : NULL);
 }
-
-static void test_unchecked_import_of_an_export_is_the_same_tensor(void **state) {
-  (void)state;
-  int64_t shape[2] = {2, 2};
-  xffi_object *t = NULL, *back = NULL;
-  DLManagedTensorVersioned *m = NULL;
-  assert_int_equal(xffi_tensor_new(&t, shape, 2, f32), XFFI_OK);
-  assert_int_equal(xffi_tensor_to_dlpack(&m, t), XFFI_OK);
-  assert_int_equal(xffi_tensor_from_dlpack_unchecked(&back, m), XFFI_OK);
-  assert_ptr_equal(back, t);
-  assert_int_equal(xffi_object_strong_count(t), 2);
-  xffi_object_dec_ref(back);
-  xffi_object_dec_ref(t);
-}
-
-static void test_legacy_unchecked_import_takes_values_as_they_are_and_unwraps_exports(void **state) {
-  (void)state;
-  producer p;
-  producer_init(&p);
-  p.legacy.dl_tensor.device.device_type = (DLDeviceType)99; /* the checked import refuses it */
-  xffi_object *t = NULL;
-  assert_int_equal(xffi_tensor_from_dlpack_legacy(&t, &p.legacy), XFFI_FAIL);
-  assert_raised(XFFI_KIND_VALUE, "device type 99 is unknown");
-  assert_int_equal(xffi_tensor_from_dlpack_legacy_unchecked(&t, &p.legacy), XFFI_OK);
-  assert_int_equal(xffi_tensor_dltensor(t)->device.device_type, 99);
-  xffi_object_dec_ref(t);
-  assert_int_equal(p.legacy_deleted, 1);
-
-  /* a legacy export of ours comes back as the same Tensor */
-  int64_t shape[1] = {4};
-  xffi_object *back = NULL;
-  DLManagedTensor *m = NULL;
-  assert_int_equal(xffi_tensor_new(&t, shape, 1, f32), XFFI_OK);
-  assert_int_equal(xffi_tensor_to_dlpack_legacy(&m, t), XFFI_OK);
-  assert_int_equal(xffi_tensor_from_dlpack_legacy_unchecked(&back, m), XFFI_OK);
-  assert_ptr_equal(back, t);
-  assert_int_equal(xffi_object_strong_count(t), 2);
-  xffi_object_dec_ref(back);
-  xffi_object_dec_ref(t);
-}
-
-/* Both unchecked imports through one signature: p's versioned or legacy
- * managed tensor (NULL when p is NULL). */
 static int import_versioned_unchecked(xffi_object **out, producer *p) {
   return xffi_tensor_from_dlpack_unchecked(out, p ? &p->managed : NULL);
+}
+static int import_legacy(xffi_object **out, producer *p) {
+  return xffi_tensor_from_dlpack_legacy(out, p ? &p->legacy : NULL);
 }
 static int import_legacy_unchecked(xffi_object **out, producer *p) {
   return xffi_tensor_from_dlpack_legacy_unchecked(out, p ? &p->legacy : NULL);
 }
 
+/* The unchecked import of each format, its name and its checked twin. */
+static const struct {
+  const char *fn;
+  int (*import)(xffi_object **out, producer *p);
+  int (*checked)(xffi_object **out, producer *p);
+} unchecked_forms[] = {
+    {"xffi_tensor_from_dlpack_unchecked", import_versioned_unchecked, import_versioned},
+    {"xffi_tensor_from_dlpack_legacy_unchecked", import_legacy_unchecked, import_legacy},
+};
+
+static void test_unchecked_imports_take_values_as_they_are(void **state) {
+  (void)state;
+  for (size_t k = 0; k < sizeof unchecked_forms / sizeof unchecked_forms[0]; ++k) {
+    producer p;
+    producer_init(&p);
+    /* the checked imports refuse it */
+    p.managed.dl_tensor.device.device_type = p.legacy.dl_tensor.device.device_type = (DLDeviceType)99;
+    xffi_object *t = NULL;
+    assert_int_equal(unchecked_forms[k].checked(&t, &p), XFFI_FAIL);
+    assert_raised(XFFI_KIND_VALUE, "device type 99 is unknown");
+    assert_int_equal(unchecked_forms[k].import(&t, &p), XFFI_OK);
+    assert_int_equal(xffi_tensor_dltensor(t)->device.device_type, 99);
+    xffi_object_dec_ref(t);
+    assert_int_equal(p.deleted + p.legacy_deleted, 1);
+  }
+}
+
+static void test_unchecked_imports_of_exports_are_the_same_tensor(void **state) {
+  (void)state;
+  int64_t shape[2] = {2, 2};
+  xffi_object *t = NULL, *back = NULL, *back_legacy = NULL;
+  DLManagedTensorVersioned *m = NULL;
+  DLManagedTensor *m_legacy = NULL;
+  assert_int_equal(xffi_tensor_new(&t, shape, 2, f32), XFFI_OK);
+  assert_int_equal(xffi_tensor_to_dlpack(&m, t), XFFI_OK);
+  assert_int_equal(xffi_tensor_to_dlpack_legacy(&m_legacy, t), XFFI_OK);
+  assert_int_equal(xffi_tensor_from_dlpack_unchecked(&back, m), XFFI_OK);
+  assert_int_equal(xffi_tensor_from_dlpack_legacy_unchecked(&back_legacy, m_legacy), XFFI_OK);
+  assert_ptr_equal(back, t);
+  assert_ptr_equal(back_legacy, t);
+  assert_int_equal(xffi_object_strong_count(t), 3); /* each export's reference moved to its import */
+  xffi_object_dec_ref(back);
+  xffi_object_dec_ref(back_legacy);
+  xffi_object_dec_ref(t);
+}
+
 static void test_unchecked_imports_still_refuse_what_xffi_memory_depends_on(void **state) {
   (void)state;
-  const struct {
-    const char *fn;
-    int (*import)(xffi_object **out, producer *p);
-  } forms[] = {{"xffi_tensor_from_dlpack_unchecked", import_versioned_unchecked},
-               {"xffi_tensor_from_dlpack_legacy_unchecked", import_legacy_unchecked}};
   char message[160];
-  for (size_t k = 0; k < sizeof forms / sizeof forms[0]; ++k) {
+  for (size_t k = 0; k < sizeof unchecked_forms / sizeof unchecked_forms[0]; ++k) {
     producer p;
     producer_init(&p);
     xffi_object *t = (xffi_object *)0x1;
-    assert_int_equal(forms[k].import(NULL, &p), XFFI_FAIL);
-    snprintf(message, sizeof message, "%s: out is NULL", forms[k].fn);
+    assert_int_equal(unchecked_forms[k].import(NULL, &p), XFFI_FAIL);
+    snprintf(message, sizeof message, "%s: out is NULL", unchecked_forms[k].fn);
     expect_error(XFFI_KIND_VALUE, message);
-    assert_int_equal(forms[k].import(&t, NULL), XFFI_FAIL);
-    snprintf(message, sizeof message, "%s: managed is NULL", forms[k].fn);
+    assert_int_equal(unchecked_forms[k].import(&t, NULL), XFFI_FAIL);
+    snprintf(message, sizeof message, "%s: managed is NULL", unchecked_forms[k].fn);
     expect_error(XFFI_KIND_VALUE, message);
     assert_null(t);
     p.managed.dl_tensor.ndim = p.legacy.dl_tensor.ndim = -2;
     t = (xffi_object *)0x1;
-    assert_int_equal(forms[k].import(&t, &p), XFFI_FAIL);
-    snprintf(message, sizeof message, "%s: ndim is -2, expected >= 0", forms[k].fn);
+    assert_int_equal(unchecked_forms[k].import(&t, &p), XFFI_FAIL);
+    snprintf(message, sizeof message, "%s: ndim is -2, expected >= 0", unchecked_forms[k].fn);
     expect_error(XFFI_KIND_VALUE, message);
     assert_null(t);
     producer_init(&p);
     p.managed.dl_tensor.shape = p.legacy.dl_tensor.shape = NULL;
-    assert_int_equal(forms[k].import(&t, &p), XFFI_FAIL);
-    snprintf(message, sizeof message, "%s: shape is NULL but ndim is 2", forms[k].fn);
+    assert_int_equal(unchecked_forms[k].import(&t, &p), XFFI_FAIL);
+    snprintf(message, sizeof message, "%s: shape is NULL but ndim is 2", unchecked_forms[k].fn);
     expect_error(XFFI_KIND_VALUE, message);
     assert_null(t);
     /* out of memory: nothing taken, nothing leaked */
     producer_init(&p);
     t = (xffi_object *)0x1;
     xffi_testing_fail_alloc_after(0);
-    int status = forms[k].import(&t, &p);
+    int status = unchecked_forms[k].import(&t, &p);
     xffi_testing_fail_alloc_after(-1);
     assert_int_equal(status, XFFI_FAIL);
     assert_raised(XFFI_KIND_MEMORY, "");
@@ -815,9 +808,8 @@ int main(void) {
       cmocka_unit_test(test_import_rejects_malformed_tensors),
       cmocka_unit_test(test_import_rejects_null),
       cmocka_unit_test(test_unchecked_import_copies_like_the_checked_one_and_deletes_once),
-      cmocka_unit_test(test_unchecked_import_takes_values_as_they_are),
-      cmocka_unit_test(test_unchecked_import_of_an_export_is_the_same_tensor),
-      cmocka_unit_test(test_legacy_unchecked_import_takes_values_as_they_are_and_unwraps_exports),
+      cmocka_unit_test(test_unchecked_imports_take_values_as_they_are),
+      cmocka_unit_test(test_unchecked_imports_of_exports_are_the_same_tensor),
       cmocka_unit_test(test_unchecked_imports_still_refuse_what_xffi_memory_depends_on),
       cmocka_unit_test(test_import_out_of_memory_leaves_ownership_with_caller),
       cmocka_unit_test(test_export_versioned_keeps_tensor_alive_until_deleter),
