@@ -2,8 +2,9 @@
  * legacy): any ndim, shape, strides, dtype, device, byte offset, version,
  * flags and NULL pointers. An accepted tensor must describe exactly what was
  * given, survive an export/import round trip as the same Tensor, and call the
- * producer's deleter exactly once; a refused one must raise a ValueError and
- * leave the producer's tensor alone (deleter not called). xffi_tensor_new
+ * producer's deleter exactly once, and be described the same by the
+ * unchecked import; a refused one must raise a ValueError and leave the
+ * producer's tensor alone (deleter not called). xffi_tensor_new
  * gets the same shapes and dtypes (when small enough to allocate). */
 #include "fuzz_common.h"
 
@@ -103,6 +104,31 @@ static void check_accepted(xffi_object *t, const DLTensor *dl, int read_only) {
   FUZZ_CHECK(deleter_calls == 0);
 }
 
+/* The unchecked import (versioned m, or legacy lm when not NULL) of a
+ * descriptor the checked import accepted as checked: the same tensor
+ * described, the deleter called once when it goes. */
+static void check_unchecked_agrees(xffi_object *checked, DLManagedTensorVersioned *m, DLManagedTensor *lm) {
+  xffi_object *u = NULL;
+  int before = deleter_calls;
+  if (lm)
+    FUZZ_CHECK(xffi_tensor_from_dlpack_legacy_unchecked(&u, lm) == XFFI_OK);
+  else
+    FUZZ_CHECK(xffi_tensor_from_dlpack_unchecked(&u, m) == XFFI_OK);
+  FUZZ_CHECK(u != checked);
+  const DLTensor *a = xffi_tensor_dltensor(checked), *b = xffi_tensor_dltensor(u);
+  FUZZ_CHECK(a->data == b->data && a->ndim == b->ndim && a->byte_offset == b->byte_offset);
+  FUZZ_CHECK(xffi_dtype_equal(a->dtype, b->dtype));
+  FUZZ_CHECK(a->device.device_type == b->device.device_type && a->device.device_id == b->device.device_id);
+  FUZZ_CHECK(xffi_dims_equal(a->shape, (size_t)a->ndim, b->shape, (size_t)b->ndim));
+  FUZZ_CHECK(xffi_dims_equal(a->strides, (size_t)a->ndim, b->strides, (size_t)b->ndim));
+  int ro_a = -1, ro_b = -2;
+  FUZZ_CHECK(xffi_tensor_is_read_only(&ro_a, checked) == XFFI_OK && xffi_tensor_is_read_only(&ro_b, u) == XFFI_OK);
+  FUZZ_CHECK(ro_a == ro_b);
+  xffi_object_dec_ref(u);
+  FUZZ_CHECK(deleter_calls == before + 1);
+  deleter_calls = before; /* the checked Tensor's own release is counted next */
+}
+
 static void check_tensor_new(const DLTensor *dl) {
   /* Only sizes that are cheap to allocate (or surely refused before allocating). */
   int64_t numel = 1;
@@ -174,7 +200,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     status = xffi_tensor_from_dlpack_legacy(&t, &lm);
     read_only = 0;
     if (status != XFFI_OK) fuzz_expect_raised(XFFI_KIND_VALUE, "xffi_tensor_from_dlpack_legacy");
-    else check_accepted(t, &dl, read_only);
+    else check_accepted(t, &dl, read_only), check_unchecked_agrees(t, NULL, &lm);
     FUZZ_CHECK(memcmp(&lm.dl_tensor, &dl, sizeof(dl)) == 0); /* the producer's descriptor is never written */
   } else {
     memset(&m, 0, sizeof(m));
@@ -190,6 +216,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     } else {
       FUZZ_CHECK(major == 1);
       check_accepted(t, &dl, read_only);
+      check_unchecked_agrees(t, &m, NULL);
     }
     FUZZ_CHECK(memcmp(&m.dl_tensor, &dl, sizeof(dl)) == 0);
   }
