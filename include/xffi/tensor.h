@@ -29,7 +29,8 @@
  * raises a ValueError for: a negative ndim, a NULL shape with ndim > 0, a
  * negative dimension, zero bits or zero lanes, a byte size or stride extent
  * that overflows int64, a NULL data pointer for a non-empty tensor, an
- * unknown device type or a negative device id. The message names the function, the field and the value. */
+ * unknown device type or a negative device id. The message names the
+ * function, the field and the value. */
 #ifndef XFFI_TENSOR_H
 #define XFFI_TENSOR_H
 
