@@ -176,6 +176,13 @@ static void test_new_out_of_memory_is_clean(void **state) {
 
 /* ---- Import ---- */
 
+/* Asserts that tensor (borrowed) is read-only (1) or writable (0). */
+static void assert_read_only(xffi_object *tensor, int expected) {
+  int ro = -1;
+  assert_int_equal(xffi_tensor_is_read_only(&ro, tensor), XFFI_OK);
+  assert_int_equal(ro, expected);
+}
+
 /* Imports the producer's 2x3 float tensor with import: one allocation, the
  * producer's data (no copy), and shape and strides copied into the Tensor,
  * since the producer may change its arrays. Returns the new reference. */
@@ -202,9 +209,7 @@ static void test_import_versioned_is_zero_copy_and_deletes_once(void **state) {
   producer p;
   producer_init(&p);
   xffi_object *t = import_and_check_copy(xffi_tensor_from_dlpack, &p);
-  int ro = -1;
-  assert_int_equal(xffi_tensor_is_read_only(&ro, t), XFFI_OK);
-  assert_int_equal(ro, 0);
+  assert_read_only(t, 0);
   xffi_object_inc_ref(t);
   xffi_object_dec_ref(t);
   assert_int_equal(p.deleted, 0);
@@ -246,9 +251,7 @@ static void test_import_read_only_flag_and_versions(void **state) {
   p.managed.version.minor = 7; /* a newer minor version is fine */
   xffi_object *t = NULL;
   assert_int_equal(xffi_tensor_from_dlpack(&t, &p.managed), XFFI_OK);
-  int ro = 0;
-  assert_int_equal(xffi_tensor_is_read_only(&ro, t), XFFI_OK);
-  assert_int_equal(ro, 1);
+  assert_read_only(t, 1);
   xffi_object_dec_ref(t);
   assert_int_equal(p.deleted, 1);
 
@@ -294,9 +297,7 @@ static void test_import_legacy(void **state) {
     assert_ptr_not_equal(dl->shape, p.shape);
     assert_int_equal(dl->strides[0], 3);
     assert_int_equal(dl->strides[1], 1);
-    int ro = -1;
-    assert_int_equal(xffi_tensor_is_read_only(&ro, t), XFFI_OK);
-    assert_int_equal(ro, 0);
+    assert_read_only(t, 0);
     xffi_object_dec_ref(t);
     assert_int_equal(p.legacy_deleted, 1);
     assert_int_equal(p.deleted, 0);
@@ -435,9 +436,7 @@ static void test_unchecked_import_copies_like_the_checked_one_and_deletes_once(v
   producer_init(&p);
   p.managed.flags = DLPACK_FLAG_BITMASK_READ_ONLY;
   xffi_object *t = import_and_check_copy(xffi_tensor_from_dlpack_unchecked, &p);
-  int ro = 0;
-  assert_int_equal(xffi_tensor_is_read_only(&ro, t), XFFI_OK);
-  assert_int_equal(ro, 1);
+  assert_read_only(t, 1);
   xffi_object_dec_ref(t);
   assert_int_equal(p.deleted, 1);
 
@@ -625,9 +624,7 @@ static void test_export_legacy_and_read_only_rules(void **state) {
   assert_int_equal(xffi_object_strong_count(t), 1);
 
   assert_int_equal(xffi_tensor_set_read_only(t), XFFI_OK);
-  int ro = 0;
-  assert_int_equal(xffi_tensor_is_read_only(&ro, t), XFFI_OK);
-  assert_int_equal(ro, 1);
+  assert_read_only(t, 1);
   DLManagedTensorVersioned *m = NULL;
   assert_int_equal(xffi_tensor_to_dlpack(&m, t), XFFI_OK);
   assert_int_equal(m->flags & DLPACK_FLAG_BITMASK_READ_ONLY, DLPACK_FLAG_BITMASK_READ_ONLY);
@@ -667,11 +664,8 @@ static void test_export_then_import_gives_back_the_same_tensor(void **state) {
   m->flags |= DLPACK_FLAG_BITMASK_READ_ONLY;
   assert_int_equal(xffi_tensor_from_dlpack(&back, m), XFFI_OK);
   assert_ptr_not_equal(back, t);
-  int ro = 0;
-  assert_int_equal(xffi_tensor_is_read_only(&ro, back), XFFI_OK);
-  assert_int_equal(ro, 1);
-  assert_int_equal(xffi_tensor_is_read_only(&ro, t), XFFI_OK);
-  assert_int_equal(ro, 0);
+  assert_read_only(back, 1);
+  assert_read_only(t, 0);
   assert_ptr_equal(xffi_tensor_dltensor(back)->data, xffi_tensor_dltensor(t)->data);
   xffi_object_dec_ref(back); /* runs the export's deleter, which drops its reference */
   /* A consumer that changed the DLTensor (a view) gets a wrapper too. */
