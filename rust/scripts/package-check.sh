@@ -1,15 +1,22 @@
 #!/usr/bin/env bash
 # Proves that xffi-sys and xffi package into self-contained crates: `cargo
-# package` builds each .crate from its unpacked contents (xffi against the
-# packaged xffi-sys through a temporary registry), then this script unpacks
-# both into an empty directory, outside the repository, and builds and tests a
-# consumer crate that depends on the unpacked crates only, as a crates.io user
-# would get them. No C sources or headers from the repository are reachable.
+# package` writes each .crate, then this script unpacks both into an empty
+# directory, outside the repository, and builds and tests a consumer crate
+# that depends on the unpacked crates only, as a crates.io user would get
+# them. No C sources or headers from the repository are reachable.
+#
+# Why --no-verify: cargo's own verify build of xffi takes xffi-sys from a
+# temporary registry in the target directory and unpacks it into
+# $CARGO_HOME/registry/src/<hash of that path>/, reusing whatever is already
+# there. CARGO_HOME outlives checkouts, so a checkout at a fixed path (CI's)
+# built today's xffi against xffi-sys unpacked by an earlier run, and failed
+# on functions added since. The consumer build below does the same check from
+# the .crate files this run wrote, with nothing cached outside $work.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 target="${CARGO_TARGET_DIR:-$root/target}"
 cd "$root"
-cargo package -p xffi-sys -p xffi --allow-dirty ${CARGO_PACKAGE_FLAGS:-}
+cargo package -p xffi-sys -p xffi --allow-dirty --no-verify
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 tar -xzf "$target/package/xffi-sys-0.1.0.crate" -C "$work"
