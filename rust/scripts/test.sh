@@ -20,10 +20,10 @@ if command -v valgrind >/dev/null; then
     python3 -c 'import json,sys
 for l in sys.stdin:
     m=json.loads(l)
-    if m.get("reason")=="compiler-artifact" and m.get("executable") and m["target"]["name"] in ("cross","layout","containers","oom","module","tvm_interop"):
+    if m.get("reason")=="compiler-artifact" and m.get("executable") and m["target"]["name"] in ("cross","layout","containers","dlpack","oom","module","tvm_interop"):
         print(m["executable"])')
-  # All six must be found: an empty list would pass without checking anything.
-  [ "$(echo "$bins" | grep -c .)" -eq 6 ] || { echo "expected the 6 valgrind test binaries, found: $bins" >&2; exit 1; }
+  # All seven must be found: an empty list would pass without checking anything.
+  [ "$(echo "$bins" | grep -c .)" -eq 7 ] || { echo "expected the 7 valgrind test binaries, found: $bins" >&2; exit 1; }
   for b in $bins; do
     echo "valgrind: $b"
     valgrind --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite,indirect --show-possibly-lost=no -q "$b" --test-threads=2

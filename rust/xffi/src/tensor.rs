@@ -1,6 +1,7 @@
 //! [`Shape`], [`Tensor`] (with DLPack import/export and checked slice
 //! views), and [`DataType`] helpers.
 
+use std::ffi::c_int;
 use std::fmt;
 use std::ptr::{self, NonNull};
 
@@ -408,8 +409,23 @@ impl Tensor {
         }
     }
 
+    /// Makes the tensor read-only from now on, for every holder (there is no
+    /// way back: others may rely on it). A read-only tensor exports with
+    /// DLPack's read-only flag and refuses the legacy export.
+    ///
+    /// ```
+    /// let t = xffi::Tensor::new(&[1], xffi::DataType::F32).unwrap();
+    /// t.set_read_only();
+    /// assert!(t.is_read_only() && t.clone().is_read_only());
+    /// ```
+    pub fn set_read_only(&self) {
+        // SAFETY: a live Tensor; cannot fail for one.
+        unsafe { sys::xffi_tensor_set_read_only(self.0.as_ptr()) };
+    }
+
     /// Exports the tensor as a DLPack 1.x managed tensor (no copy). The
-    /// consumer owns it and must call its deleter exactly once.
+    /// consumer owns it and must call its deleter exactly once; until then it
+    /// holds a reference to the Tensor.
     ///
     /// ```
     /// let t = xffi::Tensor::from_slice(&[1i32, 2], &[2]).unwrap();
@@ -419,15 +435,42 @@ impl Tensor {
     /// assert!(back.as_object().ptr_eq(t.as_object())); // the same Tensor again
     /// ```
     pub fn to_dlpack(&self) -> Result<NonNull<sys::DLManagedTensorVersioned>> {
-        let mut out = ptr::null_mut();
-        // SAFETY: a live Tensor.
-        check(unsafe { sys::xffi_tensor_to_dlpack(&mut out, self.0.as_ptr()) })?;
-        Ok(NonNull::new(out).expect("xffi_tensor_to_dlpack succeeded"))
+        self.export(sys::xffi_tensor_to_dlpack)
     }
 
-    /// Adopts a DLPack 1.x managed tensor (no copy); its deleter runs once,
-    /// when the last reference to the Tensor goes. On failure the caller
-    /// still owns `managed`.
+    /// Exports the tensor as a legacy (pre-1.0) DLPack managed tensor, for
+    /// consumers that only know that format; ownership as for
+    /// [`Tensor::to_dlpack`]. Errors: ValueError for a read-only tensor (the
+    /// legacy format cannot say so, and the consumer could write to it).
+    ///
+    /// ```
+    /// let t = xffi::Tensor::from_slice(&[7u8, 8], &[2]).unwrap();
+    /// let managed = t.to_dlpack_legacy().unwrap();
+    /// let back = unsafe { xffi::Tensor::from_dlpack_legacy(managed) }.unwrap();
+    /// assert!(back.as_object().ptr_eq(t.as_object()));
+    ///
+    /// t.set_read_only();
+    /// let err = t.to_dlpack_legacy().unwrap_err();
+    /// assert_eq!(err.kind(), "ValueError");
+    /// ```
+    pub fn to_dlpack_legacy(&self) -> Result<NonNull<sys::DLManagedTensor>> {
+        self.export(sys::xffi_tensor_to_dlpack_legacy)
+    }
+
+    fn export<M>(
+        &self,
+        export: unsafe extern "C" fn(*mut *mut M, *mut sys::xffi_object) -> c_int,
+    ) -> Result<NonNull<M>> {
+        let mut out = ptr::null_mut();
+        // SAFETY: a live Tensor and an out slot.
+        check(unsafe { export(&mut out, self.0.as_ptr()) })?;
+        Ok(NonNull::new(out).expect("a DLPack export that succeeded wrote its result"))
+    }
+
+    /// Adopts a DLPack 1.x managed tensor (no copy), after checking that it
+    /// describes a valid tensor (see `xffi_tensor_from_dlpack` in
+    /// `xffi/tensor.h`). Its deleter runs once, when the last reference to
+    /// the Tensor goes. On failure the caller still owns `managed`.
     ///
     /// # Safety
     /// `managed` must be a valid managed tensor that the caller owns.
@@ -439,11 +482,31 @@ impl Tensor {
     /// assert_eq!(u.as_slice::<f32>().unwrap(), &[5.0]);
     /// ```
     pub unsafe fn from_dlpack(managed: NonNull<sys::DLManagedTensorVersioned>) -> Result<Tensor> {
-        unsafe {
-            let mut out = ptr::null_mut();
-            check(sys::xffi_tensor_from_dlpack(&mut out, managed.as_ptr()))?;
-            Ok(Tensor(ObjectRef::from_raw(out).expect("xffi_tensor_from_dlpack succeeded")))
-        }
+        unsafe { Self::import(managed, sys::xffi_tensor_from_dlpack) }
+    }
+
+    /// [`Tensor::from_dlpack`] for the legacy (pre-1.0) format: the same
+    /// checks and ownership, without a version or flags to read.
+    ///
+    /// # Safety
+    /// As [`Tensor::from_dlpack`].
+    ///
+    /// ```
+    /// let t = xffi::Tensor::from_slice(&[1i64, 2, 3], &[3]).unwrap();
+    /// let managed = t.to_dlpack_legacy().unwrap();
+    /// let u = unsafe { xffi::Tensor::from_dlpack_legacy(managed) }.unwrap();
+    /// assert_eq!(u.as_slice::<i64>().unwrap(), &[1, 2, 3]);
+    ///
+    /// // Refused, and still the caller's to release:
+    /// let mut bad = t.to_dlpack_legacy().unwrap();
+    /// let mut dims = [-2i64];
+    /// unsafe { bad.as_mut().dl_tensor.shape = dims.as_mut_ptr() };
+    /// let err = unsafe { xffi::Tensor::from_dlpack_legacy(bad) }.unwrap_err();
+    /// assert_eq!(err.kind(), "ValueError");
+    /// unsafe { (bad.as_ref().deleter.unwrap())(bad.as_ptr()) };
+    /// ```
+    pub unsafe fn from_dlpack_legacy(managed: NonNull<sys::DLManagedTensor>) -> Result<Tensor> {
+        unsafe { Self::import(managed, sys::xffi_tensor_from_dlpack_legacy) }
     }
 
     /// [`Tensor::from_dlpack`] for a producer trusted to describe a valid
@@ -472,10 +535,40 @@ impl Tensor {
     /// unsafe { (bad.as_ref().deleter.unwrap())(bad.as_ptr()) }; // still ours: release it
     /// ```
     pub unsafe fn from_dlpack_unchecked(managed: NonNull<sys::DLManagedTensorVersioned>) -> Result<Tensor> {
+        unsafe { Self::import(managed, sys::xffi_tensor_from_dlpack_unchecked) }
+    }
+
+    /// [`Tensor::from_dlpack_unchecked`] for the legacy format: the same
+    /// trust, checks and ownership, without a version to check.
+    ///
+    /// # Safety
+    /// As [`Tensor::from_dlpack_unchecked`].
+    ///
+    /// ```
+    /// let t = xffi::Tensor::from_slice(&[3i32], &[1]).unwrap();
+    /// let managed = t.to_dlpack_legacy().unwrap();
+    /// let u = unsafe { xffi::Tensor::from_dlpack_legacy_unchecked(managed) }.unwrap();
+    /// assert!(u.as_object().ptr_eq(t.as_object()));
+    ///
+    /// let mut bad = t.to_dlpack_legacy().unwrap();
+    /// unsafe { bad.as_mut().dl_tensor.shape = std::ptr::null_mut() };
+    /// let err = unsafe { xffi::Tensor::from_dlpack_legacy_unchecked(bad) }.unwrap_err();
+    /// assert_eq!(err.kind(), "ValueError");
+    /// unsafe { (bad.as_ref().deleter.unwrap())(bad.as_ptr()) };
+    /// ```
+    pub unsafe fn from_dlpack_legacy_unchecked(managed: NonNull<sys::DLManagedTensor>) -> Result<Tensor> {
+        unsafe { Self::import(managed, sys::xffi_tensor_from_dlpack_legacy_unchecked) }
+    }
+
+    /// One import: `managed` is stolen on success only.
+    unsafe fn import<M>(
+        managed: NonNull<M>,
+        import: unsafe extern "C" fn(*mut *mut sys::xffi_object, *mut M) -> c_int,
+    ) -> Result<Tensor> {
         unsafe {
             let mut out = ptr::null_mut();
-            check(sys::xffi_tensor_from_dlpack_unchecked(&mut out, managed.as_ptr()))?;
-            Ok(Tensor(ObjectRef::from_raw(out).expect("xffi_tensor_from_dlpack_unchecked succeeded")))
+            check(import(&mut out, managed.as_ptr()))?;
+            Ok(Tensor(ObjectRef::from_raw(out).expect("a DLPack import that succeeded wrote its result")))
         }
     }
 
