@@ -438,9 +438,10 @@ impl Tensor {
         self.export(sys::xffi_tensor_to_dlpack)
     }
 
-    /// Exports the tensor as a legacy (pre-1.0) DLPack managed tensor, for
-    /// consumers that only know that format; ownership as for
-    /// [`Tensor::to_dlpack`]. Errors: ValueError for a read-only tensor (the
+    /// Exports the tensor as a legacy (pre-1.0) DLPack managed tensor (no
+    /// copy), for consumers that only know that format. The consumer owns it
+    /// and must call its deleter exactly once; until then it holds a
+    /// reference to the Tensor. Errors: ValueError for a read-only tensor (the
     /// legacy format cannot say so, and the consumer could write to it).
     ///
     /// ```
@@ -486,7 +487,9 @@ impl Tensor {
     }
 
     /// [`Tensor::from_dlpack`] for the legacy (pre-1.0) format: the same
-    /// checks and ownership, without a version or flags to read.
+    /// checks, without a version or flags to read. `managed` is taken over on
+    /// success only (its deleter runs once, when the last reference to the
+    /// Tensor goes); on failure the caller still owns it.
     ///
     /// # Safety
     /// As [`Tensor::from_dlpack`].
@@ -539,7 +542,8 @@ impl Tensor {
     }
 
     /// [`Tensor::from_dlpack_unchecked`] for the legacy format: the same
-    /// trust, checks and ownership, without a version to check.
+    /// trust and checks, without a version to check. `managed` is taken over
+    /// on success only; on failure the caller still owns it.
     ///
     /// # Safety
     /// As [`Tensor::from_dlpack_unchecked`].
