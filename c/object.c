@@ -69,8 +69,8 @@ static _Thread_local release_state releasing;
 static xffi_deleter parking_deleters[PARKING_DELETERS_MAX];
 #define PARKED_FLAG_BITS 2
 
-/* The number of deleter in parking_deleters, registering it if new; -1 if the
- * table is full. */
+/* The slot of deleter in parking_deleters, taking a free one if it is new;
+ * -1 if the table is full. */
 static int parking_deleter_number(xffi_deleter deleter) {
   for (int i = 0; i < PARKING_DELETERS_MAX; ++i) {
     xffi_deleter seen = __atomic_load_n(&parking_deleters[i], __ATOMIC_ACQUIRE);
@@ -117,7 +117,7 @@ void xffi_release_end(void) {
   while ((obj = state->parked) != NULL) {
     state->parked = (xffi_object *)(uintptr_t)obj->deleter_storage;
     int flags = (int)(obj->reserved & ((1u << PARKED_FLAG_BITS) - 1));
-    xffi_deleter deleter = parking_deleters[obj->reserved >> PARKED_FLAG_BITS];
+    xffi_deleter deleter = __atomic_load_n(&parking_deleters[obj->reserved >> PARKED_FLAG_BITS], __ATOMIC_RELAXED);
     obj->reserved = 0;
     obj->deleter_storage = 0;
     obj->deleter = deleter;
