@@ -31,12 +31,16 @@ static void error_update_backtrace(void *self, const xffi_byte_array *backtrace,
 static void error_deleter(void *self, int flags) {
   error_object *err = self;
   if (flags & XFFI_DELETE_CONTENTS) {
-    /* Parked while another release runs: a deep cause chain uses bounded stack. */
-    if (xffi_release_begin(err, flags, error_deleter)) return;
-    xffi_object_dec_ref_inline(err->cell.cause_chain);
-    xffi_object_dec_ref_inline(err->cell.extra_context);
+    /* An error that owns other objects is parked while another release runs:
+     * a deep cause chain uses bounded stack. One that owns none (most raised
+     * errors) skips that bookkeeping. */
+    if (err->cell.cause_chain || err->cell.extra_context) {
+      if (xffi_release_begin(err, flags, error_deleter)) return;
+      xffi_object_dec_ref_inline(err->cell.cause_chain);
+      xffi_object_dec_ref_inline(err->cell.extra_context);
+      xffi_release_end();
+    }
     xffi_free(err->owned_backtrace);
-    xffi_release_end();
   }
   if (flags & XFFI_DELETE_MEMORY) xffi_free(err);
 }
