@@ -85,8 +85,32 @@ void xffi_deleter_plain(void *self, int flags);
  * deleter the deleter's own arguments and itself. Returns 1 if the call was
  * parked (the deleter must return at once: it will be called again with the
  * same flags), 0 to go on, in which case xffi_release_end must follow. */
-int xffi_release_begin(void *obj, int flags, xffi_deleter deleter);
-void xffi_release_end(void);
+typedef struct xffi_release_state {
+  int32_t running;       /* deleters between xffi_release_begin and _end on this thread */
+  xffi_object *parked;   /* the last parked object, or NULL */
+  xffi_object *resuming; /* the parked object whose deleter runs again, or NULL */
+} xffi_release_state;
+extern _Thread_local xffi_release_state xffi_releasing XFFI_INTERNAL_TLS;
+int xffi_release_begin_nested(void *obj, int flags, xffi_deleter deleter);
+void xffi_release_end_outer(void);
+
+/* Inline for the common case, a release with nothing nested: two loads and
+ * two stores of the thread's state in all. */
+static inline int xffi_release_begin(void *obj, int flags, xffi_deleter deleter) {
+  if (XFFI_LIKELY(xffi_releasing.running == 0)) {
+    xffi_releasing.running = 1;
+    return 0;
+  }
+  return xffi_release_begin_nested(obj, flags, deleter);
+}
+
+static inline void xffi_release_end(void) {
+  if (XFFI_LIKELY(xffi_releasing.running == 1 && !xffi_releasing.parked)) {
+    xffi_releasing.running = 0;
+    return;
+  }
+  xffi_release_end_outer();
+}
 
 /* ---- Errors ----
  * Message convention: "<function>: <what is wrong>", naming the argument,

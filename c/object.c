@@ -51,17 +51,8 @@ void xffi_weak_release(xffi_weak *weak) {
  * object and `reserved` holds the flags and the deleter's number in
  * parking_deleters, both put back before the deleter runs. */
 
-typedef struct release_state {
-  int32_t running;        /* deleters inside xffi_release_begin/end on this thread */
-  xffi_object *parked;    /* last parked object, or NULL */
-  xffi_object *resuming;  /* the parked object whose deleter is being called again */
-} release_state;
-
-#if defined(__GNUC__) && !defined(__APPLE__)
-static _Thread_local release_state releasing __attribute__((tls_model("initial-exec")));
-#else
-static _Thread_local release_state releasing;
-#endif
+/* initial-exec and hidden, from its declaration in internal.h. */
+_Thread_local xffi_release_state xffi_releasing;
 
 /* The deleters that have parked an object, numbered by their slot (filled
  * once each, by whichever thread comes first). The library has four. */
@@ -82,8 +73,10 @@ static int parking_deleter_number(xffi_deleter deleter) {
   return -1;
 }
 
-int xffi_release_begin(void *self, int flags, xffi_deleter deleter) {
-  release_state *state = &releasing;
+/* xffi_release_begin when a release already runs on this thread (or the
+ * drain resumes obj). */
+int xffi_release_begin_nested(void *self, int flags, xffi_deleter deleter) {
+  xffi_release_state *state = &xffi_releasing;
   xffi_object *obj = self;
   if (state->resuming == obj || state->running == 0) {
     state->resuming = NULL;
@@ -105,8 +98,9 @@ int xffi_release_begin(void *self, int flags, xffi_deleter deleter) {
   return 1;
 }
 
-void xffi_release_end(void) {
-  release_state *state = &releasing;
+/* xffi_release_end when it is not the outermost one with nothing parked. */
+void xffi_release_end_outer(void) {
+  xffi_release_state *state = &xffi_releasing;
   if (state->running > 1) {
     state->running--;
     return;
