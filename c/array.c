@@ -44,6 +44,10 @@ static void seq_deleter(void *self, int flags) {
   xffi_object *obj = (xffi_object *)self;
   if (flags & XFFI_DELETE_CONTENTS) {
     xffi_seq_cell *cell = xffi_seq_cell_of(obj);
+    /* A sequence with elements is parked while another release runs, so a
+     * deep nesting uses bounded stack; an empty one has nothing to nest. */
+    int nests = cell->size > 0;
+    if (nests && xffi_release_begin(obj, flags, seq_deleter)) return;
     while (cell->size > 0) {
       xffi_any v = ((xffi_any *)cell->data)[--cell->size];
       xffi_any_release(&v);
@@ -52,6 +56,7 @@ static void seq_deleter(void *self, int flags) {
     cell->data = NULL;
     cell->data_deleter = NULL;
     cell->capacity = 0;
+    if (nests) xffi_release_end();
   }
   if (flags & XFFI_DELETE_MEMORY) xffi_free(self);
 }

@@ -1,7 +1,8 @@
 /* c/error.c: Error objects and the thread-local raised slot.
  *
  * An error is one allocation: header, cell, a private pointer to a separately
- * allocated backtrace (NULL until a frame is added), then the kind and the
+ * allocated backtrace (NULL until a frame is added; it grows geometrically,
+ * so appending frames one by one is amortised linear), then the kind and the
  * message, each NUL-terminated. Raising a message costs one malloc. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
@@ -13,6 +14,7 @@ typedef struct error_object {
   xffi_object header;
   xffi_error_cell cell;
   char *owned_backtrace;
+  size_t backtrace_capacity; /* bytes owned_backtrace has room for, NUL included */
   char text[];
 } error_object;
 
@@ -29,8 +31,15 @@ static void error_update_backtrace(void *self, const xffi_byte_array *backtrace,
 static void error_deleter(void *self, int flags) {
   error_object *err = self;
   if (flags & XFFI_DELETE_CONTENTS) {
-    xffi_object_dec_ref_inline(err->cell.cause_chain);
-    xffi_object_dec_ref_inline(err->cell.extra_context);
+    /* An error that owns other objects is parked while another release runs:
+     * a deep cause chain uses bounded stack. One that owns none (most raised
+     * errors) skips that bookkeeping. */
+    if (err->cell.cause_chain || err->cell.extra_context) {
+      if (xffi_release_begin(err, flags, error_deleter)) return;
+      xffi_object_dec_ref_inline(err->cell.cause_chain);
+      xffi_object_dec_ref_inline(err->cell.extra_context);
+      xffi_release_end();
+    }
     xffi_free(err->owned_backtrace);
   }
   if (flags & XFFI_DELETE_MEMORY) xffi_free(err);
@@ -59,20 +68,32 @@ static error_object *error_alloc(xffi_byte_array kind, size_t message_size) {
   err->cell.cause_chain = NULL;
   err->cell.extra_context = NULL;
   err->owned_backtrace = NULL;
+  err->backtrace_capacity = 0;
   return err;
 }
 
 static void error_update_backtrace(void *self, const xffi_byte_array *backtrace, int32_t mode) {
   error_object *err = self;
   size_t keep = mode == XFFI_BACKTRACE_APPEND ? err->cell.backtrace.size : 0;
-  char *text = xffi_alloc(keep + backtrace->size + 1);
-  if (!text) return; /* the error keeps its old backtrace; callers check */
-  memcpy(text, err->cell.backtrace.data, keep);
-  memcpy(text + keep, backtrace->data, backtrace->size);
-  text[keep + backtrace->size] = '\0';
-  xffi_free(err->owned_backtrace);
-  err->owned_backtrace = text;
-  err->cell.backtrace.data = text;
+  if (backtrace->size > SIZE_MAX - 1 - keep) return; /* cannot be held; the old backtrace stays */
+  size_t need = keep + backtrace->size + 1;
+  if (need <= err->backtrace_capacity) {
+    /* memmove: the new text may be a piece of the old one. */
+    memmove(err->owned_backtrace + keep, backtrace->data, backtrace->size);
+  } else {
+    /* Grow to at least twice the old room, so n appends copy O(n) bytes. */
+    size_t capacity = err->backtrace_capacity > SIZE_MAX / 2 ? need : err->backtrace_capacity * 2;
+    if (capacity < need) capacity = need;
+    char *text = xffi_alloc(capacity);
+    if (!text) return; /* the error keeps its old backtrace; callers check */
+    memcpy(text, err->cell.backtrace.data, keep);
+    memcpy(text + keep, backtrace->data, backtrace->size);
+    xffi_free(err->owned_backtrace);
+    err->owned_backtrace = text;
+    err->backtrace_capacity = capacity;
+  }
+  err->owned_backtrace[keep + backtrace->size] = '\0';
+  err->cell.backtrace.data = err->owned_backtrace;
   err->cell.backtrace.size = keep + backtrace->size;
 }
 
@@ -97,6 +118,7 @@ static error_object out_of_memory = {
      NULL,
      NULL},
     NULL,
+    0,
 };
 
 int xffi_error_new_bytes(xffi_object **out, xffi_byte_array kind, xffi_byte_array message) {
@@ -226,6 +248,29 @@ int xffi_error_pass(const char *frame) {
   return XFFI_FAIL;
 }
 
+static const xffi_object *next_cause(const xffi_object *e) {
+  return is_error(e) ? xffi_error_cell_of((xffi_object *)e)->cause_chain : NULL;
+}
+
+/* Walks the chain from `from` (borrowed): 1 if it reaches target, 2 if it
+ * loops without reaching it (possible only through cells written directly),
+ * 0 if it ends. Brent's cycle finding: constant memory, O(chain) steps. */
+static int cause_chain_reaches(const xffi_object *from, const xffi_object *target) {
+  const xffi_object *tortoise = from;
+  size_t power = 1, steps = 0;
+  for (const xffi_object *hare = from; hare;) {
+    if (hare == target) return 1;
+    hare = next_cause(hare);
+    if (hare && hare == tortoise) return 2;
+    if (++steps == power) {
+      tortoise = hare;
+      power *= 2;
+      steps = 0;
+    }
+  }
+  return 0;
+}
+
 int xffi_error_set_cause(xffi_object *err, xffi_object *cause) {
   static const char fn[] = "xffi_error_set_cause";
   if (!is_error(err)) {
@@ -242,6 +287,13 @@ int xffi_error_set_cause(xffi_object *err, xffi_object *cause) {
     xffi_object_dec_ref_inline(cause);
     return xffi_error_raise(XFFI_KIND_VALUE, "%s: %s", fn,
                             cause == err ? "an error cannot be its own cause" : "the shared MemoryError takes no cause");
+  }
+  int reaches = cause_chain_reaches(cause, err);
+  if (reaches) {
+    xffi_object_dec_ref_inline(cause);
+    return xffi_error_raise(XFFI_KIND_VALUE, "%s: %s", fn,
+                            reaches == 1 ? "err is already in cause's chain; setting it would close a cycle"
+                                         : "cause's chain already loops");
   }
   xffi_error_cell *cell = xffi_error_cell_of(err);
   xffi_object *old = cell->cause_chain;

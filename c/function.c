@@ -43,12 +43,18 @@ static int func_trampoline(void *handle, const xffi_any *args, int32_t num_args,
 static void func_deleter(void *self, int flags) {
   func_object *f = self;
   if (flags & XFFI_DELETE_CONTENTS) {
+    /* Parked while another release runs, so a chain of functions releasing
+     * each other (through owner or finalizer) uses bounded stack. A function
+     * with neither releases nothing and skips that. */
+    int nests = f->finalizer || f->owner;
+    if (nests && xffi_release_begin(f, flags, func_deleter)) return;
     /* Finalizer first: it may live in the owner's library. */
     if (f->finalizer) f->finalizer(f->resource);
     f->finalizer = NULL;
     xffi_object *owner = f->owner;
     f->owner = NULL;
     xffi_object_dec_ref_inline(owner);
+    if (nests) xffi_release_end();
   }
   if (flags & XFFI_DELETE_MEMORY) xffi_free(f);
 }

@@ -63,6 +63,55 @@ static inline void *xffi_alloc(size_t size) {
  * whose contents own nothing: frees the memory on flag 2 or 3. */
 void xffi_deleter_plain(void *self, int flags);
 
+/* ---- Releasing nested objects with bounded stack ----
+ * A deleter that releases other objects (elements, causes, owners) brackets
+ * that work with these, so that releasing a deep nesting does not recurse
+ * once per level. Only the outermost such deleter on a thread runs its
+ * contents at once; one that starts while another is running (a child that
+ * reached zero) is parked on a thread-local list, linked through its own
+ * header, and the outermost runs the parked ones, one after another, before
+ * it returns. Needs no allocation, so it cannot fail.
+ *
+ *   static void my_deleter(void *self, int flags) {
+ *     if (flags & XFFI_DELETE_CONTENTS) {
+ *       if (xffi_release_begin(self, flags, my_deleter)) return;  // parked
+ *       ...release what the object owns...
+ *       xffi_release_end();
+ *     }
+ *     if (flags & XFFI_DELETE_MEMORY) free self;
+ *   }
+ *
+ * xffi_release_begin: obj (borrowed) is the object being deleted, flags and
+ * deleter the deleter's own arguments and itself. Returns 1 if the call was
+ * parked (the deleter must return at once: it will be called again with the
+ * same flags), 0 to go on, in which case xffi_release_end must follow. */
+typedef struct xffi_release_state {
+  int32_t running;       /* deleters between xffi_release_begin and _end on this thread */
+  xffi_object *parked;   /* the last parked object, or NULL */
+  xffi_object *resuming; /* the parked object whose deleter runs again, or NULL */
+} xffi_release_state;
+extern _Thread_local xffi_release_state xffi_releasing XFFI_INTERNAL_TLS;
+int xffi_release_begin_nested(void *obj, int flags, xffi_deleter deleter);
+void xffi_release_end_outer(void);
+
+/* Inline for the common case, a release with nothing nested: two loads and
+ * two stores of the thread's state in all. */
+static inline int xffi_release_begin(void *obj, int flags, xffi_deleter deleter) {
+  if (XFFI_LIKELY(xffi_releasing.running == 0)) {
+    xffi_releasing.running = 1;
+    return 0;
+  }
+  return xffi_release_begin_nested(obj, flags, deleter);
+}
+
+static inline void xffi_release_end(void) {
+  if (XFFI_LIKELY(xffi_releasing.running == 1 && !xffi_releasing.parked)) {
+    xffi_releasing.running = 0;
+    return;
+  }
+  xffi_release_end_outer();
+}
+
 /* ---- Errors ----
  * Message convention: "<function>: <what is wrong>", naming the argument,
  * what was expected and what came, e.g.

@@ -427,7 +427,12 @@ static void cell_clear(map_cell *c) {
 /* ---- Objects ---- */
 
 static void map_deleter(void *self, int flags) {
-  if (flags & XFFI_DELETE_CONTENTS) cell_clear(cell_of((xffi_object *)self));
+  if (flags & XFFI_DELETE_CONTENTS) {
+    /* Parked while another release runs: a deep nesting uses bounded stack. */
+    if (xffi_release_begin(self, flags, map_deleter)) return;
+    cell_clear(cell_of((xffi_object *)self));
+    xffi_release_end();
+  }
   if (flags & XFFI_DELETE_MEMORY) xffi_free(self);
 }
 

@@ -214,10 +214,25 @@ int xffi_type_register(int32_t *out_type_index, const char *type_key, int32_t pa
   if (!is_object_type(parent))
     return xffi_error_raise(XFFI_KIND_TYPE, "%s: parent_type_index %d (%s) is not a registered object type", fn,
                             (int)parent_type_index, xffi_type_key(parent_type_index));
+  /* Each record copies its ancestors (for O(1) is-instance), so a chain of
+   * depth d costs O(d^2) in total: the limit keeps that bounded. */
+  if (parent->type_depth >= XFFI_TYPE_MAX_DEPTH)
+    return xffi_error_raise(XFFI_KIND_VALUE,
+                            "%s: cannot register '%s' under %s (index %d): the parent is at depth %d and the "
+                            "deepest allowed type depth is %d (XFFI_TYPE_MAX_DEPTH)",
+                            fn, type_key, parent->type_key.data, (int)parent_type_index, (int)parent->type_depth,
+                            (int)XFFI_TYPE_MAX_DEPTH);
   uint64_t hash = key_hash(type_key, size);
 
   pthread_mutex_lock(&registry_lock);
   const xffi_type_info *existing = keys ? map_find(keys, type_key, size, hash) : builtin_by_key(type_key, size);
+  if (existing && existing->type_depth == 0) {
+    /* A built-in root (Object) or plain value type (int, float, ...): it has
+     * no parent to compare, so say what it is instead. */
+    pthread_mutex_unlock(&registry_lock);
+    return xffi_error_raise(XFFI_KIND_VALUE, "%s: type key '%s' is reserved for the built-in %s type (index %d)", fn,
+                            type_key, is_object_type(existing) ? "root object" : "value", (int)existing->type_index);
+  }
   if (existing) {
     int32_t existing_parent = existing->type_depth ? existing->type_ancestors[existing->type_depth - 1] : -1;
     pthread_mutex_unlock(&registry_lock);

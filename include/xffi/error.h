@@ -105,8 +105,13 @@ XFFI_API int xffi_error_pass(const char *frame);
  * failure path. */
 XFFI_API int xffi_error_forward_to_tvm(void);
 
-/* Sets err's cause (steals the reference to cause, releasing any previous
- * one). Errors: ValueError unless err is an Error and cause is an Error or NULL. */
+/* Sets err's cause (err borrowed; steals the reference to cause, even on
+ * failure; releases any previous cause). Walks cause's chain once, so it costs
+ * O(length of that chain).
+ * Errors: TypeError unless err is an Error and cause is an Error or NULL;
+ * ValueError if err is cause or is already in cause's chain (the cycle would
+ * never be freed and no walk of it would end), or if cause's chain already
+ * loops. */
 XFFI_API int xffi_error_set_cause(xffi_object *err, xffi_object *cause);
 
 /* Whether err's kind is kind (borrowed both). 0 for NULL or non-Error err. */

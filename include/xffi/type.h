@@ -70,12 +70,19 @@ typedef struct xffi_type_info {
  * inline functions below: use xffi_type_info_get. */
 XFFI_API extern const xffi_type_info *const *xffi_type_table_;
 
+/* The deepest type depth a registered type may have (Object is depth 0, a
+ * direct child of it depth 1). Each record keeps all its ancestors, so
+ * is-instance stays O(1); the limit bounds a record to 4 KiB of ancestors. */
+#define XFFI_TYPE_MAX_DEPTH 1024
+
 /* Registers a type under a unique key with a parent object type and writes
  * its index to *out_type_index. Registering the same key with the same
  * parent again returns the same index; the same key with another parent is a
  * ValueError. Thread-safe. type_key is copied (borrowed).
- * Errors: ValueError for a NULL out, NULL or empty key; TypeError if
- * parent_type_index is not a registered object type; MemoryError. */
+ * Errors: ValueError for a NULL out, NULL or empty key, a key of a built-in
+ * type with no parent (Object, int, ...), or a parent already at
+ * XFFI_TYPE_MAX_DEPTH; TypeError if parent_type_index is not a registered
+ * object type; MemoryError. */
 XFFI_API int xffi_type_register(int32_t *out_type_index, const char *type_key, int32_t parent_type_index);
 
 /* Looks up a type by key. *out receives a borrowed, immortal record.

@@ -1,4 +1,7 @@
 /* Errors: objects, the thread-local raised slot, frames, causes, out of memory. */
+#define _POSIX_C_SOURCE 200809L
+#include <time.h>
+
 #include <xffi/sys/testing.h>
 
 #include "test_util.h"
@@ -93,6 +96,84 @@ static void test_cause_chain_is_owned(void **state) {
   xffi_object_dec_ref(inner);
 }
 
+static double seconds_now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* Each append used to copy the whole backtrace (80,000 frames: 66 s); it
+ * grows geometrically now, so 10^5 frames take milliseconds. The limit
+ * leaves far more than 10x headroom for sanitizers and a busy machine. */
+static void test_appending_many_frames_is_linear(void **state) {
+  (void)state;
+  enum { FRAMES = 100000 };
+  xffi_object *err = NULL;
+  assert_int_equal(xffi_error_new(&err, XFFI_KIND_RUNTIME, "deep"), XFFI_OK);
+  char frame[64];
+  double start = seconds_now();
+  for (int i = 0; i < FRAMES; ++i) {
+    snprintf(frame, sizeof(frame), "frame_%06d at file.c:%d", i, i);
+    assert_int_equal(xffi_error_append_frame(err, frame), XFFI_OK);
+  }
+  double elapsed = seconds_now() - start;
+  assert_true(elapsed < 5.0);
+  const xffi_error_cell *cell = xffi_error_cell_of(err);
+  size_t line = strlen("frame_000000 at file.c:0\n");
+  assert_true(cell->backtrace.size > (size_t)FRAMES * line);
+  assert_int_equal(strlen(cell->backtrace.data), cell->backtrace.size);
+  assert_memory_equal(cell->backtrace.data, "frame_000000 at file.c:0\nframe_000001 at file.c:1\n", 2 * line);
+  const char *tail = cell->backtrace.data + cell->backtrace.size - strlen("frame_099999 at file.c:99999\n");
+  assert_string_equal(tail, "frame_099999 at file.c:99999\n");
+  /* Replacing with a piece of the backtrace itself keeps that piece. */
+  xffi_byte_array own_tail = {tail, strlen(tail)};
+  xffi_error_cell_of(err)->update_backtrace(err, &own_tail, XFFI_BACKTRACE_REPLACE);
+  assert_string_equal(cell->backtrace.data, "frame_099999 at file.c:99999\n");
+  xffi_object_dec_ref(err);
+}
+
+/* a -> b -> a used to be accepted: both leaked and any walk of the chain
+ * never ended. */
+static void test_cause_cycles_are_refused(void **state) {
+  (void)state;
+  xffi_object *a = NULL, *b = NULL, *c = NULL;
+  assert_int_equal(xffi_error_new(&a, XFFI_KIND_RUNTIME, "a"), XFFI_OK);
+  assert_int_equal(xffi_error_new(&b, XFFI_KIND_RUNTIME, "b"), XFFI_OK);
+  assert_int_equal(xffi_error_new(&c, XFFI_KIND_RUNTIME, "c"), XFFI_OK);
+  xffi_object_inc_ref(b);
+  assert_int_equal(xffi_error_set_cause(a, b), XFFI_OK); /* a -> b */
+  xffi_object_inc_ref(c);
+  assert_int_equal(xffi_error_set_cause(b, c), XFFI_OK); /* a -> b -> c */
+  xffi_object_inc_ref(a);
+  assert_int_equal(xffi_error_set_cause(b, a), XFFI_FAIL); /* b -> a would loop */
+  expect_error(XFFI_KIND_VALUE,
+               "xffi_error_set_cause: err is already in cause's chain; setting it would close a cycle");
+  xffi_object_inc_ref(a);
+  assert_int_equal(xffi_error_set_cause(c, a), XFFI_FAIL); /* the longer loop c -> a -> b -> c */
+  expect_error(XFFI_KIND_VALUE,
+               "xffi_error_set_cause: err is already in cause's chain; setting it would close a cycle");
+  /* Nothing changed and the stolen references were released. */
+  assert_ptr_equal(xffi_error_cell_of(b)->cause_chain, c);
+  assert_null(xffi_error_cell_of(c)->cause_chain);
+  assert_int_equal(xffi_object_strong_count(a), 1);
+  /* A chain that already loops (written into the cells directly) is refused
+   * too, and the walk that finds it ends. */
+  xffi_object *d = NULL;
+  assert_int_equal(xffi_error_new(&d, XFFI_KIND_RUNTIME, "d"), XFFI_OK);
+  xffi_error_cell_of(c)->cause_chain = b; /* b -> c -> b, borrowed */
+  xffi_object_inc_ref(b);
+  assert_int_equal(xffi_error_set_cause(d, b), XFFI_FAIL);
+  expect_error(XFFI_KIND_VALUE, "xffi_error_set_cause: cause's chain already loops");
+  xffi_error_cell_of(c)->cause_chain = NULL;
+  /* Sharing a cause is no cycle. */
+  xffi_object_inc_ref(c);
+  assert_int_equal(xffi_error_set_cause(d, c), XFFI_OK);
+  xffi_object_dec_ref(d);
+  xffi_object_dec_ref(c);
+  xffi_object_dec_ref(b);
+  xffi_object_dec_ref(a);
+}
+
 static void test_error_bad_input(void **state) {
   (void)state;
   xffi_object *err = NULL, *s = NULL;
@@ -180,6 +261,8 @@ int main(void) {
       cmocka_unit_test(test_set_raised_steals_and_null_clears),
       cmocka_unit_test(test_frames_append_most_recent_first),
       cmocka_unit_test(test_cause_chain_is_owned),
+      cmocka_unit_test(test_appending_many_frames_is_linear),
+      cmocka_unit_test(test_cause_cycles_are_refused),
       cmocka_unit_test(test_error_bad_input),
       cmocka_unit_test(test_out_of_memory_is_reported_without_allocating),
       cmocka_unit_test(test_forward_to_tvm_without_tvm_ffi_keeps_the_error),

@@ -1,4 +1,6 @@
 /* The type registry: built-ins, dynamic registration, lookups, is-instance. */
+#include <malloc.h>
+
 #include "test_util.h"
 
 static void test_register_returns_dynamic_index_and_is_idempotent(void **state) {
@@ -105,6 +107,55 @@ static void test_hundred_thousand_types(void **state) {
   assert_false(xffi_object_is_instance_of(&deep.header, first + 99980));
 }
 
+/* Built-in keys without a parent (plain values, the root Object) used to be
+ * reported as "registered with parent <unregistered type> (index -1)". */
+static void test_builtin_key_is_reported_as_reserved(void **state) {
+  (void)state;
+  int32_t out = -9;
+  assert_int_equal(xffi_type_register(&out, "int", XFFI_TYPE_OBJECT), XFFI_FAIL);
+  assert_raised(XFFI_KIND_VALUE,
+                "xffi_type_register: type key 'int' is reserved for the built-in value type (index 1)");
+  assert_int_equal(xffi_type_register(&out, "None", XFFI_TYPE_STRING), XFFI_FAIL);
+  assert_raised(XFFI_KIND_VALUE, "type key 'None' is reserved for the built-in value type (index 0)");
+  assert_int_equal(xffi_type_register(&out, "Object", XFFI_TYPE_OBJECT), XFFI_FAIL);
+  assert_raised(XFFI_KIND_VALUE, "type key 'Object' is reserved for the built-in root object type (index 64)");
+  assert_int_equal(out, -9);
+}
+
+/* A chain reaches XFFI_TYPE_MAX_DEPTH and stops there with a clear error;
+ * without the limit, a 20,000-deep chain took 767 MB of ancestor copies. */
+static void test_inheritance_depth_is_limited(void **state) {
+  (void)state;
+  char key[64];
+  int32_t chain[XFFI_TYPE_MAX_DEPTH + 1];
+  chain[0] = XFFI_TYPE_OBJECT;
+  struct mallinfo2 before = mallinfo2();
+  for (int d = 1; d <= XFFI_TYPE_MAX_DEPTH; ++d) {
+    snprintf(key, sizeof(key), "test.deep.D%d", d);
+    assert_int_equal(xffi_type_register(&chain[d], key, chain[d - 1]), XFFI_OK);
+  }
+  struct mallinfo2 after = mallinfo2();
+  /* 1024 records of at most 4 KiB of ancestors each: about 2 MiB in all. */
+  assert_true(after.uordblks - before.uordblks < (size_t)8 << 20);
+  const xffi_type_info *deepest = NULL;
+  assert_int_equal(xffi_type_info_get(&deepest, chain[XFFI_TYPE_MAX_DEPTH]), XFFI_OK);
+  assert_int_equal(deepest->type_depth, XFFI_TYPE_MAX_DEPTH);
+  plain obj;
+  xffi_object_init(&obj.header, chain[XFFI_TYPE_MAX_DEPTH], NULL);
+  for (int d = 0; d <= XFFI_TYPE_MAX_DEPTH; d += 31) assert_true(xffi_object_is_instance_of(&obj.header, chain[d]));
+  assert_true(xffi_object_is_instance_of(&obj.header, chain[XFFI_TYPE_MAX_DEPTH - 1]));
+  int32_t out = -4;
+  assert_int_equal(xffi_type_register(&out, "test.deep.TooDeep", chain[XFFI_TYPE_MAX_DEPTH]), XFFI_FAIL);
+  assert_raised(XFFI_KIND_VALUE, "xffi_type_register: cannot register 'test.deep.TooDeep' under test.deep.D1024 "
+                                 "(index ");
+  assert_int_equal(xffi_type_register(&out, "test.deep.TooDeep", chain[XFFI_TYPE_MAX_DEPTH]), XFFI_FAIL);
+  assert_raised(XFFI_KIND_VALUE, "the parent is at depth 1024 and the deepest allowed type depth is 1024");
+  assert_int_equal(out, -4);
+  const xffi_type_info *missing = NULL;
+  assert_int_equal(xffi_type_info_by_key(&missing, "test.deep.TooDeep"), XFFI_FAIL);
+  xffi_object_dec_ref(xffi_error_move_raised());
+}
+
 static void test_register_bad_input(void **state) {
   (void)state;
   int32_t out = -7;
@@ -172,6 +223,8 @@ int main(void) {
       cmocka_unit_test(test_lookup_by_key_and_index_gives_key_parent_depth_ancestors),
       cmocka_unit_test(test_is_instance_follows_single_inheritance),
       cmocka_unit_test(test_hundred_thousand_types),
+      cmocka_unit_test(test_builtin_key_is_reported_as_reserved),
+      cmocka_unit_test(test_inheritance_depth_is_limited),
       cmocka_unit_test(test_register_bad_input),
       cmocka_unit_test(test_lookup_bad_input),
       cmocka_unit_test(test_check_instance_bad_input),
