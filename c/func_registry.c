@@ -40,10 +40,11 @@
  *   With no lookup in flight a writer advances twice and frees what it
  *   retired at once (so a remove releases the registry's reference before it
  *   returns, as before); otherwise a later writer frees it, or
- *   xffi_func_registry_reclaim does. What waits on the retired list is what
- *   was retired during the longest lookup in flight (bounded, and nothing is
- *   retired without a write), and the list stays reachable from a static, so
- *   leak checkers report nothing.
+ *   xffi_testing_registry_reclaim does. What waits on the retired list is
+ *   what writers retired since the oldest lookup still in flight entered
+ *   (bounded by the writes made meanwhile: nothing is retired without a
+ *   write), and the list stays reachable from a static, so leak checkers
+ *   report nothing.
  *
  * - The registry's references are released after the mutex is dropped, so a
  *   finalizer may itself use the registry.
