@@ -18,13 +18,9 @@ typedef struct error_object {
   char text[];
 } error_object;
 
-/* The raised slot holds one reference. initial-exec keeps access to a few
- * instructions; one pointer fits easily in the static TLS reserve. */
-#if defined(__GNUC__) && !defined(__APPLE__)
-static _Thread_local xffi_object *raised __attribute__((tls_model("initial-exec")));
-#else
+/* The raised slot holds one reference. Default TLS model, so that the
+ * library may be loaded with dlopen (see c/internal.h). */
 static _Thread_local xffi_object *raised;
-#endif
 
 static void error_update_backtrace(void *self, const xffi_byte_array *backtrace, int32_t mode);
 

@@ -3,7 +3,8 @@
  * Design
  * ------
  * Readers (xffi_func_global_get) are lock-free and write only memory of their
- * own thread; writers (register, remove) are serialised by one mutex.
+ * own thread; writers (register, remove) are serialised by one mutex and
+ * never wait for readers.
  *
  * - The table is open addressing with linear probing over an array of
  *   pointers to immutable entries { hash, function, name }. An entry is never
@@ -14,53 +15,67 @@
  *   new table that shares the entries and publishes it.
  *
  * - Reclamation (when can an old table, a removed entry and the registry's
- *   reference to its function be released?) uses a grace period, as in RCU.
- *   Each thread that looks names up owns a reader record on its own cache
- *   line, holding a sequence number it makes odd on entering a lookup and
- *   even on leaving it. A writer first unpublishes (stores the tombstone or
- *   the new table), then scans every record and, for each record found odd,
- *   waits until its number changes. Both the reader's "enter" store and the
- *   writer's unpublishing stores are sequentially consistent, as are the
- *   loads that follow them, so in the single total order either the reader
- *   entered after the unpublish (and cannot see the old pointer), or the
- *   writer sees the reader inside and waits for it to leave; leaving is a
- *   release store the writer acquires, so everything the reader did with the
- *   old entry, including taking its own reference to the function, happens
- *   before the writer releases anything. So a function returned by a lookup
- *   is never freed between being found and being inc-ref'd, with no reader
- *   counter shared between threads and nothing leaked: unlike "keep retired
- *   tables until exit", memory stays bounded under endless register/remove.
- *   Writers wait only for lookups in flight, which are a few dozen
- *   instructions and never block.
+ *   reference to its function be released?) is epoch based. A global epoch
+ *   counter sits next to the table pointer. Each thread that looks names up
+ *   owns a reader record on its own cache line, holding an announcement:
+ *   (epoch << 1) | 1 while inside a lookup, with the epoch it read on
+ *   entering, and 0 outside. A writer unpublishes (stores the tombstone or
+ *   the new table) and puts what it unpublished on the retired list, tagged
+ *   with the current epoch. It then tries, without waiting, to advance the
+ *   epoch: one scan of the records, and the epoch moves on only if no reader
+ *   is inside with an older announcement. Something retired at epoch e is
+ *   freed once the epoch reaches e + 2: every lookup that could have seen it
+ *   entered before it was unpublished, so it announced e or older, and the
+ *   two advances each needed it to have left (the first one if it announced
+ *   older than e, the second one if it announced e). The announcement store,
+ *   the epoch and table loads of a lookup, the unpublishing stores and the
+ *   writers' scans are all sequentially consistent, which is what makes "the
+ *   scan saw the reader's announcement" follow from "the reader saw the old
+ *   pointer"; leaving is a release store the scan acquires, so everything a
+ *   reader did with an entry, including taking its own reference to the
+ *   function, happens before the entry is released.
+ *
+ *   So a writer's cost is one scan of the records, whatever the readers do:
+ *   a preempted reader only delays when memory is freed, never a writer.
+ *   With no lookup in flight a writer advances twice and frees what it
+ *   retired at once (so a remove releases the registry's reference before it
+ *   returns, as before); otherwise a later writer frees it, or
+ *   xffi_testing_registry_reclaim does. What waits on the retired list is
+ *   what writers retired since the oldest lookup still in flight entered
+ *   (bounded by the writes made meanwhile: nothing is retired without a
+ *   write), and the list stays reachable from a static, so leak checkers
+ *   report nothing.
  *
  * - The registry's references are released after the mutex is dropped, so a
  *   finalizer may itself use the registry.
  *
  * - Cache lines. A lookup writes only its own reader record and the
  *   reference count of the function it finds; all else it reads (the table
- *   pointer, the table, the entries) is immutable while published, and each
- *   of these has cache lines of its own: allocated 64-byte aligned and
+ *   pointer and epoch, the table, the entries) changes only on writes, and
+ *   each of these has cache lines of its own: allocated 64-byte aligned and
  *   rounded up to whole lines, or (statics) aligned and padded. Otherwise an
  *   entry could share a line with memory that another thread writes, such as
  *   the reference count of the function registered after it, and every such
  *   write would take the line away from the readers (false sharing: two
  *   threads looking up different names ran at a third of the speed of one,
- *   depending on where malloc happened to place things).
+ *   depending on where malloc happened to place things). The link that puts
+ *   an entry or table on the retired list is at the end of its allocation,
+ *   after everything a reader reads.
  *
  * - Reader records: 64 static ones (no allocation for the first 64 threads
  *   looking names up at the same time), then allocated ones, kept in a list
  *   and never freed; a thread gives its record back for reuse when it exits
- *   (a pthread key destructor). The thread-local pointer to the record's seq
- *   word uses the initial-exec TLS model (a few instructions, like the error
- *   slot). */
+ *   (a pthread key destructor). The thread-local pointer to the record's
+ *   announcement uses the compiler's default TLS model (see "Thread-local
+ *   storage" in c/internal.h). */
 #define _POSIX_C_SOURCE 200809L
 #include <pthread.h>
-#include <sched.h>
 #include <stdatomic.h>
 #include <string.h>
 
 #include <xffi/function.h>
 #include <xffi/string.h>
+#include <xffi/sys/testing.h>
 
 #include "internal.h"
 #include "string_internal.h"
@@ -71,6 +86,20 @@
 
 /* bytes rounded up to whole cache lines (bytes <= SIZE_MAX - CACHE_LINE). */
 static inline size_t whole_lines(size_t bytes) { return (bytes + CACHE_LINE - 1) & ~(size_t)(CACHE_LINE - 1); }
+
+/* The link that puts an unpublished entry or table on the retired list (see
+ * "Reclamation"). Writers only; it lies after everything readers read. */
+typedef struct retired {
+  struct retired *next;
+  uint64_t epoch;    /* the global epoch when it was unpublished */
+  void *block;       /* the entry or table, freed with xffi_free_aligned */
+  xffi_object *func; /* an entry's function reference (released too), or NULL */
+} retired;
+
+/* Where the retired link of a block whose readable part is used bytes lies. */
+static inline size_t retired_link_offset(size_t used) {
+  return (used + _Alignof(retired) - 1) & ~(size_t)(_Alignof(retired) - 1);
+}
 
 typedef struct entry {
   uint64_t hash;
@@ -94,49 +123,51 @@ static _Alignas(CACHE_LINE) union {
 
 #define INITIAL_CAPACITY 64
 
-/* The published table, alone on its cache line (at offset 0; see reader). */
+/* The published table (at offset 0; see reader) and the global epoch, which
+ * every lookup reads and only writers change, alone on their cache line. */
 static _Alignas(CACHE_LINE) struct {
   _Atomic(table *) table;
-  char pad[CACHE_LINE - sizeof(void *)];
+  _Atomic uint64_t epoch;
+  char pad[CACHE_LINE - sizeof(void *) - sizeof(uint64_t)];
 } current;
-_Static_assert(sizeof current == CACHE_LINE, "the table pointer has its own cache line");
+_Static_assert(sizeof current == CACHE_LINE, "the table pointer and epoch have their own cache line");
 
 /* Writers' state, guarded by writer_lock. */
 static pthread_mutex_t writer_lock = PTHREAD_MUTEX_INITIALIZER;
-static size_t live_count; /* live entries in current.table */
-static size_t used_count; /* live entries + tombstones */
+static size_t live_count;      /* live entries in current.table */
+static size_t used_count;      /* live entries + tombstones */
+static retired *retired_list;  /* newest first, so epochs never grow along it */
+static size_t retired_count;   /* links on retired_list */
 
 /* ---- Reader records ---- */
 
 #define STATIC_READERS 64
 
-/* seq is the last word of the line, and not at offset 0 like the table
- * pointer, the table's mask and an entry's hash: the loads that follow the
- * "enter" store must not have the same address bits 0-11 as seq (4 KiB
- * aliasing). 64 records of 64 bytes cover every line of a 4 KiB page, so one
- * of them always matched the table pointer; the thread that got it ran its
- * lookups at 27 ns instead of 19 (measured with bench_function). At offset
- * 56, seq can meet neither the 16-byte aligned reference count of a function
- * malloc allocated nor the fields of an entry with a name under 32 bytes. */
+/* announced is the last word of the line, and not at offset 0 like the
+ * table pointer, the table's mask and an entry's hash: the loads that follow
+ * the "enter" store must not have the same address bits 0-11 as announced
+ * (4 KiB aliasing). 64 records of 64 bytes cover every line of a 4 KiB page,
+ * so one of them always matched the table pointer; the thread that got it
+ * ran its lookups at 27 ns instead of 19 (measured with bench_function). At
+ * offset 56, announced can meet neither the 16-byte aligned reference count
+ * of a function malloc allocated nor the fields of an entry with a name
+ * under 32 bytes. */
 typedef struct reader {
   atomic_int owned;    /* 1 while a thread owns the record */
   struct reader *next; /* allocated records only: the overflow list */
   char pad[CACHE_LINE - sizeof(void *) * 2 - sizeof(uint64_t)];
-  _Atomic uint64_t seq; /* odd while the owner is inside a lookup */
+  _Atomic uint64_t announced; /* (epoch << 1) | 1 inside a lookup, 0 outside */
 } reader;
 _Static_assert(sizeof(reader) == CACHE_LINE, "one reader record per cache line");
-_Static_assert(offsetof(reader, seq) == CACHE_LINE - sizeof(uint64_t), "seq is the record's last word");
+_Static_assert(offsetof(reader, announced) == CACHE_LINE - sizeof(uint64_t), "announced is the record's last word");
 
 static _Alignas(CACHE_LINE) reader static_readers[STATIC_READERS];
 static _Atomic(reader *) overflow_readers;
 
-/* The seq word of the calling thread's record (pointing at the word itself
- * saves gcc an address computation per lookup). */
-#if defined(__GNUC__) && !defined(__APPLE__)
-static _Thread_local _Atomic uint64_t *my_seq __attribute__((tls_model("initial-exec")));
-#else
-static _Thread_local _Atomic uint64_t *my_seq;
-#endif
+/* The announcement word of the calling thread's record (pointing at the
+ * word itself saves gcc an address computation per lookup). Default TLS
+ * model, so that the library may be loaded with dlopen (c/internal.h). */
+static _Thread_local _Atomic uint64_t *my_announcement;
 
 static pthread_once_t reader_key_once = PTHREAD_ONCE_INIT;
 static pthread_key_t reader_key;
@@ -145,7 +176,7 @@ static int reader_key_ok;
 /* Runs when a thread that owned a record exits: gives the record back. */
 static void reader_release(void *record) {
   reader *r = record;
-  my_seq = NULL;
+  my_announcement = NULL;
   atomic_store_explicit(&r->owned, 0, memory_order_release);
 }
 
@@ -174,7 +205,7 @@ static reader *reader_acquire(void) {
       return NULL;
     }
     memset(found, 0, sizeof *found);
-    atomic_init(&found->seq, 0);
+    atomic_init(&found->announced, 0);
     atomic_init(&found->owned, 1);
     reader *head = atomic_load_explicit(&overflow_readers, memory_order_relaxed);
     do {
@@ -184,22 +215,29 @@ static reader *reader_acquire(void) {
   }
   /* Without the key the record is simply never given back (still correct). */
   if (reader_key_ok) pthread_setspecific(reader_key, found);
-  my_seq = &found->seq;
+  my_announcement = &found->announced;
   return found;
 }
 
-/* Waits until every lookup that was in flight when the caller unpublished
- * something has finished. The caller's unpublishing stores are seq_cst. */
-static void wait_for_readers_in(reader *r) {
-  uint64_t seq = atomic_load_explicit(&r->seq, memory_order_seq_cst);
-  if (!(seq & 1)) return;
-  while (atomic_load_explicit(&r->seq, memory_order_acquire) == seq) sched_yield();
+/* Whether the record holds a lookup that entered before epoch was reached.
+ * The load is seq_cst (see "Reclamation"), and acquires the record's
+ * leaving store. */
+static int reader_holds_back(reader *r, uint64_t epoch) {
+  uint64_t announced = atomic_load_explicit(&r->announced, memory_order_seq_cst);
+  return (announced & 1) && (announced >> 1) != epoch;
 }
 
-static void wait_for_readers(void) {
-  for (size_t i = 0; i < STATIC_READERS; ++i) wait_for_readers_in(&static_readers[i]);
+/* Advances the global epoch by one unless a lookup in flight entered in an
+ * older epoch; returns whether it did. One scan of the records, no waiting.
+ * Writers only (under writer_lock). */
+static int try_advance_epoch(void) {
+  uint64_t epoch = atomic_load_explicit(&current.epoch, memory_order_relaxed);
+  for (size_t i = 0; i < STATIC_READERS; ++i)
+    if (reader_holds_back(&static_readers[i], epoch)) return 0;
   for (reader *r = atomic_load_explicit(&overflow_readers, memory_order_acquire); r; r = r->next)
-    wait_for_readers_in(r);
+    if (reader_holds_back(r, epoch)) return 0;
+  atomic_store_explicit(&current.epoch, epoch + 1, memory_order_seq_cst);
+  return 1;
 }
 
 /* ---- Lookup ---- */
@@ -249,15 +287,16 @@ static inline int entry_matches(const entry *e, uint64_t hash, const char *name,
   return e->hash == hash && e->len == len && names_equal(e->name, name, len);
 }
 
-/* The lookup itself, for the seq word of the calling thread's reader
- * record; out and name are checked by the callers and hash is
- * xffi_hash_bytes(name, len). */
+/* The lookup itself, for the announcement word of the calling thread's
+ * reader record; out and name are checked by the callers and hash is
+ * xffi_hash_bytes(name, len). The epoch load is seq_cst so that it cannot
+ * return an epoch newer than an unpublishing store the lookup precedes. */
 #if defined(__GNUC__)
 __attribute__((always_inline))
 #endif
 static inline int lookup_in(_Atomic uint64_t *my, xffi_object **out, const char *name, size_t len, uint64_t hash) {
-  uint64_t seq = atomic_load_explicit(my, memory_order_relaxed) + 1;
-  atomic_store_explicit(my, seq, memory_order_seq_cst); /* enter */
+  uint64_t epoch = atomic_load_explicit(&current.epoch, memory_order_seq_cst);
+  atomic_store_explicit(my, epoch << 1 | 1, memory_order_seq_cst); /* enter */
   xffi_object *found = NULL;
   table *t = atomic_load_explicit(&current.table, memory_order_seq_cst);
   if (t) {
@@ -271,7 +310,7 @@ static inline int lookup_in(_Atomic uint64_t *my, xffi_object **out, const char 
       }
     }
   }
-  atomic_store_explicit(my, seq + 1, memory_order_release); /* leave */
+  atomic_store_explicit(my, 0, memory_order_release); /* leave */
   *out = found;
   return XFFI_OK;
 }
@@ -283,14 +322,14 @@ __attribute__((noinline, cold))
 static int lookup_first(xffi_object **out, const char *name, size_t len) {
   reader *r = reader_acquire();
   if (!r) return XFFI_FAIL;
-  return lookup_in(&r->seq, out, name, len, xffi_hash_inline(name, len));
+  return lookup_in(&r->announced, out, name, len, xffi_hash_inline(name, len));
 }
 
 #if defined(__GNUC__)
 __attribute__((always_inline))
 #endif
 static inline int lookup(xffi_object **out, const char *name, size_t len) {
-  _Atomic uint64_t *my = my_seq;
+  _Atomic uint64_t *my = my_announcement;
   if (XFFI_UNLIKELY(!my)) return lookup_first(out, name, len);
   return lookup_in(my, out, name, len, xffi_hash_inline(name, len));
 }
@@ -336,23 +375,71 @@ static int insert_entry(table *t, entry *e) {
   }
 }
 
+/* The bytes of a table or entry that readers read; its retired link follows. */
+static inline size_t table_readable_bytes(size_t capacity) {
+  return sizeof(table) + capacity * sizeof(_Atomic(entry *));
+}
+static inline size_t entry_readable_bytes(size_t len) { return sizeof(entry) + len + 1; }
+
 /* Cache-line aligned and padded (see "Cache lines" above); capacity is at
  * most a few times the number of entries, so the size cannot overflow. */
 static table *table_new(size_t capacity) {
-  table *t = xffi_alloc_aligned(CACHE_LINE, whole_lines(sizeof(table) + capacity * sizeof(_Atomic(entry *))));
+  size_t bytes = retired_link_offset(table_readable_bytes(capacity)) + sizeof(retired);
+  table *t = xffi_alloc_aligned(CACHE_LINE, whole_lines(bytes));
   if (!t) return NULL;
   t->mask = capacity - 1;
   for (size_t i = 0; i < capacity; ++i) atomic_init(&t->slots[i], NULL);
   return t;
 }
 
+/* Puts block, an entry or table the caller just unpublished whose readable
+ * part is readable_bytes long, on the retired list, tagged with the current
+ * epoch. func is the entry's function reference, stolen (released with the
+ * entry), or NULL for a table. Writers only. */
+static void retire(void *block, size_t readable_bytes, xffi_object *func) {
+  retired *link = (retired *)((char *)block + retired_link_offset(readable_bytes));
+  link->epoch = atomic_load_explicit(&current.epoch, memory_order_relaxed);
+  link->block = block;
+  link->func = func;
+  link->next = retired_list;
+  retired_list = link;
+  retired_count++;
+}
+
+/* Advances the epoch as far as the lookups in flight allow (twice at most:
+ * a third advance frees nothing more) and detaches from the retired list
+ * what no lookup can reach any more, for release_retired once the lock is
+ * dropped. Never waits. Writers only. */
+static retired *detach_reclaimable(void) {
+  if (!retired_list) return NULL;
+  if (try_advance_epoch()) try_advance_epoch();
+  uint64_t epoch = atomic_load_explicit(&current.epoch, memory_order_relaxed);
+  retired **link = &retired_list; /* newest first: the older tail goes */
+  while (*link && (*link)->epoch + 2 > epoch) link = &(*link)->next;
+  retired *ready = *link;
+  *link = NULL;
+  for (retired *r = ready; r; r = r->next) retired_count--;
+  return ready;
+}
+
+/* Frees what detach_reclaimable returned and releases the functions' references,
+ * outside the lock (a finalizer may use the registry). */
+static void release_retired(retired *ready) {
+  while (ready) {
+    retired *next = ready->next; /* the link lies inside the block */
+    xffi_object *func = ready->func;
+    xffi_free_aligned(ready->block);
+    if (func) xffi_object_dec_ref(func);
+    ready = next;
+  }
+}
+
 /* Makes room for one more entry: when live + tombstones would pass half
  * the capacity, builds a table at most a quarter full with the live entries
- * and publishes it (linear probing stays at about one probe per lookup; a
- * slot is 8 bytes, so 1000 names cost 32 KiB of table at most). *retired receives the old table, to free after the grace
- * period. Returns XFFI_OK or XFFI_FAIL (MemoryError raised, nothing changed). */
-static int reserve_one(table **retired) {
-  *retired = NULL;
+ * and publishes it, retiring the old one (linear probing stays at about one
+ * probe per lookup; a slot is 8 bytes, so 1000 names cost 32 KiB of table at
+ * most). Returns XFFI_OK or XFFI_FAIL (MemoryError raised, nothing changed). */
+static int reserve_one(void) {
   table *t = atomic_load_explicit(&current.table, memory_order_relaxed);
   if (t && (used_count + 1) * 2 <= t->mask + 1) return XFFI_OK;
   size_t capacity = INITIAL_CAPACITY;
@@ -368,15 +455,16 @@ static int reserve_one(table **retired) {
   }
   atomic_store_explicit(&current.table, fresh, memory_order_seq_cst);
   used_count = used;
-  *retired = t;
+  if (t) retire(t, table_readable_bytes(t->mask + 1), NULL);
   return XFFI_OK;
 }
 
-/* Cache-line aligned and padded (see "Cache lines" above). Freed with
- * xffi_free_aligned. */
+/* Cache-line aligned and padded (see "Cache lines" above), with room for
+ * the retired link. Freed with xffi_free_aligned. */
 static entry *entry_new(uint64_t hash, const char *name, size_t len, xffi_object *func) {
-  if (len > SIZE_MAX - sizeof(entry) - CACHE_LINE) return NULL;
-  entry *e = xffi_alloc_aligned(CACHE_LINE, whole_lines(sizeof(entry) + len + 1));
+  if (len > SIZE_MAX - sizeof(entry) - sizeof(retired) - 2 * CACHE_LINE) return NULL;
+  size_t bytes = retired_link_offset(entry_readable_bytes(len)) + sizeof(retired);
+  entry *e = xffi_alloc_aligned(CACHE_LINE, whole_lines(bytes));
   if (!e) return NULL;
   e->hash = hash;
   e->func = func;
@@ -386,14 +474,9 @@ static entry *entry_new(uint64_t hash, const char *name, size_t len, xffi_object
   return e;
 }
 
-/* Frees what writers retired, after the grace period, outside the lock. */
-static void release_retired(table *old_table, entry *old_entry) {
-  xffi_free_aligned(old_table);
-  if (old_entry) {
-    xffi_object_dec_ref(old_entry->func);
-    xffi_free_aligned(old_entry);
-  }
-}
+/* Retires the entry the caller just unpublished, with the registry's
+ * reference to its function. Writers only. */
+static void retire_entry(entry *e) { retire(e, entry_readable_bytes(e->len), e->func); }
 
 int xffi_func_global_register(const char *name, xffi_object *func, int allow_override) {
   static const char fn[] = "xffi_func_global_register";
@@ -408,8 +491,6 @@ int xffi_func_global_register(const char *name, xffi_object *func, int allow_ove
   pthread_mutex_lock(&writer_lock);
   table *t = atomic_load_explicit(&current.table, memory_order_relaxed);
   _Atomic(entry *) *slot = find_slot(t, hash, name, len);
-  entry *replaced = NULL;
-  table *retired = NULL;
   if (slot) {
     if (!allow_override) {
       pthread_mutex_unlock(&writer_lock);
@@ -418,11 +499,12 @@ int xffi_func_global_register(const char *name, xffi_object *func, int allow_ove
                               "%s: a function named '%s' is already registered (pass allow_override to replace it)",
                               fn, name);
     }
-    replaced = atomic_load_explicit(slot, memory_order_relaxed);
+    entry *replaced = atomic_load_explicit(slot, memory_order_relaxed);
     xffi_object_inc_ref_inline(func);
     atomic_store_explicit(slot, e, memory_order_seq_cst);
+    retire_entry(replaced);
   } else {
-    if (reserve_one(&retired) != XFFI_OK) {
+    if (reserve_one() != XFFI_OK) {
       pthread_mutex_unlock(&writer_lock);
       xffi_free_aligned(e);
       return XFFI_FAIL;
@@ -431,9 +513,9 @@ int xffi_func_global_register(const char *name, xffi_object *func, int allow_ove
     used_count += (size_t)insert_entry(atomic_load_explicit(&current.table, memory_order_relaxed), e);
     live_count++;
   }
-  if (replaced || retired) wait_for_readers();
+  retired *ready = detach_reclaimable();
   pthread_mutex_unlock(&writer_lock);
-  release_retired(retired, replaced);
+  release_retired(ready);
   return XFFI_OK;
 }
 
@@ -452,10 +534,20 @@ int xffi_func_global_remove(const char *name) {
   entry *removed = atomic_load_explicit(slot, memory_order_relaxed);
   atomic_store_explicit(slot, TOMBSTONE, memory_order_seq_cst);
   live_count--;
-  wait_for_readers();
+  retire_entry(removed);
+  retired *ready = detach_reclaimable();
   pthread_mutex_unlock(&writer_lock);
-  release_retired(NULL, removed);
+  release_retired(ready);
   return XFFI_OK;
+}
+
+size_t xffi_testing_registry_reclaim(void) {
+  pthread_mutex_lock(&writer_lock);
+  retired *ready = detach_reclaimable();
+  size_t waiting = retired_count;
+  pthread_mutex_unlock(&writer_lock);
+  release_retired(ready);
+  return waiting;
 }
 
 int xffi_func_global_list(xffi_object **out_names, size_t capacity, size_t *out_count) {

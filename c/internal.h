@@ -24,14 +24,18 @@ void xffi_free_aligned(void *ptr);
  * before failure injection (xffi_testing_fail_alloc_after) makes them fail;
  * it is INT64_MAX while injection is off, and the allocation count is read
  * off it, so no separate counter is kept. */
-/* Hidden on the declaration too, so that code in the shared library reaches
- * them directly: without it every allocation went through the GOT and called
- * __tls_get_addr. initial-exec needs no call at all; the library's static TLS
- * is a few bytes, well within what glibc reserves for libraries loaded with
- * dlopen. */
+/* Thread-local storage: every thread-local variable of the library uses
+ * the compiler's default model (general- or local-dynamic in the shared
+ * library, relaxed to local-exec when the static library is linked into a
+ * program). Never initial-exec: that makes the shared library need room in
+ * the static TLS block, and dlopen of it fails ("cannot allocate memory in
+ * static TLS block") once plugins or Python extensions loaded before it
+ * have used up glibc's small surplus (tests/c/tls/test_tls_dlopen.c).
+ * Hidden on the declaration too, so that the shared library reaches the
+ * budget through its own TLS module with no GOT entry of its own. */
 #if defined(__GNUC__) || defined(__clang__)
 #  define XFFI_INTERNAL __attribute__((visibility("hidden")))
-#  define XFFI_INTERNAL_TLS __attribute__((visibility("hidden"), tls_model("initial-exec")))
+#  define XFFI_INTERNAL_TLS __attribute__((visibility("hidden")))
 #else
 #  define XFFI_INTERNAL
 #  define XFFI_INTERNAL_TLS
