@@ -44,7 +44,6 @@ fn assert_child_aborts(test: &str) {
     assert!(stderr.contains("reference count overflow"), "{stderr}");
 }
 
-
 fn in_child() -> bool {
     std::env::var_os(CHILD_ENV).is_some()
 }
