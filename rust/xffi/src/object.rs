@@ -556,12 +556,19 @@ pub mod private {
         pub has_base: bool,
     }
 
-    /// Every type index registered through `object_type!` in this process,
-    /// with the Rust type that owns it: a key belongs to one Rust type only.
-    static RUST_TYPES: Mutex<Vec<(i32, TypeId)>> = Mutex::new(Vec::new());
+    /// A type index registered through `object_type!`: the Rust type that
+    /// owns it (a key belongs to one Rust type only) and its parent's index.
+    struct RustType {
+        index: i32,
+        id: TypeId,
+        parent_index: i32,
+    }
 
-    fn owner_of(types: &[(i32, TypeId)], index: i32) -> Option<TypeId> {
-        types.iter().find(|(i, _)| *i == index).map(|(_, id)| *id)
+    /// Every type index registered through `object_type!` in this process.
+    static RUST_TYPES: Mutex<Vec<RustType>> = Mutex::new(Vec::new());
+
+    fn find(types: &[RustType], index: i32) -> Option<&RustType> {
+        types.iter().find(|t| t.index == index)
     }
 
     /// The index of the parent a Rust type may be registered under. Only
@@ -581,7 +588,7 @@ pub mod private {
         }
         let index = (parent.index)()?;
         let types = RUST_TYPES.lock().unwrap_or_else(|e| e.into_inner());
-        if owner_of(&types, index) != Some(parent.id) {
+        if find(&types, index).map(|t| t.id) != Some(parent.id) {
             return Err(Error::type_error(&format!(
                 "object_type!({key}): parent {} is not a type defined with object_type! (built-in and foreign types cannot be extended from Rust)",
                 parent.key
@@ -605,8 +612,12 @@ pub mod private {
         if unsafe { sys::xffi_type_info_by_key(&mut info, c_key.as_ptr()) } == sys::XFFI_OK {
             // SAFETY: a borrowed, immortal record.
             let index = unsafe { (*info).type_index };
-            return match owner_of(&types, index) {
-                Some(owner) if owner == id => Ok(index),
+            return match find(&types, index) {
+                Some(t) if t.id == id && t.parent_index == parent_index => Ok(index),
+                Some(t) if t.id == id => Err(Error::type_error(&format!(
+                    "object_type!({key}): already registered under parent index {}, not {parent_index}",
+                    t.parent_index
+                ))),
                 _ => Err(Error::value_error(&format!(
                     "object_type!({key}): the type key is already registered by another type (index {index})"
                 ))),
@@ -616,7 +627,7 @@ pub mod private {
         let mut index = 0;
         // SAFETY: valid out slot, NUL-terminated key, a registered parent.
         check(unsafe { sys::xffi_type_register(&mut index, c_key.as_ptr(), parent_index) })?;
-        types.push((index, id));
+        types.push(RustType { index, id, parent_index });
         Ok(index)
     }
 
@@ -629,8 +640,13 @@ pub mod private {
             TypeIndexCache(AtomicI32::new(0))
         }
         /// The index of the Rust type `T` registered under `key` with `parent`.
+        ///
+        /// # Safety
+        /// Only [`object_type!`](crate::object_type) may call it, for its
+        /// own type, with the parent it declares (and `has_base` only when
+        /// it checked the base field's type and offset).
         #[inline(always)]
-        pub fn get<T: 'static>(&self, key: &'static str, parent: ParentDecl) -> Result<i32> {
+        pub unsafe fn get<T: 'static>(&self, key: &'static str, parent: ParentDecl) -> Result<i32> {
             let v = self.0.load(Ordering::Acquire);
             if v != 0 {
                 return Ok(v);
@@ -713,15 +729,19 @@ macro_rules! object_type {
             #[inline(always)]
             fn try_type_index() -> $crate::Result<i32> {
                 static CACHE: $crate::object::private::TypeIndexCache = $crate::object::private::TypeIndexCache::new();
-                CACHE.get::<$ty>(
-                    $key,
-                    $crate::object::private::ParentDecl {
-                        id: ::core::any::TypeId::of::<$parent>(),
-                        key: <$parent as $crate::ObjectType>::TYPE_KEY,
-                        index: <$parent as $crate::ObjectType>::checked_type_index,
-                        has_base: $has_base,
-                    },
-                )
+                // SAFETY: this type's own registration, with the parent it
+                // declares; has_base only from the form that checks the base.
+                unsafe {
+                    CACHE.get::<$ty>(
+                        $key,
+                        $crate::object::private::ParentDecl {
+                            id: ::core::any::TypeId::of::<$parent>(),
+                            key: <$parent as $crate::ObjectType>::TYPE_KEY,
+                            index: <$parent as $crate::ObjectType>::checked_type_index,
+                            has_base: $has_base,
+                        },
+                    )
+                }
             }
         }
     };
