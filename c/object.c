@@ -2,7 +2,17 @@
  * forms in xffi/object.h are the hot path; these serve other languages. */
 #include "internal.h"
 
+#include <stdio.h>
+#include <stdlib.h>
+
 void xffi_object_inc_ref(xffi_object *obj) { xffi_object_inc_ref_inline(obj); }
+
+void xffi_object_ref_count_overflow(void) {
+  /* Not an error to report and carry on from: the count is about to wrap, so
+   * some live handle would soon point at freed memory. */
+  fputs("xffi: reference count overflow (2^31 references to one object, most likely leaked); aborting\n", stderr);
+  abort();
+}
 
 void xffi_object_dec_ref(xffi_object *obj) { xffi_object_dec_ref_inline(obj); }
 
@@ -12,7 +22,8 @@ static xffi_object *weak_target(xffi_weak *weak) { return (xffi_object *)weak; }
 int xffi_weak_new(xffi_weak **out, xffi_object *obj) {
   if (!out) return xffi_raise_null_arg("xffi_weak_new", "out");
   if (!obj) return xffi_raise_null_arg("xffi_weak_new", "obj");
-  __atomic_fetch_add(&obj->ref_counts, XFFI_REF_WEAK_ONE, __ATOMIC_RELAXED);
+  uint64_t old = __atomic_fetch_add(&obj->ref_counts, XFFI_REF_WEAK_ONE, __ATOMIC_RELAXED);
+  if ((uint32_t)(old >> 32) >= XFFI_REF_COUNT_LIMIT) xffi_object_ref_count_overflow();
   *out = (xffi_weak *)obj;
   return XFFI_OK;
 }
@@ -25,6 +36,7 @@ int xffi_weak_lock(xffi_object **out, xffi_weak *weak) {
   /* Take a strong reference only while the strong count is non-zero: once it
    * reached zero the contents are gone and must never come back. */
   while ((uint32_t)counts != 0) {
+    if ((uint32_t)counts >= XFFI_REF_COUNT_LIMIT) xffi_object_ref_count_overflow();
     if (__atomic_compare_exchange_n(&obj->ref_counts, &counts, counts + XFFI_REF_STRONG_ONE, 1,
                                     __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
       *out = obj;

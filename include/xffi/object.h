@@ -39,6 +39,20 @@ typedef struct xffi_object {
 #define XFFI_REF_WEAK_ONE (UINT64_C(1) << 32)
 #define XFFI_REF_INITIAL (XFFI_REF_STRONG_ONE | XFFI_REF_WEAK_ONE)
 
+/* The largest strong (or weak) count an increment may start from. Leaked
+ * references (e.g. forgotten Rust handles) could otherwise wrap a 32-bit count
+ * to zero while handles remain, so an increment that finds the count at or
+ * past this limit aborts the process, as Rust's Arc does. The limit is half
+ * the range: threads racing past it still abort long before the wrap. */
+#define XFFI_REF_COUNT_LIMIT UINT32_C(0x80000000)
+
+/* Reports a reference count at XFFI_REF_COUNT_LIMIT on stderr and aborts.
+ * Never returns. Called only by the increments. */
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((noreturn, cold))
+#endif
+XFFI_API void xffi_object_ref_count_overflow(void);
+
 /* Fills a freshly allocated header: strong 1, weak 1. The caller owns the one
  * strong reference that results. */
 static inline void xffi_object_init(xffi_object *obj, int32_t type_index, xffi_deleter deleter) {
@@ -68,9 +82,12 @@ static inline void xffi_object_init(xffi_object *obj, int32_t type_index, xffi_d
 #  define XFFI_ACQUIRE_AFTER_RELEASE(word) __atomic_thread_fence(__ATOMIC_ACQUIRE)
 #endif
 
-/* Takes one more strong reference. NULL is allowed and ignored. */
+/* Takes one more strong reference. NULL is allowed and ignored. Aborts if the
+ * strong count had reached XFFI_REF_COUNT_LIMIT (see there). */
 static inline void xffi_object_inc_ref_inline(xffi_object *obj) {
-  if (obj) __atomic_fetch_add(&obj->ref_counts, XFFI_REF_STRONG_ONE, __ATOMIC_RELAXED);
+  if (!obj) return;
+  uint64_t old = __atomic_fetch_add(&obj->ref_counts, XFFI_REF_STRONG_ONE, __ATOMIC_RELAXED);
+  if (XFFI_UNLIKELY((uint32_t)old >= XFFI_REF_COUNT_LIMIT)) xffi_object_ref_count_overflow();
 }
 
 /* Drops one strong reference; the last one runs the deleter. NULL is allowed. */

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The Rust part of the test command: every crate's tests and doctests, the
-# cross-language ownership tests, layout test and container tests under
+# cross-language ownership tests, layout, container, type registration,
+# error sharing, reference-count limit, List sharing and tensor size tests under
 # valgrind (fails on any invalid access or definite/indirect leak), and the
 # packaging check. Run from anywhere; honours CARGO_TARGET_DIR.
 set -euo pipefail
@@ -20,10 +21,10 @@ if command -v valgrind >/dev/null; then
     python3 -c 'import json,sys
 for l in sys.stdin:
     m=json.loads(l)
-    if m.get("reason")=="compiler-artifact" and m.get("executable") and m["target"]["name"] in ("cross","layout","containers","dlpack","oom","module","tvm_interop"):
+    if m.get("reason")=="compiler-artifact" and m.get("executable") and m["target"]["name"] in ("cross","layout","containers","dlpack","oom","module","tvm_interop","type_registration","error_sharing","ref_count_limit","list_sharing","tensor_numel"):
         print(m["executable"])')
-  # All seven must be found: an empty list would pass without checking anything.
-  [ "$(echo "$bins" | grep -c .)" -eq 7 ] || { echo "expected the 7 valgrind test binaries, found: $bins" >&2; exit 1; }
+  # All twelve must be found: an empty list would pass without checking anything.
+  [ "$(echo "$bins" | grep -c .)" -eq 12 ] || { echo "expected the 12 valgrind test binaries, found: $bins" >&2; exit 1; }
   for b in $bins; do
     echo "valgrind: $b"
     valgrind --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite,indirect --show-possibly-lost=no -q "$b" --test-threads=2

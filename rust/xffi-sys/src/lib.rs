@@ -226,15 +226,25 @@ pub unsafe fn xffi_object_ref_counts<'a>(obj: *mut xffi_object) -> &'a AtomicU64
     AtomicU64::from_ptr(core::ptr::addr_of_mut!((*obj).ref_counts))
 }
 
+/// The largest strong count an increment may start from (the C
+/// `XFFI_REF_COUNT_LIMIT`): past it the increment aborts rather than let
+/// leaked references wrap the 32-bit count.
+pub const XFFI_REF_COUNT_LIMIT: u32 = 0x8000_0000;
+
 /// Takes one more strong reference: a relaxed atomic add, exactly as the C
-/// `xffi_object_inc_ref_inline`. NULL is ignored.
+/// `xffi_object_inc_ref_inline`, and the same abort if the strong count had
+/// reached [`XFFI_REF_COUNT_LIMIT`] (like `std::sync::Arc`). NULL is ignored.
 ///
 /// # Safety
 /// `obj` must be NULL or a live object.
 #[inline(always)]
 pub unsafe fn xffi_object_inc_ref_inline(obj: *mut xffi_object) {
     if !obj.is_null() {
-        xffi_object_ref_counts(obj).fetch_add(XFFI_REF_STRONG_ONE, Ordering::Relaxed);
+        let old = xffi_object_ref_counts(obj).fetch_add(XFFI_REF_STRONG_ONE, Ordering::Relaxed);
+        if old as u32 >= XFFI_REF_COUNT_LIMIT {
+            // A wrap would leave live handles on freed memory: stop here instead.
+            xffi_object_ref_count_overflow();
+        }
     }
 }
 
@@ -312,6 +322,9 @@ extern "C" {
     pub fn xffi_object_inc_ref(obj: *mut xffi_object);
     /// Exported form of the inline decrement (consumes one strong reference). NULL is ignored.
     pub fn xffi_object_dec_ref(obj: *mut xffi_object);
+    /// Reports a reference count at [`XFFI_REF_COUNT_LIMIT`] on stderr and
+    /// aborts the process (called by the increments only).
+    pub fn xffi_object_ref_count_overflow() -> !;
     /// Makes a weak reference to `obj` (borrowed, alive): `*out` receives a new
     /// weak reference (release with [`xffi_weak_release`]).
     /// Errors: ValueError for NULL out or obj.

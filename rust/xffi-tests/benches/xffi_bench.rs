@@ -97,6 +97,23 @@ extern "C" fn object_new_drop(_: *mut c_void, n: u64) {
     }
 }
 
+// ---- 3b. Clone + drop of one handle (the strong-count increment with its
+// overflow check, then the decrement).
+
+extern "C" fn arc_clone_drop(ctx: *mut c_void, n: u64) {
+    let a = unsafe { &*(ctx as *const Arc<Particle>) };
+    for _ in 0..n {
+        black_box(a.clone());
+    }
+}
+
+extern "C" fn object_clone_drop(ctx: *mut c_void, n: u64) {
+    let o = unsafe { &*(ctx as *const ObjectRef<Particle>) };
+    for _ in 0..n {
+        black_box(o.clone());
+    }
+}
+
 // ---- 4. An Array of 1,000 Rust-defined objects, made and dropped.
 
 extern "C" fn vec_of_arcs(_: *mut c_void, n: u64) {
@@ -152,6 +169,9 @@ fn main() {
         "create+drop object",
         &[("Arc::new", box_new_drop, std::ptr::null_mut()), ("ObjectRef::new", object_new_drop, std::ptr::null_mut())],
     );
+    let arc = Arc::new(Particle { pos: [0.0; 3], id: 0 });
+    let object = ObjectRef::new(Particle { pos: [0.0; 3], id: 0 }).unwrap();
+    op("clone+drop handle", &[("Arc", arc_clone_drop, ctx(&arc)), ("ObjectRef", object_clone_drop, ctx(&object))]);
     op(
         "1000 objects in a container",
         &[

@@ -16,8 +16,15 @@ use xffi::{Any, Array, Function, Module, Tensor};
 
 const LIB: &str = env!("XFFI_TVM_EXPORTS_LIB");
 
+/// The test library, built by this crate's build script against tvm-ffi.
+fn load() -> Module {
+    // SAFETY: our own test library; its initialisers only register types.
+    unsafe { Module::load(LIB) }.unwrap()
+}
+
 fn function(m: &Module, name: &str) -> Function {
-    m.get_function(name).unwrap().unwrap_or_else(|| panic!("{name} is exported"))
+    // SAFETY: the test library exports only xffi functions under __tvm_ffi_.
+    unsafe { m.get_function(name) }.unwrap().unwrap_or_else(|| panic!("{name} is exported"))
 }
 
 /// The library counts its freed tensors and adders in one counter: tests that
@@ -30,7 +37,7 @@ fn deleter_runs(m: &Module) -> i64 {
 
 #[test]
 fn strings_go_in_as_xffi_values_and_a_tvm_string_comes_back() {
-    let m = Module::load(LIB).unwrap();
+    let m = load();
     let concat = function(&m, "concat");
     let s: std::string::String = concat.call_typed(("short", " and a string longer than seven bytes")).unwrap();
     assert_eq!(s, "short and a string longer than seven bytes");
@@ -42,7 +49,7 @@ fn strings_go_in_as_xffi_values_and_a_tvm_string_comes_back() {
 #[test]
 fn tensors_cross_both_ways_without_copies() {
     let _counting = DELETER_COUNT.lock().unwrap_or_else(|e| e.into_inner());
-    let m = Module::load(LIB).unwrap();
+    let m = load();
     let before = deleter_runs(&m);
     let t = Tensor::from_slice(&[1.5f64, 2.5, 3.0], &[3]).unwrap();
     let sum: f64 = function(&m, "tensor_sum").call_typed((t.clone(),)).unwrap();
@@ -61,7 +68,7 @@ fn tensors_cross_both_ways_without_copies() {
 
 #[test]
 fn arrays_cross_both_ways() {
-    let m = Module::load(LIB).unwrap();
+    let m = load();
     let ours: Array<i64> = (1..=10).collect();
     let sum: i64 = function(&m, "array_sum").call_typed((ours.clone(),)).unwrap();
     assert_eq!(sum, 55);
@@ -75,7 +82,7 @@ fn arrays_cross_both_ways() {
 #[test]
 fn functions_cross_both_ways_and_each_is_freed_once() {
     let _counting = DELETER_COUNT.lock().unwrap_or_else(|e| e.into_inner());
-    let m = Module::load(LIB).unwrap();
+    let m = load();
     let drops = Arc::new(AtomicUsize::new(0));
     struct CountDrop(Arc<AtomicUsize>);
     impl Drop for CountDrop {
@@ -111,7 +118,7 @@ fn functions_cross_both_ways_and_each_is_freed_once() {
 
 #[test]
 fn a_tvm_ffi_error_arrives_as_err_with_kind_and_message() {
-    let m = Module::load(LIB).unwrap();
+    let m = load();
     let fail = function(&m, "fail");
     let err = fail.call_typed::<(), _>(("raised by tvm-ffi: 42",)).unwrap_err();
     assert_eq!(err.kind(), "ValueError");

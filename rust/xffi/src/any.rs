@@ -696,12 +696,12 @@ impl<'v, T: ObjectType> FromAnyView<'v> for ObjectRef<T> {
         if v.raw.is_object() {
             // SAFETY: object tag: v_obj is a live object.
             let obj = unsafe { v.raw.value.v_obj };
-            if unsafe { sys::xffi_object_is_instance_of(obj, T::type_index()) } {
+            if unsafe { sys::xffi_object_is_instance_of(obj, T::checked_type_index()?) } {
                 // SAFETY: checked instance; take a new reference.
                 return Ok(unsafe { ObjectRef::from_borrowed(obj) }.expect("non-NULL object"));
             }
         }
-        Err(Error::type_error(&format!("expected {}, got {}", type_key_of(T::type_index()), v.kind_name())))
+        Err(Error::type_error(&format!("expected {}, got {}", T::TYPE_KEY, v.kind_name())))
     }
 }
 impl<'v, T: FromAnyView<'v>> FromAnyView<'v> for Option<T> {

@@ -1,5 +1,6 @@
 //! [`Array<T>`] (immutable, copy-on-write) and [`List<T>`] (shared, mutable).
 
+use std::cell::UnsafeCell;
 use std::fmt;
 use std::hash::{Hash, Hasher};
 use std::marker::PhantomData;
@@ -32,10 +33,11 @@ unsafe impl ObjectType for ArrayObj {
     }
 }
 
-/// Payload marker of List objects (type index 75).
-#[derive(Debug)]
+/// Payload marker of List objects (type index 75). The cell changes under
+/// shared references (any holder may push), so it sits in an `UnsafeCell`
+/// and is read only under the List's lock (see `lock_for`), Debug included.
 pub struct ListObj {
-    _cell: sys::xffi_seq_cell,
+    cell: UnsafeCell<sys::xffi_seq_cell>,
 }
 // Shared mutable objects: this crate serialises every access from Rust
 // (see `lock_for`), so Rust handles may be shared between threads.
@@ -46,6 +48,19 @@ unsafe impl ObjectType for ListObj {
     #[inline(always)]
     fn type_index() -> i32 {
         sys::XFFI_TYPE_LIST
+    }
+}
+
+impl fmt::Debug for ListObj {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // The header sits just before the payload (ObjectType::PAYLOAD_OFFSET).
+        let obj = self.cell.get().cast::<u8>().wrapping_sub(Self::PAYLOAD_OFFSET).cast::<sys::xffi_object>();
+        let len = {
+            let _g = lock_for(obj);
+            // SAFETY: a live List (we are borrowed from it), under its lock.
+            unsafe { (*self.cell.get()).size }
+        };
+        f.debug_struct("ListObj").field("len", &len).finish()
     }
 }
 
@@ -78,6 +93,14 @@ fn collect_views<T: Element>(items: impl IntoIterator<Item = T>) -> Vec<Any> {
 
 fn index_error(index: usize, len: usize) -> Error {
     Error::new("IndexError", &format!("index {index} out of range for length {len}"))
+}
+
+/// `index` as the C functions' i64. An index past i64::MAX is out of range
+/// for any sequence; it is reported as the IndexError C would raise, with
+/// the real index (a cast would wrap it to a negative one).
+fn c_index(func: &str, index: usize, len: usize) -> Result<i64> {
+    i64::try_from(index)
+        .map_err(|_| Error::new("IndexError", &format!("{func}: index {index} is out of range for length {len}")))
 }
 
 fn with_elem<T: Element>(v: &AnyView<'_>, index: usize) -> Result<T> {
@@ -234,9 +257,10 @@ impl<T: Element> Array<T> {
     /// assert_eq!(a.set(5, 0).unwrap_err().kind(), "IndexError");
     /// ```
     pub fn set(&mut self, index: usize, value: T) -> Result<()> {
+        let index = c_index("xffi_array_set", index, self.len())?;
         let v: Any = value.into();
         // SAFETY: as push.
-        self.cow(|a| unsafe { sys::xffi_array_set(a, index as i64, v.as_raw()) })
+        self.cow(|a| unsafe { sys::xffi_array_set(a, index, v.as_raw()) })
     }
 
     /// Removes and returns the last element. Errors: IndexError if empty.
@@ -440,7 +464,12 @@ impl<T: Element> List<T> {
     /// ```
     pub fn len(&self) -> usize {
         let _g = lock_for(self.raw());
-        // SAFETY: a live List, accessed under the lock.
+        self.len_locked()
+    }
+
+    /// The length; the caller holds the List's lock.
+    fn len_locked(&self) -> usize {
+        // SAFETY: a live List, accessed under the caller's lock.
         unsafe { (*sys::xffi_seq_cell_of(self.raw())).size as usize }
     }
 
@@ -531,8 +560,9 @@ impl<T: Element> List<T> {
         let _old;
         let _g = lock_for(self.raw());
         _old = keep_alive(self.raw(), index, index.saturating_add(1));
+        let index = c_index("xffi_list_set", index, self.len_locked())?;
         // SAFETY: as push.
-        check(unsafe { sys::xffi_list_set(self.raw(), index as i64, v.as_raw()) })
+        check(unsafe { sys::xffi_list_set(self.raw(), index, v.as_raw()) })
     }
 
     /// Inserts before `index` (`index == len` appends). Errors: IndexError, MemoryError.
@@ -545,8 +575,9 @@ impl<T: Element> List<T> {
     pub fn insert(&self, index: usize, value: T) -> Result<()> {
         let v: Any = value.into();
         let _g = lock_for(self.raw());
+        let index = c_index("xffi_list_insert", index, self.len_locked())?;
         // SAFETY: as push.
-        check(unsafe { sys::xffi_list_insert(self.raw(), index as i64, v.as_raw()) })
+        check(unsafe { sys::xffi_list_insert(self.raw(), index, v.as_raw()) })
     }
 
     /// Removes element `index`. Errors: IndexError.
@@ -560,8 +591,9 @@ impl<T: Element> List<T> {
         let _old;
         let _g = lock_for(self.raw());
         _old = keep_alive(self.raw(), index, index.saturating_add(1));
+        let index = c_index("xffi_list_erase", index, self.len_locked())?;
         // SAFETY: as push.
-        check(unsafe { sys::xffi_list_erase(self.raw(), index as i64) })
+        check(unsafe { sys::xffi_list_erase(self.raw(), index) })
     }
 
     /// Removes and returns the last element. Errors: IndexError if empty;

@@ -5,6 +5,7 @@
 use std::ffi::{CString, c_int};
 use std::fmt;
 use std::ptr::NonNull;
+use std::sync::atomic::Ordering;
 
 use xffi_sys as sys;
 
@@ -35,10 +36,11 @@ pub mod kind {
 /// Rust, and an `Err(Error)` returned by a Rust function called from C is
 /// raised in C as the same object.
 ///
-/// `Send` and `Sync`: the object's kind and message never change; its
-/// backtrace changes only through [`Error::append_frame`], which takes
-/// `&mut self`, and `Error` is not `Clone`, so no other Rust handle can read
-/// it meanwhile.
+/// `Send` and `Sync`: the object's kind and message never change, and safe
+/// Rust never changes an object another holder can see. Other handles to
+/// the same object do exist (`Any::get::<Error>()` makes one, C may hold
+/// one), so [`Error::append_frame`] writes in place only when this handle
+/// is the object's only reference, and otherwise first swaps in a copy.
 ///
 /// ```
 /// use xffi::{Error, Result};
@@ -284,6 +286,11 @@ impl Error {
     /// update function (so it works on errors made by any runtime). Out of
     /// memory leaves the backtrace as it was.
     ///
+    /// If another reference to the object exists (another `Error` or `Any`,
+    /// a weak reference, C code), the object is left untouched: `self`
+    /// first becomes a new Error with the same kind, message, backtrace,
+    /// cause and context (copy-on-write), and the frame goes there.
+    ///
     /// ```
     /// let mut e = xffi::Error::runtime_error("x");
     /// e.append_frame("frame one");
@@ -291,11 +298,61 @@ impl Error {
     /// ```
     pub fn append_frame(&mut self, frame: &str) {
         let Ok(c) = CString::new(frame.replace('\0', " ")) else { return };
-        // SAFETY: live Error; frame borrowed for the call.
+        if !self.is_unique() {
+            match self.unshared_copy() {
+                Some(copy) => *self = copy,
+                None => return, // out of memory: the backtrace stays as it was
+            }
+        }
+        // SAFETY: live Error that no one else references; frame borrowed for the call.
         if unsafe { sys::xffi_error_append_frame(self.obj.as_ptr(), c.as_ptr()) } != sys::XFFI_OK {
             // SAFETY: drop the MemoryError this failure raised.
             unsafe { sys::xffi_object_dec_ref(sys::xffi_error_move_raised()) };
         }
+    }
+
+    /// Whether this handle holds the object's only reference, strong or
+    /// weak. Then no one else can read the object or make a new reference
+    /// to it while `&mut self` is held. The acquire load pairs with the
+    /// release decrement of every former holder, so their reads of the
+    /// backtrace happen before our write.
+    fn is_unique(&self) -> bool {
+        // SAFETY: a live object.
+        let counts = unsafe { sys::xffi_object_ref_counts(self.obj.as_ptr()) };
+        counts.load(Ordering::Acquire) == sys::XFFI_REF_INITIAL
+    }
+
+    /// A new Error (a new, unshared object) equal to this one: kind,
+    /// message and backtrace copied, cause and context shared (new
+    /// references). None if memory runs out (nothing is left raised).
+    fn unshared_copy(&self) -> Option<Error> {
+        let cell = self.cell();
+        let mut out = std::ptr::null_mut();
+        // SAFETY: the byte runs live as long as self; out is a valid slot.
+        if unsafe { sys::xffi_error_new_bytes(&mut out, cell.kind, cell.message) } != sys::XFFI_OK {
+            drop(Error::take_raised());
+            return None;
+        }
+        let copy = Error { obj: NonNull::new(out)? };
+        // SAFETY: copy is a fresh Error only we reference.
+        let new_cell = unsafe { &mut *sys::xffi_error_cell_of(copy.obj.as_ptr()) };
+        if cell.backtrace.size > 0 {
+            let update = new_cell.update_backtrace?;
+            // SAFETY: the copy's own update function; it copies the bytes.
+            unsafe { update(copy.obj.as_ptr().cast(), &cell.backtrace, sys::XFFI_BACKTRACE_REPLACE) };
+            if new_cell.backtrace.size != cell.backtrace.size {
+                return None; // out of memory; dropping the copy frees it
+            }
+        }
+        // SAFETY: both are owned Error objects or NULL; the copy's deleter
+        // releases the references taken here.
+        unsafe {
+            sys::xffi_object_inc_ref_inline(cell.cause_chain.cast());
+            new_cell.cause_chain = cell.cause_chain;
+            sys::xffi_object_inc_ref_inline(cell.extra_context.cast());
+            new_cell.extra_context = cell.extra_context;
+        }
+        Some(copy)
     }
 
     /// Whether this error has the given kind.

@@ -33,10 +33,28 @@ unsafe impl ObjectType for ModuleObj {
 /// it loaded, so drop them first or link the library with `-z nodelete`.
 /// `Send + Sync`: immutable.
 ///
+/// Loading a library and taking functions from it run and call foreign code
+/// that Rust cannot check, so [`Module::load`] and [`Module::get_function`]
+/// are `unsafe` (as in `libloading`); a loaded Module and the functions
+/// taken from it are then used safely.
+///
 /// ```
-/// let err = xffi::Module::load("/no/such/library.so").unwrap_err();
+/// // SAFETY: the path names no library, so no foreign code runs.
+/// let err = unsafe { xffi::Module::load("/no/such/library.so") }.unwrap_err();
 /// assert_eq!(err.kind(), "RuntimeError");
 /// assert!(err.message().starts_with("xffi_module_load: cannot load '/no/such/library.so'"));
+/// ```
+///
+/// Calling either without `unsafe` does not compile:
+///
+/// ```compile_fail,E0133
+/// let _ = xffi::Module::load("/no/such/library.so");
+/// ```
+///
+/// ```compile_fail,E0133
+/// fn lookup(m: &xffi::Module) {
+///     let _ = m.get_function("add_one");
+/// }
 /// ```
 #[derive(Clone)]
 pub struct Module(ObjectRef<ModuleObj>);
@@ -45,12 +63,20 @@ impl Module {
     /// Loads a library (a path with '/' as is, a bare name as the system
     /// loader searches). Errors: RuntimeError (cannot load, ABI mismatch).
     ///
+    /// # Safety
+    /// Loading runs the library's initialisers (and those of everything it
+    /// pulls in) with no check at all: the library must be one whose
+    /// loading is sound in this process, and it must stay a valid xffi
+    /// module (see [`Module::get_function`]) for as long as it is loaded.
+    ///
     /// ```no_run
-    /// let m = xffi::Module::load("./libmyplugin.so").unwrap();
-    /// let f = m.get_function("add_one").unwrap().expect("exported");
+    /// // SAFETY: libmyplugin.so is our own plugin, built against xffi.
+    /// let m = unsafe { xffi::Module::load("./libmyplugin.so") }.unwrap();
+    /// // SAFETY: its __tvm_ffi_add_one is an exported xffi function.
+    /// let f = unsafe { m.get_function("add_one") }.unwrap().expect("exported");
     /// assert_eq!(f.call_typed::<i64, _>((1i64,)).unwrap(), 2);
     /// ```
-    pub fn load(path: &str) -> Result<Module> {
+    pub unsafe fn load(path: &str) -> Result<Module> {
         let c = CString::new(path)?;
         let mut out = ptr::null_mut();
         // SAFETY: valid path.
@@ -59,13 +85,25 @@ impl Module {
         Ok(Module(unsafe { ObjectRef::from_raw(out) }.expect("xffi_module_load succeeded")))
     }
 
-    /// The exported function `name`, or None if the library has none.
+    /// The exported function `name` (the symbol `__tvm_ffi_<name>`), or
+    /// None if the library has no such symbol. The Function keeps the
+    /// library loaded.
+    ///
+    /// # Safety
+    /// If the library has a symbol `__tvm_ffi_<name>`, it must be a function
+    /// with the xffi packed-call signature that behaves as one (checks its
+    /// arguments, returns new references, raises errors through the
+    /// thread-local slot): calling the returned Function calls it with no
+    /// further check, and a data symbol or another signature is undefined
+    /// behaviour.
     ///
     /// ```no_run
-    /// let m = xffi::Module::load("./libmyplugin.so").unwrap();
-    /// assert!(m.get_function("not_exported").unwrap().is_none());
+    /// // SAFETY: our own plugin, built against xffi.
+    /// let m = unsafe { xffi::Module::load("./libmyplugin.so") }.unwrap();
+    /// // SAFETY: the plugin has no symbol of that name, or an xffi function.
+    /// assert!(unsafe { m.get_function("not_exported") }.unwrap().is_none());
     /// ```
-    pub fn get_function(&self, name: &str) -> Result<Option<Function>> {
+    pub unsafe fn get_function(&self, name: &str) -> Result<Option<Function>> {
         let c = CString::new(name)?;
         let mut out = ptr::null_mut();
         // SAFETY: a live Module, valid name.
@@ -77,7 +115,8 @@ impl Module {
     /// The path the library was loaded from.
     ///
     /// ```no_run
-    /// let m = xffi::Module::load("./libmyplugin.so").unwrap();
+    /// // SAFETY: our own plugin, built against xffi.
+    /// let m = unsafe { xffi::Module::load("./libmyplugin.so") }.unwrap();
     /// assert!(m.path().unwrap().ends_with("libmyplugin.so"));
     /// ```
     pub fn path(&self) -> Result<std::string::String> {
@@ -91,7 +130,8 @@ impl Module {
     /// The xffi ABI version the library was built with (0: no marker).
     ///
     /// ```no_run
-    /// let m = xffi::Module::load("./libmyplugin.so").unwrap();
+    /// // SAFETY: our own plugin, built against xffi.
+    /// let m = unsafe { xffi::Module::load("./libmyplugin.so") }.unwrap();
     /// assert_eq!(m.abi_version().unwrap(), xffi::sys::XFFI_ABI_VERSION);
     /// ```
     pub fn abi_version(&self) -> Result<i32> {
@@ -104,7 +144,8 @@ impl Module {
     /// The Module object as "any object".
     ///
     /// ```no_run
-    /// let m = xffi::Module::load("./libmyplugin.so").unwrap();
+    /// // SAFETY: our own plugin, built against xffi.
+    /// let m = unsafe { xffi::Module::load("./libmyplugin.so") }.unwrap();
     /// assert_eq!(m.into_object().type_key(), "Module");
     /// ```
     pub fn into_object(self) -> ObjectRef<Object> {

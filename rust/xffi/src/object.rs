@@ -30,7 +30,15 @@ pub unsafe trait ObjectType: Sized + 'static {
     /// Where the `Self` payload starts, counted from the object header.
     const PAYLOAD_OFFSET: usize = 24;
     /// The type index (cached: no string lookup after the first call).
+    /// For a Rust-defined type whose registration fails this panics; use
+    /// [`ObjectType::checked_type_index`] to get the error instead.
     fn type_index() -> i32;
+    /// The type index, or the error registering the type raised (a
+    /// Rust-defined type registers on first use; built-in types never fail).
+    #[inline(always)]
+    fn checked_type_index() -> Result<i32> {
+        Ok(Self::type_index())
+    }
 }
 
 /// Marks that objects of `Self`'s type are also of type `P` with a `P`
@@ -234,8 +242,10 @@ impl<T: ObjectType> ObjectRef<T> {
     /// ```
     #[inline(always)]
     pub fn is_instance<U: ObjectType>(&self) -> bool {
+        // A type that cannot be registered has no instances.
+        let Ok(index) = U::checked_type_index() else { return false };
         // SAFETY: live object; U's index is registered.
-        unsafe { sys::xffi_object_is_instance_of(self.ptr.as_ptr(), U::type_index()) }
+        unsafe { sys::xffi_object_is_instance_of(self.ptr.as_ptr(), index) }
     }
 
     /// Checked downcast: `Ok` if the object is an instance of `U`, else the
@@ -341,7 +351,8 @@ impl<T: ObjectType + RustObject> ObjectRef<T> {
     /// (from Rust, C, a container or another thread), and frees the memory
     /// when the last weak reference goes.
     ///
-    /// Errors: MemoryError; whatever registering the type raised.
+    /// Errors: MemoryError; the ValueError or TypeError of a refused
+    /// registration (see [`object_type!`](crate::object_type)).
     ///
     /// ```
     /// use xffi::{object_type, ObjectRef};
@@ -499,8 +510,9 @@ pub struct RustBox<T> {
 /// Only [`object_type!`](crate::object_type) should implement it.
 pub unsafe trait RustObject: ObjectType + Send + Sync {
     /// The type index, registering the type on first use.
-    /// Errors: the type registry's (a key already registered with another
-    /// parent is a ValueError; MemoryError).
+    /// Errors: ValueError for a key already held by anything but `Self`;
+    /// TypeError for a parent that is neither Object nor a Rust-defined
+    /// `base`; MemoryError (see [`object_type!`](crate::object_type)).
     fn try_type_index() -> Result<i32>;
 }
 
@@ -523,10 +535,100 @@ unsafe extern "C" fn rust_deleter<T>(obj: *mut c_void, flags: c_int) {
 #[doc(hidden)]
 pub mod private {
     use super::*;
+    use std::any::TypeId;
+    use std::ffi::CString;
+    use std::sync::Mutex;
 
     /// Where a Rust-defined type's value sits after the header.
     pub const fn payload_offset<T>() -> usize {
         std::mem::offset_of!(RustBox<T>, value)
+    }
+
+    /// The parent an [`object_type!`](crate::object_type) declares.
+    #[derive(Clone, Copy)]
+    pub struct ParentDecl {
+        /// The parent's Rust type, its key (for messages) and its index.
+        pub id: TypeId,
+        pub key: &'static str,
+        pub index: fn() -> Result<i32>,
+        /// Whether the child declared `base = field` (a parent value at
+        /// offset 0, checked at compile time).
+        pub has_base: bool,
+    }
+
+    /// A type index registered through `object_type!`: the Rust type that
+    /// owns it (a key belongs to one Rust type only) and its parent's index.
+    struct RustType {
+        index: i32,
+        id: TypeId,
+        parent_index: i32,
+    }
+
+    /// Every type index registered through `object_type!` in this process.
+    static RUST_TYPES: Mutex<Vec<RustType>> = Mutex::new(Vec::new());
+
+    fn find(types: &[RustType], index: i32) -> Option<&RustType> {
+        types.iter().find(|t| t.index == index)
+    }
+
+    /// The index of the parent a Rust type may be registered under. Only
+    /// the root Object (empty payload) or a Rust-defined type that the
+    /// child embeds as its `base` qualify: a built-in parent would let a
+    /// checked downcast read Rust data as the built-in's cell, and a parent
+    /// without `base` would let it read the child as the parent.
+    fn parent_index(key: &str, parent: ParentDecl) -> Result<i32> {
+        if parent.id == TypeId::of::<Object>() {
+            return Ok(sys::XFFI_TYPE_OBJECT);
+        }
+        if !parent.has_base {
+            return Err(Error::type_error(&format!(
+                "object_type!({key}): parent {} needs `base = field` naming a {} at offset 0",
+                parent.key, parent.key
+            )));
+        }
+        let index = (parent.index)()?;
+        let types = RUST_TYPES.lock().unwrap_or_else(|e| e.into_inner());
+        if find(&types, index).map(|t| t.id) != Some(parent.id) {
+            return Err(Error::type_error(&format!(
+                "object_type!({key}): parent {} is not a type defined with object_type! (built-in and foreign types cannot be extended from Rust)",
+                parent.key
+            )));
+        }
+        Ok(index)
+    }
+
+    /// Registers the Rust type `id` under `key`. Refuses (ValueError) a key
+    /// already registered by anything but this Rust type (another Rust
+    /// type, a built-in, C or another runtime), and (TypeError) a parent
+    /// other than Object or a Rust-defined base.
+    fn register_rust_type(key: &str, id: TypeId, parent: ParentDecl) -> Result<i32> {
+        let parent_index = parent_index(key, parent)?;
+        let c_key = CString::new(key)?;
+        // Held across the lookup and the registration so that two Rust
+        // types racing for one key cannot both see it free.
+        let mut types = RUST_TYPES.lock().unwrap_or_else(|e| e.into_inner());
+        let mut info = ptr::null();
+        // SAFETY: valid out slot and NUL-terminated key.
+        if unsafe { sys::xffi_type_info_by_key(&mut info, c_key.as_ptr()) } == sys::XFFI_OK {
+            // SAFETY: a borrowed, immortal record.
+            let index = unsafe { (*info).type_index };
+            return match find(&types, index) {
+                Some(t) if t.id == id && t.parent_index == parent_index => Ok(index),
+                Some(t) if t.id == id => Err(Error::type_error(&format!(
+                    "object_type!({key}): already registered under parent index {}, not {parent_index}",
+                    t.parent_index
+                ))),
+                _ => Err(Error::value_error(&format!(
+                    "object_type!({key}): the type key is already registered by another type (index {index})"
+                ))),
+            };
+        }
+        drop(Error::take_raised()); // the KeyError of the lookup: the key is free
+        let mut index = 0;
+        // SAFETY: valid out slot, NUL-terminated key, a registered parent.
+        check(unsafe { sys::xffi_type_register(&mut index, c_key.as_ptr(), parent_index) })?;
+        types.push(RustType { index, id, parent_index });
+        Ok(index)
     }
 
     /// A cached type index: 0 until registered (dynamic indices are >= 128).
@@ -537,20 +639,25 @@ pub mod private {
         pub const fn new() -> Self {
             TypeIndexCache(AtomicI32::new(0))
         }
+        /// The index of the Rust type `T` registered under `key` with `parent`.
+        ///
+        /// # Safety
+        /// Only [`object_type!`](crate::object_type) may call it, for its
+        /// own type, with the parent it declares (and `has_base` only when
+        /// it checked the base field's type and offset).
         #[inline(always)]
-        pub fn get(&self, key_nul: &'static str, parent: fn() -> i32) -> Result<i32> {
+        pub unsafe fn get<T: 'static>(&self, key: &'static str, parent: ParentDecl) -> Result<i32> {
             let v = self.0.load(Ordering::Acquire);
             if v != 0 {
                 return Ok(v);
             }
-            self.register(key_nul, parent)
+            self.register(key, TypeId::of::<T>(), parent)
         }
         #[cold]
-        fn register(&self, key_nul: &'static str, parent: fn() -> i32) -> Result<i32> {
-            let mut index = 0;
-            // Registering the same key with the same parent is idempotent, so
-            // a race between threads is harmless.
-            check(unsafe { sys::xffi_type_register(&mut index, key_nul.as_ptr().cast(), parent()) })?;
+        fn register(&self, key: &'static str, id: TypeId, parent: ParentDecl) -> Result<i32> {
+            // Registration is idempotent for the same Rust type, so threads
+            // racing here all store the same index.
+            let index = register_rust_type(key, id, parent)?;
             self.0.store(index, Ordering::Release);
             Ok(index)
         }
@@ -563,11 +670,30 @@ pub mod private {
 ///
 /// Forms:
 /// - `object_type!(Type, "key")`: parent is the root [`Object`];
-/// - `object_type!(Type, "key", parent = P)`: registered under `P` (any
-///   object type, Rust-defined or built-in) for is-instance checks;
-/// - `object_type!(Type, "key", parent = P, base = field)`: also lets
+/// - `object_type!(Type, "key", parent = P, base = field)`: registered
+///   under `P`, which must itself be defined with `object_type!`, and lets
 ///   `ObjectRef<Type>` upcast to `ObjectRef<P>`; `field` must be a `P` at
-///   offset 0 of `Type` (checked at compile time; use `#[repr(C)]`).
+///   offset 0 of `Type` (checked at compile time; use `#[repr(C)]`);
+/// - `object_type!(Type, "key", parent = P)`: accepted only for
+///   `P = Object`; any other parent needs `base =`, since a checked
+///   downcast to `P` reads a `P` where `Type` stores its value.
+///
+/// Registration happens on first use and is checked: a key already held by
+/// anything but this Rust type (another Rust type, a built-in such as
+/// `"Function"`, a type registered by C) is a ValueError; a built-in or
+/// foreign parent, or a parent without `base`, is a TypeError. The error
+/// comes back from [`ObjectRef::new`] (and [`ObjectType::checked_type_index`]);
+/// a checked downcast to a type that cannot be registered simply fails.
+///
+/// ```
+/// use xffi::{object_type, ObjectRef, StringObj};
+/// struct Impostor(u64);
+/// object_type!(Impostor, "Function"); // a built-in's key
+/// assert_eq!(ObjectRef::new(Impostor(0)).unwrap_err().kind(), "ValueError");
+/// struct FakeString(u64);
+/// object_type!(FakeString, "doc.FakeString", parent = StringObj);
+/// assert_eq!(ObjectRef::new(FakeString(0)).unwrap_err().kind(), "TypeError");
+/// ```
 ///
 /// The type must be `Send + Sync + 'static`.
 ///
@@ -583,10 +709,7 @@ pub mod private {
 /// ```
 #[macro_export]
 macro_rules! object_type {
-    ($ty:ty, $key:literal) => {
-        $crate::object_type!($ty, $key, parent = $crate::Object);
-    };
-    ($ty:ty, $key:literal, parent = $parent:ty) => {
+    (@impl $ty:ty, $key:literal, $parent:ty, $has_base:literal) => {
         unsafe impl $crate::ObjectType for $ty {
             const TYPE_KEY: &'static str = $key;
             const PAYLOAD_OFFSET: usize = $crate::object::private::payload_offset::<$ty>();
@@ -597,17 +720,39 @@ macro_rules! object_type {
                     Err(e) => panic!("xffi: cannot register type {}: {}", $key, e),
                 }
             }
+            #[inline(always)]
+            fn checked_type_index() -> $crate::Result<i32> {
+                <$ty as $crate::RustObject>::try_type_index()
+            }
         }
         unsafe impl $crate::RustObject for $ty {
             #[inline(always)]
             fn try_type_index() -> $crate::Result<i32> {
                 static CACHE: $crate::object::private::TypeIndexCache = $crate::object::private::TypeIndexCache::new();
-                CACHE.get(concat!($key, "\0"), <$parent as $crate::ObjectType>::type_index)
+                // SAFETY: this type's own registration, with the parent it
+                // declares; has_base only from the form that checks the base.
+                unsafe {
+                    CACHE.get::<$ty>(
+                        $key,
+                        $crate::object::private::ParentDecl {
+                            id: ::core::any::TypeId::of::<$parent>(),
+                            key: <$parent as $crate::ObjectType>::TYPE_KEY,
+                            index: <$parent as $crate::ObjectType>::checked_type_index,
+                            has_base: $has_base,
+                        },
+                    )
+                }
             }
         }
     };
+    ($ty:ty, $key:literal) => {
+        $crate::object_type!(@impl $ty, $key, $crate::Object, false);
+    };
+    ($ty:ty, $key:literal, parent = $parent:ty) => {
+        $crate::object_type!(@impl $ty, $key, $parent, false);
+    };
     ($ty:ty, $key:literal, parent = $parent:ty, base = $field:ident) => {
-        $crate::object_type!($ty, $key, parent = $parent);
+        $crate::object_type!(@impl $ty, $key, $parent, true);
         const _: () = {
             assert!(::core::mem::offset_of!($ty, $field) == 0, "the base field must be the first (use #[repr(C)])");
             assert!(

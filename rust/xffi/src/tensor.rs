@@ -67,13 +67,30 @@ impl Shape {
         }
     }
 
-    /// The product of the dimensions (1 for no dimensions).
+    /// The product of the dimensions (1 for no dimensions, 0 if any is 0,
+    /// however large the others).
+    ///
+    /// # Panics
+    /// If the product of non-zero dimensions overflows i64 (use
+    /// [`Shape::checked_numel`] for shapes that may be that large).
     ///
     /// ```
     /// assert_eq!(xffi::Shape::new(&[]).unwrap().numel(), 1);
+    /// assert_eq!(xffi::Shape::new(&[1 << 62, 4, 0]).unwrap().numel(), 0);
     /// ```
     pub fn numel(&self) -> i64 {
-        self.as_slice().iter().product()
+        self.checked_numel()
+            .unwrap_or_else(|| panic!("Shape::numel: the product of {:?} overflows i64", self.as_slice()))
+    }
+
+    /// The product of the dimensions as [`Shape::numel`], or None if it
+    /// overflows i64.
+    ///
+    /// ```
+    /// assert_eq!(xffi::Shape::new(&[1 << 62, 4]).unwrap().checked_numel(), None);
+    /// ```
+    pub fn checked_numel(&self) -> Option<i64> {
+        checked_numel(self.as_slice())
     }
 
     /// The Shape object as "any object".
@@ -196,6 +213,16 @@ unsafe impl Scalar for u8 {
     const DTYPE: DataType = DataType::U8;
 }
 
+/// The product of `dims`, or None if it overflows i64. A zero dimension
+/// makes it 0 whatever the others are, so it is looked for first: an empty
+/// tensor may have dimensions whose product alone would overflow.
+fn checked_numel(dims: &[i64]) -> Option<i64> {
+    if dims.contains(&0) {
+        return Some(0);
+    }
+    dims.iter().try_fold(1i64, |n, &d| n.checked_mul(d))
+}
+
 /// Payload marker of Tensor objects (type index 70).
 #[derive(Debug)]
 pub struct TensorObj {
@@ -253,8 +280,12 @@ impl Tensor {
     /// assert!(xffi::Tensor::from_slice(&[1.0f64], &[2]).is_err());
     /// ```
     pub fn from_slice<T: Scalar>(data: &[T], shape: &[i64]) -> Result<Tensor> {
-        let n: i64 = shape.iter().product();
-        if n < 0 || n as usize != data.len() {
+        let Some(n) = checked_numel(shape) else {
+            return Err(Error::value_error(&format!(
+                "Tensor::from_slice: the element count of shape {shape:?} overflows i64"
+            )));
+        };
+        if usize::try_from(n) != Ok(data.len()) {
             return Err(Error::value_error(&format!(
                 "Tensor::from_slice: shape {shape:?} has {n} elements, data has {}",
                 data.len()
@@ -315,13 +346,19 @@ impl Tensor {
         DataType(self.0.dl.dtype)
     }
 
-    /// The number of elements.
+    /// The number of elements (0 for an empty tensor, however large its
+    /// other dimensions).
     ///
     /// ```
     /// assert_eq!(xffi::Tensor::new(&[2, 5], xffi::DataType::F32).unwrap().numel(), 10);
+    /// assert_eq!(xffi::Tensor::new(&[1 << 62, 4, 0], xffi::DataType::F32).unwrap().numel(), 0);
     /// ```
     pub fn numel(&self) -> usize {
-        self.shape().iter().product::<i64>() as usize
+        // Every Tensor's shape was validated when it was made or imported:
+        // a non-empty one has a byte size that fits in i64.
+        checked_numel(self.shape())
+            .and_then(|n| usize::try_from(n).ok())
+            .expect("a validated tensor's element count fits in usize")
     }
 
     /// Whether the tensor is read-only.

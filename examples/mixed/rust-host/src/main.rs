@@ -77,11 +77,14 @@ fn main() -> ExitCode {
 }
 
 fn run(c: &mut Checks, path: &str) {
-    let Some(module) = c.ok(Module::load(path), "loading the plugin") else {
+    // SAFETY: the path is the example's own C plugin (built next to this
+    // host), whose `__tvm_ffi_*` symbols are all xffi functions.
+    let Some(module) = c.ok(unsafe { Module::load(path) }, "loading the plugin") else {
         return;
     };
     c.check(module.abi_version().ok() == Some(xffi::sys::XFFI_ABI_VERSION), "the plugin carries xffi's ABI marker");
-    let get = |name: &str| module.get_function(name).ok().flatten();
+    // SAFETY: as above, every exported symbol is an xffi function.
+    let get = |name: &str| unsafe { module.get_function(name) }.ok().flatten();
     let (Some(make_box), Some(box_label), Some(box_payload), Some(box_payload_is)) =
         (get("make_box"), get("box_label"), get("box_payload"), get("box_payload_is"))
     else {

@@ -39,9 +39,9 @@ struct Plugin {
 
 impl Plugin {
     fn call<R: for<'v> xffi::FromAnyView<'v>>(&self, name: &str, args: impl xffi::IntoArgs) -> xffi::Result<R> {
-        let f = self
-            .module
-            .get_function(name)?
+        // SAFETY: the plugins this host loads are the example's own, whose
+        // `__tvm_ffi_*` symbols are all xffi functions.
+        let f = unsafe { self.module.get_function(name) }?
             .ok_or_else(|| xffi::Error::new("KeyError", &format!("{} exports no function {name}", self.path)))?;
         f.call_typed(args)
     }
@@ -54,12 +54,15 @@ impl Plugin {
 }
 
 fn load(c: &mut Checks, path: &str) -> Option<Plugin> {
-    let module = c.ok(Module::load(path), &format!("loading {path}"))?;
-    if let Some(register) = c.ok(module.get_function("register"), "looking up register")? {
+    // SAFETY: the example's own plugins (see Plugin::call), built with it.
+    let module = c.ok(unsafe { Module::load(path) }, &format!("loading {path}"))?;
+    // SAFETY: as above.
+    if let Some(register) = c.ok(unsafe { module.get_function("register") }, "looking up register")? {
         c.ok(register.call(&[]), &format!("{path}: register"))?;
     }
-    let names: Array<String> =
-        c.ok(module.get_function("registered_names").and_then(|f| f.unwrap().call_typed(())), "registered_names")?;
+    // SAFETY: as above.
+    let registered_names = unsafe { module.get_function("registered_names") };
+    let names: Array<String> = c.ok(registered_names.and_then(|f| f.unwrap().call_typed(())), "registered_names")?;
     let (Some(type_key), Some(global)) = (names.get(0), names.get(1)) else {
         c.check(false, format!("{path}: registered_names gave {} names", names.len()));
         return None;
