@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "platform.h"
 
 typedef struct error_object {
   xffi_object header;
@@ -18,11 +19,7 @@ typedef struct error_object {
 
 /* The raised slot holds one reference. initial-exec keeps access to a few
  * instructions; one pointer fits easily in the static TLS reserve. */
-#if defined(__GNUC__) && !defined(__APPLE__)
-static _Thread_local xffi_object *raised __attribute__((tls_model("initial-exec")));
-#else
-static _Thread_local xffi_object *raised;
-#endif
+static _Thread_local xffi_object *raised XFFI_TLS_INITIAL_EXEC;
 
 static void error_update_backtrace(void *self, const xffi_byte_array *backtrace, int32_t mode);
 

@@ -50,12 +50,9 @@
  * - Reader records: 64 static ones (no allocation for the first 64 threads
  *   looking names up at the same time), then allocated ones, kept in a list
  *   and never freed; a thread gives its record back for reuse when it exits
- *   (a pthread key destructor). The thread-local pointer to the record's seq
+ *   (a thread key's exit callback). The thread-local pointer to the record's seq
  *   word uses the initial-exec TLS model (a few instructions, like the error
  *   slot). */
-#define _POSIX_C_SOURCE 200809L
-#include <pthread.h>
-#include <sched.h>
 #include <stdatomic.h>
 #include <string.h>
 
@@ -63,6 +60,7 @@
 #include <xffi/string.h>
 
 #include "internal.h"
+#include "platform.h"
 #include "string_internal.h"
 
 /* ---- Entries and tables ---- */
@@ -102,7 +100,7 @@ static _Alignas(CACHE_LINE) struct {
 _Static_assert(sizeof current == CACHE_LINE, "the table pointer has its own cache line");
 
 /* Writers' state, guarded by writer_lock. */
-static pthread_mutex_t writer_lock = PTHREAD_MUTEX_INITIALIZER;
+static xffi_mutex writer_lock = XFFI_MUTEX_INITIALIZER;
 static size_t live_count; /* live entries in current.table */
 static size_t used_count; /* live entries + tombstones */
 
@@ -132,14 +130,10 @@ static _Atomic(reader *) overflow_readers;
 
 /* The seq word of the calling thread's record (pointing at the word itself
  * saves gcc an address computation per lookup). */
-#if defined(__GNUC__) && !defined(__APPLE__)
-static _Thread_local _Atomic uint64_t *my_seq __attribute__((tls_model("initial-exec")));
-#else
-static _Thread_local _Atomic uint64_t *my_seq;
-#endif
+static _Thread_local _Atomic uint64_t *my_seq XFFI_TLS_INITIAL_EXEC;
 
-static pthread_once_t reader_key_once = PTHREAD_ONCE_INIT;
-static pthread_key_t reader_key;
+static xffi_once reader_key_once = XFFI_ONCE_INITIALIZER;
+static xffi_thread_key reader_key;
 static int reader_key_ok;
 
 /* Runs when a thread that owned a record exits: gives the record back. */
@@ -149,7 +143,7 @@ static void reader_release(void *record) {
   atomic_store_explicit(&r->owned, 0, memory_order_release);
 }
 
-static void reader_key_create(void) { reader_key_ok = pthread_key_create(&reader_key, reader_release) == 0; }
+static void reader_key_create(void) { reader_key_ok = xffi_thread_key_create(&reader_key, reader_release) == 0; }
 
 static int reader_claim(reader *r) {
   int expected = 0;
@@ -161,7 +155,7 @@ static int reader_claim(reader *r) {
 /* The slow path of the first lookup on a thread: claims a free record, or
  * allocates one. NULL (MemoryError raised) if memory runs out. */
 static reader *reader_acquire(void) {
-  pthread_once(&reader_key_once, reader_key_create);
+  xffi_call_once(&reader_key_once, reader_key_create);
   reader *found = NULL;
   for (size_t i = 0; i < STATIC_READERS && !found; ++i)
     if (reader_claim(&static_readers[i])) found = &static_readers[i];
@@ -183,7 +177,7 @@ static reader *reader_acquire(void) {
                                                     memory_order_relaxed));
   }
   /* Without the key the record is simply never given back (still correct). */
-  if (reader_key_ok) pthread_setspecific(reader_key, found);
+  if (reader_key_ok) xffi_thread_key_set(reader_key, found);
   my_seq = &found->seq;
   return found;
 }
@@ -193,7 +187,7 @@ static reader *reader_acquire(void) {
 static void wait_for_readers_in(reader *r) {
   uint64_t seq = atomic_load_explicit(&r->seq, memory_order_seq_cst);
   if (!(seq & 1)) return;
-  while (atomic_load_explicit(&r->seq, memory_order_acquire) == seq) sched_yield();
+  while (atomic_load_explicit(&r->seq, memory_order_acquire) == seq) xffi_thread_yield();
 }
 
 static void wait_for_readers(void) {
@@ -405,14 +399,14 @@ int xffi_func_global_register(const char *name, xffi_object *func, int allow_ove
   entry *e = entry_new(hash, name, len, func);
   if (!e) return xffi_error_raise_out_of_memory();
 
-  pthread_mutex_lock(&writer_lock);
+  xffi_mutex_lock(&writer_lock);
   table *t = atomic_load_explicit(&current.table, memory_order_relaxed);
   _Atomic(entry *) *slot = find_slot(t, hash, name, len);
   entry *replaced = NULL;
   table *retired = NULL;
   if (slot) {
     if (!allow_override) {
-      pthread_mutex_unlock(&writer_lock);
+      xffi_mutex_unlock(&writer_lock);
       xffi_free_aligned(e);
       return xffi_error_raise(XFFI_KIND_VALUE,
                               "%s: a function named '%s' is already registered (pass allow_override to replace it)",
@@ -423,7 +417,7 @@ int xffi_func_global_register(const char *name, xffi_object *func, int allow_ove
     atomic_store_explicit(slot, e, memory_order_seq_cst);
   } else {
     if (reserve_one(&retired) != XFFI_OK) {
-      pthread_mutex_unlock(&writer_lock);
+      xffi_mutex_unlock(&writer_lock);
       xffi_free_aligned(e);
       return XFFI_FAIL;
     }
@@ -432,7 +426,7 @@ int xffi_func_global_register(const char *name, xffi_object *func, int allow_ove
     live_count++;
   }
   if (replaced || retired) wait_for_readers();
-  pthread_mutex_unlock(&writer_lock);
+  xffi_mutex_unlock(&writer_lock);
   release_retired(retired, replaced);
   return XFFI_OK;
 }
@@ -443,17 +437,17 @@ int xffi_func_global_remove(const char *name) {
   if (!name[0]) return xffi_error_raise(XFFI_KIND_VALUE, "%s: name is empty", fn);
   size_t len = strlen(name);
   uint64_t hash = xffi_hash_bytes(name, len);
-  pthread_mutex_lock(&writer_lock);
+  xffi_mutex_lock(&writer_lock);
   _Atomic(entry *) *slot = find_slot(atomic_load_explicit(&current.table, memory_order_relaxed), hash, name, len);
   if (!slot) {
-    pthread_mutex_unlock(&writer_lock);
+    xffi_mutex_unlock(&writer_lock);
     return xffi_error_raise(XFFI_KIND_KEY, "%s: no global function named '%s'", fn, name);
   }
   entry *removed = atomic_load_explicit(slot, memory_order_relaxed);
   atomic_store_explicit(slot, TOMBSTONE, memory_order_seq_cst);
   live_count--;
   wait_for_readers();
-  pthread_mutex_unlock(&writer_lock);
+  xffi_mutex_unlock(&writer_lock);
   release_retired(NULL, removed);
   return XFFI_OK;
 }
@@ -463,7 +457,7 @@ int xffi_func_global_list(xffi_object **out_names, size_t capacity, size_t *out_
   if (!out_count) return xffi_raise_null_arg(fn, "out_count");
   if (!out_names && capacity > 0)
     return xffi_error_raise(XFFI_KIND_VALUE, "%s: out_names is NULL but capacity is %zu", fn, capacity);
-  pthread_mutex_lock(&writer_lock);
+  xffi_mutex_lock(&writer_lock);
   table *t = atomic_load_explicit(&current.table, memory_order_relaxed);
   size_t written = 0;
   int status = XFFI_OK;
@@ -477,7 +471,7 @@ int xffi_func_global_list(xffi_object **out_names, size_t capacity, size_t *out_
     written++;
   }
   size_t total = live_count;
-  pthread_mutex_unlock(&writer_lock);
+  xffi_mutex_unlock(&writer_lock);
   if (status != XFFI_OK) {
     for (size_t i = 0; i < written; ++i) {
       xffi_object_dec_ref(out_names[i]);

@@ -29,10 +29,15 @@ void xffi_free_aligned(void *ptr);
  * __tls_get_addr. initial-exec needs no call at all; the library's static TLS
  * is a few bytes, well within what glibc reserves for libraries loaded with
  * dlopen. */
-#if defined(__GNUC__) || defined(__clang__)
+#if (defined(__GNUC__) || defined(__clang__)) && !defined(_WIN32) && !defined(__APPLE__) && !defined(__wasm__)
 #  define XFFI_INTERNAL __attribute__((visibility("hidden")))
 #  define XFFI_INTERNAL_TLS __attribute__((visibility("hidden"), tls_model("initial-exec")))
+#elif (defined(__GNUC__) || defined(__clang__)) && !defined(_WIN32)
+/* Mach-O and WebAssembly: hidden, but no TLS model to choose. */
+#  define XFFI_INTERNAL __attribute__((visibility("hidden")))
+#  define XFFI_INTERNAL_TLS __attribute__((visibility("hidden")))
 #else
+/* PE/COFF: nothing is exported without XFFI_API's dllexport anyway. */
 #  define XFFI_INTERNAL
 #  define XFFI_INTERNAL_TLS
 #endif
