@@ -1,0 +1,18 @@
+# Windows x86-64 with Debian's mingw-w64 cross compiler (the posix-threads
+# variant, whose winpthreads the tests' own threads use; libxffi itself uses
+# the Windows API). Programs run under wine (CMAKE_CROSSCOMPILING_EMULATOR).
+set(CMAKE_SYSTEM_NAME Windows)
+set(CMAKE_SYSTEM_PROCESSOR x86_64)
+set(XFFI_MINGW_TRIPLE x86_64-w64-mingw32)
+set(CMAKE_C_COMPILER ${XFFI_MINGW_TRIPLE}-gcc-posix)
+set(CMAKE_CXX_COMPILER ${XFFI_MINGW_TRIPLE}-g++-posix)
+set(CMAKE_RC_COMPILER ${XFFI_MINGW_TRIPLE}-windres)
+set(CMAKE_FIND_ROOT_PATH /usr/${XFFI_MINGW_TRIPLE})
+set(CMAKE_FIND_ROOT_PATH_MODE_PROGRAM NEVER)
+set(CMAKE_FIND_ROOT_PATH_MODE_LIBRARY ONLY)
+set(CMAKE_FIND_ROOT_PATH_MODE_INCLUDE ONLY)
+set(CMAKE_FIND_ROOT_PATH_MODE_PACKAGE ONLY)
+find_program(XFFI_WINE NAMES wine wine64)
+if(XFFI_WINE)
+  set(CMAKE_CROSSCOMPILING_EMULATOR ${XFFI_WINE})
+endif()
