@@ -17,7 +17,13 @@ foreach(plugin ${XFFI_TEST_PLUGINS})
     XFFI_TEST_PLUGIN_${upper}="$<TARGET_FILE:xffi_test_plugin_${plugin}>")
 endforeach()
 target_link_libraries(xffi_test_plugin_registers PRIVATE xffi_shared)
-target_link_options(xffi_test_plugin_registers PRIVATE -Wl,-z,nodelete)
+if(WIN32)
+  # No weak symbols on Windows: XFFI_EXPORT_FUNC's failure path is imported
+  # from the DLL. plugin_registers pins itself instead of -z nodelete.
+  target_link_libraries(xffi_test_plugin_bad_abi PRIVATE xffi_shared)
+else()
+  target_link_options(xffi_test_plugin_registers PRIVATE -Wl,-z,nodelete)
+endif()
 target_link_libraries(xffi_test_plugin_plain PRIVATE xffi_shared)
 
 set_property(TARGET test_module PROPERTY LINK_LIBRARIES xffi_shared PkgConfig::CMOCKA ${CMAKE_DL_LIBS})
