@@ -5,7 +5,7 @@
 #  define WIN32_LEAN_AND_MEAN
 #  include <windows.h>
 #  include <process.h>
-#else
+#elif !defined(__wasi__)
 #  define _GNU_SOURCE
 #  include <dlfcn.h>
 #  include <unistd.h>
@@ -16,6 +16,9 @@
 
 #include <xffi/function.h>
 #include <xffi/module.h>
+#include <xffi/sys/testing.h>
+
+#if XFFI_TEST_HAVE_SHARED_LIBRARIES
 
 /* What the system says about a missing file and about a file that is not a
  * shared library (the end of xffi_module_load's message). */
@@ -265,3 +268,41 @@ int main(void) {
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
+
+#else /* no shared libraries (wasm32-wasi): loading is compiled out */
+
+static void test_loading_says_it_is_compiled_out_and_leaves_nothing(void **state) {
+  (void)state;
+  xffi_object *m = (xffi_object *)1;
+  uint64_t before = xffi_testing_alloc_count();
+  assert_int_equal(xffi_module_load(&m, "plugin.wasm"), XFFI_FAIL);
+  assert_null(m);
+  expect_error(XFFI_KIND_RUNTIME,
+               "xffi_module_load: cannot load 'plugin.wasm': loading shared libraries is not supported on "
+               "WebAssembly (WASI): this build of xffi has module loading compiled out");
+  /* The module allocation and the error were all there was; both are gone. */
+  assert_int_equal(xffi_testing_alloc_count(), before + 2);
+}
+
+static void test_bad_input_is_reported_before_loading(void **state) {
+  (void)state;
+  xffi_object *m = NULL, *f = NULL;
+  assert_int_equal(xffi_module_load(NULL, "plugin.wasm"), XFFI_FAIL);
+  assert_raised(XFFI_KIND_VALUE, "xffi_module_load: out is NULL");
+  assert_int_equal(xffi_module_load(&m, NULL), XFFI_FAIL);
+  assert_raised(XFFI_KIND_VALUE, "xffi_module_load: path is NULL");
+  assert_int_equal(xffi_module_load(&m, ""), XFFI_FAIL);
+  assert_raised(XFFI_KIND_VALUE, "xffi_module_load: path is empty");
+  assert_int_equal(xffi_module_get_function(&f, NULL, "twice"), XFFI_FAIL);
+  assert_raised(XFFI_KIND_VALUE, "xffi_module_get_function: module is NULL");
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_loading_says_it_is_compiled_out_and_leaves_nothing),
+      cmocka_unit_test(test_bad_input_is_reported_before_loading),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
+
+#endif

@@ -6,7 +6,12 @@
 # - bad_abi: claims another xffi ABI version; the loader must refuse it.
 # - tvm_only: no xffi at all (like a pure tvm-ffi library).
 # test_module is the host: it links the SHARED libxffi (one runtime per
-# process), not the static one the other tests use.
+# process), not the static one the other tests use. Where there are no
+# shared libraries (WASI) it links the static one and checks that loading
+# fails clearly.
+if(NOT XFFI_SHARED_LIBRARIES)
+  return()
+endif()
 set(XFFI_TEST_PLUGINS registers plain bad_abi tvm_only)
 foreach(plugin ${XFFI_TEST_PLUGINS})
   add_library(xffi_test_plugin_${plugin} MODULE ${CMAKE_CURRENT_SOURCE_DIR}/plugins/plugin_${plugin}.c)
