@@ -7,8 +7,6 @@ set(CMAKE_SYSTEM_PROCESSOR wasm32)
 set(CMAKE_C_COMPILER clang)
 set(CMAKE_C_COMPILER_TARGET wasm32-wasi)
 list(APPEND CMAKE_MODULE_PATH ${CMAKE_CURRENT_LIST_DIR}/../wasi) # Platform/WASI.cmake
-# Objects are linked into one module; wasm-ld ignores -fPIC's intent anyway.
-set(CMAKE_POSITION_INDEPENDENT_CODE OFF)
 # For cmocka (the library uses neither): wasi-libc has no <setjmp.h>, so
 # cmocka and the tests get a stand-in; signal() is wasi-libc's emulation;
 # cmocka.h declares its own uintptr_t unless told that <stdint.h>'s exists
