@@ -122,6 +122,11 @@ int xffi_thread_key_create(xffi_thread_key *key, void (*on_exit)(void *value)) {
   fls_exit_callback = on_exit;
   DWORD index = FlsAlloc(fls_exit);
   if (index == FLS_OUT_OF_INDEXES) return -1;
+  /* Threads that exit later call fls_exit, so the module holding it (the
+   * DLL, or whatever linked the static library) must never be unloaded. */
+  HMODULE self;
+  GetModuleHandleExW(GET_MODULE_HANDLE_EX_FLAG_FROM_ADDRESS | GET_MODULE_HANDLE_EX_FLAG_PIN,
+                     (LPCWSTR)(const void *)&fls_exit_callback, &self);
   *key = index;
   return 0;
 }
