@@ -198,6 +198,12 @@ static void test_missing_and_broken_files_carry_the_system_message(void **state)
   assert_raised(XFFI_KIND_RUNTIME, "xffi_module_load: cannot load '/nonexistent/libxffi_nope.so': ");
   assert_int_equal(xffi_module_load(&m, "/nonexistent/libxffi_nope.so"), XFFI_FAIL);
   assert_raised(XFFI_KIND_RUNTIME, MISSING_FILE_MESSAGE);
+#if defined(_WIN32)
+  /* Paths are UTF-8; Windows gets them as UTF-16, so bad UTF-8 is named. */
+  assert_int_equal(xffi_module_load(&m, "plugin_\xff\xfe.dll"), XFFI_FAIL);
+  assert_null(m);
+  expect_error(XFFI_KIND_RUNTIME, "xffi_module_load: cannot load 'plugin_\xff\xfe.dll': the path is not valid UTF-8");
+#endif
 
   char path[64];
   write_junk_library(path, sizeof path);
