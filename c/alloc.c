@@ -1,11 +1,11 @@
 /* c/alloc.c: the one place the library takes heap memory from, with a test
  * hook that makes allocations fail on demand. */
-#define _POSIX_C_SOURCE 200809L
 #include <stdlib.h>
 
 #include <xffi/sys/testing.h>
 
 #include "internal.h"
+#include "platform.h"
 
 /* Per thread: checking and counting cost no locked instruction, and a test's
  * injected failures hit only the thread that asked for them. */
@@ -63,13 +63,10 @@ void xffi_free(void *ptr) { free(ptr); }
 
 void *xffi_alloc_aligned(size_t alignment, size_t size) {
   if (injected_failure()) return NULL;
-  void *p = NULL;
-  if (alignment < sizeof(void *)) alignment = sizeof(void *);
-  if (posix_memalign(&p, alignment, size ? size : 1) != 0) return NULL;
-  return p;
+  return xffi_platform_aligned_alloc(alignment, size);
 }
 
-void xffi_free_aligned(void *ptr) { free(ptr); }
+void xffi_free_aligned(void *ptr) { xffi_platform_aligned_free(ptr); }
 
 void xffi_deleter_plain(void *self, int flags) {
   if (flags & XFFI_DELETE_MEMORY) free(self);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "platform.h"
 
 typedef struct error_object {
   xffi_object header;

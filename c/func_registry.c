@@ -65,11 +65,9 @@
  * - Reader records: 64 static ones (no allocation for the first 64 threads
  *   looking names up at the same time), then allocated ones, kept in a list
  *   and never freed; a thread gives its record back for reuse when it exits
- *   (a pthread key destructor). The thread-local pointer to the record's
+ *   (a thread key's exit callback). The thread-local pointer to the record's
  *   announcement uses the compiler's default TLS model (see "Thread-local
  *   storage" in c/internal.h). */
-#define _POSIX_C_SOURCE 200809L
-#include <pthread.h>
 #include <stdatomic.h>
 #include <string.h>
 
@@ -78,6 +76,7 @@
 #include <xffi/sys/testing.h>
 
 #include "internal.h"
+#include "platform.h"
 #include "string_internal.h"
 
 /* ---- Entries and tables ---- */
@@ -133,7 +132,7 @@ static _Alignas(CACHE_LINE) struct {
 _Static_assert(sizeof current == CACHE_LINE, "the table pointer and epoch have their own cache line");
 
 /* Writers' state, guarded by writer_lock. */
-static pthread_mutex_t writer_lock = PTHREAD_MUTEX_INITIALIZER;
+static xffi_mutex writer_lock = XFFI_MUTEX_INITIALIZER;
 static size_t live_count;      /* live entries in current.table */
 static size_t used_count;      /* live entries + tombstones */
 static retired *retired_list;  /* newest first, so epochs never grow along it */
@@ -169,8 +168,8 @@ static _Atomic(reader *) overflow_readers;
  * model, so that the library may be loaded with dlopen (c/internal.h). */
 static _Thread_local _Atomic uint64_t *my_announcement;
 
-static pthread_once_t reader_key_once = PTHREAD_ONCE_INIT;
-static pthread_key_t reader_key;
+static xffi_once reader_key_once = XFFI_ONCE_INITIALIZER;
+static xffi_thread_key reader_key;
 static int reader_key_ok;
 
 /* Runs when a thread that owned a record exits: gives the record back. */
@@ -180,7 +179,7 @@ static void reader_release(void *record) {
   atomic_store_explicit(&r->owned, 0, memory_order_release);
 }
 
-static void reader_key_create(void) { reader_key_ok = pthread_key_create(&reader_key, reader_release) == 0; }
+static void reader_key_create(void) { reader_key_ok = xffi_thread_key_create(&reader_key, reader_release) == 0; }
 
 static int reader_claim(reader *r) {
   int expected = 0;
@@ -192,7 +191,7 @@ static int reader_claim(reader *r) {
 /* The slow path of the first lookup on a thread: claims a free record, or
  * allocates one. NULL (MemoryError raised) if memory runs out. */
 static reader *reader_acquire(void) {
-  pthread_once(&reader_key_once, reader_key_create);
+  xffi_call_once(&reader_key_once, reader_key_create);
   reader *found = NULL;
   for (size_t i = 0; i < STATIC_READERS && !found; ++i)
     if (reader_claim(&static_readers[i])) found = &static_readers[i];
@@ -214,7 +213,7 @@ static reader *reader_acquire(void) {
                                                     memory_order_relaxed));
   }
   /* Without the key the record is simply never given back (still correct). */
-  if (reader_key_ok) pthread_setspecific(reader_key, found);
+  if (reader_key_ok) xffi_thread_key_set(reader_key, found);
   my_announcement = &found->announced;
   return found;
 }
@@ -488,12 +487,12 @@ int xffi_func_global_register(const char *name, xffi_object *func, int allow_ove
   entry *e = entry_new(hash, name, len, func);
   if (!e) return xffi_error_raise_out_of_memory();
 
-  pthread_mutex_lock(&writer_lock);
+  xffi_mutex_lock(&writer_lock);
   table *t = atomic_load_explicit(&current.table, memory_order_relaxed);
   _Atomic(entry *) *slot = find_slot(t, hash, name, len);
   if (slot) {
     if (!allow_override) {
-      pthread_mutex_unlock(&writer_lock);
+      xffi_mutex_unlock(&writer_lock);
       xffi_free_aligned(e);
       return xffi_error_raise(XFFI_KIND_VALUE,
                               "%s: a function named '%s' is already registered (pass allow_override to replace it)",
@@ -505,7 +504,7 @@ int xffi_func_global_register(const char *name, xffi_object *func, int allow_ove
     retire_entry(replaced);
   } else {
     if (reserve_one() != XFFI_OK) {
-      pthread_mutex_unlock(&writer_lock);
+      xffi_mutex_unlock(&writer_lock);
       xffi_free_aligned(e);
       return XFFI_FAIL;
     }
@@ -514,7 +513,7 @@ int xffi_func_global_register(const char *name, xffi_object *func, int allow_ove
     live_count++;
   }
   retired *ready = detach_reclaimable();
-  pthread_mutex_unlock(&writer_lock);
+  xffi_mutex_unlock(&writer_lock);
   release_retired(ready);
   return XFFI_OK;
 }
@@ -525,10 +524,10 @@ int xffi_func_global_remove(const char *name) {
   if (!name[0]) return xffi_error_raise(XFFI_KIND_VALUE, "%s: name is empty", fn);
   size_t len = strlen(name);
   uint64_t hash = xffi_hash_bytes(name, len);
-  pthread_mutex_lock(&writer_lock);
+  xffi_mutex_lock(&writer_lock);
   _Atomic(entry *) *slot = find_slot(atomic_load_explicit(&current.table, memory_order_relaxed), hash, name, len);
   if (!slot) {
-    pthread_mutex_unlock(&writer_lock);
+    xffi_mutex_unlock(&writer_lock);
     return xffi_error_raise(XFFI_KIND_KEY, "%s: no global function named '%s'", fn, name);
   }
   entry *removed = atomic_load_explicit(slot, memory_order_relaxed);
@@ -536,16 +535,16 @@ int xffi_func_global_remove(const char *name) {
   live_count--;
   retire_entry(removed);
   retired *ready = detach_reclaimable();
-  pthread_mutex_unlock(&writer_lock);
+  xffi_mutex_unlock(&writer_lock);
   release_retired(ready);
   return XFFI_OK;
 }
 
 size_t xffi_testing_registry_reclaim(void) {
-  pthread_mutex_lock(&writer_lock);
+  xffi_mutex_lock(&writer_lock);
   retired *ready = detach_reclaimable();
   size_t waiting = retired_count;
-  pthread_mutex_unlock(&writer_lock);
+  xffi_mutex_unlock(&writer_lock);
   release_retired(ready);
   return waiting;
 }
@@ -555,7 +554,7 @@ int xffi_func_global_list(xffi_object **out_names, size_t capacity, size_t *out_
   if (!out_count) return xffi_raise_null_arg(fn, "out_count");
   if (!out_names && capacity > 0)
     return xffi_error_raise(XFFI_KIND_VALUE, "%s: out_names is NULL but capacity is %zu", fn, capacity);
-  pthread_mutex_lock(&writer_lock);
+  xffi_mutex_lock(&writer_lock);
   table *t = atomic_load_explicit(&current.table, memory_order_relaxed);
   size_t written = 0;
   int status = XFFI_OK;
@@ -569,7 +568,7 @@ int xffi_func_global_list(xffi_object **out_names, size_t capacity, size_t *out_
     written++;
   }
   size_t total = live_count;
-  pthread_mutex_unlock(&writer_lock);
+  xffi_mutex_unlock(&writer_lock);
   if (status != XFFI_OK) {
     for (size_t i = 0; i < written; ++i) {
       xffi_object_dec_ref(out_names[i]);

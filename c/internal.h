@@ -33,10 +33,11 @@ void xffi_free_aligned(void *ptr);
  * have used up glibc's small surplus (tests/c/tls/test_tls_dlopen.c).
  * Hidden on the declaration too, so that the shared library reaches the
  * budget through its own TLS module with no GOT entry of its own. */
-#if defined(__GNUC__) || defined(__clang__)
+#if (defined(__GNUC__) || defined(__clang__)) && !defined(_WIN32)
 #  define XFFI_INTERNAL __attribute__((visibility("hidden")))
 #  define XFFI_INTERNAL_TLS __attribute__((visibility("hidden")))
 #else
+/* PE/COFF: nothing is exported without XFFI_API's dllexport anyway. */
 #  define XFFI_INTERNAL
 #  define XFFI_INTERNAL_TLS
 #endif

@@ -1,23 +1,22 @@
-/* c/module.c: Module objects: shared libraries loaded with dlopen, whose
- * functions are found as `__tvm_ffi_NAME` symbols (the tvm-ffi 0.1 naming).
+/* c/module.c: Module objects: shared libraries loaded with the platform's
+ * loader (c/platform.h: dlopen, LoadLibrary), whose functions are found as
+ * `__tvm_ffi_NAME` symbols (the tvm-ffi 0.1 naming).
  *
- * A Module is one allocation: header, a private cell { dlopen handle, ABI
+ * A Module is one allocation: header, a private cell { library handle, ABI
  * version }, then the path. Functions taken from a module hold a strong
  * reference to it (xffi_func_new_with_owner), so the library stays loaded
- * until the module and all of them are gone; then the deleter dlcloses it. */
-#define _GNU_SOURCE /* dlinfo, dladdr, struct link_map */
-#include <dlfcn.h>
-#include <link.h>
+ * until the module and all of them are gone; then the deleter closes it. */
 #include <string.h>
 
 #include <xffi/function.h>
 #include <xffi/module.h>
 
 #include "internal.h"
+#include "platform.h"
 
 typedef struct module_object {
   xffi_object header;
-  void *dl_handle;
+  void *dl_handle; /* from xffi_library_open */
   int32_t abi_version; /* 0: no marker */
   size_t path_len;
   char path[];
@@ -26,23 +25,10 @@ typedef struct module_object {
 static void module_deleter(void *self, int flags) {
   module_object *m = self;
   if ((flags & XFFI_DELETE_CONTENTS) && m->dl_handle) {
-    dlclose(m->dl_handle);
+    xffi_library_close(m->dl_handle);
     m->dl_handle = NULL;
   }
   if (flags & XFFI_DELETE_MEMORY) xffi_free(m);
-}
-
-/* Finds the ABI marker defined by the library itself (not by one of its
- * dependencies, which dlsym would also search). NULL if it has none. */
-static const int32_t *own_abi_marker(void *handle) {
-  void *sym = dlsym(handle, XFFI_ABI_MARKER_SYMBOL);
-  if (!sym) return NULL;
-  struct link_map *map = NULL;
-  Dl_info info;
-  if (dlinfo(handle, RTLD_DI_LINKMAP, &map) != 0 || !map) return sym;
-  if (dladdr(sym, &info) == 0 || !info.dli_fname) return sym;
-  if (strcmp(info.dli_fname, map->l_name) != 0) return NULL;
-  return sym;
 }
 
 int xffi_module_load(xffi_object **out, const char *path) {
@@ -54,18 +40,17 @@ int xffi_module_load(xffi_object **out, const char *path) {
   size_t len = strlen(path);
   module_object *m = xffi_alloc(sizeof(module_object) + len + 1);
   if (!m) return xffi_error_raise_out_of_memory();
-  dlerror(); /* clear any stale message */
-  void *handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  char why[512];
+  void *handle = xffi_library_open(path, why, sizeof why);
   if (!handle) {
-    const char *why = dlerror();
     xffi_free(m);
-    return xffi_error_raise(XFFI_KIND_RUNTIME, "%s: cannot load '%s': %s", fn, path,
-                            why ? why : "unknown dlopen error");
+    return xffi_error_raise(XFFI_KIND_RUNTIME, "%s: cannot load '%s': %s", fn, path, why);
   }
-  const int32_t *marker = own_abi_marker(handle);
+  /* The marker the library defines itself, not one of its dependencies'. */
+  const int32_t *marker = xffi_library_own_symbol(handle, XFFI_ABI_MARKER_SYMBOL);
   int32_t abi = marker ? *marker : 0;
   if (marker && abi != XFFI_ABI_VERSION) {
-    dlclose(handle);
+    xffi_library_close(handle);
     xffi_free(m);
     return xffi_error_raise(XFFI_KIND_RUNTIME,
                             "%s: '%s' was built for xffi ABI version %d, but this runtime has ABI version %d", fn,
@@ -104,7 +89,7 @@ int xffi_module_get_function(xffi_object **out, xffi_object *module, const char 
   }
   memcpy(symbol, prefix, sizeof prefix - 1);
   memcpy(symbol + sizeof prefix - 1, name, len + 1);
-  void *address = dlsym(m->dl_handle, symbol);
+  void *address = xffi_library_symbol(m->dl_handle, symbol);
   if (symbol != stack_buffer) xffi_free(symbol);
   if (!address) return XFFI_OK; /* no such function: *out stays NULL */
   /* ISO C has no cast between object and function pointers: copy the bits. */

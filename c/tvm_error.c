@@ -11,12 +11,10 @@
  * Both run only on the failure path and allocate nothing (but the
  * RuntimeError made for a failure that raised no error at all); without
  * tvm-ffi in the process they find nothing. */
-#define _GNU_SOURCE /* RTLD_NOLOAD, RTLD_DEFAULT */
-#include <dlfcn.h>
-
 #include <xffi/module.h>
 
 #include "internal.h"
+#include "platform.h"
 
 /* tvm-ffi's C API: moves the raised error out of its slot (NULL if none);
  * sets the raised error, taking a reference of its own (it does not steal
@@ -24,17 +22,8 @@
 typedef void (*tvm_move_raised_fn)(void **out);
 typedef void (*tvm_set_raised_fn)(void *error);
 
-static void *tvm_symbol(const char *name) {
-  void *sym = dlsym(RTLD_DEFAULT, name);
-  if (sym) return sym;
-  /* tvm-ffi loaded as a dependency of a library opened with RTLD_LOCAL is not
-   * in the global scope; find it by name if (and only if) it is loaded. */
-  void *lib = dlopen("libtvm_ffi.so", RTLD_LAZY | RTLD_NOLOAD);
-  if (!lib) return NULL;
-  sym = dlsym(lib, name);
-  dlclose(lib); /* drops the reference RTLD_NOLOAD took; the library stays */
-  return sym;
-}
+/* name in tvm-ffi, if tvm-ffi is loaded in the process (never loads it). */
+static void *tvm_symbol(const char *name) { return xffi_loaded_symbol("tvm_ffi", name); }
 
 int xffi_error_adopt_tvm_raised(void) {
   union {

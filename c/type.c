@@ -10,12 +10,11 @@
  * stays valid for readers still holding it, parked on a retired list that
  * keeps it reachable (it is small: growth doubles, so retired memory is less
  * than the live structure). Records are immortal. */
-#define _POSIX_C_SOURCE 200809L
-#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "internal.h"
+#include "platform.h"
 
 /* ---- Built-in types: static, so nothing runs or allocates at load. ---- */
 
@@ -67,7 +66,7 @@ const xffi_type_info *const *xffi_type_table_ = builtin_table;
 
 /* ---- Mutable state, guarded by registry_lock for writers. ---- */
 
-static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
+static xffi_mutex registry_lock = XFFI_MUTEX_INITIALIZER;
 static int32_t type_count = XFFI_TYPE_DYNAMIC_BEGIN; /* published with release */
 static int32_t table_capacity = XFFI_TYPE_DYNAMIC_BEGIN;
 
@@ -224,18 +223,18 @@ int xffi_type_register(int32_t *out_type_index, const char *type_key, int32_t pa
                             (int)XFFI_TYPE_MAX_DEPTH);
   uint64_t hash = key_hash(type_key, size);
 
-  pthread_mutex_lock(&registry_lock);
+  xffi_mutex_lock(&registry_lock);
   const xffi_type_info *existing = keys ? map_find(keys, type_key, size, hash) : builtin_by_key(type_key, size);
   if (existing && existing->type_depth == 0) {
     /* A built-in root (Object) or plain value type (int, float, ...): it has
      * no parent to compare, so say what it is instead. */
-    pthread_mutex_unlock(&registry_lock);
+    xffi_mutex_unlock(&registry_lock);
     return xffi_error_raise(XFFI_KIND_VALUE, "%s: type key '%s' is reserved for the built-in %s type (index %d)", fn,
                             type_key, is_object_type(existing) ? "root object" : "value", (int)existing->type_index);
   }
   if (existing) {
     int32_t existing_parent = existing->type_depth ? existing->type_ancestors[existing->type_depth - 1] : -1;
-    pthread_mutex_unlock(&registry_lock);
+    xffi_mutex_unlock(&registry_lock);
     if (existing_parent == parent_type_index) {
       *out_type_index = existing->type_index;
       return XFFI_OK;
@@ -246,13 +245,13 @@ int xffi_type_register(int32_t *out_type_index, const char *type_key, int32_t pa
                             xffi_type_key(parent_type_index), (int)parent_type_index);
   }
   if (type_count == INT32_MAX) {
-    pthread_mutex_unlock(&registry_lock);
+    xffi_mutex_unlock(&registry_lock);
     return xffi_error_raise(XFFI_KIND_RUNTIME, "%s: all %d type indices are in use", fn, (int)INT32_MAX);
   }
   xffi_type_info *info = NULL;
   if (map_reserve_one() != XFFI_OK || table_reserve_one() != XFFI_OK ||
       !(info = make_record(type_count, parent, type_key, size))) {
-    pthread_mutex_unlock(&registry_lock);
+    xffi_mutex_unlock(&registry_lock);
     return xffi_error_raise_out_of_memory();
   }
   /* Publish the record in the table before the count, and before the key. */
@@ -261,7 +260,7 @@ int xffi_type_register(int32_t *out_type_index, const char *type_key, int32_t pa
   __atomic_store_n(&type_count, type_count + 1, __ATOMIC_RELEASE);
   map_put(keys, info, hash);
   *out_type_index = info->type_index;
-  pthread_mutex_unlock(&registry_lock);
+  xffi_mutex_unlock(&registry_lock);
   return XFFI_OK;
 }
 

@@ -12,6 +12,11 @@
  * pure tvm-ffi library, say) is accepted. Define XFFI_NO_ABI_MARKER before
  * including this header to leave the marker out.
  *
+ * On Windows there are no weak symbols: a library using XFFI_EXPORT_FUNC
+ * links libxffi (the DLL's import library), and one that registers global
+ * functions or types at load pins itself (GetModuleHandleEx with
+ * GET_MODULE_HANDLE_EX_FLAG_PIN), the counterpart of -z nodelete.
+ *
  * One runtime per process: a library that uses xffi itself (registers global
  * functions or types, makes objects) must link libxffi as a shared library,
  * or leave the xffi symbols undefined for the host to provide. See
@@ -82,24 +87,28 @@ XFFI_EXTERN_C_END
   XFFI_EXPORT_LINKAGE_ XFFI_DLL_EXPORT int __tvm_ffi_##name(void *handle, const xffi_any *args,      \
                                                              int32_t num_args, xffi_any *result)
 
-#if !defined(XFFI_BUILDING) && !defined(XFFI_NO_ABI_MARKER) && defined(__GNUC__) && !defined(_WIN32)
-/* The ABI marker (see the top of this file). Weak, so every translation unit
+#if !defined(XFFI_BUILDING) && !defined(XFFI_NO_ABI_MARKER) && defined(_WIN32)
+/* The ABI marker (see the top of this file) on Windows (MSVC, MinGW, clang):
+ * exported from the DLL, and selectany (a COMDAT), so every translation unit
  * of a library may define it and the linker keeps one. */
-#  ifdef __cplusplus
-extern "C" __attribute__((weak, visibility("default"), used)) const int32_t xffi_library_abi_version = XFFI_ABI_VERSION;
-#  else
-__attribute__((weak, visibility("default"), used)) const int32_t xffi_library_abi_version = XFFI_ABI_VERSION;
-#  endif
+XFFI_EXPORT_LINKAGE_ __declspec(dllexport) __declspec(selectany) const int32_t xffi_library_abi_version =
+    XFFI_ABI_VERSION;
+#elif !defined(XFFI_BUILDING) && !defined(XFFI_NO_ABI_MARKER) && defined(__GNUC__)
+/* The ABI marker elsewhere (ELF, Mach-O). Weak, so every translation unit
+ * of a library may define it and the linker keeps one. */
+XFFI_EXPORT_LINKAGE_ __attribute__((weak, visibility("default"), used)) const int32_t xffi_library_abi_version =
+    XFFI_ABI_VERSION;
 #endif
 
 XFFI_EXTERN_C_BEGIN
 
-/* Loads the shared library at path (dlopen: a path with a '/' is opened as
- * it is, a bare name is searched for as the system loader does) and checks
+/* Loads the shared library at path (dlopen; LoadLibraryExW on Windows, path
+ * being UTF-8: a path with a directory is opened as it is, a bare name is
+ * searched for as the system loader does) and checks
  * its ABI marker. *out receives a new reference to a Module; the library
  * stays loaded while the Module or any function taken from it lives, and is
- * unloaded (dlclose) after the last of them goes, unless it was linked with
- * -z nodelete (plugins that register global functions or types at load must
+ * unloaded (dlclose, FreeLibrary) after the last of them goes, unless it was
+ * linked with -z nodelete or pinned itself on Windows (plugins that register global functions or types at load must
  * be: see docs/plugins.md; so must plugins whose objects, with deleters in
  * the plugin's code, may outlive the Module and its functions). Loading the
  * same path twice gives two Modules sharing the one loaded library. path is
@@ -108,7 +117,8 @@ XFFI_EXTERN_C_BEGIN
  * "xffi_module_load: cannot load '<path>': <the system's message>" for a
  * missing or broken file, and "xffi_module_load: '<path>' was built for xffi
  * ABI version N, but this runtime has ABI version M" for a mismatch;
- * MemoryError. */
+ * MemoryError. Where the platform has no shared libraries (wasm32-wasi) the
+ * RuntimeError says that module loading is compiled out. */
 XFFI_API int xffi_module_load(xffi_object **out, const char *path);
 
 /* Gets the function name exported by module (borrowed) as __tvm_ffi_<name>.

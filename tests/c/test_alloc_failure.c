@@ -9,7 +9,6 @@
  * caught by LeakSanitizer in the sanitizer suite (the test command runs every
  * test under AddressSanitizer with detect_leaks=1). */
 #define _POSIX_C_SOURCE 200809L
-#include <pthread.h>
 
 #include "test_util.h"
 
@@ -518,6 +517,7 @@ static void test_function_create_call_and_register_fail_cleanly(void **state) {
 
 /* ---- Modules ---- */
 
+#if XFFI_TEST_HAVE_SHARED_LIBRARIES
 static void test_module_load_and_get_function_fail_cleanly(void **state) {
   (void)state;
 #ifdef XFFI_TEST_PLUGIN_TVM_ONLY
@@ -560,8 +560,12 @@ static void test_module_load_and_get_function_fail_cleanly(void **state) {
   fail_msg("XFFI_TEST_PLUGIN_TVM_ONLY is not defined (tests/cmake/alloc_failure.cmake sets it)");
 #endif
 }
+#endif
 
 /* ---- The hooks themselves work per thread ---- */
+
+#if XFFI_TEST_HAVE_THREADS
+#  include <pthread.h>
 
 static void *make_a_string_elsewhere(void *arg) {
   xffi_object **out = arg;
@@ -600,6 +604,7 @@ static void test_injection_and_count_are_per_thread(void **state) {
   xffi_object_dec_ref(mine);
   xffi_object_dec_ref(other);
 }
+#endif
 
 int main(void) {
   const struct CMUnitTest tests[] = {
@@ -612,8 +617,12 @@ int main(void) {
       cmocka_unit_test(test_raising_and_making_errors_under_memory_failure),
       cmocka_unit_test(test_type_register_fails_cleanly_and_leaves_the_key_free),
       cmocka_unit_test(test_function_create_call_and_register_fail_cleanly),
+#if XFFI_TEST_HAVE_SHARED_LIBRARIES
       cmocka_unit_test(test_module_load_and_get_function_fail_cleanly),
+#endif
+#if XFFI_TEST_HAVE_THREADS
       cmocka_unit_test(test_injection_and_count_are_per_thread),
+#endif
   };
   return cmocka_run_group_tests_name("alloc_failure", tests, NULL, NULL);
 }

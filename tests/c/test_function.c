@@ -1,6 +1,5 @@
 /* tests/c/test_function.c: Function objects, calls, errors across calls and
  * argument checking. */
-#include <pthread.h>
 
 #include "test_util.h"
 
@@ -154,6 +153,9 @@ static void test_finalizer_runs_once_with_weak_references_left(void **state) {
   assert_int_equal(finalized, 1);
 }
 
+#if XFFI_TEST_HAVE_THREADS
+#  include <pthread.h>
+
 static void *drop_on_thread(void *arg) {
   xffi_object_dec_ref(arg);
   return NULL;
@@ -169,6 +171,7 @@ static void test_finalizer_runs_on_the_thread_that_drops_the_last_reference(void
   assert_int_equal(pthread_join(t, NULL), 0);
   assert_int_equal(finalized, 1);
 }
+#endif
 
 static void test_owner_is_kept_alive_and_released_after_the_finalizer(void **state) {
   (void)state;
@@ -492,7 +495,9 @@ int main(void) {
       cmocka_unit_test(test_function_travels_in_an_any_and_as_an_argument),
       cmocka_unit_test(test_finalizer_runs_once_when_the_last_reference_goes),
       cmocka_unit_test(test_finalizer_runs_once_with_weak_references_left),
+#if XFFI_TEST_HAVE_THREADS
       cmocka_unit_test(test_finalizer_runs_on_the_thread_that_drops_the_last_reference),
+#endif
       cmocka_unit_test(test_owner_is_kept_alive_and_released_after_the_finalizer),
       cmocka_unit_test(test_creation_out_of_memory_leaves_the_resource_to_the_caller),
       cmocka_unit_test(test_direct_function_gets_its_object_and_resource_and_finalizes_once),

@@ -1,22 +1,68 @@
 /* tests/c/test_module.c: loading shared libraries as Modules, and one runtime
  * per process. This host links the shared libxffi (tests/cmake/module.cmake);
  * the plugins are built there too and their paths come in as macros. */
-#define _GNU_SOURCE
-#include <dlfcn.h>
+#if defined(_WIN32)
+#  define WIN32_LEAN_AND_MEAN
+#  include <windows.h>
+#  include <process.h>
+#elif !defined(__wasi__)
+#  define _GNU_SOURCE
+#  include <dlfcn.h>
+#  include <unistd.h>
+#endif
 #include <stdlib.h>
-#include <unistd.h>
 
 #include "test_util.h"
 
 #include <xffi/function.h>
 #include <xffi/module.h>
+#include <xffi/sys/testing.h>
+
+#if XFFI_TEST_HAVE_SHARED_LIBRARIES
+
+/* What the system says about a missing file and about a file that is not a
+ * shared library (the end of xffi_module_load's message). */
+#if defined(_WIN32)
+#  define MISSING_FILE_MESSAGE "error 126: " /* ERROR_MOD_NOT_FOUND */
+#  define NOT_A_LIBRARY_MESSAGE "error 193: " /* ERROR_BAD_EXE_FORMAT */
+#else
+#  define MISSING_FILE_MESSAGE "No such file or directory"
+#  define NOT_A_LIBRARY_MESSAGE "invalid ELF header"
+#endif
 
 /* Whether the library at path is loaded in this process now. */
 static int is_loaded(const char *path) {
+#if defined(_WIN32)
+  char native[1024];
+  size_t len = strlen(path);
+  assert_true(len < sizeof native);
+  for (size_t i = 0; i <= len; ++i) native[i] = path[i] == '/' ? '\\' : path[i];
+  HMODULE h;
+  return GetModuleHandleExA(GET_MODULE_HANDLE_EX_FLAG_UNCHANGED_REFCOUNT, native, &h) != 0;
+#else
   void *h = dlopen(path, RTLD_NOW | RTLD_NOLOAD);
   if (!h) return 0;
   dlclose(h);
   return 1;
+#endif
+}
+
+/* Writes a file that is not a shared library; its path goes to path. */
+static void write_junk_library(char *path, size_t size) {
+  const char junk[] = "this is not a shared library, just text long enough to be read as a header....";
+#if defined(_WIN32)
+  snprintf(path, size, "xffi_broken_%d.dll", _getpid());
+  FILE *f = fopen(path, "wb");
+  assert_non_null(f);
+  assert_int_equal(fwrite(junk, 1, sizeof junk, f), sizeof junk);
+  fclose(f);
+#else
+  snprintf(path, size, "/tmp/xffi_broken_XXXXXX.so");
+  int fd = mkstemps(path, 3);
+  assert_true(fd >= 0);
+  assert_int_equal(write(fd, junk, sizeof junk), (ssize_t)sizeof junk);
+  close(fd);
+#endif
 }
 
 static int64_t call_int(xffi_object *f, int64_t arg) {
@@ -151,14 +197,16 @@ static void test_missing_and_broken_files_carry_the_system_message(void **state)
   assert_null(m);
   assert_raised(XFFI_KIND_RUNTIME, "xffi_module_load: cannot load '/nonexistent/libxffi_nope.so': ");
   assert_int_equal(xffi_module_load(&m, "/nonexistent/libxffi_nope.so"), XFFI_FAIL);
-  assert_raised(XFFI_KIND_RUNTIME, "No such file or directory");
+  assert_raised(XFFI_KIND_RUNTIME, MISSING_FILE_MESSAGE);
+#if defined(_WIN32)
+  /* Paths are UTF-8; Windows gets them as UTF-16, so bad UTF-8 is named. */
+  assert_int_equal(xffi_module_load(&m, "plugin_\xff\xfe.dll"), XFFI_FAIL);
+  assert_null(m);
+  expect_error(XFFI_KIND_RUNTIME, "xffi_module_load: cannot load 'plugin_\xff\xfe.dll': the path is not valid UTF-8");
+#endif
 
-  char path[] = "/tmp/xffi_broken_XXXXXX.so";
-  int fd = mkstemps(path, 3);
-  assert_true(fd >= 0);
-  const char junk[] = "this is not a shared library, just text long enough to be read as a header....";
-  assert_int_equal(write(fd, junk, sizeof junk), (ssize_t)sizeof junk);
-  close(fd);
+  char path[64];
+  write_junk_library(path, sizeof path);
   assert_int_equal(xffi_module_load(&m, path), XFFI_FAIL);
   char expected[256];
   snprintf(expected, sizeof expected, "xffi_module_load: cannot load '%s': ", path);
@@ -166,9 +214,9 @@ static void test_missing_and_broken_files_carry_the_system_message(void **state)
   assert_non_null(err);
   const char *message = xffi_error_cell_of(err)->message.data;
   assert_non_null(strstr(message, expected));
-  assert_non_null(strstr(message, "invalid ELF header"));
+  assert_non_null(strstr(message, NOT_A_LIBRARY_MESSAGE));
   xffi_object_dec_ref(err);
-  unlink(path);
+  remove(path);
 }
 
 static void test_bad_input_is_reported(void **state) {
@@ -226,3 +274,41 @@ int main(void) {
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
+
+#else /* no shared libraries (wasm32-wasi): loading is compiled out */
+
+static void test_loading_says_it_is_compiled_out_and_leaves_nothing(void **state) {
+  (void)state;
+  xffi_object *m = (xffi_object *)1;
+  uint64_t before = xffi_testing_alloc_count();
+  assert_int_equal(xffi_module_load(&m, "plugin.wasm"), XFFI_FAIL);
+  assert_null(m);
+  expect_error(XFFI_KIND_RUNTIME,
+               "xffi_module_load: cannot load 'plugin.wasm': loading shared libraries is not supported on "
+               "WebAssembly (WASI): this build of xffi has module loading compiled out");
+  /* The module allocation and the error were all there was; both are gone. */
+  assert_int_equal(xffi_testing_alloc_count(), before + 2);
+}
+
+static void test_bad_input_is_reported_before_loading(void **state) {
+  (void)state;
+  xffi_object *m = NULL, *f = NULL;
+  assert_int_equal(xffi_module_load(NULL, "plugin.wasm"), XFFI_FAIL);
+  assert_raised(XFFI_KIND_VALUE, "xffi_module_load: out is NULL");
+  assert_int_equal(xffi_module_load(&m, NULL), XFFI_FAIL);
+  assert_raised(XFFI_KIND_VALUE, "xffi_module_load: path is NULL");
+  assert_int_equal(xffi_module_load(&m, ""), XFFI_FAIL);
+  assert_raised(XFFI_KIND_VALUE, "xffi_module_load: path is empty");
+  assert_int_equal(xffi_module_get_function(&f, NULL, "twice"), XFFI_FAIL);
+  assert_raised(XFFI_KIND_VALUE, "xffi_module_get_function: module is NULL");
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_loading_says_it_is_compiled_out_and_leaves_nothing),
+      cmocka_unit_test(test_bad_input_is_reported_before_loading),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
+
+#endif

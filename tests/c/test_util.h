@@ -13,6 +13,16 @@
 
 #include <xffi/xffi.h>
 
+/* What the platform offers the tests: wasm32-wasi without the threads
+ * proposal has neither threads nor shared libraries. */
+#if defined(__wasi__) && !defined(_REENTRANT)
+#  define XFFI_TEST_HAVE_THREADS 0
+#  define XFFI_TEST_HAVE_SHARED_LIBRARIES 0
+#else
+#  define XFFI_TEST_HAVE_THREADS 1
+#  define XFFI_TEST_HAVE_SHARED_LIBRARIES 1
+#endif
+
 /* Asserts that the last call raised an error of `kind` whose message
  * contains `fragment` (assert_raised) or is exactly `message`
  * (expect_error), then clears the raised slot. */

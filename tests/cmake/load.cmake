@@ -6,6 +6,11 @@
 # benchmarks (XFFI_BUILD_BENCH=OFF). The test counts allocations through an
 # exported malloc family in plain builds, and through the sanitizer
 # allocator's hooks under ASan and TSan.
+# It measures the ELF loader (fork, dlopen, malloc interposition): not on
+# Windows, nor where there are no shared libraries (WASI).
+if(WIN32 OR NOT XFFI_SHARED_LIBRARIES)
+  return()
+endif()
 add_executable(test_load ${CMAKE_CURRENT_SOURCE_DIR}/c/load/test_load.c)
 target_include_directories(test_load PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/c)
 target_link_libraries(test_load PRIVATE PkgConfig::CMOCKA ${CMAKE_DL_LIBS})

@@ -1,7 +1,8 @@
 /* tests/plugins/plugin_registers.c: a plugin that uses the xffi runtime of
  * the process it is loaded into. Linked against the shared libxffi (so there
  * is one registry), and with -z nodelete (it registers a global function
- * whose code lives here, so it must never be unloaded).
+ * whose code lives here, so it must never be unloaded); on Windows, which has
+ * no such link flag, it pins itself at load instead.
  *
  * At load it registers the type "test.plugin.Thing" and the global function
  * "test.plugin.thing_type_index"; it exports add_one, fail and
@@ -10,6 +11,11 @@
 #include <xffi/function.h>
 #include <xffi/module.h>
 #include <xffi/type.h>
+
+#if defined(_WIN32)
+#  define WIN32_LEAN_AND_MEAN
+#  include <windows.h>
+#endif
 
 static int32_t thing_type_index = -1;
 
@@ -43,6 +49,12 @@ static int global_impl(void *resource, const xffi_any *args, int32_t num_args, x
 
 /* A constructor is fine in a plugin (the no-constructor rule is libxffi's). */
 __attribute__((constructor)) static void plugin_load(void) {
+#if defined(_WIN32)
+  /* Windows' -z nodelete: FreeLibrary never unloads a pinned DLL. */
+  HMODULE self;
+  GetModuleHandleExW(GET_MODULE_HANDLE_EX_FLAG_FROM_ADDRESS | GET_MODULE_HANDLE_EX_FLAG_PIN,
+                     (LPCWSTR)(const void *)&thing_type_index, &self);
+#endif
   xffi_object *f = NULL;
   if (xffi_type_register(&thing_type_index, "test.plugin.Thing", XFFI_TYPE_OBJECT) != XFFI_OK ||
       xffi_func_new(&f, global_impl, NULL, NULL) != XFFI_OK ||

@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# Windows x86-64: builds libxffi (DLL and static library), the cmocka suite and
+# the tour with Debian's mingw-w64 cross compiler and runs them under wine.
+# The tests link the static library (XFFI_STATIC); test_module loads plugin
+# DLLs as Modules through the DLL. Prints one summary line:
+#   cross mingw: builds yes|no, tests N passed M failed, tour identical yes|no
+# Build trees: XFFI_BUILD_ROOT (default build/)/cross/. Idempotent installs.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+root=$(pwd)
+build_root=$(realpath -m "${XFFI_BUILD_ROOT:-$root/build}")
+work=$build_root/cross/mingw
+prefix=$work/prefix
+jobs=${XFFI_JOBS:-2}
+target=mingw
+builds=no passed=0 failed=0 tour=no
+summary() { echo "cross $target: builds $builds, tests $passed passed $failed failed, tour identical $tour"; }
+trap summary EXIT
+
+sudo_if_needed() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
+install_packages() { # Debian packages, only the missing ones; apt may be busy with another install
+  local missing=() p i
+  for p in "$@"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  echo "installing Debian packages: ${missing[*]}"
+  for i in $(seq 1 60); do
+    sudo_if_needed apt-get update -qq &&
+      sudo_if_needed env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null && return 0
+    echo "apt is busy or failed; retrying in 10 s ($i/60)" >&2
+    sleep 10
+  done
+  return 1
+}
+
+install_packages gcc-mingw-w64-x86-64-posix wine64 cmake ninja-build pkg-config || exit 1
+mkdir -p "$work"
+toolchain=$root/cmake/toolchains/mingw.cmake
+bash scripts/cross/cmocka.sh "$toolchain" "$prefix" || { echo "building cmocka for mingw failed"; exit 1; }
+
+# One 64-bit wine prefix of our own; the runtime DLLs the test programs need
+# (cmocka, libxffi for test_module, winpthreads) are found through WINEPATH.
+export WINEDEBUG=-all WINEARCH=win64 WINEPREFIX=$work/wineprefix
+gcc_dlls=$(dirname "$(x86_64-w64-mingw32-gcc-posix -print-libgcc-file-name)")
+export WINEPATH="$prefix/bin;$work/build;$gcc_dlls;/usr/x86_64-w64-mingw32/lib"
+[ -d "$WINEPREFIX" ] || { /usr/lib/wine/wine64 wineboot -i >/dev/null 2>&1 || true; }
+
+tvm_include=$(python3 -m tvm_ffi.config --includedir 2>/dev/null || true)
+export XFFI_CROSS_PREFIX=$prefix PKG_CONFIG_LIBDIR=$prefix/lib/pkgconfig
+if cmake -S "$root" -B "$work/build" -G Ninja -DCMAKE_TOOLCHAIN_FILE="$toolchain" -DCMAKE_BUILD_TYPE=Debug \
+  -DXFFI_BUILD_BENCH=OFF -DXFFI_TVM_FFI_INCLUDE_DIR="$tvm_include" >"$work/configure.log" 2>&1 &&
+  cmake --build "$work/build" -j "$jobs" >"$work/build.log" 2>&1; then
+  builds=yes
+else
+  cat "$work/configure.log" "$work/build.log" | tail -40
+  exit 1
+fi
+
+# The DLL a vendor ships must need nothing beyond the system's DLLs.
+imports=$(x86_64-w64-mingw32-objdump -p "$work/build/libxffi.dll" | sed -n 's/^\s*DLL Name: //p' | tr '\n' ' ')
+echo "libxffi.dll imports: $imports"
+for dll in $imports; do
+  case "${dll,,}" in
+    kernel32.dll | msvcrt.dll | ucrtbase.dll | api-ms-win-*) ;;
+    *) echo "libxffi.dll needs $dll beside it"; builds=no ;;
+  esac
+done
+
+ctest --test-dir "$work/build" -j "$jobs" --timeout 600 --output-on-failure >"$work/ctest.log" 2>&1
+status=$?
+grep -E '^\s*[0-9]+/[0-9]+ Test|tests passed|\*\*\*' "$work/ctest.log" | tail -40
+passed=$(grep -cE '^\s*[0-9]+/[0-9]+ Test .* Passed' "$work/ctest.log")
+failed=$(grep -cE '^\s*[0-9]+/[0-9]+ Test .*(\*\*\*|Failed|Not Run|Timeout)' "$work/ctest.log")
+[ $status -ne 0 ] && sed -n '/Output from these tests/,$p;/FAILED/,+20p' "$work/ctest.log" | head -80
+
+# The tour's output must match the Linux x86-64 build's, byte for byte
+# (line ends aside: the Windows C runtime writes CRLF to a pipe).
+native=$build_root/cross/tour-native
+cmake -S "$root" -B "$native" -G Ninja -DCMAKE_BUILD_TYPE=Release -DXFFI_BUILD_TESTS=OFF -DXFFI_BUILD_BENCH=OFF \
+  >/dev/null && cmake --build "$native" --target tour >"$native.log" 2>&1 && "$native/examples/tour" >"$work/tour-native.txt"
+/usr/lib/wine/wine64 "$work/build/examples/tour.exe" 2>"$work/tour.err" | tr -d '\r' >"$work/tour.txt"
+if [ -s "$work/tour-native.txt" ] && cmp -s "$work/tour-native.txt" "$work/tour.txt"; then
+  tour=yes
+else
+  diff "$work/tour-native.txt" "$work/tour.txt" | head -20
+fi
+
+[ "$builds" = yes ] && [ $status -eq 0 ] && [ "$failed" -eq 0 ] && [ "$tour" = yes ]

@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# wasm32-wasi: builds libxffi (static, single-threaded, module loading compiled
+# out), the cmocka suite and the tour with clang and Debian's wasi-libc, and
+# runs them under wasmtime (its PyPI package, through scripts/cross/wasi-run.py).
+# Prints one summary line:
+#   cross wasm32: builds yes|no, tests N passed M failed, tour identical yes|no
+# Build trees: XFFI_BUILD_ROOT (default build/)/cross/. Idempotent installs.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+root=$(pwd)
+build_root=$(realpath -m "${XFFI_BUILD_ROOT:-$root/build}")
+work=$build_root/cross/wasm32
+prefix=$work/prefix
+jobs=${XFFI_JOBS:-2}
+target=wasm32
+builds=no passed=0 failed=0 tour=no
+summary() { echo "cross $target: builds $builds, tests $passed passed $failed failed, tour identical $tour"; }
+trap summary EXIT
+
+sudo_if_needed() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
+install_packages() { # Debian packages, only the missing ones; apt may be busy with another install
+  local missing=() p i
+  for p in "$@"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  echo "installing Debian packages: ${missing[*]}"
+  for i in $(seq 1 60); do
+    sudo_if_needed apt-get update -qq &&
+      sudo_if_needed env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null && return 0
+    echo "apt is busy or failed; retrying in 10 s ($i/60)" >&2
+    sleep 10
+  done
+  return 1
+}
+
+# clang 14 is Debian 12's; its wasm linker and runtime builtins go with it.
+install_packages clang lld-14 wasi-libc libclang-rt-14-dev-wasm32 cmake ninja-build pkg-config || exit 1
+# The WASI runtime, pinned like the other Python test dependencies.
+wasmtime_pin=50.0.1
+have=$(python3 -c 'import importlib.metadata as m; print(m.version("wasmtime"))' 2>/dev/null || true)
+if [ "$have" != "$wasmtime_pin" ]; then
+  echo "installing Python package: wasmtime==$wasmtime_pin"
+  python3 -m pip install -q "wasmtime==$wasmtime_pin" || exit 1
+fi
+
+mkdir -p "$work"
+toolchain=$root/cmake/toolchains/wasm32-wasi.cmake
+bash scripts/cross/cmocka.sh "$toolchain" "$prefix" || { echo "building cmocka for wasm32-wasi failed"; exit 1; }
+
+tvm_include=$(python3 -m tvm_ffi.config --includedir 2>/dev/null || true)
+export XFFI_CROSS_PREFIX=$prefix PKG_CONFIG_LIBDIR=$prefix/lib/pkgconfig
+if cmake -S "$root" -B "$work/build" -G Ninja -DCMAKE_TOOLCHAIN_FILE="$toolchain" -DCMAKE_BUILD_TYPE=Debug \
+  -DXFFI_BUILD_BENCH=OFF -DXFFI_TVM_FFI_INCLUDE_DIR="$tvm_include" >"$work/configure.log" 2>&1 &&
+  cmake --build "$work/build" -j "$jobs" >"$work/build.log" 2>&1; then
+  builds=yes
+else
+  cat "$work/configure.log" "$work/build.log" | grep -E 'error|Error|FAILED' | head -40
+  exit 1
+fi
+
+ctest --test-dir "$work/build" -j "$jobs" --timeout 600 --output-on-failure >"$work/ctest.log" 2>&1
+status=$?
+grep -E '^\s*[0-9]+/[0-9]+ Test|tests passed|\*\*\*' "$work/ctest.log" | tail -40
+passed=$(grep -cE '^\s*[0-9]+/[0-9]+ Test .* Passed' "$work/ctest.log")
+failed=$(grep -cE '^\s*[0-9]+/[0-9]+ Test .*(\*\*\*|Failed|Not Run|Timeout)' "$work/ctest.log")
+[ $status -ne 0 ] && grep -E 'error: |FAILED|!=|wasm backtrace' "$work/ctest.log" | head -40
+
+# The tour's output must match the Linux x86-64 build's, byte for byte.
+native=$build_root/cross/tour-native
+cmake -S "$root" -B "$native" -G Ninja -DCMAKE_BUILD_TYPE=Release -DXFFI_BUILD_TESTS=OFF -DXFFI_BUILD_BENCH=OFF \
+  >/dev/null && cmake --build "$native" --target tour >"$native.log" 2>&1 && "$native/examples/tour" >"$work/tour-native.txt"
+python3 scripts/cross/wasi-run.py "$work/build/examples/tour.wasm" >"$work/tour.txt" 2>"$work/tour.err"
+if [ -s "$work/tour-native.txt" ] && cmp -s "$work/tour-native.txt" "$work/tour.txt"; then
+  tour=yes
+else
+  diff "$work/tour-native.txt" "$work/tour.txt" | head -20
+fi
+
+[ "$builds" = yes ] && [ $status -eq 0 ] && [ "$failed" -eq 0 ] && [ "$tour" = yes ]
