@@ -673,14 +673,25 @@ static int __attribute__((noinline)) lookup_bytes(const xffi_any **out, const ma
   return lookup_text_object(out, c, obj, XFFI_TYPE_BYTES, XFFI_TYPE_SMALL_BYTES);
 }
 
-/* The low n bytes of a word, for n = 0..7. */
-static const uint64_t low_bytes_mask[8] = {
-    0, 0xff, 0xffff, 0xffffff, 0xffffffff, UINT64_C(0xffffffffff), UINT64_C(0xffffffffffff), UINT64_C(0xffffffffffffff),
+/* Masks that keep the first n bytes (n = 0..7) of a word loaded from memory.
+ * Written as bytes and loaded like the data, so they fit either byte order
+ * (a numeric 0xff.. constant keeps the last bytes on a big-endian machine). */
+static const unsigned char first_bytes_mask[8][8] = {
+    {0},
+    {0xff},
+    {0xff, 0xff},
+    {0xff, 0xff, 0xff},
+    {0xff, 0xff, 0xff, 0xff},
+    {0xff, 0xff, 0xff, 0xff, 0xff},
+    {0xff, 0xff, 0xff, 0xff, 0xff, 0xff},
+    {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff},
 };
 
 /* The bytes of an inline small string or small bytes value of size <= 7
  * bytes as one word, the bytes past size zeroed. */
-static inline uint64_t small_word(const xffi_any *v, size_t size) { return load64(v->v_small) & low_bytes_mask[size]; }
+static inline uint64_t small_word(const xffi_any *v, size_t size) {
+  return load64(v->v_small) & load64((const char *)first_bytes_mask[size]);
+}
 
 /* A small string key of any size, the general way. */
 static int __attribute__((noinline)) lookup_small_str_slow(const xffi_any **out, const map_cell *c,
