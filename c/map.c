@@ -14,6 +14,8 @@
  *   index_mask). A tag mismatch skips an entry without touching it. The home
  *   slot of a hash is (low 32 bits of the hash * num_slots) >> 32, so
  *   num_slots need not be a power of two and the index can grow by 1.5x.
+ *   Every key kind is hashed with the process's secret key (c/hash.h), so
+ *   callers cannot choose keys that share a home slot.
  * - The slot array has one more slot after the num_slots of the index,
  *   always 0: a probe that runs off the end finds it "empty" and only then
  *   tests whether it is at the end (and wraps to slot 0), so probing an
@@ -38,6 +40,7 @@
 #include <xffi/map.h>
 #include <xffi/string.h>
 
+#include "hash.h"
 #include "internal.h"
 #include "string_internal.h"
 
@@ -103,15 +106,6 @@ typedef struct probe {
   uint64_t hash;
 } probe;
 
-static inline uint64_t mix64(uint64_t x) {
-  x ^= x >> 32;
-  x *= UINT64_C(0xd6e8feb86659fd93);
-  x ^= x >> 32;
-  x *= UINT64_C(0xd6e8feb86659fd93);
-  x ^= x >> 32;
-  return x;
-}
-
 /* The comparable bits of a plain value or the identity of an object. */
 static inline uint64_t exact_payload(const xffi_any *k) {
   switch (k->type_index) {
@@ -126,8 +120,9 @@ static inline uint64_t exact_payload(const xffi_any *k) {
   }
 }
 
+/* Keyed (c/hash.h), so that callers cannot choose colliding keys. */
 static inline uint64_t exact_hash(int32_t type_index, uint64_t payload) {
-  return mix64(payload + (uint64_t)(uint32_t)type_index * UINT64_C(0x9e3779b97f4a7c15));
+  return xffi_keyed_hash_word(payload, (uint64_t)(uint32_t)type_index);
 }
 
 static inline uint64_t load64(const char *p) {
@@ -209,7 +204,7 @@ static inline int probe_init(probe *p, const char *fn, const xffi_any *key) {
       memcpy(&bits, &d, sizeof(bits));
       p->kind = KEY_FLOAT;
       memcpy(&p->payload, &key->v_float64, sizeof(p->payload));
-      p->hash = mix64(bits ^ UINT64_C(0x3c6ef372fe94f82b));
+      p->hash = xffi_keyed_hash_word(bits, XFFI_TYPE_FLOAT);
       return XFFI_OK;
     }
     case XFFI_TYPE_OBJECT_RVALUE:
@@ -229,7 +224,7 @@ static inline int probe_init(probe *p, const char *fn, const xffi_any *key) {
     p->small_type = XFFI_TYPE_SMALL_BYTES;
     p->obj_type = XFFI_TYPE_BYTES;
   }
-  p->hash = p->obj ? xffi_string_hash(p->obj) : xffi_hash_inline(p->data, p->size);
+  p->hash = p->obj ? xffi_string_hash(p->obj) : xffi_keyed_hash_bytes(p->data, p->size);
   return XFFI_OK;
 }
 
@@ -432,6 +427,7 @@ static void map_deleter(void *self, int flags) {
 }
 
 static xffi_object *map_alloc(int32_t type_index) {
+  xffi_hash_key_ensure(); /* before any hash is stored in a map */
   map_object *m = xffi_alloc(sizeof(map_object));
   if (!m) {
     xffi_error_raise_out_of_memory();
@@ -634,7 +630,7 @@ static inline const xffi_any *find_int(const map_cell *c, int64_t key) {
 /* Any text key given as bytes. */
 static int __attribute__((noinline)) lookup_text_slow(const xffi_any **out, const map_cell *c, const char *data,
                                                       size_t size, int32_t obj_type, int32_t small_type) {
-  *out = find_text(c, data, size, xffi_hash_inline(data, size), obj_type, small_type);
+  *out = find_text(c, data, size, xffi_keyed_hash_bytes(data, size), obj_type, small_type);
   return XFFI_OK;
 }
 
@@ -712,7 +708,7 @@ static int __attribute__((noinline)) lookup_small_str(const xffi_any **out, cons
   if (XFFI_UNLIKELY(size > 7)) return lookup_small_str_slow(out, c, key);
   uint64_t head, bytes = small_word(key, size);
   memcpy(&head, key, sizeof(head));
-  uint64_t hash = xffi_hash_short(key->v_small, size);
+  uint64_t hash = xffi_keyed_hash_short(key->v_small, size);
   PROBE_WALK(c, hash, {
     uint64_t entry_head;
     memcpy(&entry_head, &entry->key, sizeof(entry_head));
@@ -736,7 +732,7 @@ static int __attribute__((noinline)) lookup_c_str(const xffi_any **out, const xf
   const map_cell *c = cell_of(map);
   size_t size = strlen(c_str);
   if (XFFI_UNLIKELY(size - 8 > 8)) return lookup_text_slow(out, c, c_str, size, XFFI_TYPE_STRING, XFFI_TYPE_SMALL_STR);
-  *out = find_text_mid(c, c_str, size, xffi_hash_short(c_str, size), XFFI_TYPE_STRING);
+  *out = find_text_mid(c, c_str, size, xffi_keyed_hash_short(c_str, size), XFFI_TYPE_STRING);
   return XFFI_OK;
 }
 
