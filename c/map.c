@@ -152,8 +152,10 @@ static inline int bytes_eq(const char *a, const char *b, size_t size) {
   return size <= 16 ? short_bytes_eq(a, b, size) : memcmp(a, b, size) == 0;
 }
 
-/* Fills p for key (a view). Fails only for keys that cannot be stored. */
+/* Fills p for key (a view). Fails only for keys that cannot be stored
+ * (malformed ones included, c/internal.h). */
 static inline int probe_init(probe *p, const char *fn, const xffi_any *key) {
+  if (XFFI_UNLIKELY(!xffi_any_is_well_formed(key))) return xffi_any_raise_malformed(fn, "key", key);
   int32_t t = key->type_index;
   /* Every field gets a value on every path (cheap stores; keeps compilers'
    * may-be-uninitialized analysis quiet). */
@@ -704,8 +706,7 @@ static int __attribute__((noinline)) lookup_small_str_slow(const xffi_any **out,
 static int __attribute__((noinline)) lookup_small_str(const xffi_any **out, const xffi_object *map,
                                                       const xffi_any *key) {
   const map_cell *c = cell_of(map); /* (the map, not the cell: one add fewer in the caller) */
-  size_t size = key->small_len;
-  if (XFFI_UNLIKELY(size > 7)) return lookup_small_str_slow(out, c, key);
+  size_t size = key->small_len; /* at most 7: checked by the callers */
   uint64_t head, bytes = small_word(key, size);
   memcpy(&head, key, sizeof(head));
   uint64_t hash = xffi_keyed_hash_short(key->v_small, size);
@@ -760,6 +761,7 @@ static inline int map_lookup(const char *fn, const xffi_any **out, const xffi_ob
   if (XFFI_UNLIKELY(!out)) return xffi_raise_null_arg(fn, "out");
   if (XFFI_UNLIKELY(check_readable(fn, map) != XFFI_OK)) return XFFI_FAIL;
   if (XFFI_UNLIKELY(!key)) return xffi_raise_null_arg(fn, "key");
+  if (XFFI_UNLIKELY(!xffi_any_is_well_formed(key))) return xffi_any_raise_malformed(fn, "key", key);
   const map_cell *c = cell_of(map);
   if (c->size == 0 && key->type_index != XFFI_TYPE_OBJECT_RVALUE) {
     *out = NULL;
@@ -808,8 +810,13 @@ static int map_copy(const char *fn, int32_t type_index, xffi_object **out, const
   return *out ? XFFI_OK : XFFI_FAIL;
 }
 
-/* Copies a key or value view into an owned value, refusing rvalues. */
+/* Copies a key or value view into an owned value, refusing rvalues and
+ * malformed values (*owned is None then). */
 static inline int copy_in(const char *fn, const char *what, xffi_any *owned, const xffi_any *view) {
+  if (XFFI_UNLIKELY(!xffi_any_is_well_formed(view))) {
+    *owned = xffi_any_none();
+    return xffi_any_raise_malformed(fn, what, view);
+  }
   int32_t t = view->type_index;
   if (XFFI_LIKELY(t != XFFI_TYPE_RAW_STR && t != XFFI_TYPE_BYTE_ARRAY_PTR && t != XFFI_TYPE_OBJECT_RVALUE)) {
     if (xffi_any_is_object(view)) xffi_object_inc_ref_inline(view->v_obj);
@@ -952,13 +959,15 @@ static inline int lookup_entry(const char *fn, const xffi_any **out, const xffi_
     const map_cell *c = cell_of(map);
     /* The commonest key, inline; the others by tail calls. */
     int32_t t = key->type_index;
-    if (XFFI_LIKELY(t == XFFI_TYPE_STRING))
+    /* Malformed keys (a NULL pointer, a small string over 7 bytes) fail the
+     * second test and get their ValueError from the general path. */
+    if (XFFI_LIKELY(t == XFFI_TYPE_STRING && key->v_obj))
       return lookup_text_object(out, c, key->v_obj, XFFI_TYPE_STRING, XFFI_TYPE_SMALL_STR);
     /* Tested in this order, one compare each (a switch would be a tree). */
-    if (t == XFFI_TYPE_RAW_STR) return lookup_c_str(out, map, key->v_c_str);
-    if (t == XFFI_TYPE_SMALL_STR) return lookup_small_str(out, map, key);
+    if (t == XFFI_TYPE_RAW_STR && key->v_c_str) return lookup_c_str(out, map, key->v_c_str);
+    if (t == XFFI_TYPE_SMALL_STR && key->small_len <= XFFI_SMALL_STR_MAX) return lookup_small_str(out, map, key);
     if (t == XFFI_TYPE_INT) return lookup_int(out, c, key->v_int64);
-    if (t == XFFI_TYPE_BYTES) return lookup_bytes(out, c, key->v_obj);
+    if (t == XFFI_TYPE_BYTES && key->v_obj) return lookup_bytes(out, c, key->v_obj);
   }
   return map_lookup_general(fn, out, map, key);
 }
@@ -986,7 +995,7 @@ static int __attribute__((noinline)) map_get_general(const char *fn, xffi_any *o
 static inline int map_get(const char *fn, xffi_any *out, const xffi_object *map, const xffi_any *key) {
   xffi_byte_array b;
   uint64_t hash;
-  if (XFFI_LIKELY(out && map && is_map_kind(map) && key && key->type_index == XFFI_TYPE_STRING &&
+  if (XFFI_LIKELY(out && map && is_map_kind(map) && key && key->type_index == XFFI_TYPE_STRING && key->v_obj &&
                   text_object_is_hot(key->v_obj, &b, &hash)))
     return get_found(fn, out, find_text_mid(cell_of(map), b.data, b.size, hash, XFFI_TYPE_STRING), key);
   return map_get_general(fn, out, map, key);
