@@ -92,13 +92,18 @@ int xffi_error_adopt_tvm_raised(void);
  * has one; the map uses one to mark erased entries). Every entry point that
  * reads an Any's payload checks it first (v borrowed, not NULL). */
 static inline int xffi_any_is_well_formed(const xffi_any *v) {
-  switch (v->type_index) {
+  int32_t t = v->type_index;
+  /* None, int, bool, float, opaque pointer, dtype, device: nothing to check
+   * (one compare for the commonest keys and arguments). */
+  if (XFFI_LIKELY((uint32_t)t < XFFI_TYPE_DLTENSOR_PTR)) return 1;
+  if (t >= XFFI_TYPE_STATIC_OBJECT_BEGIN) return v->v_obj != NULL;
+  switch (t) {
     case XFFI_TYPE_RAW_STR: return v->v_c_str != NULL;
     case XFFI_TYPE_BYTE_ARRAY_PTR: return v->v_bytes_ptr != NULL && (v->v_bytes_ptr->data || !v->v_bytes_ptr->size);
     case XFFI_TYPE_DLTENSOR_PTR: return v->v_dltensor != NULL;
     case XFFI_TYPE_SMALL_STR:
-    case XFFI_TYPE_SMALL_BYTES: return v->small_len <= 7;
-    default: return v->type_index >= XFFI_TYPE_STATIC_OBJECT_BEGIN ? v->v_obj != NULL : v->type_index >= 0;
+    case XFFI_TYPE_SMALL_BYTES: return v->small_len <= XFFI_SMALL_STR_MAX;
+    default: return t >= 0;
   }
 }
 

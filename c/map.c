@@ -152,10 +152,9 @@ static inline int bytes_eq(const char *a, const char *b, size_t size) {
   return size <= 16 ? short_bytes_eq(a, b, size) : memcmp(a, b, size) == 0;
 }
 
-/* Fills p for key (a view). Fails only for keys that cannot be stored
- * (malformed ones included, c/internal.h). */
+/* Fills p for key (a view, well formed: the callers check it, c/internal.h).
+ * Fails only for keys that cannot be stored. */
 static inline int probe_init(probe *p, const char *fn, const xffi_any *key) {
-  if (XFFI_UNLIKELY(!xffi_any_is_well_formed(key))) return xffi_any_raise_malformed(fn, "key", key);
   int32_t t = key->type_index;
   /* Every field gets a value on every path (cheap stores; keeps compilers'
    * may-be-uninitialized analysis quiet). */
@@ -844,6 +843,7 @@ static inline void zero_small_tail(xffi_any *key) {
 static int map_set(const char *fn, xffi_object **target, int cow, const xffi_any *key, const xffi_any *value) {
   if (!key) return xffi_raise_null_arg(fn, "key");
   if (!value) return xffi_raise_null_arg(fn, "value");
+  if (XFFI_UNLIKELY(!xffi_any_is_well_formed(key))) return xffi_any_raise_malformed(fn, "key", key);
   probe p;
   if (probe_init(&p, fn, key) != XFFI_OK) return XFFI_FAIL;
   xffi_any owned_value;
@@ -889,6 +889,7 @@ static int map_set(const char *fn, xffi_object **target, int cow, const xffi_any
  * *value_out if given. */
 static int map_erase(const char *fn, xffi_object **target, int cow, const xffi_any *key, xffi_any *value_out) {
   if (!key) return xffi_raise_null_arg(fn, "key");
+  if (XFFI_UNLIKELY(!xffi_any_is_well_formed(key))) return xffi_any_raise_malformed(fn, "key", key);
   probe p;
   if (probe_init(&p, fn, key) != XFFI_OK) return XFFI_FAIL;
   xffi_object *obj = *target;
