@@ -17,6 +17,37 @@ const char *xffi_any_kind_name(const xffi_any *v) {
   }
 }
 
+int xffi_any_raise_malformed(const char *fn, const char *what, const xffi_any *v) {
+  const char *why;
+  switch (v->type_index) {
+    case XFFI_TYPE_RAW_STR: why = "a borrowed C string (RAW_STR) with a NULL pointer"; break;
+    case XFFI_TYPE_BYTE_ARRAY_PTR:
+      why = v->v_bytes_ptr ? "a borrowed byte array (BYTE_ARRAY_PTR) with NULL data and a non-zero size"
+                           : "a borrowed byte array (BYTE_ARRAY_PTR) with a NULL pointer";
+      break;
+    case XFFI_TYPE_DLTENSOR_PTR: why = "a DLTensor view (DLTENSOR_PTR) with a NULL pointer"; break;
+    case XFFI_TYPE_SMALL_STR:
+    case XFFI_TYPE_SMALL_BYTES:
+      return xffi_error_raise(XFFI_KIND_VALUE, "%s: %s is malformed: a small %s of length %u (at most %d fit inline)", fn,
+                              what, v->type_index == XFFI_TYPE_SMALL_STR ? "string" : "bytes value",
+                              (unsigned)v->small_len, XFFI_SMALL_STR_MAX);
+    default:
+      if (v->type_index < 0)
+        return xffi_error_raise(XFFI_KIND_VALUE, "%s: %s is malformed: negative type index %d", fn, what,
+                                (int)v->type_index);
+      return xffi_error_raise(XFFI_KIND_VALUE, "%s: %s is malformed: object type index %d with a NULL object", fn, what,
+                              (int)v->type_index);
+  }
+  return xffi_error_raise(XFFI_KIND_VALUE, "%s: %s is malformed: %s", fn, what, why);
+}
+
+/* The error of a checked accessor given the wrong kind: ValueError when v is
+ * malformed, else TypeError "expected <expected>, got <kind>". */
+static int accessor_mismatch(const char *fn, const char *expected, const xffi_any *v) {
+  if (!xffi_any_is_well_formed(v)) return xffi_any_raise_malformed(fn, "v", v);
+  return xffi_raise_type_mismatch(fn, expected, v);
+}
+
 /* A small value of kind type_index holding size <= 7 bytes, NUL-terminated. */
 static xffi_any small_value(int32_t type_index, const char *data, size_t size) {
   xffi_any v = xffi_any_none();
@@ -52,6 +83,10 @@ int xffi_any_from_bytes(xffi_any *out, const char *data, size_t size) {
 int xffi_any_copy(xffi_any *out, const xffi_any *view) {
   if (!out) return xffi_raise_null_arg("xffi_any_copy", "out");
   if (!view) return xffi_raise_null_arg("xffi_any_copy", "view");
+  if (xffi_any_check("xffi_any_copy", "view", view) != XFFI_OK) {
+    *out = xffi_any_none();
+    return XFFI_FAIL;
+  }
   switch (view->type_index) {
     case XFFI_TYPE_RAW_STR:
       return owned_text(out, view->v_c_str, strlen(view->v_c_str), 0, "xffi_any_copy");
@@ -72,7 +107,7 @@ int xffi_any_to_int(int64_t *out, const xffi_any *v) {
   if (!out) return xffi_raise_null_arg("xffi_any_to_int", "out");
   if (!v) return xffi_raise_null_arg("xffi_any_to_int", "v");
   if (v->type_index != XFFI_TYPE_INT && v->type_index != XFFI_TYPE_BOOL)
-    return xffi_raise_type_mismatch("xffi_any_to_int", "int", v);
+    return accessor_mismatch("xffi_any_to_int", "int", v);
   *out = v->v_int64;
   return XFFI_OK;
 }
@@ -81,7 +116,7 @@ int xffi_any_to_bool(int *out, const xffi_any *v) {
   if (!out) return xffi_raise_null_arg("xffi_any_to_bool", "out");
   if (!v) return xffi_raise_null_arg("xffi_any_to_bool", "v");
   if (v->type_index != XFFI_TYPE_INT && v->type_index != XFFI_TYPE_BOOL)
-    return xffi_raise_type_mismatch("xffi_any_to_bool", "bool", v);
+    return accessor_mismatch("xffi_any_to_bool", "bool", v);
   *out = v->v_int64 != 0;
   return XFFI_OK;
 }
@@ -93,7 +128,7 @@ int xffi_any_to_float(double *out, const xffi_any *v) {
     case XFFI_TYPE_FLOAT: *out = v->v_float64; return XFFI_OK;
     case XFFI_TYPE_INT:
     case XFFI_TYPE_BOOL: *out = (double)v->v_int64; return XFFI_OK;
-    default: return xffi_raise_type_mismatch("xffi_any_to_float", "float", v);
+    default: return accessor_mismatch("xffi_any_to_float", "float", v);
   }
 }
 
@@ -102,14 +137,14 @@ int xffi_any_to_ptr(void **out, const xffi_any *v) {
   if (!v) return xffi_raise_null_arg("xffi_any_to_ptr", "v");
   if (v->type_index == XFFI_TYPE_NONE) *out = NULL;
   else if (v->type_index == XFFI_TYPE_OPAQUE_PTR) *out = v->v_ptr;
-  else return xffi_raise_type_mismatch("xffi_any_to_ptr", "void*", v);
+  else return accessor_mismatch("xffi_any_to_ptr", "void*", v);
   return XFFI_OK;
 }
 
 int xffi_any_to_dtype(DLDataType *out, const xffi_any *v) {
   if (!out) return xffi_raise_null_arg("xffi_any_to_dtype", "out");
   if (!v) return xffi_raise_null_arg("xffi_any_to_dtype", "v");
-  if (v->type_index != XFFI_TYPE_DTYPE) return xffi_raise_type_mismatch("xffi_any_to_dtype", "dtype", v);
+  if (v->type_index != XFFI_TYPE_DTYPE) return accessor_mismatch("xffi_any_to_dtype", "dtype", v);
   *out = v->v_dtype;
   return XFFI_OK;
 }
@@ -117,7 +152,7 @@ int xffi_any_to_dtype(DLDataType *out, const xffi_any *v) {
 int xffi_any_to_device(DLDevice *out, const xffi_any *v) {
   if (!out) return xffi_raise_null_arg("xffi_any_to_device", "out");
   if (!v) return xffi_raise_null_arg("xffi_any_to_device", "v");
-  if (v->type_index != XFFI_TYPE_DEVICE) return xffi_raise_type_mismatch("xffi_any_to_device", "device", v);
+  if (v->type_index != XFFI_TYPE_DEVICE) return accessor_mismatch("xffi_any_to_device", "device", v);
   *out = v->v_device;
   return XFFI_OK;
 }
@@ -155,6 +190,7 @@ static int text_of(xffi_byte_array *out, const xffi_any *v, int accept_bytes) {
 int xffi_any_to_str(xffi_byte_array *out, const xffi_any *v) {
   if (!out) return xffi_raise_null_arg("xffi_any_to_str", "out");
   if (!v) return xffi_raise_null_arg("xffi_any_to_str", "v");
+  if (xffi_any_check("xffi_any_to_str", "v", v) != XFFI_OK) return XFFI_FAIL;
   if (!text_of(out, v, 0)) return xffi_raise_type_mismatch("xffi_any_to_str", "str", v);
   return XFFI_OK;
 }
@@ -162,6 +198,7 @@ int xffi_any_to_str(xffi_byte_array *out, const xffi_any *v) {
 int xffi_any_to_bytes(xffi_byte_array *out, const xffi_any *v) {
   if (!out) return xffi_raise_null_arg("xffi_any_to_bytes", "out");
   if (!v) return xffi_raise_null_arg("xffi_any_to_bytes", "v");
+  if (xffi_any_check("xffi_any_to_bytes", "v", v) != XFFI_OK) return XFFI_FAIL;
   if (!text_of(out, v, 1)) return xffi_raise_type_mismatch("xffi_any_to_bytes", "bytes", v);
   return XFFI_OK;
 }
@@ -170,6 +207,7 @@ int xffi_any_to_object(xffi_object **out, const xffi_any *v, int32_t type_index)
   static const char fn[] = "xffi_any_to_object";
   if (!out) return xffi_raise_null_arg(fn, "out");
   if (!v) return xffi_raise_null_arg(fn, "v");
+  if (xffi_any_check(fn, "v", v) != XFFI_OK) return XFFI_FAIL;
   const xffi_type_info *expected = NULL;
   if (xffi_type_info_get(&expected, type_index) != XFFI_OK || type_index < XFFI_TYPE_STATIC_OBJECT_BEGIN) {
     xffi_error_set_raised(NULL);

@@ -6,6 +6,7 @@
  * as handle (the tvm-ffi convention, so a tvm-ffi runtime can call it too).
  * For a direct function it is the user's code; for a callback function it is
  * a trampoline that forwards to the callback with the resource instead. */
+#include <stdio.h>
 #include <string.h>
 
 #include <xffi/function.h>
@@ -136,7 +137,21 @@ static int arg_present(const xffi_any *args, int32_t num_args, int32_t index, co
   return XFFI_OK;
 }
 
+/* ValueError for a malformed argument (see xffi_any_is_well_formed). */
+static int __attribute__((noinline, cold)) arg_malformed(const xffi_any *arg, int32_t index, const char *fn) {
+  char what[32];
+  snprintf(what, sizeof(what), "argument %d", (int)index);
+  return xffi_any_raise_malformed(fn ? fn : "<function>", what, arg);
+}
+
+static inline int arg_check(const xffi_any *arg, int32_t index, const char *fn) {
+  return XFFI_LIKELY(xffi_any_is_well_formed(arg)) ? XFFI_OK : arg_malformed(arg, index, fn);
+}
+
+/* TypeError for an argument of the wrong kind; ValueError if it is
+ * malformed rather than of another kind. */
 static int arg_mismatch(const xffi_any *arg, int32_t index, const char *expected, const char *fn) {
+  if (!xffi_any_is_well_formed(arg)) return arg_malformed(arg, index, fn);
   if (!fn) fn = "<function>";
   return xffi_error_raise(XFFI_KIND_TYPE, "%s: argument %d: expected %s, got %s", fn, (int)index, expected,
                           xffi_any_kind_name(arg));
@@ -196,6 +211,7 @@ int xffi_arg_get_str(xffi_byte_array *out, const xffi_any *args, int32_t num_arg
   if (arg_present(args, num_args, index, fn) != XFFI_OK) return XFFI_FAIL;
   const xffi_any *a = &args[index];
   if (!is_str(a)) return arg_mismatch(a, index, "str", fn);
+  if (arg_check(a, index, fn) != XFFI_OK) return XFFI_FAIL;
   return xffi_any_to_str(out, a);
 }
 
@@ -256,6 +272,7 @@ int xffi_args_check(const xffi_any *args, int32_t num_args, const char *signatur
                             expected == 1 ? "" : "s", (int)num_args);
   for (int32_t i = 0; i < num_args; ++i) {
     const xffi_any *a = &args[i];
+    if (arg_check(a, i, fn) != XFFI_OK) return XFFI_FAIL;
     int ok;
     const char *what;
     switch (signature[i]) {

@@ -136,6 +136,41 @@ int xffi_check_object_arg(const char *function, const char *argument, const xffi
  * For callers that saw a callee fail with xffi's slot empty (c/tvm_error.c). */
 int xffi_error_adopt_tvm_raised(void);
 
+/* ---- Validation of Any values that callers hand in ----
+ * A foreign caller can fill an Any with any bits. The shapes that would make
+ * the library read through a NULL or past the 16 bytes of the Any are
+ * malformed: a borrowed C string or byte array view whose pointer is NULL
+ * (or a byte array with NULL data and a non-zero size), a DLTensor view
+ * with a NULL pointer, an object kind with a NULL object, a small string or
+ * small bytes value longer than 7 bytes, and a negative type index (no kind
+ * has one; the map uses one to mark erased entries). Every entry point that
+ * reads an Any's payload checks it first (v borrowed, not NULL). */
+static inline int xffi_any_is_well_formed(const xffi_any *v) {
+  int32_t t = v->type_index;
+  /* None, int, bool, float, opaque pointer, dtype, device: nothing to check
+   * (one compare for the commonest keys and arguments). */
+  if (XFFI_LIKELY((uint32_t)t < XFFI_TYPE_DLTENSOR_PTR)) return 1;
+  if (t >= XFFI_TYPE_STATIC_OBJECT_BEGIN) return v->v_obj != NULL;
+  switch (t) {
+    case XFFI_TYPE_RAW_STR: return v->v_c_str != NULL;
+    case XFFI_TYPE_BYTE_ARRAY_PTR: return v->v_bytes_ptr != NULL && (v->v_bytes_ptr->data || !v->v_bytes_ptr->size);
+    case XFFI_TYPE_DLTENSOR_PTR: return v->v_dltensor != NULL;
+    case XFFI_TYPE_SMALL_STR:
+    case XFFI_TYPE_SMALL_BYTES: return v->small_len <= XFFI_SMALL_STR_MAX;
+    default: return t >= 0;
+  }
+}
+
+/* Raises ValueError "<fn>: <what> is malformed: <which shape>" for a value
+ * that is not well formed, and returns XFFI_FAIL. what names the argument
+ * ("view", "key", "argument 2"). */
+int xffi_any_raise_malformed(const char *fn, const char *what, const xffi_any *v);
+
+/* XFFI_OK for a well-formed v, else the ValueError above. */
+static inline int xffi_any_check(const char *fn, const char *what, const xffi_any *v) {
+  return XFFI_LIKELY(xffi_any_is_well_formed(v)) ? XFFI_OK : xffi_any_raise_malformed(fn, what, v);
+}
+
 /* ---- Strings ---- */
 /* The total allocation size for a String/Bytes of n bytes, or 0 on overflow. */
 size_t xffi_string_alloc_size(size_t n);

@@ -14,6 +14,8 @@
  *   index_mask). A tag mismatch skips an entry without touching it. The home
  *   slot of a hash is (low 32 bits of the hash * num_slots) >> 32, so
  *   num_slots need not be a power of two and the index can grow by 1.5x.
+ *   Every key kind is hashed with the process's secret key (c/hash.h), so
+ *   callers cannot choose keys that share a home slot.
  * - The slot array has one more slot after the num_slots of the index,
  *   always 0: a probe that runs off the end finds it "empty" and only then
  *   tests whether it is at the end (and wraps to slot 0), so probing an
@@ -38,6 +40,7 @@
 #include <xffi/map.h>
 #include <xffi/string.h>
 
+#include "hash.h"
 #include "internal.h"
 #include "string_internal.h"
 
@@ -103,15 +106,6 @@ typedef struct probe {
   uint64_t hash;
 } probe;
 
-static inline uint64_t mix64(uint64_t x) {
-  x ^= x >> 32;
-  x *= UINT64_C(0xd6e8feb86659fd93);
-  x ^= x >> 32;
-  x *= UINT64_C(0xd6e8feb86659fd93);
-  x ^= x >> 32;
-  return x;
-}
-
 /* The comparable bits of a plain value or the identity of an object. */
 static inline uint64_t exact_payload(const xffi_any *k) {
   switch (k->type_index) {
@@ -126,8 +120,9 @@ static inline uint64_t exact_payload(const xffi_any *k) {
   }
 }
 
+/* Keyed (c/hash.h), so that callers cannot choose colliding keys. */
 static inline uint64_t exact_hash(int32_t type_index, uint64_t payload) {
-  return mix64(payload + (uint64_t)(uint32_t)type_index * UINT64_C(0x9e3779b97f4a7c15));
+  return xffi_keyed_hash_word(payload, (uint64_t)(uint32_t)type_index);
 }
 
 static inline uint64_t load64(const char *p) {
@@ -157,7 +152,8 @@ static inline int bytes_eq(const char *a, const char *b, size_t size) {
   return size <= 16 ? short_bytes_eq(a, b, size) : memcmp(a, b, size) == 0;
 }
 
-/* Fills p for key (a view). Fails only for keys that cannot be stored. */
+/* Fills p for key (a view, well formed: the callers check it, c/internal.h).
+ * Fails only for keys that cannot be stored. */
 static inline int probe_init(probe *p, const char *fn, const xffi_any *key) {
   int32_t t = key->type_index;
   /* Every field gets a value on every path (cheap stores; keeps compilers'
@@ -209,7 +205,7 @@ static inline int probe_init(probe *p, const char *fn, const xffi_any *key) {
       memcpy(&bits, &d, sizeof(bits));
       p->kind = KEY_FLOAT;
       memcpy(&p->payload, &key->v_float64, sizeof(p->payload));
-      p->hash = mix64(bits ^ UINT64_C(0x3c6ef372fe94f82b));
+      p->hash = xffi_keyed_hash_word(bits, XFFI_TYPE_FLOAT);
       return XFFI_OK;
     }
     case XFFI_TYPE_OBJECT_RVALUE:
@@ -229,7 +225,7 @@ static inline int probe_init(probe *p, const char *fn, const xffi_any *key) {
     p->small_type = XFFI_TYPE_SMALL_BYTES;
     p->obj_type = XFFI_TYPE_BYTES;
   }
-  p->hash = p->obj ? xffi_string_hash(p->obj) : xffi_hash_inline(p->data, p->size);
+  p->hash = p->obj ? xffi_string_hash(p->obj) : xffi_keyed_hash_bytes(p->data, p->size);
   return XFFI_OK;
 }
 
@@ -437,6 +433,7 @@ static void map_deleter(void *self, int flags) {
 }
 
 static xffi_object *map_alloc(int32_t type_index) {
+  xffi_hash_key_ensure(); /* before any hash is stored in a map */
   map_object *m = xffi_alloc(sizeof(map_object));
   if (!m) {
     xffi_error_raise_out_of_memory();
@@ -639,7 +636,7 @@ static inline const xffi_any *find_int(const map_cell *c, int64_t key) {
 /* Any text key given as bytes. */
 static int __attribute__((noinline)) lookup_text_slow(const xffi_any **out, const map_cell *c, const char *data,
                                                       size_t size, int32_t obj_type, int32_t small_type) {
-  *out = find_text(c, data, size, xffi_hash_inline(data, size), obj_type, small_type);
+  *out = find_text(c, data, size, xffi_keyed_hash_bytes(data, size), obj_type, small_type);
   return XFFI_OK;
 }
 
@@ -678,14 +675,25 @@ static int __attribute__((noinline)) lookup_bytes(const xffi_any **out, const ma
   return lookup_text_object(out, c, obj, XFFI_TYPE_BYTES, XFFI_TYPE_SMALL_BYTES);
 }
 
-/* The low n bytes of a word, for n = 0..7. */
-static const uint64_t low_bytes_mask[8] = {
-    0, 0xff, 0xffff, 0xffffff, 0xffffffff, UINT64_C(0xffffffffff), UINT64_C(0xffffffffffff), UINT64_C(0xffffffffffffff),
+/* Masks that keep the first n bytes (n = 0..7) of a word loaded from memory.
+ * Written as bytes and loaded like the data, so they fit either byte order
+ * (a numeric 0xff.. constant keeps the last bytes on a big-endian machine). */
+static const unsigned char first_bytes_mask[8][8] = {
+    {0},
+    {0xff},
+    {0xff, 0xff},
+    {0xff, 0xff, 0xff},
+    {0xff, 0xff, 0xff, 0xff},
+    {0xff, 0xff, 0xff, 0xff, 0xff},
+    {0xff, 0xff, 0xff, 0xff, 0xff, 0xff},
+    {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff},
 };
 
 /* The bytes of an inline small string or small bytes value of size <= 7
  * bytes as one word, the bytes past size zeroed. */
-static inline uint64_t small_word(const xffi_any *v, size_t size) { return load64(v->v_small) & low_bytes_mask[size]; }
+static inline uint64_t small_word(const xffi_any *v, size_t size) {
+  return load64(v->v_small) & load64((const char *)first_bytes_mask[size]);
+}
 
 /* A small string key of any size, the general way. */
 static int __attribute__((noinline)) lookup_small_str_slow(const xffi_any **out, const map_cell *c,
@@ -702,11 +710,10 @@ static int __attribute__((noinline)) lookup_small_str_slow(const xffi_any **out,
 static int __attribute__((noinline)) lookup_small_str(const xffi_any **out, const xffi_object *map,
                                                       const xffi_any *key) {
   const map_cell *c = cell_of(map); /* (the map, not the cell: one add fewer in the caller) */
-  size_t size = key->small_len;
-  if (XFFI_UNLIKELY(size > 7)) return lookup_small_str_slow(out, c, key);
+  size_t size = key->small_len; /* at most 7: checked by the callers */
   uint64_t head, bytes = small_word(key, size);
   memcpy(&head, key, sizeof(head));
-  uint64_t hash = xffi_hash_short(key->v_small, size);
+  uint64_t hash = xffi_keyed_hash_short(key->v_small, size);
   PROBE_WALK(c, hash, {
     uint64_t entry_head;
     memcpy(&entry_head, &entry->key, sizeof(entry_head));
@@ -730,7 +737,7 @@ static int __attribute__((noinline)) lookup_c_str(const xffi_any **out, const xf
   const map_cell *c = cell_of(map);
   size_t size = strlen(c_str);
   if (XFFI_UNLIKELY(size - 8 > 8)) return lookup_text_slow(out, c, c_str, size, XFFI_TYPE_STRING, XFFI_TYPE_SMALL_STR);
-  *out = find_text_mid(c, c_str, size, xffi_hash_short(c_str, size), XFFI_TYPE_STRING);
+  *out = find_text_mid(c, c_str, size, xffi_keyed_hash_short(c_str, size), XFFI_TYPE_STRING);
   return XFFI_OK;
 }
 
@@ -758,6 +765,7 @@ static inline int map_lookup(const char *fn, const xffi_any **out, const xffi_ob
   if (XFFI_UNLIKELY(!out)) return xffi_raise_null_arg(fn, "out");
   if (XFFI_UNLIKELY(check_readable(fn, map) != XFFI_OK)) return XFFI_FAIL;
   if (XFFI_UNLIKELY(!key)) return xffi_raise_null_arg(fn, "key");
+  if (XFFI_UNLIKELY(!xffi_any_is_well_formed(key))) return xffi_any_raise_malformed(fn, "key", key);
   const map_cell *c = cell_of(map);
   if (c->size == 0 && key->type_index != XFFI_TYPE_OBJECT_RVALUE) {
     *out = NULL;
@@ -806,8 +814,13 @@ static int map_copy(const char *fn, int32_t type_index, xffi_object **out, const
   return *out ? XFFI_OK : XFFI_FAIL;
 }
 
-/* Copies a key or value view into an owned value, refusing rvalues. */
+/* Copies a key or value view into an owned value, refusing rvalues and
+ * malformed values (*owned is None then). */
 static inline int copy_in(const char *fn, const char *what, xffi_any *owned, const xffi_any *view) {
+  if (XFFI_UNLIKELY(!xffi_any_is_well_formed(view))) {
+    *owned = xffi_any_none();
+    return xffi_any_raise_malformed(fn, what, view);
+  }
   int32_t t = view->type_index;
   if (XFFI_LIKELY(t != XFFI_TYPE_RAW_STR && t != XFFI_TYPE_BYTE_ARRAY_PTR && t != XFFI_TYPE_OBJECT_RVALUE)) {
     if (xffi_any_is_object(view)) xffi_object_inc_ref_inline(view->v_obj);
@@ -835,6 +848,7 @@ static inline void zero_small_tail(xffi_any *key) {
 static int map_set(const char *fn, xffi_object **target, int cow, const xffi_any *key, const xffi_any *value) {
   if (!key) return xffi_raise_null_arg(fn, "key");
   if (!value) return xffi_raise_null_arg(fn, "value");
+  if (XFFI_UNLIKELY(!xffi_any_is_well_formed(key))) return xffi_any_raise_malformed(fn, "key", key);
   probe p;
   if (probe_init(&p, fn, key) != XFFI_OK) return XFFI_FAIL;
   xffi_any owned_value;
@@ -880,6 +894,7 @@ static int map_set(const char *fn, xffi_object **target, int cow, const xffi_any
  * *value_out if given. */
 static int map_erase(const char *fn, xffi_object **target, int cow, const xffi_any *key, xffi_any *value_out) {
   if (!key) return xffi_raise_null_arg(fn, "key");
+  if (XFFI_UNLIKELY(!xffi_any_is_well_formed(key))) return xffi_any_raise_malformed(fn, "key", key);
   probe p;
   if (probe_init(&p, fn, key) != XFFI_OK) return XFFI_FAIL;
   xffi_object *obj = *target;
@@ -950,13 +965,15 @@ static inline int lookup_entry(const char *fn, const xffi_any **out, const xffi_
     const map_cell *c = cell_of(map);
     /* The commonest key, inline; the others by tail calls. */
     int32_t t = key->type_index;
-    if (XFFI_LIKELY(t == XFFI_TYPE_STRING))
+    /* Malformed keys (a NULL pointer, a small string over 7 bytes) fail the
+     * second test and get their ValueError from the general path. */
+    if (XFFI_LIKELY(t == XFFI_TYPE_STRING && key->v_obj))
       return lookup_text_object(out, c, key->v_obj, XFFI_TYPE_STRING, XFFI_TYPE_SMALL_STR);
     /* Tested in this order, one compare each (a switch would be a tree). */
-    if (t == XFFI_TYPE_RAW_STR) return lookup_c_str(out, map, key->v_c_str);
-    if (t == XFFI_TYPE_SMALL_STR) return lookup_small_str(out, map, key);
+    if (t == XFFI_TYPE_RAW_STR && key->v_c_str) return lookup_c_str(out, map, key->v_c_str);
+    if (t == XFFI_TYPE_SMALL_STR && key->small_len <= XFFI_SMALL_STR_MAX) return lookup_small_str(out, map, key);
     if (t == XFFI_TYPE_INT) return lookup_int(out, c, key->v_int64);
-    if (t == XFFI_TYPE_BYTES) return lookup_bytes(out, c, key->v_obj);
+    if (t == XFFI_TYPE_BYTES && key->v_obj) return lookup_bytes(out, c, key->v_obj);
   }
   return map_lookup_general(fn, out, map, key);
 }
@@ -984,7 +1001,7 @@ static int __attribute__((noinline)) map_get_general(const char *fn, xffi_any *o
 static inline int map_get(const char *fn, xffi_any *out, const xffi_object *map, const xffi_any *key) {
   xffi_byte_array b;
   uint64_t hash;
-  if (XFFI_LIKELY(out && map && is_map_kind(map) && key && key->type_index == XFFI_TYPE_STRING &&
+  if (XFFI_LIKELY(out && map && is_map_kind(map) && key && key->type_index == XFFI_TYPE_STRING && key->v_obj &&
                   text_object_is_hot(key->v_obj, &b, &hash)))
     return get_found(fn, out, find_text_mid(cell_of(map), b.data, b.size, hash, XFFI_TYPE_STRING), key);
   return map_get_general(fn, out, map, key);

@@ -1,6 +1,7 @@
 /* c/platform.h: the few things the library needs from the operating system,
  * in one place: loading shared libraries, aligned allocation, a mutex, a
- * once-flag, a per-thread value with an exit callback, and yielding.
+ * once-flag, a per-thread value with an exit callback, yielding, and random
+ * bytes.
  *
  * Implementations: c/platform_posix.c (Linux, macOS and other POSIX systems:
  * dlopen and pthreads), c/platform_windows.c (LoadLibrary, SRW locks, fiber
@@ -89,5 +90,11 @@ int xffi_thread_key_create(xffi_thread_key *key, void (*on_exit)(void *value));
 void xffi_thread_key_set(xffi_thread_key key, void *value);
 /* Lets other threads run (a spin-wait's back-off). */
 void xffi_thread_yield(void);
+
+/* ---- Randomness ----
+ * Fills buf with size bytes from the operating system's random source
+ * (getrandom or /dev/urandom, rand_s, WASI's random_get); returns how many
+ * bytes it got, fewer than size when there is no such source. */
+size_t xffi_os_random(void *buf, size_t size);
 
 #endif /* XFFI_PLATFORM_H */

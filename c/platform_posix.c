@@ -3,7 +3,7 @@
 #if defined(__APPLE__)
 #  define _DARWIN_C_SOURCE /* RTLD_NOLOAD, RTLD_DEFAULT, dladdr */
 #else
-#  define _GNU_SOURCE /* dlinfo, dladdr, RTLD_NOLOAD, RTLD_DEFAULT, struct link_map */
+#  define _GNU_SOURCE /* dlinfo, dladdr, RTLD_NOLOAD, RTLD_DEFAULT, struct link_map, getrandom */
 #endif
 #include "platform.h"
 
@@ -19,6 +19,12 @@
 #  elif defined(__linux__) || defined(__FreeBSD__) || defined(__NetBSD__) || defined(__OpenBSD__)
 #    include <link.h>
 #    define XFFI_HAVE_DLINFO_LINKMAP 1
+#  endif
+#  if defined(__linux__) && defined(__has_include)
+#    if __has_include(<sys/random.h>)
+#      include <sys/random.h>
+#      define XFFI_HAVE_GETRANDOM 1
+#    endif
 #  endif
 
 #  if defined(__APPLE__)
@@ -117,6 +123,24 @@ int xffi_thread_key_create(xffi_thread_key *key, void (*on_exit)(void *value)) {
 
 void xffi_thread_key_set(xffi_thread_key key, void *value) { pthread_setspecific(key, value); }
 void xffi_thread_yield(void) { sched_yield(); }
+
+size_t xffi_os_random(void *buf, size_t size) {
+  unsigned char *bytes = buf;
+  size_t got = 0;
+#  ifdef XFFI_HAVE_GETRANDOM
+  while (got < size) {
+    ssize_t n = getrandom(bytes + got, size - got, GRND_NONBLOCK);
+    if (n <= 0) break; /* no entropy yet, or no such system call (old kernel) */
+    got += (size_t)n;
+  }
+  if (got == size) return got;
+#  endif
+  FILE *f = fopen("/dev/urandom", "rb");
+  if (!f) return got;
+  got = fread(bytes, 1, size, f);
+  fclose(f);
+  return got;
+}
 
 #else
 typedef int xffi_platform_posix_unused; /* ISO C forbids an empty file */

@@ -1,6 +1,7 @@
 /* c/platform_windows.c: c/platform.h on Windows: LoadLibrary and
  * GetProcAddress, _aligned_malloc, SRW locks, one-time initialisation and
  * fiber-local storage (whose callback runs when a thread exits). */
+#define _CRT_RAND_S /* rand_s */
 #include "platform.h"
 
 #if defined(XFFI_PLATFORM_WINDOWS)
@@ -133,6 +134,20 @@ int xffi_thread_key_create(xffi_thread_key *key, void (*on_exit)(void *value)) {
 
 void xffi_thread_key_set(xffi_thread_key key, void *value) { FlsSetValue(key, value); }
 void xffi_thread_yield(void) { SwitchToThread(); }
+
+/* rand_s draws from the system's RtlGenRandom, 4 bytes at a time. */
+size_t xffi_os_random(void *buf, size_t size) {
+  unsigned char *bytes = buf;
+  size_t got = 0;
+  while (got < size) {
+    unsigned int word;
+    if (rand_s(&word) != 0) break;
+    size_t take = size - got < sizeof word ? size - got : sizeof word;
+    memcpy(bytes + got, &word, take);
+    got += take;
+  }
+  return got;
+}
 
 #else
 typedef int xffi_platform_windows_unused; /* ISO C forbids an empty file */

@@ -1,12 +1,14 @@
 /* c/string_internal.h: what c/string.c shares with the map's lookups (c/map.c):
- * the short-input path of xffi_hash_bytes, inline, and the hash cached in
- * the String and Bytes objects this library allocates. Private. */
+ * the short-input path of xffi_hash_bytes, inline, and the keyed map hash
+ * (c/hash.h) cached in the String and Bytes objects this library allocates.
+ * Private. */
 #ifndef XFFI_STRING_INTERNAL_H
 #define XFFI_STRING_INTERNAL_H
 
 #include <stdint.h>
 #include <string.h>
 
+#include "hash.h"
 #include "internal.h"
 
 /* ---- Hashing (the definition of xffi_hash_bytes for up to 16 bytes) ---- */
@@ -69,8 +71,10 @@ static inline uint64_t xffi_hash_inline(const void *data, size_t size) {
  * The String and Bytes objects made by c/string.c are allocated as
  *   [uint64 hash][24-byte header][16-byte cell][bytes][NUL]
  * with the object pointer at the header (so the tvm-ffi layout is unchanged:
- * the bytes still follow the cell). The hash word is 0 until the first
- * xffi_string_hash, which fills it in (a relaxed atomic store: concurrent
+ * the bytes still follow the cell). The hash word holds the keyed map hash
+ * of the bytes (xffi_keyed_hash_bytes, not xffi_hash_bytes: map keys must not
+ * be floodable); it is 0 until the first xffi_string_hash, which fills it
+ * in (a relaxed atomic store: concurrent
  * readers may each compute and store the same value). Only objects whose
  * deleter is xffi_string_deleter have the word; String objects made by other
  * code (another runtime, another language) are hashed every time. */
@@ -85,7 +89,8 @@ static inline uint64_t *xffi_string_hash_word(const xffi_object *obj) {
   return (uint64_t *)(uintptr_t)obj - 1;
 }
 
-/* xffi_hash_bytes of a String or Bytes object's bytes (obj borrowed, unchecked). */
+/* xffi_keyed_hash_bytes of a String or Bytes object's bytes (obj borrowed,
+ * unchecked). */
 static inline uint64_t xffi_string_hash(const xffi_object *obj) {
   if (XFFI_LIKELY(obj->deleter == xffi_string_deleter)) {
     uint64_t h = __atomic_load_n(xffi_string_hash_word(obj), __ATOMIC_RELAXED);
@@ -93,7 +98,7 @@ static inline uint64_t xffi_string_hash(const xffi_object *obj) {
     return xffi_string_hash_fill(obj);
   }
   xffi_byte_array b = xffi_string_view(obj);
-  return xffi_hash_inline(b.data, b.size);
+  return xffi_keyed_hash_bytes(b.data, b.size);
 }
 
 #endif /* XFFI_STRING_INTERNAL_H */

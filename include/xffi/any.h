@@ -16,7 +16,14 @@
  * - bytes accepts everything a string accepts plus small bytes, Bytes objects
  *   and borrowed byte arrays;
  * - object of type T accepts objects that are instances of T, and None (NULL).
- * Anything else is a TypeError "expected <what>, got <what came>". */
+ * Anything else is a TypeError "expected <what>, got <what came>".
+ *
+ * Malformed values (bits no constructor here makes) are a ValueError
+ * "<function>: <argument> is malformed: <what>" at every function that takes
+ * an Any: a RAW_STR, BYTE_ARRAY_PTR or DLTENSOR_PTR view with a NULL
+ * pointer, a BYTE_ARRAY_PTR with NULL data and a non-zero size, an object
+ * type index with a NULL object, SMALL_STR or SMALL_BYTES with small_len over
+ * 7, a negative type index. */
 #ifndef XFFI_ANY_H
 #define XFFI_ANY_H
 
@@ -168,7 +175,8 @@ static inline void xffi_any_move(xffi_any *dst, xffi_any *src) {
  * objects; plain values (including opaque and DLTensor pointers, which never
  * imply ownership) are copied as they are. *out must hold
  * nothing that needs releasing; on failure it is left None.
- * Errors: ValueError for NULL arguments, MemoryError. */
+ * Errors: ValueError for NULL arguments or a malformed view, TypeError for an
+ * object rvalue, MemoryError. */
 XFFI_API int xffi_any_copy(xffi_any *out, const xffi_any *view);
 
 /* Makes an owned string value from bytes (borrowed, copied): inline when at
@@ -182,7 +190,8 @@ XFFI_API int xffi_any_from_bytes(xffi_any *out, const char *data, size_t size);
 /* ---- Checked accessors (see the conversion rules at the top). ----
  * Each writes the converted value to *out and returns XFFI_OK, or raises a
  * TypeError "expected <kind>, got <kind>" and returns XFFI_FAIL leaving *out
- * unchanged. NULL arguments are a ValueError. Nothing is allocated. */
+ * unchanged. NULL arguments and malformed values are a ValueError. Nothing
+ * is allocated. */
 XFFI_API int xffi_any_to_int(int64_t *out, const xffi_any *v);
 XFFI_API int xffi_any_to_bool(int *out, const xffi_any *v);
 XFFI_API int xffi_any_to_float(double *out, const xffi_any *v);

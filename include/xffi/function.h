@@ -168,6 +168,8 @@ static inline int xffi_func_call_inline(xffi_object *func, const xffi_any *args,
  *   "<fn>: argument <index>: expected int, got str"
  *   "<fn>: argument <index>: missing (called with <num_args> arguments)".
  * Conversions follow xffi/any.h (int accepts bool, float accepts int...).
+ * A malformed argument (xffi/any.h) is a ValueError instead:
+ *   "<fn>: argument <index> is malformed: <what>".
  * Borrowed everything; nothing is allocated except the error. */
 
 /* The out-of-line forms (exported for other languages' FFIs; the inline
@@ -205,8 +207,8 @@ static inline int xffi_arg_float(double *out, const xffi_any *args, int32_t num_
  *   F Function, * anything.
  * The count must match exactly: "<fn>: expected 2 arguments, got 3".
  * Errors: ValueError for a NULL signature or fn, NULL args with num_args > 0,
- * negative num_args, or an unknown signature character; TypeError for a
- * mismatch. */
+ * negative num_args, an unknown signature character, or a malformed argument
+ * (xffi/any.h); TypeError for a mismatch. */
 XFFI_API int xffi_args_check(const xffi_any *args, int32_t num_args, const char *signature, const char *fn);
 
 /* ---- The global function registry ----

@@ -31,7 +31,13 @@
  * - None, opaque pointers, DLTensor pointers, dtypes and devices compare by
  *   value; every other object (Arrays, Maps, Functions, user objects...)
  *   compares by identity (the same object), never by contents.
- * An object rvalue reference (a move) is refused as a key or value (TypeError).
+ * An object rvalue reference (a move) is refused as a key or value (TypeError),
+ * a malformed key or value (xffi/any.h) too (ValueError).
+ *
+ * Keys are hashed with a secret drawn from the OS once per process, so
+ * callers cannot choose keys that collide (hash flooding): inserts and
+ * lookups stay O(1) on average whatever the keys. Iteration order does not
+ * depend on it (insertion order).
  *
  * Read-only functions (length, get, lookup, contains, next) accept either a
  * Map or a Dict, under both names. Changing functions accept only their own

@@ -1,6 +1,7 @@
 /* Container benchmarks (issue 4, sequences and maps): Map/Dict lookup of
- * string keys, Dict insert of int keys (and bytes per entry at 1,000,000),
- * Array get and push. Each operation is measured against a baseline doing
+ * string and int keys, Dict insert of int keys (and bytes per entry at
+ * 1,000,000; and of 40,000 keys chosen to collide under the old unkeyed
+ * hash, issue 12), Array get and push. Each operation is measured against a baseline doing
  * the physical minimum of the same work in plain C, in the same run. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -224,6 +225,96 @@ static void __attribute__((noinline)) insert_dict(void *ctx, uint64_t n) {
   xffi_object_dec_ref(dict);
 }
 
+/* ---- Lookup of 1,000 int keys (hits) ---- */
+
+typedef struct int_ctx {
+  int64_t keys[NKEYS];
+  int64_t plain_keys[2048], plain_vals[2048];
+  unsigned char plain_used[2048];
+  xffi_object *dict;
+} int_ctx;
+
+static inline uint64_t plain_int_hash(int64_t key) { return ((uint64_t)key * UINT64_C(0x9e3779b97f4a7c15)) >> 20; }
+
+/* The baseline: the bare int64 -> int64 table of insert_baseline. */
+static void __attribute__((noinline)) lookup_int_baseline(void *ctx, uint64_t n) {
+  int_ctx *c = ctx;
+  int64_t sum = 0;
+  uint32_t j = 0;
+  for (uint64_t it = 0; it < n; ++it) {
+    int64_t key = c->keys[j];
+    for (uint64_t i = plain_int_hash(key) & 2047;; i = (i + 1) & 2047)
+      if (c->plain_used[i] && c->plain_keys[i] == key) {
+        sum += c->plain_vals[i];
+        break;
+      }
+    if (++j == NKEYS) j = 0;
+  }
+  BENCH_KEEP(sum);
+}
+
+static void __attribute__((noinline)) lookup_int_dict(void *ctx, uint64_t n) {
+  int_ctx *c = ctx;
+  int64_t sum = 0;
+  uint32_t j = 0;
+  for (uint64_t it = 0; it < n; ++it) {
+    xffi_any key = xffi_any_int(c->keys[j]);
+    const xffi_any *found;
+    if (xffi_dict_lookup(&found, c->dict, &key) != XFFI_OK || !found) abort();
+    sum += found->v_int64;
+    if (++j == NKEYS) j = 0;
+  }
+  BENCH_KEEP(sum);
+}
+
+/* ---- Insert of 40,000 int keys chosen to collide under the old hash ----
+ * The old int hash was an invertible mix (x ^= x >> 32, times an odd
+ * constant, twice, then x ^= x >> 32) of key + golden ratio; inverting it
+ * gives keys whose hashes share the low 32 bits, hence one home slot. Each
+ * iteration inserts the next key; every 40,000 a fresh Dict starts. The
+ * baseline inserts as many ordinary keys the same way. */
+
+#define NFLOOD 40000
+
+typedef struct flood_ctx {
+  int64_t keys[NFLOOD];
+} flood_ctx;
+
+static uint64_t old_unmix(uint64_t h) {
+  const uint64_t mul = UINT64_C(0xd6e8feb86659fd93);
+  uint64_t inv = mul; /* the inverse modulo 2^64 by Newton's iteration */
+  for (int i = 0; i < 5; ++i) inv *= 2 - mul * inv;
+  h ^= h >> 32;
+  h *= inv;
+  h ^= h >> 32;
+  h *= inv;
+  return h ^ (h >> 32);
+}
+
+static void insert_keys_in_blocks(const int64_t *keys, uint64_t n) {
+  xffi_object *dict = NULL;
+  for (uint64_t k = 0; k < n; ++k) {
+    if (k % NFLOOD == 0) {
+      xffi_object_dec_ref(dict);
+      if (xffi_dict_new(&dict) != XFFI_OK) abort();
+    }
+    xffi_any key = xffi_any_int(keys[k % NFLOOD]), value = xffi_any_int((int64_t)k);
+    if (xffi_dict_set(dict, &key, &value) != XFFI_OK) abort();
+  }
+  xffi_object_dec_ref(dict);
+}
+
+static void __attribute__((noinline)) flood_ordinary(void *ctx, uint64_t n) {
+  (void)ctx;
+  static int64_t keys[NFLOOD];
+  for (int i = 0; i < NFLOOD; ++i) keys[i] = (int64_t)((uint64_t)i * 2654435761u);
+  insert_keys_in_blocks(keys, n);
+}
+
+static void __attribute__((noinline)) flood_chosen(void *ctx, uint64_t n) {
+  insert_keys_in_blocks(((flood_ctx *)ctx)->keys, n);
+}
+
 /* ---- Array get and push ---- */
 
 typedef struct seq_ctx {
@@ -391,6 +482,25 @@ int main(int argc, char **argv) {
   bench_case inserts[] = {{"baseline", insert_baseline, NULL}, {"xffi-dict", insert_dict, NULL}};
   bench_op("insert int keys (fresh table, freed)", inserts, 2);
 
+  static int_ctx ic;
+  if (xffi_dict_new(&ic.dict) != XFFI_OK) abort();
+  for (int k = 0; k < NKEYS; ++k) {
+    ic.keys[k] = (int64_t)((uint64_t)k * 2654435761u);
+    xffi_any key = xffi_any_int(ic.keys[k]), value = xffi_any_int(k);
+    if (xffi_dict_set(ic.dict, &key, &value) != XFFI_OK) abort();
+    uint64_t i = plain_int_hash(ic.keys[k]) & 2047;
+    while (ic.plain_used[i]) i = (i + 1) & 2047;
+    ic.plain_used[i] = 1, ic.plain_keys[i] = ic.keys[k], ic.plain_vals[i] = k;
+  }
+  bench_case int_lookups[] = {{"baseline", lookup_int_baseline, &ic}, {"xffi-dict-lookup", lookup_int_dict, &ic}};
+  bench_op("lookup hit, 1,000 int keys", int_lookups, 2);
+
+  static flood_ctx fc;
+  for (int i = 0; i < NFLOOD; ++i)
+    fc.keys[i] = (int64_t)(old_unmix(((uint64_t)(i + 1) << 32) | 0x5eed1234u) - UINT64_C(0x9e3779b97f4a7c15));
+  bench_case floods[] = {{"ordinary keys", flood_ordinary, NULL}, {"xffi-dict", flood_chosen, &fc}};
+  bench_op("insert 40,000 int keys colliding under the old hash", floods, 2);
+
   static seq_ctx sc;
   if (xffi_array_new_with_capacity(&sc.array, 1024) != XFFI_OK) abort();
   for (int i = 0; i < 1024; ++i) {
@@ -411,6 +521,7 @@ int main(int argc, char **argv) {
   xffi_object_dec_ref(lc.map);
   xffi_object_dec_ref(sm.map);
   xffi_object_dec_ref(lc.dict);
+  xffi_object_dec_ref(ic.dict);
   xffi_object_dec_ref(sc.array);
   return bench_finish();
 }

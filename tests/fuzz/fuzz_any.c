@@ -37,6 +37,64 @@ static void check_to_object(const xffi_any *v, int kind, int32_t type_index, con
   }
 }
 
+/* A malformed value: every entry point raises ValueError "<fn>: <argument>
+ * is malformed: ..." and writes nothing. */
+static void expect_malformed(const char *fn) {
+  xffi_object *err = xffi_error_move_raised();
+  FUZZ_CHECK(err != NULL && xffi_error_is_kind(err, XFFI_KIND_VALUE));
+  const char *msg = xffi_error_cell_of(err)->message.data;
+  size_t n = strlen(fn);
+  FUZZ_CHECK(strncmp(msg, fn, n) == 0 && msg[n] == ':' && strstr(msg, " is malformed: ") != NULL);
+  xffi_object_dec_ref(err);
+}
+
+static void check_malformed(const xffi_any *v) {
+  int64_t i = 5;
+  FUZZ_CHECK(xffi_any_to_int(&i, v) == XFFI_FAIL && i == 5);
+  expect_malformed("xffi_any_to_int");
+  int b = 5;
+  FUZZ_CHECK(xffi_any_to_bool(&b, v) == XFFI_FAIL && b == 5);
+  expect_malformed("xffi_any_to_bool");
+  double f = 0.5;
+  FUZZ_CHECK(xffi_any_to_float(&f, v) == XFFI_FAIL && f == 0.5);
+  expect_malformed("xffi_any_to_float");
+  void *p = (void *)0x2;
+  FUZZ_CHECK(xffi_any_to_ptr(&p, v) == XFFI_FAIL && p == (void *)0x2);
+  expect_malformed("xffi_any_to_ptr");
+  DLDataType dt = xffi_dtype_make(1, 2, 3);
+  FUZZ_CHECK(xffi_any_to_dtype(&dt, v) == XFFI_FAIL && dt.code == 1);
+  expect_malformed("xffi_any_to_dtype");
+  DLDevice dev = xffi_device_make(9, 9);
+  FUZZ_CHECK(xffi_any_to_device(&dev, v) == XFFI_FAIL && dev.device_id == 9);
+  expect_malformed("xffi_any_to_device");
+  xffi_byte_array text = {NULL, 99};
+  FUZZ_CHECK(xffi_any_to_str(&text, v) == XFFI_FAIL && text.size == 99);
+  expect_malformed("xffi_any_to_str");
+  FUZZ_CHECK(xffi_any_to_bytes(&text, v) == XFFI_FAIL && text.size == 99);
+  expect_malformed("xffi_any_to_bytes");
+  xffi_object *obj = (xffi_object *)0x1;
+  FUZZ_CHECK(xffi_any_to_object(&obj, v, XFFI_TYPE_OBJECT) == XFFI_FAIL && obj == (xffi_object *)0x1);
+  expect_malformed("xffi_any_to_object");
+  FUZZ_CHECK(xffi_arg_get_int(&i, v, 1, 0, "fuzz_fn") == XFFI_FAIL);
+  expect_malformed("fuzz_fn");
+  FUZZ_CHECK(xffi_arg_get_float(&f, v, 1, 0, "fuzz_fn") == XFFI_FAIL);
+  expect_malformed("fuzz_fn");
+  FUZZ_CHECK(xffi_arg_get_bool(&b, v, 1, 0, "fuzz_fn") == XFFI_FAIL);
+  expect_malformed("fuzz_fn");
+  FUZZ_CHECK(xffi_arg_get_str(&text, v, 1, 0, "fuzz_fn") == XFFI_FAIL);
+  expect_malformed("fuzz_fn");
+  FUZZ_CHECK(xffi_arg_get_ptr(&p, v, 1, 0, "fuzz_fn") == XFFI_FAIL);
+  expect_malformed("fuzz_fn");
+  FUZZ_CHECK(xffi_arg_get_object(&obj, v, 1, 0, XFFI_TYPE_OBJECT, "fuzz_fn") == XFFI_FAIL);
+  expect_malformed("fuzz_fn");
+  FUZZ_CHECK(xffi_args_check(v, 1, "*", "fuzz_fn") == XFFI_FAIL);
+  expect_malformed("fuzz_fn");
+  xffi_any copy = xffi_any_int(3);
+  FUZZ_CHECK(xffi_any_copy(&copy, v) == XFFI_FAIL && copy.type_index == XFFI_TYPE_NONE);
+  expect_malformed("xffi_any_copy");
+  FUZZ_CHECK(xffi_any_kind_name(v) != NULL);
+}
+
 /* The bytes a string-like kind holds (its model value). */
 static xffi_byte_array text_model(const xffi_any *v, int kind) {
   xffi_byte_array t = {NULL, 0};
@@ -60,6 +118,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   int kind;
   xffi_any v = fuzz_make_value(&in, &pool, &kind);
   const xffi_any before = v;
+  if (kind == FK_MALFORMED) {
+    check_malformed(&v);
+    FUZZ_CHECK(memcmp(&before, &v, sizeof(v)) == 0);
+    FUZZ_NOTHING_RAISED();
+    fuzz_pool_release(&pool);
+    return 0;
+  }
 
   const char *name = xffi_any_kind_name(&v);
   FUZZ_CHECK(name != NULL && name[0] != '\0');

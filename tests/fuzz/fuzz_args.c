@@ -3,7 +3,8 @@
  * array of values of every kind go to xffi_args_check directly and through a
  * Function whose callee checks its arguments; a model predicts the result:
  * ValueError for an unknown signature character, TypeError for a count
- * mismatch or the first argument of the wrong kind (named by position), and
+ * mismatch or the first argument of the wrong kind (named by position),
+ * ValueError if that first bad argument is malformed rather than mistyped, and
  * the error crosses the call unchanged with the result left None. */
 #include "fuzz_common.h"
 
@@ -68,8 +69,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   int bad_arg = -1;
   if (!unknown && num_args == sig_len)
     for (int32_t i = 0; i < num_args && bad_arg < 0; ++i)
-      if (!accepts(signature[i], kinds[i])) bad_arg = i;
-  const char *expect_kind = unknown ? XFFI_KIND_VALUE
+      if (kinds[i] == FK_MALFORMED || !accepts(signature[i], kinds[i])) bad_arg = i;
+  int malformed = bad_arg >= 0 && kinds[bad_arg] == FK_MALFORMED;
+  const char *expect_kind = unknown || malformed                    ? XFFI_KIND_VALUE
                             : num_args != sig_len || bad_arg >= 0 ? XFFI_KIND_TYPE
                                                                   : NULL;
 
@@ -88,6 +90,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       snprintf(want, sizeof(want), "fuzz_fn: expected %d argument%s, got %d", sig_len, sig_len == 1 ? "" : "s",
                (int)num_args);
       FUZZ_CHECK(strcmp(msg, want) == 0);
+    } else if (malformed) {
+      char want[64];
+      snprintf(want, sizeof(want), "fuzz_fn: argument %d is malformed: ", bad_arg);
+      FUZZ_CHECK(strncmp(msg, want, strlen(want)) == 0);
     } else {
       char want[64];
       snprintf(want, sizeof(want), "fuzz_fn: argument %d: expected ", bad_arg);

@@ -9,8 +9,9 @@
  * - fuzz_value_pool / fuzz_make_value: one Any of every kind a caller can
  *   hand to xffi (plain values, borrowed strings and byte arrays, inline
  *   small strings, String/Bytes/Array/Map/Function/Shape/Error objects, user
- *   objects, a foreign object of an unregistered type, an object rvalue),
- *   with the facts a reference model needs to predict each conversion. */
+ *   objects, a foreign object of an unregistered type, an object rvalue,
+ *   malformed values that no constructor makes), with the facts a reference
+ *   model needs to predict each conversion. */
 #ifndef XFFI_FUZZ_COMMON_H
 #define XFFI_FUZZ_COMMON_H
 
@@ -121,6 +122,7 @@ typedef struct fuzz_value_pool {
   xffi_object foreign; /* a header whose type index no type has: not refcounted, never released */
   DLTensor dltensor;
   xffi_byte_array byte_array;
+  xffi_byte_array null_data; /* NULL data, non-zero size: malformed */
   char text[64]; /* borrowed C string and byte array contents */
 } fuzz_value_pool;
 
@@ -164,8 +166,43 @@ static inline void fuzz_pool_release(fuzz_value_pool *pool) {
 enum fuzz_kind {
   FK_NONE, FK_INT, FK_BOOL, FK_FLOAT, FK_PTR, FK_DTYPE, FK_DEVICE, FK_DLTENSOR, FK_RAW_STR, FK_BYTE_ARRAY,
   FK_SMALL_STR, FK_SMALL_BYTES, FK_STRING, FK_BYTES, FK_ARRAY, FK_MAP, FK_FUNCTION, FK_SHAPE, FK_ERROR,
-  FK_BASE, FK_DERIVED, FK_FOREIGN, FK_RVALUE, FK_UNKNOWN_PLAIN, FK_COUNT
+  FK_BASE, FK_DERIVED, FK_FOREIGN, FK_RVALUE, FK_UNKNOWN_PLAIN, FK_MALFORMED, FK_COUNT
 };
+
+/* A malformed value, as only a foreign caller could make it (shapes as in
+ * xffi_any_is_well_formed, c/internal.h): every entry point must refuse it
+ * with ValueError "<function>: <argument> is malformed: ...". null_data is
+ * the caller's storage for the byte array of one shape (borrowed by v). */
+static inline xffi_any fuzz_malformed_value(fuzz_input *in, xffi_byte_array *null_data) {
+  xffi_any v = xffi_any_none();
+  uint8_t shape = fuzz_u8(in);
+  switch (shape % 7) {
+    case 0: v.type_index = XFFI_TYPE_RAW_STR; break;
+    case 1: v.type_index = XFFI_TYPE_BYTE_ARRAY_PTR; break;
+    case 2:
+      null_data->data = NULL;
+      null_data->size = 1 + (size_t)(fuzz_u64(in) % 1000000);
+      v.type_index = XFFI_TYPE_BYTE_ARRAY_PTR;
+      v.v_bytes_ptr = null_data;
+      break;
+    case 3: v.type_index = XFFI_TYPE_DLTENSOR_PTR; break;
+    case 4: /* an object kind with no object: built-in, user or unknown index */
+      v.type_index = XFFI_TYPE_STATIC_OBJECT_BEGIN + (int32_t)(fuzz_u16(in) % 200);
+      break;
+    case 5: { /* a small string or bytes value longer than fits */
+      uint64_t w = fuzz_u64(in);
+      v.type_index = (shape & 8) ? XFFI_TYPE_SMALL_BYTES : XFFI_TYPE_SMALL_STR;
+      v.small_len = XFFI_SMALL_STR_MAX + 1 + (uint32_t)(fuzz_u64(in) % (UINT32_MAX - XFFI_SMALL_STR_MAX));
+      memcpy(v.v_small, &w, sizeof(w));
+      break;
+    }
+    default: /* no kind has a negative index */
+      v.type_index = -1 - (int32_t)(fuzz_u64(in) % INT32_MAX);
+      v.v_int64 = fuzz_i64(in);
+      break;
+  }
+  return v;
+}
 
 /* Makes a borrowed view of one kind (chosen by the input) whose objects live
  * in pool. *kind receives the kind. The text of string-like kinds is read
@@ -222,6 +259,7 @@ static inline xffi_any fuzz_make_value(fuzz_input *in, fuzz_value_pool *pool, in
       v.type_index = XFFI_TYPE_OBJECT_RVALUE;
       v.v_obj = pool->string;
       break;
+    case FK_MALFORMED: v = fuzz_malformed_value(in, &pool->null_data); break;
     default: /* FK_UNKNOWN_PLAIN: a plain-value index no kind uses, arbitrary payload */
       v.type_index = 13 + fuzz_u8(in) % (XFFI_TYPE_STATIC_OBJECT_BEGIN - 13);
       v.v_int64 = fuzz_i64(in);

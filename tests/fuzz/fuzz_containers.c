@@ -7,7 +7,8 @@
  * 0.0, -0.0 (the same key as 0.0) and two NaNs (one key). Snapshots (extra
  * references taken along the way) check copy-on-write: a shared Array or Map
  * never changes under its other holders. Indices go out of range on purpose:
- * the model predicts IndexError and KeyError. */
+ * the model predicts IndexError and KeyError. Malformed keys and values
+ * (fuzz_malformed_value) must give ValueError and change nothing. */
 #include <math.h>
 
 #include "fuzz_common.h"
@@ -201,9 +202,66 @@ static void seq_step(domain *d, fuzz_input *in, xffi_object **seq, seq_model *m,
   }
 }
 
+/* Every map operation that takes a key or value, given a malformed one:
+ * ValueError naming the function, and the map unchanged (the caller checks
+ * it against the model). */
+static void malformed_step(fuzz_input *in, xffi_object **map, int is_dict) {
+  xffi_byte_array null_data;
+  xffi_any bad = fuzz_malformed_value(in, &null_data), good = xffi_any_int(1), out = xffi_any_none();
+  const xffi_any *found = (const xffi_any *)0x1;
+  int has = -1, status;
+  const char *fn;
+  switch (fuzz_u8(in) % 7) {
+    case 0:
+      status = is_dict ? xffi_dict_set(*map, &bad, &good) : xffi_map_set(map, &bad, &good);
+      fn = is_dict ? "xffi_dict_set" : "xffi_map_set";
+      break;
+    case 1:
+      status = is_dict ? xffi_dict_set(*map, &good, &bad) : xffi_map_set(map, &good, &bad);
+      fn = is_dict ? "xffi_dict_set" : "xffi_map_set";
+      break;
+    case 2:
+      status = is_dict ? xffi_dict_get(&out, *map, &bad) : xffi_map_get(&out, *map, &bad);
+      fn = is_dict ? "xffi_dict_get" : "xffi_map_get";
+      break;
+    case 3:
+      status = is_dict ? xffi_dict_lookup(&found, *map, &bad) : xffi_map_lookup(&found, *map, &bad);
+      fn = is_dict ? "xffi_dict_lookup" : "xffi_map_lookup";
+      FUZZ_CHECK(found == (const xffi_any *)0x1);
+      break;
+    case 4:
+      status = is_dict ? xffi_dict_contains(&has, *map, &bad) : xffi_map_contains(&has, *map, &bad);
+      fn = is_dict ? "xffi_dict_contains" : "xffi_map_contains";
+      FUZZ_CHECK(has == -1);
+      break;
+    case 5:
+      status = is_dict ? xffi_dict_pop(&out, *map, &bad) : xffi_map_erase(map, &bad);
+      fn = is_dict ? "xffi_dict_pop" : "xffi_map_erase";
+      break;
+    default: {
+      xffi_object *made = (xffi_object *)0x1;
+      xffi_any keys[2] = {good, bad}, values[2] = {good, good};
+      status = is_dict ? xffi_dict_new_from(&made, keys, values, 2) : xffi_map_new_from(&made, keys, values, 2);
+      fn = is_dict ? "xffi_dict_new_from" : "xffi_map_new_from";
+      FUZZ_CHECK(made == NULL);
+      break;
+    }
+  }
+  FUZZ_CHECK(status == XFFI_FAIL && out.type_index == XFFI_TYPE_NONE);
+  xffi_object *err = xffi_error_move_raised();
+  FUZZ_CHECK(err != NULL && xffi_error_is_kind(err, XFFI_KIND_VALUE));
+  const char *msg = xffi_error_cell_of(err)->message.data;
+  FUZZ_CHECK(strncmp(msg, fn, strlen(fn)) == 0 && strstr(msg, " is malformed: ") != NULL);
+  xffi_object_dec_ref(err);
+}
+
 /* A changing map operation on the Map (via in/out reference) or the Dict. */
 static void map_step(domain *d, fuzz_input *in, xffi_object **map, map_model *m, int is_dict) {
-  uint8_t op = fuzz_u8(in) % 7;
+  uint8_t op = fuzz_u8(in) % 8;
+  if (op == 7) {
+    malformed_step(in, map, is_dict);
+    return;
+  }
   int key = fuzz_u8(in) % IDS, val = fuzz_u8(in) % IDS, as_object = fuzz_u8(in) & 1;
   xffi_any k = value_of(d, key, as_object), v = value_of(d, val, !as_object);
   int at = map_find(m, key);

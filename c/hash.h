@@ -1,0 +1,84 @@
+/* c/hash.h: the keyed hash of Map and Dict keys (private).
+ *
+ * Map keys come from callers who may choose them to collide (hash flooding:
+ * thousands of keys sharing one home slot turn inserts quadratic). So every
+ * key kind is hashed with a secret 256-bit key drawn from the OS once per
+ * process (xffi_hash_key_ensure, before the first map exists): without the
+ * key nobody can compute which inputs collide. The mixing step is a folded
+ * 64x64->128-bit product of input xor key words, which is not invertible (it
+ * loses information), unlike a bijective integer mix whose preimages of any
+ * chosen hash can be computed.
+ *
+ * Hashes are consistent within a process only; never store them. */
+#ifndef XFFI_HASH_H
+#define XFFI_HASH_H
+
+#include <stdint.h>
+#include <string.h>
+
+#include "internal.h"
+
+/* The secret key words. Written once by xffi_hash_key_ensure (before it
+ * returns), read-only afterwards. */
+extern uint64_t xffi_hash_key[4] XFFI_INTERNAL;
+
+/* Makes sure xffi_hash_key holds the process's secret (thread-safe, cheap
+ * after the first call). Called wherever a hash may be stored: creating a map
+ * and caching a String's hash. Lookups need no call: their map exists. */
+void xffi_hash_key_ensure(void);
+
+/* Folded product: the two 64-bit halves of a * b xored together. */
+static inline uint64_t xffi_keyed_fold(uint64_t a, uint64_t b) {
+  __extension__ typedef unsigned __int128 u128;
+  u128 product = (u128)a * b;
+  return (uint64_t)product ^ (uint64_t)(product >> 64);
+}
+
+/* Spreads the upper bits of the fold over the lower ones (the map takes the
+ * home slot from the low 32 bits and the tag from the high ones). */
+static inline uint64_t xffi_keyed_finish(uint64_t h) {
+  h *= UINT64_C(0x9e3779b97f4a7c15);
+  return h ^ (h >> 32);
+}
+
+/* The keyed hash of a 64-bit word; salt tells kinds apart (a type index). */
+static inline uint64_t xffi_keyed_hash_word(uint64_t x, uint64_t salt) {
+  return xffi_keyed_finish(xffi_keyed_fold(x ^ xffi_hash_key[0], salt ^ xffi_hash_key[1]));
+}
+
+static inline uint64_t xffi_keyed_load64(const unsigned char *p) {
+  uint64_t v;
+  memcpy(&v, p, 8);
+  return v;
+}
+
+static inline uint64_t xffi_keyed_load32(const unsigned char *p) {
+  uint32_t v;
+  memcpy(&v, p, 4);
+  return v;
+}
+
+/* The keyed hash of size <= 16 bytes: all of them (read as two possibly
+ * overlapping words) and the size meet the key in one folded product. */
+static inline uint64_t xffi_keyed_hash_short(const void *data, size_t size) {
+  const unsigned char *p = data;
+  uint64_t a = 0, b = 0;
+  if (size >= 8) {
+    a = xffi_keyed_load64(p);
+    b = xffi_keyed_load64(p + size - 8);
+  } else if (size >= 4) {
+    a = (xffi_keyed_load32(p) << 32) | xffi_keyed_load32(p + size - 4);
+  } else if (size > 0) {
+    a = ((uint64_t)p[0] << 16) | ((uint64_t)p[size >> 1] << 8) | p[size - 1];
+  }
+  return xffi_keyed_finish(xffi_keyed_fold(a ^ xffi_hash_key[0], b ^ xffi_hash_key[1] ^ (uint64_t)size));
+}
+
+/* The keyed hash of any number of bytes (out of line past 16). */
+uint64_t xffi_keyed_hash_long(const void *data, size_t size);
+
+static inline uint64_t xffi_keyed_hash_bytes(const void *data, size_t size) {
+  return XFFI_LIKELY(size <= 16) ? xffi_keyed_hash_short(data, size) : xffi_keyed_hash_long(data, size);
+}
+
+#endif /* XFFI_HASH_H */
