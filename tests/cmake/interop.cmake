@@ -9,21 +9,10 @@
 # - test_interop_host: a C host linking both runtimes, loading each library
 #   with the other runtime; counts prove every deleter runs exactly once, and
 #   the AddressSanitizer build proves there are no leaks.
-# The wheel is found through XFFI_TVM_FFI_INCLUDE_DIR (the test script passes
-# `python3 -m tvm_ffi.config --includedir`); its library sits in ../lib.
+# The wheel's headers are found by tests/tvm_ffi_headers.cmake
+# (XFFI_TVM_FFI_HEADERS); its library sits in ../lib.
 # Without the wheel none of this is built (with a warning).
-set(XFFI_INTEROP_TVM_INCLUDE "${XFFI_TVM_FFI_INCLUDE_DIR}")
-if(NOT XFFI_INTEROP_TVM_INCLUDE)
-  find_package(Python3 COMPONENTS Interpreter QUIET)
-  if(Python3_Interpreter_FOUND)
-    execute_process(COMMAND ${Python3_EXECUTABLE} -m tvm_ffi.config --includedir
-      OUTPUT_VARIABLE XFFI_INTEROP_TVM_INCLUDE OUTPUT_STRIP_TRAILING_WHITESPACE
-      RESULT_VARIABLE XFFI_INTEROP_RESULT ERROR_QUIET)
-    if(NOT XFFI_INTEROP_RESULT EQUAL 0)
-      set(XFFI_INTEROP_TVM_INCLUDE "")
-    endif()
-  endif()
-endif()
+set(XFFI_INTEROP_TVM_INCLUDE "${XFFI_TVM_FFI_HEADERS}")
 get_filename_component(XFFI_INTEROP_TVM_LIBDIR "${XFFI_INTEROP_TVM_INCLUDE}/../lib" ABSOLUTE)
 find_library(XFFI_TVM_FFI_LIBRARY NAMES tvm_ffi PATHS "${XFFI_INTEROP_TVM_LIBDIR}" NO_DEFAULT_PATH)
 
