@@ -170,8 +170,9 @@ static int address_span_ok(const char *fn, const DLTensor *src, int64_t numel) {
   uint64_t below_bytes = bits_to_bytes(below, elem_bits), span_bytes = bits_to_bytes(span, elem_bits);
   switch (address_span_wraps(src, below_bytes, span_bytes)) {
     case 1:
-      return xffi_error_raise(XFFI_KIND_VALUE, "%s: byte_offset %llu added to data %p wraps past the end of the address space",
-                              fn, (unsigned long long)src->byte_offset, src->data);
+      return xffi_error_raise(XFFI_KIND_VALUE,
+                              "%s: byte_offset %llu added to data %p wraps past the end of the address space", fn,
+                              (unsigned long long)src->byte_offset, src->data);
     case 2:
       return xffi_error_raise(XFFI_KIND_VALUE,
                               "%s: negative strides reach %llu bytes below data + byte_offset (%p + %llu), "
@@ -329,7 +330,7 @@ static inline int adopt(xffi_object **out, const char *fn, const DLTensor *src, 
     if (XFFI_UNLIKELY(d < 0 || __builtin_mul_overflow(numel, d, &numel))) goto slow_free;
   }
   if (XFFI_UNLIKELY(__builtin_mul_overflow(numel, elem_bits, &ignored))) goto slow_free;
-  uint64_t below = 0, span = numel ? (uint64_t)numel : 0; /* elements: under the base, lowest to highest + 1 */
+  uint64_t below = 0, span = (uint64_t)numel; /* elements: under the base, lowest to highest + 1 */
   if (!strides) {
     compact_strides(steps, dims, ndim);
   } else if (XFFI_LIKELY(numel != 0)) {
