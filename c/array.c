@@ -3,8 +3,9 @@
  *
  * Storage: a new Array keeps its elements inline, right after the cell, in
  * the object's single allocation (data_deleter NULL). A List always keeps
- * them in a separate buffer from xffi_alloc (NULL when its capacity is 0)
- * with data_deleter seq_free_data, as tvm-ffi's own Lists do: tvm-ffi's C++
+ * them in a separate buffer from xffi_alloc (a minimal one at capacity 0, so
+ * that data is never NULL) with data_deleter seq_free_data, as tvm-ffi's own
+ * Lists do: tvm-ffi's C++
  * List grows a list it did not make by moving the elements to a new buffer
  * and calling data_deleter on the old one, with no NULL check. An Array that
  * must grow past its inline room moves to such a buffer too, and later
@@ -72,7 +73,7 @@ static xffi_object *seq_alloc(int32_t type_index, int64_t capacity) {
   size_t bytes = (size_t)capacity * sizeof(xffi_any);
   xffi_object *obj = xffi_alloc(SEQ_HEADER_BYTES + (separate ? 0 : bytes));
   void *data = NULL;
-  if (obj && separate && capacity > 0 && !(data = xffi_alloc(bytes))) {
+  if (obj && separate && !(data = xffi_alloc(bytes))) {
     xffi_free(obj);
     obj = NULL;
   }
@@ -260,9 +261,10 @@ static int seq_slice(const char *fn, int32_t type_index, xffi_object **out, cons
   xffi_object *obj = seq_alloc(type_index, end - begin);
   if (!obj) return XFFI_FAIL;
   xffi_seq_cell *cell = xffi_seq_cell_of(obj);
-  const xffi_any *src = xffi_seq_items(seq) + begin;
+  /* Indexed, not offset up front: an empty List from tvm-ffi has NULL data. */
+  const xffi_any *src = xffi_seq_items(seq);
   xffi_any *dst = (xffi_any *)cell->data;
-  for (int64_t i = 0; i < end - begin; ++i) dst[i] = any_dup(&src[i]);
+  for (int64_t i = 0; i < end - begin; ++i) dst[i] = any_dup(&src[begin + i]);
   cell->size = end - begin;
   *out = obj;
   return XFFI_OK;

@@ -41,7 +41,7 @@ XFFI_EXTERN_C_BEGIN
  * - data: `capacity` Any slots, the first `size` of them owned elements.
  * - data_deleter: frees `data`; NULL means the elements live inside the
  *   object's own allocation (right after this cell). A List made by xffi
- *   always has one (its buffer is separate, NULL when the capacity is 0),
+ *   always has one (its buffer is separate, and allocated even at capacity 0),
  *   since tvm-ffi's C++ List calls it unconditionally when it grows a list. */
 typedef struct xffi_seq_cell {
   void *data;
