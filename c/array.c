@@ -1,11 +1,15 @@
 /* c/array.c: Array (immutable, copy-on-write) and List (mutable) over the
  * shared sequence cell.
  *
- * Storage: a new sequence keeps its elements inline, right after the cell, in
- * the object's single allocation (data_deleter NULL). When it must grow past
- * that, the elements move to a separate buffer from xffi_alloc whose
- * data_deleter is seq_free_data, and later growth reallocates that buffer
- * (doubling: amortised O(1) push).
+ * Storage: a new Array keeps its elements inline, right after the cell, in
+ * the object's single allocation (data_deleter NULL). A List always keeps
+ * them in a separate buffer from xffi_alloc (a minimal one at capacity 0, so
+ * that data is never NULL) with data_deleter seq_free_data, as tvm-ffi's own
+ * Lists do: tvm-ffi's C++
+ * List grows a list it did not make by moving the elements to a new buffer
+ * and calling data_deleter on the old one, with no NULL check. An Array that
+ * must grow past its inline room moves to such a buffer too, and later
+ * growth reallocates it (doubling: amortised O(1) push).
  *
  * Re-entrancy: releasing an element can run arbitrary deleters, so every
  * operation finishes updating the cell before it releases anything, and
@@ -61,24 +65,34 @@ static void seq_deleter(void *self, int flags) {
   if (flags & XFFI_DELETE_MEMORY) xffi_free(self);
 }
 
-/* A new empty sequence of the given type with inline room for capacity
- * elements, or NULL with MemoryError raised. */
+/* A new empty sequence of the given type (a new reference) with room for
+ * capacity elements: inline for an Array, in a separate buffer for a List
+ * (see the top of this file). NULL with MemoryError raised on failure,
+ * nothing left allocated. */
 static xffi_object *seq_alloc(int32_t type_index, int64_t capacity) {
   if (capacity > seq_max_capacity()) {
     xffi_error_raise_out_of_memory();
     return NULL;
   }
-  xffi_object *obj = xffi_alloc(SEQ_HEADER_BYTES + (size_t)capacity * sizeof(xffi_any));
+  int separate = type_index == XFFI_TYPE_LIST;
+  size_t bytes = (size_t)capacity * sizeof(xffi_any);
+  xffi_object *obj = xffi_alloc(SEQ_HEADER_BYTES + (separate ? 0 : bytes));
+  void *data = NULL;
+  if (obj && separate && !(data = xffi_alloc(bytes))) {
+    xffi_free(obj);
+    obj = NULL;
+  }
   if (!obj) {
     xffi_error_raise_out_of_memory();
     return NULL;
   }
+  if (!separate) data = (char *)obj + SEQ_HEADER_BYTES;
   xffi_object_init(obj, type_index, seq_deleter);
   xffi_seq_cell *cell = xffi_seq_cell_of(obj);
-  cell->data = (char *)obj + SEQ_HEADER_BYTES;
+  cell->data = data;
   cell->size = 0;
   cell->capacity = capacity;
-  cell->data_deleter = NULL;
+  cell->data_deleter = separate ? seq_free_data : NULL;
   return obj;
 }
 
@@ -252,9 +266,10 @@ static int seq_slice(const char *fn, int32_t type_index, xffi_object **out, cons
   xffi_object *obj = seq_alloc(type_index, end - begin);
   if (!obj) return XFFI_FAIL;
   xffi_seq_cell *cell = xffi_seq_cell_of(obj);
-  const xffi_any *src = xffi_seq_items(seq) + begin;
+  /* Indexed, not offset up front: an empty List from tvm-ffi has NULL data. */
+  const xffi_any *src = xffi_seq_items(seq);
   xffi_any *dst = (xffi_any *)cell->data;
-  for (int64_t i = 0; i < end - begin; ++i) dst[i] = any_dup(&src[i]);
+  for (int64_t i = 0; i < end - begin; ++i) dst[i] = any_dup(&src[begin + i]);
   cell->size = end - begin;
   *out = obj;
   return XFFI_OK;

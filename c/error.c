@@ -19,9 +19,10 @@ typedef struct error_object {
   char text[];
 } error_object;
 
-/* The raised slot holds one reference. Default TLS model, so that the
- * library may be loaded with dlopen (see c/internal.h). */
-static _Thread_local xffi_object *raised;
+/* The raised slot holds one reference (declared in internal.h: the call
+ * path reads it too). Default TLS model, so that the library may be loaded
+ * with dlopen (see "Thread-local storage" in c/internal.h). */
+_Thread_local xffi_object *xffi_raised_slot;
 
 static void error_update_backtrace(void *self, const xffi_byte_array *backtrace, int32_t mode);
 
@@ -147,18 +148,18 @@ void xffi_error_set_raised(xffi_object *err) {
     xffi_error_raise(XFFI_KIND_TYPE, "xffi_error_set_raised: err expected Error, got %s", xffi_type_key(got));
     return;
   }
-  xffi_object *old = raised;
-  raised = err;
+  xffi_object *old = xffi_raised_slot;
+  xffi_raised_slot = err;
   xffi_object_dec_ref_inline(old);
 }
 
 xffi_object *xffi_error_move_raised(void) {
-  xffi_object *err = raised;
-  raised = NULL;
+  xffi_object *err = xffi_raised_slot;
+  xffi_raised_slot = NULL;
   return err;
 }
 
-xffi_object *xffi_error_peek_raised(void) { return raised; }
+xffi_object *xffi_error_peek_raised(void) { return xffi_raised_slot; }
 
 int xffi_error_raise_out_of_memory(void) {
   xffi_object_inc_ref_inline(&out_of_memory.header);
@@ -235,7 +236,7 @@ int xffi_error_append_frame(xffi_object *err, const char *frame) {
 }
 
 int xffi_error_pass(const char *frame) {
-  xffi_object *err = raised;
+  xffi_object *err = xffi_raised_slot;
   /* A failure to record the frame must not replace the error being passed. */
   if (err && frame) {
     xffi_object_inc_ref_inline(err);

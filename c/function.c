@@ -95,14 +95,30 @@ int xffi_func_new_with_owner(xffi_object **out, xffi_func_callback callback, voi
   return func_make(out, NULL, callback, resource, finalizer, owner, "xffi_func_new_with_owner", "callback");
 }
 
-/* A sibling call: compiles to the single jump through the cell. */
+/* Releases an error still raised when a call begins. Out of line: the
+ * slot is empty on entry unless a caller ignored an earlier failure. */
+#if defined(__GNUC__)
+__attribute__((noinline, cold))
+#endif
+static void release_unclaimed_error(void) {
+  xffi_object_dec_ref(xffi_error_move_raised());
+}
+
+/* Every call path (checked, inline, Rust) comes through here, so this is
+ * where a call begins with an empty slot: after a failure, an error in
+ * xffi's slot is then surely the callee's (or raised on its behalf), never
+ * one left over from before, and an empty slot means the callee raised in
+ * tvm-ffi's slot or nowhere (xffi_func_call_failed_). The common case adds
+ * a load and a not-taken branch, and stays a sibling call: one jump
+ * through the cell. */
 int xffi_func_call_raw(xffi_object *func, const xffi_any *args, int32_t num_args, xffi_any *result) {
+  if (XFFI_UNLIKELY(xffi_raised_slot != NULL)) release_unclaimed_error();
   return XFFI_OBJECT_CELL(xffi_function_cell, func)->safe_call(func, args, num_args, result);
 }
 
 int xffi_func_call_failed_(xffi_any *result, int status) {
   xffi_any_release(result);
-  if (!xffi_error_peek_raised() && !xffi_error_adopt_tvm_raised())
+  if (!xffi_raised_slot && !xffi_error_adopt_tvm_raised())
     return xffi_error_raise(XFFI_KIND_RUNTIME, "xffi_func_call: the callee returned status %d without raising an error",
                             status);
   return XFFI_FAIL;

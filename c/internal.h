@@ -42,6 +42,10 @@ void xffi_free_aligned(void *ptr);
 #  define XFFI_INTERNAL_TLS
 #endif
 extern _Thread_local int64_t xffi_alloc_budget XFFI_INTERNAL_TLS;
+/* The calling thread's raised error (one reference) or NULL: c/error.c owns
+ * it; the call path (c/function.c) reads it directly to release an error
+ * left unclaimed when a call begins. */
+extern _Thread_local xffi_object *xffi_raised_slot XFFI_INTERNAL_TLS;
 /* The allocation that took the budget below zero: NULL if injection is on. */
 void *xffi_alloc_over_budget(size_t size);
 

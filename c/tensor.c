@@ -125,6 +125,69 @@ static int strides_ok(const char *fn, int32_t ndim, const int64_t *shape, const 
   return XFFI_OK;
 }
 
+/* Where the tensor's bytes lie: data + byte_offset is the base; negative
+ * strides reach below_bytes under it, and the lowest to the highest element
+ * spans span_bytes. Returns 0 when all of it is addressable (no wrap around
+ * either end of the address space), else which bound is broken: 1 the base
+ * itself, 2 below it, 3 above it. A pointer past these would wrap, and a
+ * consumer doing the documented pointer arithmetic would touch memory far
+ * from the tensor. */
+static inline int address_span_wraps(const DLTensor *src, uint64_t below_bytes, uint64_t span_bytes) {
+  uintptr_t data = (uintptr_t)src->data;
+  if (XFFI_UNLIKELY(src->byte_offset > (uint64_t)(UINTPTR_MAX - data))) return 1;
+  uintptr_t base = data + (uintptr_t)src->byte_offset;
+  if (XFFI_UNLIKELY(below_bytes > base)) return 2;
+  if (XFFI_UNLIKELY(span_bytes > (uint64_t)(UINTPTR_MAX - (base - (uintptr_t)below_bytes)))) return 3;
+  return 0;
+}
+
+/* Bytes covered by `elements` elements of elem_bits each, rounded up; the
+ * product was checked to fit int64. */
+static inline uint64_t bits_to_bytes(uint64_t elements, int64_t elem_bits) {
+  return (elements * (uint64_t)elem_bits + 7) / 8;
+}
+
+/* The slow path's address check, with a message saying which bound breaks.
+ * Shape and strides were validated (their extents fit int64). */
+static int address_span_ok(const char *fn, const DLTensor *src, int64_t numel) {
+  uint64_t below = 0, span = 0; /* in elements: below the base, lowest to highest + 1 */
+  if (numel > 0) {
+    uint64_t above = (uint64_t)numel - 1; /* compact strides */
+    if (src->strides) {
+      above = 0;
+      for (int32_t i = 0; i < src->ndim; i++) {
+        int64_t stride = src->strides[i];
+        uint64_t step = (uint64_t)(src->shape[i] - 1) * (stride < 0 ? 0 - (uint64_t)stride : (uint64_t)stride);
+        if (stride < 0)
+          below += step;
+        else
+          above += step;
+      }
+    }
+    span = below + above + 1;
+  }
+  int64_t elem_bits = (int64_t)src->dtype.bits * src->dtype.lanes;
+  uint64_t below_bytes = bits_to_bytes(below, elem_bits), span_bytes = bits_to_bytes(span, elem_bits);
+  switch (address_span_wraps(src, below_bytes, span_bytes)) {
+    case 1:
+      return xffi_error_raise(XFFI_KIND_VALUE,
+                              "%s: byte_offset %llu added to data %p wraps past the end of the address space", fn,
+                              (unsigned long long)src->byte_offset, src->data);
+    case 2:
+      return xffi_error_raise(XFFI_KIND_VALUE,
+                              "%s: negative strides reach %llu bytes below data + byte_offset (%p + %llu), "
+                              "past the start of the address space",
+                              fn, (unsigned long long)below_bytes, src->data, (unsigned long long)src->byte_offset);
+    case 3:
+      return xffi_error_raise(XFFI_KIND_VALUE,
+                              "%s: the tensor's %llu bytes from data + byte_offset (%p + %llu) wrap past the end of "
+                              "the address space",
+                              fn, (unsigned long long)span_bytes, src->data, (unsigned long long)src->byte_offset);
+    default:
+      return XFFI_OK;
+  }
+}
+
 /* Row-major strides. A non-empty tensor's element count was checked, so its
  * products fit; an empty one may have other dimensions whose product does
  * not, and there the strides saturate at INT64_MAX (no element is reachable
@@ -213,6 +276,7 @@ static int adopt_checked(xffi_object **out, const char *fn, const DLTensor *src,
   if (!src->data && numel > 0)
     return xffi_error_raise(XFFI_KIND_VALUE, "%s: data is NULL but the tensor has %lld elements", fn,
                             (long long)numel);
+  if (address_span_ok(fn, src, numel) != XFFI_OK) return XFFI_FAIL;
   int32_t ndim = src->ndim;
   tensor_object *t = (tensor_object *)xffi_alloc(header_size(ndim));
   if (!t) return xffi_error_raise_out_of_memory();
@@ -266,6 +330,7 @@ static inline int adopt(xffi_object **out, const char *fn, const DLTensor *src, 
     if (XFFI_UNLIKELY(d < 0 || __builtin_mul_overflow(numel, d, &numel))) goto slow_free;
   }
   if (XFFI_UNLIKELY(__builtin_mul_overflow(numel, elem_bits, &ignored))) goto slow_free;
+  uint64_t below = 0, span = (uint64_t)numel; /* elements: under the base, lowest to highest + 1 */
   if (!strides) {
     compact_strides(steps, dims, ndim);
   } else if (XFFI_LIKELY(numel != 0)) {
@@ -282,14 +347,18 @@ static inline int adopt(xffi_object **out, const char *fn, const DLTensor *src, 
       if (XFFI_UNLIKELY(__builtin_mul_overflow((uint64_t)dims[i] - 1, m, &step) ||
                         __builtin_add_overflow(extent, step, &extent)))
         goto slow_free;
+      below += st < 0 ? step : 0;
     }
     if (XFFI_UNLIKELY((magnitudes >> 63) || extent >= (uint64_t)INT64_MAX ||
                       __builtin_mul_overflow((int64_t)extent + 1, elem_bits, &ignored)))
       goto slow_free;
+    span = extent + 1;
   } else if (ndim) {
     memcpy(steps, strides, (size_t)ndim * sizeof(int64_t));
   }
   if (XFFI_UNLIKELY(!src->data && numel != 0)) goto slow_free;
+  if (XFFI_UNLIKELY(address_span_wraps(src, bits_to_bytes(below, elem_bits), bits_to_bytes(span, elem_bits))))
+    goto slow_free;
   *out = adopted_init(t, src, ndim, deleter, producer, flags);
   return XFFI_OK;
 slow_free:

@@ -40,7 +40,9 @@ XFFI_EXTERN_C_BEGIN
  * object header of an Array or a List.
  * - data: `capacity` Any slots, the first `size` of them owned elements.
  * - data_deleter: frees `data`; NULL means the elements live inside the
- *   object's own allocation (right after this cell). */
+ *   object's own allocation (right after this cell). A List made by xffi
+ *   always has one (its buffer is separate, and allocated even at capacity 0),
+ *   since tvm-ffi's C++ List calls it unconditionally when it grows a list. */
 typedef struct xffi_seq_cell {
   void *data;
   int64_t size;

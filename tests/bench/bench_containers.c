@@ -320,6 +320,7 @@ static void __attribute__((noinline)) flood_chosen(void *ctx, uint64_t n) {
 typedef struct seq_ctx {
   xffi_any plain[1024];
   xffi_object *array;
+  xffi_object *list; /* the same elements in a List */
 } seq_ctx;
 
 static void __attribute__((noinline)) get_baseline(void *ctx, uint64_t n) {
@@ -348,6 +349,17 @@ static void __attribute__((noinline)) get_checked(void *ctx, uint64_t n) {
   for (uint64_t i = 0; i < n; ++i) {
     xffi_any v;
     if (xffi_array_get(&v, c->array, (int64_t)(i & 1023)) != XFFI_OK) abort();
+    sum += v.v_int64;
+  }
+  BENCH_KEEP(sum);
+}
+
+static void __attribute__((noinline)) get_list(void *ctx, uint64_t n) {
+  seq_ctx *c = ctx;
+  int64_t sum = 0;
+  for (uint64_t i = 0; i < n; ++i) {
+    xffi_any v;
+    if (xffi_list_get(&v, c->list, (int64_t)(i & 1023)) != XFFI_OK) abort();
     sum += v.v_int64;
   }
   BENCH_KEEP(sum);
@@ -507,9 +519,12 @@ int main(int argc, char **argv) {
     sc.plain[i] = xffi_any_int(i);
     if (xffi_array_push(&sc.array, &sc.plain[i]) != XFFI_OK) abort();
   }
-  bench_case gets[] = {
-      {"baseline", get_baseline, &sc}, {"xffi-inline", get_inline, &sc}, {"xffi-array-get", get_checked, &sc}};
-  bench_op("array get (int element)", gets, 3);
+  if (xffi_list_slice(&sc.list, sc.array, 0, 1024) != XFFI_OK) abort();
+  bench_case gets[] = {{"baseline", get_baseline, &sc},
+                       {"xffi-inline", get_inline, &sc},
+                       {"xffi-array-get", get_checked, &sc},
+                       {"xffi-list-get", get_list, &sc}};
+  bench_op("array get (int element)", gets, 4);
 
   bench_case pushes[] = {
       {"baseline", push_baseline, NULL}, {"xffi-array", push_array, NULL}, {"xffi-list", push_list, NULL}};
@@ -523,5 +538,6 @@ int main(int argc, char **argv) {
   xffi_object_dec_ref(lc.dict);
   xffi_object_dec_ref(ic.dict);
   xffi_object_dec_ref(sc.array);
+  xffi_object_dec_ref(sc.list);
   return bench_finish();
 }

@@ -105,10 +105,30 @@ static void test_empty_tensor_with_huge_other_dimensions_has_no_overflow(void **
   }
 }
 
+/* Slices of an empty List made with capacity 0 (new or with_capacity).
+ * Found by fuzz_containers on a work-in-progress of issue 12 (Lists in a
+ * separate buffer), which left such a List's data NULL: xffi_list_slice
+ * offset it by begin (UBSan "applying zero offset to null pointer"). Lists
+ * now always have a buffer, and slicing indexes instead of offsetting. */
+static void test_slice_of_empty_list_offsets_no_null_pointer(void **state) {
+  (void)state;
+  xffi_object *lists[2] = {NULL, NULL}, *slice = NULL;
+  assert_int_equal(xffi_list_new(&lists[0], NULL, 0), XFFI_OK);
+  assert_int_equal(xffi_list_new_with_capacity(&lists[1], 0), XFFI_OK);
+  for (int i = 0; i < 2; i++) {
+    assert_non_null(xffi_seq_items(lists[i]));
+    assert_int_equal(xffi_list_slice(&slice, lists[i], 0, 0), XFFI_OK);
+    assert_int_equal(xffi_seq_size(slice), 0);
+    xffi_object_dec_ref(slice);
+    xffi_object_dec_ref(lists[i]);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_arg_get_object_refuses_object_of_unregistered_type_index),
       cmocka_unit_test(test_empty_tensor_with_huge_other_dimensions_has_no_overflow),
+      cmocka_unit_test(test_slice_of_empty_list_offsets_no_null_pointer),
   };
   return cmocka_run_group_tests_name("fuzz_regressions", tests, NULL, NULL);
 }

@@ -3,7 +3,8 @@
  * flags and NULL pointers. An accepted tensor must describe exactly what was
  * given, survive an export/import round trip as the same Tensor, and call the
  * producer's deleter exactly once, and be described the same by the
- * unchecked import; a refused one must raise a ValueError and leave the
+ * unchecked import, and lie within the address space (data, byte offset and
+ * extent never wrap); a refused one must raise a ValueError and leave the
  * producer's tensor alone (deleter not called). xffi_tensor_new
  * gets the same shapes and dtypes (when small enough to allocate). */
 #include "fuzz_common.h"
@@ -37,6 +38,29 @@ static int surely_invalid(const DLTensor *dl) {
   return 0;
 }
 
+/* The reference model of the address check, in 128-bit arithmetic: whether
+ * some byte the tensor reaches lies outside the address space (data +
+ * byte_offset wraps, negative strides reach below 0, or the span runs past
+ * the top). Only meaningful for a tensor whose other checks pass. */
+__extension__ typedef unsigned __int128 fuzz_u128;
+static int reaches_outside_address_space(const DLTensor *dl) {
+  fuzz_u128 base = (fuzz_u128)(uintptr_t)dl->data + dl->byte_offset;
+  if (base > UINTPTR_MAX) return 1;
+  fuzz_u128 numel = 1, below = 0, above = 0;
+  for (int32_t i = 0; i < dl->ndim; ++i) numel *= (fuzz_u128)dl->shape[i];
+  if (numel == 0) return 0;
+  if (!dl->strides) above = numel - 1;
+  for (int32_t i = 0; dl->strides && i < dl->ndim; ++i) {
+    int64_t s = dl->strides[i];
+    fuzz_u128 step = (fuzz_u128)(dl->shape[i] - 1) * (s < 0 ? 0 - (fuzz_u128)s : (fuzz_u128)s);
+    if (s < 0) below += step;
+    else above += step;
+  }
+  fuzz_u128 bits = (fuzz_u128)dl->dtype.bits * dl->dtype.lanes;
+  fuzz_u128 below_bytes = (below * bits + 7) / 8, span_bytes = ((below + above + 1) * bits + 7) / 8;
+  return below_bytes > base || base - below_bytes + span_bytes > UINTPTR_MAX;
+}
+
 static void check_accepted(xffi_object *t, const DLTensor *dl, int read_only) {
   FUZZ_CHECK(t->type_index == XFFI_TYPE_TENSOR && xffi_object_strong_count(t) == 1);
   const DLTensor *got = xffi_tensor_dltensor(t);
@@ -44,6 +68,7 @@ static void check_accepted(xffi_object *t, const DLTensor *dl, int read_only) {
   FUZZ_CHECK(xffi_dtype_equal(got->dtype, dl->dtype));
   FUZZ_CHECK(got->device.device_type == dl->device.device_type && got->device.device_id == dl->device.device_id);
   FUZZ_CHECK(!surely_invalid(dl));
+  FUZZ_CHECK(!reaches_outside_address_space(dl));
   FUZZ_CHECK(got->shape != NULL && got->strides != NULL);
   FUZZ_CHECK(xffi_dims_equal(got->shape, (size_t)got->ndim, dl->shape, (size_t)dl->ndim));
   int64_t numel = 1;
@@ -189,6 +214,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   dl.byte_offset = fuzz_u8(&in) < 128 ? 0 : (uint64_t)fuzz_i64(&in);
   uint8_t version_pick = fuzz_u8(&in);
   uint32_t major = version_pick < 220 ? 1 : version_pick - 220;
+  /* Sometimes data is an arbitrary address, or one near the top of the
+   * address space, for the checks that the tensor's bytes do not wrap. */
+  uint8_t data_pick = fuzz_u8(&in);
+  if (!null_data && data_pick >= 224) dl.data = (void *)(UINTPTR_MAX - fuzz_u16(&in));
+  else if (!null_data && data_pick >= 192) dl.data = (void *)(uintptr_t)fuzz_u64(&in);
 
   deleter_calls = 0;
   xffi_object *t = (xffi_object *)0x1;
@@ -227,6 +257,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     FUZZ_CHECK(t == NULL && deleter_calls == 0);
   }
   if (surely_invalid(&dl) || (!legacy && major != 1)) FUZZ_CHECK(status == XFFI_FAIL);
+  if ((uint64_t)(UINTPTR_MAX - (uintptr_t)dl.data) < dl.byte_offset) FUZZ_CHECK(status == XFFI_FAIL);
   FUZZ_NOTHING_RAISED();
   check_tensor_new(&dl);
   FUZZ_NOTHING_RAISED();

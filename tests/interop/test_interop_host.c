@@ -209,6 +209,29 @@ static void tvm_error_arrives_as_xffi_error(void **state) {
   xffi_object_dec_ref(fail);
 }
 
+/* A stale error in xffi's slot (a caller ignored an earlier failure) is
+ * neither reported for a tvm-ffi callee nor kept from adopting its error. */
+static void tvm_error_is_adopted_over_a_stale_xffi_error(void **state) {
+  (void)state;
+  xffi_object *fail = tvm_fn("fail"), *silent = tvm_fn("fail_silently");
+  xffi_any r;
+  xffi_error_raise(XFFI_KIND_KEY, "left over from an earlier failure");
+  assert_int_equal(XFFI_CALL(fail, &r, xffi_any_c_str("the callee's own error")), XFFI_FAIL);
+  expect_error(XFFI_KIND_VALUE, "the callee's own error");
+  xffi_error_raise(XFFI_KIND_KEY, "left over from an earlier failure");
+  assert_int_equal(xffi_func_call(fail, (xffi_any[]){xffi_any_c_str("again")}, 1, &r), XFFI_FAIL);
+  expect_error(XFFI_KIND_VALUE, "again");
+  /* a tvm-ffi callee that raised nowhere: the RuntimeError, not the stale one */
+  xffi_error_raise(XFFI_KIND_KEY, "left over from an earlier failure");
+  assert_int_equal(xffi_func_call(silent, NULL, 0, &r), XFFI_FAIL);
+  expect_error(XFFI_KIND_RUNTIME, "xffi_func_call: the callee returned status -1 without raising an error");
+  void *left = (void *)1;
+  TVMFFIErrorMoveFromRaised(&left);
+  assert_null(left);
+  xffi_object_dec_ref(silent);
+  xffi_object_dec_ref(fail);
+}
+
 /* ---- tvm-ffi calls xffi ---- */
 
 /* Calls a tvm-ffi global function with args; returns its status. */
@@ -350,6 +373,7 @@ int main(void) {
       cmocka_unit_test(arrays_cross_both_ways),
       cmocka_unit_test(functions_cross_both_ways),
       cmocka_unit_test(tvm_error_arrives_as_xffi_error),
+      cmocka_unit_test(tvm_error_is_adopted_over_a_stale_xffi_error),
       cmocka_unit_test(tvm_loads_xffi_library_and_gets_its_errors),
       cmocka_unit_test(forward_moves_the_raised_error_into_tvm_slot),
       cmocka_unit_test(forward_with_nothing_raised_keeps_tvm_error_or_raises_one),
