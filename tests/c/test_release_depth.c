@@ -4,13 +4,15 @@
  * per level and overflowed far sooner (2x10^5 Lists, 10^5 Dicts on the main
  * thread's 8 MiB). LeakSanitizer checks that every level is freed. */
 #define _POSIX_C_SOURCE 200809L
-#include <pthread.h>
+#include "test_util.h"
+#if XFFI_TEST_HAVE_THREADS
+#  include <pthread.h>
+#endif
 
 #include <xffi/array.h>
 #include <xffi/function.h>
 #include <xffi/map.h>
 
-#include "test_util.h"
 
 enum { DEPTH = 1000000 };
 #define SMALL_STACK_BYTES ((size_t)256 * 1024)
@@ -29,9 +31,13 @@ static void *drop_on_this_thread(void *arg) {
   return NULL;
 }
 
-/* Releases obj (stolen) on a new thread whose stack is SMALL_STACK_BYTES. */
+/* Releases obj (stolen) on a new thread whose stack is SMALL_STACK_BYTES
+ * (without threads, WASI, on this thread: its stack is small too). */
 static void drop_on_small_stack(xffi_object *obj, int use_exported) {
   drop_job job = {obj, use_exported};
+#if !XFFI_TEST_HAVE_THREADS
+  drop_on_this_thread(&job);
+#else
   pthread_attr_t attr;
   pthread_t thread;
   assert_int_equal(pthread_attr_init(&attr), 0);
@@ -39,6 +45,7 @@ static void drop_on_small_stack(xffi_object *obj, int use_exported) {
   assert_int_equal(pthread_create(&thread, &attr, drop_on_this_thread, &job), 0);
   assert_int_equal(pthread_join(thread, NULL), 0);
   pthread_attr_destroy(&attr);
+#endif
 }
 
 /* ---- Builders: each returns a new reference to the outermost level ---- */

@@ -22,6 +22,12 @@
 #  define XFFI_TEST_HAVE_THREADS 1
 #  define XFFI_TEST_HAVE_SHARED_LIBRARIES 1
 #endif
+/* fork, for tests that must watch a child process abort: POSIX only. */
+#if defined(_WIN32) || defined(__wasi__)
+#  define XFFI_TEST_HAVE_FORK 0
+#else
+#  define XFFI_TEST_HAVE_FORK 1
+#endif
 
 /* Asserts that the last call raised an error of `kind` whose message
  * contains `fragment` (assert_raised) or is exactly `message`
