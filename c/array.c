@@ -14,6 +14,7 @@
  * Re-entrancy: releasing an element can run arbitrary deleters, so every
  * operation finishes updating the cell before it releases anything, and
  * loops that release re-read the cell each step. */
+#include <stdio.h>
 #include <string.h>
 
 #include <xffi/array.h>
@@ -212,6 +213,12 @@ static int seq_new(const char *fn, int32_t type_index, xffi_object **out, const 
       return xffi_error_raise(XFFI_KIND_TYPE, "%s: items[%lld] is an object rvalue reference (a move), which cannot be stored",
                               fn, (long long)i);
     }
+    if (XFFI_UNLIKELY(!xffi_any_is_well_formed(&items[i]))) {
+      xffi_object_dec_ref_inline(obj);
+      char what[32];
+      snprintf(what, sizeof what, "items[%lld]", (long long)i);
+      return xffi_any_raise_malformed(fn, what, &items[i]);
+    }
     if (xffi_any_copy(&data[i], &items[i]) != XFFI_OK) {
       xffi_object_dec_ref_inline(obj);
       return XFFI_FAIL;
@@ -316,9 +323,11 @@ static void seq_clear(xffi_seq_cell *cell) {
   }
 }
 
-/* An owned copy of a value view; an rvalue (a move) cannot be stored. */
+/* An owned copy of a value view; an rvalue (a move) or a malformed value
+ * (xffi/any.h) cannot be stored. */
 static inline int copy_value(const char *fn, xffi_any *owned, const xffi_any *value) {
   if (!value) return xffi_raise_null_arg(fn, "value");
+  if (XFFI_UNLIKELY(!xffi_any_is_well_formed(value))) return xffi_any_raise_malformed(fn, "value", value);
   int32_t t = value->type_index;
   if (XFFI_LIKELY(t != XFFI_TYPE_RAW_STR && t != XFFI_TYPE_BYTE_ARRAY_PTR && t != XFFI_TYPE_OBJECT_RVALUE)) {
     *owned = any_dup(value); /* the common case, as xffi_any_copy does it */

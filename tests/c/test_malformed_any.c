@@ -17,6 +17,7 @@
 
 #include "test_util.h"
 
+#include <xffi/array.h>
 #include <xffi/function.h>
 #include <xffi/map.h>
 #include <xffi/xffi.h>
@@ -170,6 +171,51 @@ static void map_and_dict_refuse_malformed_keys_and_values(void **state) {
   }
 }
 
+/* Every Array and List entry point that stores a value: nothing is stored,
+ * the container keeps its length. */
+static void arrays_and_lists_refuse_malformed_values(void **state) {
+  (void)state;
+  for (int shape = 0; shape < NUM_SHAPES; ++shape) {
+    const char *why;
+    xffi_any bad = malformed(shape, &why);
+    xffi_any items[2] = {xffi_any_int(1), bad};
+    xffi_object *out = NULL;
+    assert_int_equal(xffi_array_new(&out, items, 2), XFFI_FAIL);
+    assert_malformed("xffi_array_new", "items[1]", why);
+    assert_int_equal(xffi_list_new(&out, items, 2), XFFI_FAIL);
+    assert_malformed("xffi_list_new", "items[1]", why);
+    assert_null(out);
+
+    xffi_object *array = NULL, *list = NULL;
+    assert_int_equal(xffi_array_new(&array, items, 1), XFFI_OK);
+    assert_int_equal(xffi_list_new(&list, items, 1), XFFI_OK);
+    assert_int_equal(xffi_array_set(&array, 0, &bad), XFFI_FAIL);
+    assert_malformed("xffi_array_set", "value", why);
+    assert_int_equal(xffi_array_push(&array, &bad), XFFI_FAIL);
+    assert_malformed("xffi_array_push", "value", why);
+    assert_int_equal(xffi_array_insert(&array, 0, &bad), XFFI_FAIL);
+    assert_malformed("xffi_array_insert", "value", why);
+    assert_int_equal(xffi_list_set(list, 0, &bad), XFFI_FAIL);
+    assert_malformed("xffi_list_set", "value", why);
+    assert_int_equal(xffi_list_push(list, &bad), XFFI_FAIL);
+    assert_malformed("xffi_list_push", "value", why);
+    assert_int_equal(xffi_list_insert(list, 0, &bad), XFFI_FAIL);
+    assert_malformed("xffi_list_insert", "value", why);
+    int64_t size = 0;
+    xffi_any first = xffi_any_none();
+    assert_int_equal(xffi_array_length(&size, array), XFFI_OK);
+    assert_int_equal(size, 1);
+    assert_int_equal(xffi_array_get(&first, array, 0), XFFI_OK);
+    assert_int_equal(first.v_int64, 1);
+    assert_int_equal(xffi_list_length(&size, list), XFFI_OK);
+    assert_int_equal(size, 1);
+    assert_int_equal(xffi_list_get(&first, list, 0), XFFI_OK);
+    assert_int_equal(first.v_int64, 1);
+    xffi_object_dec_ref(array);
+    xffi_object_dec_ref(list);
+  }
+}
+
 static void argument_getters_refuse_malformed_arguments(void **state) {
   (void)state;
   for (int shape = 0; shape < NUM_SHAPES; ++shape) {
@@ -193,6 +239,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(any_copy_and_accessors_refuse_malformed_values),
       cmocka_unit_test(map_and_dict_refuse_malformed_keys_and_values),
+      cmocka_unit_test(arrays_and_lists_refuse_malformed_values),
       cmocka_unit_test(argument_getters_refuse_malformed_arguments),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
