@@ -83,25 +83,24 @@ static int shape_ok(int64_t *numel, const char *fn, int32_t ndim, const int64_t 
   if (ndim < 0) return xffi_error_raise(XFFI_KIND_VALUE, "%s: ndim is %d, expected >= 0", fn, (int)ndim);
   if (!shape && ndim > 0) return xffi_error_raise(XFFI_KIND_VALUE, "%s: shape is NULL but ndim is %d", fn, (int)ndim);
   if (dtype_ok(fn, dtype) != XFFI_OK) return XFFI_FAIL;
-  int64_t n = 1;
-  int overflow = 0;
+  int has_zero = 0;
   for (int32_t i = 0; i < ndim; i++) {
     if (shape[i] < 0)
       return xffi_error_raise(XFFI_KIND_VALUE, "%s: shape[%d] is %lld, expected >= 0", fn, (int)i,
                               (long long)shape[i]);
-    if (!overflow && __builtin_mul_overflow(n, shape[i], &n)) overflow = 1;
+    if (shape[i] == 0) has_zero = 1;
   }
-  int64_t bits;
-  if (overflow || __builtin_mul_overflow(n, (int64_t)dtype.bits * dtype.lanes, &bits)) {
-    for (int32_t i = 0; i < ndim; i++)
-      if (shape[i] == 0) overflow = 0;
-    if (overflow || n != 0)
-      return xffi_error_raise(XFFI_KIND_VALUE, "%s: the byte size of shape (%d dimensions) and dtype overflows int64",
-                              fn, (int)ndim);
-    n = 0;
-  }
+  /* An empty tensor holds no bytes, whatever its other dimensions: its
+   * count is 0, never an overflow (shape [2^62, 5, 0] is valid). */
+  int64_t n = has_zero ? 0 : 1, bits;
+  for (int32_t i = 0; i < ndim && n != 0; i++)
+    if (__builtin_mul_overflow(n, shape[i], &n)) goto too_big;
+  if (__builtin_mul_overflow(n, (int64_t)dtype.bits * dtype.lanes, &bits)) goto too_big;
   *numel = n;
   return XFFI_OK;
+too_big:
+  return xffi_error_raise(XFFI_KIND_VALUE, "%s: the byte size of shape (%d dimensions) and dtype overflows int64", fn,
+                          (int)ndim);
 }
 
 /* Checks that the furthest element reachable through the strides has a byte

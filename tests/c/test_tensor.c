@@ -124,6 +124,12 @@ static void test_new_scalar_empty_and_sub_byte(void **state) {
   assert_int_equal(xffi_tensor_dltensor(t)->strides[0], 3);
   assert_non_null(xffi_tensor_dltensor(t)->data);
   xffi_object_dec_ref(t);
+  /* Still empty when the other dimensions' product overflows int64. */
+  int64_t empty_huge[3] = {INT64_C(1) << 62, 5, 0};
+  assert_int_equal(xffi_tensor_new(&t, empty_huge, 3, f32), XFFI_OK);
+  assert_int_equal(xffi_tensor_numel(&numel, t), XFFI_OK);
+  assert_int_equal(numel, 0);
+  xffi_object_dec_ref(t);
   /* int4: 5 elements take 3 bytes; int8x4 takes 4 bytes per element. */
   int64_t five[1] = {5};
   assert_int_equal(xffi_tensor_new(&t, five, 1, xffi_dtype_make(kDLInt, 4, 1)), XFFI_OK);
