@@ -266,7 +266,7 @@ static inline int lookup_in(_Atomic uint64_t *my, xffi_object **out, const char 
       if (!e) break;
       if (entry_matches(e, hash, name, len)) {
         found = e->func; /* never NULL: only the tombstone has none, and it matches nothing */
-        __atomic_fetch_add(&found->ref_counts, XFFI_REF_STRONG_ONE, __ATOMIC_RELAXED);
+        __atomic_fetch_add(XFFI_REF_COUNTS(found), XFFI_REF_STRONG_ONE, __ATOMIC_RELAXED);
         break;
       }
     }

@@ -477,7 +477,7 @@ static xffi_object *map_clone(int32_t type_index, const map_cell *src, int64_t e
 }
 
 static int map_is_unique(const xffi_object *obj) {
-  return __atomic_load_n(&obj->ref_counts, __ATOMIC_ACQUIRE) == XFFI_REF_INITIAL;
+  return __atomic_load_n(XFFI_REF_COUNTS(obj), __ATOMIC_ACQUIRE) == XFFI_REF_INITIAL;
 }
 
 /* ---- Argument checks and messages ---- */
