@@ -30,7 +30,7 @@ void xffi_string_deleter(void *self, int flags) {
 uint64_t xffi_string_hash_fill(const xffi_object *obj) {
   xffi_byte_array b = xffi_string_view(obj);
   uint64_t h = xffi_hash_inline(b.data, b.size);
-  __atomic_store_n(xffi_string_hash_word(obj), h, __ATOMIC_RELAXED);
+  __atomic_store_n(&xffi_string_hash_word(obj)->value, h, __ATOMIC_RELAXED);
   return h;
 }
 

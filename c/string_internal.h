@@ -105,14 +105,21 @@ void xffi_string_deleter(void *self, int flags);
 /* Computes, caches and returns the hash of an object of ours (out of line). */
 uint64_t xffi_string_hash_fill(const xffi_object *obj);
 
-static inline uint64_t *xffi_string_hash_word(const xffi_object *obj) {
-  return (uint64_t *)(uintptr_t)obj - 1;
+/* The hash word, seen as 8-byte aligned (the allocation starts there) so that
+ * its atomic loads and stores stay inline on i386 too. Use as
+ * &xffi_string_hash_word(obj)->value. */
+typedef struct xffi_string_hash_slot {
+  uint64_t value __attribute__((aligned(8)));
+} xffi_string_hash_slot;
+
+static inline xffi_string_hash_slot *xffi_string_hash_word(const xffi_object *obj) {
+  return (xffi_string_hash_slot *)(uintptr_t)obj - 1;
 }
 
 /* xffi_hash_bytes of a String or Bytes object's bytes (obj borrowed, unchecked). */
 static inline uint64_t xffi_string_hash(const xffi_object *obj) {
   if (XFFI_LIKELY(obj->deleter == xffi_string_deleter)) {
-    uint64_t h = __atomic_load_n(xffi_string_hash_word(obj), __ATOMIC_RELAXED);
+    uint64_t h = __atomic_load_n(&xffi_string_hash_word(obj)->value, __ATOMIC_RELAXED);
     if (XFFI_LIKELY(h != 0)) return h;
     return xffi_string_hash_fill(obj);
   }
