@@ -17,7 +17,16 @@ foreach(plugin ${XFFI_TEST_PLUGINS})
     XFFI_TEST_PLUGIN_${upper}="$<TARGET_FILE:xffi_test_plugin_${plugin}>")
 endforeach()
 target_link_libraries(xffi_test_plugin_registers PRIVATE xffi_shared)
-target_link_options(xffi_test_plugin_registers PRIVATE -Wl,-z,nodelete)
+# -z nodelete is an ELF linker's (GNU ld, gold, lld). Elsewhere (Apple's
+# ld64) the plugin pins itself at load with dlopen(RTLD_NOLOAD |
+# RTLD_NODELETE), which macOS's dlopen(3) documents to the same effect.
+xffi_linker_accepts(-Wl,-z,nodelete XFFI_LINKER_HAS_Z_NODELETE)
+if(XFFI_LINKER_HAS_Z_NODELETE)
+  target_link_options(xffi_test_plugin_registers PRIVATE -Wl,-z,nodelete)
+else()
+  target_compile_definitions(xffi_test_plugin_registers PRIVATE XFFI_TEST_PLUGIN_PIN_SELF=1)
+  target_link_libraries(xffi_test_plugin_registers PRIVATE ${CMAKE_DL_LIBS})
+endif()
 target_link_libraries(xffi_test_plugin_plain PRIVATE xffi_shared)
 
 set_property(TARGET test_module PROPERTY LINK_LIBRARIES xffi_shared PkgConfig::CMOCKA ${CMAKE_DL_LIBS})

@@ -1,15 +1,35 @@
 /* tests/plugins/plugin_registers.c: a plugin that uses the xffi runtime of
  * the process it is loaded into. Linked against the shared libxffi (so there
  * is one registry), and with -z nodelete (it registers a global function
- * whose code lives here, so it must never be unloaded).
+ * whose code lives here, so it must never be unloaded). Where the linker has
+ * no -z nodelete (Apple's ld64) it is built with XFFI_TEST_PLUGIN_PIN_SELF
+ * and pins itself at load instead.
  *
  * At load it registers the type "test.plugin.Thing" and the global function
  * "test.plugin.thing_type_index"; it exports add_one, fail and
  * thing_type_index as __tvm_ffi_* symbols. */
+#ifdef XFFI_TEST_PLUGIN_PIN_SELF
+#define _GNU_SOURCE /* dladdr, RTLD_NODELETE */
+#endif
 #include <xffi/error.h>
 #include <xffi/function.h>
 #include <xffi/module.h>
 #include <xffi/type.h>
+
+#ifdef XFFI_TEST_PLUGIN_PIN_SELF
+#include <dlfcn.h>
+
+/* Marks this already loaded library RTLD_NODELETE: no dlclose unloads it
+ * (RTLD_NOLOAD | RTLD_NODELETE, documented by glibc and macOS alike). The
+ * reference this dlopen takes is never dropped, on purpose. */
+static const char pin_anchor; /* some address inside this library */
+
+static void pin_self(void) {
+  Dl_info self;
+  if (dladdr(&pin_anchor, &self) && self.dli_fname)
+    (void)dlopen(self.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE);
+}
+#endif
 
 static int32_t thing_type_index = -1;
 
@@ -43,6 +63,9 @@ static int global_impl(void *resource, const xffi_any *args, int32_t num_args, x
 
 /* A constructor is fine in a plugin (the no-constructor rule is libxffi's). */
 __attribute__((constructor)) static void plugin_load(void) {
+#ifdef XFFI_TEST_PLUGIN_PIN_SELF
+  pin_self();
+#endif
   xffi_object *f = NULL;
   if (xffi_type_register(&thing_type_index, "test.plugin.Thing", XFFI_TYPE_OBJECT) != XFFI_OK ||
       xffi_func_new(&f, global_impl, NULL, NULL) != XFFI_OK ||
