@@ -7,9 +7,7 @@
  * until the module and all of them are gone; then the deleter dlcloses it. */
 #define _GNU_SOURCE /* dlinfo, dladdr, struct link_map */
 #include <dlfcn.h>
-#if !defined(__APPLE__)
 #include <link.h>
-#endif
 #include <string.h>
 
 #include <xffi/function.h>
@@ -34,16 +32,6 @@ static void module_deleter(void *self, int flags) {
   if (flags & XFFI_DELETE_MEMORY) xffi_free(m);
 }
 
-#if defined(__APPLE__)
-/* macOS has no dlinfo. RTLD_FIRST makes dlsym on the handle search the image
- * itself only, not its dependencies (dlopen(3) on macOS), which is what the
- * marker check needs; the module's functions are then its own exports too. */
-#define MODULE_DLOPEN_FLAGS (RTLD_NOW | RTLD_LOCAL | RTLD_FIRST)
-
-static const int32_t *own_abi_marker(void *handle) { return dlsym(handle, XFFI_ABI_MARKER_SYMBOL); }
-#else
-#define MODULE_DLOPEN_FLAGS (RTLD_NOW | RTLD_LOCAL)
-
 /* Finds the ABI marker defined by the library itself (not by one of its
  * dependencies, which dlsym would also search). NULL if it has none. */
 static const int32_t *own_abi_marker(void *handle) {
@@ -56,7 +44,6 @@ static const int32_t *own_abi_marker(void *handle) {
   if (strcmp(info.dli_fname, map->l_name) != 0) return NULL;
   return sym;
 }
-#endif
 
 int xffi_module_load(xffi_object **out, const char *path) {
   static const char fn[] = "xffi_module_load";
@@ -68,7 +55,7 @@ int xffi_module_load(xffi_object **out, const char *path) {
   module_object *m = xffi_alloc(sizeof(module_object) + len + 1);
   if (!m) return xffi_error_raise_out_of_memory();
   dlerror(); /* clear any stale message */
-  void *handle = dlopen(path, MODULE_DLOPEN_FLAGS);
+  void *handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
   if (!handle) {
     const char *why = dlerror();
     xffi_free(m);

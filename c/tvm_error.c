@@ -24,19 +24,12 @@
 typedef void (*tvm_move_raised_fn)(void **out);
 typedef void (*tvm_set_raised_fn)(void *error);
 
-/* tvm-ffi's library as the loader names it. */
-#if defined(__APPLE__)
-#define TVM_FFI_LIBRARY "libtvm_ffi.dylib"
-#else
-#define TVM_FFI_LIBRARY "libtvm_ffi.so"
-#endif
-
 static void *tvm_symbol(const char *name) {
   void *sym = dlsym(RTLD_DEFAULT, name);
   if (sym) return sym;
   /* tvm-ffi loaded as a dependency of a library opened with RTLD_LOCAL is not
    * in the global scope; find it by name if (and only if) it is loaded. */
-  void *lib = dlopen(TVM_FFI_LIBRARY, RTLD_LAZY | RTLD_NOLOAD);
+  void *lib = dlopen("libtvm_ffi.so", RTLD_LAZY | RTLD_NOLOAD);
   if (!lib) return NULL;
   sym = dlsym(lib, name);
   dlclose(lib); /* drops the reference RTLD_NOLOAD took; the library stays */
