@@ -22,9 +22,8 @@ for target in "${targets[@]}"; do
   echo "--- cross target $target"
   start=$SECONDS
   log=$(mktemp)
-  bash "scripts/cross/$target.sh" > >(tee "$log") 2>&1
-  status=$?
-  wait $!
+  bash "scripts/cross/$target.sh" 2>&1 | tee "$log"
+  status=${PIPESTATUS[0]}
   summary+=("$(grep -E '^cross [^ ]+: ' "$log") ($((SECONDS - start)) s)")
   rm -f "$log"
   [ $status -eq 0 ] || failed+=("$target")
