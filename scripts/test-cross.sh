@@ -24,7 +24,7 @@ for target in "${targets[@]}"; do
   log=$(mktemp)
   bash "scripts/cross/$target.sh" 2>&1 | tee "$log"
   status=${PIPESTATUS[0]}
-  summary+=("$(grep -E '^cross [^ ]+: ' "$log") ($((SECONDS - start)) s)")
+  summary+=("$(grep -E '^cross [^ ]+: ' "$log")" "  ($target: $((SECONDS - start)) s)")
   rm -f "$log"
   [ $status -eq 0 ] || failed+=("$target")
 done
