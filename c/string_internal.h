@@ -105,7 +105,8 @@ void xffi_string_deleter(void *self, int flags);
 /* Computes, caches and returns the hash of an object of ours (out of line). */
 uint64_t xffi_string_hash_fill(const xffi_object *obj);
 
-/* The hash word, seen as 8-byte aligned (the allocation starts there) so that
+/* The hash word of such an object (obj borrowed; the word lives in obj's
+ * allocation), seen as 8-byte aligned (the allocation starts there) so that
  * its atomic loads and stores stay inline on i386 too. Use as
  * &xffi_string_hash_word(obj)->value. */
 typedef struct xffi_string_hash_slot {
