@@ -23,11 +23,16 @@
 
 #define SEQ_HEADER_BYTES (sizeof(xffi_object) + sizeof(xffi_seq_cell))
 
+/* tvm-ffi 0.1's sequence cell on 64-bit targets. On 32-bit ones the pointers
+ * shrink and the int64 fields may pack at 4 bytes (i386), as in tvm-ffi's own
+ * header there; test_layout compares both with that header. */
+#if UINTPTR_MAX == UINT64_MAX
 _Static_assert(sizeof(xffi_seq_cell) == 32, "sequence cell is 32 bytes");
 _Static_assert(offsetof(xffi_seq_cell, data) == 0, "seq data at 0");
 _Static_assert(offsetof(xffi_seq_cell, size) == 8, "seq size at 8");
 _Static_assert(offsetof(xffi_seq_cell, capacity) == 16, "seq capacity at 16");
 _Static_assert(offsetof(xffi_seq_cell, data_deleter) == 24, "seq data_deleter at 24");
+#endif
 _Static_assert(sizeof(xffi_any) == 16, "Any is 16 bytes");
 
 /* The largest element count whose storage size fits both size_t and int64. */
@@ -136,7 +141,7 @@ static inline int seq_reserve(xffi_seq_cell *cell, int64_t need) {
 /* Whether the caller's reference is the only one: strong 1, no weak
  * references (a weak one could be locked concurrently). */
 static int seq_is_unique(const xffi_object *obj) {
-  return __atomic_load_n(&obj->ref_counts, __ATOMIC_ACQUIRE) == XFFI_REF_INITIAL;
+  return __atomic_load_n(XFFI_REF_COUNTS(obj), __ATOMIC_ACQUIRE) == XFFI_REF_INITIAL;
 }
 
 /* ---- Argument checks ---- */

@@ -25,8 +25,8 @@ typedef struct func_object {
 _Static_assert(offsetof(func_object, cell) == 24, "the Function cell follows the 24-byte header");
 _Static_assert(offsetof(func_object, resource) == offsetof(xffi_function_head, resource),
                "xffi_func_resource reads the resource where func_object keeps it");
-_Static_assert(sizeof(xffi_function_cell) == 16, "Function cell: safe_call + cpp_call");
-_Static_assert(offsetof(xffi_function_cell, cpp_call) == 8, "cpp_call at cell offset 8");
+_Static_assert(sizeof(xffi_function_cell) == 2 * sizeof(void *), "Function cell: safe_call + cpp_call");
+_Static_assert(offsetof(xffi_function_cell, cpp_call) == sizeof(void *), "cpp_call right after safe_call");
 
 /* A tail call: three instructions on x86-64 (load the callback, replace the
  * handle with the resource, jump). The empty asm pins the callback in a

@@ -479,7 +479,7 @@ static xffi_object *map_clone(int32_t type_index, const map_cell *src, int64_t e
 }
 
 static int map_is_unique(const xffi_object *obj) {
-  return __atomic_load_n(&obj->ref_counts, __ATOMIC_ACQUIRE) == XFFI_REF_INITIAL;
+  return __atomic_load_n(XFFI_REF_COUNTS(obj), __ATOMIC_ACQUIRE) == XFFI_REF_INITIAL;
 }
 
 /* ---- Argument checks and messages ---- */
@@ -655,7 +655,7 @@ static int __attribute__((noinline)) lookup_text_object_slow(const xffi_any **ou
 static inline int text_object_is_hot(const xffi_object *obj, xffi_byte_array *b, uint64_t *hash) {
   *b = xffi_string_view(obj);
   return XFFI_LIKELY(b->size - 8 <= 8 && obj->deleter == xffi_string_deleter &&
-                     (*hash = __atomic_load_n(xffi_string_hash_word(obj), __ATOMIC_RELAXED)) != 0);
+                     (*hash = __atomic_load_n(&xffi_string_hash_word(obj)->value, __ATOMIC_RELAXED)) != 0);
 }
 
 static inline int lookup_text_object(const xffi_any **out, const map_cell *c, const xffi_object *obj,

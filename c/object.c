@@ -22,7 +22,7 @@ static xffi_object *weak_target(xffi_weak *weak) { return (xffi_object *)weak; }
 int xffi_weak_new(xffi_weak **out, xffi_object *obj) {
   if (!out) return xffi_raise_null_arg("xffi_weak_new", "out");
   if (!obj) return xffi_raise_null_arg("xffi_weak_new", "obj");
-  uint64_t old = __atomic_fetch_add(&obj->ref_counts, XFFI_REF_WEAK_ONE, __ATOMIC_RELAXED);
+  uint64_t old = __atomic_fetch_add(XFFI_REF_COUNTS(obj), XFFI_REF_WEAK_ONE, __ATOMIC_RELAXED);
   if ((uint32_t)(old >> 32) >= XFFI_REF_COUNT_LIMIT) xffi_object_ref_count_overflow();
   *out = (xffi_weak *)obj;
   return XFFI_OK;
@@ -32,12 +32,12 @@ int xffi_weak_lock(xffi_object **out, xffi_weak *weak) {
   if (!out) return xffi_raise_null_arg("xffi_weak_lock", "out");
   if (!weak) return xffi_raise_null_arg("xffi_weak_lock", "weak");
   xffi_object *obj = weak_target(weak);
-  uint64_t counts = __atomic_load_n(&obj->ref_counts, __ATOMIC_RELAXED);
+  uint64_t counts = __atomic_load_n(XFFI_REF_COUNTS(obj), __ATOMIC_RELAXED);
   /* Take a strong reference only while the strong count is non-zero: once it
    * reached zero the contents are gone and must never come back. */
   while ((uint32_t)counts != 0) {
     if ((uint32_t)counts >= XFFI_REF_COUNT_LIMIT) xffi_object_ref_count_overflow();
-    if (__atomic_compare_exchange_n(&obj->ref_counts, &counts, counts + XFFI_REF_STRONG_ONE, 1,
+    if (__atomic_compare_exchange_n(XFFI_REF_COUNTS(obj), &counts, counts + XFFI_REF_STRONG_ONE, 1,
                                     __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
       *out = obj;
       return XFFI_OK;
@@ -50,9 +50,9 @@ int xffi_weak_lock(xffi_object **out, xffi_weak *weak) {
 void xffi_weak_release(xffi_weak *weak) {
   if (!weak) return;
   xffi_object *obj = weak_target(weak);
-  if (__atomic_fetch_sub(&obj->ref_counts, XFFI_REF_WEAK_ONE, __ATOMIC_RELEASE) == XFFI_REF_WEAK_ONE) {
+  if (__atomic_fetch_sub(XFFI_REF_COUNTS(obj), XFFI_REF_WEAK_ONE, __ATOMIC_RELEASE) == XFFI_REF_WEAK_ONE) {
     /* Weak 1 and strong 0: the contents were destroyed, only memory is left. */
-    XFFI_ACQUIRE_AFTER_RELEASE(&obj->ref_counts);
+    XFFI_ACQUIRE_AFTER_RELEASE(XFFI_REF_COUNTS(obj));
     obj->deleter(obj, XFFI_DELETE_MEMORY);
   }
 }
@@ -103,7 +103,7 @@ int xffi_release_begin_nested(void *self, int flags, xffi_deleter deleter) {
   /* Contents only: weak references remain, and the caller drops its weak
    * unit when this returns. Hold one more until the contents are gone, so the
    * memory (and the link in it) stays. */
-  if (!(flags & XFFI_DELETE_MEMORY)) __atomic_fetch_add(&obj->ref_counts, XFFI_REF_WEAK_ONE, __ATOMIC_RELAXED);
+  if (!(flags & XFFI_DELETE_MEMORY)) __atomic_fetch_add(XFFI_REF_COUNTS(obj), XFFI_REF_WEAK_ONE, __ATOMIC_RELAXED);
   obj->reserved = (uint32_t)number << PARKED_FLAG_BITS | (uint32_t)flags;
   obj->deleter_storage = (uint64_t)(uintptr_t)state->parked;
   state->parked = obj;
@@ -131,8 +131,8 @@ void xffi_release_end_outer(void) {
     deleter(obj, flags);
     state->resuming = NULL;
     if (!(flags & XFFI_DELETE_MEMORY) &&
-        __atomic_fetch_sub(&obj->ref_counts, XFFI_REF_WEAK_ONE, __ATOMIC_RELEASE) == XFFI_REF_WEAK_ONE) {
-      XFFI_ACQUIRE_AFTER_RELEASE(&obj->ref_counts);
+        __atomic_fetch_sub(XFFI_REF_COUNTS(obj), XFFI_REF_WEAK_ONE, __ATOMIC_RELEASE) == XFFI_REF_WEAK_ONE) {
+      XFFI_ACQUIRE_AFTER_RELEASE(XFFI_REF_COUNTS(obj));
       deleter(obj, XFFI_DELETE_MEMORY);
     }
   }

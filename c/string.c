@@ -31,7 +31,7 @@ uint64_t xffi_string_hash_fill(const xffi_object *obj) {
   xffi_hash_key_ensure(); /* the cached hash outlives this call */
   xffi_byte_array b = xffi_string_view(obj);
   uint64_t h = xffi_keyed_hash_bytes(b.data, b.size);
-  __atomic_store_n(xffi_string_hash_word(obj), h, __ATOMIC_RELAXED);
+  __atomic_store_n(&xffi_string_hash_word(obj)->value, h, __ATOMIC_RELAXED);
   return h;
 }
 

@@ -13,30 +13,54 @@
 
 /* ---- Hashing (the definition of xffi_hash_bytes for up to 16 bytes) ---- */
 
-__extension__ typedef unsigned __int128 xffi_uint128;
-
 /* Odd constants with well-mixed bits (digits of pi and e). */
 #define XFFI_HASH_MIX0 UINT64_C(0x243f6a8885a308d3)
 #define XFFI_HASH_MIX1 UINT64_C(0x13198a2e03707345)
 #define XFFI_HASH_MIX2 UINT64_C(0xa4093822299f31d1)
 #define XFFI_HASH_MIX3 UINT64_C(0xb7e151628aed2a6b)
 
+/* xffi_hash_fold from four 32x32 -> 64-bit products, for targets without a
+ * 128-bit integer (32-bit ones): the same value, computed in halves. */
+static inline uint64_t xffi_hash_fold_halves(uint64_t a, uint64_t b) {
+  uint64_t a_lo = (uint32_t)a, a_hi = a >> 32, b_lo = (uint32_t)b, b_hi = b >> 32;
+  uint64_t lo_lo = a_lo * b_lo, lo_hi = a_lo * b_hi, hi_lo = a_hi * b_lo, hi_hi = a_hi * b_hi;
+  /* The middle column: at most three 32-bit values, so it cannot overflow. */
+  uint64_t middle = (lo_lo >> 32) + (uint32_t)lo_hi + (uint32_t)hi_lo;
+  uint64_t low = (middle << 32) | (uint32_t)lo_lo;
+  uint64_t high = hi_hi + (lo_hi >> 32) + (hi_lo >> 32) + (middle >> 32);
+  return low ^ high;
+}
+
 /* A 64x64 -> 128-bit product with its halves xored together: every bit of
  * either factor reaches most bits of the result. */
+#if defined(__SIZEOF_INT128__)
+__extension__ typedef unsigned __int128 xffi_uint128;
 static inline uint64_t xffi_hash_fold(uint64_t a, uint64_t b) {
   xffi_uint128 product = (xffi_uint128)a * b;
   return (uint64_t)product ^ (uint64_t)(product >> 64);
 }
+#else
+static inline uint64_t xffi_hash_fold(uint64_t a, uint64_t b) { return xffi_hash_fold_halves(a, b); }
+#endif
 
+/* The loads read little-endian on every target, so a hash (and anything that
+ * depends on it, such as the order of a hash table's buckets) is the same on
+ * big-endian machines (s390x) as on the others. */
 static inline uint64_t xffi_hash_load64(const unsigned char *p) {
   uint64_t v;
   memcpy(&v, p, 8);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+  v = __builtin_bswap64(v);
+#endif
   return v;
 }
 
 static inline uint64_t xffi_hash_load32(const unsigned char *p) {
   uint32_t v;
   memcpy(&v, p, 4);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+  v = __builtin_bswap32(v);
+#endif
   return v;
 }
 
@@ -85,15 +109,23 @@ void xffi_string_deleter(void *self, int flags);
 /* Computes, caches and returns the hash of an object of ours (out of line). */
 uint64_t xffi_string_hash_fill(const xffi_object *obj);
 
-static inline uint64_t *xffi_string_hash_word(const xffi_object *obj) {
-  return (uint64_t *)(uintptr_t)obj - 1;
+/* The hash word of such an object (obj borrowed; the word lives in obj's
+ * allocation), seen as 8-byte aligned (the allocation starts there) so that
+ * its atomic loads and stores stay inline on i386 too. Use as
+ * &xffi_string_hash_word(obj)->value. */
+typedef struct xffi_string_hash_slot {
+  uint64_t value __attribute__((aligned(8)));
+} xffi_string_hash_slot;
+
+static inline xffi_string_hash_slot *xffi_string_hash_word(const xffi_object *obj) {
+  return (xffi_string_hash_slot *)(uintptr_t)obj - 1;
 }
 
 /* xffi_keyed_hash_bytes of a String or Bytes object's bytes (obj borrowed,
  * unchecked). */
 static inline uint64_t xffi_string_hash(const xffi_object *obj) {
   if (XFFI_LIKELY(obj->deleter == xffi_string_deleter)) {
-    uint64_t h = __atomic_load_n(xffi_string_hash_word(obj), __ATOMIC_RELAXED);
+    uint64_t h = __atomic_load_n(&xffi_string_hash_word(obj)->value, __ATOMIC_RELAXED);
     if (XFFI_LIKELY(h != 0)) return h;
     return xffi_string_hash_fill(obj);
   }

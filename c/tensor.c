@@ -18,7 +18,7 @@
 typedef struct tensor_object {
   xffi_object header;
   DLTensor dl;
-  uint64_t flags;  /* TENSOR_READ_ONLY; accessed atomically */
+  uint64_t flags __attribute__((aligned(8))); /* TENSOR_READ_ONLY; atomic, so 8-byte aligned on i386 too */
   void *producer;  /* the adopted DLManagedTensorVersioned / DLManagedTensor, or NULL */
   int64_t dims[];  /* shape[ndim] then strides[ndim] */
 } tensor_object;

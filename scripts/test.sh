@@ -12,6 +12,9 @@
 #      examples/mixed and the one-runtime test run under valgrind.
 #   Fuzzing: every libFuzzer target for a bounded time (XFFI_FUZZ_SECONDS,
 #      default 60 per target) from its checked-in seeds.
+#   Cross targets: the C suite and the tour built for and run on every
+#      scripts/cross/<target>.sh (Linux aarch64 and s390x under qemu-user, i686,
+#      ...), one line per target (scripts/test-cross.sh).
 # Build trees go to build/ (override with XFFI_BUILD_ROOT). Every step runs
 # even when an earlier one failed; the exit status says whether all passed.
 set -uo pipefail
@@ -106,6 +109,10 @@ fuzzing() {
   bash tests/fuzz/run.sh "${XFFI_FUZZ_SECONDS:-60}" "$build/fuzz"
 }
 
+cross_targets() {
+  XFFI_BUILD_ROOT="$build" bash scripts/test-cross.sh
+}
+
 mkdir -p "$build"
 step "C suite, gcc -Werror" c_suite "$build/gcc" gcc
 step "C suite, clang -Werror" c_suite "$build/clang" clang
@@ -119,6 +126,7 @@ step "tvm-ffi (Python) loads and calls a library written with xffi" tvm_loads_xf
 step "Rust crates: tests, doctests, valgrind, cargo package" rust_crates
 step "mixed C and Rust: cbindgen header, three examples, one runtime (valgrind)" mixed_c_and_rust
 step "fuzzing (libFuzzer, ${XFFI_FUZZ_SECONDS:-60} s per target)" fuzzing
+step "cross targets: build, suite and tour on each (scripts/cross)" cross_targets
 
 # What the machine was, next to the verdict (CI shows only the end of the output).
 echo "machine: $(nproc) CPUs, $(free -m 2>/dev/null | awk '/^Mem:/{print $2 " MiB RAM"}'), $(df -Pm "$build" | awk 'NR==2{print $4 " MiB free in the build directory"}'), processes limit $(ulimit -u)"

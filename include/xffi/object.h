@@ -19,7 +19,9 @@ XFFI_EXTERN_C_BEGIN
 
 typedef void (*xffi_deleter)(void *self, int flags);
 
-/* The object header (24 bytes, 8-byte aligned).
+/* The object header (24 bytes, aligned like int64_t: 8 bytes, 4 on i386 as
+ * in tvm-ffi's header there). Objects are allocated at least 8-byte aligned
+ * (malloc's guarantee), which the atomic operations on ref_counts rely on.
  * - ref_counts: strong count in the low 32 bits, weak count in the high 32.
  *   A new object has strong 1 and weak 1: the weak count holds one unit on
  *   behalf of all strong references. Accessed only atomically.
@@ -82,40 +84,49 @@ static inline void xffi_object_init(xffi_object *obj, int32_t type_index, xffi_d
 #  define XFFI_ACQUIRE_AFTER_RELEASE(word) __atomic_thread_fence(__ATOMIC_ACQUIRE)
 #endif
 
+/* The reference count word as the atomic operations address it: 8-byte
+ * aligned, which every object is (see the header above) even where the
+ * struct only promises 4 (i386). Without it clang turns each count change
+ * into a call to libatomic there. Evaluates to a uint64_t pointer into obj. */
+typedef struct xffi_ref_counts_word {
+  uint64_t value __attribute__((aligned(8)));
+} xffi_ref_counts_word;
+#define XFFI_REF_COUNTS(obj) (&((xffi_ref_counts_word *)(void *)&(obj)->ref_counts)->value)
+
 /* Takes one more strong reference. NULL is allowed and ignored. Aborts if the
  * strong count had reached XFFI_REF_COUNT_LIMIT (see there). */
 static inline void xffi_object_inc_ref_inline(xffi_object *obj) {
   if (!obj) return;
-  uint64_t old = __atomic_fetch_add(&obj->ref_counts, XFFI_REF_STRONG_ONE, __ATOMIC_RELAXED);
+  uint64_t old = __atomic_fetch_add(XFFI_REF_COUNTS(obj), XFFI_REF_STRONG_ONE, __ATOMIC_RELAXED);
   if (XFFI_UNLIKELY((uint32_t)old >= XFFI_REF_COUNT_LIMIT)) xffi_object_ref_count_overflow();
 }
 
 /* Drops one strong reference; the last one runs the deleter. NULL is allowed. */
 static inline void xffi_object_dec_ref_inline(xffi_object *obj) {
   if (!obj) return;
-  uint64_t old = __atomic_fetch_sub(&obj->ref_counts, XFFI_REF_STRONG_ONE, __ATOMIC_RELEASE);
+  uint64_t old = __atomic_fetch_sub(XFFI_REF_COUNTS(obj), XFFI_REF_STRONG_ONE, __ATOMIC_RELEASE);
   if (XFFI_LIKELY(old != XFFI_REF_INITIAL && (uint32_t)old != 1)) return;
-  XFFI_ACQUIRE_AFTER_RELEASE(&obj->ref_counts);
+  XFFI_ACQUIRE_AFTER_RELEASE(XFFI_REF_COUNTS(obj));
   if (old == XFFI_REF_INITIAL) {
     obj->deleter(obj, XFFI_DELETE_BOTH);
     return;
   }
   /* Last strong reference, but weak references remain. */
   obj->deleter(obj, XFFI_DELETE_CONTENTS);
-  if (__atomic_fetch_sub(&obj->ref_counts, XFFI_REF_WEAK_ONE, __ATOMIC_RELEASE) == XFFI_REF_WEAK_ONE) {
-    XFFI_ACQUIRE_AFTER_RELEASE(&obj->ref_counts);
+  if (__atomic_fetch_sub(XFFI_REF_COUNTS(obj), XFFI_REF_WEAK_ONE, __ATOMIC_RELEASE) == XFFI_REF_WEAK_ONE) {
+    XFFI_ACQUIRE_AFTER_RELEASE(XFFI_REF_COUNTS(obj));
     obj->deleter(obj, XFFI_DELETE_MEMORY);
   }
 }
 
 /* The current strong count (a snapshot: it may change at once in other threads). */
 static inline uint32_t xffi_object_strong_count(const xffi_object *obj) {
-  return (uint32_t)__atomic_load_n(&obj->ref_counts, __ATOMIC_RELAXED);
+  return (uint32_t)__atomic_load_n(XFFI_REF_COUNTS(obj), __ATOMIC_RELAXED);
 }
 
 /* The current weak count, including the unit held for the strong references. */
 static inline uint32_t xffi_object_weak_count(const xffi_object *obj) {
-  return (uint32_t)(__atomic_load_n(&obj->ref_counts, __ATOMIC_RELAXED) >> 32);
+  return (uint32_t)(__atomic_load_n(XFFI_REF_COUNTS(obj), __ATOMIC_RELAXED) >> 32);
 }
 
 #else

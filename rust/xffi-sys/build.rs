@@ -15,6 +15,10 @@ use std::env;
 use std::fs;
 use std::path::{Path, PathBuf};
 
+#[path = "build/target_plan.rs"]
+mod target_plan;
+use target_plan::{CompilerFamily, Target};
+
 fn main() {
     let manifest = PathBuf::from(env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
     let out = PathBuf::from(env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
@@ -50,23 +54,37 @@ fn main() {
         println!("cargo:rerun-if-changed={}", src.display());
     }
 
+    // The target's choices (flags, defines, system libraries) come from
+    // build/target_plan.rs; the `cc` crate picks the compiler for TARGET.
+    let cfg = |name: &str| env::var(name).unwrap_or_default();
+    let (arch, os, target_env) = (cfg("CARGO_CFG_TARGET_ARCH"), cfg("CARGO_CFG_TARGET_OS"), cfg("CARGO_CFG_TARGET_ENV"));
     let mut build = cc::Build::new();
-    build.files(&sources).include(&include_out).include(&csrc).define("XFFI_BUILDING", None).pic(true).warnings(false);
+    build.files(&sources).include(&include_out).include(&csrc).define("XFFI_BUILDING", None).warnings(false);
     let compiler = build.get_compiler();
-    if compiler.is_like_msvc() {
-        build.flag("/std:c11");
+    let family = if compiler.is_like_clang_cl() {
+        CompilerFamily::ClangCl
+    } else if compiler.is_like_msvc() {
+        CompilerFamily::Msvc
     } else {
-        build.flag("-std=c11");
-        build.flag("-fvisibility=hidden");
+        CompilerFamily::GnuLike
+    };
+    let plan = target_plan::plan(Target { arch: &arch, os: &os, env: &target_env }, family)
+        .unwrap_or_else(|why| panic!("{why}"));
+    build.pic(plan.pic);
+    for flag in &plan.flags {
+        build.flag(flag);
+    }
+    for (name, value) in &plan.defines {
+        build.define(name, Some(*value));
     }
     build.compile("xffi");
 
-    let target_os = env::var("CARGO_CFG_TARGET_OS").unwrap_or_default();
-    if target_os == "linux" || target_os == "android" {
-        // dlopen for module loading, pthread for the registries' locks.
-        println!("cargo:rustc-link-lib=dl");
-        println!("cargo:rustc-link-lib=pthread");
+    for lib in &plan.link_libs {
+        println!("cargo:rustc-link-lib={lib}");
     }
+    // C code of dependent crates compiled against DEP_XFFI_INCLUDE needs
+    // these too (XFFI_STATIC on Windows): DEP_XFFI_DEFINES.
+    println!("cargo:defines={}", plan.dependent_defines.join(" "));
     println!("cargo:include={}", include_out.display());
     println!("cargo:root={}", out.display());
 }

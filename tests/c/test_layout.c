@@ -5,40 +5,47 @@
 
 #define SAME(a, b) _Static_assert((long long)(a) == (long long)(b), #a " == " #b)
 
-/* ---- The facts, frozen. ---- */
+/* ---- The facts, frozen. ----
+ * Pointer-sized fields are written in P (8 on 64-bit targets, where the
+ * numbers in the comments hold; 4 on 32-bit ones). The header and Any keep
+ * their sizes and offsets everywhere; they are aligned like their 64-bit
+ * fields, which is 4 bytes on i386, as tvm-ffi's header is there. */
+#define P sizeof(void *)
+#define ROUND_UP(n, a) (((n) + (a)-1) / (a) * (a))
+
 SAME(sizeof(xffi_object), 24);
-SAME(_Alignof(xffi_object), 8);
+SAME(_Alignof(xffi_object), _Alignof(int64_t)); /* 8 */
 SAME(offsetof(xffi_object, ref_counts), 0);
 SAME(offsetof(xffi_object, type_index), 8);
 SAME(offsetof(xffi_object, reserved), 12);
 SAME(offsetof(xffi_object, deleter), 16);
 
 SAME(sizeof(xffi_any), 16);
-SAME(_Alignof(xffi_any), 8);
+SAME(_Alignof(xffi_any), _Alignof(int64_t)); /* 8 */
 SAME(offsetof(xffi_any, type_index), 0);
 SAME(offsetof(xffi_any, small_len), 4);
 SAME(offsetof(xffi_any, v_int64), 8);
 SAME(offsetof(xffi_any, v_small), 8);
 
-SAME(sizeof(xffi_byte_array), 16);
-SAME(offsetof(xffi_byte_array, size), 8);
+SAME(sizeof(xffi_byte_array), 2 * P);        /* 16 */
+SAME(offsetof(xffi_byte_array, size), P); /* 8 */
 
-SAME(sizeof(xffi_error_cell), 72);
+SAME(sizeof(xffi_error_cell), 9 * P); /* 72 */
 SAME(offsetof(xffi_error_cell, kind), 0);
-SAME(offsetof(xffi_error_cell, message), 16);
-SAME(offsetof(xffi_error_cell, backtrace), 32);
-SAME(offsetof(xffi_error_cell, update_backtrace), 48);
-SAME(offsetof(xffi_error_cell, cause_chain), 56);
-SAME(offsetof(xffi_error_cell, extra_context), 64);
+SAME(offsetof(xffi_error_cell, message), 2 * P);          /* 16 */
+SAME(offsetof(xffi_error_cell, backtrace), 4 * P);        /* 32 */
+SAME(offsetof(xffi_error_cell, update_backtrace), 6 * P); /* 48 */
+SAME(offsetof(xffi_error_cell, cause_chain), 7 * P);      /* 56 */
+SAME(offsetof(xffi_error_cell, extra_context), 8 * P);    /* 64 */
 
-SAME(sizeof(xffi_string_cell), 16);
+SAME(sizeof(xffi_string_cell), 2 * P); /* 16 */
 
-SAME(sizeof(xffi_function_cell), 16);
-SAME(offsetof(xffi_function_cell, cpp_call), 8);
+SAME(sizeof(xffi_function_cell), 2 * P);         /* 16 */
+SAME(offsetof(xffi_function_cell, cpp_call), P); /* 8 */
 /* xffi's own ABI: the resource right after the cell, for direct functions. */
 SAME(offsetof(xffi_function_head, cell), 24);
-SAME(offsetof(xffi_function_head, resource), 40);
-SAME(sizeof(xffi_function_head), 48);
+SAME(offsetof(xffi_function_head, resource), 24 + 2 * P);                              /* 40 */
+SAME(sizeof(xffi_function_head), ROUND_UP(24 + 3 * P, _Alignof(xffi_function_head))); /* 48 */
 
 SAME(XFFI_TYPE_NONE, 0);
 SAME(XFFI_TYPE_SMALL_BYTES, 12);

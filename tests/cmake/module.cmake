@@ -27,7 +27,16 @@ if(WIN32)
   # from the DLL. plugin_registers pins itself instead of -z nodelete.
   target_link_libraries(xffi_test_plugin_bad_abi PRIVATE xffi_shared)
 else()
-  target_link_options(xffi_test_plugin_registers PRIVATE -Wl,-z,nodelete)
+  # -z nodelete is an ELF linker's (GNU ld, gold, lld). Elsewhere (Apple's
+  # ld64) the plugin pins itself at load with dlopen(RTLD_NOLOAD |
+  # RTLD_NODELETE), which macOS's dlopen(3) documents to the same effect.
+  xffi_linker_accepts(-Wl,-z,nodelete XFFI_LINKER_HAS_Z_NODELETE)
+  if(XFFI_LINKER_HAS_Z_NODELETE)
+    target_link_options(xffi_test_plugin_registers PRIVATE -Wl,-z,nodelete)
+  else()
+    target_compile_definitions(xffi_test_plugin_registers PRIVATE XFFI_TEST_PLUGIN_PIN_SELF=1)
+    target_link_libraries(xffi_test_plugin_registers PRIVATE ${CMAKE_DL_LIBS})
+  endif()
 endif()
 target_link_libraries(xffi_test_plugin_plain PRIVATE xffi_shared)
 

@@ -1,12 +1,17 @@
 /* tests/plugins/plugin_registers.c: a plugin that uses the xffi runtime of
  * the process it is loaded into. Linked against the shared libxffi (so there
  * is one registry), and with -z nodelete (it registers a global function
- * whose code lives here, so it must never be unloaded); on Windows, which has
- * no such link flag, it pins itself at load instead.
+ * whose code lives here, so it must never be unloaded). Where there is no
+ * such link flag it pins itself at load instead: on Windows, and where the
+ * linker has no -z nodelete (Apple's ld64; built with
+ * XFFI_TEST_PLUGIN_PIN_SELF).
  *
  * At load it registers the type "test.plugin.Thing" and the global function
  * "test.plugin.thing_type_index"; it exports add_one, fail and
  * thing_type_index as __tvm_ffi_* symbols. */
+#ifdef XFFI_TEST_PLUGIN_PIN_SELF
+#define _GNU_SOURCE /* dladdr, RTLD_NODELETE */
+#endif
 #include <xffi/error.h>
 #include <xffi/function.h>
 #include <xffi/module.h>
@@ -15,6 +20,19 @@
 #if defined(_WIN32)
 #  define WIN32_LEAN_AND_MEAN
 #  include <windows.h>
+#elif defined(XFFI_TEST_PLUGIN_PIN_SELF)
+#include <dlfcn.h>
+
+/* Marks this already loaded library RTLD_NODELETE: no dlclose unloads it
+ * (RTLD_NOLOAD | RTLD_NODELETE, documented by glibc and macOS alike). The
+ * reference this dlopen takes is never dropped, on purpose. */
+static const char pin_anchor; /* some address inside this library */
+
+static void pin_self(void) {
+  Dl_info self;
+  if (dladdr(&pin_anchor, &self) && self.dli_fname)
+    (void)dlopen(self.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE);
+}
 #endif
 
 static int32_t thing_type_index = -1;
@@ -54,6 +72,8 @@ __attribute__((constructor)) static void plugin_load(void) {
   HMODULE self;
   GetModuleHandleExW(GET_MODULE_HANDLE_EX_FLAG_FROM_ADDRESS | GET_MODULE_HANDLE_EX_FLAG_PIN,
                      (LPCWSTR)(const void *)&thing_type_index, &self);
+#elif defined(XFFI_TEST_PLUGIN_PIN_SELF)
+  pin_self();
 #endif
   xffi_object *f = NULL;
   if (xffi_type_register(&thing_type_index, "test.plugin.Thing", XFFI_TYPE_OBJECT) != XFFI_OK ||

@@ -1,0 +1,106 @@
+# scripts/cross/_linux.sh: what the Linux cross targets share (sourced by
+# aarch64.sh, s390x.sh, i686.sh; test-cross.sh skips files starting with _).
+#   linux_cross TARGET DEB_ARCH [COMPILER]
+# Installs Debian's cross gcc for TARGET (toolchain file
+# cmake/toolchains/TARGET.cmake), its libc and qemu-user if missing, builds
+# cmocka for it (scripts/cross/cmocka.sh), builds xffi (library, suite, tour)
+# in Debug with -Werror, runs the suite under ctest (qemu-user, through the
+# toolchain's emulator) and compares the tour's output with an x86-64 build's.
+# COMPILER (default: the toolchain's gcc) may be clang. Prints one line
+#   cross LABEL: builds yes|no, tests N passed M failed, tour identical yes|no
+# and returns non-zero unless everything built and passed and the tour matched
+# (or differed exactly as scripts/cross/TARGET.tour.diff says it must).
+set -uo pipefail
+cross_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+cross_build=$(realpath -m "${XFFI_BUILD_ROOT:-$cross_root/build}")/cross
+cross_jobs=${XFFI_JOBS:-2}
+
+cross_sudo() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
+
+# Installs the Debian packages that are missing; apt may be busy with another
+# install on the machine, so it is retried.
+cross_install() {
+  local missing=() p i
+  for p in "$@"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  echo "installing Debian packages: ${missing[*]}"
+  for i in $(seq 1 60); do
+    if cross_sudo apt-get update -qq &&
+      cross_sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null; then
+      return 0
+    fi
+    echo "apt is busy or failed; retrying in 10 s ($i/60)"
+    sleep 10
+  done
+  return 1
+}
+
+# The x86-64 tour's output, the reference every target's tour must print.
+cross_reference_tour() {
+  local dir=$cross_build/host-tour
+  if [ ! -s "$dir/tour.txt" ]; then
+    cmake -S "$cross_root" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DXFFI_BUILD_TESTS=OFF \
+      -DXFFI_BUILD_BENCH=OFF >/dev/null &&
+      cmake --build "$dir" --target tour >/dev/null &&
+      "$dir/examples/tour" >"$dir/tour.txt" || return 1
+  fi
+  echo "$dir/tour.txt"
+}
+
+linux_cross() {
+  local target=$1 deb_arch=$2 compiler=${3:-}
+  local label=$target${compiler:+-$compiler} toolchain=$cross_root/cmake/toolchains/$target.cmake
+  local triple
+  triple=$(sed -n 's/^set(XFFI_CROSS_TRIPLE \(.*\))$/\1/p' "$toolchain")
+  local prefix=$cross_build/$target/prefix dir=$cross_build/$label/xffi
+  local builds=no passed=0 failed=0 tour=no tour_ok=no reference summary
+  # A target whose tour must differ from x86-64's (sizes that depend on the
+  # pointer width, say) lists the expected diff here.
+  local expected_diff=$cross_root/scripts/cross/$target.tour.diff
+  local packages=("gcc-$triple" "libc6-dev-$deb_arch-cross" qemu-user dpkg-dev)
+  [ "$compiler" = clang ] && packages+=(clang)
+  mkdir -p "$dir"
+
+  if cross_install "${packages[@]}" &&
+    bash "$cross_root/scripts/cross/cmocka.sh" "$toolchain" "$prefix" &&
+    cmake -S "$cross_root" -B "$dir" -G Ninja -DCMAKE_TOOLCHAIN_FILE="$toolchain" \
+      -DXFFI_CROSS_PREFIX="$prefix" -DCMAKE_BUILD_TYPE=Debug ${compiler:+-DCMAKE_C_COMPILER=$compiler} \
+      -DXFFI_TVM_FFI_INCLUDE_DIR="$(python3 -m tvm_ffi.config --includedir)" >"$dir.configure.log" 2>&1 &&
+    cmake --build "$dir" -j "$cross_jobs" >"$dir.build.log" 2>&1; then
+    builds=yes
+  else
+    [ -f "$dir.configure.log" ] && tail -n 30 "$dir.configure.log"
+    [ -f "$dir.build.log" ] && tail -n 30 "$dir.build.log"
+  fi
+
+  if [ $builds = yes ]; then
+    ctest --test-dir "$dir" -j "$cross_jobs" --output-on-failure >"$dir.ctest.log" 2>&1
+    summary=$(grep -E 'tests passed, [0-9]+ tests? failed out of' "$dir.ctest.log")
+    if [ -n "$summary" ]; then
+      failed=$(sed -E 's/.* ([0-9]+) tests? failed out of ([0-9]+).*/\1/' <<<"$summary")
+      passed=$(($(sed -E 's/.* out of ([0-9]+).*/\1/' <<<"$summary") - failed))
+    fi
+    [ "$failed" -gt 0 ] && grep -E '^\s+[0-9]+ - ' "$dir.ctest.log"
+    [ "$failed" -gt 0 ] && sed -n '/\*\*\*Failed/,/FAILED TEST/p' "$dir.ctest.log" | tail -n 60
+    if reference=$(cross_reference_tour) &&
+      qemu_run=$(sed -n 's/^set(CMAKE_CROSSCOMPILING_EMULATOR \(.*\))$/\1/p' "$toolchain" | sed "s|\${XFFI_CROSS_TRIPLE}|$triple|") &&
+      $qemu_run "$dir/examples/tour" >"$dir.tour.txt" 2>&1; then
+      if cmp -s "$reference" "$dir.tour.txt"; then
+        tour=yes tour_ok=yes
+      else
+        diff "$reference" "$dir.tour.txt" >"$dir.tour.diff"
+        if [ -f "$expected_diff" ] && cmp -s "$expected_diff" "$dir.tour.diff"; then
+          tour_ok=yes
+        else
+          head -n 20 "$dir.tour.diff"
+        fi
+      fi
+    fi
+  fi
+  echo "cross $label: builds $builds, tests $passed passed $failed failed, tour identical $tour"
+  [ $tour_ok = yes ] && [ $tour = no ] &&
+    echo "cross $label: the tour differs from x86-64's only where expected (${expected_diff#"$cross_root/"})"
+  [ $builds = yes ] && [ "$passed" -gt 0 ] && [ "$failed" -eq 0 ] && [ $tour_ok = yes ]
+}
