@@ -27,12 +27,32 @@ extern uint64_t xffi_hash_key[4] XFFI_INTERNAL;
  * and caching a String's hash. Lookups need no call: their map exists. */
 void xffi_hash_key_ensure(void);
 
-/* Folded product: the two 64-bit halves of a * b xored together. */
-static inline uint64_t xffi_keyed_fold(uint64_t a, uint64_t b) {
-  __extension__ typedef unsigned __int128 u128;
-  u128 product = (u128)a * b;
+/* xffi_hash_fold from four 32x32 -> 64-bit products, for targets without a
+ * 128-bit integer (32-bit ones): the same value, computed in halves. */
+static inline uint64_t xffi_hash_fold_halves(uint64_t a, uint64_t b) {
+  uint64_t a_lo = (uint32_t)a, a_hi = a >> 32, b_lo = (uint32_t)b, b_hi = b >> 32;
+  uint64_t lo_lo = a_lo * b_lo, lo_hi = a_lo * b_hi, hi_lo = a_hi * b_lo, hi_hi = a_hi * b_hi;
+  /* The middle column: at most three 32-bit values, so it cannot overflow. */
+  uint64_t middle = (lo_lo >> 32) + (uint32_t)lo_hi + (uint32_t)hi_lo;
+  uint64_t low = (middle << 32) | (uint32_t)lo_lo;
+  uint64_t high = hi_hi + (lo_hi >> 32) + (hi_lo >> 32) + (middle >> 32);
+  return low ^ high;
+}
+
+/* A 64x64 -> 128-bit product with its halves xored together: every bit of
+ * either factor reaches most bits of the result. */
+#if defined(__SIZEOF_INT128__)
+__extension__ typedef unsigned __int128 xffi_uint128;
+static inline uint64_t xffi_hash_fold(uint64_t a, uint64_t b) {
+  xffi_uint128 product = (xffi_uint128)a * b;
   return (uint64_t)product ^ (uint64_t)(product >> 64);
 }
+#else
+static inline uint64_t xffi_hash_fold(uint64_t a, uint64_t b) { return xffi_hash_fold_halves(a, b); }
+#endif
+
+/* Folded product: the two 64-bit halves of a * b xored together. */
+static inline uint64_t xffi_keyed_fold(uint64_t a, uint64_t b) { return xffi_hash_fold(a, b); }
 
 /* Spreads the upper bits of the fold over the lower ones (the map takes the
  * home slot from the low 32 bits and the tag from the high ones). */

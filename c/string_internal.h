@@ -19,29 +19,7 @@
 #define XFFI_HASH_MIX2 UINT64_C(0xa4093822299f31d1)
 #define XFFI_HASH_MIX3 UINT64_C(0xb7e151628aed2a6b)
 
-/* xffi_hash_fold from four 32x32 -> 64-bit products, for targets without a
- * 128-bit integer (32-bit ones): the same value, computed in halves. */
-static inline uint64_t xffi_hash_fold_halves(uint64_t a, uint64_t b) {
-  uint64_t a_lo = (uint32_t)a, a_hi = a >> 32, b_lo = (uint32_t)b, b_hi = b >> 32;
-  uint64_t lo_lo = a_lo * b_lo, lo_hi = a_lo * b_hi, hi_lo = a_hi * b_lo, hi_hi = a_hi * b_hi;
-  /* The middle column: at most three 32-bit values, so it cannot overflow. */
-  uint64_t middle = (lo_lo >> 32) + (uint32_t)lo_hi + (uint32_t)hi_lo;
-  uint64_t low = (middle << 32) | (uint32_t)lo_lo;
-  uint64_t high = hi_hi + (lo_hi >> 32) + (hi_lo >> 32) + (middle >> 32);
-  return low ^ high;
-}
-
-/* A 64x64 -> 128-bit product with its halves xored together: every bit of
- * either factor reaches most bits of the result. */
-#if defined(__SIZEOF_INT128__)
-__extension__ typedef unsigned __int128 xffi_uint128;
-static inline uint64_t xffi_hash_fold(uint64_t a, uint64_t b) {
-  xffi_uint128 product = (xffi_uint128)a * b;
-  return (uint64_t)product ^ (uint64_t)(product >> 64);
-}
-#else
-static inline uint64_t xffi_hash_fold(uint64_t a, uint64_t b) { return xffi_hash_fold_halves(a, b); }
-#endif
+/* xffi_hash_fold (and its 32-bit form) is in c/hash.h, shared with the keyed hash. */
 
 /* The loads read little-endian on every target, so a hash (and anything that
  * depends on it, such as the order of a hash table's buckets) is the same on
