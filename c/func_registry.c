@@ -124,10 +124,12 @@ static _Alignas(CACHE_LINE) union {
 
 /* The published table (at offset 0; see reader) and the global epoch, which
  * every lookup reads and only writers change, alone on their cache line. */
-static _Alignas(CACHE_LINE) struct {
-  _Atomic(table *) table;
-  _Atomic uint64_t epoch;
-  char pad[CACHE_LINE - sizeof(void *) - sizeof(uint64_t)];
+static _Alignas(CACHE_LINE) union {
+  struct {
+    _Atomic(table *) table;
+    _Atomic uint64_t epoch;
+  };
+  char line[CACHE_LINE]; /* the rest of the line stays empty, on every target */
 } current;
 _Static_assert(sizeof current == CACHE_LINE, "the table pointer and epoch have their own cache line");
 

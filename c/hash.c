@@ -23,8 +23,8 @@ static void key_init(void) {
      * varies between processes and runs, folded through the mix so that
      * every key word depends on all of it. Weaker, never absent. */
     int on_stack = 0;
-    uint64_t noise[4] = {(uint64_t)time(NULL), (uint64_t)clock(), (uint64_t)(uintptr_t)&on_stack,
-                         (uint64_t)(uintptr_t)&key_ready};
+    uint64_t noise[4] = {(uint64_t)time(NULL), (uint64_t)(uintptr_t)&on_stack, (uint64_t)(uintptr_t)&key_ready,
+                         (uint64_t)(uintptr_t)&xffi_os_random};
     uint64_t acc = UINT64_C(0x243f6a8885a308d3);
     for (int i = 0; i < 4; ++i) {
       acc = xffi_keyed_fold(acc ^ noise[i], UINT64_C(0xa4093822299f31d1) + (uint64_t)i);

@@ -7,7 +7,7 @@
 
 #  include <stdio.h>
 #  include <stdlib.h>
-#  include <unistd.h> /* getentropy */
+#  include <wasi/api.h> /* __wasi_random_get */
 
 void *xffi_library_open(const char *path, char *why, size_t why_size) {
   (void)path;
@@ -62,16 +62,9 @@ int xffi_thread_key_create(xffi_thread_key *key, void (*on_exit)(void *value)) {
 void xffi_thread_key_set(xffi_thread_key key, void *value) { (void)key, (void)value; }
 void xffi_thread_yield(void) {}
 
-/* getentropy is WASI's random_get, at most 256 bytes a call. */
+/* WASI's random_get: the host's random source. */
 size_t xffi_os_random(void *buf, size_t size) {
-  unsigned char *bytes = buf;
-  size_t got = 0;
-  while (got < size) {
-    size_t take = size - got < 256 ? size - got : 256;
-    if (getentropy(bytes + got, take) != 0) break;
-    got += take;
-  }
-  return got;
+  return __wasi_random_get((uint8_t *)buf, (__wasi_size_t)size) == 0 ? size : 0;
 }
 
 #else

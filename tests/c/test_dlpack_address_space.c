@@ -122,9 +122,9 @@ static void test_tensors_up_to_the_edges_are_accepted(void **state) {
   for (int strided = 0; strided < 2; strided++) {
     producer_init(&p, UINTPTR_MAX - 24, 0, strided); /* its last byte at UINTPTR_MAX - 1 */
     check_accepted(&p);
-    producer_init(&p, 0, 0, strided); /* an empty tensor: NULL data and any byte_offset */
+    producer_init(&p, 0, 0, strided); /* an empty tensor: NULL data, offset up to the top */
     p.shape[0] = 0;
-    p.managed.dl_tensor.byte_offset = p.legacy.dl_tensor.byte_offset = UINT64_MAX;
+    p.managed.dl_tensor.byte_offset = p.legacy.dl_tensor.byte_offset = (uint64_t)UINTPTR_MAX;
     check_accepted(&p);
   }
 }

@@ -159,7 +159,7 @@ static void string_keys_chosen_to_collide_insert_in_near_linear_time(void **stat
   for (int i = 0; i < NKEYS; ++i) {
     char text[16];
     uint64_t tail = (uint64_t)i * UINT64_C(0x100000001b3) + 1;
-    memcpy(text, &old_first_constant, 8);
+    for (int b = 0; b < 8; ++b) text[b] = (char)(old_first_constant >> (8 * b)); /* read little-endian */
     memcpy(text + 8, &tail, 8);
     uint64_t old_hash = xffi_hash_bytes(text, sizeof(text));
     if (i == 0) first_hash = old_hash;

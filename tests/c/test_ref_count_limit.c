@@ -20,7 +20,7 @@ static void ignore_deleter(void *self, int flags) {
 }
 
 static void set_counts(xffi_object *obj, uint32_t strong, uint32_t weak) {
-  __atomic_store_n(&obj->ref_counts, ((uint64_t)weak << 32) | strong, __ATOMIC_RELAXED);
+  __atomic_store_n(XFFI_REF_COUNTS(obj), ((uint64_t)weak << 32) | strong, __ATOMIC_RELAXED);
 }
 
 #if XFFI_TEST_HAVE_FORK
