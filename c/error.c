@@ -23,6 +23,12 @@ typedef struct error_object {
  * path reads it too). Default TLS model, so that the library may be loaded
  * with dlopen (see "Thread-local storage" in c/internal.h). */
 _Thread_local xffi_object *xffi_raised_slot;
+/* The raise clock's tick when xffi_raised_slot was last filled (internal.h).
+ * Ticks on one atomic word are ordered as the thread's own operations on it
+ * are (coherence): a tick taken after a call read the clock is greater than
+ * what the call read, one taken before is not. */
+_Atomic uint64_t xffi_raise_clock;
+static _Thread_local uint64_t raised_at;
 
 static void error_update_backtrace(void *self, const xffi_byte_array *backtrace, int32_t mode);
 
@@ -150,7 +156,12 @@ void xffi_error_set_raised(xffi_object *err) {
   }
   xffi_object *old = xffi_raised_slot;
   xffi_raised_slot = err;
+  if (err) raised_at = atomic_fetch_add_explicit(&xffi_raise_clock, 1, memory_order_relaxed) + 1;
   xffi_object_dec_ref_inline(old);
+}
+
+void xffi_error_release_raised_before(uint64_t begun) {
+  if (xffi_raised_slot && raised_at <= begun) xffi_object_dec_ref(xffi_error_move_raised());
 }
 
 xffi_object *xffi_error_move_raised(void) {

@@ -95,25 +95,28 @@ int xffi_func_new_with_owner(xffi_object **out, xffi_func_callback callback, voi
   return func_make(out, NULL, callback, resource, finalizer, owner, "xffi_func_new_with_owner", "callback");
 }
 
-/* Releases an error still raised when a call begins. Out of line: the
- * slot is empty on entry unless a caller ignored an earlier failure. */
+/* Every call path (checked, inline, Rust) comes through here. A failed
+ * call must report the callee's own error, never one a caller left raised
+ * before the call: so the call notes the raise clock as it begins, and on
+ * failure an error that was raised before then is released (its raise is
+ * older than the call). The slot is then either the callee's error (or one
+ * raised on its behalf) or empty, when the callee raised in tvm-ffi's slot
+ * or nowhere (xffi_func_call_failed_). The success path reads one shared
+ * word, no thread-local: in a shared library each thread-local access is a
+ * call to __tls_get_addr. */
 #if defined(__GNUC__)
 __attribute__((noinline, cold))
 #endif
-static void release_unclaimed_error(void) {
-  xffi_object_dec_ref(xffi_error_move_raised());
+static int call_failed(uint64_t begun, int status) {
+  xffi_error_release_raised_before(begun);
+  return status;
 }
 
-/* Every call path (checked, inline, Rust) comes through here, so this is
- * where a call begins with an empty slot: after a failure, an error in
- * xffi's slot is then surely the callee's (or raised on its behalf), never
- * one left over from before, and an empty slot means the callee raised in
- * tvm-ffi's slot or nowhere (xffi_func_call_failed_). The common case adds
- * a load and a not-taken branch, and stays a sibling call: one jump
- * through the cell. */
 int xffi_func_call_raw(xffi_object *func, const xffi_any *args, int32_t num_args, xffi_any *result) {
-  if (XFFI_UNLIKELY(xffi_raised_slot != NULL)) release_unclaimed_error();
-  return XFFI_OBJECT_CELL(xffi_function_cell, func)->safe_call(func, args, num_args, result);
+  uint64_t begun = xffi_raise_clock_now();
+  int status = XFFI_OBJECT_CELL(xffi_function_cell, func)->safe_call(func, args, num_args, result);
+  if (XFFI_UNLIKELY(status != 0)) return call_failed(begun, status);
+  return status;
 }
 
 int xffi_func_call_failed_(xffi_any *result, int status) {

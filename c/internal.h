@@ -4,6 +4,7 @@
 #define XFFI_INTERNAL_H
 
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <xffi/xffi.h>
@@ -43,9 +44,20 @@ void xffi_free_aligned(void *ptr);
 #endif
 extern _Thread_local int64_t xffi_alloc_budget XFFI_INTERNAL_TLS;
 /* The calling thread's raised error (one reference) or NULL: c/error.c owns
- * it; the call path (c/function.c) reads it directly to release an error
- * left unclaimed when a call begins. */
+ * it; the call path (c/function.c) reads it on failure. */
 extern _Thread_local xffi_object *xffi_raised_slot XFFI_INTERNAL_TLS;
+/* The raise clock: advanced (by any thread) each time an error is put in a
+ * raised slot, which remembers the tick. A call reads it as it begins; if the
+ * call fails, an error raised at or before that tick is older than the call
+ * and is released (xffi_error_release_raised_before), so the call reports
+ * its callee's error only. One shared word: the success path of a call reads
+ * it and touches no thread-local storage. */
+extern _Atomic uint64_t xffi_raise_clock XFFI_INTERNAL;
+static inline uint64_t xffi_raise_clock_now(void) {
+  return atomic_load_explicit(&xffi_raise_clock, memory_order_relaxed);
+}
+/* Releases the raised error if it was raised at or before tick begun. */
+void xffi_error_release_raised_before(uint64_t begun);
 /* The allocation that took the budget below zero: NULL if injection is on. */
 void *xffi_alloc_over_budget(size_t size);
 

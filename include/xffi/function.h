@@ -100,11 +100,10 @@ XFFI_API int xffi_func_new_with_owner(xffi_object **out, xffi_func_callback call
  * *result must hold nothing that needs releasing: it is set to None, then
  * receives the callee's owned result (release it with xffi_any_release).
  * Returns XFFI_OK, or XFFI_FAIL with an Error raised and *result None (a
- * value a failing callee left in it is released). A call begins with an
- * empty raised slot: an error still raised from before (a caller ignored an
- * earlier failure) is released first, so the error a failed call reports is
- * always the callee's own, never a stale one. (A callee that wants an error
- * of its own to survive a further call moves it out first.) A callee written
+ * value a failing callee left in it is released). The error a failed call
+ * reports is always the callee's own (or one raised on its behalf), never
+ * one a caller left raised before the call: such an error is released when
+ * the call fails (a successful call leaves the slot as it found it). A callee written
  * for tvm-ffi raises into tvm-ffi's slot: when xffi's slot is empty after a
  * failure and tvm-ffi is in the process, its raised error is moved into
  * xffi's slot as it is (the layouts are shared). A callee that fails without
@@ -123,10 +122,8 @@ XFFI_API int xffi_func_call_failed_(xffi_any *result, int status);
  * func and args are borrowed; *result, which the caller set to None, receives
  * the callee's owned value. No checks, *result is not reset, and an error
  * stays in whichever slot the callee raised it (xffi_func_call_unchecked
- * adds those steps). Like every call, it first releases an error left raised
- * from before the call (see xffi_func_call). It is a test of the slot and one
- * jump: calling it and jumping on is measurably faster on some x86 machines
- * than calling through the cell from the caller (docs/performance.md). */
+ * adds those steps). Like every call, when the callee fails it releases an
+ * error left raised from before the call (see xffi_func_call). */
 XFFI_API int xffi_func_call_raw(xffi_object *func, const xffi_any *args, int32_t num_args, xffi_any *result);
 
 /* xffi_func_call without its checks, for a caller that has already made

@@ -1,8 +1,8 @@
 /* A failed call reports the callee's own error, never one left over from
  * before the call: an error still raised when a call begins (a caller
- * ignored an earlier failure, say a KeyError) is released as the call
- * begins, on every call path (xffi_func_call, xffi_func_call_inline,
- * XFFI_CALL, xffi_func_call_unchecked). A callee that fails without raising
+ * ignored an earlier failure, say a KeyError) is released when the call
+ * fails, on every call path (xffi_func_call, xffi_func_call_inline,
+ * XFFI_CALL, xffi_func_call_unchecked); a successful call leaves it alone. A callee that fails without raising
  * then gets the RuntimeError saying so, and errors passed up through nested
  * calls still arrive. (With tvm-ffi loaded, a tvm-ffi callee's error is
  * adopted instead: tests/interop/test_interop_host.c.) */
@@ -85,18 +85,37 @@ static void test_callee_error_is_reported_not_the_stale_one(void **state) {
   xffi_object_dec_ref(f);
 }
 
-static void test_a_call_begins_with_an_empty_slot(void **state) {
+static void test_a_successful_call_leaves_the_slot_alone(void **state) {
   (void)state;
-  xffi_object *f = NULL;
+  xffi_object *f = NULL, *silent = NULL;
   assert_int_equal(xffi_func_new(&f, succeed, NULL, NULL), XFFI_OK);
+  assert_int_equal(xffi_func_new(&silent, fail_silently, NULL, NULL), XFFI_OK);
   for (int path = 0; path < PATHS; path++) {
     xffi_object *stale = leave_stale_key_error();
     xffi_any result;
     assert_int_equal(call_via(path, f, &result), XFFI_OK);
     assert_int_equal(result.v_int64, 1);
-    assert_null(xffi_error_peek_raised()); /* the unclaimed error is gone, not kept for later */
+    assert_ptr_equal(xffi_error_peek_raised(), stale); /* a success changes nothing */
+    /* The next failing call still knows the error is older than itself. */
+    assert_int_equal(call_via(path, silent, &result), XFFI_FAIL);
+    expect_error(XFFI_KIND_RUNTIME, "xffi_func_call: the callee returned status 7 without raising an error");
     assert_int_equal(xffi_object_strong_count(stale), 1);
     xffi_object_dec_ref(stale);
+  }
+  xffi_object_dec_ref(silent);
+  xffi_object_dec_ref(f);
+}
+
+/* The callee's own error is raised after the call read the clock, so it is
+ * kept, call after call (each raise takes a later tick). */
+static void test_an_error_raised_during_the_call_is_kept(void **state) {
+  (void)state;
+  xffi_object *f = NULL;
+  assert_int_equal(xffi_func_new(&f, raise_value_error, NULL, NULL), XFFI_OK);
+  for (int round = 0; round < 3; round++) {
+    xffi_any result;
+    assert_int_equal(xffi_func_call_unchecked(f, NULL, 0, &result), XFFI_FAIL);
+    expect_error(XFFI_KIND_VALUE, "raised by the callee");
   }
   xffi_object_dec_ref(f);
 }
@@ -130,7 +149,8 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_silent_failure_is_not_blamed_on_a_stale_error),
       cmocka_unit_test(test_callee_error_is_reported_not_the_stale_one),
-      cmocka_unit_test(test_a_call_begins_with_an_empty_slot),
+      cmocka_unit_test(test_a_successful_call_leaves_the_slot_alone),
+      cmocka_unit_test(test_an_error_raised_during_the_call_is_kept),
       cmocka_unit_test(test_errors_passed_up_through_nested_calls_arrive),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
