@@ -15,7 +15,7 @@ use std::env;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-#[path = "build/target_plan.rs"]
+#[path = "target_plan.rs"]
 mod target_plan;
 use target_plan::{CompilerFamily, Target};
 
@@ -55,7 +55,7 @@ fn main() {
     }
 
     // The target's choices (flags, defines, system libraries) come from
-    // build/target_plan.rs; the `cc` crate picks the compiler for TARGET.
+    // target_plan.rs; the `cc` crate picks the compiler for TARGET.
     let cfg = |name: &str| env::var(name).unwrap_or_default();
     let (arch, os, target_env) = (cfg("CARGO_CFG_TARGET_ARCH"), cfg("CARGO_CFG_TARGET_OS"), cfg("CARGO_CFG_TARGET_ENV"));
     let mut build = cc::Build::new();

@@ -1,7 +1,7 @@
 //! The build script's per-target choices, checked for the targets xffi ships
 //! to (only x86-64 Linux's standard library is installed here, so these
 //! targets cannot be built; their plans can be checked).
-#[path = "../build/target_plan.rs"]
+#[path = "../target_plan.rs"]
 mod target_plan;
 
 use target_plan::{plan, CompilerFamily, Target};
