@@ -75,9 +75,18 @@
 #include <xffi/string.h>
 #include <xffi/sys/testing.h>
 
+#include "hash.h"
 #include "internal.h"
 #include "platform.h"
 #include "string_internal.h"
+
+/* Names are hashed with the process's secret key (c/hash.h): a caller that
+ * chooses names cannot make them share a probe run and turn registration
+ * and lookup quadratic. */
+static inline uint64_t name_hash(const char *name, size_t len) {
+  xffi_hash_key_ensure();
+  return xffi_keyed_hash_bytes(name, len);
+}
 
 /* ---- Entries and tables ---- */
 
@@ -290,7 +299,7 @@ static inline int entry_matches(const entry *e, uint64_t hash, const char *name,
 
 /* The lookup itself, for the announcement word of the calling thread's
  * reader record; out and name are checked by the callers and hash is
- * xffi_hash_bytes(name, len). The epoch load is seq_cst so that it cannot
+ * name_hash(name, len). The epoch load is seq_cst so that it cannot
  * return an epoch newer than an unpublishing store the lookup precedes. */
 #if defined(__GNUC__)
 __attribute__((always_inline))
@@ -323,7 +332,7 @@ __attribute__((noinline, cold))
 static int lookup_first(xffi_object **out, const char *name, size_t len) {
   reader *r = reader_acquire();
   if (!r) return XFFI_FAIL;
-  return lookup_in(&r->announced, out, name, len, xffi_hash_inline(name, len));
+  return lookup_in(&r->announced, out, name, len, name_hash(name, len));
 }
 
 #if defined(__GNUC__)
@@ -332,7 +341,7 @@ __attribute__((always_inline))
 static inline int lookup(xffi_object **out, const char *name, size_t len) {
   _Atomic uint64_t *my = my_announcement;
   if (XFFI_UNLIKELY(!my)) return lookup_first(out, name, len);
-  return lookup_in(my, out, name, len, xffi_hash_inline(name, len));
+  return lookup_in(my, out, name, len, name_hash(name, len));
 }
 
 int xffi_func_global_get_bytes(xffi_object **out, xffi_byte_array name) {
@@ -485,7 +494,7 @@ int xffi_func_global_register(const char *name, xffi_object *func, int allow_ove
   if (!name[0]) return xffi_error_raise(XFFI_KIND_VALUE, "%s: name is empty", fn);
   if (xffi_check_object_arg(fn, "func", func, XFFI_TYPE_FUNCTION) != XFFI_OK) return XFFI_FAIL;
   size_t len = strlen(name);
-  uint64_t hash = xffi_hash_bytes(name, len);
+  uint64_t hash = name_hash(name, len);
   entry *e = entry_new(hash, name, len, func);
   if (!e) return xffi_error_raise_out_of_memory();
 
@@ -525,7 +534,7 @@ int xffi_func_global_remove(const char *name) {
   if (!name) return xffi_raise_null_arg(fn, "name");
   if (!name[0]) return xffi_error_raise(XFFI_KIND_VALUE, "%s: name is empty", fn);
   size_t len = strlen(name);
-  uint64_t hash = xffi_hash_bytes(name, len);
+  uint64_t hash = name_hash(name, len);
   xffi_mutex_lock(&writer_lock);
   _Atomic(entry *) *slot = find_slot(atomic_load_explicit(&current.table, memory_order_relaxed), hash, name, len);
   if (!slot) {

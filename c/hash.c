@@ -9,7 +9,7 @@
 
 uint64_t xffi_hash_key[4];
 
-static atomic_int key_ready;
+atomic_int xffi_hash_key_ready;
 static xffi_once key_once = XFFI_ONCE_INITIALIZER;
 
 static void key_init(void) {
@@ -23,7 +23,7 @@ static void key_init(void) {
      * varies between processes and runs, folded through the mix so that
      * every key word depends on all of it. Weaker, never absent. */
     int on_stack = 0;
-    uint64_t noise[4] = {(uint64_t)time(NULL), (uint64_t)(uintptr_t)&on_stack, (uint64_t)(uintptr_t)&key_ready,
+    uint64_t noise[4] = {(uint64_t)time(NULL), (uint64_t)(uintptr_t)&on_stack, (uint64_t)(uintptr_t)&xffi_hash_key_ready,
                          (uint64_t)(uintptr_t)&xffi_os_random};
     uint64_t acc = UINT64_C(0x243f6a8885a308d3);
     for (int i = 0; i < 4; ++i) {
@@ -32,11 +32,10 @@ static void key_init(void) {
     }
   }
   memcpy(xffi_hash_key, words, sizeof(words));
-  atomic_store_explicit(&key_ready, 1, memory_order_release);
+  atomic_store_explicit(&xffi_hash_key_ready, 1, memory_order_release);
 }
 
-void xffi_hash_key_ensure(void) {
-  if (XFFI_LIKELY(atomic_load_explicit(&key_ready, memory_order_acquire))) return;
+void xffi_hash_key_init(void) {
   xffi_call_once(&key_once, key_init);
 }
 

@@ -13,6 +13,7 @@
 #ifndef XFFI_HASH_H
 #define XFFI_HASH_H
 
+#include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -23,9 +24,16 @@
 extern uint64_t xffi_hash_key[4] XFFI_INTERNAL;
 
 /* Makes sure xffi_hash_key holds the process's secret (thread-safe, cheap
- * after the first call). Called wherever a hash may be stored: creating a map
- * and caching a String's hash. Lookups need no call: their map exists. */
-void xffi_hash_key_ensure(void);
+ * after the first call: one acquire load). Called wherever a hash may be
+ * stored: creating a map, caching a String's hash, registering a global
+ * function or a type; and by registry lookups, which may run before any
+ * registration. Map lookups need no call: their map exists. */
+extern atomic_int xffi_hash_key_ready XFFI_INTERNAL;
+void xffi_hash_key_init(void);
+static inline void xffi_hash_key_ensure(void) {
+  if (XFFI_LIKELY(atomic_load_explicit(&xffi_hash_key_ready, memory_order_acquire))) return;
+  xffi_hash_key_init();
+}
 
 /* xffi_hash_fold from four 32x32 -> 64-bit products, for targets without a
  * 128-bit integer (32-bit ones): the same value, computed in halves. */

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "hash.h"
 #include "internal.h"
 #include "platform.h"
 
@@ -93,7 +94,12 @@ typedef struct retired {
 } retired;
 static retired *retired_list;
 
-static uint64_t key_hash(const char *key, size_t size) { return xffi_hash_bytes(key, size); }
+/* Keys are hashed with the process's secret key (c/hash.h), so chosen keys
+ * cannot share a probe run. */
+static uint64_t key_hash(const char *key, size_t size) {
+  xffi_hash_key_ensure();
+  return xffi_keyed_hash_bytes(key, size);
+}
 
 static const xffi_type_info *builtin_by_key(const char *key, size_t size) {
   for (size_t i = 0; i < BUILTIN_COUNT; ++i) {
