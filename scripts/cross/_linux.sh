@@ -15,27 +15,7 @@ cross_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cross_build=$(realpath -m "${XFFI_BUILD_ROOT:-$cross_root/build}")/cross
 cross_jobs=${XFFI_JOBS:-2}
 
-cross_sudo() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
-
-# Installs the Debian packages that are missing; apt may be busy with another
-# install on the machine, so it is retried.
-cross_install() {
-  local missing=() p i
-  for p in "$@"; do
-    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-  done
-  [ ${#missing[@]} -eq 0 ] && return 0
-  echo "installing Debian packages: ${missing[*]}"
-  for i in $(seq 1 60); do
-    if cross_sudo apt-get update -qq &&
-      cross_sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null; then
-      return 0
-    fi
-    echo "apt is busy or failed; retrying in 10 s ($i/60)"
-    sleep 10
-  done
-  return 1
-}
+source "$cross_root/scripts/cross/_install.sh"
 
 # The x86-64 tour's output, the reference every target's tour must print.
 cross_reference_tour() {
@@ -63,7 +43,7 @@ linux_cross() {
   [ "$compiler" = clang ] && packages+=(clang)
   mkdir -p "$dir"
 
-  if cross_install "${packages[@]}" &&
+  if cross_install --no-recommends "${packages[@]}" &&
     bash "$cross_root/scripts/cross/cmocka.sh" "$toolchain" "$prefix" &&
     cmake -S "$cross_root" -B "$dir" -G Ninja -DCMAKE_TOOLCHAIN_FILE="$toolchain" \
       -DXFFI_CROSS_PREFIX="$prefix" -DCMAKE_BUILD_TYPE=Debug ${compiler:+-DCMAKE_C_COMPILER=$compiler} \

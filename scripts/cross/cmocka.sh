@@ -25,12 +25,12 @@ if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
   exit 0
 fi
 
-sudo_if_needed() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
+source "$(dirname "${BASH_SOURCE[0]}")/_install.sh"
 # apt and dpkg may be busy with another install on the same machine.
 apt_retry() {
   local i
   for i in $(seq 1 60); do
-    if sudo_if_needed env DEBIAN_FRONTEND=noninteractive "$@"; then return 0; fi
+    if cross_sudo env DEBIAN_FRONTEND=noninteractive "$@"; then return 0; fi
     echo "apt is busy or failed; retrying in 10 s ($i/60)" >&2
     sleep 10
   done
@@ -49,10 +49,10 @@ if [ ! -f "$src/CMakeLists.txt" ]; then
   if ! (cd "$work/download" && apt-get source --print-uris -qq cmocka >/dev/null 2>&1); then
     list=/etc/apt/sources.list.d/xffi-deb-src.sources
     if [ -f /etc/apt/sources.list.d/debian.sources ]; then
-      sed 's/^Types:.*$/Types: deb-src/' /etc/apt/sources.list.d/debian.sources | sudo_if_needed tee "$list" >/dev/null
+      sed 's/^Types:.*$/Types: deb-src/' /etc/apt/sources.list.d/debian.sources | cross_sudo tee "$list" >/dev/null
     else
       grep -h '^deb ' /etc/apt/sources.list | sed 's/^deb /deb-src /' |
-        sudo_if_needed tee /etc/apt/sources.list.d/xffi-deb-src.list >/dev/null
+        cross_sudo tee /etc/apt/sources.list.d/xffi-deb-src.list >/dev/null
     fi
     apt_retry apt-get update -qq
   fi

@@ -17,24 +17,8 @@ builds=no passed=0 failed=0 tour=no
 summary() { echo "cross $target: builds $builds, tests $passed passed $failed failed, tour identical $tour"; }
 trap summary EXIT
 
-sudo_if_needed() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
-install_packages() { # Debian packages, only the missing ones; apt may be busy with another install
-  local missing=() p i
-  for p in "$@"; do
-    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-  done
-  [ ${#missing[@]} -eq 0 ] && return 0
-  echo "installing Debian packages: ${missing[*]}"
-  for i in $(seq 1 60); do
-    sudo_if_needed apt-get update -qq &&
-      sudo_if_needed env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null && return 0
-    echo "apt is busy or failed; retrying in 10 s ($i/60)" >&2
-    sleep 10
-  done
-  return 1
-}
-
-install_packages gcc-mingw-w64-x86-64-posix wine64 cmake ninja-build pkg-config || exit 1
+source scripts/cross/_install.sh
+cross_install gcc-mingw-w64-x86-64-posix wine64 cmake ninja-build pkg-config || exit 1
 mkdir -p "$work"
 toolchain=$root/cmake/toolchains/mingw.cmake
 bash scripts/cross/cmocka.sh "$toolchain" "$prefix" || { echo "building cmocka for mingw failed"; exit 1; }

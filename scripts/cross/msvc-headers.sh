@@ -19,20 +19,8 @@ builds=no passed=0 failed=0
 summary() { echo "cross msvc-headers: builds $builds, tests $passed passed $failed failed, tour identical n/a"; }
 trap summary EXIT
 
-sudo_if_needed() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
-missing=()
-for p in clang mingw-w64-x86-64-dev; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-  echo "installing Debian packages: ${missing[*]}"
-  for i in $(seq 1 60); do
-    sudo_if_needed apt-get update -qq &&
-      sudo_if_needed env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null && break
-    echo "apt is busy or failed; retrying in 10 s ($i/60)" >&2
-    sleep 10
-  done
-fi
+source scripts/cross/_install.sh
+cross_install clang mingw-w64-x86-64-dev || exit 1
 crt=/usr/x86_64-w64-mingw32/include
 [ -f "$crt/string.h" ] || { echo "no Windows C runtime headers at $crt"; exit 1; }
 builds=yes

@@ -1,0 +1,30 @@
+# scripts/cross/_install.sh: installing Debian packages for the cross targets
+# (sourced; test-cross.sh skips files starting with _).
+#   cross_sudo COMMAND...      runs COMMAND as root (sudo unless already root)
+#   cross_install [--no-recommends] PACKAGE...
+#                              installs the packages that are missing; apt may
+#                              be busy with another install on the machine, so
+#                              it is retried (60 times, 10 s apart)
+cross_sudo() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
+
+cross_install() {
+  local flags=() missing=() p i
+  if [ "${1:-}" = --no-recommends ]; then
+    flags=(--no-install-recommends)
+    shift
+  fi
+  for p in "$@"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  echo "installing Debian packages: ${missing[*]}"
+  for i in $(seq 1 60); do
+    if cross_sudo apt-get update -qq &&
+      cross_sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${flags[@]}" "${missing[@]}" >/dev/null; then
+      return 0
+    fi
+    echo "apt is busy or failed; retrying in 10 s ($i/60)" >&2
+    sleep 10
+  done
+  return 1
+}
