@@ -1,10 +1,17 @@
-# scripts/cross/_install.sh: installing Debian packages for the cross targets
+# scripts/cross/_install.sh: what the cross target scripts share: installing
+# Debian packages and the summary line
 # (sourced; test-cross.sh skips files starting with _).
 #   cross_sudo COMMAND...      runs COMMAND as root (sudo unless already root)
 #   cross_install [--no-recommends] PACKAGE...
 #                              installs the packages that are missing; apt may
 #                              be busy with another install on the machine, so
 #                              it is retried (60 times, 10 s apart)
+#   cross_target_begin TARGET  for a target script run from the repository
+#                              root: sets root, build_root, work (its build
+#                              directory), prefix, jobs and the summary counters
+#                              (builds passed failed tour), and prints
+#                              "cross TARGET: builds ..., tests N passed M failed,
+#                              tour identical ..." when the script exits
 cross_sudo() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
 
 cross_install() {
@@ -27,4 +34,15 @@ cross_install() {
     sleep 10
   done
   return 1
+}
+
+cross_target_begin() {
+  target=$1
+  root=$(pwd)
+  build_root=$(realpath -m "${XFFI_BUILD_ROOT:-$root/build}")
+  work=$build_root/cross/$target
+  prefix=$work/prefix
+  jobs=${XFFI_JOBS:-2}
+  builds=no passed=0 failed=0 tour=no
+  trap 'echo "cross $target: builds $builds, tests $passed passed $failed failed, tour identical $tour"' EXIT
 }

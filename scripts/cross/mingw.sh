@@ -7,17 +7,8 @@
 # Build trees: XFFI_BUILD_ROOT (default build/)/cross/. Idempotent installs.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-root=$(pwd)
-build_root=$(realpath -m "${XFFI_BUILD_ROOT:-$root/build}")
-work=$build_root/cross/mingw
-prefix=$work/prefix
-jobs=${XFFI_JOBS:-2}
-target=mingw
-builds=no passed=0 failed=0 tour=no
-summary() { echo "cross $target: builds $builds, tests $passed passed $failed failed, tour identical $tour"; }
-trap summary EXIT
-
 source scripts/cross/_install.sh
+cross_target_begin mingw
 cross_install gcc-mingw-w64-x86-64-posix wine64 cmake ninja-build pkg-config || exit 1
 mkdir -p "$work"
 toolchain=$root/cmake/toolchains/mingw.cmake

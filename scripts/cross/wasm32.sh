@@ -7,17 +7,8 @@
 # Build trees: XFFI_BUILD_ROOT (default build/)/cross/. Idempotent installs.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-root=$(pwd)
-build_root=$(realpath -m "${XFFI_BUILD_ROOT:-$root/build}")
-work=$build_root/cross/wasm32
-prefix=$work/prefix
-jobs=${XFFI_JOBS:-2}
-target=wasm32
-builds=no passed=0 failed=0 tour=no
-summary() { echo "cross $target: builds $builds, tests $passed passed $failed failed, tour identical $tour"; }
-trap summary EXIT
-
 source scripts/cross/_install.sh
+cross_target_begin wasm32
 cross_install clang lld-14 wasi-libc libclang-rt-14-dev-wasm32 cmake ninja-build pkg-config || exit 1
 # The WASI runtime, pinned like the other Python test dependencies.
 wasmtime_pin=50.0.1

@@ -7,31 +7,13 @@
 #include <stdatomic.h>
 
 #include "test_util.h"
+#include "counted_functions.h"
 
 #include <xffi/function.h>
 #include <xffi/sys/testing.h>
 
 enum { READERS = 8, WRITERS = 2, STABLE = 8, CHURN = 16, READER_ROUNDS = 4000, WRITER_ROUNDS = 1500 };
 
-static atomic_long created, finalized;
-
-static int return_resource(void *resource, const xffi_any *args, int32_t num_args, xffi_any *result) {
-  (void)args, (void)num_args;
-  *result = xffi_any_int((int64_t)(intptr_t)resource);
-  return XFFI_OK;
-}
-
-static void count_finalizer(void *resource) {
-  (void)resource;
-  atomic_fetch_add(&finalized, 1);
-}
-
-static xffi_object *make(intptr_t value) {
-  xffi_object *f = NULL;
-  if (xffi_func_new(&f, return_resource, (void *)value, count_finalizer) != XFFI_OK) return NULL;
-  atomic_fetch_add(&created, 1);
-  return f;
-}
 
 static atomic_int failures;
 

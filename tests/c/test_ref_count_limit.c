@@ -69,14 +69,6 @@ static void test_every_strong_increment_aborts_at_the_limit(void **state) {
   assert_aborts(inc_inline, UINT32_MAX, 1);
 }
 
-static int noop_callback(void *resource, const xffi_any *args, int32_t num_args, xffi_any *result) {
-  (void)resource;
-  (void)args;
-  (void)num_args;
-  (void)result;
-  return XFFI_OK;
-}
-
 static void get_global(xffi_object *func) {
   (void)func;
   xffi_object *found = NULL;
@@ -86,7 +78,7 @@ static void get_global(xffi_object *func) {
 static void test_global_function_lookup_aborts_at_the_limit(void **state) {
   (void)state;
   xffi_object *func = NULL;
-  assert_int_equal(xffi_func_new(&func, noop_callback, NULL, NULL), XFFI_OK);
+  assert_int_equal(xffi_func_new(&func, test_noop_callback, NULL, NULL), XFFI_OK);
   assert_int_equal(xffi_func_global_register("test_ref_count_limit.noop", func, 0), XFFI_OK);
   assert_aborts_on(func, get_global, XFFI_REF_COUNT_LIMIT, 1);
   /* Below the limit the lookup works (in this process, counts untouched). */

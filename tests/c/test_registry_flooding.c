@@ -41,11 +41,6 @@ static void family_name(char out[17], int chosen, const char *prefix, int i) {
   out[16] = '\0';
 }
 
-static int noop(void *resource, const xffi_any *args, int32_t num_args, xffi_any *result) {
-  (void)resource, (void)args, (void)num_args, (void)result;
-  return 0;
-}
-
 /* Registers NNAMES global functions of one family, looks each up, removes
  * them all; returns the seconds taken. */
 static double time_globals(xffi_object *func, int chosen) {
@@ -76,7 +71,7 @@ static void chosen_function_names_register_in_near_linear_time(void **state) {
   family_name(name, 1, "", NNAMES - 1);
   assert_true(xffi_hash_bytes(first, 16) == xffi_hash_bytes(name, 16)); /* they collide unkeyed */
   xffi_object *func = NULL;
-  assert_int_equal(xffi_func_new_direct(&func, noop, NULL, NULL), XFFI_OK);
+  assert_int_equal(xffi_func_new_direct(&func, test_noop_callback, NULL, NULL), XFFI_OK);
   double t_ordinary = time_globals(func, 0);
   double t_chosen = time_globals(func, 1);
   printf("global functions: %d ordinary names %.1f ms, %d names colliding unkeyed %.1f ms\n", NNAMES,

@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "test_util.h"
+#include "counted_functions.h"
 
 #include <xffi/function.h>
 #include <xffi/sys/testing.h>
@@ -23,7 +24,6 @@ static const double WRITE_BOUND_SECONDS = 2.0;
 /* A write this late means the writer is stuck: fail instead of hanging. */
 static const int STUCK_SECONDS = 60;
 
-static atomic_long created, finalized;
 static atomic_int failures, stop_readers, readers_started;
 static atomic_long lookups_done;
 
@@ -34,25 +34,6 @@ static atomic_long lookups_done;
       atomic_fetch_add(&failures, 1);                                          \
     }                                                                          \
   } while (0)
-
-static int return_resource(void *resource, const xffi_any *args, int32_t num_args, xffi_any *result) {
-  (void)args, (void)num_args;
-  *result = xffi_any_int((int64_t)(intptr_t)resource);
-  return XFFI_OK;
-}
-
-static void count_finalizer(void *resource) {
-  (void)resource;
-  atomic_fetch_add(&finalized, 1);
-}
-
-/* A new reference to a function returning value. */
-static xffi_object *make(intptr_t value) {
-  xffi_object *f = NULL;
-  if (xffi_func_new(&f, return_resource, (void *)value, count_finalizer) != XFFI_OK) return NULL;
-  atomic_fetch_add(&created, 1);
-  return f;
-}
 
 static const char CHURN_NAME[] = "test.registry_threads.churn";
 

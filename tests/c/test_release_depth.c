@@ -86,17 +86,9 @@ static xffi_object *wrap_in_dict(xffi_object *inner) {
   return outer;
 }
 
-static int noop_callback(void *resource, const xffi_any *args, int32_t num_args, xffi_any *result) {
-  (void)resource;
-  (void)args;
-  (void)num_args;
-  (void)result;
-  return XFFI_OK;
-}
-
 static xffi_object *wrap_in_owning_function(xffi_object *inner) {
   xffi_object *outer = NULL;
-  assert_int_equal(xffi_func_new_with_owner(&outer, noop_callback, NULL, NULL, inner), XFFI_OK);
+  assert_int_equal(xffi_func_new_with_owner(&outer, test_noop_callback, NULL, NULL, inner), XFFI_OK);
   xffi_object_dec_ref(inner);
   return outer;
 }
@@ -112,7 +104,7 @@ static void release_resource_function(void *resource) {
 
 static xffi_object *wrap_in_finalizing_function(xffi_object *inner) {
   xffi_object *outer = NULL;
-  assert_int_equal(xffi_func_new(&outer, noop_callback, inner, release_resource_function), XFFI_OK);
+  assert_int_equal(xffi_func_new(&outer, test_noop_callback, inner, release_resource_function), XFFI_OK);
   return outer; /* inner's reference now belongs to outer's resource */
 }
 

@@ -29,6 +29,12 @@
 #  define XFFI_TEST_HAVE_FORK 1
 #endif
 
+/* A Function callback that does nothing and succeeds. */
+static inline int test_noop_callback(void *resource, const xffi_any *args, int32_t num_args, xffi_any *result) {
+  (void)resource, (void)args, (void)num_args, (void)result;
+  return XFFI_OK;
+}
+
 /* Asserts that the last call raised an error of `kind` whose message
  * contains `fragment` (assert_raised) or is exactly `message`
  * (expect_error), then clears the raised slot. */
