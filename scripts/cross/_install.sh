@@ -12,6 +12,9 @@
 #                              (builds passed failed tour), and prints
 #                              "cross TARGET: builds ..., tests N passed M failed,
 #                              tour identical ..." when the script exits
+#   cross_ctest                runs the suite in $work/build (log in
+#                              $work/ctest.log), prints its result lines and
+#                              sets status, passed and failed
 cross_sudo() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
 
 cross_install() {
@@ -45,4 +48,12 @@ cross_target_begin() {
   jobs=${XFFI_JOBS:-2}
   builds=no passed=0 failed=0 tour=no
   trap 'echo "cross $target: builds $builds, tests $passed passed $failed failed, tour identical $tour"' EXIT
+}
+
+cross_ctest() {
+  ctest --test-dir "$work/build" -j "$jobs" --timeout 600 --output-on-failure >"$work/ctest.log" 2>&1
+  status=$?
+  grep -E '^\s*[0-9]+/[0-9]+ Test|tests passed|\*\*\*' "$work/ctest.log" | tail -40
+  passed=$(grep -cE '^\s*[0-9]+/[0-9]+ Test .* Passed' "$work/ctest.log")
+  failed=$(grep -cE '^\s*[0-9]+/[0-9]+ Test .*(\*\*\*|Failed|Not Run|Timeout)' "$work/ctest.log")
 }

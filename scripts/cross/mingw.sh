@@ -42,11 +42,7 @@ for dll in $imports; do
   esac
 done
 
-ctest --test-dir "$work/build" -j "$jobs" --timeout 600 --output-on-failure >"$work/ctest.log" 2>&1
-status=$?
-grep -E '^\s*[0-9]+/[0-9]+ Test|tests passed|\*\*\*' "$work/ctest.log" | tail -40
-passed=$(grep -cE '^\s*[0-9]+/[0-9]+ Test .* Passed' "$work/ctest.log")
-failed=$(grep -cE '^\s*[0-9]+/[0-9]+ Test .*(\*\*\*|Failed|Not Run|Timeout)' "$work/ctest.log")
+cross_ctest
 [ $status -ne 0 ] && sed -n '/Output from these tests/,$p;/FAILED/,+20p' "$work/ctest.log" | head -80
 
 # The tour's output must match the Linux x86-64 build's, byte for byte

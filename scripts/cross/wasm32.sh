@@ -33,11 +33,7 @@ else
   exit 1
 fi
 
-ctest --test-dir "$work/build" -j "$jobs" --timeout 600 --output-on-failure >"$work/ctest.log" 2>&1
-status=$?
-grep -E '^\s*[0-9]+/[0-9]+ Test|tests passed|\*\*\*' "$work/ctest.log" | tail -40
-passed=$(grep -cE '^\s*[0-9]+/[0-9]+ Test .* Passed' "$work/ctest.log")
-failed=$(grep -cE '^\s*[0-9]+/[0-9]+ Test .*(\*\*\*|Failed|Not Run|Timeout)' "$work/ctest.log")
+cross_ctest
 [ $status -ne 0 ] && grep -E 'error: |FAILED|!=|wasm backtrace' "$work/ctest.log" | head -40
 
 # The tour's output must match the Linux x86-64 build's, byte for byte, or

@@ -7,7 +7,7 @@
 #include <stdatomic.h>
 
 #include "test_util.h"
-#include "counted_functions.h"
+#include "registry_thread_util.h"
 
 #include <xffi/function.h>
 #include <xffi/sys/testing.h>
@@ -15,15 +15,7 @@
 enum { READERS = 8, WRITERS = 2, STABLE = 8, CHURN = 16, READER_ROUNDS = 4000, WRITER_ROUNDS = 1500 };
 
 
-static atomic_int failures;
 
-#define CHECK(cond)                                                                \
-  do {                                                                             \
-    if (!(cond)) {                                                                 \
-      fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);     \
-      atomic_fetch_add(&failures, 1);                                              \
-    }                                                                              \
-  } while (0)
 
 /* Churn functions return 1000 * slot + anything: the slot is what we check. */
 static void *reader_main(void *arg) {

@@ -11,7 +11,7 @@
 #include <time.h>
 
 #include "test_util.h"
-#include "counted_functions.h"
+#include "registry_thread_util.h"
 
 #include <xffi/function.h>
 #include <xffi/sys/testing.h>
@@ -24,16 +24,9 @@ static const double WRITE_BOUND_SECONDS = 2.0;
 /* A write this late means the writer is stuck: fail instead of hanging. */
 static const int STUCK_SECONDS = 60;
 
-static atomic_int failures, stop_readers, readers_started;
+static atomic_int stop_readers, readers_started;
 static atomic_long lookups_done;
 
-#define CHECK(cond)                                                            \
-  do {                                                                         \
-    if (!(cond)) {                                                             \
-      fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-      atomic_fetch_add(&failures, 1);                                          \
-    }                                                                          \
-  } while (0)
 
 static const char CHURN_NAME[] = "test.registry_threads.churn";
 
