@@ -28,10 +28,10 @@ int xffi_shape_new(xffi_object **out, const int64_t *dims, size_t ndim) {
   return XFFI_OK;
 }
 
-int xffi_shape_get(xffi_shape_cell *out, const xffi_object *shape) {
-  if (!out) return xffi_raise_null_arg("xffi_shape_get", "out");
-  if (xffi_check_object_arg("xffi_shape_get", "shape", shape, XFFI_TYPE_SHAPE) != XFFI_OK) return XFFI_FAIL;
-  *out = *xffi_shape_view(shape);
+int xffi_shape_cell_of(xffi_shape_cell *out, const xffi_object *shape) {
+  if (!out) return xffi_raise_null_arg("xffi_shape_cell_of", "out");
+  if (xffi_check_object_arg("xffi_shape_cell_of", "shape", shape, XFFI_TYPE_SHAPE) != XFFI_OK) return XFFI_FAIL;
+  *out = *xffi_shape_cell_of_unchecked(shape);
   return XFFI_OK;
 }
 
@@ -67,7 +67,7 @@ int xffi_dims_product(int64_t *out, const int64_t *dims, size_t ndim) {
 int xffi_shape_product(int64_t *out, const xffi_object *shape) {
   if (!out) return xffi_raise_null_arg("xffi_shape_product", "out");
   if (xffi_check_object_arg("xffi_shape_product", "shape", shape, XFFI_TYPE_SHAPE) != XFFI_OK) return XFFI_FAIL;
-  const xffi_shape_cell *cell = xffi_shape_view(shape);
+  const xffi_shape_cell *cell = xffi_shape_cell_of_unchecked(shape);
   return dims_product(out, cell->data, cell->size, "xffi_shape_product");
 }
 
@@ -75,8 +75,8 @@ int xffi_shape_equal(int *out, const xffi_object *a, const xffi_object *b) {
   if (!out) return xffi_raise_null_arg("xffi_shape_equal", "out");
   if (xffi_check_object_arg("xffi_shape_equal", "a", a, XFFI_TYPE_SHAPE) != XFFI_OK) return XFFI_FAIL;
   if (xffi_check_object_arg("xffi_shape_equal", "b", b, XFFI_TYPE_SHAPE) != XFFI_OK) return XFFI_FAIL;
-  const xffi_shape_cell *x = xffi_shape_view(a);
-  const xffi_shape_cell *y = xffi_shape_view(b);
+  const xffi_shape_cell *x = xffi_shape_cell_of_unchecked(a);
+  const xffi_shape_cell *y = xffi_shape_cell_of_unchecked(b);
   *out = xffi_dims_equal(x->data, x->size, y->data, y->size);
   return XFFI_OK;
 }

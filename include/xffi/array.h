@@ -54,20 +54,20 @@ typedef struct xffi_seq_cell {
  * seq must be a live Array or List (borrowed; not checked). */
 
 /* The cell of an Array or List. */
-static inline xffi_seq_cell *xffi_seq_cell_of(const xffi_object *seq) {
+static inline xffi_seq_cell *xffi_seq_cell_of_unchecked(const xffi_object *seq) {
   return XFFI_OBJECT_CELL(xffi_seq_cell, seq);
 }
 /* The number of elements. */
-static inline int64_t xffi_seq_size(const xffi_object *seq) {
-  return xffi_seq_cell_of(seq)->size;
+static inline int64_t xffi_seq_size_unchecked(const xffi_object *seq) {
+  return xffi_seq_cell_of_unchecked(seq)->size;
 }
 /* The elements (borrowed): valid until the sequence changes or is freed.
- * Iterate with `for (i = 0; i < xffi_seq_size(s); ++i) use(&items[i]);`. */
-static inline const xffi_any *xffi_seq_items(const xffi_object *seq) {
-  return (const xffi_any *)xffi_seq_cell_of(seq)->data;
+ * Iterate with `for (i = 0; i < xffi_seq_size_unchecked(s); ++i) use(&items[i]);`. */
+static inline const xffi_any *xffi_seq_items_unchecked(const xffi_object *seq) {
+  return (const xffi_any *)xffi_seq_cell_of_unchecked(seq)->data;
 }
 /* Whether obj (borrowed, not NULL) is an Array or a List. */
-static inline int xffi_seq_check(const xffi_object *obj) {
+static inline int xffi_object_is_seq(const xffi_object *obj) {
   return obj->type_index == XFFI_TYPE_ARRAY || obj->type_index == XFFI_TYPE_LIST;
 }
 
@@ -144,9 +144,9 @@ XFFI_API int xffi_list_new_with_capacity(xffi_object **out, int64_t capacity);
 
 /* Read-only access: the same functions as for Array, under List names. They
  * accept an Array or a List (borrowed). */
-XFFI_API int xffi_list_length(int64_t *out, const xffi_object *list);
-XFFI_API int xffi_list_get(xffi_any *out, const xffi_object *list, int64_t index);
-XFFI_API int xffi_list_items(const xffi_any **out_items, int64_t *out_size, const xffi_object *list);
+XFFI_API int xffi_array_length(int64_t *out, const xffi_object *list);
+XFFI_API int xffi_array_get(xffi_any *out, const xffi_object *list, int64_t index);
+XFFI_API int xffi_array_items(const xffi_any **out_items, int64_t *out_size, const xffi_object *list);
 
 /* *out receives a new List holding copies of elements [begin, end) of an
  * Array or a List (borrowed): the way to copy a List or turn an Array into a

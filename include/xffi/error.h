@@ -45,7 +45,7 @@ typedef struct xffi_error_cell {
 } xffi_error_cell;
 
 /* An Error object's cell. err must be an Error (borrowed). */
-static inline xffi_error_cell *xffi_error_cell_of(xffi_object *err) {
+static inline xffi_error_cell *xffi_error_cell_of_unchecked(xffi_object *err) {
   return XFFI_OBJECT_CELL(xffi_error_cell, err);
 }
 
@@ -100,8 +100,8 @@ XFFI_API int xffi_error_pass(const char *frame);
  * there is none a RuntimeError is raised into it, so a tvm-ffi caller never
  * sees a failure without an error. Always returns XFFI_FAIL: `return
  * xffi_error_forward_to_tvm();` ends a failing function that tvm-ffi code
- * may call. XFFI_EXPORT_FUNC does it for exported functions by itself; xffi
- * callers take such errors back (xffi_func_call). Runs dlsym; meant for the
+ * may call. XFFI_EXPORT_FUNCTION does it for exported functions by itself; xffi
+ * callers take such errors back (xffi_function_call). Runs dlsym; meant for the
  * failure path. */
 XFFI_API int xffi_error_forward_to_tvm(void);
 

@@ -131,11 +131,11 @@ XFFI_API int xffi_dict_new(xffi_object **out);
 XFFI_API int xffi_dict_new_from(xffi_object **out, const xffi_any *keys, const xffi_any *values, int64_t count);
 
 /* Read-only access under Dict names (accept a Map or a Dict). */
-XFFI_API int xffi_dict_length(int64_t *out, const xffi_object *dict);
-XFFI_API int xffi_dict_get(xffi_any *out, const xffi_object *dict, const xffi_any *key);
-XFFI_API int xffi_dict_lookup(const xffi_any **out, const xffi_object *dict, const xffi_any *key);
-XFFI_API int xffi_dict_contains(int *out, const xffi_object *dict, const xffi_any *key);
-XFFI_API int xffi_dict_next(xffi_map_item *out, const xffi_object *dict, int64_t *cursor);
+XFFI_API int xffi_map_length(int64_t *out, const xffi_object *dict);
+XFFI_API int xffi_map_get(xffi_any *out, const xffi_object *dict, const xffi_any *key);
+XFFI_API int xffi_map_lookup(const xffi_any **out, const xffi_object *dict, const xffi_any *key);
+XFFI_API int xffi_map_contains(int *out, const xffi_object *dict, const xffi_any *key);
+XFFI_API int xffi_map_next(xffi_map_item *out, const xffi_object *dict, int64_t *cursor);
 
 /* *out receives a new Dict with the entries of a Map or Dict (borrowed): the
  * way to copy a Dict or to turn a Map into a Dict. */

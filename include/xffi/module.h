@@ -12,7 +12,7 @@
  * pure tvm-ffi library, say) is accepted. Define XFFI_NO_ABI_MARKER before
  * including this header to leave the marker out.
  *
- * On Windows there are no weak symbols: a library using XFFI_EXPORT_FUNC
+ * On Windows there are no weak symbols: a library using XFFI_EXPORT_FUNCTION
  * links libxffi (the DLL's import library), and one that registers global
  * functions or types at load pins itself (GetModuleHandleEx with
  * GET_MODULE_HANDLE_EX_FLAG_PIN), the counterpart of -z nodelete.
@@ -51,7 +51,7 @@
 #define XFFI_EXPORT_PREFIX "__tvm_ffi_"
 #define XFFI_ABI_MARKER_SYMBOL "xffi_library_abi_version"
 
-/* Private to XFFI_EXPORT_FUNC: its failure path, xffi_error_forward_to_tvm.
+/* Private to XFFI_EXPORT_FUNCTION: its failure path, xffi_error_forward_to_tvm.
  * Declared weak where the platform allows (outside libxffi itself), so that a
  * library using only this header's inline code still loads where no libxffi
  * is visible; then there is nothing to forward from either. */
@@ -69,13 +69,13 @@ XFFI_EXTERN_C_END
  * NULL handle) from a library as function name, in one line at file scope:
  *
  *   static int add_one(void *h, const xffi_any *args, int32_t n, xffi_any *r) { ... }
- *   XFFI_EXPORT_FUNC(add_one, add_one);
+ *   XFFI_EXPORT_FUNCTION(add_one, add_one);
  *
  * defines the exported symbol __tvm_ffi_add_one. Either runtime may load the
  * library: when impl fails and tvm-ffi is in the process, its error moves to
  * tvm-ffi's slot (xffi_error_forward_to_tvm), where a tvm-ffi caller looks;
  * an xffi caller takes it back from there. */
-#define XFFI_EXPORT_FUNC(name, impl)                                                                 \
+#define XFFI_EXPORT_FUNCTION(name, impl)                                                                 \
   XFFI_EXPORT_LINKAGE_ XFFI_DLL_EXPORT int __tvm_ffi_##name(void *handle, const xffi_any *args,      \
                                                              int32_t num_args, xffi_any *result);    \
   XFFI_EXPORT_LINKAGE_ XFFI_DLL_EXPORT int __tvm_ffi_##name(void *handle, const xffi_any *args,      \
@@ -126,7 +126,7 @@ XFFI_API int xffi_module_load(xffi_object **out, const char *path);
  * or NULL if the library exports no such function (not an error).
  * Errors: ValueError for a NULL out, NULL or empty name; TypeError if module
  * is not a Module (ValueError if NULL); MemoryError. */
-XFFI_API int xffi_module_get_function(xffi_object **out, xffi_object *module, const char *name);
+XFFI_API int xffi_module_lookup_function(xffi_object **out, xffi_object *module, const char *name);
 
 /* The path the module was loaded from, borrowed from the module
  * (NUL-terminated). Errors: ValueError/TypeError as above. */

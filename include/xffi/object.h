@@ -53,7 +53,7 @@ typedef struct xffi_object {
 #if defined(__GNUC__) || defined(__clang__)
 __attribute__((noreturn, cold))
 #endif
-XFFI_API void xffi_object_ref_count_overflow(void);
+XFFI_API void xffi_object_ref_count_overflow_(void);
 
 /* Fills a freshly allocated header: strong 1, weak 1. The caller owns the one
  * strong reference that results. */
@@ -98,7 +98,7 @@ typedef struct xffi_ref_counts_word {
 static inline void xffi_object_inc_ref_inline(xffi_object *obj) {
   if (!obj) return;
   uint64_t old = __atomic_fetch_add(XFFI_REF_COUNTS(obj), XFFI_REF_STRONG_ONE, __ATOMIC_RELAXED);
-  if (XFFI_UNLIKELY((uint32_t)old >= XFFI_REF_COUNT_LIMIT)) xffi_object_ref_count_overflow();
+  if (XFFI_UNLIKELY((uint32_t)old >= XFFI_REF_COUNT_LIMIT)) xffi_object_ref_count_overflow_();
 }
 
 /* Drops one strong reference; the last one runs the deleter. NULL is allowed. */

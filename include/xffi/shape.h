@@ -25,7 +25,7 @@ typedef struct xffi_shape_cell {
 
 /* Borrowed view of a Shape's cell, with no call and no check: shape must be a
  * live Shape (borrowed). Valid while shape lives. */
-static inline const xffi_shape_cell *xffi_shape_view(const xffi_object *shape) {
+static inline const xffi_shape_cell *xffi_shape_cell_of_unchecked(const xffi_object *shape) {
   return XFFI_OBJECT_CELL(const xffi_shape_cell, shape);
 }
 
@@ -45,7 +45,7 @@ XFFI_API int xffi_shape_new(xffi_object **out, const int64_t *dims, size_t ndim)
 /* Checked access to a Shape's cell: *out borrows the dimensions from shape
  * (borrowed), valid while it lives. Errors: ValueError for NULL arguments,
  * TypeError if shape is not a Shape. */
-XFFI_API int xffi_shape_get(xffi_shape_cell *out, const xffi_object *shape);
+XFFI_API int xffi_shape_cell_of(xffi_shape_cell *out, const xffi_object *shape);
 
 /* The number of elements of a shape: the product of its dimensions (1 for
  * no dimensions). shape is borrowed. Errors: ValueError for NULL arguments, a

@@ -1,7 +1,7 @@
 /* xffi/tensor.h: Tensor objects (type index 70) and DLPack 1.x exchange.
  *
  * A Tensor's cell is a DLTensor placed directly after the 24-byte object
- * header (layout shared with tvm-ffi 0.1), so `xffi_tensor_dltensor(t)` is a
+ * header (layout shared with tvm-ffi 0.1), so `xffi_tensor_cell_of_unchecked(t)` is a
  * pointer addition. Its shape and strides live inside the Tensor's own
  * allocation, and strides are always filled in: when a producer gives NULL
  * strides (compact row-major), xffi computes them. Strides count elements,
@@ -22,7 +22,7 @@
  * exporting a read-only Tensor sets the flag. The legacy DLManagedTensor has
  * no flags: a legacy import is writable, and exporting a read-only Tensor to
  * the legacy format is refused (ValueError). xffi never writes a Tensor's
- * data itself; honouring the flag when writing through xffi_tensor_dltensor
+ * data itself; honouring the flag when writing through xffi_tensor_cell_of_unchecked
  * is the caller's job.
  *
  * Validation (every import but the _unchecked ones, and xffi_tensor_new)
@@ -55,16 +55,16 @@ XFFI_EXTERN_C_BEGIN
  * Tensor (borrowed). The pointer and the shape/strides it points at are valid
  * while the Tensor lives. Do not change the fields; write the data only if
  * the Tensor is not read-only. */
-static inline DLTensor *xffi_tensor_dltensor(xffi_object *tensor) {
+static inline DLTensor *xffi_tensor_cell_of_unchecked(xffi_object *tensor) {
   return XFFI_OBJECT_CELL(DLTensor, tensor);
 }
-static inline const DLTensor *xffi_tensor_dltensor_const(const xffi_object *tensor) {
+static inline const DLTensor *xffi_tensor_cell_of_unchecked(const xffi_object *tensor) {
   return XFFI_OBJECT_CELL(const DLTensor, tensor);
 }
 
 /* The number of bytes of one element of dtype, rounded up for sub-byte types
  * (int4 is 1). */
-static inline size_t xffi_dtype_bytes(DLDataType dtype) {
+static inline size_t xffi_dtype_nbytes(DLDataType dtype) {
   return ((size_t)dtype.bits * dtype.lanes + 7) / 8;
 }
 
@@ -133,7 +133,7 @@ XFFI_API int xffi_tensor_set_read_only(xffi_object *tensor);
 /* Checked access to a Tensor's DLTensor: *out borrows it from tensor
  * (borrowed), valid while the Tensor lives.
  * Errors: ValueError for NULL arguments, TypeError if tensor is not a Tensor. */
-XFFI_API int xffi_tensor_get(DLTensor **out, xffi_object *tensor);
+XFFI_API int xffi_tensor_cell_of(DLTensor **out, xffi_object *tensor);
 
 /* The number of elements (the product of the shape; 1 for ndim 0).
  * Errors: ValueError for NULL arguments, TypeError if tensor is not a Tensor. */

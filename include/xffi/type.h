@@ -87,7 +87,7 @@ XFFI_API int xffi_type_register(int32_t *out_type_index, const char *type_key, i
 
 /* Looks up a type by key. *out receives a borrowed, immortal record.
  * Errors: ValueError for NULL arguments, KeyError "no type registered with key ..." */
-XFFI_API int xffi_type_info_by_key(const xffi_type_info **out, const char *type_key);
+XFFI_API int xffi_type_info_get_by_key(const xffi_type_info **out, const char *type_key);
 
 /* Looks up a type by index. *out receives a borrowed, immortal record.
  * Errors: ValueError for NULL out, IndexError for an index no type has. */
@@ -102,7 +102,7 @@ XFFI_API int32_t xffi_type_count(void);
 
 /* The record of an object's own type, with no call and no lock. obj is borrowed
  * and must be a live object created by a registered type. */
-static inline const xffi_type_info *xffi_object_type_info(const xffi_object *obj) {
+static inline const xffi_type_info *xffi_object_type_info_unchecked(const xffi_object *obj) {
 #if defined(__GNUC__) || defined(__clang__)
   const xffi_type_info *const *table = __atomic_load_n(&xffi_type_table_, __ATOMIC_ACQUIRE);
 #else
@@ -114,7 +114,7 @@ static inline const xffi_type_info *xffi_object_type_info(const xffi_object *obj
 /* Whether obj is an instance of type (or of a type derived from it), in O(1)
  * with no call: equal index, or type stands at its depth among obj's
  * ancestors. obj and type are borrowed; obj must not be NULL. */
-static inline int xffi_object_is_instance(const xffi_object *obj, const xffi_type_info *type) {
+static inline int xffi_object_is_a_type_unchecked(const xffi_object *obj, const xffi_type_info *type) {
   /* Each field is read once, into a register: 12 instructions on x86-64. */
   int32_t index = obj->type_index, target = type->type_index;
   if (index == target) return 1;
@@ -129,7 +129,7 @@ static inline int xffi_object_is_instance(const xffi_object *obj, const xffi_typ
 
 /* The same test by type index, for callers that do not keep a record.
  * type_index must be a registered object type index. */
-static inline int xffi_object_is_instance_of(const xffi_object *obj, int32_t type_index) {
+static inline int xffi_object_is_a_unchecked(const xffi_object *obj, int32_t type_index) {
   if (obj->type_index == type_index) return 1;
 #if defined(__GNUC__) || defined(__clang__)
   const xffi_type_info *const *table = __atomic_load_n(&xffi_type_table_, __ATOMIC_ACQUIRE);
@@ -144,7 +144,7 @@ static inline int xffi_object_is_instance_of(const xffi_object *obj, int32_t typ
 /* Exported, checked form of is-instance for other languages' FFIs: writes 1
  * or 0 to *out. Errors: ValueError for NULL out or obj, IndexError for an
  * unregistered type_index. */
-XFFI_API int xffi_object_check_instance(int *out, const xffi_object *obj, int32_t type_index);
+XFFI_API int xffi_object_is_a(int *out, const xffi_object *obj, int32_t type_index);
 
 XFFI_EXTERN_C_END
 

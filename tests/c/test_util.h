@@ -47,7 +47,7 @@ static inline void check_raised(const char *kind, const char *text, int exact, c
     fail_msg("%s:%d: expected a raised %s, but nothing was raised", file, line, kind);
     return;
   }
-  const xffi_error_cell *cell = xffi_error_cell_of(err);
+  const xffi_error_cell *cell = xffi_error_cell_of_unchecked(err);
   int matches = exact ? strcmp(cell->message.data, text) == 0 : strstr(cell->message.data, text) != NULL;
   if (strcmp(cell->kind.data, kind) != 0 || !matches) {
     char got[512];

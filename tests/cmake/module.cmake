@@ -23,7 +23,7 @@ foreach(plugin ${XFFI_TEST_PLUGINS})
 endforeach()
 target_link_libraries(xffi_test_plugin_registers PRIVATE xffi_shared)
 if(WIN32)
-  # No weak symbols on Windows: XFFI_EXPORT_FUNC's failure path is imported
+  # No weak symbols on Windows: XFFI_EXPORT_FUNCTION's failure path is imported
   # from the DLL. plugin_registers pins itself instead of -z nodelete.
   target_link_libraries(xffi_test_plugin_bad_abi PRIVATE xffi_shared)
 else()

@@ -11,4 +11,4 @@ static int nothing(void *handle, const xffi_any *args, int32_t num_args, xffi_an
   (void)handle, (void)args, (void)num_args, (void)result;
   return 0;
 }
-XFFI_EXPORT_FUNC(nothing, nothing);
+XFFI_EXPORT_FUNCTION(nothing, nothing);

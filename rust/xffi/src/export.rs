@@ -51,7 +51,7 @@ use crate::{Any, AnyView, Error, FromAnyView, Result};
 /// conversion's kind kept); a panic becomes a RuntimeError "<name>: Rust
 /// panic: <message>"; an `Err` from the body is raised as it is. Errors go to
 /// the calling thread's slot, or to tvm-ffi's when tvm-ffi is in the process
-/// (as `XFFI_EXPORT_FUNC` does in C). The result is an owned value the caller
+/// (as `XFFI_EXPORT_FUNCTION` does in C). The result is an owned value the caller
 /// releases.
 #[macro_export]
 macro_rules! export_func {

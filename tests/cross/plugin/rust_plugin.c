@@ -10,4 +10,4 @@ static int add_one(void *handle, const xffi_any *args, int32_t num_args, xffi_an
   *result = xffi_any_int(args[0].v_int64 + 1);
   return 0;
 }
-XFFI_EXPORT_FUNC(add_one, add_one);
+XFFI_EXPORT_FUNCTION(add_one, add_one);
