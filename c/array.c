@@ -446,6 +446,18 @@ int xffi_array_clear(xffi_object **array) {
   return XFFI_OK;
 }
 
+int xffi_array_reserve(xffi_object **array, int64_t capacity) {
+  static const char fn[] = "xffi_array_reserve";
+  if (check_array_ref(fn, array) != XFFI_OK) return XFFI_FAIL;
+  if (capacity < 0) return xffi_error_raise(XFFI_KIND_VALUE, "%s: capacity is negative (%lld)", fn, (long long)capacity);
+  if (capacity > seq_max_capacity()) return xffi_error_raise_out_of_memory();
+  /* Shared: the copy that a later push would make anyway, made now with room. */
+  if (!seq_is_unique(*array)) return array_make_unique(array, capacity);
+  xffi_seq_cell *cell = xffi_seq_cell_of_unchecked(*array);
+  if (capacity <= cell->capacity) return XFFI_OK;
+  return seq_reserve_exact(cell, capacity);
+}
+
 /* ======================= List ======================= */
 
 int xffi_list_new(xffi_object **out, const xffi_any *items, int64_t count) {
@@ -454,16 +466,6 @@ int xffi_list_new(xffi_object **out, const xffi_any *items, int64_t count) {
 
 int xffi_list_new_with_capacity(xffi_object **out, int64_t capacity) {
   return seq_new_with_capacity("xffi_list_new_with_capacity", XFFI_TYPE_LIST, out, capacity);
-}
-
-int xffi_array_length(int64_t *out, const xffi_object *list) { return seq_length("xffi_array_length", out, list); }
-
-int xffi_array_get(xffi_any *out, const xffi_object *list, int64_t index) {
-  return seq_get("xffi_array_get", out, list, index);
-}
-
-int xffi_array_items(const xffi_any **out_items, int64_t *out_size, const xffi_object *list) {
-  return seq_items("xffi_array_items", out_items, out_size, list);
 }
 
 int xffi_list_slice(xffi_object **out, const xffi_object *list, int64_t begin, int64_t end) {

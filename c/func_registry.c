@@ -560,11 +560,16 @@ size_t xffi_testing_registry_reclaim(void) {
   return waiting;
 }
 
-int xffi_function_global_names(xffi_object **out_names, size_t capacity, size_t *out_count) {
+int xffi_function_global_names(xffi_object **out_names, int64_t *out_count, int64_t requested_capacity) {
   static const char fn[] = "xffi_function_global_names";
   if (!out_count) return xffi_raise_null_arg(fn, "out_count");
-  if (!out_names && capacity > 0)
-    return xffi_error_raise(XFFI_KIND_VALUE, "%s: out_names is NULL but capacity is %zu", fn, capacity);
+  if (requested_capacity < 0)
+    return xffi_error_raise(XFFI_KIND_VALUE, "%s: capacity is negative (%lld)", fn, (long long)requested_capacity);
+  if (!out_names && requested_capacity > 0)
+    return xffi_error_raise(XFFI_KIND_VALUE, "%s: out_names is NULL but capacity is %lld", fn,
+                            (long long)requested_capacity);
+  /* Fewer names than that can ever exist, so the cast cannot cut a real count. */
+  size_t capacity = (uint64_t)requested_capacity > SIZE_MAX ? SIZE_MAX : (size_t)requested_capacity;
   xffi_mutex_lock(&writer_lock);
   table *t = atomic_load_explicit(&current.table, memory_order_relaxed);
   size_t written = 0;
@@ -587,6 +592,6 @@ int xffi_function_global_names(xffi_object **out_names, size_t capacity, size_t 
     }
     return XFFI_FAIL;
   }
-  *out_count = total;
+  *out_count = (int64_t)total;
   return XFFI_OK;
 }

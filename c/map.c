@@ -1039,6 +1039,13 @@ int xffi_map_erase(xffi_object **map, const xffi_any *key) {
   return map_erase(fn, map, 1, key, NULL);
 }
 
+int xffi_map_pop(xffi_any *out, xffi_object **map, const xffi_any *key) {
+  static const char fn[] = "xffi_map_pop";
+  if (!out) return xffi_raise_null_arg(fn, "out");
+  if (check_map_ref(fn, map) != XFFI_OK) return XFFI_FAIL;
+  return map_erase(fn, map, 1, key, out);
+}
+
 int xffi_map_clear(xffi_object **map) {
   static const char fn[] = "xffi_map_clear";
   if (check_map_ref(fn, map) != XFFI_OK) return XFFI_FAIL;
@@ -1070,24 +1077,6 @@ int xffi_dict_new(xffi_object **out) { return map_new("xffi_dict_new", XFFI_TYPE
 
 int xffi_dict_new_from(xffi_object **out, const xffi_any *keys, const xffi_any *values, int64_t count) {
   return map_new_from("xffi_dict_new_from", XFFI_TYPE_DICT, out, keys, values, count);
-}
-
-int xffi_map_length(int64_t *out, const xffi_object *dict) { return map_length("xffi_map_length", out, dict); }
-
-int xffi_map_get(xffi_any *out, const xffi_object *dict, const xffi_any *key) {
-  return map_get("xffi_map_get", out, dict, key);
-}
-
-int xffi_map_lookup(const xffi_any **out, const xffi_object *dict, const xffi_any *key) {
-  return lookup_entry("xffi_map_lookup", out, dict, key);
-}
-
-int xffi_map_contains(int *out, const xffi_object *dict, const xffi_any *key) {
-  return map_contains("xffi_map_contains", out, dict, key);
-}
-
-int xffi_map_next(xffi_map_item *out, const xffi_object *dict, int64_t *cursor) {
-  return map_next("xffi_map_next", out, dict, cursor);
 }
 
 int xffi_dict_copy(xffi_object **out, const xffi_object *dict) {

@@ -601,5 +601,5 @@ int xffi_tensor_shape(xffi_object **out, const xffi_object *tensor) {
   *out = NULL;
   if (xffi_check_object_arg("xffi_tensor_shape", "tensor", tensor, XFFI_TYPE_TENSOR) != XFFI_OK) return XFFI_FAIL;
   const DLTensor *dl = xffi_tensor_cell_of_unchecked(tensor);
-  return xffi_shape_new(out, dl->shape, (size_t)dl->ndim);
+  return xffi_shape_new(out, dl->shape, dl->ndim);
 }

@@ -3,6 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <xffi/xffi.h>
+#include <xffi/sys/object.h>
+#include <xffi/sys/string.h>
+#include <xffi/sys/type.h>
 
 #include "tour.h"
 

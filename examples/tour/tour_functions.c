@@ -5,6 +5,7 @@
 #include <string.h>
 #include <xffi/xffi.h>
 #include <xffi/function.h>
+#include <xffi/sys/function.h>
 
 #include "tour.h"
 
@@ -116,9 +117,9 @@ static void the_registry(void) {
   xffi_function_global_register("tour.accumulate", acc, 0);
   xffi_object_dec_ref(acc); /* the registry keeps its own reference */
 
-  size_t count = 0;
-  xffi_function_global_names(NULL, 0, &count);
-  printf("  %zu global function(s) registered; looking one up by name:\n", count);
+  int64_t count = 0;
+  xffi_function_global_names(NULL, &count, 0);
+  printf("  %lld global function(s) registered; looking one up by name:\n", (long long)count);
   xffi_function_global_lookup(&found, "tour.accumulate");
   xffi_any result;
   XFFI_CALL(found, &result, xffi_any_int(1));

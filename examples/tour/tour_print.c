@@ -4,6 +4,8 @@
 #include <xffi/array.h>
 #include <xffi/map.h>
 #include <xffi/xffi.h>
+#include <xffi/sys/array.h>
+#include <xffi/sys/error.h>
 
 #include "tour.h"
 

@@ -5,6 +5,9 @@
 #include <xffi/dtype.h>
 #include <xffi/shape.h>
 #include <xffi/tensor.h>
+#include <xffi/sys/object.h>
+#include <xffi/sys/shape.h>
+#include <xffi/sys/tensor.h>
 
 #include "tour.h"
 

@@ -28,22 +28,13 @@
 #include <xffi/any.h>
 #include <xffi/export.h>
 #include <xffi/object.h>
+#include <xffi/sys/function.h>
 #include <xffi/type.h>
 
 XFFI_EXTERN_C_BEGIN
 
-/* The safe-call signature stored in every Function cell. handle is the
- * Function object itself (as in tvm-ffi 0.1, whose callers pass the object). */
-typedef int (*xffi_safe_call)(void *handle, const xffi_any *args, int32_t num_args, xffi_any *result);
-
-/* The cell of a Function object (layout shared with tvm-ffi 0.1):
- * - safe_call: called with the Function object as handle;
- * - cpp_call: always NULL for functions made by xffi (tvm-ffi's C++ code sets
- *   it for its own functions; xffi never calls it). */
-typedef struct xffi_function_cell {
-  xffi_safe_call safe_call;
-  void *cpp_call;
-} xffi_function_cell;
+/* The safe-call signature, xffi_safe_call, is in xffi/sys/function.h with
+ * the Function cell that stores it. */
 
 /* A C implementation of a function: the safe-call signature, but the first
  * argument is the resource handle given at creation instead of the object. */
@@ -72,22 +63,6 @@ XFFI_API int xffi_function_new(xffi_object **out, xffi_function_callback callbac
 XFFI_API int xffi_function_new_direct(xffi_object **out, xffi_safe_call call, void *resource,
                                   xffi_function_finalizer finalizer);
 
-/* The start of every Function made by xffi (xffi_function_new*, including
- * direct ones): header, cell, resource. Part of xffi's ABI, so that a
- * direct call can find its resource without a call; the rest is private. */
-typedef struct xffi_function_head {
-  xffi_object header;
-  xffi_function_cell cell;
-  void *resource;
-} xffi_function_head;
-
-/* The resource a Function made by xffi was created with (borrowed; the
- * function owns it). Meant for a direct function's call on its own handle;
- * meaningless for functions made by another runtime. */
-static inline void *xffi_function_resource_unchecked(const void *handle) {
-  return ((const xffi_function_head *)handle)->resource;
-}
-
 /* The same, and the function also keeps owner (borrowed here: a new strong
  * reference is taken; NULL for none) alive while it lives. owner is released
  * after the finalizer ran. Used by modules so that a function taken from a
@@ -112,33 +87,6 @@ XFFI_API int xffi_function_new_with_owner(xffi_object **out, xffi_function_callb
  * or num_args < 0; TypeError if func is not a Function; anything the callee
  * raises. */
 XFFI_API int xffi_function_call(xffi_object *func, const xffi_any *args, int32_t num_args, xffi_any *result);
-
-/* Private to xffi_function_call_inline: the failure path of a call whose callee
- * returned status (non-zero). Releases *result and returns XFFI_FAIL. */
-XFFI_API int xffi_function_call_failed_(xffi_any *result, int status);
-
-/* The bare safe call, like tvm-ffi's TVMFFIFunctionCall: calls func's
- * cell with exactly these arguments and returns the callee's status as is.
- * func and args are borrowed; *result, which the caller set to None, receives
- * the callee's owned value. No checks, *result is not reset, and an error
- * stays in whichever slot the callee raised it (xffi_function_call_unchecked
- * adds those steps). Like every call, when the callee fails it releases an
- * error left raised from before the call (see xffi_function_call). */
-XFFI_API int xffi_function_call_raw(xffi_object *func, const xffi_any *args, int32_t num_args, xffi_any *result);
-
-/* xffi_function_call without its checks, for a caller that has already made
- * sure of them (a hot loop that checked func once; a typed wrapper whose
- * types guarantee them): func is a live Function, result is not NULL, and
- * args holds num_args >= 0 values. Breaking that is undefined behaviour, not
- * an error. Otherwise the same contract as xffi_function_call, errors raised by
- * the callee included. The cost of a call through a function pointer. */
-static inline int xffi_function_call_unchecked(xffi_object *func, const xffi_any *args, int32_t num_args,
-                                           xffi_any *result) {
-  *result = xffi_any_none();
-  int status = xffi_function_call_raw(func, args, num_args, result);
-  if (XFFI_UNLIKELY(status != 0)) return xffi_function_call_failed_(result, status);
-  return XFFI_OK;
-}
 
 /* xffi_function_call with the argument checks and the call inlined: a handful
  * of instructions above a direct call (the checks on num_args and args fold
@@ -247,9 +195,10 @@ XFFI_API int xffi_function_global_erase(const char *name);
  * references to out_names[0..] (out_names may be NULL when capacity is 0)
  * and the total number of names to *out_count. Call with capacity 0 to size
  * the buffer; names registered in between may make the total grow.
- * Errors: ValueError for a NULL out_count, or NULL out_names with
- * capacity > 0; MemoryError (nothing is written to out_names then). */
-XFFI_API int xffi_function_global_names(xffi_object **out_names, size_t capacity, size_t *out_count);
+ * Errors: ValueError for a NULL out_count, NULL out_names with
+ * capacity > 0, or a negative capacity; MemoryError (nothing is written to
+ * out_names then). */
+XFFI_API int xffi_function_global_names(xffi_object **out_names, int64_t *out_count, int64_t capacity);
 
 XFFI_EXTERN_C_END
 

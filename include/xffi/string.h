@@ -14,15 +14,6 @@
 
 XFFI_EXTERN_C_BEGIN
 
-/* The cell of a String or Bytes object: a byte run, NUL-terminated. */
-typedef xffi_byte_array xffi_string_cell;
-
-/* Borrowed view of a String or Bytes object's bytes (obj borrowed, not NULL,
- * of either type: unchecked). Valid while obj lives. */
-static inline xffi_byte_array xffi_string_cell_of_unchecked(const xffi_object *obj) {
-  return *XFFI_OBJECT_CELL(const xffi_string_cell, obj);
-}
-
 /* Makes a String from size bytes at data (borrowed, copied). *out receives a
  * new reference. Errors: ValueError for a NULL out, or NULL data with
  * size > 0; MemoryError (then *out is NULL). */
@@ -34,7 +25,9 @@ XFFI_API int xffi_string_from_c_str(xffi_object **out, const char *c_str);
 /* Makes a Bytes object (same rules as xffi_string_new). */
 XFFI_API int xffi_bytes_new(xffi_object **out, const char *data, size_t size);
 
-/* Checked access to a String's or Bytes' bytes: *out borrows them from obj.
+/* Checked access to a String's or Bytes' cell: *out borrows the bytes from
+ * obj (borrowed), valid while obj lives. The unchecked inline form is
+ * xffi_string_cell_of_unchecked (xffi/sys/string.h).
  * Errors: ValueError for NULL arguments, TypeError if obj is neither. */
 XFFI_API int xffi_string_cell_of(xffi_byte_array *out, const xffi_object *obj);
 

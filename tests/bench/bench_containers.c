@@ -9,6 +9,8 @@
 #include <xffi/array.h>
 #include <xffi/map.h>
 #include <xffi/xffi.h>
+#include <xffi/sys/array.h>
+#include <xffi/sys/string.h>
 
 #include "bench_harness.h"
 

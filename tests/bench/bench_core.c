@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <xffi/xffi.h>
+#include <xffi/sys/object.h>
+#include <xffi/sys/type.h>
 
 #include "bench_harness.h"
 

@@ -14,6 +14,7 @@
 #include <time.h>
 #include <xffi/xffi.h>
 #include <xffi/function.h>
+#include <xffi/sys/object.h>
 
 #include "bench_harness.h"
 

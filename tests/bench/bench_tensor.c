@@ -13,6 +13,8 @@
 #include <xffi/xffi.h>
 #include <xffi/dtype.h>
 #include <xffi/tensor.h>
+#include <xffi/sys/object.h>
+#include <xffi/sys/tensor.h>
 
 #include "bench_harness.h"
 

@@ -43,6 +43,9 @@ int main(int argc, char **argv) {
 
 #include <tvm/ffi/c_api.h>
 #include <xffi/xffi.h>
+#include <xffi/sys/function.h>
+#include <xffi/sys/object.h>
+#include <xffi/sys/type.h>
 
 #define CHECK(x)                                                 \
   do {                                                           \

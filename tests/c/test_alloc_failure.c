@@ -492,21 +492,21 @@ static void test_function_create_call_and_register_fail_cleanly(void **state) {
   sweep_done(n, 1);
   assert_int_equal(xffi_object_strong_count(f), 2);
   /* Listing the names under failure writes nothing. */
-  size_t total = 0;
-  assert_int_equal(xffi_function_global_names(NULL, 0, &total), XFFI_OK);
-  xffi_object **names = calloc(total + 8, sizeof(*names));
+  int64_t total = 0;
+  assert_int_equal(xffi_function_global_names(NULL, &total, 0), XFFI_OK);
+  xffi_object **names = calloc((size_t)total + 8, sizeof(*names));
   assert_non_null(names);
   for (n = 0; n < SWEEP_LIMIT; ++n) {
-    size_t count = 0;
+    int64_t count = 0;
     fail_nth(n);
-    int rc = xffi_function_global_names(names, total + 8, &count);
+    int rc = xffi_function_global_names(names, &count, total + 8);
     disarm();
     if (rc == XFFI_OK) {
-      for (size_t i = 0; i < count; ++i) xffi_object_dec_ref(names[i]);
+      for (int64_t i = 0; i < count; ++i) xffi_object_dec_ref(names[i]);
       break;
     }
     expect_out_of_memory(rc, n);
-    for (size_t i = 0; i < total + 8; ++i) assert_null(names[i]);
+    for (int64_t i = 0; i < total + 8; ++i) assert_null(names[i]);
   }
   sweep_done(n, 1);
   free(names);

@@ -131,6 +131,60 @@ static void weak_reference_forces_a_copy(void **state) {
   xffi_object_dec_ref(array);
 }
 
+/* reserve is Array's as well as List's: room for pushes, copy-on-write. */
+static void reserve_makes_room_and_copies_a_shared_array(void **state) {
+  (void)state;
+  xffi_object *array = int_array(3);
+  xffi_object *before = array;
+  /* Unique: in place, exactly the room asked for, pushes up to it allocate nothing. */
+  assert_int_equal(xffi_array_reserve(&array, 100), XFFI_OK);
+  assert_ptr_equal(array, before);
+  assert_int_equal(xffi_seq_cell_of_unchecked(array)->capacity, 100);
+  uint64_t allocations = xffi_testing_alloc_count();
+  for (int64_t i = 3; i < 100; ++i) {
+    xffi_any v = xffi_any_int(i);
+    assert_int_equal(xffi_array_push(&array, &v), XFFI_OK);
+  }
+  assert_int_equal(xffi_testing_alloc_count(), allocations);
+  assert_ptr_equal(array, before);
+  /* Less than the capacity: nothing to do. */
+  assert_int_equal(xffi_array_reserve(&array, 10), XFFI_OK);
+  assert_int_equal(xffi_seq_cell_of_unchecked(array)->capacity, 100);
+  /* Shared: the caller gets an unshared copy with the room; the other holder
+   * keeps the old array, unchanged. */
+  xffi_object *other = array;
+  xffi_object_inc_ref(other);
+  assert_int_equal(xffi_array_reserve(&array, 500), XFFI_OK);
+  assert_ptr_not_equal(array, other);
+  assert_true(xffi_seq_cell_of_unchecked(array)->capacity >= 500);
+  assert_int_equal(xffi_seq_size_unchecked(array), 100);
+  assert_int_equal(xffi_seq_cell_of_unchecked(other)->capacity, 100);
+  assert_int_equal(xffi_object_strong_count(other), 1);
+  for (int64_t i = 0; i < 100; ++i) assert_int_equal(int_at(array, i), i);
+  /* Out of memory: the caller's array is left as it was. */
+  xffi_object *third = array;
+  xffi_object_inc_ref(third);
+  xffi_testing_fail_alloc_after(0);
+  assert_int_equal(xffi_array_reserve(&array, 1000), XFFI_FAIL);
+  xffi_testing_fail_alloc_after(-1);
+  expect_error(XFFI_KIND_MEMORY, "out of memory");
+  assert_ptr_equal(array, third);
+  assert_int_equal(xffi_object_strong_count(array), 2);
+  xffi_object_dec_ref(third);
+  /* Bad input. */
+  assert_int_equal(xffi_array_reserve(&array, -1), XFFI_FAIL);
+  expect_error(XFFI_KIND_VALUE, "xffi_array_reserve: capacity is negative (-1)");
+  assert_int_equal(xffi_array_reserve(NULL, 1), XFFI_FAIL);
+  expect_error(XFFI_KIND_VALUE, "xffi_array_reserve: array is NULL");
+  xffi_object *list = NULL;
+  assert_int_equal(xffi_list_new(&list, NULL, 0), XFFI_OK);
+  assert_int_equal(xffi_array_reserve(&list, 1), XFFI_FAIL);
+  expect_error(XFFI_KIND_TYPE, "xffi_array_reserve: *array expected Array, got List");
+  xffi_object_dec_ref(list);
+  xffi_object_dec_ref(other);
+  xffi_object_dec_ref(array);
+}
+
 static void set_insert_erase_pop_clear(void **state) {
   (void)state;
   xffi_object *array = int_array(5); /* 0 1 2 3 4 */
@@ -477,6 +531,7 @@ int main(void) {
       cmocka_unit_test(push_on_unique_array_changes_it_in_place),
       cmocka_unit_test(push_on_shared_array_copies_and_leaves_other_holders_unchanged),
       cmocka_unit_test(weak_reference_forces_a_copy),
+      cmocka_unit_test(reserve_makes_room_and_copies_a_shared_array),
       cmocka_unit_test(set_insert_erase_pop_clear),
       cmocka_unit_test(every_change_on_a_shared_array_copies),
       cmocka_unit_test(pushing_an_array_into_itself_nests_a_snapshot),

@@ -14,6 +14,8 @@
 #include <xffi/array.h>
 #include <xffi/map.h>
 #include <xffi/xffi.h>
+#include <xffi/sys/array.h>
+#include <xffi/sys/object.h>
 
 #define THREADS 4
 #define ROUNDS 300

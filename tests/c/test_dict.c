@@ -352,7 +352,7 @@ static void bad_input_is_reported(void **state) {
   assert_int_equal(xffi_map_length(NULL, dict), XFFI_FAIL);
   expect_error(XFFI_KIND_VALUE, "xffi_map_length: out is NULL");
   assert_int_equal(xffi_map_length(&n, NULL), XFFI_FAIL);
-  expect_error(XFFI_KIND_VALUE, "xffi_map_length: dict is NULL");
+  expect_error(XFFI_KIND_VALUE, "xffi_map_length: map is NULL");
   assert_int_equal(xffi_map_get(&got, dict, &missing), XFFI_FAIL);
   expect_error(XFFI_KIND_KEY, "xffi_map_get: key \"missing\" is not in the map");
   assert_int_equal(xffi_map_get(NULL, dict, &k), XFFI_FAIL);
@@ -360,15 +360,15 @@ static void bad_input_is_reported(void **state) {
   assert_int_equal(xffi_map_lookup(&found, dict, NULL), XFFI_FAIL);
   expect_error(XFFI_KIND_VALUE, "xffi_map_lookup: key is NULL");
   assert_int_equal(xffi_map_contains(&flag, NULL, &k), XFFI_FAIL);
-  expect_error(XFFI_KIND_VALUE, "xffi_map_contains: dict is NULL");
+  expect_error(XFFI_KIND_VALUE, "xffi_map_contains: map is NULL");
   assert_int_equal(xffi_map_next(&item, dict, NULL), XFFI_FAIL);
   expect_error(XFFI_KIND_VALUE, "xffi_map_next: cursor is NULL");
   xffi_object *str = NULL;
   assert_int_equal(xffi_string_from_c_str(&str, "x"), XFFI_OK);
   assert_int_equal(xffi_map_get(&got, str, &k), XFFI_FAIL);
-  expect_error(XFFI_KIND_TYPE, "xffi_map_get: dict expected Map or Dict, got String");
+  expect_error(XFFI_KIND_TYPE, "xffi_map_get: map expected Map or Dict, got String");
   assert_int_equal(xffi_map_next(&item, str, &cursor), XFFI_FAIL);
-  expect_error(XFFI_KIND_TYPE, "xffi_map_next: dict expected Map or Dict, got String");
+  expect_error(XFFI_KIND_TYPE, "xffi_map_next: map expected Map or Dict, got String");
   assert_int_equal(xffi_dict_copy(&out, str), XFFI_FAIL);
   expect_error(XFFI_KIND_TYPE, "xffi_dict_copy: dict expected Map or Dict, got String");
   xffi_object_dec_ref(str);

@@ -35,14 +35,14 @@ static int64_t call_global(const char *name) {
 }
 
 static int count_name(const char *name) {
-  size_t total = 0;
-  assert_int_equal(xffi_function_global_names(NULL, 0, &total), XFFI_OK);
-  xffi_object **names = calloc(total + 1, sizeof *names);
-  size_t again = 0;
-  assert_int_equal(xffi_function_global_names(names, total, &again), XFFI_OK);
+  int64_t total = 0;
+  assert_int_equal(xffi_function_global_names(NULL, &total, 0), XFFI_OK);
+  xffi_object **names = calloc((size_t)total + 1, sizeof *names);
+  int64_t again = 0;
+  assert_int_equal(xffi_function_global_names(names, &again, total), XFFI_OK);
   assert_int_equal(again, total);
   int found = 0;
-  for (size_t i = 0; i < total; ++i) {
+  for (int64_t i = 0; i < total; ++i) {
     xffi_byte_array b = xffi_string_cell_of_unchecked(names[i]);
     if (b.size == strlen(name) && memcmp(b.data, name, b.size) == 0) ++found;
     xffi_object_dec_ref(names[i]);
@@ -218,10 +218,10 @@ static void test_out_of_memory_changes_nothing(void **state) {
   assert_true(registered);
   assert_int_equal(failures, 2); /* the entry, then the first table */
   /* list: the String for a long name needs an allocation. */
-  size_t count = 0;
+  int64_t count = 0;
   xffi_object *names[4096];
   xffi_testing_fail_alloc_after(0);
-  int status = xffi_function_global_names(names, 4096, &count);
+  int status = xffi_function_global_names(names, &count, 4096);
   xffi_testing_fail_alloc_after(-1);
   assert_int_equal(status, XFFI_FAIL);
   assert_raised(XFFI_KIND_MEMORY, "");
@@ -254,11 +254,14 @@ static void test_bad_input_is_reported(void **state) {
   assert_raised(XFFI_KIND_VALUE, "xffi_function_global_erase: name is empty");
   assert_int_equal(xffi_function_global_erase("test.registry.absent"), XFFI_FAIL);
   assert_raised(XFFI_KIND_KEY, "xffi_function_global_erase: no global function named 'test.registry.absent'");
-  size_t count;
-  assert_int_equal(xffi_function_global_names(NULL, 0, NULL), XFFI_FAIL);
+  int64_t count;
+  assert_int_equal(xffi_function_global_names(NULL, NULL, 0), XFFI_FAIL);
   assert_raised(XFFI_KIND_VALUE, "xffi_function_global_names: out_count is NULL");
-  assert_int_equal(xffi_function_global_names(NULL, 2, &count), XFFI_FAIL);
+  assert_int_equal(xffi_function_global_names(NULL, &count, 2), XFFI_FAIL);
   assert_raised(XFFI_KIND_VALUE, "xffi_function_global_names: out_names is NULL but capacity is 2");
+  xffi_object *one_name[1];
+  assert_int_equal(xffi_function_global_names(one_name, &count, -1), XFFI_FAIL);
+  assert_raised(XFFI_KIND_VALUE, "xffi_function_global_names: capacity is negative (-1)");
   assert_int_equal(xffi_object_strong_count(f), 1);
   xffi_object_dec_ref(f);
   xffi_object_dec_ref(s);

@@ -225,13 +225,13 @@ static void bad_input_is_reported(void **state) {
   assert_int_equal(xffi_array_length(NULL, list), XFFI_FAIL);
   expect_error(XFFI_KIND_VALUE, "xffi_array_length: out is NULL");
   assert_int_equal(xffi_array_length(&n, NULL), XFFI_FAIL);
-  expect_error(XFFI_KIND_VALUE, "xffi_array_length: list is NULL");
+  expect_error(XFFI_KIND_VALUE, "xffi_array_length: array is NULL");
   assert_int_equal(xffi_array_get(&got, list, 7), XFFI_FAIL);
   expect_error(XFFI_KIND_INDEX, "xffi_array_get: index 7 is out of range for length 2");
   assert_int_equal(xffi_array_get(NULL, list, 0), XFFI_FAIL);
   expect_error(XFFI_KIND_VALUE, "xffi_array_get: out is NULL");
   assert_int_equal(xffi_array_items(&items, &n, NULL), XFFI_FAIL);
-  expect_error(XFFI_KIND_VALUE, "xffi_array_items: list is NULL");
+  expect_error(XFFI_KIND_VALUE, "xffi_array_items: array is NULL");
   assert_int_equal(xffi_list_slice(&out, list, 0, 9), XFFI_FAIL);
   expect_error(XFFI_KIND_INDEX, "xffi_list_slice: range [0, 9) is not within [0, 2]");
   assert_int_equal(xffi_list_slice(NULL, list, 0, 1), XFFI_FAIL);

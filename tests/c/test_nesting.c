@@ -16,6 +16,9 @@
 #include <xffi/map.h>
 #include <xffi/tensor.h>
 #include <xffi/xffi.h>
+#include <xffi/sys/array.h>
+#include <xffi/sys/error.h>
+#include <xffi/sys/tensor.h>
 
 #define N 3
 

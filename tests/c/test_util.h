@@ -12,6 +12,15 @@
 #include <cmocka.h>
 
 #include <xffi/xffi.h>
+/* The tests check both tiers: the extension tier (cells, unchecked access). */
+#include <xffi/sys/array.h>
+#include <xffi/sys/error.h>
+#include <xffi/sys/function.h>
+#include <xffi/sys/object.h>
+#include <xffi/sys/shape.h>
+#include <xffi/sys/string.h>
+#include <xffi/sys/tensor.h>
+#include <xffi/sys/type.h>
 
 /* What the platform offers the tests: wasm32-wasi without the threads
  * proposal has neither threads nor shared libraries. */

@@ -11,6 +11,8 @@
 #include <xffi/function.h>
 #include <xffi/map.h>
 #include <xffi/xffi.h>
+#include <xffi/sys/error.h>
+#include <xffi/sys/object.h>
 
 #include "cross.h"
 

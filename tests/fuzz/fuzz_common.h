@@ -22,6 +22,13 @@
 #include <string.h>
 
 #include <xffi/xffi.h>
+#include <xffi/sys/array.h>
+#include <xffi/sys/error.h>
+#include <xffi/sys/object.h>
+#include <xffi/sys/shape.h>
+#include <xffi/sys/string.h>
+#include <xffi/sys/tensor.h>
+#include <xffi/sys/type.h>
 
 #define FUZZ_CHECK(cond)                                                               \
   do {                                                                                 \

@@ -70,7 +70,7 @@ static void check_accepted(xffi_object *t, const DLTensor *dl, int read_only) {
   FUZZ_CHECK(!surely_invalid(dl));
   FUZZ_CHECK(!reaches_outside_address_space(dl));
   FUZZ_CHECK(got->shape != NULL && got->strides != NULL);
-  FUZZ_CHECK(xffi_dims_equal(got->shape, (size_t)got->ndim, dl->shape, (size_t)dl->ndim));
+  FUZZ_CHECK(xffi_dims_equal(got->shape, got->ndim, dl->shape, dl->ndim));
   int64_t numel = 1;
   for (int32_t i = 0; i < dl->ndim; ++i)
     if (dl->shape[i] == 0) numel = 0;

@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <xffi/xffi.h>
+#include <xffi/sys/string.h>
 
 int main(void) {
   xffi_object *s = NULL;

@@ -16,6 +16,8 @@
 #include <stdio.h>
 #include <string.h>
 #include <xffi/xffi.h>
+#include <xffi/sys/object.h>
+#include <xffi/sys/type.h>
 
 #include "../common/check.h"
 #include "xffi_capi.h"

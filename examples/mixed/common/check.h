@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <xffi/xffi.h>
+#include <xffi/sys/error.h>
 
 static int check_failures = 0;
 static int check_passes = 0;

@@ -809,7 +809,7 @@ extern "C" {
     /// Removes `name`. Errors: ValueError, KeyError.
     pub fn xffi_function_global_erase(name: *const c_char) -> c_int;
     /// Lists registered names as new String references.
-    pub fn xffi_function_global_names(out_names: *mut *mut xffi_object, capacity: usize, out_count: *mut usize) -> c_int;
+    pub fn xffi_function_global_names(out_names: *mut *mut xffi_object, out_count: *mut i64, capacity: i64) -> c_int;
 }
 
 /// [`xffi_function_call`] without its checks (mirror of the C inline
@@ -906,9 +906,6 @@ extern "C" {
     pub fn xffi_array_clear(array: *mut *mut xffi_object) -> c_int;
     pub fn xffi_list_new(out: *mut *mut xffi_object, items: *const xffi_any, count: i64) -> c_int;
     pub fn xffi_list_new_with_capacity(out: *mut *mut xffi_object, capacity: i64) -> c_int;
-    pub fn xffi_array_length(out: *mut i64, list: *const xffi_object) -> c_int;
-    pub fn xffi_array_get(out: *mut xffi_any, list: *const xffi_object, index: i64) -> c_int;
-    pub fn xffi_array_items(out_items: *mut *const xffi_any, out_size: *mut i64, list: *const xffi_object) -> c_int;
     pub fn xffi_list_slice(out: *mut *mut xffi_object, list: *const xffi_object, begin: i64, end: i64) -> c_int;
     pub fn xffi_list_set(list: *mut xffi_object, index: i64, value: *const xffi_any) -> c_int;
     pub fn xffi_list_push(list: *mut xffi_object, value: *const xffi_any) -> c_int;
@@ -945,10 +942,10 @@ pub const XFFI_DEVICE_STR_MAX: usize = 32;
 
 extern "C" {
     /// New Shape holding a copy of `dims[0..ndim)`.
-    pub fn xffi_shape_new(out: *mut *mut xffi_object, dims: *const i64, ndim: usize) -> c_int;
+    pub fn xffi_shape_new(out: *mut *mut xffi_object, dims: *const i64, ndim: i32) -> c_int;
     pub fn xffi_shape_cell_of(out: *mut xffi_shape_cell, shape: *const xffi_object) -> c_int;
     pub fn xffi_shape_product(out: *mut i64, shape: *const xffi_object) -> c_int;
-    pub fn xffi_dims_product(out: *mut i64, dims: *const i64, ndim: usize) -> c_int;
+    pub fn xffi_dims_product(out: *mut i64, dims: *const i64, ndim: i32) -> c_int;
     pub fn xffi_shape_equal(out: *mut c_int, a: *const xffi_object, b: *const xffi_object) -> c_int;
 
     pub fn xffi_dtype_parse(out: *mut DLDataType, text: *const c_char) -> c_int;
@@ -1039,11 +1036,6 @@ extern "C" {
         values: *const xffi_any,
         count: i64,
     ) -> c_int;
-    pub fn xffi_map_length(out: *mut i64, dict: *const xffi_object) -> c_int;
-    pub fn xffi_map_get(out: *mut xffi_any, dict: *const xffi_object, key: *const xffi_any) -> c_int;
-    pub fn xffi_map_lookup(out: *mut *const xffi_any, dict: *const xffi_object, key: *const xffi_any) -> c_int;
-    pub fn xffi_map_contains(out: *mut c_int, dict: *const xffi_object, key: *const xffi_any) -> c_int;
-    pub fn xffi_map_next(out: *mut xffi_map_item, dict: *const xffi_object, cursor: *mut i64) -> c_int;
     pub fn xffi_dict_copy(out: *mut *mut xffi_object, dict: *const xffi_object) -> c_int;
     /// In-place changes of a Dict (borrowed).
     pub fn xffi_dict_set(dict: *mut xffi_object, key: *const xffi_any, value: *const xffi_any) -> c_int;

@@ -12,6 +12,11 @@
 #include <xffi/function.h>
 #include <xffi/shape.h>
 #include <xffi/tensor.h>
+#include <xffi/sys/array.h>
+#include <xffi/sys/error.h>
+#include <xffi/sys/function.h>
+#include <xffi/sys/object.h>
+#include <xffi/sys/type.h>
 
 typedef struct xffi_probe_entry {
   const char *name;

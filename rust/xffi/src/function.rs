@@ -249,14 +249,14 @@ impl Function {
     /// ```
     pub fn list_globals() -> Result<Vec<std::string::String>> {
         loop {
-            let mut total = 0usize;
+            let mut total = 0i64;
             // SAFETY: sizing call.
-            check(unsafe { sys::xffi_function_global_names(ptr::null_mut(), 0, &mut total) })?;
-            let mut names: Vec<*mut sys::xffi_object> = vec![ptr::null_mut(); total];
-            let mut count = 0usize;
+            check(unsafe { sys::xffi_function_global_names(ptr::null_mut(), &mut total, 0) })?;
+            let mut names: Vec<*mut sys::xffi_object> = vec![ptr::null_mut(); total as usize];
+            let mut count = 0i64;
             // SAFETY: names has room for `total` references.
-            check(unsafe { sys::xffi_function_global_names(names.as_mut_ptr(), total, &mut count) })?;
-            let got = count.min(total);
+            check(unsafe { sys::xffi_function_global_names(names.as_mut_ptr(), &mut count, total) })?;
+            let got = count.min(total) as usize;
             let out = names[..got]
                 .iter()
                 .map(|&p| {
