@@ -175,6 +175,30 @@ static void test_mismatched_abi_version_is_a_clear_error(void **state) {
   assert_false(is_loaded(XFFI_TEST_PLUGIN_BAD_ABI));
 }
 
+/* The marker is what a library writes with XFFI_DEFINE_ABI_MARKER(), not a
+ * side effect of including the headers (which once defined it in every file,
+ * host programs included). */
+static void test_marker_comes_from_the_macro_only(void **state) {
+  (void)state;
+  xffi_object *plain = NULL, *unmarked = NULL, *seven = NULL;
+  int32_t abi = -1;
+  assert_int_equal(xffi_module_load(&plain, XFFI_TEST_PLUGIN_PLAIN), XFFI_OK);
+  assert_int_equal(xffi_module_abi_version(&abi, plain), XFFI_OK);
+  assert_int_equal(abi, XFFI_ABI_VERSION);
+  assert_int_equal(xffi_module_load(&unmarked, XFFI_TEST_PLUGIN_UNMARKED), XFFI_OK);
+  abi = -1;
+  assert_int_equal(xffi_module_abi_version(&abi, unmarked), XFFI_OK);
+  assert_int_equal(abi, 0);
+  assert_int_equal(xffi_module_lookup_function(&seven, unmarked, "seven"), XFFI_OK);
+  assert_non_null(seven);
+  xffi_any result;
+  assert_int_equal(xffi_function_call(seven, NULL, 0, &result), XFFI_OK);
+  assert_int_equal(result.v_int64, 7);
+  xffi_object_dec_ref(seven);
+  xffi_object_dec_ref(unmarked);
+  xffi_object_dec_ref(plain);
+}
+
 static void test_library_without_marker_is_accepted(void **state) {
   (void)state;
   xffi_object *m = NULL, *answer = NULL;
@@ -269,6 +293,7 @@ int main(void) {
       cmocka_unit_test(test_loading_twice_shares_the_library),
       cmocka_unit_test(test_mismatched_abi_version_is_a_clear_error),
       cmocka_unit_test(test_library_without_marker_is_accepted),
+      cmocka_unit_test(test_marker_comes_from_the_macro_only),
       cmocka_unit_test(test_missing_and_broken_files_carry_the_system_message),
       cmocka_unit_test(test_bad_input_is_reported),
   };

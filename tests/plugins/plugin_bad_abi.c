@@ -1,7 +1,6 @@
 /* tests/plugins/plugin_bad_abi.c: a library claiming another xffi ABI version
  * (as one built against a future, incompatible xffi would). The loader must
  * refuse it with a clear error. */
-#define XFFI_NO_ABI_MARKER
 #include <xffi/module.h>
 
 XFFI_DLL_EXPORT extern const int32_t xffi_library_abi_version;

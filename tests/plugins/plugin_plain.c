@@ -4,6 +4,8 @@
 #include <xffi/function.h>
 #include <xffi/module.h>
 
+XFFI_DEFINE_ABI_MARKER(); /* once per library: xffi_module_load checks it */
+
 static int twice(void *handle, const xffi_any *args, int32_t num_args, xffi_any *result) {
   (void)handle;
   int64_t x;

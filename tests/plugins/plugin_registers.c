@@ -37,6 +37,8 @@ static void pin_self(void) {
 
 static int32_t thing_type_index = -1;
 
+XFFI_DEFINE_ABI_MARKER(); /* once per library: xffi_module_load checks it */
+
 static int get_thing_type_index(void *handle, const xffi_any *args, int32_t num_args, xffi_any *result) {
   (void)handle;
   if (xffi_arg_check_signature(args, num_args, "", "thing_type_index") != XFFI_OK) return XFFI_FAIL;

@@ -19,6 +19,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <xffi/xffi.h>
+#include <xffi/sys/object.h>
+#include <xffi/sys/type.h>
+
+XFFI_DEFINE_ABI_MARKER(); /* once per library: xffi_module_load checks it */
 
 #define BOX_KEY "cplugin.Box"
 #define GLOBAL_NAME "cplugin.make_box"
