@@ -24,8 +24,11 @@
 //!   borrowed, stolen) in their docs, copied in meaning from the headers.
 //!
 //! Everything here is `unsafe` to call and follows the C rules exactly: see
-//! the headers in `include/xffi/` for the full contracts. The safe layer is
-//! the `xffi` crate.
+//! the headers in `include/xffi/` for the full contracts (everyday API) and
+//! `include/xffi/sys/` (extension tier: cells, unchecked inline helpers,
+//! exports private to the headers). This crate declares what it needs from
+//! both tiers; the section comments below name the header of each. The safe
+//! layer is the `xffi` crate.
 //!
 //! ```
 //! use xffi_sys::*;
@@ -162,7 +165,7 @@ pub struct DLManagedTensorVersioned {
 }
 
 // ---------------------------------------------------------------------------
-// object.h
+// object.h, sys/object.h (extension tier: the count layout, inline counting)
 // ---------------------------------------------------------------------------
 
 /// Deleter flag: the strong count reached zero (destroy contents, keep memory).
@@ -338,7 +341,7 @@ extern "C" {
 }
 
 // ---------------------------------------------------------------------------
-// type.h
+// type.h, sys/type.h (extension tier: the type table, inline is-instance)
 // ---------------------------------------------------------------------------
 
 pub const XFFI_TYPE_ANY: i32 = -1;
@@ -565,7 +568,7 @@ extern "C" {
 }
 
 // ---------------------------------------------------------------------------
-// error.h
+// error.h, sys/error.h (extension tier: the Error cell)
 // ---------------------------------------------------------------------------
 
 pub const XFFI_BACKTRACE_REPLACE: i32 = 0;
@@ -627,7 +630,7 @@ extern "C" {
 }
 
 // ---------------------------------------------------------------------------
-// string.h
+// string.h, sys/string.h (extension tier: the String cell)
 // ---------------------------------------------------------------------------
 
 /// The cell of a String or Bytes object.
@@ -672,7 +675,7 @@ extern "C" {
 }
 
 // ---------------------------------------------------------------------------
-// function.h
+// function.h, sys/function.h (extension tier: the Function cell, the unchecked call)
 // ---------------------------------------------------------------------------
 
 /// The safe-call signature stored in every Function cell (handle = the Function object).
@@ -858,7 +861,7 @@ pub unsafe fn xffi_function_call_inline(
 }
 
 // ---------------------------------------------------------------------------
-// module.h
+// module.h, sys/module.h (extension tier: what the export macros expand to)
 // ---------------------------------------------------------------------------
 
 extern "C" {
@@ -875,7 +878,7 @@ extern "C" {
 }
 
 // ---------------------------------------------------------------------------
-// array.h
+// array.h, sys/array.h (extension tier: the sequence cell, unchecked access)
 // ---------------------------------------------------------------------------
 
 /// The sequence cell of an Array or List (layout shared with tvm-ffi 0.1).
@@ -926,7 +929,7 @@ pub unsafe fn xffi_seq_cell_of_unchecked(seq: *const xffi_object) -> *mut xffi_s
 }
 
 // ---------------------------------------------------------------------------
-// shape.h, dtype.h, tensor.h
+// shape.h, dtype.h, tensor.h, sys/shape.h and sys/tensor.h (extension tier: the cells)
 // ---------------------------------------------------------------------------
 
 /// The cell of a Shape object.
