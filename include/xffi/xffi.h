@@ -8,7 +8,7 @@
  *    bytes, shape, dims, dtype, device, tensor, array, list, map, dict,
  *    function, arg, module, testing (xffi_version and xffi_abi_version name
  *    the library itself). Types are xffi_<noun>, macros XFFI_*.
- *      xffi_function_new (never "func"), xffi_bytes_hash (not xffi_bytes_hash)
+ *      xffi_function_new (never an abbreviation), xffi_bytes_hash (module, then verb)
  * 2. Verbs.
  *      new[_<how>]  makes an object: *out gets a new reference
  *                   (xffi_array_new, xffi_function_new_direct)
