@@ -907,6 +907,7 @@ extern "C" {
     pub fn xffi_array_insert(array: *mut *mut xffi_object, index: i64, value: *const xffi_any) -> c_int;
     pub fn xffi_array_erase(array: *mut *mut xffi_object, index: i64) -> c_int;
     pub fn xffi_array_clear(array: *mut *mut xffi_object) -> c_int;
+    pub fn xffi_array_reserve(array: *mut *mut xffi_object, capacity: i64) -> c_int;
     pub fn xffi_list_new(out: *mut *mut xffi_object, items: *const xffi_any, count: i64) -> c_int;
     pub fn xffi_list_new_with_capacity(out: *mut *mut xffi_object, capacity: i64) -> c_int;
     pub fn xffi_list_slice(out: *mut *mut xffi_object, list: *const xffi_object, begin: i64, end: i64) -> c_int;
@@ -1031,6 +1032,8 @@ extern "C" {
     /// Copy-on-write changes: `*map` may be replaced by a new reference.
     pub fn xffi_map_set(map: *mut *mut xffi_object, key: *const xffi_any, value: *const xffi_any) -> c_int;
     pub fn xffi_map_erase(map: *mut *mut xffi_object, key: *const xffi_any) -> c_int;
+    /// `*out` receives the removed value (owned by the caller).
+    pub fn xffi_map_pop(out: *mut xffi_any, map: *mut *mut xffi_object, key: *const xffi_any) -> c_int;
     pub fn xffi_map_clear(map: *mut *mut xffi_object) -> c_int;
     pub fn xffi_dict_new(out: *mut *mut xffi_object) -> c_int;
     pub fn xffi_dict_new_from(
