@@ -92,13 +92,13 @@ int xcapi_function_new(xffi_object **out, const char *name);
 /**
  * Registers every function of `xcapi_function_new` in the global registry
  * as `xcapi.<name>` (e.g. `xcapi.distance`), so that any code in the
- * process finds them with `xffi_func_global_get`.
+ * process finds them with `xffi_function_global_lookup`.
  *
  * With `allow_override` zero, a name already taken is a ValueError (and
  * the functions registered before it stay registered); non-zero replaces
  * what was there. The registry holds the functions until
- * `xcapi_unregister_globals` (or `xffi_func_global_remove`) removes them.
- * Errors: those of `xffi_func_global_register`; MemoryError.
+ * `xcapi_unregister_globals` (or `xffi_function_global_erase`) removes them.
+ * Errors: those of `xffi_function_global_register`; MemoryError.
  */
 int xcapi_register_globals(int allow_override);
 
@@ -106,7 +106,7 @@ int xcapi_register_globals(int allow_override);
  * Removes the global functions `xcapi.<name>` (for every name of
  * `xcapi_function_new`) that are registered; names that are not are
  * skipped. Functions already handed out stay valid.
- * Errors: those of `xffi_func_global_remove` other than a missing name.
+ * Errors: those of `xffi_function_global_erase` other than a missing name.
  */
 int xcapi_unregister_globals(void);
 

@@ -180,7 +180,7 @@ static int text_of(xffi_byte_array *out, const xffi_any *v, int accept_bytes) {
       if (!accept_bytes) return 0;
       /* fall through */
     case XFFI_TYPE_STRING:
-      *out = xffi_string_view(v->v_obj);
+      *out = xffi_string_cell_of_unchecked(v->v_obj);
       return 1;
     default:
       return 0;
@@ -217,8 +217,8 @@ int xffi_any_to_object(xffi_object **out, const xffi_any *v, int32_t type_index)
     *out = NULL;
     return XFFI_OK;
   }
-  if (!xffi_any_is_object(v) || v->type_index >= xffi_type_count() || !xffi_object_type_info(v->v_obj) ||
-      !xffi_object_is_instance(v->v_obj, expected))
+  if (!xffi_any_is_object(v) || v->type_index >= xffi_type_count() || !xffi_object_type_info_unchecked(v->v_obj) ||
+      !xffi_object_is_a_type_unchecked(v->v_obj, expected))
     return xffi_raise_type_mismatch(fn, expected->type_key.data, v);
   *out = v->v_obj;
   return XFFI_OK;

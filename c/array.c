@@ -53,7 +53,7 @@ static inline xffi_any any_dup(const xffi_any *v) {
 static void seq_deleter(void *self, int flags) {
   xffi_object *obj = (xffi_object *)self;
   if (flags & XFFI_DELETE_CONTENTS) {
-    xffi_seq_cell *cell = xffi_seq_cell_of(obj);
+    xffi_seq_cell *cell = xffi_seq_cell_of_unchecked(obj);
     /* A sequence with elements is parked while another release runs, so a
      * deep nesting uses bounded stack; an empty one has nothing to nest. */
     int nests = cell->size > 0;
@@ -94,7 +94,7 @@ static xffi_object *seq_alloc(int32_t type_index, int64_t capacity) {
   }
   if (!separate) data = (char *)obj + SEQ_HEADER_BYTES;
   xffi_object_init(obj, type_index, seq_deleter);
-  xffi_seq_cell *cell = xffi_seq_cell_of(obj);
+  xffi_seq_cell *cell = xffi_seq_cell_of_unchecked(obj);
   cell->data = data;
   cell->size = 0;
   cell->capacity = capacity;
@@ -150,10 +150,10 @@ static int seq_is_unique(const xffi_object *obj) {
 static const char *seq_arg_name(const char *fn) { return strncmp(fn, "xffi_list", 9) == 0 ? "list" : "array"; }
 
 static inline int check_seq_arg(const char *fn, const xffi_object *obj) {
-  if (XFFI_LIKELY(obj && xffi_seq_check(obj))) return XFFI_OK;
+  if (XFFI_LIKELY(obj && xffi_object_is_seq(obj))) return XFFI_OK;
   const char *arg = seq_arg_name(fn);
   if (!obj) return xffi_raise_null_arg(fn, arg);
-  if (xffi_seq_check(obj)) return XFFI_OK;
+  if (xffi_object_is_seq(obj)) return XFFI_OK;
   xffi_any view = xffi_any_object((xffi_object *)obj);
   return xffi_error_raise(XFFI_KIND_TYPE, "%s: %s expected Array or List, got %s", fn, arg, xffi_any_kind_name(&view));
 }
@@ -184,13 +184,13 @@ static inline int check_array_ref(const char *fn, xffi_object **array) {
  * failure nothing changed. */
 static int array_make_unique(xffi_object **array, int64_t need) {
   xffi_object *old = *array;
-  xffi_seq_cell *old_cell = xffi_seq_cell_of(old);
+  xffi_seq_cell *old_cell = xffi_seq_cell_of_unchecked(old);
   if (seq_is_unique(old)) return seq_reserve(old_cell, need);
   int64_t size = old_cell->size;
   int64_t capacity = need > size ? seq_grow_capacity(size, need) : size;
   xffi_object *copy = seq_alloc(XFFI_TYPE_ARRAY, capacity);
   if (!copy) return XFFI_FAIL;
-  xffi_seq_cell *cell = xffi_seq_cell_of(copy);
+  xffi_seq_cell *cell = xffi_seq_cell_of_unchecked(copy);
   const xffi_any *src = (const xffi_any *)old_cell->data;
   xffi_any *dst = (xffi_any *)cell->data;
   for (int64_t i = 0; i < size; ++i) dst[i] = any_dup(&src[i]);
@@ -210,7 +210,7 @@ static int seq_new(const char *fn, int32_t type_index, xffi_object **out, const 
     return xffi_error_raise(XFFI_KIND_VALUE, "%s: items is NULL but count is %lld", fn, (long long)count);
   xffi_object *obj = seq_alloc(type_index, count);
   if (!obj) return XFFI_FAIL;
-  xffi_seq_cell *cell = xffi_seq_cell_of(obj);
+  xffi_seq_cell *cell = xffi_seq_cell_of_unchecked(obj);
   xffi_any *data = (xffi_any *)cell->data;
   for (int64_t i = 0; i < count; ++i) {
     if (items[i].type_index == XFFI_TYPE_OBJECT_RVALUE) {
@@ -245,15 +245,15 @@ static int seq_new_with_capacity(const char *fn, int32_t type_index, xffi_object
 static int seq_length(const char *fn, int64_t *out, const xffi_object *seq) {
   if (!out) return xffi_raise_null_arg(fn, "out");
   if (check_seq_arg(fn, seq) != XFFI_OK) return XFFI_FAIL;
-  *out = xffi_seq_size(seq);
+  *out = xffi_seq_size_unchecked(seq);
   return XFFI_OK;
 }
 
 static int seq_get(const char *fn, xffi_any *out, const xffi_object *seq, int64_t index) {
   if (!out) return xffi_raise_null_arg(fn, "out");
   if (check_seq_arg(fn, seq) != XFFI_OK) return XFFI_FAIL;
-  if (check_index(fn, index, xffi_seq_size(seq), 0) != XFFI_OK) return XFFI_FAIL;
-  *out = any_dup(&xffi_seq_items(seq)[index]);
+  if (check_index(fn, index, xffi_seq_size_unchecked(seq), 0) != XFFI_OK) return XFFI_FAIL;
+  *out = any_dup(&xffi_seq_items_unchecked(seq)[index]);
   return XFFI_OK;
 }
 
@@ -261,8 +261,8 @@ static int seq_items(const char *fn, const xffi_any **out_items, int64_t *out_si
   if (!out_items) return xffi_raise_null_arg(fn, "out_items");
   if (!out_size) return xffi_raise_null_arg(fn, "out_size");
   if (check_seq_arg(fn, seq) != XFFI_OK) return XFFI_FAIL;
-  *out_items = xffi_seq_items(seq);
-  *out_size = xffi_seq_size(seq);
+  *out_items = xffi_seq_items_unchecked(seq);
+  *out_size = xffi_seq_size_unchecked(seq);
   return XFFI_OK;
 }
 
@@ -271,15 +271,15 @@ static int seq_slice(const char *fn, int32_t type_index, xffi_object **out, cons
   if (!out) return xffi_raise_null_arg(fn, "out");
   *out = NULL;
   if (check_seq_arg(fn, seq) != XFFI_OK) return XFFI_FAIL;
-  int64_t size = xffi_seq_size(seq);
+  int64_t size = xffi_seq_size_unchecked(seq);
   if (begin < 0 || end < begin || end > size)
     return xffi_error_raise(XFFI_KIND_INDEX, "%s: range [%lld, %lld) is not within [0, %lld]", fn, (long long)begin,
                             (long long)end, (long long)size);
   xffi_object *obj = seq_alloc(type_index, end - begin);
   if (!obj) return XFFI_FAIL;
-  xffi_seq_cell *cell = xffi_seq_cell_of(obj);
+  xffi_seq_cell *cell = xffi_seq_cell_of_unchecked(obj);
   /* Indexed, not offset up front: an empty List from tvm-ffi has NULL data. */
-  const xffi_any *src = xffi_seq_items(seq);
+  const xffi_any *src = xffi_seq_items_unchecked(seq);
   xffi_any *dst = (xffi_any *)cell->data;
   for (int64_t i = 0; i < end - begin; ++i) dst[i] = any_dup(&src[begin + i]);
   cell->size = end - begin;
@@ -374,14 +374,14 @@ int xffi_array_slice(xffi_object **out, const xffi_object *array, int64_t begin,
 int xffi_array_set(xffi_object **array, int64_t index, const xffi_any *value) {
   static const char fn[] = "xffi_array_set";
   if (check_array_ref(fn, array) != XFFI_OK) return XFFI_FAIL;
-  if (check_index(fn, index, xffi_seq_size(*array), 0) != XFFI_OK) return XFFI_FAIL;
+  if (check_index(fn, index, xffi_seq_size_unchecked(*array), 0) != XFFI_OK) return XFFI_FAIL;
   xffi_any owned;
   if (copy_value(fn, &owned, value) != XFFI_OK) return XFFI_FAIL;
   if (array_make_unique(array, 0) != XFFI_OK) {
     xffi_any_release(&owned);
     return XFFI_FAIL;
   }
-  seq_set_at(xffi_seq_cell_of(*array), index, &owned);
+  seq_set_at(xffi_seq_cell_of_unchecked(*array), index, &owned);
   return XFFI_OK;
 }
 
@@ -390,11 +390,11 @@ int xffi_array_push(xffi_object **array, const xffi_any *value) {
   if (check_array_ref(fn, array) != XFFI_OK) return XFFI_FAIL;
   xffi_any owned;
   if (copy_value(fn, &owned, value) != XFFI_OK) return XFFI_FAIL;
-  if (array_make_unique(array, xffi_seq_size(*array) + 1) != XFFI_OK) {
+  if (array_make_unique(array, xffi_seq_size_unchecked(*array) + 1) != XFFI_OK) {
     xffi_any_release(&owned);
     return XFFI_FAIL;
   }
-  xffi_seq_cell *cell = xffi_seq_cell_of(*array);
+  xffi_seq_cell *cell = xffi_seq_cell_of_unchecked(*array);
   seq_insert_at(cell, cell->size, &owned);
   return XFFI_OK;
 }
@@ -402,32 +402,32 @@ int xffi_array_push(xffi_object **array, const xffi_any *value) {
 int xffi_array_pop(xffi_any *out, xffi_object **array) {
   static const char fn[] = "xffi_array_pop";
   if (check_array_ref(fn, array) != XFFI_OK) return XFFI_FAIL;
-  if (xffi_seq_size(*array) == 0) return xffi_error_raise(XFFI_KIND_INDEX, "%s: pop from an empty Array", fn);
+  if (xffi_seq_size_unchecked(*array) == 0) return xffi_error_raise(XFFI_KIND_INDEX, "%s: pop from an empty Array", fn);
   if (array_make_unique(array, 0) != XFFI_OK) return XFFI_FAIL;
-  seq_pop_into(xffi_seq_cell_of(*array), out);
+  seq_pop_into(xffi_seq_cell_of_unchecked(*array), out);
   return XFFI_OK;
 }
 
 int xffi_array_insert(xffi_object **array, int64_t index, const xffi_any *value) {
   static const char fn[] = "xffi_array_insert";
   if (check_array_ref(fn, array) != XFFI_OK) return XFFI_FAIL;
-  if (check_index(fn, index, xffi_seq_size(*array), 1) != XFFI_OK) return XFFI_FAIL;
+  if (check_index(fn, index, xffi_seq_size_unchecked(*array), 1) != XFFI_OK) return XFFI_FAIL;
   xffi_any owned;
   if (copy_value(fn, &owned, value) != XFFI_OK) return XFFI_FAIL;
-  if (array_make_unique(array, xffi_seq_size(*array) + 1) != XFFI_OK) {
+  if (array_make_unique(array, xffi_seq_size_unchecked(*array) + 1) != XFFI_OK) {
     xffi_any_release(&owned);
     return XFFI_FAIL;
   }
-  seq_insert_at(xffi_seq_cell_of(*array), index, &owned);
+  seq_insert_at(xffi_seq_cell_of_unchecked(*array), index, &owned);
   return XFFI_OK;
 }
 
 int xffi_array_erase(xffi_object **array, int64_t index) {
   static const char fn[] = "xffi_array_erase";
   if (check_array_ref(fn, array) != XFFI_OK) return XFFI_FAIL;
-  if (check_index(fn, index, xffi_seq_size(*array), 0) != XFFI_OK) return XFFI_FAIL;
+  if (check_index(fn, index, xffi_seq_size_unchecked(*array), 0) != XFFI_OK) return XFFI_FAIL;
   if (array_make_unique(array, 0) != XFFI_OK) return XFFI_FAIL;
-  seq_erase_at(xffi_seq_cell_of(*array), index);
+  seq_erase_at(xffi_seq_cell_of_unchecked(*array), index);
   return XFFI_OK;
 }
 
@@ -435,7 +435,7 @@ int xffi_array_clear(xffi_object **array) {
   static const char fn[] = "xffi_array_clear";
   if (check_array_ref(fn, array) != XFFI_OK) return XFFI_FAIL;
   if (seq_is_unique(*array)) {
-    seq_clear(xffi_seq_cell_of(*array));
+    seq_clear(xffi_seq_cell_of_unchecked(*array));
     return XFFI_OK;
   }
   xffi_object *empty = seq_alloc(XFFI_TYPE_ARRAY, 0);
@@ -444,6 +444,18 @@ int xffi_array_clear(xffi_object **array) {
   *array = empty;
   xffi_object_dec_ref_inline(old);
   return XFFI_OK;
+}
+
+int xffi_array_reserve(xffi_object **array, int64_t capacity) {
+  static const char fn[] = "xffi_array_reserve";
+  if (check_array_ref(fn, array) != XFFI_OK) return XFFI_FAIL;
+  if (capacity < 0) return xffi_error_raise(XFFI_KIND_VALUE, "%s: capacity is negative (%lld)", fn, (long long)capacity);
+  if (capacity > seq_max_capacity()) return xffi_error_raise_out_of_memory();
+  /* Shared: the copy that a later push would make anyway, made now with room. */
+  if (!seq_is_unique(*array)) return array_make_unique(array, capacity);
+  xffi_seq_cell *cell = xffi_seq_cell_of_unchecked(*array);
+  if (capacity <= cell->capacity) return XFFI_OK;
+  return seq_reserve_exact(cell, capacity);
 }
 
 /* ======================= List ======================= */
@@ -456,16 +468,6 @@ int xffi_list_new_with_capacity(xffi_object **out, int64_t capacity) {
   return seq_new_with_capacity("xffi_list_new_with_capacity", XFFI_TYPE_LIST, out, capacity);
 }
 
-int xffi_list_length(int64_t *out, const xffi_object *list) { return seq_length("xffi_list_length", out, list); }
-
-int xffi_list_get(xffi_any *out, const xffi_object *list, int64_t index) {
-  return seq_get("xffi_list_get", out, list, index);
-}
-
-int xffi_list_items(const xffi_any **out_items, int64_t *out_size, const xffi_object *list) {
-  return seq_items("xffi_list_items", out_items, out_size, list);
-}
-
 int xffi_list_slice(xffi_object **out, const xffi_object *list, int64_t begin, int64_t end) {
   return seq_slice("xffi_list_slice", XFFI_TYPE_LIST, out, list, begin, end);
 }
@@ -473,10 +475,10 @@ int xffi_list_slice(xffi_object **out, const xffi_object *list, int64_t begin, i
 int xffi_list_set(xffi_object *list, int64_t index, const xffi_any *value) {
   static const char fn[] = "xffi_list_set";
   if (check_list(fn, list) != XFFI_OK) return XFFI_FAIL;
-  if (check_index(fn, index, xffi_seq_size(list), 0) != XFFI_OK) return XFFI_FAIL;
+  if (check_index(fn, index, xffi_seq_size_unchecked(list), 0) != XFFI_OK) return XFFI_FAIL;
   xffi_any owned;
   if (copy_value(fn, &owned, value) != XFFI_OK) return XFFI_FAIL;
-  seq_set_at(xffi_seq_cell_of(list), index, &owned);
+  seq_set_at(xffi_seq_cell_of_unchecked(list), index, &owned);
   return XFFI_OK;
 }
 
@@ -485,7 +487,7 @@ int xffi_list_push(xffi_object *list, const xffi_any *value) {
   if (check_list(fn, list) != XFFI_OK) return XFFI_FAIL;
   xffi_any owned;
   if (copy_value(fn, &owned, value) != XFFI_OK) return XFFI_FAIL;
-  xffi_seq_cell *cell = xffi_seq_cell_of(list);
+  xffi_seq_cell *cell = xffi_seq_cell_of_unchecked(list);
   if (seq_reserve(cell, cell->size + 1) != XFFI_OK) {
     xffi_any_release(&owned);
     return XFFI_FAIL;
@@ -497,15 +499,15 @@ int xffi_list_push(xffi_object *list, const xffi_any *value) {
 int xffi_list_pop(xffi_any *out, xffi_object *list) {
   static const char fn[] = "xffi_list_pop";
   if (check_list(fn, list) != XFFI_OK) return XFFI_FAIL;
-  if (xffi_seq_size(list) == 0) return xffi_error_raise(XFFI_KIND_INDEX, "%s: pop from an empty List", fn);
-  seq_pop_into(xffi_seq_cell_of(list), out);
+  if (xffi_seq_size_unchecked(list) == 0) return xffi_error_raise(XFFI_KIND_INDEX, "%s: pop from an empty List", fn);
+  seq_pop_into(xffi_seq_cell_of_unchecked(list), out);
   return XFFI_OK;
 }
 
 int xffi_list_insert(xffi_object *list, int64_t index, const xffi_any *value) {
   static const char fn[] = "xffi_list_insert";
   if (check_list(fn, list) != XFFI_OK) return XFFI_FAIL;
-  xffi_seq_cell *cell = xffi_seq_cell_of(list);
+  xffi_seq_cell *cell = xffi_seq_cell_of_unchecked(list);
   if (check_index(fn, index, cell->size, 1) != XFFI_OK) return XFFI_FAIL;
   xffi_any owned;
   if (copy_value(fn, &owned, value) != XFFI_OK) return XFFI_FAIL;
@@ -520,14 +522,14 @@ int xffi_list_insert(xffi_object *list, int64_t index, const xffi_any *value) {
 int xffi_list_erase(xffi_object *list, int64_t index) {
   static const char fn[] = "xffi_list_erase";
   if (check_list(fn, list) != XFFI_OK) return XFFI_FAIL;
-  if (check_index(fn, index, xffi_seq_size(list), 0) != XFFI_OK) return XFFI_FAIL;
-  seq_erase_at(xffi_seq_cell_of(list), index);
+  if (check_index(fn, index, xffi_seq_size_unchecked(list), 0) != XFFI_OK) return XFFI_FAIL;
+  seq_erase_at(xffi_seq_cell_of_unchecked(list), index);
   return XFFI_OK;
 }
 
 int xffi_list_clear(xffi_object *list) {
   if (check_list("xffi_list_clear", list) != XFFI_OK) return XFFI_FAIL;
-  seq_clear(xffi_seq_cell_of(list));
+  seq_clear(xffi_seq_cell_of_unchecked(list));
   return XFFI_OK;
 }
 
@@ -535,7 +537,7 @@ int xffi_list_reserve(xffi_object *list, int64_t capacity) {
   static const char fn[] = "xffi_list_reserve";
   if (check_list(fn, list) != XFFI_OK) return XFFI_FAIL;
   if (capacity < 0) return xffi_error_raise(XFFI_KIND_VALUE, "%s: capacity is negative (%lld)", fn, (long long)capacity);
-  xffi_seq_cell *cell = xffi_seq_cell_of(list);
+  xffi_seq_cell *cell = xffi_seq_cell_of_unchecked(list);
   if (capacity <= cell->capacity) return XFFI_OK;
   if (capacity > seq_max_capacity()) return xffi_error_raise_out_of_memory();
   return seq_reserve_exact(cell, capacity);

@@ -227,7 +227,7 @@ int xffi_error_append_frame(xffi_object *err, const char *frame) {
   if (!err) return xffi_raise_null_arg(fn, "err");
   if (!frame) return xffi_raise_null_arg(fn, "frame");
   if (!is_error(err)) return xffi_check_object_arg(fn, "err", err, XFFI_TYPE_ERROR);
-  xffi_error_cell *cell = xffi_error_cell_of(err);
+  xffi_error_cell *cell = xffi_error_cell_of_unchecked(err);
   if (cell->update_backtrace == static_error_update_backtrace) return XFFI_OK;
   size_t size = strlen(frame);
   int needs_newline = size == 0 || frame[size - 1] != '\n';
@@ -258,7 +258,7 @@ int xffi_error_pass(const char *frame) {
 }
 
 static const xffi_object *next_cause(const xffi_object *e) {
-  return is_error(e) ? xffi_error_cell_of((xffi_object *)e)->cause_chain : NULL;
+  return is_error(e) ? xffi_error_cell_of_unchecked((xffi_object *)e)->cause_chain : NULL;
 }
 
 /* Walks the chain from `from` (borrowed): 1 if it reaches target, 2 if it
@@ -304,7 +304,7 @@ int xffi_error_set_cause(xffi_object *err, xffi_object *cause) {
                             reaches == 1 ? "err is already in cause's chain; setting it would close a cycle"
                                          : "cause's chain already loops");
   }
-  xffi_error_cell *cell = xffi_error_cell_of(err);
+  xffi_error_cell *cell = xffi_error_cell_of_unchecked(err);
   xffi_object *old = cell->cause_chain;
   cell->cause_chain = cause;
   xffi_object_dec_ref_inline(old);
@@ -313,7 +313,7 @@ int xffi_error_set_cause(xffi_object *err, xffi_object *cause) {
 
 int xffi_error_is_kind(xffi_object *err, const char *kind) {
   if (!is_error(err) || !kind) return 0;
-  const xffi_error_cell *cell = xffi_error_cell_of(err);
+  const xffi_error_cell *cell = xffi_error_cell_of_unchecked(err);
   return cell->kind.size == strlen(kind) && memcmp(cell->kind.data, kind, cell->kind.size) == 0;
 }
 
@@ -332,11 +332,11 @@ int xffi_check_object_arg(const char *function, const char *argument, const xffi
   const xffi_type_info *info = NULL;
   int32_t count = xffi_type_count();
   if (obj->type_index >= XFFI_TYPE_STATIC_OBJECT_BEGIN && obj->type_index < count)
-    info = xffi_object_type_info(obj);
+    info = xffi_object_type_info_unchecked(obj);
   if (!info)
     return xffi_error_raise(XFFI_KIND_TYPE, "%s: %s expected %s, got an object of unregistered type index %d", function,
                             argument, xffi_type_key(type_index), (int)obj->type_index);
-  if (xffi_object_is_instance_of(obj, type_index)) return XFFI_OK;
+  if (xffi_object_is_a_unchecked(obj, type_index)) return XFFI_OK;
   return xffi_error_raise(XFFI_KIND_TYPE, "%s: %s expected %s, got %s", function, argument, xffi_type_key(type_index),
                           xffi_type_key(obj->type_index));
 }

@@ -2,7 +2,7 @@
  *
  * Design
  * ------
- * Readers (xffi_func_global_get) are lock-free and write only memory of their
+ * Readers (xffi_function_global_lookup) are lock-free and write only memory of their
  * own thread; writers (register, remove) are serialised by one mutex and
  * never wait for readers.
  *
@@ -344,19 +344,19 @@ static inline int lookup(xffi_object **out, const char *name, size_t len) {
   return lookup_in(my, out, name, len, name_hash(name, len));
 }
 
-int xffi_func_global_get_bytes(xffi_object **out, xffi_byte_array name) {
-  if (XFFI_UNLIKELY(!out)) return xffi_raise_null_arg("xffi_func_global_get", "out");
+int xffi_function_global_lookup_bytes(xffi_object **out, xffi_byte_array name) {
+  if (XFFI_UNLIKELY(!out)) return xffi_raise_null_arg("xffi_function_global_lookup", "out");
   if (XFFI_UNLIKELY(!name.data && name.size))
-    return xffi_error_raise(XFFI_KIND_VALUE, "xffi_func_global_get: name.data is NULL but name.size is %zu",
+    return xffi_error_raise(XFFI_KIND_VALUE, "xffi_function_global_lookup: name.data is NULL but name.size is %zu",
                             name.size);
   return lookup(out, name.data, name.size);
 }
 
-int xffi_func_global_get(xffi_object **out, const char *name) {
-  if (XFFI_UNLIKELY(!out)) return xffi_raise_null_arg("xffi_func_global_get", "out");
+int xffi_function_global_lookup(xffi_object **out, const char *name) {
+  if (XFFI_UNLIKELY(!out)) return xffi_raise_null_arg("xffi_function_global_lookup", "out");
   if (XFFI_UNLIKELY(!name)) {
     *out = NULL;
-    return xffi_raise_null_arg("xffi_func_global_get", "name");
+    return xffi_raise_null_arg("xffi_function_global_lookup", "name");
   }
   return lookup(out, name, strlen(name));
 }
@@ -488,8 +488,8 @@ static entry *entry_new(uint64_t hash, const char *name, size_t len, xffi_object
  * reference to its function. Writers only. */
 static void retire_entry(entry *e) { retire(e, entry_readable_bytes(e->len), e->func); }
 
-int xffi_func_global_register(const char *name, xffi_object *func, int allow_override) {
-  static const char fn[] = "xffi_func_global_register";
+int xffi_function_global_register(const char *name, xffi_object *func, int allow_override) {
+  static const char fn[] = "xffi_function_global_register";
   if (!name) return xffi_raise_null_arg(fn, "name");
   if (!name[0]) return xffi_error_raise(XFFI_KIND_VALUE, "%s: name is empty", fn);
   if (xffi_check_object_arg(fn, "func", func, XFFI_TYPE_FUNCTION) != XFFI_OK) return XFFI_FAIL;
@@ -529,8 +529,8 @@ int xffi_func_global_register(const char *name, xffi_object *func, int allow_ove
   return XFFI_OK;
 }
 
-int xffi_func_global_remove(const char *name) {
-  static const char fn[] = "xffi_func_global_remove";
+int xffi_function_global_erase(const char *name) {
+  static const char fn[] = "xffi_function_global_erase";
   if (!name) return xffi_raise_null_arg(fn, "name");
   if (!name[0]) return xffi_error_raise(XFFI_KIND_VALUE, "%s: name is empty", fn);
   size_t len = strlen(name);
@@ -560,11 +560,16 @@ size_t xffi_testing_registry_reclaim(void) {
   return waiting;
 }
 
-int xffi_func_global_list(xffi_object **out_names, size_t capacity, size_t *out_count) {
-  static const char fn[] = "xffi_func_global_list";
+int xffi_function_global_names(xffi_object **out_names, int64_t *out_count, int64_t requested_capacity) {
+  static const char fn[] = "xffi_function_global_names";
   if (!out_count) return xffi_raise_null_arg(fn, "out_count");
-  if (!out_names && capacity > 0)
-    return xffi_error_raise(XFFI_KIND_VALUE, "%s: out_names is NULL but capacity is %zu", fn, capacity);
+  if (requested_capacity < 0)
+    return xffi_error_raise(XFFI_KIND_VALUE, "%s: capacity is negative (%lld)", fn, (long long)requested_capacity);
+  if (!out_names && requested_capacity > 0)
+    return xffi_error_raise(XFFI_KIND_VALUE, "%s: out_names is NULL but capacity is %lld", fn,
+                            (long long)requested_capacity);
+  /* Fewer names than that can ever exist, so the cast cannot cut a real count. */
+  size_t capacity = (uint64_t)requested_capacity > SIZE_MAX ? SIZE_MAX : (size_t)requested_capacity;
   xffi_mutex_lock(&writer_lock);
   table *t = atomic_load_explicit(&current.table, memory_order_relaxed);
   size_t written = 0;
@@ -587,6 +592,6 @@ int xffi_func_global_list(xffi_object **out_names, size_t capacity, size_t *out_
     }
     return XFFI_FAIL;
   }
-  *out_count = total;
+  *out_count = (int64_t)total;
   return XFFI_OK;
 }

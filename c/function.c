@@ -17,14 +17,14 @@ typedef struct func_object {
   xffi_object header;
   xffi_function_cell cell;
   void *resource;
-  xffi_func_callback callback; /* NULL for a direct function */
-  xffi_func_finalizer finalizer;
+  xffi_function_callback callback; /* NULL for a direct function */
+  xffi_function_finalizer finalizer;
   xffi_object *owner; /* strong reference or NULL */
 } func_object;
 
 _Static_assert(offsetof(func_object, cell) == 24, "the Function cell follows the 24-byte header");
 _Static_assert(offsetof(func_object, resource) == offsetof(xffi_function_head, resource),
-               "xffi_func_resource reads the resource where func_object keeps it");
+               "xffi_function_resource_unchecked reads the resource where func_object keeps it");
 _Static_assert(sizeof(xffi_function_cell) == 2 * sizeof(void *), "Function cell: safe_call + cpp_call");
 _Static_assert(offsetof(xffi_function_cell, cpp_call) == sizeof(void *), "cpp_call right after safe_call");
 
@@ -34,7 +34,7 @@ _Static_assert(offsetof(xffi_function_cell, cpp_call) == sizeof(void *), "cpp_ca
  * fourth instruction moving the resource through a scratch register. */
 static int func_trampoline(void *handle, const xffi_any *args, int32_t num_args, xffi_any *result) {
   func_object *f = handle;
-  xffi_func_callback callback = f->callback;
+  xffi_function_callback callback = f->callback;
 #if defined(__GNUC__)
   __asm__("" : "+r"(callback));
 #endif
@@ -63,8 +63,8 @@ static void func_deleter(void *self, int flags) {
 /* Exactly one of direct_call (a direct function: the cell calls it itself)
  * and callback (called through the trampoline) is meant to be set; code_arg
  * names the caller's argument for the error when it is NULL. */
-static int func_make(xffi_object **out, xffi_safe_call direct_call, xffi_func_callback callback, void *resource,
-                     xffi_func_finalizer finalizer, xffi_object *owner, const char *fn, const char *code_arg) {
+static int func_make(xffi_object **out, xffi_safe_call direct_call, xffi_function_callback callback, void *resource,
+                     xffi_function_finalizer finalizer, xffi_object *owner, const char *fn, const char *code_arg) {
   if (!out) return xffi_raise_null_arg(fn, "out");
   *out = NULL;
   if (!callback && !direct_call) return xffi_raise_null_arg(fn, code_arg);
@@ -82,17 +82,17 @@ static int func_make(xffi_object **out, xffi_safe_call direct_call, xffi_func_ca
   return XFFI_OK;
 }
 
-int xffi_func_new(xffi_object **out, xffi_func_callback callback, void *resource, xffi_func_finalizer finalizer) {
-  return func_make(out, NULL, callback, resource, finalizer, NULL, "xffi_func_new", "callback");
+int xffi_function_new(xffi_object **out, xffi_function_callback callback, void *resource, xffi_function_finalizer finalizer) {
+  return func_make(out, NULL, callback, resource, finalizer, NULL, "xffi_function_new", "callback");
 }
 
-int xffi_func_new_direct(xffi_object **out, xffi_safe_call call, void *resource, xffi_func_finalizer finalizer) {
-  return func_make(out, call, NULL, resource, finalizer, NULL, "xffi_func_new_direct", "call");
+int xffi_function_new_direct(xffi_object **out, xffi_safe_call call, void *resource, xffi_function_finalizer finalizer) {
+  return func_make(out, call, NULL, resource, finalizer, NULL, "xffi_function_new_direct", "call");
 }
 
-int xffi_func_new_with_owner(xffi_object **out, xffi_func_callback callback, void *resource,
-                             xffi_func_finalizer finalizer, xffi_object *owner) {
-  return func_make(out, NULL, callback, resource, finalizer, owner, "xffi_func_new_with_owner", "callback");
+int xffi_function_new_with_owner(xffi_object **out, xffi_function_callback callback, void *resource,
+                             xffi_function_finalizer finalizer, xffi_object *owner) {
+  return func_make(out, NULL, callback, resource, finalizer, owner, "xffi_function_new_with_owner", "callback");
 }
 
 /* Every call path (checked, inline, Rust) comes through here. A failed
@@ -101,7 +101,7 @@ int xffi_func_new_with_owner(xffi_object **out, xffi_func_callback callback, voi
  * failure an error that was raised before then is released (its raise is
  * older than the call). The slot is then either the callee's error (or one
  * raised on its behalf) or empty, when the callee raised in tvm-ffi's slot
- * or nowhere (xffi_func_call_failed_). The success path reads one shared
+ * or nowhere (xffi_function_call_failed_). The success path reads one shared
  * word, no thread-local: in a shared library each thread-local access is a
  * call to __tls_get_addr. */
 #if defined(__GNUC__)
@@ -112,23 +112,23 @@ static int call_failed(uint64_t begun, int status) {
   return status;
 }
 
-int xffi_func_call_raw(xffi_object *func, const xffi_any *args, int32_t num_args, xffi_any *result) {
+int xffi_function_call_raw(xffi_object *func, const xffi_any *args, int32_t num_args, xffi_any *result) {
   uint64_t begun = xffi_raise_clock_now();
   int status = XFFI_OBJECT_CELL(xffi_function_cell, func)->safe_call(func, args, num_args, result);
   if (XFFI_UNLIKELY(status != 0)) return call_failed(begun, status);
   return status;
 }
 
-int xffi_func_call_failed_(xffi_any *result, int status) {
+int xffi_function_call_failed_(xffi_any *result, int status) {
   xffi_any_release(result);
   if (!xffi_raised_slot && !xffi_error_adopt_tvm_raised())
-    return xffi_error_raise(XFFI_KIND_RUNTIME, "xffi_func_call: the callee returned status %d without raising an error",
+    return xffi_error_raise(XFFI_KIND_RUNTIME, "xffi_function_call: the callee returned status %d without raising an error",
                             status);
   return XFFI_FAIL;
 }
 
-int xffi_func_call(xffi_object *func, const xffi_any *args, int32_t num_args, xffi_any *result) {
-  static const char fn[] = "xffi_func_call";
+int xffi_function_call(xffi_object *func, const xffi_any *args, int32_t num_args, xffi_any *result) {
+  static const char fn[] = "xffi_function_call";
   if (!result) return xffi_raise_null_arg(fn, "result");
   *result = xffi_any_none();
   if (XFFI_UNLIKELY(!func || func->type_index != XFFI_TYPE_FUNCTION) &&
@@ -137,8 +137,8 @@ int xffi_func_call(xffi_object *func, const xffi_any *args, int32_t num_args, xf
   if (num_args < 0) return xffi_error_raise(XFFI_KIND_VALUE, "%s: num_args is negative (%d)", fn, (int)num_args);
   if (!args && num_args > 0)
     return xffi_error_raise(XFFI_KIND_VALUE, "%s: args is NULL but num_args is %d", fn, (int)num_args);
-  int status = xffi_func_call_raw(func, args, num_args, result);
-  if (status != 0) return xffi_func_call_failed_(result, status);
+  int status = xffi_function_call_raw(func, args, num_args, result);
+  if (status != 0) return xffi_function_call_failed_(result, status);
   return XFFI_OK;
 }
 
@@ -176,8 +176,8 @@ static int arg_mismatch(const xffi_any *arg, int32_t index, const char *expected
                           xffi_any_kind_name(arg));
 }
 
-int xffi_arg_get_int(int64_t *out, const xffi_any *args, int32_t num_args, int32_t index, const char *fn) {
-  if (!out) return xffi_raise_null_arg("xffi_arg_get_int", "out");
+int xffi_arg_to_int(int64_t *out, const xffi_any *args, int32_t num_args, int32_t index, const char *fn) {
+  if (!out) return xffi_raise_null_arg("xffi_arg_to_int", "out");
   if (arg_present(args, num_args, index, fn) != XFFI_OK) return XFFI_FAIL;
   const xffi_any *a = &args[index];
   if (a->type_index == XFFI_TYPE_INT || a->type_index == XFFI_TYPE_BOOL) {
@@ -187,8 +187,8 @@ int xffi_arg_get_int(int64_t *out, const xffi_any *args, int32_t num_args, int32
   return arg_mismatch(a, index, "int", fn);
 }
 
-int xffi_arg_get_float(double *out, const xffi_any *args, int32_t num_args, int32_t index, const char *fn) {
-  if (!out) return xffi_raise_null_arg("xffi_arg_get_float", "out");
+int xffi_arg_to_float(double *out, const xffi_any *args, int32_t num_args, int32_t index, const char *fn) {
+  if (!out) return xffi_raise_null_arg("xffi_arg_to_float", "out");
   if (arg_present(args, num_args, index, fn) != XFFI_OK) return XFFI_FAIL;
   const xffi_any *a = &args[index];
   switch (a->type_index) {
@@ -204,8 +204,8 @@ int xffi_arg_get_float(double *out, const xffi_any *args, int32_t num_args, int3
   }
 }
 
-int xffi_arg_get_bool(int *out, const xffi_any *args, int32_t num_args, int32_t index, const char *fn) {
-  if (!out) return xffi_raise_null_arg("xffi_arg_get_bool", "out");
+int xffi_arg_to_bool(int *out, const xffi_any *args, int32_t num_args, int32_t index, const char *fn) {
+  if (!out) return xffi_raise_null_arg("xffi_arg_to_bool", "out");
   if (arg_present(args, num_args, index, fn) != XFFI_OK) return XFFI_FAIL;
   const xffi_any *a = &args[index];
   if (a->type_index == XFFI_TYPE_BOOL || a->type_index == XFFI_TYPE_INT) {
@@ -225,8 +225,8 @@ static int is_bytes(const xffi_any *a) {
          a->type_index == XFFI_TYPE_BYTES;
 }
 
-int xffi_arg_get_str(xffi_byte_array *out, const xffi_any *args, int32_t num_args, int32_t index, const char *fn) {
-  if (!out) return xffi_raise_null_arg("xffi_arg_get_str", "out");
+int xffi_arg_to_str(xffi_byte_array *out, const xffi_any *args, int32_t num_args, int32_t index, const char *fn) {
+  if (!out) return xffi_raise_null_arg("xffi_arg_to_str", "out");
   if (arg_present(args, num_args, index, fn) != XFFI_OK) return XFFI_FAIL;
   const xffi_any *a = &args[index];
   if (!is_str(a)) return arg_mismatch(a, index, "str", fn);
@@ -234,8 +234,8 @@ int xffi_arg_get_str(xffi_byte_array *out, const xffi_any *args, int32_t num_arg
   return xffi_any_to_str(out, a);
 }
 
-int xffi_arg_get_ptr(void **out, const xffi_any *args, int32_t num_args, int32_t index, const char *fn) {
-  if (!out) return xffi_raise_null_arg("xffi_arg_get_ptr", "out");
+int xffi_arg_to_ptr(void **out, const xffi_any *args, int32_t num_args, int32_t index, const char *fn) {
+  if (!out) return xffi_raise_null_arg("xffi_arg_to_ptr", "out");
   if (arg_present(args, num_args, index, fn) != XFFI_OK) return XFFI_FAIL;
   const xffi_any *a = &args[index];
   if (a->type_index == XFFI_TYPE_OPAQUE_PTR || a->type_index == XFFI_TYPE_NONE) {
@@ -251,14 +251,14 @@ static int arg_is_instance(const xffi_any *a, int32_t type_index) {
   if (!xffi_any_is_object(a) || !a->v_obj) return 0;
   if (a->v_obj->type_index == type_index) return 1;
   /* An object from another runtime may carry an index with no record here. */
-  if (a->v_obj->type_index < 0 || a->v_obj->type_index >= xffi_type_count() || !xffi_object_type_info(a->v_obj))
+  if (a->v_obj->type_index < 0 || a->v_obj->type_index >= xffi_type_count() || !xffi_object_type_info_unchecked(a->v_obj))
     return 0;
-  return xffi_object_is_instance_of(a->v_obj, type_index);
+  return xffi_object_is_a_unchecked(a->v_obj, type_index);
 }
 
-int xffi_arg_get_object(xffi_object **out, const xffi_any *args, int32_t num_args, int32_t index, int32_t type_index,
+int xffi_arg_to_object(xffi_object **out, const xffi_any *args, int32_t num_args, int32_t index, int32_t type_index,
                         const char *fn) {
-  static const char self[] = "xffi_arg_get_object";
+  static const char self[] = "xffi_arg_to_object";
   if (!out) return xffi_raise_null_arg(self, "out");
   const xffi_type_info *info = NULL;
   if (type_index < XFFI_TYPE_STATIC_OBJECT_BEGIN || xffi_type_info_get(&info, type_index) != XFFI_OK) {
@@ -273,8 +273,8 @@ int xffi_arg_get_object(xffi_object **out, const xffi_any *args, int32_t num_arg
   return XFFI_OK;
 }
 
-int xffi_args_check(const xffi_any *args, int32_t num_args, const char *signature, const char *fn) {
-  static const char self[] = "xffi_args_check";
+int xffi_arg_check_signature(const xffi_any *args, int32_t num_args, const char *signature, const char *fn) {
+  static const char self[] = "xffi_arg_check_signature";
   if (!signature) return xffi_raise_null_arg(self, "signature");
   if (!fn) return xffi_raise_null_arg(self, "fn");
   if (num_args < 0) return xffi_error_raise(XFFI_KIND_VALUE, "%s: num_args is negative (%d)", fn, (int)num_args);

@@ -8,6 +8,14 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <xffi/xffi.h>
+#include <xffi/sys/array.h>
+#include <xffi/sys/error.h>
+#include <xffi/sys/function.h>
+#include <xffi/sys/object.h>
+#include <xffi/sys/shape.h>
+#include <xffi/sys/string.h>
+#include <xffi/sys/tensor.h>
+#include <xffi/sys/type.h>
 
 /* ---- Allocation ----
  * Every heap allocation of the library goes through these, so that tests can

@@ -176,7 +176,7 @@ static inline int probe_init(probe *p, const char *fn, const xffi_any *key) {
       break;
     case XFFI_TYPE_STRING:
     case XFFI_TYPE_BYTES: {
-      xffi_byte_array b = xffi_string_view(key->v_obj);
+      xffi_byte_array b = xffi_string_cell_of_unchecked(key->v_obj);
       p->kind = KEY_TEXT;
       p->obj = key->v_obj;
       p->data = b.data;
@@ -236,7 +236,7 @@ static inline int key_equal(const xffi_any *k, const probe *p) {
       if (t == p->small_type) return k->small_len == p->size && bytes_eq(k->v_small, p->data, p->size);
       if (t == p->obj_type) {
         if (k->v_obj == p->obj) return 1;
-        xffi_byte_array b = xffi_string_view(k->v_obj);
+        xffi_byte_array b = xffi_string_cell_of_unchecked(k->v_obj);
         return b.size == p->size && bytes_eq(b.data, p->data, p->size);
       }
       return 0;
@@ -601,7 +601,7 @@ static inline const xffi_any *find_text(const map_cell *c, const char *data, siz
   PROBE_LOOP(c, hash, {
     int32_t t = entry->key.type_index;
     if (t == obj_type) {
-      xffi_byte_array b = xffi_string_view(entry->key.v_obj);
+      xffi_byte_array b = xffi_string_cell_of_unchecked(entry->key.v_obj);
       if (b.size == size && (b.data == data || bytes_eq(b.data, data, size))) return &entry->value;
     } else if (t == small_type && entry->key.small_len == size && short_bytes_eq(entry->key.v_small, data, size)) {
       return &entry->value;
@@ -618,7 +618,7 @@ static inline const xffi_any *find_text_mid(const map_cell *c, const char *data,
   __asm__("" : "+r"(data));
   PROBE_LOOP(c, hash, {
     if (entry->key.type_index == obj_type) {
-      xffi_byte_array b = xffi_string_view(entry->key.v_obj);
+      xffi_byte_array b = xffi_string_cell_of_unchecked(entry->key.v_obj);
       if (b.size == size &&
           ((load64(b.data) ^ load64(data)) | (load64(b.data + size - 8) ^ load64(data + size - 8))) == 0)
         return &entry->value;
@@ -643,7 +643,7 @@ static int __attribute__((noinline)) lookup_text_slow(const xffi_any **out, cons
 /* A String or Bytes key object outside the hot case below. */
 static int __attribute__((noinline)) lookup_text_object_slow(const xffi_any **out, const map_cell *c,
                                                              const xffi_object *obj, int32_t small_type) {
-  xffi_byte_array b = xffi_string_view(obj);
+  xffi_byte_array b = xffi_string_cell_of_unchecked(obj);
   *out = find_text(c, b.data, b.size, xffi_string_hash(obj), obj->type_index, small_type);
   return XFFI_OK;
 }
@@ -653,7 +653,7 @@ static int __attribute__((noinline)) lookup_text_object_slow(const xffi_any **ou
 /* Whether a String or Bytes key object is the hot case: 8 to 16 bytes (*b),
  * allocated by this library with its hash cached (*hash). */
 static inline int text_object_is_hot(const xffi_object *obj, xffi_byte_array *b, uint64_t *hash) {
-  *b = xffi_string_view(obj);
+  *b = xffi_string_cell_of_unchecked(obj);
   return XFFI_LIKELY(b->size - 8 <= 8 && obj->deleter == xffi_string_deleter &&
                      (*hash = __atomic_load_n(&xffi_string_hash_word(obj)->value, __ATOMIC_RELAXED)) != 0);
 }
@@ -950,7 +950,7 @@ int xffi_map_new_from(xffi_object **out, const xffi_any *keys, const xffi_any *v
 
 int xffi_map_length(int64_t *out, const xffi_object *map) { return map_length("xffi_map_length", out, map); }
 
-/* The general path of xffi_map_lookup and xffi_dict_lookup (argument
+/* The general path of xffi_map_lookup and xffi_map_lookup (argument
  * errors, empty maps, keys without a fast path), kept out of line so that
  * the fast paths need few registers. */
 static int __attribute__((noinline)) map_lookup_general(const char *fn, const xffi_any **out,
@@ -996,7 +996,7 @@ static int __attribute__((noinline)) map_get_general(const char *fn, xffi_any *o
   return get_found(fn, out, found, key);
 }
 
-/* xffi_map_get and xffi_dict_get. The hot String case is inline, with no
+/* xffi_map_get and xffi_map_get. The hot String case is inline, with no
  * local whose address escapes (so nothing goes through the stack). */
 static inline int map_get(const char *fn, xffi_any *out, const xffi_object *map, const xffi_any *key) {
   xffi_byte_array b;
@@ -1039,6 +1039,13 @@ int xffi_map_erase(xffi_object **map, const xffi_any *key) {
   return map_erase(fn, map, 1, key, NULL);
 }
 
+int xffi_map_pop(xffi_any *out, xffi_object **map, const xffi_any *key) {
+  static const char fn[] = "xffi_map_pop";
+  if (!out) return xffi_raise_null_arg(fn, "out");
+  if (check_map_ref(fn, map) != XFFI_OK) return XFFI_FAIL;
+  return map_erase(fn, map, 1, key, out);
+}
+
 int xffi_map_clear(xffi_object **map) {
   static const char fn[] = "xffi_map_clear";
   if (check_map_ref(fn, map) != XFFI_OK) return XFFI_FAIL;
@@ -1070,24 +1077,6 @@ int xffi_dict_new(xffi_object **out) { return map_new("xffi_dict_new", XFFI_TYPE
 
 int xffi_dict_new_from(xffi_object **out, const xffi_any *keys, const xffi_any *values, int64_t count) {
   return map_new_from("xffi_dict_new_from", XFFI_TYPE_DICT, out, keys, values, count);
-}
-
-int xffi_dict_length(int64_t *out, const xffi_object *dict) { return map_length("xffi_dict_length", out, dict); }
-
-int xffi_dict_get(xffi_any *out, const xffi_object *dict, const xffi_any *key) {
-  return map_get("xffi_dict_get", out, dict, key);
-}
-
-int xffi_dict_lookup(const xffi_any **out, const xffi_object *dict, const xffi_any *key) {
-  return lookup_entry("xffi_dict_lookup", out, dict, key);
-}
-
-int xffi_dict_contains(int *out, const xffi_object *dict, const xffi_any *key) {
-  return map_contains("xffi_dict_contains", out, dict, key);
-}
-
-int xffi_dict_next(xffi_map_item *out, const xffi_object *dict, int64_t *cursor) {
-  return map_next("xffi_dict_next", out, dict, cursor);
 }
 
 int xffi_dict_copy(xffi_object **out, const xffi_object *dict) {

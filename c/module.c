@@ -4,7 +4,7 @@
  *
  * A Module is one allocation: header, a private cell { library handle, ABI
  * version }, then the path. Functions taken from a module hold a strong
- * reference to it (xffi_func_new_with_owner), so the library stays loaded
+ * reference to it (xffi_function_new_with_owner), so the library stays loaded
  * until the module and all of them are gone; then the deleter closes it. */
 #include <string.h>
 
@@ -71,8 +71,8 @@ static int module_arg(module_object **out, xffi_object *module, const char *fn) 
   return XFFI_OK;
 }
 
-int xffi_module_get_function(xffi_object **out, xffi_object *module, const char *name) {
-  static const char fn[] = "xffi_module_get_function";
+int xffi_module_lookup_function(xffi_object **out, xffi_object *module, const char *name) {
+  static const char fn[] = "xffi_module_lookup_function";
   if (!out) return xffi_raise_null_arg(fn, "out");
   *out = NULL;
   module_object *m;
@@ -93,11 +93,11 @@ int xffi_module_get_function(xffi_object **out, xffi_object *module, const char 
   if (symbol != stack_buffer) xffi_free(symbol);
   if (!address) return XFFI_OK; /* no such function: *out stays NULL */
   /* ISO C has no cast between object and function pointers: copy the bits. */
-  xffi_func_callback callback;
+  xffi_function_callback callback;
   _Static_assert(sizeof callback == sizeof address, "function and object pointers have the same size");
   memcpy(&callback, &address, sizeof callback);
   /* Exported functions receive a NULL handle (resource), per the convention. */
-  return xffi_func_new_with_owner(out, callback, NULL, NULL, module);
+  return xffi_function_new_with_owner(out, callback, NULL, NULL, module);
 }
 
 int xffi_module_path(const char **out, xffi_object *module) {

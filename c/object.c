@@ -7,7 +7,7 @@
 
 void xffi_object_inc_ref(xffi_object *obj) { xffi_object_inc_ref_inline(obj); }
 
-void xffi_object_ref_count_overflow(void) {
+void xffi_object_ref_count_overflow_(void) {
   /* Not an error to report and carry on from: the count is about to wrap, so
    * some live handle would soon point at freed memory. */
   fputs("xffi: reference count overflow (2^31 references to one object, most likely leaked); aborting\n", stderr);
@@ -23,7 +23,7 @@ int xffi_weak_new(xffi_weak **out, xffi_object *obj) {
   if (!out) return xffi_raise_null_arg("xffi_weak_new", "out");
   if (!obj) return xffi_raise_null_arg("xffi_weak_new", "obj");
   uint64_t old = __atomic_fetch_add(XFFI_REF_COUNTS(obj), XFFI_REF_WEAK_ONE, __ATOMIC_RELAXED);
-  if ((uint32_t)(old >> 32) >= XFFI_REF_COUNT_LIMIT) xffi_object_ref_count_overflow();
+  if ((uint32_t)(old >> 32) >= XFFI_REF_COUNT_LIMIT) xffi_object_ref_count_overflow_();
   *out = (xffi_weak *)obj;
   return XFFI_OK;
 }
@@ -36,7 +36,7 @@ int xffi_weak_lock(xffi_object **out, xffi_weak *weak) {
   /* Take a strong reference only while the strong count is non-zero: once it
    * reached zero the contents are gone and must never come back. */
   while ((uint32_t)counts != 0) {
-    if ((uint32_t)counts >= XFFI_REF_COUNT_LIMIT) xffi_object_ref_count_overflow();
+    if ((uint32_t)counts >= XFFI_REF_COUNT_LIMIT) xffi_object_ref_count_overflow_();
     if (__atomic_compare_exchange_n(XFFI_REF_COUNTS(obj), &counts, counts + XFFI_REF_STRONG_ONE, 1,
                                     __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
       *out = obj;

@@ -11,10 +11,12 @@ typedef struct shape_object {
   int64_t dims[];
 } shape_object;
 
-int xffi_shape_new(xffi_object **out, const int64_t *dims, size_t ndim) {
+int xffi_shape_new(xffi_object **out, const int64_t *dims, int32_t requested_ndim) {
   static const char fn[] = "xffi_shape_new";
   if (!out) return xffi_raise_null_arg(fn, "out");
   *out = NULL;
+  if (requested_ndim < 0) return xffi_error_raise(XFFI_KIND_VALUE, "%s: ndim is negative (%d)", fn, (int)requested_ndim);
+  size_t ndim = (size_t)requested_ndim;
   if (!dims && ndim > 0) return xffi_error_raise(XFFI_KIND_VALUE, "%s: dims is NULL but ndim is %zu", fn, ndim);
   if (ndim > (SIZE_MAX - sizeof(shape_object)) / sizeof(int64_t))
     return xffi_error_raise(XFFI_KIND_VALUE, "%s: ndim %zu is too large", fn, ndim);
@@ -28,10 +30,10 @@ int xffi_shape_new(xffi_object **out, const int64_t *dims, size_t ndim) {
   return XFFI_OK;
 }
 
-int xffi_shape_get(xffi_shape_cell *out, const xffi_object *shape) {
-  if (!out) return xffi_raise_null_arg("xffi_shape_get", "out");
-  if (xffi_check_object_arg("xffi_shape_get", "shape", shape, XFFI_TYPE_SHAPE) != XFFI_OK) return XFFI_FAIL;
-  *out = *xffi_shape_view(shape);
+int xffi_shape_cell_of(xffi_shape_cell *out, const xffi_object *shape) {
+  if (!out) return xffi_raise_null_arg("xffi_shape_cell_of", "out");
+  if (xffi_check_object_arg("xffi_shape_cell_of", "shape", shape, XFFI_TYPE_SHAPE) != XFFI_OK) return XFFI_FAIL;
+  *out = *xffi_shape_cell_of_unchecked(shape);
   return XFFI_OK;
 }
 
@@ -57,17 +59,18 @@ static int dims_product(int64_t *out, const int64_t *dims, size_t ndim, const ch
   return XFFI_OK;
 }
 
-int xffi_dims_product(int64_t *out, const int64_t *dims, size_t ndim) {
+int xffi_dims_product(int64_t *out, const int64_t *dims, int32_t ndim) {
   if (!out) return xffi_raise_null_arg("xffi_dims_product", "out");
+  if (ndim < 0) return xffi_error_raise(XFFI_KIND_VALUE, "xffi_dims_product: ndim is negative (%d)", (int)ndim);
   if (!dims && ndim > 0)
-    return xffi_error_raise(XFFI_KIND_VALUE, "xffi_dims_product: dims is NULL but ndim is %zu", ndim);
-  return dims_product(out, dims, ndim, "xffi_dims_product");
+    return xffi_error_raise(XFFI_KIND_VALUE, "xffi_dims_product: dims is NULL but ndim is %d", (int)ndim);
+  return dims_product(out, dims, (size_t)ndim, "xffi_dims_product");
 }
 
 int xffi_shape_product(int64_t *out, const xffi_object *shape) {
   if (!out) return xffi_raise_null_arg("xffi_shape_product", "out");
   if (xffi_check_object_arg("xffi_shape_product", "shape", shape, XFFI_TYPE_SHAPE) != XFFI_OK) return XFFI_FAIL;
-  const xffi_shape_cell *cell = xffi_shape_view(shape);
+  const xffi_shape_cell *cell = xffi_shape_cell_of_unchecked(shape);
   return dims_product(out, cell->data, cell->size, "xffi_shape_product");
 }
 
@@ -75,8 +78,8 @@ int xffi_shape_equal(int *out, const xffi_object *a, const xffi_object *b) {
   if (!out) return xffi_raise_null_arg("xffi_shape_equal", "out");
   if (xffi_check_object_arg("xffi_shape_equal", "a", a, XFFI_TYPE_SHAPE) != XFFI_OK) return XFFI_FAIL;
   if (xffi_check_object_arg("xffi_shape_equal", "b", b, XFFI_TYPE_SHAPE) != XFFI_OK) return XFFI_FAIL;
-  const xffi_shape_cell *x = xffi_shape_view(a);
-  const xffi_shape_cell *y = xffi_shape_view(b);
-  *out = xffi_dims_equal(x->data, x->size, y->data, y->size);
+  const xffi_shape_cell *x = xffi_shape_cell_of_unchecked(a);
+  const xffi_shape_cell *y = xffi_shape_cell_of_unchecked(b);
+  *out = x->size == y->size && (x->size == 0 || memcmp(x->data, y->data, x->size * sizeof(int64_t)) == 0);
   return XFFI_OK;
 }

@@ -29,7 +29,7 @@ void xffi_string_deleter(void *self, int flags) {
 
 uint64_t xffi_string_hash_fill(const xffi_object *obj) {
   xffi_hash_key_ensure(); /* the cached hash outlives this call */
-  xffi_byte_array b = xffi_string_view(obj);
+  xffi_byte_array b = xffi_string_cell_of_unchecked(obj);
   uint64_t h = xffi_keyed_hash_bytes(b.data, b.size);
   __atomic_store_n(&xffi_string_hash_word(obj)->value, h, __ATOMIC_RELAXED);
   return h;
@@ -142,13 +142,13 @@ int xffi_bytes_new(xffi_object **out, const char *data, size_t size) {
   return string_make(out, data, size, XFFI_TYPE_BYTES, "xffi_bytes_new");
 }
 
-int xffi_string_get(xffi_byte_array *out, const xffi_object *obj) {
-  if (!out) return xffi_raise_null_arg("xffi_string_get", "out");
-  if (!obj) return xffi_raise_null_arg("xffi_string_get", "obj");
+int xffi_string_cell_of(xffi_byte_array *out, const xffi_object *obj) {
+  if (!out) return xffi_raise_null_arg("xffi_string_cell_of", "out");
+  if (!obj) return xffi_raise_null_arg("xffi_string_cell_of", "obj");
   if (obj->type_index != XFFI_TYPE_STRING && obj->type_index != XFFI_TYPE_BYTES)
-    return xffi_error_raise(XFFI_KIND_TYPE, "xffi_string_get: obj expected String or Bytes, got %s",
+    return xffi_error_raise(XFFI_KIND_TYPE, "xffi_string_cell_of: obj expected String or Bytes, got %s",
                             xffi_type_key(obj->type_index));
-  *out = xffi_string_view(obj);
+  *out = xffi_string_cell_of_unchecked(obj);
   return XFFI_OK;
 }
 
@@ -164,7 +164,7 @@ int xffi_bytes_compare(xffi_byte_array a, xffi_byte_array b) {
  * xors the halves, which spreads every input bit over the whole result.
  * Up to 16 bytes: xffi_hash_short (c/string_internal.h), one such product. */
 
-uint64_t xffi_hash_bytes(const void *data, size_t size) {
+uint64_t xffi_bytes_hash(const void *data, size_t size) {
   if (size <= 16) return xffi_hash_short(data, size);
   const unsigned char *p = data;
   uint64_t seed = XFFI_HASH_MIX0 ^ xffi_hash_fold(size ^ XFFI_HASH_MIX1, XFFI_HASH_MIX2);

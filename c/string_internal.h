@@ -1,5 +1,5 @@
 /* c/string_internal.h: what c/string.c shares with the map's lookups (c/map.c):
- * the short-input path of xffi_hash_bytes, inline, and the keyed map hash
+ * the short-input path of xffi_bytes_hash, inline, and the keyed map hash
  * (c/hash.h) cached in the String and Bytes objects this library allocates.
  * Private. */
 #ifndef XFFI_STRING_INTERNAL_H
@@ -11,7 +11,7 @@
 #include "hash.h"
 #include "internal.h"
 
-/* ---- Hashing (the definition of xffi_hash_bytes for up to 16 bytes) ---- */
+/* ---- Hashing (the definition of xffi_bytes_hash for up to 16 bytes) ---- */
 
 /* Odd constants with well-mixed bits (digits of pi and e). */
 #define XFFI_HASH_MIX0 UINT64_C(0x243f6a8885a308d3)
@@ -42,7 +42,7 @@ static inline uint64_t xffi_hash_load32(const unsigned char *p) {
   return v;
 }
 
-/* xffi_hash_bytes for size <= 16: the bytes (read as two possibly
+/* xffi_bytes_hash for size <= 16: the bytes (read as two possibly
  * overlapping words, all of them covered) meet in one 128-bit product; a
  * 64-bit multiply and a shift then carry its upper bits down, so that every
  * input bit flips every output bit with probability close to 1/2 (the strict
@@ -64,9 +64,9 @@ static inline uint64_t xffi_hash_short(const void *data, size_t size) {
   return h ^ (h >> 32);
 }
 
-/* xffi_hash_bytes, with the short path inline. */
+/* xffi_bytes_hash, with the short path inline. */
 static inline uint64_t xffi_hash_inline(const void *data, size_t size) {
-  return XFFI_LIKELY(size <= 16) ? xffi_hash_short(data, size) : xffi_hash_bytes(data, size);
+  return XFFI_LIKELY(size <= 16) ? xffi_hash_short(data, size) : xffi_bytes_hash(data, size);
 }
 
 /* ---- The cached hash of String and Bytes objects ----
@@ -74,7 +74,7 @@ static inline uint64_t xffi_hash_inline(const void *data, size_t size) {
  *   [uint64 hash][24-byte header][16-byte cell][bytes][NUL]
  * with the object pointer at the header (so the tvm-ffi layout is unchanged:
  * the bytes still follow the cell). The hash word holds the keyed map hash
- * of the bytes (xffi_keyed_hash_bytes, not xffi_hash_bytes: map keys must not
+ * of the bytes (xffi_keyed_hash_bytes, not xffi_bytes_hash: map keys must not
  * be floodable); it is 0 until the first xffi_string_hash, which fills it
  * in (a relaxed atomic store: concurrent
  * readers may each compute and store the same value). Only objects whose
@@ -107,7 +107,7 @@ static inline uint64_t xffi_string_hash(const xffi_object *obj) {
     if (XFFI_LIKELY(h != 0)) return h;
     return xffi_string_hash_fill(obj);
   }
-  xffi_byte_array b = xffi_string_view(obj);
+  xffi_byte_array b = xffi_string_cell_of_unchecked(obj);
   return xffi_keyed_hash_bytes(b.data, b.size);
 }
 

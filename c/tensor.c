@@ -545,10 +545,10 @@ int xffi_tensor_set_read_only(xffi_object *tensor) {
   return XFFI_OK;
 }
 
-int xffi_tensor_get(DLTensor **out, xffi_object *tensor) {
-  if (!out) return xffi_raise_null_arg("xffi_tensor_get", "out");
-  if (xffi_check_object_arg("xffi_tensor_get", "tensor", tensor, XFFI_TYPE_TENSOR) != XFFI_OK) return XFFI_FAIL;
-  *out = xffi_tensor_dltensor(tensor);
+int xffi_tensor_cell_of(DLTensor **out, xffi_object *tensor) {
+  if (!out) return xffi_raise_null_arg("xffi_tensor_cell_of", "out");
+  if (xffi_check_object_arg("xffi_tensor_cell_of", "tensor", tensor, XFFI_TYPE_TENSOR) != XFFI_OK) return XFFI_FAIL;
+  *out = xffi_tensor_cell_of_unchecked(tensor);
   return XFFI_OK;
 }
 
@@ -569,14 +569,14 @@ static int64_t numel_of(const DLTensor *dl) {
 int xffi_tensor_numel(int64_t *out, const xffi_object *tensor) {
   if (!out) return xffi_raise_null_arg("xffi_tensor_numel", "out");
   if (xffi_check_object_arg("xffi_tensor_numel", "tensor", tensor, XFFI_TYPE_TENSOR) != XFFI_OK) return XFFI_FAIL;
-  *out = numel_of(xffi_tensor_dltensor_const(tensor));
+  *out = numel_of(xffi_tensor_cell_of_unchecked(tensor));
   return XFFI_OK;
 }
 
 int xffi_tensor_nbytes(uint64_t *out, const xffi_object *tensor) {
   if (!out) return xffi_raise_null_arg("xffi_tensor_nbytes", "out");
   if (xffi_check_object_arg("xffi_tensor_nbytes", "tensor", tensor, XFFI_TYPE_TENSOR) != XFFI_OK) return XFFI_FAIL;
-  const DLTensor *dl = xffi_tensor_dltensor_const(tensor);
+  const DLTensor *dl = xffi_tensor_cell_of_unchecked(tensor);
   *out = ((uint64_t)numel_of(dl) * dl->dtype.bits * dl->dtype.lanes + 7) / 8;
   return XFFI_OK;
 }
@@ -585,7 +585,7 @@ int xffi_tensor_is_contiguous(int *out, const xffi_object *tensor) {
   if (!out) return xffi_raise_null_arg("xffi_tensor_is_contiguous", "out");
   if (xffi_check_object_arg("xffi_tensor_is_contiguous", "tensor", tensor, XFFI_TYPE_TENSOR) != XFFI_OK)
     return XFFI_FAIL;
-  const DLTensor *dl = xffi_tensor_dltensor_const(tensor);
+  const DLTensor *dl = xffi_tensor_cell_of_unchecked(tensor);
   int64_t expected = 1;
   *out = 1;
   if (has_zero_dim(dl)) return XFFI_OK; /* no element, nothing out of place */
@@ -600,6 +600,6 @@ int xffi_tensor_shape(xffi_object **out, const xffi_object *tensor) {
   if (!out) return xffi_raise_null_arg("xffi_tensor_shape", "out");
   *out = NULL;
   if (xffi_check_object_arg("xffi_tensor_shape", "tensor", tensor, XFFI_TYPE_TENSOR) != XFFI_OK) return XFFI_FAIL;
-  const DLTensor *dl = xffi_tensor_dltensor_const(tensor);
-  return xffi_shape_new(out, dl->shape, (size_t)dl->ndim);
+  const DLTensor *dl = xffi_tensor_cell_of_unchecked(tensor);
+  return xffi_shape_new(out, dl->shape, dl->ndim);
 }

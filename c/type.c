@@ -270,8 +270,8 @@ int xffi_type_register(int32_t *out_type_index, const char *type_key, int32_t pa
   return XFFI_OK;
 }
 
-int xffi_type_info_by_key(const xffi_type_info **out, const char *type_key) {
-  static const char fn[] = "xffi_type_info_by_key";
+int xffi_type_info_get_by_key(const xffi_type_info **out, const char *type_key) {
+  static const char fn[] = "xffi_type_info_get_by_key";
   if (!out) return xffi_raise_null_arg(fn, "out");
   if (!type_key) return xffi_raise_null_arg(fn, "type_key");
   size_t size = strlen(type_key);
@@ -298,8 +298,8 @@ const char *xffi_type_key(int32_t type_index) {
 
 int32_t xffi_type_count(void) { return __atomic_load_n(&type_count, __ATOMIC_ACQUIRE); }
 
-int xffi_object_check_instance(int *out, const xffi_object *obj, int32_t type_index) {
-  static const char fn[] = "xffi_object_check_instance";
+int xffi_object_is_a(int *out, const xffi_object *obj, int32_t type_index) {
+  static const char fn[] = "xffi_object_is_a";
   if (!out) return xffi_raise_null_arg(fn, "out");
   if (!obj) return xffi_raise_null_arg(fn, "obj");
   if (!is_object_type(info_at(type_index)))
@@ -307,6 +307,6 @@ int xffi_object_check_instance(int *out, const xffi_object *obj, int32_t type_in
   if (!is_object_type(info_at(obj->type_index)))
     return xffi_error_raise(XFFI_KIND_TYPE, "%s: obj has type index %d, which is not a registered object type", fn,
                             (int)obj->type_index);
-  *out = xffi_object_is_instance_of(obj, type_index);
+  *out = xffi_object_is_a_unchecked(obj, type_index);
   return XFFI_OK;
 }

@@ -7,7 +7,7 @@
 #   - the three examples, each linked both ways (xffi shared / xffi static),
 #     under valgrind; each checks that every deleter ran exactly once:
 #       1. C host + Rust library (through the cbindgen header),
-#       2. Rust host + C plugin (XFFI_EXPORT_FUNC),
+#       2. Rust host + C plugin (XFFI_EXPORT_FUNCTION),
 #       3. C host + Rust plugin (__tvm_ffi_<name> exported from Rust);
 #   - the one-runtime test: a Rust host and C and Rust plugins share one type
 #     registry and one global function registry, with xffi linked statically

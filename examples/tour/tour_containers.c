@@ -62,18 +62,18 @@ void tour_containers(void) {
   xffi_string_from_c_str(&key_obj, "alpha");
   xffi_any key = xffi_any_object(key_obj);
   const xffi_any *found = NULL;
-  xffi_dict_lookup(&found, dict, &key);
+  xffi_map_lookup(&found, dict, &key);
   printf("  %-28s %lld (a String object finds a small-string key)\n", "dict[String(\"alpha\")]",
          found ? (long long)found->v_int64 : -1LL);
   xffi_object_dec_ref(key_obj);
   xffi_any one = xffi_any_int(1), one_f = xffi_any_float(1.0);
   xffi_dict_set(dict, &one, &one);
   int has = 0;
-  xffi_dict_contains(&has, dict, &one_f);
+  xffi_map_contains(&has, dict, &one_f);
   printf("  %-28s %s (int, bool and float keys are distinct)\n", "1.0 in dict after dict[1]=1?", has ? "yes" : "no");
   xffi_dict_erase(dict, &one);
   xffi_any missing = xffi_any_c_str("beta");
-  if (xffi_dict_get(&got, dict, &missing) != XFFI_OK) tour_show_error("xffi_dict_get(dict, \"beta\")", 28);
+  if (xffi_map_get(&got, dict, &missing) != XFFI_OK) tour_show_error("xffi_map_get(dict, \"beta\")", 28);
 
   /* A Map is a value, like an Array; and everything nests. */
   xffi_object *map = NULL;

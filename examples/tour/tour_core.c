@@ -3,6 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <xffi/xffi.h>
+#include <xffi/sys/object.h>
+#include <xffi/sys/string.h>
+#include <xffi/sys/type.h>
 
 #include "tour.h"
 
@@ -53,9 +56,9 @@ static void types_and_objects(void) {
   xffi_object *square = shape_new(square_t, "square", 4.0);
   xffi_object *circle = shape_new(circle_t, "circle", 3.14159);
   printf("  square is a Polygon: %s, a Shape: %s;  circle is a Polygon: %s\n",
-         xffi_object_is_instance(square, polygon_info) ? "yes" : "no",
-         xffi_object_is_instance(square, shape_info) ? "yes" : "no",
-         xffi_object_is_instance(circle, polygon_info) ? "yes" : "no");
+         xffi_object_is_a_type_unchecked(square, polygon_info) ? "yes" : "no",
+         xffi_object_is_a_type_unchecked(square, shape_info) ? "yes" : "no",
+         xffi_object_is_a_type_unchecked(circle, polygon_info) ? "yes" : "no");
 
   xffi_object_inc_ref(square);
   printf("  square: strong %u, weak %u after one inc-ref\n", xffi_object_strong_count(square),
@@ -122,11 +125,11 @@ static void strings(void) {
   xffi_string_from_c_str(&a, "hello, xffi");
   xffi_string_new(&b, "hello, world", 12);
   xffi_bytes_new(&raw, "\x00\x01\x02", 3);
-  xffi_byte_array va = xffi_string_view(a), vb = xffi_string_view(b);
+  xffi_byte_array va = xffi_string_cell_of_unchecked(a), vb = xffi_string_cell_of_unchecked(b);
   printf("  \"%s\" vs \"%s\": compare %s, hashes %016llx / %016llx\n", va.data, vb.data,
-         xffi_bytes_compare(va, vb) < 0 ? "<" : ">=", (unsigned long long)xffi_hash_bytes(va.data, va.size),
-         (unsigned long long)xffi_hash_bytes(vb.data, vb.size));
-  printf("  a Bytes object of %zu bytes keeps its NULs; its type is %s\n", xffi_string_view(raw).size,
+         xffi_bytes_compare(va, vb) < 0 ? "<" : ">=", (unsigned long long)xffi_bytes_hash(va.data, va.size),
+         (unsigned long long)xffi_bytes_hash(vb.data, vb.size));
+  printf("  a Bytes object of %zu bytes keeps its NULs; its type is %s\n", xffi_string_cell_of_unchecked(raw).size,
          xffi_type_key(raw->type_index));
   xffi_object_dec_ref(a);
   xffi_object_dec_ref(b);

@@ -4,6 +4,8 @@
 #include <xffi/array.h>
 #include <xffi/map.h>
 #include <xffi/xffi.h>
+#include <xffi/sys/array.h>
+#include <xffi/sys/error.h>
 
 #include "tour.h"
 
@@ -19,9 +21,9 @@ void tour_print_any(const xffi_any *v) {
     case XFFI_TYPE_ARRAY:
     case XFFI_TYPE_LIST: {
       printf(v->type_index == XFFI_TYPE_ARRAY ? "Array[" : "List[");
-      for (int64_t i = 0; i < xffi_seq_size(v->v_obj); ++i) {
+      for (int64_t i = 0; i < xffi_seq_size_unchecked(v->v_obj); ++i) {
         if (i) printf(", ");
-        tour_print_any(&xffi_seq_items(v->v_obj)[i]);
+        tour_print_any(&xffi_seq_items_unchecked(v->v_obj)[i]);
       }
       printf("]");
       return;
@@ -52,7 +54,7 @@ void tour_print_any(const xffi_any *v) {
 
 void tour_show_error(const char *what, int width) {
   xffi_object *err = xffi_error_move_raised();
-  const xffi_error_cell *cell = xffi_error_cell_of(err);
+  const xffi_error_cell *cell = xffi_error_cell_of_unchecked(err);
   printf("  %-*s -> %s: %s\n", width, what, cell->kind.data, cell->message.data);
   const char *line = cell->backtrace.data;
   while (*line) { /* one frame a line, most recent first */

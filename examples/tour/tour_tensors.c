@@ -5,13 +5,16 @@
 #include <xffi/dtype.h>
 #include <xffi/shape.h>
 #include <xffi/tensor.h>
+#include <xffi/sys/object.h>
+#include <xffi/sys/shape.h>
+#include <xffi/sys/tensor.h>
 
 #include "tour.h"
 
 
 /* A one-line description of a Tensor: dtype, device, shape, strides. */
 static void describe(const char *label, xffi_object *tensor) {
-  const DLTensor *dl = xffi_tensor_dltensor(tensor);
+  const DLTensor *dl = xffi_tensor_cell_of_unchecked(tensor);
   char dtype[XFFI_DTYPE_STR_MAX], device[XFFI_DEVICE_STR_MAX];
   xffi_dtype_to_str(dtype, sizeof dtype, dl->dtype);
   xffi_device_to_str(device, sizeof device, dl->device);
@@ -76,21 +79,21 @@ void tour_tensors(void) {
   int64_t numel = 0;
   xffi_shape_new(&shape, dims, 3);
   xffi_shape_product(&numel, shape);
-  printf("  Shape (2, 3, 4): %zu dims, %lld elements\n", xffi_shape_view(shape)->size, (long long)numel);
+  printf("  Shape (2, 3, 4): %zu dims, %lld elements\n", xffi_shape_cell_of_unchecked(shape)->size, (long long)numel);
   xffi_object_dec_ref(shape);
 
   /* A new CPU tensor: zero-filled, 64-byte aligned, strides filled in. */
   xffi_object *t = NULL;
   xffi_tensor_new(&t, dims, 3, xffi_dtype_make(kDLFloat, 32, 1));
   describe("new:", t);
-  printf("  %-12s data %% 64 = %u, first element %.1f\n", "", (unsigned)((uintptr_t)xffi_tensor_dltensor(t)->data % 64),
-         ((float *)xffi_tensor_dltensor(t)->data)[0]);
+  printf("  %-12s data %% 64 = %u, first element %.1f\n", "", (unsigned)((uintptr_t)xffi_tensor_cell_of_unchecked(t)->data % 64),
+         ((float *)xffi_tensor_cell_of_unchecked(t)->data)[0]);
 
   /* Export it: the consumer gets the same memory and keeps the tensor alive. */
   DLManagedTensorVersioned *out = NULL;
   xffi_tensor_to_dlpack(&out, t);
   printf("  exported:    same data pointer: %s; tensor strong count now %u\n",
-         out->dl_tensor.data == xffi_tensor_dltensor(t)->data ? "yes" : "no", xffi_object_strong_count(t));
+         out->dl_tensor.data == xffi_tensor_cell_of_unchecked(t)->data ? "yes" : "no", xffi_object_strong_count(t));
   xffi_object_dec_ref(t); /* our reference goes first; the consumer's keeps it */
   ((float *)out->dl_tensor.data)[0] = 7.0f;
   out->deleter(out); /* the consumer is done: now the tensor is freed */
@@ -105,7 +108,7 @@ void tour_tensors(void) {
   }
   describe("imported:", imported);
   printf("  %-12s element [1][2] = %.1f, read straight from the framework's buffer\n", "",
-         ((float *)xffi_tensor_dltensor(imported)->data)[5]);
+         ((float *)xffi_tensor_cell_of_unchecked(imported)->data)[5]);
   DLManagedTensor *legacy = NULL;
   if (xffi_tensor_to_dlpack_legacy(&legacy, imported) != XFFI_OK)
     tour_show_error("export read-only as legacy", 30);

@@ -33,6 +33,7 @@
 #include <xffi/dlpack.h>
 #include <xffi/export.h>
 #include <xffi/object.h>
+#include <xffi/sys/object.h>
 #include <xffi/type.h>
 
 XFFI_EXTERN_C_BEGIN

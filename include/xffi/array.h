@@ -18,9 +18,11 @@
  * objects gain a reference, borrowed C strings and byte arrays become small
  * strings or String/Bytes objects.
  *
- * Read-only functions (length, get, items, slice) accept either an Array or a
- * List, under both names (xffi_array_get(list) works). Changing functions
- * accept only their own kind. Indices are int64_t and must be in range
+ * Read-only functions exist once, under Array names (xffi_array_length, _get,
+ * _items), and accept either an Array or a List (xffi_array_get(list)
+ * works); slice exists under both names because it makes its own kind.
+ * Changing functions exist under both names, copy-on-write for an Array and
+ * in place for a List, and accept only their own kind. Indices are int64_t and must be in range
  * (0 <= index < length; insert also allows index == length): anything else is
  * an IndexError, never a crash. Every function raises a ValueError for a NULL
  * pointer argument and a TypeError for an object of the wrong type. */
@@ -35,41 +37,6 @@
 #include <xffi/type.h>
 
 XFFI_EXTERN_C_BEGIN
-
-/* The sequence cell (layout shared with tvm-ffi 0.1), directly after the
- * object header of an Array or a List.
- * - data: `capacity` Any slots, the first `size` of them owned elements.
- * - data_deleter: frees `data`; NULL means the elements live inside the
- *   object's own allocation (right after this cell). A List made by xffi
- *   always has one (its buffer is separate, and allocated even at capacity 0),
- *   since tvm-ffi's C++ List calls it unconditionally when it grows a list. */
-typedef struct xffi_seq_cell {
-  void *data;
-  int64_t size;
-  int64_t capacity;
-  void (*data_deleter)(void *data);
-} xffi_seq_cell;
-
-/* ---- Unchecked inline access (no call) ----
- * seq must be a live Array or List (borrowed; not checked). */
-
-/* The cell of an Array or List. */
-static inline xffi_seq_cell *xffi_seq_cell_of(const xffi_object *seq) {
-  return XFFI_OBJECT_CELL(xffi_seq_cell, seq);
-}
-/* The number of elements. */
-static inline int64_t xffi_seq_size(const xffi_object *seq) {
-  return xffi_seq_cell_of(seq)->size;
-}
-/* The elements (borrowed): valid until the sequence changes or is freed.
- * Iterate with `for (i = 0; i < xffi_seq_size(s); ++i) use(&items[i]);`. */
-static inline const xffi_any *xffi_seq_items(const xffi_object *seq) {
-  return (const xffi_any *)xffi_seq_cell_of(seq)->data;
-}
-/* Whether obj (borrowed, not NULL) is an Array or a List. */
-static inline int xffi_seq_check(const xffi_object *obj) {
-  return obj->type_index == XFFI_TYPE_ARRAY || obj->type_index == XFFI_TYPE_LIST;
-}
 
 /* ======================= Array (immutable, copy-on-write) ======================= */
 
@@ -136,17 +103,22 @@ XFFI_API int xffi_array_erase(xffi_object **array, int64_t index);
  * Errors: ValueError, TypeError, MemoryError (shared array only). */
 XFFI_API int xffi_array_clear(xffi_object **array);
 
+/* Makes room for at least `capacity` elements so that pushes up to it do not
+ * allocate, as xffi_list_reserve. A shared array is replaced by an unshared
+ * copy with that room (a new reference in *array, the old one released);
+ * the elements are unchanged either way.
+ * Errors: ValueError (also for a negative capacity), TypeError, MemoryError
+ * (then *array is left as it was). */
+XFFI_API int xffi_array_reserve(xffi_object **array, int64_t capacity);
+
 /* ======================= List (mutable, shared) ======================= */
 
 /* As xffi_array_new and xffi_array_new_with_capacity, making a List. */
 XFFI_API int xffi_list_new(xffi_object **out, const xffi_any *items, int64_t count);
 XFFI_API int xffi_list_new_with_capacity(xffi_object **out, int64_t capacity);
 
-/* Read-only access: the same functions as for Array, under List names. They
- * accept an Array or a List (borrowed). */
-XFFI_API int xffi_list_length(int64_t *out, const xffi_object *list);
-XFFI_API int xffi_list_get(xffi_any *out, const xffi_object *list, int64_t index);
-XFFI_API int xffi_list_items(const xffi_any **out_items, int64_t *out_size, const xffi_object *list);
+/* Read-only access to a List: xffi_array_length, xffi_array_get and
+ * xffi_array_items (above), which accept an Array or a List. */
 
 /* *out receives a new List holding copies of elements [begin, end) of an
  * Array or a List (borrowed): the way to copy a List or turn an Array into a

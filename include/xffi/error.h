@@ -28,27 +28,6 @@ XFFI_EXTERN_C_BEGIN
 #define XFFI_BACKTRACE_REPLACE 0
 #define XFFI_BACKTRACE_APPEND 1
 
-/* The cell of an Error object (layout shared with tvm-ffi 0.1).
- * - kind, message: NUL-terminated, owned by the error.
- * - backtrace: NUL-terminated, most recent frame first, one frame a line.
- * - update_backtrace: replaces (mode 0) or appends to (mode 1) the backtrace;
- *   set by whoever allocated the error, so any runtime can update it.
- * - cause_chain: an owned Error object that caused this one, or NULL.
- * - extra_context: an owned object of any type, or NULL. */
-typedef struct xffi_error_cell {
-  xffi_byte_array kind;
-  xffi_byte_array message;
-  xffi_byte_array backtrace;
-  void (*update_backtrace)(void *self, const xffi_byte_array *backtrace, int32_t mode);
-  void *cause_chain;
-  void *extra_context;
-} xffi_error_cell;
-
-/* An Error object's cell. err must be an Error (borrowed). */
-static inline xffi_error_cell *xffi_error_cell_of(xffi_object *err) {
-  return XFFI_OBJECT_CELL(xffi_error_cell, err);
-}
-
 /* Makes a new Error object. *out receives a new reference. kind and message
  * are copied (borrowed). Errors: ValueError for a NULL out, kind or message;
  * MemoryError (then *out is NULL). */
@@ -100,8 +79,8 @@ XFFI_API int xffi_error_pass(const char *frame);
  * there is none a RuntimeError is raised into it, so a tvm-ffi caller never
  * sees a failure without an error. Always returns XFFI_FAIL: `return
  * xffi_error_forward_to_tvm();` ends a failing function that tvm-ffi code
- * may call. XFFI_EXPORT_FUNC does it for exported functions by itself; xffi
- * callers take such errors back (xffi_func_call). Runs dlsym; meant for the
+ * may call. XFFI_EXPORT_FUNCTION does it for exported functions by itself; xffi
+ * callers take such errors back (xffi_function_call). Runs dlsym; meant for the
  * failure path. */
 XFFI_API int xffi_error_forward_to_tvm(void);
 

@@ -18,7 +18,7 @@
  *
  * Errors reported by the functions of this header use the message form
  * "<function>: <what is wrong>", e.g.
- *   "xffi_func_call: func expected Function, got String"
+ *   "xffi_function_call: func expected Function, got String"
  *   "my_add: argument 1: expected int, got str". */
 #ifndef XFFI_FUNCTION_H
 #define XFFI_FUNCTION_H
@@ -28,30 +28,21 @@
 #include <xffi/any.h>
 #include <xffi/export.h>
 #include <xffi/object.h>
+#include <xffi/sys/function.h>
 #include <xffi/type.h>
 
 XFFI_EXTERN_C_BEGIN
 
-/* The safe-call signature stored in every Function cell. handle is the
- * Function object itself (as in tvm-ffi 0.1, whose callers pass the object). */
-typedef int (*xffi_safe_call)(void *handle, const xffi_any *args, int32_t num_args, xffi_any *result);
-
-/* The cell of a Function object (layout shared with tvm-ffi 0.1):
- * - safe_call: called with the Function object as handle;
- * - cpp_call: always NULL for functions made by xffi (tvm-ffi's C++ code sets
- *   it for its own functions; xffi never calls it). */
-typedef struct xffi_function_cell {
-  xffi_safe_call safe_call;
-  void *cpp_call;
-} xffi_function_cell;
+/* The safe-call signature, xffi_safe_call, is in xffi/sys/function.h with
+ * the Function cell that stores it. */
 
 /* A C implementation of a function: the safe-call signature, but the first
  * argument is the resource handle given at creation instead of the object. */
-typedef int (*xffi_func_callback)(void *resource, const xffi_any *args, int32_t num_args, xffi_any *result);
+typedef int (*xffi_function_callback)(void *resource, const xffi_any *args, int32_t num_args, xffi_any *result);
 
 /* Releases a function's resource handle. Called exactly once, when the last
  * strong reference to the function is dropped, on whatever thread drops it. */
-typedef void (*xffi_func_finalizer)(void *resource);
+typedef void (*xffi_function_finalizer)(void *resource);
 
 /* Makes a Function from a C callback. *out receives a new reference.
  * resource is passed to every call of callback and, when the function dies,
@@ -59,42 +50,26 @@ typedef void (*xffi_func_finalizer)(void *resource);
  * Ownership of resource passes to the function only on success: on failure
  * the finalizer is NOT called and the caller still owns resource.
  * Errors: ValueError for a NULL out or callback; MemoryError (*out is NULL). */
-XFFI_API int xffi_func_new(xffi_object **out, xffi_func_callback callback, void *resource,
-                           xffi_func_finalizer finalizer);
+XFFI_API int xffi_function_new(xffi_object **out, xffi_function_callback callback, void *resource,
+                           xffi_function_finalizer finalizer);
 
 /* Makes a direct Function: its cell calls `call` itself, with the Function
- * object as handle, so a call goes straight to your code (xffi_func_new adds
+ * object as handle, so a call goes straight to your code (xffi_function_new adds
  * one forwarding step to swap the handle for the resource). Inside call,
- * xffi_func_resource(handle) reads the resource in one load. tvm-ffi 0.1
+ * xffi_function_resource_unchecked(handle) reads the resource in one load. tvm-ffi 0.1
  * callers call it the same way. *out receives a new reference; resource and
- * finalizer are as for xffi_func_new (ownership passes only on success).
+ * finalizer are as for xffi_function_new (ownership passes only on success).
  * Errors: ValueError for a NULL out or call; MemoryError (*out is NULL). */
-XFFI_API int xffi_func_new_direct(xffi_object **out, xffi_safe_call call, void *resource,
-                                  xffi_func_finalizer finalizer);
-
-/* The start of every Function made by xffi (xffi_func_new*, including
- * direct ones): header, cell, resource. Part of xffi's ABI, so that a
- * direct call can find its resource without a call; the rest is private. */
-typedef struct xffi_function_head {
-  xffi_object header;
-  xffi_function_cell cell;
-  void *resource;
-} xffi_function_head;
-
-/* The resource a Function made by xffi was created with (borrowed; the
- * function owns it). Meant for a direct function's call on its own handle;
- * meaningless for functions made by another runtime. */
-static inline void *xffi_func_resource(const void *handle) {
-  return ((const xffi_function_head *)handle)->resource;
-}
+XFFI_API int xffi_function_new_direct(xffi_object **out, xffi_safe_call call, void *resource,
+                                  xffi_function_finalizer finalizer);
 
 /* The same, and the function also keeps owner (borrowed here: a new strong
  * reference is taken; NULL for none) alive while it lives. owner is released
  * after the finalizer ran. Used by modules so that a function taken from a
  * shared library keeps the library loaded.
- * Errors: as xffi_func_new. */
-XFFI_API int xffi_func_new_with_owner(xffi_object **out, xffi_func_callback callback, void *resource,
-                                      xffi_func_finalizer finalizer, xffi_object *owner);
+ * Errors: as xffi_function_new. */
+XFFI_API int xffi_function_new_with_owner(xffi_object **out, xffi_function_callback callback, void *resource,
+                                      xffi_function_finalizer finalizer, xffi_object *owner);
 
 /* Calls func (borrowed) with num_args borrowed argument views.
  * *result must hold nothing that needs releasing: it is set to None, then
@@ -111,54 +86,27 @@ XFFI_API int xffi_func_new_with_owner(xffi_object **out, xffi_func_callback call
  * Errors: ValueError for NULL func or result, NULL args with num_args > 0,
  * or num_args < 0; TypeError if func is not a Function; anything the callee
  * raises. */
-XFFI_API int xffi_func_call(xffi_object *func, const xffi_any *args, int32_t num_args, xffi_any *result);
+XFFI_API int xffi_function_call(xffi_object *func, const xffi_any *args, int32_t num_args, xffi_any *result);
 
-/* Private to xffi_func_call_inline: the failure path of a call whose callee
- * returned status (non-zero). Releases *result and returns XFFI_FAIL. */
-XFFI_API int xffi_func_call_failed_(xffi_any *result, int status);
-
-/* The bare safe call, like tvm-ffi's TVMFFIFunctionCall: calls func's
- * cell with exactly these arguments and returns the callee's status as is.
- * func and args are borrowed; *result, which the caller set to None, receives
- * the callee's owned value. No checks, *result is not reset, and an error
- * stays in whichever slot the callee raised it (xffi_func_call_unchecked
- * adds those steps). Like every call, when the callee fails it releases an
- * error left raised from before the call (see xffi_func_call). */
-XFFI_API int xffi_func_call_raw(xffi_object *func, const xffi_any *args, int32_t num_args, xffi_any *result);
-
-/* xffi_func_call without its checks, for a caller that has already made
- * sure of them (a hot loop that checked func once; a typed wrapper whose
- * types guarantee them): func is a live Function, result is not NULL, and
- * args holds num_args >= 0 values. Breaking that is undefined behaviour, not
- * an error. Otherwise the same contract as xffi_func_call, errors raised by
- * the callee included. The cost of a call through a function pointer. */
-static inline int xffi_func_call_unchecked(xffi_object *func, const xffi_any *args, int32_t num_args,
-                                           xffi_any *result) {
-  *result = xffi_any_none();
-  int status = xffi_func_call_raw(func, args, num_args, result);
-  if (XFFI_UNLIKELY(status != 0)) return xffi_func_call_failed_(result, status);
-  return XFFI_OK;
-}
-
-/* xffi_func_call with the argument checks and the call inlined: a handful
+/* xffi_function_call with the argument checks and the call inlined: a handful
  * of instructions above a direct call (the checks on num_args and args fold
  * away when num_args is a constant, as in XFFI_CALL). Same contract and
- * errors as xffi_func_call. */
-static inline int xffi_func_call_inline(xffi_object *func, const xffi_any *args, int32_t num_args,
+ * errors as xffi_function_call. */
+static inline int xffi_function_call_inline(xffi_object *func, const xffi_any *args, int32_t num_args,
                                         xffi_any *result) {
   if (XFFI_LIKELY(func != NULL && func->type_index == XFFI_TYPE_FUNCTION && result != NULL && num_args >= 0 &&
                   (args != NULL || num_args == 0)))
-    return xffi_func_call_unchecked(func, args, num_args, result);
-  return xffi_func_call(func, args, num_args, result);
+    return xffi_function_call_unchecked(func, args, num_args, result);
+  return xffi_function_call(func, args, num_args, result);
 }
 
 #ifndef __cplusplus
 /* Calls func with the argument values listed (at least one; use
- * xffi_func_call(func, NULL, 0, result) for none), e.g.
+ * xffi_function_call(func, NULL, 0, result) for none), e.g.
  *   XFFI_CALL(add, &result, xffi_any_int(1), xffi_any_int(2))
  * C only (it uses a compound literal). */
 #  define XFFI_CALL(func, result, ...)                                                          \
-    xffi_func_call_inline((func), (const xffi_any[]){__VA_ARGS__},                              \
+    xffi_function_call_inline((func), (const xffi_any[]){__VA_ARGS__},                              \
                           (int32_t)(sizeof((const xffi_any[]){__VA_ARGS__}) / sizeof(xffi_any)), \
                           (result))
 #endif
@@ -176,32 +124,32 @@ static inline int xffi_func_call_inline(xffi_object *func, const xffi_any *args,
 
 /* The out-of-line forms (exported for other languages' FFIs; the inline
  * forms below call them only on their slow paths). */
-XFFI_API int xffi_arg_get_int(int64_t *out, const xffi_any *args, int32_t num_args, int32_t index, const char *fn);
-XFFI_API int xffi_arg_get_float(double *out, const xffi_any *args, int32_t num_args, int32_t index, const char *fn);
-XFFI_API int xffi_arg_get_bool(int *out, const xffi_any *args, int32_t num_args, int32_t index, const char *fn);
+XFFI_API int xffi_arg_to_int(int64_t *out, const xffi_any *args, int32_t num_args, int32_t index, const char *fn);
+XFFI_API int xffi_arg_to_float(double *out, const xffi_any *args, int32_t num_args, int32_t index, const char *fn);
+XFFI_API int xffi_arg_to_bool(int *out, const xffi_any *args, int32_t num_args, int32_t index, const char *fn);
 /* *out borrows the characters (see xffi_any_to_str). */
-XFFI_API int xffi_arg_get_str(xffi_byte_array *out, const xffi_any *args, int32_t num_args, int32_t index,
+XFFI_API int xffi_arg_to_str(xffi_byte_array *out, const xffi_any *args, int32_t num_args, int32_t index,
                               const char *fn);
-XFFI_API int xffi_arg_get_ptr(void **out, const xffi_any *args, int32_t num_args, int32_t index, const char *fn);
+XFFI_API int xffi_arg_to_ptr(void **out, const xffi_any *args, int32_t num_args, int32_t index, const char *fn);
 /* *out borrows an object that is an instance of type_index (None is refused:
  * a required object argument must be present). */
-XFFI_API int xffi_arg_get_object(xffi_object **out, const xffi_any *args, int32_t num_args, int32_t index,
+XFFI_API int xffi_arg_to_object(xffi_object **out, const xffi_any *args, int32_t num_args, int32_t index,
                                  int32_t type_index, const char *fn);
 
 /* Inline fast paths of the helpers that matter in hot callees. */
-static inline int xffi_arg_int(int64_t *out, const xffi_any *args, int32_t num_args, int32_t index, const char *fn) {
+static inline int xffi_arg_to_int_inline(int64_t *out, const xffi_any *args, int32_t num_args, int32_t index, const char *fn) {
   if (XFFI_LIKELY(args != NULL && index >= 0 && index < num_args && args[index].type_index == XFFI_TYPE_INT)) {
     *out = args[index].v_int64;
     return XFFI_OK;
   }
-  return xffi_arg_get_int(out, args, num_args, index, fn);
+  return xffi_arg_to_int(out, args, num_args, index, fn);
 }
-static inline int xffi_arg_float(double *out, const xffi_any *args, int32_t num_args, int32_t index, const char *fn) {
+static inline int xffi_arg_to_float_inline(double *out, const xffi_any *args, int32_t num_args, int32_t index, const char *fn) {
   if (XFFI_LIKELY(args != NULL && index >= 0 && index < num_args && args[index].type_index == XFFI_TYPE_FLOAT)) {
     *out = args[index].v_float64;
     return XFFI_OK;
   }
-  return xffi_arg_get_float(out, args, num_args, index, fn);
+  return xffi_arg_to_float(out, args, num_args, index, fn);
 }
 
 /* Checks a whole call against a signature, one character per argument:
@@ -211,7 +159,7 @@ static inline int xffi_arg_float(double *out, const xffi_any *args, int32_t num_
  * Errors: ValueError for a NULL signature or fn, NULL args with num_args > 0,
  * negative num_args, an unknown signature character, or a malformed argument
  * (xffi/any.h); TypeError for a mismatch. */
-XFFI_API int xffi_args_check(const xffi_any *args, int32_t num_args, const char *signature, const char *fn);
+XFFI_API int xffi_arg_check_signature(const xffi_any *args, int32_t num_args, const char *signature, const char *fn);
 
 /* ---- The global function registry ----
  * One per process (per loaded libxffi: see docs/plugins.md). Thread-safe.
@@ -227,29 +175,30 @@ XFFI_API int xffi_args_check(const xffi_any *args, int32_t num_args, const char 
  * which case the previous function's registry reference is released.
  * Errors: ValueError for a NULL or empty name, NULL func, or a taken name
  * without allow_override; TypeError if func is not a Function; MemoryError. */
-XFFI_API int xffi_func_global_register(const char *name, xffi_object *func, int allow_override);
+XFFI_API int xffi_function_global_register(const char *name, xffi_object *func, int allow_override);
 
 /* Looks name up. *out receives a new reference, or NULL if no function has
  * that name (a missing name is XFFI_OK with *out NULL, not an error).
  * Errors: ValueError for a NULL out or name; MemoryError only on a thread's
  * first lookup beyond 64 concurrent lookup threads. */
-XFFI_API int xffi_func_global_get(xffi_object **out, const char *name);
+XFFI_API int xffi_function_global_lookup(xffi_object **out, const char *name);
 
 /* The same for a name given as a byte run (not necessarily NUL-terminated). */
-XFFI_API int xffi_func_global_get_bytes(xffi_object **out, xffi_byte_array name);
+XFFI_API int xffi_function_global_lookup_bytes(xffi_object **out, xffi_byte_array name);
 
 /* Removes name and releases the registry's reference to its function (after
  * lookups in flight have finished). Functions already handed out stay valid.
  * Errors: ValueError for a NULL or empty name; KeyError if no function has it. */
-XFFI_API int xffi_func_global_remove(const char *name);
+XFFI_API int xffi_function_global_erase(const char *name);
 
 /* Lists the registered names: writes min(capacity, total) new String
  * references to out_names[0..] (out_names may be NULL when capacity is 0)
  * and the total number of names to *out_count. Call with capacity 0 to size
  * the buffer; names registered in between may make the total grow.
- * Errors: ValueError for a NULL out_count, or NULL out_names with
- * capacity > 0; MemoryError (nothing is written to out_names then). */
-XFFI_API int xffi_func_global_list(xffi_object **out_names, size_t capacity, size_t *out_count);
+ * Errors: ValueError for a NULL out_count, NULL out_names with
+ * capacity > 0, or a negative capacity; MemoryError (nothing is written to
+ * out_names then). */
+XFFI_API int xffi_function_global_names(xffi_object **out_names, int64_t *out_count, int64_t capacity);
 
 XFFI_EXTERN_C_END
 

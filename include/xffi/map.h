@@ -39,9 +39,11 @@
  * lookups stay O(1) on average whatever the keys. Iteration order does not
  * depend on it (insertion order).
  *
- * Read-only functions (length, get, lookup, contains, next) accept either a
- * Map or a Dict, under both names. Changing functions accept only their own
- * kind. Every function raises a ValueError for a NULL pointer argument and a
+ * Read-only functions exist once, under Map names (xffi_map_length, _get,
+ * _lookup, _contains, _next), and accept either a Map or a Dict; copy exists
+ * under both names because it makes its own kind. Changing functions exist
+ * under both names, copy-on-write for a Map and in place for a Dict, and
+ * accept only their own kind. Every function raises a ValueError for a NULL pointer argument and a
  * TypeError for an object of the wrong type. */
 #ifndef XFFI_MAP_H
 #define XFFI_MAP_H
@@ -120,6 +122,12 @@ XFFI_API int xffi_map_set(xffi_object **map, const xffi_any *key, const xffi_any
  * KeyError if absent, MemoryError (shared map copy only). */
 XFFI_API int xffi_map_erase(xffi_object **map, const xffi_any *key);
 
+/* Removes key and moves its value into *out (which must hold nothing needing
+ * release; the caller owns the result), as xffi_dict_pop does for a Dict.
+ * Errors: ValueError, TypeError, KeyError if absent, MemoryError (shared map
+ * copy only); on failure *map and *out are unchanged. */
+XFFI_API int xffi_map_pop(xffi_any *out, xffi_object **map, const xffi_any *key);
+
 /* Removes every entry. A shared map is replaced by a new empty one.
  * Errors: ValueError, TypeError, MemoryError (shared map only). */
 XFFI_API int xffi_map_clear(xffi_object **map);
@@ -130,12 +138,8 @@ XFFI_API int xffi_map_clear(xffi_object **map);
 XFFI_API int xffi_dict_new(xffi_object **out);
 XFFI_API int xffi_dict_new_from(xffi_object **out, const xffi_any *keys, const xffi_any *values, int64_t count);
 
-/* Read-only access under Dict names (accept a Map or a Dict). */
-XFFI_API int xffi_dict_length(int64_t *out, const xffi_object *dict);
-XFFI_API int xffi_dict_get(xffi_any *out, const xffi_object *dict, const xffi_any *key);
-XFFI_API int xffi_dict_lookup(const xffi_any **out, const xffi_object *dict, const xffi_any *key);
-XFFI_API int xffi_dict_contains(int *out, const xffi_object *dict, const xffi_any *key);
-XFFI_API int xffi_dict_next(xffi_map_item *out, const xffi_object *dict, int64_t *cursor);
+/* Read-only access to a Dict: the xffi_map_* functions above (length, get,
+ * lookup, contains, next), which accept a Map or a Dict. */
 
 /* *out receives a new Dict with the entries of a Map or Dict (borrowed): the
  * way to copy a Dict or to turn a Map into a Dict. */

@@ -5,14 +5,15 @@
  * safe-call signature (xffi/function.h) and a NULL handle: the convention of
  * tvm-ffi 0.1, so the same library can be loaded by either runtime.
  *
- * ABI marker: every translation unit outside libxffi that includes this
- * header defines the weak, exported constant `xffi_library_abi_version` holding the
- * XFFI_ABI_VERSION it was compiled against. The loader compares it with the
- * running library's and refuses a mismatch. A library without the marker (a
- * pure tvm-ffi library, say) is accepted. Define XFFI_NO_ABI_MARKER before
- * including this header to leave the marker out.
+ * ABI marker: a library meant for xffi_module_load writes
+ * XFFI_DEFINE_ABI_MARKER(); once, at file scope in one of its files. It
+ * defines the exported constant `xffi_library_abi_version` holding the
+ * XFFI_ABI_VERSION the library was compiled against; the loader compares it
+ * with the running library's and refuses a mismatch. A library without the
+ * marker (a pure tvm-ffi library, say) is accepted. Including this header
+ * defines nothing.
  *
- * On Windows there are no weak symbols: a library using XFFI_EXPORT_FUNC
+ * On Windows there are no weak symbols: a library using XFFI_EXPORT_FUNCTION
  * links libxffi (the DLL's import library), and one that registers global
  * functions or types at load pins itself (GetModuleHandleEx with
  * GET_MODULE_HANDLE_EX_FLAG_PIN), the counterpart of -z nodelete.
@@ -30,6 +31,7 @@
 #include <xffi/export.h>
 #include <xffi/function.h>
 #include <xffi/object.h>
+#include <xffi/sys/module.h>
 #include <xffi/version.h>
 
 /* Marks a symbol a library exports (whatever its default visibility). */
@@ -41,41 +43,22 @@
 #  define XFFI_DLL_EXPORT
 #endif
 
-#ifdef __cplusplus
-#  define XFFI_EXPORT_LINKAGE_ extern "C"
-#else
-#  define XFFI_EXPORT_LINKAGE_
-#endif
-
-/* The prefix of exported function symbols, and the ABI marker's name. */
+/* The prefix of exported function symbols, and the ABI marker's name (a
+ * string, for the loader's symbol lookup). */
 #define XFFI_EXPORT_PREFIX "__tvm_ffi_"
 #define XFFI_ABI_MARKER_SYMBOL "xffi_library_abi_version"
-
-/* Private to XFFI_EXPORT_FUNC: its failure path, xffi_error_forward_to_tvm.
- * Declared weak where the platform allows (outside libxffi itself), so that a
- * library using only this header's inline code still loads where no libxffi
- * is visible; then there is nothing to forward from either. */
-XFFI_EXTERN_C_BEGIN
-#if defined(__GNUC__) && !defined(_WIN32) && !defined(XFFI_BUILDING)
-XFFI_API int xffi_export_failed_(void) __attribute__((weak));
-#  define XFFI_EXPORT_FAILED_() (xffi_export_failed_ ? (void)xffi_export_failed_() : (void)0)
-#else
-XFFI_API int xffi_export_failed_(void);
-#  define XFFI_EXPORT_FAILED_() ((void)xffi_export_failed_())
-#endif
-XFFI_EXTERN_C_END
 
 /* Exports impl (a function with the safe-call signature, which receives a
  * NULL handle) from a library as function name, in one line at file scope:
  *
  *   static int add_one(void *h, const xffi_any *args, int32_t n, xffi_any *r) { ... }
- *   XFFI_EXPORT_FUNC(add_one, add_one);
+ *   XFFI_EXPORT_FUNCTION(add_one, add_one);
  *
  * defines the exported symbol __tvm_ffi_add_one. Either runtime may load the
  * library: when impl fails and tvm-ffi is in the process, its error moves to
  * tvm-ffi's slot (xffi_error_forward_to_tvm), where a tvm-ffi caller looks;
  * an xffi caller takes it back from there. */
-#define XFFI_EXPORT_FUNC(name, impl)                                                                 \
+#define XFFI_EXPORT_FUNCTION(name, impl)                                                                 \
   XFFI_EXPORT_LINKAGE_ XFFI_DLL_EXPORT int __tvm_ffi_##name(void *handle, const xffi_any *args,      \
                                                              int32_t num_args, xffi_any *result);    \
   XFFI_EXPORT_LINKAGE_ XFFI_DLL_EXPORT int __tvm_ffi_##name(void *handle, const xffi_any *args,      \
@@ -87,18 +70,19 @@ XFFI_EXTERN_C_END
   XFFI_EXPORT_LINKAGE_ XFFI_DLL_EXPORT int __tvm_ffi_##name(void *handle, const xffi_any *args,      \
                                                              int32_t num_args, xffi_any *result)
 
-#if !defined(XFFI_BUILDING) && !defined(XFFI_NO_ABI_MARKER) && defined(_WIN32)
-/* The ABI marker (see the top of this file) on Windows (MSVC, MinGW, clang):
- * exported from the DLL, and selectany (a COMDAT), so every translation unit
- * of a library may define it and the linker keeps one. */
-XFFI_EXPORT_LINKAGE_ __declspec(dllexport) __declspec(selectany) const int32_t xffi_library_abi_version =
-    XFFI_ABI_VERSION;
-#elif !defined(XFFI_BUILDING) && !defined(XFFI_NO_ABI_MARKER) && defined(__GNUC__)
-/* The ABI marker elsewhere (ELF, Mach-O). Weak, so every translation unit
- * of a library may define it and the linker keeps one. */
-XFFI_EXPORT_LINKAGE_ __attribute__((weak, visibility("default"), used)) const int32_t xffi_library_abi_version =
-    XFFI_ABI_VERSION;
-#endif
+/* Defines the ABI marker (see the top of this file): write
+ *
+ *   XFFI_DEFINE_ABI_MARKER();
+ *
+ * once, at file scope, in one file of a library that xffi_module_load may
+ * load (a second definition is a link error, as for any exported constant).
+ * The same on every platform: an exported constant on ELF and Mach-O, a
+ * dllexport'ed one on Windows, an ordinary one on wasm32-wasi (which has no
+ * shared libraries; the macro still compiles, so portable code need not test
+ * for it). Host programs do not write it. */
+#define XFFI_DEFINE_ABI_MARKER()                                                       \
+  XFFI_EXPORT_DECLARATION_ XFFI_DLL_EXPORT const int32_t xffi_library_abi_version;    \
+  XFFI_EXPORT_LINKAGE_ XFFI_DLL_EXPORT const int32_t xffi_library_abi_version = XFFI_ABI_VERSION
 
 XFFI_EXTERN_C_BEGIN
 
@@ -126,7 +110,7 @@ XFFI_API int xffi_module_load(xffi_object **out, const char *path);
  * or NULL if the library exports no such function (not an error).
  * Errors: ValueError for a NULL out, NULL or empty name; TypeError if module
  * is not a Module (ValueError if NULL); MemoryError. */
-XFFI_API int xffi_module_get_function(xffi_object **out, xffi_object *module, const char *name);
+XFFI_API int xffi_module_lookup_function(xffi_object **out, xffi_object *module, const char *name);
 
 /* The path the module was loaded from, borrowed from the module
  * (NUL-terminated). Errors: ValueError/TypeError as above. */

@@ -12,40 +12,29 @@
 #include <stdint.h>
 #include <xffi/export.h>
 #include <xffi/object.h>
+#include <xffi/sys/shape.h>
 #include <xffi/type.h>
 
 XFFI_EXTERN_C_BEGIN
 
-/* The cell of a Shape object. data is never NULL (it points at the inline
- * dimensions even when size is 0). */
-typedef struct xffi_shape_cell {
-  const int64_t *data;
-  size_t size;
-} xffi_shape_cell;
-
-/* Borrowed view of a Shape's cell, with no call and no check: shape must be a
- * live Shape (borrowed). Valid while shape lives. */
-static inline const xffi_shape_cell *xffi_shape_view(const xffi_object *shape) {
-  return XFFI_OBJECT_CELL(const xffi_shape_cell, shape);
-}
-
 /* Whether two dimension runs are equal (same length, same values). */
-static inline int xffi_dims_equal(const int64_t *a, size_t a_size, const int64_t *b, size_t b_size) {
-  if (a_size != b_size) return 0;
-  for (size_t i = 0; i < a_size; i++)
+static inline int xffi_dims_equal(const int64_t *a, int32_t a_ndim, const int64_t *b, int32_t b_ndim) {
+  if (a_ndim != b_ndim) return 0;
+  for (int32_t i = 0; i < a_ndim; i++)
     if (a[i] != b[i]) return 0;
   return 1;
 }
 
 /* Makes a Shape holding a copy of dims[0..ndim) (borrowed). *out receives a
- * new reference. Errors: ValueError for a NULL out, or NULL dims with
- * ndim > 0; MemoryError (then *out is NULL). */
-XFFI_API int xffi_shape_new(xffi_object **out, const int64_t *dims, size_t ndim);
+ * new reference. Errors: ValueError for a NULL out, a negative ndim, or NULL
+ * dims with ndim > 0; MemoryError (then *out is NULL). */
+XFFI_API int xffi_shape_new(xffi_object **out, const int64_t *dims, int32_t ndim);
 
-/* Checked access to a Shape's cell: *out borrows the dimensions from shape
- * (borrowed), valid while it lives. Errors: ValueError for NULL arguments,
+/* Checked access to a Shape's cell (xffi/sys/shape.h): *out borrows the
+ * dimensions from shape (borrowed), valid while it lives. The unchecked
+ * inline form is xffi_shape_cell_of_unchecked. Errors: ValueError for NULL arguments,
  * TypeError if shape is not a Shape. */
-XFFI_API int xffi_shape_get(xffi_shape_cell *out, const xffi_object *shape);
+XFFI_API int xffi_shape_cell_of(xffi_shape_cell *out, const xffi_object *shape);
 
 /* The number of elements of a shape: the product of its dimensions (1 for
  * no dimensions). shape is borrowed. Errors: ValueError for NULL arguments, a
@@ -53,8 +42,9 @@ XFFI_API int xffi_shape_get(xffi_shape_cell *out, const xffi_object *shape);
  * not a Shape. */
 XFFI_API int xffi_shape_product(int64_t *out, const xffi_object *shape);
 
-/* The same for a run of dimensions (dims borrowed, NULL only when ndim is 0). */
-XFFI_API int xffi_dims_product(int64_t *out, const int64_t *dims, size_t ndim);
+/* The same for a run of dimensions (dims borrowed, NULL only when ndim is 0).
+ * Errors: as above, and ValueError for a negative ndim. */
+XFFI_API int xffi_dims_product(int64_t *out, const int64_t *dims, int32_t ndim);
 
 /* Whether two Shapes (borrowed) hold the same dimensions: writes 1 or 0 to
  * *out. Errors: ValueError for NULL arguments, TypeError for non-Shapes. */

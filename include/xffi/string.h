@@ -14,15 +14,6 @@
 
 XFFI_EXTERN_C_BEGIN
 
-/* The cell of a String or Bytes object: a byte run, NUL-terminated. */
-typedef xffi_byte_array xffi_string_cell;
-
-/* Borrowed view of a String or Bytes object's bytes (obj borrowed, not NULL,
- * of either type: unchecked). Valid while obj lives. */
-static inline xffi_byte_array xffi_string_view(const xffi_object *obj) {
-  return *XFFI_OBJECT_CELL(const xffi_string_cell, obj);
-}
-
 /* Makes a String from size bytes at data (borrowed, copied). *out receives a
  * new reference. Errors: ValueError for a NULL out, or NULL data with
  * size > 0; MemoryError (then *out is NULL). */
@@ -34,9 +25,11 @@ XFFI_API int xffi_string_from_c_str(xffi_object **out, const char *c_str);
 /* Makes a Bytes object (same rules as xffi_string_new). */
 XFFI_API int xffi_bytes_new(xffi_object **out, const char *data, size_t size);
 
-/* Checked access to a String's or Bytes' bytes: *out borrows them from obj.
+/* Checked access to a String's or Bytes' cell: *out borrows the bytes from
+ * obj (borrowed), valid while obj lives. The unchecked inline form is
+ * xffi_string_cell_of_unchecked (xffi/sys/string.h).
  * Errors: ValueError for NULL arguments, TypeError if obj is neither. */
-XFFI_API int xffi_string_get(xffi_byte_array *out, const xffi_object *obj);
+XFFI_API int xffi_string_cell_of(xffi_byte_array *out, const xffi_object *obj);
 
 /* Three-way byte-wise comparison (like memcmp, shorter first on a tie):
  * negative, zero or positive. Borrowed arguments; NULL data only with size 0. */
@@ -51,7 +44,7 @@ static inline int xffi_bytes_equal(xffi_byte_array a, xffi_byte_array b) {
  * folded to 64 bits, as in the wyhash family): a few cycles per 8 bytes,
  * every input bit reaching every output bit. Stable within a process run, not
  * across versions: never store it. */
-XFFI_API uint64_t xffi_hash_bytes(const void *data, size_t size);
+XFFI_API uint64_t xffi_bytes_hash(const void *data, size_t size);
 
 XFFI_EXTERN_C_END
 

@@ -1,8 +1,8 @@
 /* xffi/tensor.h: Tensor objects (type index 70) and DLPack 1.x exchange.
  *
  * A Tensor's cell is a DLTensor placed directly after the 24-byte object
- * header (layout shared with tvm-ffi 0.1), so `xffi_tensor_dltensor(t)` is a
- * pointer addition. Its shape and strides live inside the Tensor's own
+ * header (layout shared with tvm-ffi 0.1), so reaching it
+ * (xffi_tensor_cell_of_unchecked, xffi/sys/tensor.h) is a pointer addition. Its shape and strides live inside the Tensor's own
  * allocation, and strides are always filled in: when a producer gives NULL
  * strides (compact row-major), xffi computes them. Strides count elements,
  * as in DLPack; byte_offset is kept as the producer gave it.
@@ -22,8 +22,8 @@
  * exporting a read-only Tensor sets the flag. The legacy DLManagedTensor has
  * no flags: a legacy import is writable, and exporting a read-only Tensor to
  * the legacy format is refused (ValueError). xffi never writes a Tensor's
- * data itself; honouring the flag when writing through xffi_tensor_dltensor
- * is the caller's job.
+ * data itself; honouring the flag when writing through the DLTensor is the
+ * caller's job.
  *
  * Validation (every import but the _unchecked ones, and xffi_tensor_new)
  * raises a ValueError for: a negative ndim, a NULL shape with ndim > 0, a
@@ -50,23 +50,6 @@ XFFI_EXTERN_C_BEGIN
 #define XFFI_DLPACK_MAJOR 1
 /* The DLPack minor version xffi writes into exported tensors. */
 #define XFFI_DLPACK_MINOR 1
-
-/* The Tensor's DLTensor, with no call and no check: tensor must be a live
- * Tensor (borrowed). The pointer and the shape/strides it points at are valid
- * while the Tensor lives. Do not change the fields; write the data only if
- * the Tensor is not read-only. */
-static inline DLTensor *xffi_tensor_dltensor(xffi_object *tensor) {
-  return XFFI_OBJECT_CELL(DLTensor, tensor);
-}
-static inline const DLTensor *xffi_tensor_dltensor_const(const xffi_object *tensor) {
-  return XFFI_OBJECT_CELL(const DLTensor, tensor);
-}
-
-/* The number of bytes of one element of dtype, rounded up for sub-byte types
- * (int4 is 1). */
-static inline size_t xffi_dtype_bytes(DLDataType dtype) {
-  return ((size_t)dtype.bits * dtype.lanes + 7) / 8;
-}
 
 /* Allocates a Tensor on cpu:0 with the given shape (borrowed, copied) and
  * dtype, zero-filled, its data aligned to XFFI_TENSOR_ALIGNMENT bytes and
@@ -130,10 +113,11 @@ XFFI_API int xffi_tensor_is_read_only(int *out, const xffi_object *tensor);
  * holders may rely on it). Errors: as xffi_tensor_is_read_only. */
 XFFI_API int xffi_tensor_set_read_only(xffi_object *tensor);
 
-/* Checked access to a Tensor's DLTensor: *out borrows it from tensor
- * (borrowed), valid while the Tensor lives.
+/* Checked access to a Tensor's cell, its DLTensor: *out borrows it from
+ * tensor (borrowed), valid while the Tensor lives. The unchecked inline form
+ * is xffi_tensor_cell_of_unchecked (xffi/sys/tensor.h).
  * Errors: ValueError for NULL arguments, TypeError if tensor is not a Tensor. */
-XFFI_API int xffi_tensor_get(DLTensor **out, xffi_object *tensor);
+XFFI_API int xffi_tensor_cell_of(DLTensor **out, xffi_object *tensor);
 
 /* The number of elements (the product of the shape; 1 for ndim 0).
  * Errors: ValueError for NULL arguments, TypeError if tensor is not a Tensor. */

@@ -3,7 +3,8 @@
  * Plain values (None, int, ...) and built-in objects have fixed indices shared
  * with tvm-ffi 0.1. User types are registered at run time by a unique key and
  * receive an index from 128 up. Single inheritance: each type records its
- * depth and its ancestors, so is-instance is O(1) with no call. */
+ * depth and its ancestors, so is-instance is O(1) with no call
+ * (xffi/sys/type.h). */
 #ifndef XFFI_TYPE_H
 #define XFFI_TYPE_H
 
@@ -66,10 +67,6 @@ typedef struct xffi_type_info {
   const int32_t *type_ancestors;
 } xffi_type_info;
 
-/* The lock-free table of type records, indexed by type index. Private to the
- * inline functions below: use xffi_type_info_get. */
-XFFI_API extern const xffi_type_info *const *xffi_type_table_;
-
 /* The deepest type depth a registered type may have (Object is depth 0, a
  * direct child of it depth 1). Each record keeps all its ancestors, so
  * is-instance stays O(1); the limit bounds a record to 4 KiB of ancestors. */
@@ -87,7 +84,7 @@ XFFI_API int xffi_type_register(int32_t *out_type_index, const char *type_key, i
 
 /* Looks up a type by key. *out receives a borrowed, immortal record.
  * Errors: ValueError for NULL arguments, KeyError "no type registered with key ..." */
-XFFI_API int xffi_type_info_by_key(const xffi_type_info **out, const char *type_key);
+XFFI_API int xffi_type_info_get_by_key(const xffi_type_info **out, const char *type_key);
 
 /* Looks up a type by index. *out receives a borrowed, immortal record.
  * Errors: ValueError for NULL out, IndexError for an index no type has. */
@@ -100,51 +97,11 @@ XFFI_API const char *xffi_type_key(int32_t type_index);
 /* The number of type indices in use, one past the largest (for iteration). */
 XFFI_API int32_t xffi_type_count(void);
 
-/* The record of an object's own type, with no call and no lock. obj is borrowed
- * and must be a live object created by a registered type. */
-static inline const xffi_type_info *xffi_object_type_info(const xffi_object *obj) {
-#if defined(__GNUC__) || defined(__clang__)
-  const xffi_type_info *const *table = __atomic_load_n(&xffi_type_table_, __ATOMIC_ACQUIRE);
-#else
-  const xffi_type_info *const *table = xffi_type_table_;
-#endif
-  return table[obj->type_index];
-}
-
-/* Whether obj is an instance of type (or of a type derived from it), in O(1)
- * with no call: equal index, or type stands at its depth among obj's
- * ancestors. obj and type are borrowed; obj must not be NULL. */
-static inline int xffi_object_is_instance(const xffi_object *obj, const xffi_type_info *type) {
-  /* Each field is read once, into a register: 12 instructions on x86-64. */
-  int32_t index = obj->type_index, target = type->type_index;
-  if (index == target) return 1;
-#if defined(__GNUC__) || defined(__clang__)
-  const xffi_type_info *info = __atomic_load_n(&xffi_type_table_, __ATOMIC_ACQUIRE)[index];
-#else
-  const xffi_type_info *info = xffi_type_table_[index];
-#endif
-  int32_t depth = type->type_depth;
-  return info->type_depth > depth && info->type_ancestors[depth] == target;
-}
-
-/* The same test by type index, for callers that do not keep a record.
- * type_index must be a registered object type index. */
-static inline int xffi_object_is_instance_of(const xffi_object *obj, int32_t type_index) {
-  if (obj->type_index == type_index) return 1;
-#if defined(__GNUC__) || defined(__clang__)
-  const xffi_type_info *const *table = __atomic_load_n(&xffi_type_table_, __ATOMIC_ACQUIRE);
-#else
-  const xffi_type_info *const *table = xffi_type_table_;
-#endif
-  const xffi_type_info *info = table[obj->type_index];
-  int32_t depth = table[type_index]->type_depth;
-  return info->type_depth > depth && info->type_ancestors[depth] == type_index;
-}
-
-/* Exported, checked form of is-instance for other languages' FFIs: writes 1
- * or 0 to *out. Errors: ValueError for NULL out or obj, IndexError for an
+/* Whether obj (borrowed) is an instance of type_index or of a type derived
+ * from it: writes 1 or 0 to *out. The inline, unchecked forms are in
+ * xffi/sys/type.h. Errors: ValueError for NULL out or obj, IndexError for an
  * unregistered type_index. */
-XFFI_API int xffi_object_check_instance(int *out, const xffi_object *obj, int32_t type_index);
+XFFI_API int xffi_object_is_a(int *out, const xffi_object *obj, int32_t type_index);
 
 XFFI_EXTERN_C_END
 

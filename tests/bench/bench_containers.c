@@ -9,6 +9,8 @@
 #include <xffi/array.h>
 #include <xffi/map.h>
 #include <xffi/xffi.h>
+#include <xffi/sys/array.h>
+#include <xffi/sys/string.h>
 
 #include "bench_harness.h"
 
@@ -43,7 +45,7 @@ typedef struct small_ctx {
 } small_ctx;
 
 static void plain_insert(plain_table *t, int k) {
-  uint64_t h = xffi_hash_bytes(t->key[k], t->len[k]);
+  uint64_t h = xffi_bytes_hash(t->key[k], t->len[k]);
   uint32_t i = (uint32_t)h & 2047;
   while (t->slots[i]) i = (i + 1) & 2047;
   t->slots[i] = (uint32_t)k + 1;
@@ -55,8 +57,8 @@ static void __attribute__((noinline)) lookup_baseline(void *ctx, uint64_t n) {
   int64_t sum = 0;
   uint32_t j = 0;
   for (uint64_t it = 0; it < n; ++it) {
-    xffi_byte_array key = xffi_string_view(c->probe[j].v_obj);
-    uint64_t h = xffi_hash_bytes(key.data, key.size);
+    xffi_byte_array key = xffi_string_cell_of_unchecked(c->probe[j].v_obj);
+    uint64_t h = xffi_bytes_hash(key.data, key.size);
     for (uint32_t i = (uint32_t)h & 2047;; i = (i + 1) & 2047) {
       uint32_t s = t->slots[i];
       if (s && t->len[s - 1] == key.size && memcmp(t->key[s - 1], key.data, key.size) == 0) {
@@ -79,7 +81,7 @@ static void __attribute__((noinline)) lookup_c_str_baseline(void *ctx, uint64_t 
   for (uint64_t it = 0; it < n; ++it) {
     const char *key = c->c_str_probe[j].v_c_str;
     size_t size = strlen(key);
-    uint64_t h = xffi_hash_bytes(key, size);
+    uint64_t h = xffi_bytes_hash(key, size);
     for (uint32_t i = (uint32_t)h & 2047;; i = (i + 1) & 2047) {
       uint32_t s = t->slots[i];
       if (s && t->len[s - 1] == size && memcmp(t->key[s - 1], key, size) == 0) {
@@ -115,7 +117,7 @@ static void __attribute__((noinline)) lookup_small_baseline(void *ctx, uint64_t 
   for (uint64_t it = 0; it < n; ++it) {
     const xffi_any *key = &c->probe[j];
     size_t size = key->small_len;
-    uint64_t h = xffi_hash_bytes(key->v_small, size);
+    uint64_t h = xffi_bytes_hash(key->v_small, size);
     for (uint32_t i = (uint32_t)h & 2047;; i = (i + 1) & 2047) {
       uint32_t s = t->slots[i];
       if (s && t->len[s - 1] == size && memcmp(t->key[s - 1], key->v_small, size) == 0) {
@@ -173,7 +175,7 @@ static void __attribute__((noinline)) lookup_dict(void *ctx, uint64_t n) {
   uint32_t j = 0;
   for (uint64_t it = 0; it < n; ++it) {
     const xffi_any *v;
-    if (xffi_dict_lookup(&v, c->dict, &c->probe[j]) != XFFI_OK || !v) abort();
+    if (xffi_map_lookup(&v, c->dict, &c->probe[j]) != XFFI_OK || !v) abort();
     sum += v->v_int64;
     if (++j == NKEYS) j = 0;
   }
@@ -260,7 +262,7 @@ static void __attribute__((noinline)) lookup_int_dict(void *ctx, uint64_t n) {
   for (uint64_t it = 0; it < n; ++it) {
     xffi_any key = xffi_any_int(c->keys[j]);
     const xffi_any *found;
-    if (xffi_dict_lookup(&found, c->dict, &key) != XFFI_OK || !found) abort();
+    if (xffi_map_lookup(&found, c->dict, &key) != XFFI_OK || !found) abort();
     sum += found->v_int64;
     if (++j == NKEYS) j = 0;
   }
@@ -338,7 +340,7 @@ static void __attribute__((noinline)) get_inline(void *ctx, uint64_t n) {
   int64_t sum = 0;
   for (uint64_t i = 0; i < n; ++i) {
     BENCH_CLOBBER();
-    sum += xffi_seq_items(c->array)[i & 1023].v_int64;
+    sum += xffi_seq_items_unchecked(c->array)[i & 1023].v_int64;
   }
   BENCH_KEEP(sum);
 }
@@ -359,7 +361,7 @@ static void __attribute__((noinline)) get_list(void *ctx, uint64_t n) {
   int64_t sum = 0;
   for (uint64_t i = 0; i < n; ++i) {
     xffi_any v;
-    if (xffi_list_get(&v, c->list, (int64_t)(i & 1023)) != XFFI_OK) abort();
+    if (xffi_array_get(&v, c->list, (int64_t)(i & 1023)) != XFFI_OK) abort();
     sum += v.v_int64;
   }
   BENCH_KEEP(sum);

@@ -14,6 +14,7 @@
 #include <time.h>
 #include <xffi/xffi.h>
 #include <xffi/function.h>
+#include <xffi/sys/object.h>
 
 #include "bench_harness.h"
 
@@ -30,8 +31,8 @@ static int __attribute__((noinline)) nullary(void *resource, const xffi_any *arg
 static int __attribute__((noinline)) add2(void *resource, const xffi_any *args, int32_t num_args, xffi_any *result) {
   (void)resource;
   int64_t a, b;
-  if (xffi_arg_int(&a, args, num_args, 0, "add2") || xffi_arg_int(&b, args, num_args, 1, "add2")) return -1;
-  if (num_args != 2) return xffi_args_check(args, num_args, "ii", "add2");
+  if (xffi_arg_to_int_inline(&a, args, num_args, 0, "add2") || xffi_arg_to_int_inline(&b, args, num_args, 1, "add2")) return -1;
+  if (num_args != 2) return xffi_arg_check_signature(args, num_args, "ii", "add2");
   *result = xffi_any_int(a + b);
   return 0;
 }
@@ -63,7 +64,7 @@ static void __attribute__((noinline)) call0_xffi(void *ctx, uint64_t n) {
   for (uint64_t i = 0; i < n; ++i) {
     BENCH_CLOBBER();
     xffi_any result;
-    if (xffi_func_call_inline(c->func, NULL, 0, &result)) abort();
+    if (xffi_function_call_inline(c->func, NULL, 0, &result)) abort();
     BENCH_KEEP(result.v_int64);
   }
 }
@@ -73,7 +74,7 @@ static void __attribute__((noinline)) call0_exported(void *ctx, uint64_t n) {
   for (uint64_t i = 0; i < n; ++i) {
     BENCH_CLOBBER();
     xffi_any result;
-    if (xffi_func_call(c->func, NULL, 0, &result)) abort();
+    if (xffi_function_call(c->func, NULL, 0, &result)) abort();
     BENCH_KEEP(result.v_int64);
   }
 }
@@ -95,7 +96,7 @@ static void __attribute__((noinline)) call2_xffi(void *ctx, uint64_t n) {
     BENCH_CLOBBER();
     xffi_any args[2] = {xffi_any_int((int64_t)i), xffi_any_int(2)};
     xffi_any result;
-    if (xffi_func_call_inline(c->func, args, 2, &result)) abort();
+    if (xffi_function_call_inline(c->func, args, 2, &result)) abort();
     BENCH_KEEP(result.v_int64);
   }
 }
@@ -106,7 +107,7 @@ static void __attribute__((noinline)) call2_exported(void *ctx, uint64_t n) {
     BENCH_CLOBBER();
     xffi_any args[2] = {xffi_any_int((int64_t)i), xffi_any_int(2)};
     xffi_any result;
-    if (xffi_func_call(c->func, args, 2, &result)) abort();
+    if (xffi_function_call(c->func, args, 2, &result)) abort();
     BENCH_KEEP(result.v_int64);
   }
 }
@@ -126,7 +127,7 @@ static void __attribute__((noinline)) error_xffi(void *ctx, uint64_t n) {
   call_ctx *c = ctx;
   for (uint64_t i = 0; i < n; ++i) {
     xffi_any result;
-    if (xffi_func_call_inline(c->func, NULL, 0, &result) == 0) abort();
+    if (xffi_function_call_inline(c->func, NULL, 0, &result) == 0) abort();
     xffi_object_dec_ref_inline(xffi_error_move_raised());
   }
 }
@@ -137,7 +138,7 @@ static void __attribute__((noinline)) error_xffi_argcheck(void *ctx, uint64_t n)
   xffi_any args[2] = {xffi_any_int(1), xffi_any_c_str("two")};
   for (uint64_t i = 0; i < n; ++i) {
     xffi_any result;
-    if (xffi_func_call_inline(c->func, args, 2, &result) == 0) abort();
+    if (xffi_function_call_inline(c->func, args, 2, &result) == 0) abort();
     xffi_object_dec_ref_inline(xffi_error_move_raised());
   }
 }
@@ -161,7 +162,7 @@ static void __attribute__((noinline)) lookup_baseline(void *ctx, uint64_t n) {
     BENCH_CLOBBER();
     const char *name = lookup_ptrs[i % LOOKUP_NAMES];
     size_t len = strlen(name);
-    uint64_t h = xffi_hash_bytes(name, len);
+    uint64_t h = xffi_bytes_hash(name, len);
     BENCH_KEEP(h);
     hits += memcmp(lookup_ptrs[(i + 1) % LOOKUP_NAMES], name, len) == 0;
   }
@@ -173,7 +174,7 @@ static void __attribute__((noinline)) lookup_xffi(void *ctx, uint64_t n) {
   for (uint64_t i = 0; i < n; ++i) {
     BENCH_CLOBBER();
     xffi_object *f;
-    if (xffi_func_global_get(&f, lookup_ptrs[i % LOOKUP_NAMES]) || !f) abort();
+    if (xffi_function_global_lookup(&f, lookup_ptrs[i % LOOKUP_NAMES]) || !f) abort();
     xffi_object_dec_ref_inline(f);
   }
 }
@@ -183,7 +184,7 @@ static void __attribute__((noinline)) lookup_missing_xffi(void *ctx, uint64_t n)
   for (uint64_t i = 0; i < n; ++i) {
     BENCH_CLOBBER();
     xffi_object *f;
-    if (xffi_func_global_get(&f, missing_ptrs[i % LOOKUP_NAMES]) || f) abort();
+    if (xffi_function_global_lookup(&f, missing_ptrs[i % LOOKUP_NAMES]) || f) abort();
   }
 }
 
@@ -211,7 +212,7 @@ static void *lookup_thread(void *arg) {
   while (!atomic_load_explicit(t->stop, memory_order_relaxed)) {
     for (int i = 0; i < 256; ++i) {
       xffi_object *f;
-      if (xffi_func_global_get(&f, t->name) || !f) abort();
+      if (xffi_function_global_lookup(&f, t->name) || !f) abort();
       xffi_object_dec_ref_inline(f);
     }
     count += 256;
@@ -294,8 +295,8 @@ int main(int argc, char **argv) {
   }
 
   call_ctx c0 = {nullary, NULL}, c2 = {add2, NULL}, ce = {raises, NULL}, ca = {add2, NULL};
-  if (xffi_func_new(&c0.func, nullary, NULL, NULL) || xffi_func_new(&c2.func, add2, NULL, NULL) ||
-      xffi_func_new(&ce.func, raises, NULL, NULL) || xffi_func_new(&ca.func, add2, NULL, NULL))
+  if (xffi_function_new(&c0.func, nullary, NULL, NULL) || xffi_function_new(&c2.func, add2, NULL, NULL) ||
+      xffi_function_new(&ce.func, raises, NULL, NULL) || xffi_function_new(&ca.func, add2, NULL, NULL))
     return 1;
   bench_case call0[] = {
       {"baseline", call0_baseline, &c0}, {"xffi", call0_xffi, &c0}, {"exported", call0_exported, &c0}};
@@ -308,7 +309,7 @@ int main(int argc, char **argv) {
   char name[64];
   for (int i = 0; i < 200; ++i) {
     snprintf(name, sizeof name, "bench.filler.function_%d", i);
-    if (xffi_func_global_register(name, c0.func, 0)) return 1;
+    if (xffi_function_global_register(name, c0.func, 0)) return 1;
   }
   /* Each measured name has its own Function: the 2-thread run "a name each"
    * must not share a reference count between the threads (a lookup takes a
@@ -320,8 +321,8 @@ int main(int argc, char **argv) {
     lookup_ptrs[i] = lookup_names[i];
     missing_ptrs[i] = missing_names[i];
     xffi_object *own;
-    if (xffi_func_new(&own, nullary, NULL, NULL)) return 1;
-    if (strlen(lookup_names[i]) != 18 || xffi_func_global_register(lookup_names[i], own, 0)) return 1;
+    if (xffi_function_new(&own, nullary, NULL, NULL)) return 1;
+    if (strlen(lookup_names[i]) != 18 || xffi_function_global_register(lookup_names[i], own, 0)) return 1;
     xffi_object_dec_ref(own); /* the registry keeps its own reference */
   }
   bench_case lookups[] = {{"baseline", lookup_baseline, NULL},

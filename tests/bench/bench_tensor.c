@@ -13,6 +13,8 @@
 #include <xffi/xffi.h>
 #include <xffi/dtype.h>
 #include <xffi/tensor.h>
+#include <xffi/sys/object.h>
+#include <xffi/sys/tensor.h>
 
 #include "bench_harness.h"
 
@@ -92,7 +94,7 @@ static void __attribute__((noinline)) export_baseline(void *ctx, uint64_t n) {
     m->version.minor = 1;
     m->manager_ctx = t;
     m->flags = 0;
-    m->dl_tensor = *xffi_tensor_dltensor(t);
+    m->dl_tensor = *xffi_tensor_cell_of_unchecked(t);
     xffi_object_inc_ref_inline(t);
     BENCH_KEEP(m);
     xffi_object_dec_ref_inline(t);
@@ -216,7 +218,7 @@ int main(int argc, char **argv) {
 
   /* Zero copy, checked once outside the timing. */
   xffi_object *check;
-  if (xffi_tensor_from_dlpack(&check, &big_p.managed) != XFFI_OK || xffi_tensor_dltensor(check)->data != big) {
+  if (xffi_tensor_from_dlpack(&check, &big_p.managed) != XFFI_OK || xffi_tensor_cell_of_unchecked(check)->data != big) {
     fprintf(stderr, "bench_tensor: import copied the data\n");
     return 1;
   }

@@ -43,6 +43,9 @@ int main(int argc, char **argv) {
 
 #include <tvm/ffi/c_api.h>
 #include <xffi/xffi.h>
+#include <xffi/sys/function.h>
+#include <xffi/sys/object.h>
+#include <xffi/sys/type.h>
 
 #define CHECK(x)                                                 \
   do {                                                           \
@@ -55,7 +58,7 @@ int main(int argc, char **argv) {
 /* ---- calls ----
  * Like for like: a tvm-ffi function made with a NULL self gets the function
  * object as handle and is called with no forwarding step, so it is compared
- * with an xffi direct function (xffi_func_new_direct); functions that carry a
+ * with an xffi direct function (xffi_function_new_direct); functions that carry a
  * resource go through one forwarding step in both runtimes. The argument
  * count is a constant at each call site, as with XFFI_CALL. */
 
@@ -110,9 +113,9 @@ static void __attribute__((noinline)) call_baseline(void *ctx, uint64_t n) {
     }                                                                       \
     BENCH_KEEP(acc);                                                        \
   }
-XFFI_CALL_LOOP(call_xffi_0, 0, xffi_func_call_unchecked)
-XFFI_CALL_LOOP(call_xffi_2, 2, xffi_func_call_unchecked)
-XFFI_CALL_LOOP(call_xffi_checked_2, 2, xffi_func_call_inline)
+XFFI_CALL_LOOP(call_xffi_0, 0, xffi_function_call_unchecked)
+XFFI_CALL_LOOP(call_xffi_2, 2, xffi_function_call_unchecked)
+XFFI_CALL_LOOP(call_xffi_checked_2, 2, xffi_function_call_inline)
 
 #define TVM_CALL_LOOP(name, nargs)                                                                             \
   static void __attribute__((noinline)) name(void *ctx, uint64_t n) {                                        \
@@ -166,7 +169,7 @@ static void __attribute__((noinline)) lookup_xffi(void *ctx, uint64_t n) {
   for (uint64_t i = 0; i < n; ++i) {
     xffi_object *f;
     BENCH_CLOBBER();
-    if (xffi_func_global_get(&f, c->name) != 0 || !f) abort();
+    if (xffi_function_global_lookup(&f, c->name) != 0 || !f) abort();
     xffi_object_dec_ref_inline(f);
   }
 }
@@ -311,7 +314,7 @@ static void __attribute__((noinline)) instance_xffi(void *ctx, uint64_t n) {
   int hits = 0;
   for (uint64_t i = 0; i < n; ++i) {
     BENCH_CLOBBER();
-    hits += xffi_object_is_instance(c->obj, c->xffi_ancestor);
+    hits += xffi_object_is_a_type_unchecked(c->obj, c->xffi_ancestor);
   }
   BENCH_KEEP(hits);
 }
@@ -551,8 +554,8 @@ int main(int argc, char **argv) {
   int self_resource = 0;
   xffi_object *xf0, *xf2, *xf2_res;
   void *tf0 = NULL, *tf2 = NULL, *tf2_res = NULL;
-  CHECK(xffi_func_new_direct(&xf0, xffi_nop, NULL, NULL) == 0 && xffi_func_new_direct(&xf2, xffi_add, NULL, NULL) == 0);
-  CHECK(xffi_func_new(&xf2_res, xffi_add, &self_resource, NULL) == 0);
+  CHECK(xffi_function_new_direct(&xf0, xffi_nop, NULL, NULL) == 0 && xffi_function_new_direct(&xf2, xffi_add, NULL, NULL) == 0);
+  CHECK(xffi_function_new(&xf2_res, xffi_add, &self_resource, NULL) == 0);
   CHECK(TVMFFIFunctionCreate(NULL, tvm_nop, NULL, &tf0) == 0 && TVMFFIFunctionCreate(NULL, tvm_add, NULL, &tf2) == 0);
   CHECK(TVMFFIFunctionCreate(&self_resource, tvm_add, NULL, &tf2_res) == 0);
   bench_case call0[] = {{"baseline", call_baseline, NULL}, {"xffi", call_xffi_0, &xf0}, {"tvm-ffi", call_tvm_0, &tf0}};
@@ -569,7 +572,7 @@ int main(int argc, char **argv) {
   /* global lookup: the same names registered in both registries */
   static const char *names[2] = {"bench", "bench.lookup.name1"};
   for (int i = 0; i < 2; i++) {
-    CHECK(xffi_func_global_register(names[i], xf2, 1) == 0);
+    CHECK(xffi_function_global_register(names[i], xf2, 1) == 0);
     TVMFFIByteArray name = {names[i], strlen(names[i])};
     CHECK(TVMFFIFunctionSetGlobal(&name, tf2, 1) == 0);
     lookup_ctx lc = {names[i], strlen(names[i]), fnv1a(names[i], strlen(names[i])), names[i], 1};
@@ -616,7 +619,7 @@ int main(int argc, char **argv) {
   xffi_object_init(&tobj.header, tc, noop_deleter);
   instance_ctx xi = {&xobj.header, a, NULL}, ti = {&tobj.header, ta, NULL};
   CHECK(xffi_type_info_get(&xi.xffi_ancestor, a) == 0);
-  CHECK(xffi_object_is_instance(xi.obj, xi.xffi_ancestor));
+  CHECK(xffi_object_is_a_type_unchecked(xi.obj, xi.xffi_ancestor));
   bench_case inst[] = {
       {"baseline", instance_baseline, &xi}, {"xffi", instance_xffi, &xi}, {"tvm-ffi", instance_tvm, &ti}};
   bench_op("is-instance, depth 3 against depth 1", inst, 3);

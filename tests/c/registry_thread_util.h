@@ -39,7 +39,7 @@ static void count_finalizer(void *resource) {
 /* A new reference to a Function returning value, or NULL (out of memory). */
 static xffi_object *make(intptr_t value) {
   xffi_object *f = NULL;
-  if (xffi_func_new(&f, return_resource, (void *)value, count_finalizer) != XFFI_OK) return NULL;
+  if (xffi_function_new(&f, return_resource, (void *)value, count_finalizer) != XFFI_OK) return NULL;
   atomic_fetch_add(&created, 1);
   return f;
 }

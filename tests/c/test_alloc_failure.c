@@ -36,7 +36,7 @@ static void sweep_done(int64_t n, int64_t min_allocations) {
 static const char *const long_texts[] = {"a string long enough to be a String object", "another long string value",
                                          "and a third one, also a String"};
 
-static int64_t int_at(const xffi_object *seq, int64_t i) { return xffi_seq_items(seq)[i].v_int64; }
+static int64_t int_at(const xffi_object *seq, int64_t i) { return xffi_seq_items_unchecked(seq)[i].v_int64; }
 
 /* Appends int i to an Array (*seq) or, given a List, i encoded as -1 - i. */
 static int push_int(xffi_object **seq, int64_t i) {
@@ -62,7 +62,7 @@ static void test_array_new_and_list_new_fail_cleanly_at_every_allocation(void **
       int rc = list ? xffi_list_new(&out, items, 5) : xffi_array_new(&out, items, 5);
       disarm();
       if (rc == XFFI_OK) {
-        assert_int_equal(xffi_seq_size(out), 5);
+        assert_int_equal(xffi_seq_size_unchecked(out), 5);
         xffi_object_dec_ref(out);
         break;
       }
@@ -92,17 +92,17 @@ static void test_array_push_and_insert_unique_and_shared_fail_cleanly(void **sta
         int rc = insert ? xffi_array_insert(&array, 1, &value) : xffi_array_push(&array, &value);
         disarm();
         if (rc == XFFI_OK) {
-          assert_int_equal(xffi_seq_size(array), 5);
+          assert_int_equal(xffi_seq_size_unchecked(array), 5);
           if (shared) assert_ptr_not_equal(array, other);
         } else {
           expect_out_of_memory(rc, n);
           assert_ptr_equal(array, before);
-          assert_int_equal(xffi_seq_size(array), 4);
+          assert_int_equal(xffi_seq_size_unchecked(array), 4);
           for (int i = 0; i < 4; ++i) assert_int_equal(int_at(array, i), i);
           assert_int_equal(xffi_object_strong_count(array), shared ? 2 : 1);
         }
         if (shared) {
-          assert_int_equal(xffi_seq_size(other), 4); /* the other holder never sees a change */
+          assert_int_equal(xffi_seq_size_unchecked(other), 4); /* the other holder never sees a change */
           xffi_object_dec_ref(other);
         }
         xffi_object_dec_ref(array);
@@ -122,19 +122,19 @@ static void test_list_push_insert_and_reserve_fail_cleanly(void **state) {
       xffi_object *list = NULL;
       assert_int_equal(xffi_list_new(&list, NULL, 0), XFFI_OK);
       for (int i = 0; i < 4; ++i) assert_int_equal(push_int(&list, -1 - i), XFFI_OK);
-      int64_t capacity = xffi_seq_cell_of(list)->capacity;
+      int64_t capacity = xffi_seq_cell_of_unchecked(list)->capacity;
       for (int i = 4; i < capacity; ++i) assert_int_equal(push_int(&list, -1 - i), XFFI_OK);
-      int64_t size = xffi_seq_size(list);
+      int64_t size = xffi_seq_size_unchecked(list);
       fail_nth(n);
       int rc = op == 0 ? xffi_list_push(list, &value)
                : op == 1 ? xffi_list_insert(list, 0, &value)
                          : xffi_list_reserve(list, 1000);
       disarm();
       if (rc == XFFI_OK) {
-        assert_int_equal(xffi_seq_size(list), op == 2 ? size : size + 1);
+        assert_int_equal(xffi_seq_size_unchecked(list), op == 2 ? size : size + 1);
       } else {
         expect_out_of_memory(rc, n);
-        assert_int_equal(xffi_seq_size(list), size);
+        assert_int_equal(xffi_seq_size_unchecked(list), size);
         for (int64_t i = 0; i < size; ++i) assert_int_equal(int_at(list, i), i);
       }
       xffi_object_dec_ref(list);
@@ -342,7 +342,7 @@ static void test_raising_and_making_errors_under_memory_failure(void **state) {
     xffi_object *err = xffi_error_move_raised();
     assert_non_null(err); /* ...and always leaves an error: the one asked for, or MemoryError */
     if (xffi_error_is_kind(err, XFFI_KIND_VALUE)) {
-      assert_string_equal(xffi_error_cell_of(err)->message.data, "my_fn: argument 2: expected int, got str");
+      assert_string_equal(xffi_error_cell_of_unchecked(err)->message.data, "my_fn: argument 2: expected int, got str");
       xffi_object_dec_ref(err);
       break;
     }
@@ -371,17 +371,17 @@ static void test_raising_and_making_errors_under_memory_failure(void **state) {
   assert_int_equal(xffi_error_new(&err, "ValueError", "with a backtrace"), XFFI_OK);
   assert_int_equal(xffi_error_append_frame(err, "first frame"), XFFI_OK);
   char before[256];
-  snprintf(before, sizeof(before), "%s", xffi_error_cell_of(err)->backtrace.data);
+  snprintf(before, sizeof(before), "%s", xffi_error_cell_of_unchecked(err)->backtrace.data);
   for (n = 0; n < SWEEP_LIMIT; ++n) {
     fail_nth(n);
     int rc = xffi_error_append_frame(err, "second frame");
     disarm();
     if (rc == XFFI_OK) break;
     expect_out_of_memory(rc, n);
-    assert_string_equal(xffi_error_cell_of(err)->backtrace.data, before);
+    assert_string_equal(xffi_error_cell_of_unchecked(err)->backtrace.data, before);
   }
   sweep_done(n, 1);
-  assert_non_null(strstr(xffi_error_cell_of(err)->backtrace.data, "second frame"));
+  assert_non_null(strstr(xffi_error_cell_of_unchecked(err)->backtrace.data, "second frame"));
   xffi_object_dec_ref(err);
 }
 
@@ -406,7 +406,7 @@ static void test_type_register_fails_cleanly_and_leaves_the_key_free(void **stat
       assert_int_equal(out, -3);
       assert_int_equal(xffi_type_count(), before_count);
       const xffi_type_info *info = NULL;
-      assert_int_equal(xffi_type_info_by_key(&info, key), XFFI_FAIL);
+      assert_int_equal(xffi_type_info_get_by_key(&info, key), XFFI_FAIL);
       assert_raised(XFFI_KIND_KEY, key);
     }
     sweep_done(n, 1);
@@ -431,7 +431,7 @@ static void count_finalizer(void *resource) {
 static int make_text(void *resource, const xffi_any *args, int32_t num_args, xffi_any *result) {
   (void)resource;
   int64_t x;
-  if (xffi_arg_int(&x, args, num_args, 0, "make_text") != XFFI_OK) return XFFI_FAIL;
+  if (xffi_arg_to_int_inline(&x, args, num_args, 0, "make_text") != XFFI_OK) return XFFI_FAIL;
   char text[64];
   int len = snprintf(text, sizeof(text), "the number %lld, as a long string", (long long)x);
   return xffi_any_from_str(result, text, (size_t)len);
@@ -445,7 +445,7 @@ static void test_function_create_call_and_register_fail_cleanly(void **state) {
     xffi_object *f = (xffi_object *)0x1;
     finalized = 0;
     fail_nth(n);
-    int rc = xffi_func_new(&f, make_text, &resource, count_finalizer);
+    int rc = xffi_function_new(&f, make_text, &resource, count_finalizer);
     disarm();
     if (rc == XFFI_OK) {
       xffi_object_dec_ref(f);
@@ -459,7 +459,7 @@ static void test_function_create_call_and_register_fail_cleanly(void **state) {
   sweep_done(n, 1);
 
   xffi_object *f = NULL;
-  assert_int_equal(xffi_func_new(&f, make_text, NULL, NULL), XFFI_OK);
+  assert_int_equal(xffi_function_new(&f, make_text, NULL, NULL), XFFI_OK);
   for (n = 0; n < SWEEP_LIMIT; ++n) {
     xffi_any result = xffi_any_int(5); /* must be reset to None */
     fail_nth(n);
@@ -480,37 +480,37 @@ static void test_function_create_call_and_register_fail_cleanly(void **state) {
   /* Global registration: a failed one leaves the name free and takes no reference. */
   for (n = 0; n < SWEEP_LIMIT; ++n) {
     fail_nth(n);
-    int rc = xffi_func_global_register("alloc_failure.make_text", f, 0);
+    int rc = xffi_function_global_register("alloc_failure.make_text", f, 0);
     disarm();
     if (rc == XFFI_OK) break;
     expect_out_of_memory(rc, n);
     assert_int_equal(xffi_object_strong_count(f), 1);
     xffi_object *found = (xffi_object *)0x1;
-    assert_int_equal(xffi_func_global_get(&found, "alloc_failure.make_text"), XFFI_OK);
+    assert_int_equal(xffi_function_global_lookup(&found, "alloc_failure.make_text"), XFFI_OK);
     assert_null(found);
   }
   sweep_done(n, 1);
   assert_int_equal(xffi_object_strong_count(f), 2);
   /* Listing the names under failure writes nothing. */
-  size_t total = 0;
-  assert_int_equal(xffi_func_global_list(NULL, 0, &total), XFFI_OK);
-  xffi_object **names = calloc(total + 8, sizeof(*names));
+  int64_t total = 0;
+  assert_int_equal(xffi_function_global_names(NULL, &total, 0), XFFI_OK);
+  xffi_object **names = calloc((size_t)total + 8, sizeof(*names));
   assert_non_null(names);
   for (n = 0; n < SWEEP_LIMIT; ++n) {
-    size_t count = 0;
+    int64_t count = 0;
     fail_nth(n);
-    int rc = xffi_func_global_list(names, total + 8, &count);
+    int rc = xffi_function_global_names(names, &count, total + 8);
     disarm();
     if (rc == XFFI_OK) {
-      for (size_t i = 0; i < count; ++i) xffi_object_dec_ref(names[i]);
+      for (int64_t i = 0; i < count; ++i) xffi_object_dec_ref(names[i]);
       break;
     }
     expect_out_of_memory(rc, n);
-    for (size_t i = 0; i < total + 8; ++i) assert_null(names[i]);
+    for (int64_t i = 0; i < total + 8; ++i) assert_null(names[i]);
   }
   sweep_done(n, 1);
   free(names);
-  assert_int_equal(xffi_func_global_remove("alloc_failure.make_text"), XFFI_OK);
+  assert_int_equal(xffi_function_global_erase("alloc_failure.make_text"), XFFI_OK);
   assert_int_equal(xffi_object_strong_count(f), 1);
   xffi_object_dec_ref(f);
 }
@@ -540,11 +540,11 @@ static void test_module_load_and_get_function_fail_cleanly(void **state) {
   for (n = 0; n < SWEEP_LIMIT; ++n) {
     xffi_object *f = (xffi_object *)0x1;
     fail_nth(n);
-    int rc = xffi_module_get_function(&f, module, "answer");
+    int rc = xffi_module_lookup_function(&f, module, "answer");
     disarm();
     if (rc == XFFI_OK) {
       xffi_any result = xffi_any_none();
-      assert_int_equal(xffi_func_call(f, NULL, 0, &result), XFFI_OK);
+      assert_int_equal(xffi_function_call(f, NULL, 0, &result), XFFI_OK);
       assert_int_equal(result.v_int64, 42);
       xffi_object_dec_ref(f);
       break;

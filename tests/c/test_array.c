@@ -47,16 +47,16 @@ static void new_copies_views_into_owned_elements(void **state) {
   int64_t n = 0;
   assert_int_equal(xffi_array_length(&n, array), XFFI_OK);
   assert_int_equal(n, 4);
-  const xffi_any *elems = xffi_seq_items(array);
+  const xffi_any *elems = xffi_seq_items_unchecked(array);
   assert_int_equal(elems[0].v_int64, 7);
   assert_int_equal(elems[1].type_index, XFFI_TYPE_SMALL_STR);
   assert_string_equal(elems[1].v_small, "hi");
   assert_int_equal(elems[2].type_index, XFFI_TYPE_STRING);
-  assert_string_equal(xffi_string_view(elems[2].v_obj).data, "a longer string");
+  assert_string_equal(xffi_string_cell_of_unchecked(elems[2].v_obj).data, "a longer string");
   assert_ptr_equal(elems[3].v_obj, obj);
   /* A single allocation: the elements live inline. */
-  assert_null(xffi_seq_cell_of(array)->data_deleter);
-  assert_ptr_equal(xffi_seq_cell_of(array)->data, (char *)array + sizeof(xffi_object) + sizeof(xffi_seq_cell));
+  assert_null(xffi_seq_cell_of_unchecked(array)->data_deleter);
+  assert_ptr_equal(xffi_seq_cell_of_unchecked(array)->data, (char *)array + sizeof(xffi_object) + sizeof(xffi_seq_cell));
   xffi_any got = xffi_any_none();
   assert_int_equal(xffi_array_get(&got, array, 3), XFFI_OK);
   assert_ptr_equal(got.v_obj, obj);
@@ -72,7 +72,7 @@ static void empty_array_from_null_items(void **state) {
   (void)state;
   xffi_object *array = NULL;
   assert_int_equal(xffi_array_new(&array, NULL, 0), XFFI_OK);
-  assert_int_equal(xffi_seq_size(array), 0);
+  assert_int_equal(xffi_seq_size_unchecked(array), 0);
   xffi_object_dec_ref(array);
 }
 
@@ -88,9 +88,9 @@ static void push_on_unique_array_changes_it_in_place(void **state) {
     v = xffi_any_int(i);
     assert_int_equal(xffi_array_push(&array, &v), XFFI_OK);
   }
-  assert_int_equal(xffi_seq_size(array), 1000);
-  assert_true(xffi_seq_cell_of(array)->capacity >= 1000);
-  assert_true(xffi_seq_cell_of(array)->capacity <= 2048);
+  assert_int_equal(xffi_seq_size_unchecked(array), 1000);
+  assert_true(xffi_seq_cell_of_unchecked(array)->capacity >= 1000);
+  assert_true(xffi_seq_cell_of_unchecked(array)->capacity <= 2048);
   for (int i = 0; i < 1000; ++i) assert_int_equal(int_at(array, i), i + 1);
   xffi_object_dec_ref(array);
 }
@@ -103,8 +103,8 @@ static void push_on_shared_array_copies_and_leaves_other_holders_unchanged(void 
   xffi_any v = xffi_any_int(99);
   assert_int_equal(xffi_array_push(&array, &v), XFFI_OK);
   assert_ptr_not_equal(array, other);
-  assert_int_equal(xffi_seq_size(array), 4);
-  assert_int_equal(xffi_seq_size(other), 3);
+  assert_int_equal(xffi_seq_size_unchecked(array), 4);
+  assert_int_equal(xffi_seq_size_unchecked(other), 3);
   assert_int_equal(int_at(array, 3), 99);
   /* The caller's reference to the old array was released. */
   assert_int_equal(xffi_object_strong_count(other), 1);
@@ -131,6 +131,60 @@ static void weak_reference_forces_a_copy(void **state) {
   xffi_object_dec_ref(array);
 }
 
+/* reserve is Array's as well as List's: room for pushes, copy-on-write. */
+static void reserve_makes_room_and_copies_a_shared_array(void **state) {
+  (void)state;
+  xffi_object *array = int_array(3);
+  xffi_object *before = array;
+  /* Unique: in place, exactly the room asked for, pushes up to it allocate nothing. */
+  assert_int_equal(xffi_array_reserve(&array, 100), XFFI_OK);
+  assert_ptr_equal(array, before);
+  assert_int_equal(xffi_seq_cell_of_unchecked(array)->capacity, 100);
+  uint64_t allocations = xffi_testing_alloc_count();
+  for (int64_t i = 3; i < 100; ++i) {
+    xffi_any v = xffi_any_int(i);
+    assert_int_equal(xffi_array_push(&array, &v), XFFI_OK);
+  }
+  assert_int_equal(xffi_testing_alloc_count(), allocations);
+  assert_ptr_equal(array, before);
+  /* Less than the capacity: nothing to do. */
+  assert_int_equal(xffi_array_reserve(&array, 10), XFFI_OK);
+  assert_int_equal(xffi_seq_cell_of_unchecked(array)->capacity, 100);
+  /* Shared: the caller gets an unshared copy with the room; the other holder
+   * keeps the old array, unchanged. */
+  xffi_object *other = array;
+  xffi_object_inc_ref(other);
+  assert_int_equal(xffi_array_reserve(&array, 500), XFFI_OK);
+  assert_ptr_not_equal(array, other);
+  assert_true(xffi_seq_cell_of_unchecked(array)->capacity >= 500);
+  assert_int_equal(xffi_seq_size_unchecked(array), 100);
+  assert_int_equal(xffi_seq_cell_of_unchecked(other)->capacity, 100);
+  assert_int_equal(xffi_object_strong_count(other), 1);
+  for (int64_t i = 0; i < 100; ++i) assert_int_equal(int_at(array, i), i);
+  /* Out of memory: the caller's array is left as it was. */
+  xffi_object *third = array;
+  xffi_object_inc_ref(third);
+  xffi_testing_fail_alloc_after(0);
+  assert_int_equal(xffi_array_reserve(&array, 1000), XFFI_FAIL);
+  xffi_testing_fail_alloc_after(-1);
+  expect_error(XFFI_KIND_MEMORY, "out of memory");
+  assert_ptr_equal(array, third);
+  assert_int_equal(xffi_object_strong_count(array), 2);
+  xffi_object_dec_ref(third);
+  /* Bad input. */
+  assert_int_equal(xffi_array_reserve(&array, -1), XFFI_FAIL);
+  expect_error(XFFI_KIND_VALUE, "xffi_array_reserve: capacity is negative (-1)");
+  assert_int_equal(xffi_array_reserve(NULL, 1), XFFI_FAIL);
+  expect_error(XFFI_KIND_VALUE, "xffi_array_reserve: array is NULL");
+  xffi_object *list = NULL;
+  assert_int_equal(xffi_list_new(&list, NULL, 0), XFFI_OK);
+  assert_int_equal(xffi_array_reserve(&list, 1), XFFI_FAIL);
+  expect_error(XFFI_KIND_TYPE, "xffi_array_reserve: *array expected Array, got List");
+  xffi_object_dec_ref(list);
+  xffi_object_dec_ref(other);
+  xffi_object_dec_ref(array);
+}
+
 static void set_insert_erase_pop_clear(void **state) {
   (void)state;
   xffi_object *array = int_array(5); /* 0 1 2 3 4 */
@@ -142,17 +196,17 @@ static void set_insert_erase_pop_clear(void **state) {
   assert_int_equal(xffi_array_insert(&array, 6, &v), XFFI_OK); /* ... 4 100 */
   assert_int_equal(xffi_array_erase(&array, 1), XFFI_OK);      /* -1 1 42 3 4 100 */
   int64_t expect[] = {-1, 1, 42, 3, 4, 100};
-  assert_int_equal(xffi_seq_size(array), 6);
+  assert_int_equal(xffi_seq_size_unchecked(array), 6);
   for (int i = 0; i < 6; ++i) assert_int_equal(int_at(array, i), expect[i]);
   xffi_any popped = xffi_any_none();
   assert_int_equal(xffi_array_pop(&popped, &array), XFFI_OK);
   assert_int_equal(popped.v_int64, 100);
   assert_int_equal(xffi_array_pop(NULL, &array), XFFI_OK);
-  assert_int_equal(xffi_seq_size(array), 4);
+  assert_int_equal(xffi_seq_size_unchecked(array), 4);
   xffi_object *before = array;
   assert_int_equal(xffi_array_clear(&array), XFFI_OK);
   assert_ptr_equal(array, before);
-  assert_int_equal(xffi_seq_size(array), 0);
+  assert_int_equal(xffi_seq_size_unchecked(array), 0);
   xffi_object_dec_ref(array);
 }
 
@@ -179,7 +233,7 @@ static void every_change_on_a_shared_array_copies(void **state) {
     assert_int_equal(xffi_object_strong_count(orig), 1);
     xffi_object_dec_ref(a);
   }
-  assert_int_equal(xffi_seq_size(orig), 4);
+  assert_int_equal(xffi_seq_size_unchecked(orig), 4);
   for (int i = 0; i < 4; ++i) assert_int_equal(int_at(orig, i), i);
   xffi_object_dec_ref(orig);
 }
@@ -192,8 +246,8 @@ static void pushing_an_array_into_itself_nests_a_snapshot(void **state) {
   assert_int_equal(xffi_array_push(&array, &self), XFFI_OK);
   /* The element holds the old array, so the push had to copy: no cycle. */
   assert_ptr_not_equal(array, before);
-  assert_ptr_equal(xffi_seq_items(array)[1].v_obj, before);
-  assert_int_equal(xffi_seq_size(before), 1);
+  assert_ptr_equal(xffi_seq_items_unchecked(array)[1].v_obj, before);
+  assert_int_equal(xffi_seq_size_unchecked(before), 1);
   xffi_object_dec_ref(array); /* frees both (LeakSanitizer checks) */
 }
 
@@ -203,17 +257,17 @@ static void slice_shares_elements(void **state) {
   xffi_object *s = NULL;
   assert_int_equal(xffi_array_slice(&s, array, 2, 5), XFFI_OK);
   assert_int_equal(s->type_index, XFFI_TYPE_ARRAY);
-  assert_int_equal(xffi_seq_size(s), 3);
+  assert_int_equal(xffi_seq_size_unchecked(s), 3);
   for (int i = 0; i < 3; ++i) assert_int_equal(int_at(s, i), i + 2);
   xffi_object_dec_ref(s);
   assert_int_equal(xffi_array_slice(&s, array, 6, 6), XFFI_OK);
-  assert_int_equal(xffi_seq_size(s), 0);
+  assert_int_equal(xffi_seq_size_unchecked(s), 0);
   xffi_object_dec_ref(s);
   const xffi_any *items = NULL;
   int64_t n = -1;
   assert_int_equal(xffi_array_items(&items, &n, array), XFFI_OK);
   assert_int_equal(n, 6);
-  assert_ptr_equal(items, xffi_seq_items(array));
+  assert_ptr_equal(items, xffi_seq_items_unchecked(array));
   xffi_object_dec_ref(array);
 }
 
@@ -255,7 +309,7 @@ static void foreign_storage_is_returned_to_its_deleter(void **state) {
   /* An Array whose storage another runtime made (its own data_deleter). */
   xffi_object *array = NULL;
   assert_int_equal(xffi_array_new_with_capacity(&array, 0), XFFI_OK);
-  xffi_seq_cell *cell = xffi_seq_cell_of(array);
+  xffi_seq_cell *cell = xffi_seq_cell_of_unchecked(array);
   xffi_any *data = malloc(2 * sizeof(xffi_any));
   assert_non_null(data);
   data[0] = xffi_any_int(1);
@@ -281,7 +335,7 @@ static void foreign_storage_is_returned_to_its_deleter(void **state) {
 static void out_of_memory_leaves_the_array_unchanged(void **state) {
   (void)state;
   xffi_object *array = int_array(4); /* capacity 4: the next push grows */
-  assert_int_equal(xffi_seq_cell_of(array)->capacity, 4);
+  assert_int_equal(xffi_seq_cell_of_unchecked(array)->capacity, 4);
   xffi_object *before = array;
   xffi_any v = xffi_any_c_str("a string that needs an allocation");
   xffi_testing_fail_alloc_after(0); /* the copy of the string fails */
@@ -293,7 +347,7 @@ static void out_of_memory_leaves_the_array_unchanged(void **state) {
   xffi_testing_fail_alloc_after(-1);
   expect_error(XFFI_KIND_MEMORY, "out of memory");
   assert_ptr_equal(array, before);
-  assert_int_equal(xffi_seq_size(array), 4);
+  assert_int_equal(xffi_seq_size_unchecked(array), 4);
   /* A shared array whose copy fails stays as it was, still shared. */
   xffi_object *other = array;
   xffi_object_inc_ref(other);
@@ -461,7 +515,7 @@ static void bad_input_is_reported(void **state) {
   expect_error(XFFI_KIND_TYPE, "xffi_array_clear: *array expected Array, got List");
 
   /* Nothing changed through all of that. */
-  assert_int_equal(xffi_seq_size(array), 2);
+  assert_int_equal(xffi_seq_size_unchecked(array), 2);
   assert_int_equal(int_at(array, 0), 0);
   assert_int_equal(int_at(array, 1), 1);
   assert_null(xffi_error_peek_raised());
@@ -477,6 +531,7 @@ int main(void) {
       cmocka_unit_test(push_on_unique_array_changes_it_in_place),
       cmocka_unit_test(push_on_shared_array_copies_and_leaves_other_holders_unchanged),
       cmocka_unit_test(weak_reference_forces_a_copy),
+      cmocka_unit_test(reserve_makes_room_and_copies_a_shared_array),
       cmocka_unit_test(set_insert_erase_pop_clear),
       cmocka_unit_test(every_change_on_a_shared_array_copies),
       cmocka_unit_test(pushing_an_array_into_itself_nests_a_snapshot),

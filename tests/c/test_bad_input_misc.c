@@ -13,34 +13,34 @@ static void test_arg_getters_refuse_null_out_missing_negative_and_wrong_kind(voi
   void *p = (void *)0x1;
   xffi_byte_array s = {NULL, 99};
 
-  assert_int_equal(xffi_arg_get_float(NULL, args, 2, 0, "my_fn"), XFFI_FAIL);
-  expect_error(XFFI_KIND_VALUE, "xffi_arg_get_float: out is NULL");
-  assert_int_equal(xffi_arg_get_bool(NULL, args, 2, 0, "my_fn"), XFFI_FAIL);
-  expect_error(XFFI_KIND_VALUE, "xffi_arg_get_bool: out is NULL");
-  assert_int_equal(xffi_arg_get_ptr(NULL, args, 2, 0, "my_fn"), XFFI_FAIL);
-  expect_error(XFFI_KIND_VALUE, "xffi_arg_get_ptr: out is NULL");
-  assert_int_equal(xffi_arg_get_str(NULL, args, 2, 0, "my_fn"), XFFI_FAIL);
-  expect_error(XFFI_KIND_VALUE, "xffi_arg_get_str: out is NULL");
+  assert_int_equal(xffi_arg_to_float(NULL, args, 2, 0, "my_fn"), XFFI_FAIL);
+  expect_error(XFFI_KIND_VALUE, "xffi_arg_to_float: out is NULL");
+  assert_int_equal(xffi_arg_to_bool(NULL, args, 2, 0, "my_fn"), XFFI_FAIL);
+  expect_error(XFFI_KIND_VALUE, "xffi_arg_to_bool: out is NULL");
+  assert_int_equal(xffi_arg_to_ptr(NULL, args, 2, 0, "my_fn"), XFFI_FAIL);
+  expect_error(XFFI_KIND_VALUE, "xffi_arg_to_ptr: out is NULL");
+  assert_int_equal(xffi_arg_to_str(NULL, args, 2, 0, "my_fn"), XFFI_FAIL);
+  expect_error(XFFI_KIND_VALUE, "xffi_arg_to_str: out is NULL");
 
-  assert_int_equal(xffi_arg_get_float(&f, args, 2, 0, "my_fn"), XFFI_FAIL);
+  assert_int_equal(xffi_arg_to_float(&f, args, 2, 0, "my_fn"), XFFI_FAIL);
   expect_error(XFFI_KIND_TYPE, "my_fn: argument 0: expected float, got str");
-  assert_int_equal(xffi_arg_get_bool(&b, args, 2, 0, "my_fn"), XFFI_FAIL);
+  assert_int_equal(xffi_arg_to_bool(&b, args, 2, 0, "my_fn"), XFFI_FAIL);
   expect_error(XFFI_KIND_TYPE, "my_fn: argument 0: expected bool, got str");
-  assert_int_equal(xffi_arg_get_ptr(&p, args, 2, 1, "my_fn"), XFFI_FAIL);
+  assert_int_equal(xffi_arg_to_ptr(&p, args, 2, 1, "my_fn"), XFFI_FAIL);
   expect_error(XFFI_KIND_TYPE, "my_fn: argument 1: expected void*, got int");
-  assert_int_equal(xffi_arg_get_str(&s, args, 2, 1, "my_fn"), XFFI_FAIL);
+  assert_int_equal(xffi_arg_to_str(&s, args, 2, 1, "my_fn"), XFFI_FAIL);
   expect_error(XFFI_KIND_TYPE, "my_fn: argument 1: expected str, got int");
 
-  assert_int_equal(xffi_arg_get_str(&s, args, 2, 2, "my_fn"), XFFI_FAIL);
+  assert_int_equal(xffi_arg_to_str(&s, args, 2, 2, "my_fn"), XFFI_FAIL);
   expect_error(XFFI_KIND_TYPE, "my_fn: argument 2: missing (called with 2 arguments)");
-  assert_int_equal(xffi_arg_get_float(&f, args, 1, -1, "my_fn"), XFFI_FAIL);
+  assert_int_equal(xffi_arg_to_float(&f, args, 1, -1, "my_fn"), XFFI_FAIL);
   expect_error(XFFI_KIND_VALUE, "my_fn: argument index is negative (-1)");
-  assert_int_equal(xffi_arg_get_bool(&b, args, -2, 0, "my_fn"), XFFI_FAIL);
+  assert_int_equal(xffi_arg_to_bool(&b, args, -2, 0, "my_fn"), XFFI_FAIL);
   expect_error(XFFI_KIND_VALUE, "my_fn: num_args is negative (-2)");
-  assert_int_equal(xffi_arg_get_ptr(&p, NULL, 1, 0, "my_fn"), XFFI_FAIL);
+  assert_int_equal(xffi_arg_to_ptr(&p, NULL, 1, 0, "my_fn"), XFFI_FAIL);
   expect_error(XFFI_KIND_VALUE, "my_fn: args is NULL but num_args is 1");
   /* A NULL callee name is replaced, not dereferenced. */
-  assert_int_equal(xffi_arg_get_float(&f, args, 2, 0, NULL), XFFI_FAIL);
+  assert_int_equal(xffi_arg_to_float(&f, args, 2, 0, NULL), XFFI_FAIL);
   expect_error(XFFI_KIND_TYPE, "<function>: argument 0: expected float, got str");
   /* Nothing was written on any failure. */
   assert_true(f == 0.5);
@@ -53,14 +53,14 @@ static void test_global_get_bytes_refuses_null_out_and_null_data_with_size(void 
   (void)state;
   xffi_object *f = (xffi_object *)0x1;
   xffi_byte_array name = {"abc", 3};
-  assert_int_equal(xffi_func_global_get_bytes(NULL, name), XFFI_FAIL);
+  assert_int_equal(xffi_function_global_lookup_bytes(NULL, name), XFFI_FAIL);
   assert_raised(XFFI_KIND_VALUE, "out is NULL");
   xffi_byte_array bad = {NULL, 3};
-  assert_int_equal(xffi_func_global_get_bytes(&f, bad), XFFI_FAIL);
+  assert_int_equal(xffi_function_global_lookup_bytes(&f, bad), XFFI_FAIL);
   assert_raised(XFFI_KIND_VALUE, "name.data is NULL but name.size is 3");
   /* An absent name, embedded NULs included, is not an error. */
   xffi_byte_array absent = {"no\0such", 7};
-  assert_int_equal(xffi_func_global_get_bytes(&f, absent), XFFI_OK);
+  assert_int_equal(xffi_function_global_lookup_bytes(&f, absent), XFFI_OK);
   assert_null(f);
 }
 
@@ -115,7 +115,7 @@ static void test_total_functions_accept_null_and_out_of_range_input(void **state
   assert_int_equal(xffi_bytes_compare(empty, empty), 0);
   assert_true(xffi_bytes_compare(empty, a) < 0);
   assert_true(xffi_bytes_compare(a, empty) > 0);
-  assert_int_equal(xffi_hash_bytes(NULL, 0), xffi_hash_bytes("", 0));
+  assert_int_equal(xffi_bytes_hash(NULL, 0), xffi_bytes_hash("", 0));
   assert_string_equal(xffi_version(), XFFI_VERSION_STRING);
   assert_int_equal(xffi_abi_version(), XFFI_ABI_VERSION);
   assert_nothing_raised();

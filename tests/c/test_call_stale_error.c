@@ -1,8 +1,8 @@
 /* A failed call reports the callee's own error, never one left over from
  * before the call: an error still raised when a call begins (a caller
  * ignored an earlier failure, say a KeyError) is released when the call
- * fails, on every call path (xffi_func_call, xffi_func_call_inline,
- * XFFI_CALL, xffi_func_call_unchecked); a successful call leaves it alone. A callee that fails without raising
+ * fails, on every call path (xffi_function_call, xffi_function_call_inline,
+ * XFFI_CALL, xffi_function_call_unchecked); a successful call leaves it alone. A callee that fails without raising
  * then gets the RuntimeError saying so, and errors passed up through nested
  * calls still arrive. (With tvm-ffi loaded, a tvm-ffi callee's error is
  * adopted instead: tests/interop/test_interop_host.c.) */
@@ -28,7 +28,7 @@ static int succeed(void *resource, const xffi_any *args, int32_t num_args, xffi_
  * its error where it is (a plain pass-through, no frame added). */
 static int call_and_fail_with_it(void *resource, const xffi_any *args, int32_t num_args, xffi_any *result) {
   (void)resource, (void)num_args;
-  return xffi_func_call(args[0].v_obj, NULL, 0, result) != XFFI_OK ? XFFI_FAIL : XFFI_OK;
+  return xffi_function_call(args[0].v_obj, NULL, 0, result) != XFFI_OK ? XFFI_FAIL : XFFI_OK;
 }
 
 /* Leaves a KeyError raised, as a caller that ignored a failed lookup does;
@@ -45,25 +45,25 @@ enum { VIA_CALL, VIA_INLINE, VIA_MACRO, VIA_UNCHECKED, PATHS };
 static int call_via(int path, xffi_object *f, xffi_any *result) {
   switch (path) {
     case VIA_CALL:
-      return xffi_func_call(f, NULL, 0, result);
+      return xffi_function_call(f, NULL, 0, result);
     case VIA_INLINE:
-      return xffi_func_call_inline(f, NULL, 0, result);
+      return xffi_function_call_inline(f, NULL, 0, result);
     case VIA_MACRO:
       return XFFI_CALL(f, result, xffi_any_none());
     default:
-      return xffi_func_call_unchecked(f, NULL, 0, result);
+      return xffi_function_call_unchecked(f, NULL, 0, result);
   }
 }
 
 static void test_silent_failure_is_not_blamed_on_a_stale_error(void **state) {
   (void)state;
   xffi_object *f = NULL;
-  assert_int_equal(xffi_func_new(&f, fail_silently, NULL, NULL), XFFI_OK);
+  assert_int_equal(xffi_function_new(&f, fail_silently, NULL, NULL), XFFI_OK);
   for (int path = 0; path < PATHS; path++) {
     xffi_object *stale = leave_stale_key_error();
     xffi_any result;
     assert_int_equal(call_via(path, f, &result), XFFI_FAIL);
-    expect_error(XFFI_KIND_RUNTIME, "xffi_func_call: the callee returned status 7 without raising an error");
+    expect_error(XFFI_KIND_RUNTIME, "xffi_function_call: the callee returned status 7 without raising an error");
     assert_int_equal(xffi_object_strong_count(stale), 1); /* released from the slot */
     xffi_object_dec_ref(stale);
   }
@@ -73,7 +73,7 @@ static void test_silent_failure_is_not_blamed_on_a_stale_error(void **state) {
 static void test_callee_error_is_reported_not_the_stale_one(void **state) {
   (void)state;
   xffi_object *f = NULL;
-  assert_int_equal(xffi_func_new(&f, raise_value_error, NULL, NULL), XFFI_OK);
+  assert_int_equal(xffi_function_new(&f, raise_value_error, NULL, NULL), XFFI_OK);
   for (int path = 0; path < PATHS; path++) {
     xffi_object *stale = leave_stale_key_error();
     xffi_any result;
@@ -88,8 +88,8 @@ static void test_callee_error_is_reported_not_the_stale_one(void **state) {
 static void test_a_successful_call_leaves_the_slot_alone(void **state) {
   (void)state;
   xffi_object *f = NULL, *silent = NULL;
-  assert_int_equal(xffi_func_new(&f, succeed, NULL, NULL), XFFI_OK);
-  assert_int_equal(xffi_func_new(&silent, fail_silently, NULL, NULL), XFFI_OK);
+  assert_int_equal(xffi_function_new(&f, succeed, NULL, NULL), XFFI_OK);
+  assert_int_equal(xffi_function_new(&silent, fail_silently, NULL, NULL), XFFI_OK);
   for (int path = 0; path < PATHS; path++) {
     xffi_object *stale = leave_stale_key_error();
     xffi_any result;
@@ -98,7 +98,7 @@ static void test_a_successful_call_leaves_the_slot_alone(void **state) {
     assert_ptr_equal(xffi_error_peek_raised(), stale); /* a success changes nothing */
     /* The next failing call still knows the error is older than itself. */
     assert_int_equal(call_via(path, silent, &result), XFFI_FAIL);
-    expect_error(XFFI_KIND_RUNTIME, "xffi_func_call: the callee returned status 7 without raising an error");
+    expect_error(XFFI_KIND_RUNTIME, "xffi_function_call: the callee returned status 7 without raising an error");
     assert_int_equal(xffi_object_strong_count(stale), 1);
     xffi_object_dec_ref(stale);
   }
@@ -111,10 +111,10 @@ static void test_a_successful_call_leaves_the_slot_alone(void **state) {
 static void test_an_error_raised_during_the_call_is_kept(void **state) {
   (void)state;
   xffi_object *f = NULL;
-  assert_int_equal(xffi_func_new(&f, raise_value_error, NULL, NULL), XFFI_OK);
+  assert_int_equal(xffi_function_new(&f, raise_value_error, NULL, NULL), XFFI_OK);
   for (int round = 0; round < 3; round++) {
     xffi_any result;
-    assert_int_equal(xffi_func_call_unchecked(f, NULL, 0, &result), XFFI_FAIL);
+    assert_int_equal(xffi_function_call_unchecked(f, NULL, 0, &result), XFFI_FAIL);
     expect_error(XFFI_KIND_VALUE, "raised by the callee");
   }
   xffi_object_dec_ref(f);
@@ -123,9 +123,9 @@ static void test_an_error_raised_during_the_call_is_kept(void **state) {
 static void test_errors_passed_up_through_nested_calls_arrive(void **state) {
   (void)state;
   xffi_object *outer = NULL, *raises = NULL, *silent = NULL;
-  assert_int_equal(xffi_func_new(&outer, call_and_fail_with_it, NULL, NULL), XFFI_OK);
-  assert_int_equal(xffi_func_new(&raises, raise_value_error, NULL, NULL), XFFI_OK);
-  assert_int_equal(xffi_func_new(&silent, fail_silently, NULL, NULL), XFFI_OK);
+  assert_int_equal(xffi_function_new(&outer, call_and_fail_with_it, NULL, NULL), XFFI_OK);
+  assert_int_equal(xffi_function_new(&raises, raise_value_error, NULL, NULL), XFFI_OK);
+  assert_int_equal(xffi_function_new(&silent, fail_silently, NULL, NULL), XFFI_OK);
   xffi_any result;
   /* The inner callee's error, passed up by the outer one, even with a stale error before. */
   assert_int_equal(XFFI_CALL(outer, &result, xffi_any_object(raises)), XFFI_FAIL);
@@ -138,7 +138,7 @@ static void test_errors_passed_up_through_nested_calls_arrive(void **state) {
   /* The inner callee failed silently: the RuntimeError raised for it is passed up. */
   stale = leave_stale_key_error();
   assert_int_equal(XFFI_CALL(outer, &result, xffi_any_object(silent)), XFFI_FAIL);
-  expect_error(XFFI_KIND_RUNTIME, "xffi_func_call: the callee returned status 7 without raising an error");
+  expect_error(XFFI_KIND_RUNTIME, "xffi_function_call: the callee returned status 7 without raising an error");
   xffi_object_dec_ref(stale);
   xffi_object_dec_ref(silent);
   xffi_object_dec_ref(raises);

@@ -14,6 +14,8 @@
 #include <xffi/array.h>
 #include <xffi/map.h>
 #include <xffi/xffi.h>
+#include <xffi/sys/array.h>
+#include <xffi/sys/object.h>
 
 #define THREADS 4
 #define ROUNDS 300
@@ -55,10 +57,10 @@ static void *array_worker(void *arg) {
     xffi_any v = xffi_any_int(id);
     if (xffi_array_push(&mine, &v) != XFFI_OK || mine == shared_array) bad++;
     if (xffi_array_set(&mine, 0, &v) != XFFI_OK) bad++; /* now unique: in place */
-    if (xffi_seq_size(mine) != 9 || xffi_seq_items(mine)[0].v_int64 != id) bad++;
+    if (xffi_seq_size_unchecked(mine) != 9 || xffi_seq_items_unchecked(mine)[0].v_int64 != id) bad++;
     /* Element 1 is a Map shared by every copy: reading it is safe. */
     int64_t n = 0;
-    if (xffi_map_length(&n, xffi_seq_items(mine)[1].v_obj) != XFFI_OK || n != KEYS) bad++;
+    if (xffi_map_length(&n, xffi_seq_items_unchecked(mine)[1].v_obj) != XFFI_OK || n != KEYS) bad++;
     xffi_object_dec_ref(mine);
   }
   return (void *)(intptr_t)bad;
@@ -98,8 +100,8 @@ static void copy_on_write_arrays_across_threads(void **state) {
   items[1] = xffi_any_object(shared_map);
   assert_int_equal(xffi_array_new(&shared_array, items, 8), XFFI_OK);
   run(array_worker);
-  assert_int_equal(xffi_seq_size(shared_array), 8);
-  assert_int_equal(xffi_seq_items(shared_array)[0].v_int64, -1);
+  assert_int_equal(xffi_seq_size_unchecked(shared_array), 8);
+  assert_int_equal(xffi_seq_items_unchecked(shared_array)[0].v_int64, -1);
   assert_int_equal(xffi_object_strong_count(shared_array), 1);
   assert_int_equal(xffi_object_strong_count(shared_map), 2);
   xffi_object_dec_ref(shared_array);

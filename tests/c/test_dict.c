@@ -19,7 +19,7 @@
 
 static int64_t dict_len(const xffi_object *dict) {
   int64_t n = -1;
-  assert_int_equal(xffi_dict_length(&n, dict), XFFI_OK);
+  assert_int_equal(xffi_map_length(&n, dict), XFFI_OK);
   return n;
 }
 
@@ -33,15 +33,15 @@ static void changes_are_seen_by_every_holder(void **state) {
   xffi_any k = xffi_any_c_str("name"), v = xffi_any_c_str("a value longer than 7");
   assert_int_equal(xffi_dict_set(dict, &k, &v), XFFI_OK);
   xffi_any got = xffi_any_none();
-  assert_int_equal(xffi_dict_get(&got, alias, &k), XFFI_OK);
+  assert_int_equal(xffi_map_get(&got, alias, &k), XFFI_OK);
   assert_int_equal(got.type_index, XFFI_TYPE_STRING);
-  assert_string_equal(xffi_string_view(got.v_obj).data, "a value longer than 7");
+  assert_string_equal(xffi_string_cell_of_unchecked(got.v_obj).data, "a value longer than 7");
   xffi_any_release(&got);
   const xffi_any *found = NULL;
-  assert_int_equal(xffi_dict_lookup(&found, alias, &k), XFFI_OK);
+  assert_int_equal(xffi_map_lookup(&found, alias, &k), XFFI_OK);
   assert_non_null(found);
   int has = 0;
-  assert_int_equal(xffi_dict_contains(&has, alias, &k), XFFI_OK);
+  assert_int_equal(xffi_map_contains(&has, alias, &k), XFFI_OK);
   assert_int_equal(has, 1);
   assert_int_equal(xffi_dict_erase(alias, &k), XFFI_OK);
   assert_int_equal(dict_len(dict), 0);
@@ -81,11 +81,11 @@ static void iteration_and_conversion(void **state) {
   int64_t cursor = 0;
   xffi_map_item item;
   for (int i = 0; i < 3; ++i) {
-    assert_int_equal(xffi_dict_next(&item, dict, &cursor), XFFI_OK);
+    assert_int_equal(xffi_map_next(&item, dict, &cursor), XFFI_OK);
     assert_non_null(item.key);
     assert_string_equal(item.key->v_small, expect[i]);
   }
-  assert_int_equal(xffi_dict_next(&item, dict, &cursor), XFFI_OK);
+  assert_int_equal(xffi_map_next(&item, dict, &cursor), XFFI_OK);
   assert_null(item.key);
   xffi_object *copy = NULL, *map = NULL;
   assert_int_equal(xffi_dict_copy(&copy, dict), XFFI_OK);
@@ -112,7 +112,7 @@ static void changing_while_iterating_is_memory_safe(void **state) {
   }
   int64_t cursor = 0, steps = 0;
   xffi_map_item item;
-  while (xffi_dict_next(&item, dict, &cursor) == XFFI_OK && item.key && steps < 1000) {
+  while (xffi_map_next(&item, dict, &cursor) == XFFI_OK && item.key && steps < 1000) {
     xffi_any k = *item.key;
     assert_int_equal(xffi_dict_erase(dict, &k), XFFI_OK); /* triggers compactions */
     ++steps;
@@ -182,12 +182,12 @@ static void compare_with_model(const xffi_object *dict, const model *m) {
   int64_t cursor = 0;
   xffi_map_item item;
   for (int i = 0; i < m->size; ++i) {
-    assert_int_equal(xffi_dict_next(&item, dict, &cursor), XFFI_OK);
+    assert_int_equal(xffi_map_next(&item, dict, &cursor), XFFI_OK);
     assert_non_null(item.key);
     assert_true(key_matches(item.key, m->key[i]));
     assert_int_equal(item.value->v_int64, m->value[i]);
   }
-  assert_int_equal(xffi_dict_next(&item, dict, &cursor), XFFI_OK);
+  assert_int_equal(xffi_map_next(&item, dict, &cursor), XFFI_OK);
   assert_null(item.key);
 }
 
@@ -238,7 +238,7 @@ static void random_operations_match_a_reference_model(void **state) {
       }
     } else if (op < 99) { /* lookups */
       const xffi_any *found = NULL;
-      assert_int_equal(xffi_dict_lookup(&found, dict, &key), XFFI_OK);
+      assert_int_equal(xffi_map_lookup(&found, dict, &key), XFFI_OK);
       if (at < 0) {
         assert_null(found);
       } else {
@@ -284,7 +284,7 @@ static void large_random_churn_stays_consistent(void **state) {
       for (int j = 0; j < KEYS; ++j) {
         xffi_any kj = xffi_any_int(j);
         const xffi_any *found = NULL;
-        assert_int_equal(xffi_dict_lookup(&found, dict, &kj), XFFI_OK);
+        assert_int_equal(xffi_map_lookup(&found, dict, &kj), XFFI_OK);
         if (present[j] < 0)
           assert_null(found);
         else
@@ -349,26 +349,26 @@ static void bad_input_is_reported(void **state) {
                "xffi_dict_new_from: value is an object rvalue reference (a move), which cannot be stored");
   assert_null(out);
 
-  assert_int_equal(xffi_dict_length(NULL, dict), XFFI_FAIL);
-  expect_error(XFFI_KIND_VALUE, "xffi_dict_length: out is NULL");
-  assert_int_equal(xffi_dict_length(&n, NULL), XFFI_FAIL);
-  expect_error(XFFI_KIND_VALUE, "xffi_dict_length: dict is NULL");
-  assert_int_equal(xffi_dict_get(&got, dict, &missing), XFFI_FAIL);
-  expect_error(XFFI_KIND_KEY, "xffi_dict_get: key \"missing\" is not in the map");
-  assert_int_equal(xffi_dict_get(NULL, dict, &k), XFFI_FAIL);
-  expect_error(XFFI_KIND_VALUE, "xffi_dict_get: out is NULL");
-  assert_int_equal(xffi_dict_lookup(&found, dict, NULL), XFFI_FAIL);
-  expect_error(XFFI_KIND_VALUE, "xffi_dict_lookup: key is NULL");
-  assert_int_equal(xffi_dict_contains(&flag, NULL, &k), XFFI_FAIL);
-  expect_error(XFFI_KIND_VALUE, "xffi_dict_contains: dict is NULL");
-  assert_int_equal(xffi_dict_next(&item, dict, NULL), XFFI_FAIL);
-  expect_error(XFFI_KIND_VALUE, "xffi_dict_next: cursor is NULL");
+  assert_int_equal(xffi_map_length(NULL, dict), XFFI_FAIL);
+  expect_error(XFFI_KIND_VALUE, "xffi_map_length: out is NULL");
+  assert_int_equal(xffi_map_length(&n, NULL), XFFI_FAIL);
+  expect_error(XFFI_KIND_VALUE, "xffi_map_length: map is NULL");
+  assert_int_equal(xffi_map_get(&got, dict, &missing), XFFI_FAIL);
+  expect_error(XFFI_KIND_KEY, "xffi_map_get: key \"missing\" is not in the map");
+  assert_int_equal(xffi_map_get(NULL, dict, &k), XFFI_FAIL);
+  expect_error(XFFI_KIND_VALUE, "xffi_map_get: out is NULL");
+  assert_int_equal(xffi_map_lookup(&found, dict, NULL), XFFI_FAIL);
+  expect_error(XFFI_KIND_VALUE, "xffi_map_lookup: key is NULL");
+  assert_int_equal(xffi_map_contains(&flag, NULL, &k), XFFI_FAIL);
+  expect_error(XFFI_KIND_VALUE, "xffi_map_contains: map is NULL");
+  assert_int_equal(xffi_map_next(&item, dict, NULL), XFFI_FAIL);
+  expect_error(XFFI_KIND_VALUE, "xffi_map_next: cursor is NULL");
   xffi_object *str = NULL;
   assert_int_equal(xffi_string_from_c_str(&str, "x"), XFFI_OK);
-  assert_int_equal(xffi_dict_get(&got, str, &k), XFFI_FAIL);
-  expect_error(XFFI_KIND_TYPE, "xffi_dict_get: dict expected Map or Dict, got String");
-  assert_int_equal(xffi_dict_next(&item, str, &cursor), XFFI_FAIL);
-  expect_error(XFFI_KIND_TYPE, "xffi_dict_next: dict expected Map or Dict, got String");
+  assert_int_equal(xffi_map_get(&got, str, &k), XFFI_FAIL);
+  expect_error(XFFI_KIND_TYPE, "xffi_map_get: map expected Map or Dict, got String");
+  assert_int_equal(xffi_map_next(&item, str, &cursor), XFFI_FAIL);
+  expect_error(XFFI_KIND_TYPE, "xffi_map_next: map expected Map or Dict, got String");
   assert_int_equal(xffi_dict_copy(&out, str), XFFI_FAIL);
   expect_error(XFFI_KIND_TYPE, "xffi_dict_copy: dict expected Map or Dict, got String");
   xffi_object_dec_ref(str);

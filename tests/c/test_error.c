@@ -17,7 +17,7 @@ static void test_raise_then_move_out_clears_the_slot(void **state) {
   assert_ptr_equal(moved, err);
   assert_null(xffi_error_peek_raised());
   assert_null(xffi_error_move_raised());
-  const xffi_error_cell *cell = xffi_error_cell_of(moved);
+  const xffi_error_cell *cell = xffi_error_cell_of_unchecked(moved);
   assert_string_equal(cell->kind.data, "ValueError");
   assert_int_equal(cell->kind.size, 10);
   assert_string_equal(cell->message.data, "bad lucky number 7");
@@ -65,18 +65,18 @@ static void test_frames_append_most_recent_first(void **state) {
   assert_int_equal(xffi_error_pass("inner_call at inner.c:10"), XFFI_FAIL);
   assert_int_equal(xffi_error_pass("outer_call at outer.c:20\n"), XFFI_FAIL);
   xffi_object *err = xffi_error_move_raised();
-  assert_string_equal(xffi_error_cell_of(err)->backtrace.data,
+  assert_string_equal(xffi_error_cell_of_unchecked(err)->backtrace.data,
                       "inner_call at inner.c:10\nouter_call at outer.c:20\n");
   /* A long frame (past any stack buffer) is kept whole. */
   char frame[1000];
   memset(frame, 'f', sizeof(frame) - 1);
   frame[sizeof(frame) - 1] = '\0';
   assert_int_equal(xffi_error_append_frame(err, frame), XFFI_OK);
-  assert_int_equal(xffi_error_cell_of(err)->backtrace.size, 25 + 25 + 999 + 1);
+  assert_int_equal(xffi_error_cell_of_unchecked(err)->backtrace.size, 25 + 25 + 999 + 1);
   /* The update function in the cell works for any runtime: replace mode. */
   xffi_byte_array replacement = {"only frame\n", 11};
-  xffi_error_cell_of(err)->update_backtrace(err, &replacement, XFFI_BACKTRACE_REPLACE);
-  assert_string_equal(xffi_error_cell_of(err)->backtrace.data, "only frame\n");
+  xffi_error_cell_of_unchecked(err)->update_backtrace(err, &replacement, XFFI_BACKTRACE_REPLACE);
+  assert_string_equal(xffi_error_cell_of_unchecked(err)->backtrace.data, "only frame\n");
   xffi_object_dec_ref(err);
   assert_int_equal(xffi_error_pass("nothing raised"), XFFI_FAIL);
   assert_null(xffi_error_peek_raised());
@@ -89,7 +89,7 @@ static void test_cause_chain_is_owned(void **state) {
   assert_int_equal(xffi_error_new(&inner, XFFI_KIND_KEY, "inner"), XFFI_OK);
   xffi_object_inc_ref(inner);
   assert_int_equal(xffi_error_set_cause(outer, inner), XFFI_OK); /* steals one */
-  assert_ptr_equal(xffi_error_cell_of(outer)->cause_chain, inner);
+  assert_ptr_equal(xffi_error_cell_of_unchecked(outer)->cause_chain, inner);
   assert_int_equal(xffi_object_strong_count(inner), 2);
   xffi_object_dec_ref(outer);
   assert_int_equal(xffi_object_strong_count(inner), 1);
@@ -118,7 +118,7 @@ static void test_appending_many_frames_is_linear(void **state) {
   }
   double elapsed = seconds_now() - start;
   assert_true(elapsed < 5.0);
-  const xffi_error_cell *cell = xffi_error_cell_of(err);
+  const xffi_error_cell *cell = xffi_error_cell_of_unchecked(err);
   size_t line = strlen("frame_000000 at file.c:0\n");
   assert_true(cell->backtrace.size > (size_t)FRAMES * line);
   assert_int_equal(strlen(cell->backtrace.data), cell->backtrace.size);
@@ -127,7 +127,7 @@ static void test_appending_many_frames_is_linear(void **state) {
   assert_string_equal(tail, "frame_099999 at file.c:99999\n");
   /* Replacing with a piece of the backtrace itself keeps that piece. */
   xffi_byte_array own_tail = {tail, strlen(tail)};
-  xffi_error_cell_of(err)->update_backtrace(err, &own_tail, XFFI_BACKTRACE_REPLACE);
+  xffi_error_cell_of_unchecked(err)->update_backtrace(err, &own_tail, XFFI_BACKTRACE_REPLACE);
   assert_string_equal(cell->backtrace.data, "frame_099999 at file.c:99999\n");
   xffi_object_dec_ref(err);
 }
@@ -153,18 +153,18 @@ static void test_cause_cycles_are_refused(void **state) {
   expect_error(XFFI_KIND_VALUE,
                "xffi_error_set_cause: err is already in cause's chain; setting it would close a cycle");
   /* Nothing changed and the stolen references were released. */
-  assert_ptr_equal(xffi_error_cell_of(b)->cause_chain, c);
-  assert_null(xffi_error_cell_of(c)->cause_chain);
+  assert_ptr_equal(xffi_error_cell_of_unchecked(b)->cause_chain, c);
+  assert_null(xffi_error_cell_of_unchecked(c)->cause_chain);
   assert_int_equal(xffi_object_strong_count(a), 1);
   /* A chain that already loops (written into the cells directly) is refused
    * too, and the walk that finds it ends. */
   xffi_object *d = NULL;
   assert_int_equal(xffi_error_new(&d, XFFI_KIND_RUNTIME, "d"), XFFI_OK);
-  xffi_error_cell_of(c)->cause_chain = b; /* b -> c -> b, borrowed */
+  xffi_error_cell_of_unchecked(c)->cause_chain = b; /* b -> c -> b, borrowed */
   xffi_object_inc_ref(b);
   assert_int_equal(xffi_error_set_cause(d, b), XFFI_FAIL);
   expect_error(XFFI_KIND_VALUE, "xffi_error_set_cause: cause's chain already loops");
-  xffi_error_cell_of(c)->cause_chain = NULL;
+  xffi_error_cell_of_unchecked(c)->cause_chain = NULL;
   /* Sharing a cause is no cycle. */
   xffi_object_inc_ref(c);
   assert_int_equal(xffi_error_set_cause(d, c), XFFI_OK);
@@ -228,7 +228,7 @@ static void test_out_of_memory_is_reported_without_allocating(void **state) {
   assert_true(xffi_error_is_kind(err, XFFI_KIND_MEMORY));
   /* Appending to the shared MemoryError is a harmless no-op. */
   assert_int_equal(xffi_error_pass("frame"), XFFI_FAIL);
-  assert_string_equal(xffi_error_cell_of(err)->backtrace.data, "");
+  assert_string_equal(xffi_error_cell_of_unchecked(err)->backtrace.data, "");
   xffi_testing_fail_alloc_after(-1);
   assert_int_equal(xffi_testing_alloc_count(), before + 1); /* the one that failed */
   assert_raised(XFFI_KIND_MEMORY, "out of memory");

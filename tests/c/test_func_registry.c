@@ -19,31 +19,31 @@ static void count_finalizer(void *resource) {
 
 static xffi_object *make(intptr_t value) {
   xffi_object *f = NULL;
-  assert_int_equal(xffi_func_new(&f, return_resource, (void *)value, count_finalizer), XFFI_OK);
+  assert_int_equal(xffi_function_new(&f, return_resource, (void *)value, count_finalizer), XFFI_OK);
   return f;
 }
 
 /* Looks name up, calls it and returns its result (-1 if missing). */
 static int64_t call_global(const char *name) {
   xffi_object *f = NULL;
-  assert_int_equal(xffi_func_global_get(&f, name), XFFI_OK);
+  assert_int_equal(xffi_function_global_lookup(&f, name), XFFI_OK);
   if (!f) return -1;
   xffi_any result;
-  assert_int_equal(xffi_func_call(f, NULL, 0, &result), XFFI_OK);
+  assert_int_equal(xffi_function_call(f, NULL, 0, &result), XFFI_OK);
   xffi_object_dec_ref(f);
   return result.v_int64;
 }
 
 static int count_name(const char *name) {
-  size_t total = 0;
-  assert_int_equal(xffi_func_global_list(NULL, 0, &total), XFFI_OK);
-  xffi_object **names = calloc(total + 1, sizeof *names);
-  size_t again = 0;
-  assert_int_equal(xffi_func_global_list(names, total, &again), XFFI_OK);
+  int64_t total = 0;
+  assert_int_equal(xffi_function_global_names(NULL, &total, 0), XFFI_OK);
+  xffi_object **names = calloc((size_t)total + 1, sizeof *names);
+  int64_t again = 0;
+  assert_int_equal(xffi_function_global_names(names, &again, total), XFFI_OK);
   assert_int_equal(again, total);
   int found = 0;
-  for (size_t i = 0; i < total; ++i) {
-    xffi_byte_array b = xffi_string_view(names[i]);
+  for (int64_t i = 0; i < total; ++i) {
+    xffi_byte_array b = xffi_string_cell_of_unchecked(names[i]);
     if (b.size == strlen(name) && memcmp(b.data, name, b.size) == 0) ++found;
     xffi_object_dec_ref(names[i]);
   }
@@ -55,12 +55,12 @@ static void test_register_get_call_and_remove(void **state) {
   (void)state;
   finalized = 0;
   xffi_object *f = make(7);
-  assert_int_equal(xffi_func_global_register("test.registry.seven", f, 0), XFFI_OK);
+  assert_int_equal(xffi_function_global_register("test.registry.seven", f, 0), XFFI_OK);
   assert_int_equal(xffi_object_strong_count(f), 2);
   xffi_object_dec_ref(f);
   assert_int_equal(call_global("test.registry.seven"), 7);
   assert_int_equal(count_name("test.registry.seven"), 1);
-  assert_int_equal(xffi_func_global_remove("test.registry.seven"), XFFI_OK);
+  assert_int_equal(xffi_function_global_erase("test.registry.seven"), XFFI_OK);
   assert_int_equal(finalized, 1); /* the registry held the last reference */
   assert_int_equal(call_global("test.registry.seven"), -1);
   assert_int_equal(count_name("test.registry.seven"), 0);
@@ -69,7 +69,7 @@ static void test_register_get_call_and_remove(void **state) {
 static void test_missing_name_is_ok_with_null_not_an_error(void **state) {
   (void)state;
   xffi_object *f = (xffi_object *)1;
-  assert_int_equal(xffi_func_global_get(&f, "test.registry.never.registered"), XFFI_OK);
+  assert_int_equal(xffi_function_global_lookup(&f, "test.registry.never.registered"), XFFI_OK);
   assert_null(f);
   assert_nothing_raised();
 }
@@ -78,21 +78,21 @@ static void test_duplicate_fails_unless_override_which_releases_the_old(void **s
   (void)state;
   finalized = 0;
   xffi_object *a = make(1), *b = make(2);
-  assert_int_equal(xffi_func_global_register("test.registry.dup", a, 0), XFFI_OK);
-  assert_int_equal(xffi_func_global_register("test.registry.dup", b, 0), XFFI_FAIL);
+  assert_int_equal(xffi_function_global_register("test.registry.dup", a, 0), XFFI_OK);
+  assert_int_equal(xffi_function_global_register("test.registry.dup", b, 0), XFFI_FAIL);
   assert_raised(XFFI_KIND_VALUE,
-                "xffi_func_global_register: a function named 'test.registry.dup' is already registered "
+                "xffi_function_global_register: a function named 'test.registry.dup' is already registered "
                 "(pass allow_override to replace it)");
   assert_int_equal(xffi_object_strong_count(b), 1);
   assert_int_equal(call_global("test.registry.dup"), 1);
   xffi_object_dec_ref(a);
   assert_int_equal(finalized, 0);
-  assert_int_equal(xffi_func_global_register("test.registry.dup", b, 1), XFFI_OK);
+  assert_int_equal(xffi_function_global_register("test.registry.dup", b, 1), XFFI_OK);
   assert_int_equal(finalized, 1); /* a's last reference was the registry's */
   assert_int_equal(call_global("test.registry.dup"), 2);
   assert_int_equal(count_name("test.registry.dup"), 1);
   xffi_object_dec_ref(b);
-  assert_int_equal(xffi_func_global_remove("test.registry.dup"), XFFI_OK);
+  assert_int_equal(xffi_function_global_erase("test.registry.dup"), XFFI_OK);
   assert_int_equal(finalized, 2);
 }
 
@@ -100,13 +100,13 @@ static void test_function_held_by_a_caller_survives_removal(void **state) {
   (void)state;
   finalized = 0;
   xffi_object *f = make(3), *held = NULL;
-  assert_int_equal(xffi_func_global_register("test.registry.held", f, 0), XFFI_OK);
+  assert_int_equal(xffi_function_global_register("test.registry.held", f, 0), XFFI_OK);
   xffi_object_dec_ref(f);
-  assert_int_equal(xffi_func_global_get(&held, "test.registry.held"), XFFI_OK);
-  assert_int_equal(xffi_func_global_remove("test.registry.held"), XFFI_OK);
+  assert_int_equal(xffi_function_global_lookup(&held, "test.registry.held"), XFFI_OK);
+  assert_int_equal(xffi_function_global_erase("test.registry.held"), XFFI_OK);
   assert_int_equal(finalized, 0);
   xffi_any result;
-  assert_int_equal(xffi_func_call(held, NULL, 0, &result), XFFI_OK);
+  assert_int_equal(xffi_function_call(held, NULL, 0, &result), XFFI_OK);
   assert_int_equal(result.v_int64, 3);
   xffi_object_dec_ref(held);
   assert_int_equal(finalized, 1);
@@ -115,16 +115,16 @@ static void test_function_held_by_a_caller_survives_removal(void **state) {
 static void test_names_are_bytes_and_get_bytes_needs_no_nul(void **state) {
   (void)state;
   xffi_object *f = make(11), *got = NULL;
-  assert_int_equal(xffi_func_global_register("test.registry.bytes", f, 0), XFFI_OK);
+  assert_int_equal(xffi_function_global_register("test.registry.bytes", f, 0), XFFI_OK);
   const char buffer[] = "test.registry.bytesXYZ";
   xffi_byte_array name = {buffer, strlen("test.registry.bytes")};
-  assert_int_equal(xffi_func_global_get_bytes(&got, name), XFFI_OK);
+  assert_int_equal(xffi_function_global_lookup_bytes(&got, name), XFFI_OK);
   assert_ptr_equal(got, f);
   xffi_object_dec_ref(got);
   name.size = 5;
-  assert_int_equal(xffi_func_global_get_bytes(&got, name), XFFI_OK);
+  assert_int_equal(xffi_function_global_lookup_bytes(&got, name), XFFI_OK);
   assert_null(got);
-  assert_int_equal(xffi_func_global_remove("test.registry.bytes"), XFFI_OK);
+  assert_int_equal(xffi_function_global_erase("test.registry.bytes"), XFFI_OK);
   xffi_object_dec_ref(f);
 }
 
@@ -136,12 +136,12 @@ static void test_many_names_survive_growth_and_tombstone_sweeps(void **state) {
     for (intptr_t i = 0; i < N; ++i) {
       snprintf(name, sizeof name, "test.registry.many.%ld", (long)i);
       xffi_object *f = make(i);
-      assert_int_equal(xffi_func_global_register(name, f, 0), XFFI_OK);
+      assert_int_equal(xffi_function_global_register(name, f, 0), XFFI_OK);
       xffi_object_dec_ref(f);
     }
     for (intptr_t i = 0; i < N; i += 2) {
       snprintf(name, sizeof name, "test.registry.many.%ld", (long)i);
-      assert_int_equal(xffi_func_global_remove(name), XFFI_OK);
+      assert_int_equal(xffi_function_global_erase(name), XFFI_OK);
     }
     for (intptr_t i = 0; i < N; ++i) {
       snprintf(name, sizeof name, "test.registry.many.%ld", (long)i);
@@ -149,7 +149,7 @@ static void test_many_names_survive_growth_and_tombstone_sweeps(void **state) {
     }
     for (intptr_t i = 1; i < N; i += 2) {
       snprintf(name, sizeof name, "test.registry.many.%ld", (long)i);
-      assert_int_equal(xffi_func_global_remove(name), XFFI_OK);
+      assert_int_equal(xffi_function_global_erase(name), XFFI_OK);
     }
   }
   assert_int_equal(count_name("test.registry.many.1"), 0);
@@ -158,17 +158,17 @@ static void test_many_names_survive_growth_and_tombstone_sweeps(void **state) {
 static void test_lookup_allocates_nothing(void **state) {
   (void)state;
   xffi_object *f = make(5), *got = NULL;
-  assert_int_equal(xffi_func_global_register("test.registry.no_malloc", f, 0), XFFI_OK);
-  assert_int_equal(xffi_func_global_get(&got, "test.registry.no_malloc"), XFFI_OK);
+  assert_int_equal(xffi_function_global_register("test.registry.no_malloc", f, 0), XFFI_OK);
+  assert_int_equal(xffi_function_global_lookup(&got, "test.registry.no_malloc"), XFFI_OK);
   xffi_object_dec_ref(got);
   uint64_t before = xffi_testing_alloc_count();
   for (int i = 0; i < 1000; ++i) {
-    assert_int_equal(xffi_func_global_get(&got, "test.registry.no_malloc"), XFFI_OK);
+    assert_int_equal(xffi_function_global_lookup(&got, "test.registry.no_malloc"), XFFI_OK);
     xffi_object_dec_ref(got);
-    assert_int_equal(xffi_func_global_get(&got, "test.registry.missing"), XFFI_OK);
+    assert_int_equal(xffi_function_global_lookup(&got, "test.registry.missing"), XFFI_OK);
   }
   assert_int_equal(xffi_testing_alloc_count(), before);
-  assert_int_equal(xffi_func_global_remove("test.registry.no_malloc"), XFFI_OK);
+  assert_int_equal(xffi_function_global_erase("test.registry.no_malloc"), XFFI_OK);
   xffi_object_dec_ref(f);
 }
 
@@ -177,19 +177,19 @@ static void test_lookup_allocates_nothing(void **state) {
 static void finalizer_using_registry(void *resource) {
   (void)resource;
   xffi_object *f = make(1);
-  assert_int_equal(xffi_func_global_register("test.registry.from_finalizer", f, 1), XFFI_OK);
+  assert_int_equal(xffi_function_global_register("test.registry.from_finalizer", f, 1), XFFI_OK);
   xffi_object_dec_ref(f);
 }
 
 static void test_finalizer_may_use_the_registry(void **state) {
   (void)state;
   xffi_object *f = NULL;
-  assert_int_equal(xffi_func_new(&f, return_resource, NULL, finalizer_using_registry), XFFI_OK);
-  assert_int_equal(xffi_func_global_register("test.registry.reentrant", f, 0), XFFI_OK);
+  assert_int_equal(xffi_function_new(&f, return_resource, NULL, finalizer_using_registry), XFFI_OK);
+  assert_int_equal(xffi_function_global_register("test.registry.reentrant", f, 0), XFFI_OK);
   xffi_object_dec_ref(f);
-  assert_int_equal(xffi_func_global_remove("test.registry.reentrant"), XFFI_OK);
+  assert_int_equal(xffi_function_global_erase("test.registry.reentrant"), XFFI_OK);
   assert_int_equal(call_global("test.registry.from_finalizer"), 1);
-  assert_int_equal(xffi_func_global_remove("test.registry.from_finalizer"), XFFI_OK);
+  assert_int_equal(xffi_function_global_erase("test.registry.from_finalizer"), XFFI_OK);
 }
 
 static void test_out_of_memory_changes_nothing(void **state) {
@@ -203,7 +203,7 @@ static void test_out_of_memory_changes_nothing(void **state) {
   for (int64_t fail_at = 0; fail_at < 4 && !registered; ++fail_at) {
     snprintf(name, sizeof name, "test.registry.oom");
     xffi_testing_fail_alloc_after(fail_at);
-    int status = xffi_func_global_register(name, f, 0);
+    int status = xffi_function_global_register(name, f, 0);
     xffi_testing_fail_alloc_after(-1);
     if (status == XFFI_OK) {
       registered = 1;
@@ -212,20 +212,20 @@ static void test_out_of_memory_changes_nothing(void **state) {
     assert_raised(XFFI_KIND_MEMORY, "");
     ++failures;
     assert_int_equal(xffi_object_strong_count(f), 1);
-    assert_int_equal(xffi_func_global_get(&got, name), XFFI_OK);
+    assert_int_equal(xffi_function_global_lookup(&got, name), XFFI_OK);
     assert_null(got);
   }
   assert_true(registered);
   assert_int_equal(failures, 2); /* the entry, then the first table */
   /* list: the String for a long name needs an allocation. */
-  size_t count = 0;
+  int64_t count = 0;
   xffi_object *names[4096];
   xffi_testing_fail_alloc_after(0);
-  int status = xffi_func_global_list(names, 4096, &count);
+  int status = xffi_function_global_names(names, &count, 4096);
   xffi_testing_fail_alloc_after(-1);
   assert_int_equal(status, XFFI_FAIL);
   assert_raised(XFFI_KIND_MEMORY, "");
-  assert_int_equal(xffi_func_global_remove("test.registry.oom"), XFFI_OK);
+  assert_int_equal(xffi_function_global_erase("test.registry.oom"), XFFI_OK);
   xffi_object_dec_ref(f);
 }
 
@@ -233,32 +233,35 @@ static void test_bad_input_is_reported(void **state) {
   (void)state;
   xffi_object *f = make(1), *s = NULL, *got = NULL;
   assert_int_equal(xffi_string_from_c_str(&s, "not a function"), XFFI_OK);
-  assert_int_equal(xffi_func_global_register(NULL, f, 0), XFFI_FAIL);
-  assert_raised(XFFI_KIND_VALUE, "xffi_func_global_register: name is NULL");
-  assert_int_equal(xffi_func_global_register("", f, 0), XFFI_FAIL);
-  assert_raised(XFFI_KIND_VALUE, "xffi_func_global_register: name is empty");
-  assert_int_equal(xffi_func_global_register("test.registry.bad", NULL, 0), XFFI_FAIL);
-  assert_raised(XFFI_KIND_VALUE, "xffi_func_global_register: func is NULL");
-  assert_int_equal(xffi_func_global_register("test.registry.bad", s, 0), XFFI_FAIL);
-  assert_raised(XFFI_KIND_TYPE, "xffi_func_global_register: func expected Function, got String");
-  assert_int_equal(xffi_func_global_get(NULL, "x"), XFFI_FAIL);
-  assert_raised(XFFI_KIND_VALUE, "xffi_func_global_get: out is NULL");
-  assert_int_equal(xffi_func_global_get(&got, NULL), XFFI_FAIL);
-  assert_raised(XFFI_KIND_VALUE, "xffi_func_global_get: name is NULL");
+  assert_int_equal(xffi_function_global_register(NULL, f, 0), XFFI_FAIL);
+  assert_raised(XFFI_KIND_VALUE, "xffi_function_global_register: name is NULL");
+  assert_int_equal(xffi_function_global_register("", f, 0), XFFI_FAIL);
+  assert_raised(XFFI_KIND_VALUE, "xffi_function_global_register: name is empty");
+  assert_int_equal(xffi_function_global_register("test.registry.bad", NULL, 0), XFFI_FAIL);
+  assert_raised(XFFI_KIND_VALUE, "xffi_function_global_register: func is NULL");
+  assert_int_equal(xffi_function_global_register("test.registry.bad", s, 0), XFFI_FAIL);
+  assert_raised(XFFI_KIND_TYPE, "xffi_function_global_register: func expected Function, got String");
+  assert_int_equal(xffi_function_global_lookup(NULL, "x"), XFFI_FAIL);
+  assert_raised(XFFI_KIND_VALUE, "xffi_function_global_lookup: out is NULL");
+  assert_int_equal(xffi_function_global_lookup(&got, NULL), XFFI_FAIL);
+  assert_raised(XFFI_KIND_VALUE, "xffi_function_global_lookup: name is NULL");
   xffi_byte_array bad = {NULL, 3};
-  assert_int_equal(xffi_func_global_get_bytes(&got, bad), XFFI_FAIL);
-  assert_raised(XFFI_KIND_VALUE, "xffi_func_global_get: name.data is NULL but name.size is 3");
-  assert_int_equal(xffi_func_global_remove(NULL), XFFI_FAIL);
-  assert_raised(XFFI_KIND_VALUE, "xffi_func_global_remove: name is NULL");
-  assert_int_equal(xffi_func_global_remove(""), XFFI_FAIL);
-  assert_raised(XFFI_KIND_VALUE, "xffi_func_global_remove: name is empty");
-  assert_int_equal(xffi_func_global_remove("test.registry.absent"), XFFI_FAIL);
-  assert_raised(XFFI_KIND_KEY, "xffi_func_global_remove: no global function named 'test.registry.absent'");
-  size_t count;
-  assert_int_equal(xffi_func_global_list(NULL, 0, NULL), XFFI_FAIL);
-  assert_raised(XFFI_KIND_VALUE, "xffi_func_global_list: out_count is NULL");
-  assert_int_equal(xffi_func_global_list(NULL, 2, &count), XFFI_FAIL);
-  assert_raised(XFFI_KIND_VALUE, "xffi_func_global_list: out_names is NULL but capacity is 2");
+  assert_int_equal(xffi_function_global_lookup_bytes(&got, bad), XFFI_FAIL);
+  assert_raised(XFFI_KIND_VALUE, "xffi_function_global_lookup: name.data is NULL but name.size is 3");
+  assert_int_equal(xffi_function_global_erase(NULL), XFFI_FAIL);
+  assert_raised(XFFI_KIND_VALUE, "xffi_function_global_erase: name is NULL");
+  assert_int_equal(xffi_function_global_erase(""), XFFI_FAIL);
+  assert_raised(XFFI_KIND_VALUE, "xffi_function_global_erase: name is empty");
+  assert_int_equal(xffi_function_global_erase("test.registry.absent"), XFFI_FAIL);
+  assert_raised(XFFI_KIND_KEY, "xffi_function_global_erase: no global function named 'test.registry.absent'");
+  int64_t count;
+  assert_int_equal(xffi_function_global_names(NULL, NULL, 0), XFFI_FAIL);
+  assert_raised(XFFI_KIND_VALUE, "xffi_function_global_names: out_count is NULL");
+  assert_int_equal(xffi_function_global_names(NULL, &count, 2), XFFI_FAIL);
+  assert_raised(XFFI_KIND_VALUE, "xffi_function_global_names: out_names is NULL but capacity is 2");
+  xffi_object *one_name[1];
+  assert_int_equal(xffi_function_global_names(one_name, &count, -1), XFFI_FAIL);
+  assert_raised(XFFI_KIND_VALUE, "xffi_function_global_names: capacity is negative (-1)");
   assert_int_equal(xffi_object_strong_count(f), 1);
   xffi_object_dec_ref(f);
   xffi_object_dec_ref(s);

@@ -24,20 +24,20 @@ static void *reader_main(void *arg) {
   for (int round = 0; round < READER_ROUNDS; ++round) {
     xffi_object *f = NULL;
     snprintf(name, sizeof name, "test.threads.stable.%ld", (long)((id + round) % STABLE));
-    CHECK(xffi_func_global_get(&f, name) == XFFI_OK);
+    CHECK(xffi_function_global_lookup(&f, name) == XFFI_OK);
     CHECK(f != NULL);
     xffi_any result;
     if (f) {
-      CHECK(xffi_func_call(f, NULL, 0, &result) == XFFI_OK);
+      CHECK(xffi_function_call(f, NULL, 0, &result) == XFFI_OK);
       CHECK(result.v_int64 == (id + round) % STABLE);
       xffi_object_dec_ref(f);
     }
     int slot = round % CHURN;
     snprintf(name, sizeof name, "test.threads.churn.%d", slot);
-    CHECK(xffi_func_global_get(&f, name) == XFFI_OK);
+    CHECK(xffi_function_global_lookup(&f, name) == XFFI_OK);
     if (f) {
       sched_yield(); /* give a writer the chance to remove it meanwhile */
-      CHECK(xffi_func_call(f, NULL, 0, &result) == XFFI_OK);
+      CHECK(xffi_function_call(f, NULL, 0, &result) == XFFI_OK);
       CHECK(result.v_int64 / 1000 == slot);
       xffi_object_dec_ref(f);
     }
@@ -56,13 +56,13 @@ static void *writer_main(void *arg) {
     if (!f) continue;
     switch (round % 3) {
       case 0: /* register if free (the other writer may hold it) */
-        if (xffi_func_global_register(name, f, 0) != XFFI_OK) xffi_object_dec_ref(xffi_error_move_raised());
+        if (xffi_function_global_register(name, f, 0) != XFFI_OK) xffi_object_dec_ref(xffi_error_move_raised());
         break;
       case 1: /* replace */
-        CHECK(xffi_func_global_register(name, f, 1) == XFFI_OK);
+        CHECK(xffi_function_global_register(name, f, 1) == XFFI_OK);
         break;
       default: /* remove, if present */
-        if (xffi_func_global_remove(name) != XFFI_OK) {
+        if (xffi_function_global_erase(name) != XFFI_OK) {
           xffi_object *err = xffi_error_move_raised();
           CHECK(xffi_error_is_kind(err, XFFI_KIND_KEY));
           xffi_object_dec_ref(err);
@@ -81,7 +81,7 @@ static void test_lookups_and_calls_race_with_register_and_remove(void **state) {
     snprintf(name, sizeof name, "test.threads.stable.%ld", (long)i);
     xffi_object *f = make(i);
     assert_non_null(f);
-    assert_int_equal(xffi_func_global_register(name, f, 0), XFFI_OK);
+    assert_int_equal(xffi_function_global_register(name, f, 0), XFFI_OK);
     xffi_object_dec_ref(f);
   }
   pthread_t readers[READERS], writers[WRITERS];
@@ -94,18 +94,18 @@ static void test_lookups_and_calls_race_with_register_and_remove(void **state) {
   /* Clean up: every function ever made is finalized exactly once. */
   for (int i = 0; i < STABLE; ++i) {
     snprintf(name, sizeof name, "test.threads.stable.%d", i);
-    assert_int_equal(xffi_func_global_remove(name), XFFI_OK);
+    assert_int_equal(xffi_function_global_erase(name), XFFI_OK);
   }
   for (int i = 0; i < CHURN; ++i) {
     snprintf(name, sizeof name, "test.threads.churn.%d", i);
-    if (xffi_func_global_remove(name) != XFFI_OK) assert_raised(XFFI_KIND_KEY, "no global function named");
+    if (xffi_function_global_erase(name) != XFFI_OK) assert_raised(XFFI_KIND_KEY, "no global function named");
   }
   assert_int_equal(atomic_load(&finalized), atomic_load(&created));
 }
 
 static void *one_lookup(void *arg) {
   xffi_object *f = NULL;
-  CHECK(xffi_func_global_get(&f, arg) == XFFI_OK);
+  CHECK(xffi_function_global_lookup(&f, arg) == XFFI_OK);
   CHECK(f != NULL);
   xffi_object_dec_ref(f);
   return NULL;
@@ -114,7 +114,7 @@ static void *one_lookup(void *arg) {
 static void test_exited_threads_give_their_reader_record_back(void **state) {
   (void)state;
   xffi_object *f = make(1);
-  assert_int_equal(xffi_func_global_register("test.threads.short_lived", f, 0), XFFI_OK);
+  assert_int_equal(xffi_function_global_register("test.threads.short_lived", f, 0), XFFI_OK);
   xffi_object_dec_ref(f);
   uint64_t before = xffi_testing_alloc_count();
   for (int i = 0; i < 200; ++i) { /* more threads than static reader records */
@@ -124,7 +124,7 @@ static void test_exited_threads_give_their_reader_record_back(void **state) {
   }
   assert_int_equal(xffi_testing_alloc_count(), before);
   assert_int_equal(atomic_load(&failures), 0);
-  assert_int_equal(xffi_func_global_remove("test.threads.short_lived"), XFFI_OK);
+  assert_int_equal(xffi_function_global_erase("test.threads.short_lived"), XFFI_OK);
 }
 
 static atomic_int release_holders, looked_up;
@@ -139,14 +139,14 @@ static void test_more_concurrent_threads_than_static_records(void **state) {
   (void)state;
   enum { N = 80 };
   xffi_object *f = make(2);
-  assert_int_equal(xffi_func_global_register("test.threads.many", f, 0), XFFI_OK);
+  assert_int_equal(xffi_function_global_register("test.threads.many", f, 0), XFFI_OK);
   xffi_object_dec_ref(f);
   pthread_t threads[N];
   atomic_store(&release_holders, 0);
   for (int i = 0; i < N; ++i) assert_int_equal(pthread_create(&threads[i], NULL, hold_lookup_thread, "test.threads.many"), 0);
   while (atomic_load(&looked_up) < N) sched_yield();
   /* Removal must scan the allocated records too. */
-  assert_int_equal(xffi_func_global_remove("test.threads.many"), XFFI_OK);
+  assert_int_equal(xffi_function_global_erase("test.threads.many"), XFFI_OK);
   atomic_store(&release_holders, 1);
   for (int i = 0; i < N; ++i) pthread_join(threads[i], NULL);
   assert_int_equal(atomic_load(&failures), 0);

@@ -162,7 +162,7 @@ static void test_builtin_indices_are_registered_with_their_keys(void **state) {
     assert_string_equal(info->type_key.data, builtins[i].key);
     assert_int_equal(info->type_depth, builtins[i].depth);
     const xffi_type_info *by_key = NULL;
-    assert_int_equal(xffi_type_info_by_key(&by_key, builtins[i].key), XFFI_OK);
+    assert_int_equal(xffi_type_info_get_by_key(&by_key, builtins[i].key), XFFI_OK);
     assert_ptr_equal(by_key, info);
   }
 }

@@ -27,7 +27,7 @@ static xffi_object *int_list(int64_t n) {
 
 static int64_t int_at(const xffi_object *list, int64_t i) {
   xffi_any v = xffi_any_none();
-  assert_int_equal(xffi_list_get(&v, list, i), XFFI_OK);
+  assert_int_equal(xffi_array_get(&v, list, i), XFFI_OK);
   assert_int_equal(v.type_index, XFFI_TYPE_INT);
   return v.v_int64;
 }
@@ -41,7 +41,7 @@ static void changes_are_seen_by_every_holder(void **state) {
   assert_int_equal(xffi_list_push(list, &v), XFFI_OK);
   assert_int_equal(xffi_list_set(list, 0, &v), XFFI_OK);
   int64_t n = 0;
-  assert_int_equal(xffi_list_length(&n, alias), XFFI_OK);
+  assert_int_equal(xffi_array_length(&n, alias), XFFI_OK);
   assert_int_equal(n, 4);
   assert_int_equal(int_at(alias, 0), 10);
   assert_int_equal(int_at(alias, 3), 10);
@@ -61,7 +61,7 @@ static void push_pop_insert_erase_clear(void **state) {
   assert_int_equal(xffi_list_insert(list, 3, &v), XFFI_OK); /* "a" true 2.5 None */
   const xffi_any *items = NULL;
   int64_t n = 0;
-  assert_int_equal(xffi_list_items(&items, &n, list), XFFI_OK);
+  assert_int_equal(xffi_array_items(&items, &n, list), XFFI_OK);
   assert_int_equal(n, 4);
   assert_int_equal(items[0].type_index, XFFI_TYPE_SMALL_STR);
   assert_int_equal(items[1].type_index, XFFI_TYPE_BOOL);
@@ -72,10 +72,10 @@ static void push_pop_insert_erase_clear(void **state) {
   assert_int_equal(xffi_list_pop(&out, list), XFFI_OK);
   assert_int_equal(out.type_index, XFFI_TYPE_NONE);
   assert_int_equal(xffi_list_pop(NULL, list), XFFI_OK);
-  assert_int_equal(xffi_seq_size(list), 1);
-  assert_int_equal(xffi_seq_items(list)[0].type_index, XFFI_TYPE_BOOL);
+  assert_int_equal(xffi_seq_size_unchecked(list), 1);
+  assert_int_equal(xffi_seq_items_unchecked(list)[0].type_index, XFFI_TYPE_BOOL);
   assert_int_equal(xffi_list_clear(list), XFFI_OK);
-  assert_int_equal(xffi_seq_size(list), 0);
+  assert_int_equal(xffi_seq_size_unchecked(list), 0);
   xffi_object_dec_ref(list);
 }
 
@@ -94,9 +94,9 @@ static void push_is_amortised_and_reserve_avoids_growth(void **state) {
 
   list = int_list(0);
   assert_int_equal(xffi_list_reserve(list, 500), XFFI_OK);
-  assert_int_equal(xffi_seq_cell_of(list)->capacity, 500);
+  assert_int_equal(xffi_seq_cell_of_unchecked(list)->capacity, 500);
   assert_int_equal(xffi_list_reserve(list, 10), XFFI_OK); /* never shrinks */
-  assert_int_equal(xffi_seq_cell_of(list)->capacity, 500);
+  assert_int_equal(xffi_seq_cell_of_unchecked(list)->capacity, 500);
   before = xffi_testing_alloc_count();
   for (int i = 0; i < 500; ++i) {
     xffi_any v = xffi_any_int(i);
@@ -118,7 +118,7 @@ static void slice_copies_and_converts(void **state) {
   xffi_object *array = NULL;
   assert_int_equal(xffi_array_slice(&array, list, 1, 3), XFFI_OK);
   assert_int_equal(array->type_index, XFFI_TYPE_ARRAY);
-  assert_int_equal(xffi_seq_size(array), 2);
+  assert_int_equal(xffi_seq_size_unchecked(array), 2);
   xffi_object *back = NULL;
   assert_int_equal(xffi_list_slice(&back, array, 0, 2), XFFI_OK);
   assert_int_equal(int_at(back, 1), 2);
@@ -164,7 +164,7 @@ static void a_list_inside_an_array_stays_shared(void **state) {
   assert_int_equal(xffi_array_new(&array, &lv, 1), XFFI_OK);
   xffi_any v = xffi_any_int(5);
   assert_int_equal(xffi_list_push(list, &v), XFFI_OK);
-  assert_int_equal(xffi_seq_size(xffi_seq_items(array)[0].v_obj), 2);
+  assert_int_equal(xffi_seq_size_unchecked(xffi_seq_items_unchecked(array)[0].v_obj), 2);
   xffi_object_dec_ref(list);
   xffi_object_dec_ref(array);
 }
@@ -179,7 +179,7 @@ static void out_of_memory_leaves_the_list_unchanged(void **state) {
   assert_int_equal(xffi_list_reserve(list, 100), XFFI_FAIL);
   xffi_testing_fail_alloc_after(-1);
   expect_error(XFFI_KIND_MEMORY, "out of memory");
-  assert_int_equal(xffi_seq_size(list), 4);
+  assert_int_equal(xffi_seq_size_unchecked(list), 4);
   for (int i = 0; i < 4; ++i) assert_int_equal(int_at(list, i), i);
   xffi_object *out = (xffi_object *)1;
   xffi_testing_fail_alloc_after(0);
@@ -222,16 +222,16 @@ static void bad_input_is_reported(void **state) {
   assert_int_equal(xffi_list_new_with_capacity(&out, -1), XFFI_FAIL);
   expect_error(XFFI_KIND_VALUE, "xffi_list_new_with_capacity: capacity is negative (-1)");
 
-  assert_int_equal(xffi_list_length(NULL, list), XFFI_FAIL);
-  expect_error(XFFI_KIND_VALUE, "xffi_list_length: out is NULL");
-  assert_int_equal(xffi_list_length(&n, NULL), XFFI_FAIL);
-  expect_error(XFFI_KIND_VALUE, "xffi_list_length: list is NULL");
-  assert_int_equal(xffi_list_get(&got, list, 7), XFFI_FAIL);
-  expect_error(XFFI_KIND_INDEX, "xffi_list_get: index 7 is out of range for length 2");
-  assert_int_equal(xffi_list_get(NULL, list, 0), XFFI_FAIL);
-  expect_error(XFFI_KIND_VALUE, "xffi_list_get: out is NULL");
-  assert_int_equal(xffi_list_items(&items, &n, NULL), XFFI_FAIL);
-  expect_error(XFFI_KIND_VALUE, "xffi_list_items: list is NULL");
+  assert_int_equal(xffi_array_length(NULL, list), XFFI_FAIL);
+  expect_error(XFFI_KIND_VALUE, "xffi_array_length: out is NULL");
+  assert_int_equal(xffi_array_length(&n, NULL), XFFI_FAIL);
+  expect_error(XFFI_KIND_VALUE, "xffi_array_length: array is NULL");
+  assert_int_equal(xffi_array_get(&got, list, 7), XFFI_FAIL);
+  expect_error(XFFI_KIND_INDEX, "xffi_array_get: index 7 is out of range for length 2");
+  assert_int_equal(xffi_array_get(NULL, list, 0), XFFI_FAIL);
+  expect_error(XFFI_KIND_VALUE, "xffi_array_get: out is NULL");
+  assert_int_equal(xffi_array_items(&items, &n, NULL), XFFI_FAIL);
+  expect_error(XFFI_KIND_VALUE, "xffi_array_items: array is NULL");
   assert_int_equal(xffi_list_slice(&out, list, 0, 9), XFFI_FAIL);
   expect_error(XFFI_KIND_INDEX, "xffi_list_slice: range [0, 9) is not within [0, 2]");
   assert_int_equal(xffi_list_slice(NULL, list, 0, 1), XFFI_FAIL);
@@ -290,7 +290,7 @@ static void bad_input_is_reported(void **state) {
   assert_int_equal(xffi_list_reserve(array, 1), XFFI_FAIL);
   expect_error(XFFI_KIND_TYPE, "xffi_list_reserve: list expected List, got Array");
 
-  assert_int_equal(xffi_seq_size(list), 2);
+  assert_int_equal(xffi_seq_size_unchecked(list), 2);
   assert_null(xffi_error_peek_raised());
   xffi_object_dec_ref(array);
   xffi_object_dec_ref(list);

@@ -10,13 +10,13 @@
 
 /* Whether the cell's data lies inside the object's own allocation (inline). */
 static int storage_is_inline(const xffi_object *list) {
-  const char *data = xffi_seq_cell_of(list)->data;
+  const char *data = xffi_seq_cell_of_unchecked(list)->data;
   const char *obj = (const char *)list;
   return data >= obj && data <= obj + sizeof(xffi_object) + sizeof(xffi_seq_cell);
 }
 
 static void assert_separate_storage(xffi_object *list, int64_t capacity) {
-  xffi_seq_cell *cell = xffi_seq_cell_of(list);
+  xffi_seq_cell *cell = xffi_seq_cell_of_unchecked(list);
   assert_int_equal(list->type_index, XFFI_TYPE_LIST);
   assert_non_null(cell->data_deleter);
   assert_false(storage_is_inline(list));
@@ -44,7 +44,7 @@ static void test_every_new_list_has_a_separate_buffer_and_a_deleter(void **state
   assert_separate_storage(list, 0);
   xffi_any v = xffi_any_int(7); /* growing from no buffer at all */
   assert_int_equal(xffi_list_push(list, &v), XFFI_OK);
-  assert_int_equal(xffi_seq_items(list)[0].v_int64, 7);
+  assert_int_equal(xffi_seq_items_unchecked(list)[0].v_int64, 7);
   xffi_object_dec_ref(list);
   assert_int_equal(xffi_list_new_with_capacity(&list, 5), XFFI_OK);
   assert_separate_storage(list, 5);
@@ -66,7 +66,7 @@ static void foreign_free(void *data) {
 /* What tvm-ffi's ListObj::Reserve does to a list it did not make: a new
  * buffer, the elements moved (bitwise), the old buffer to data_deleter. */
 static void grow_like_tvm_ffi(xffi_object *list, int64_t capacity) {
-  xffi_seq_cell *cell = xffi_seq_cell_of(list);
+  xffi_seq_cell *cell = xffi_seq_cell_of_unchecked(list);
   xffi_any *data = malloc((size_t)capacity * sizeof(xffi_any));
   assert_non_null(data);
   if (cell->size) memcpy(data, cell->data, (size_t)cell->size * sizeof(xffi_any));
@@ -88,13 +88,13 @@ static void test_a_list_grown_by_tvm_ffi_code_stays_whole(void **state) {
     for (int64_t i = 0; i < capacities[k]; i++) assert_int_equal(xffi_list_push(list, &v), XFFI_OK);
     foreign_frees = 0;
     grow_like_tvm_ffi(list, 8); /* past its capacity */
-    xffi_seq_cell *cell = xffi_seq_cell_of(list);
+    xffi_seq_cell *cell = xffi_seq_cell_of_unchecked(list);
     ((xffi_any *)cell->data)[cell->size++] = xffi_any_int(42); /* a push_back into the new room */
     /* xffi keeps using it: growth hands the foreign buffer back to its deleter. */
     for (int i = 0; i < 20; i++) assert_int_equal(xffi_list_push(list, &v), XFFI_OK);
     assert_int_equal(foreign_frees, 1);
-    assert_int_equal(xffi_seq_size(list), capacities[k] + 21);
-    assert_int_equal(xffi_seq_items(list)[capacities[k]].v_int64, 42);
+    assert_int_equal(xffi_seq_size_unchecked(list), capacities[k] + 21);
+    assert_int_equal(xffi_seq_items_unchecked(list)[capacities[k]].v_int64, 42);
     assert_int_equal(xffi_object_strong_count(s), 1 + capacities[k] + 20);
     xffi_object_dec_ref(list);
     assert_int_equal(xffi_object_strong_count(s), 1);
@@ -108,15 +108,15 @@ static void test_an_empty_list_with_null_data_is_readable(void **state) {
   (void)state;
   xffi_object *list = NULL, *slice = NULL;
   assert_int_equal(xffi_list_new_with_capacity(&list, 0), XFFI_OK);
-  xffi_seq_cell *cell = xffi_seq_cell_of(list);
+  xffi_seq_cell *cell = xffi_seq_cell_of_unchecked(list);
   cell->data_deleter(cell->data);
   cell->data = NULL;
   cell->data_deleter = foreign_free;
   int64_t n = -1;
-  assert_int_equal(xffi_list_length(&n, list), XFFI_OK);
+  assert_int_equal(xffi_array_length(&n, list), XFFI_OK);
   assert_int_equal(n, 0);
   assert_int_equal(xffi_list_slice(&slice, list, 0, 0), XFFI_OK);
-  assert_int_equal(xffi_seq_size(slice), 0);
+  assert_int_equal(xffi_seq_size_unchecked(slice), 0);
   xffi_object_dec_ref(slice);
   assert_int_equal(xffi_array_slice(&slice, list, 0, 0), XFFI_OK);
   xffi_object_dec_ref(slice);
@@ -124,7 +124,7 @@ static void test_an_empty_list_with_null_data_is_readable(void **state) {
   foreign_frees = 0;
   assert_int_equal(xffi_list_push(list, &v), XFFI_OK); /* NULL handed to its deleter, as tvm-ffi does */
   assert_int_equal(foreign_frees, 1);
-  assert_int_equal(xffi_seq_items(list)[0].v_int64, 3);
+  assert_int_equal(xffi_seq_items_unchecked(list)[0].v_int64, 3);
   xffi_object_dec_ref(list);
 }
 

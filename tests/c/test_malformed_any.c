@@ -127,16 +127,16 @@ static void map_and_dict_refuse_malformed_keys_and_values(void **state) {
       int contains = -1;
       assert_int_equal(xffi_map_lookup(&found, map, &bad), XFFI_FAIL);
       assert_malformed("xffi_map_lookup", "key", why);
-      assert_int_equal(xffi_dict_lookup(&found, dict, &bad), XFFI_FAIL);
-      assert_malformed("xffi_dict_lookup", "key", why);
+      assert_int_equal(xffi_map_lookup(&found, dict, &bad), XFFI_FAIL);
+      assert_malformed("xffi_map_lookup", "key", why);
       assert_int_equal(xffi_map_get(&got, map, &bad), XFFI_FAIL);
       assert_malformed("xffi_map_get", "key", why);
-      assert_int_equal(xffi_dict_get(&got, dict, &bad), XFFI_FAIL);
-      assert_malformed("xffi_dict_get", "key", why);
+      assert_int_equal(xffi_map_get(&got, dict, &bad), XFFI_FAIL);
+      assert_malformed("xffi_map_get", "key", why);
       assert_int_equal(xffi_map_contains(&contains, map, &bad), XFFI_FAIL);
       assert_malformed("xffi_map_contains", "key", why);
-      assert_int_equal(xffi_dict_contains(&contains, dict, &bad), XFFI_FAIL);
-      assert_malformed("xffi_dict_contains", "key", why);
+      assert_int_equal(xffi_map_contains(&contains, dict, &bad), XFFI_FAIL);
+      assert_malformed("xffi_map_contains", "key", why);
       assert_int_equal(xffi_map_set(&map, &bad, &one), XFFI_FAIL);
       assert_malformed("xffi_map_set", "key", why);
       assert_int_equal(xffi_dict_set(dict, &bad, &one), XFFI_FAIL);
@@ -159,11 +159,11 @@ static void map_and_dict_refuse_malformed_keys_and_values(void **state) {
     int64_t length = -1;
     assert_int_equal(xffi_map_length(&length, map), XFFI_OK);
     assert_int_equal(length, filled ? 2 : 0);
-    assert_int_equal(xffi_dict_length(&length, dict), XFFI_OK);
+    assert_int_equal(xffi_map_length(&length, dict), XFFI_OK);
     assert_int_equal(length, filled ? 2 : 0);
     if (filled) {
       xffi_any got = xffi_any_none();
-      assert_int_equal(xffi_dict_get(&got, dict, &small), XFFI_OK);
+      assert_int_equal(xffi_map_get(&got, dict, &small), XFFI_OK);
       assert_int_equal(got.v_int64, 1);
     }
     xffi_object_dec_ref(map);
@@ -207,9 +207,9 @@ static void arrays_and_lists_refuse_malformed_values(void **state) {
     assert_int_equal(size, 1);
     assert_int_equal(xffi_array_get(&first, array, 0), XFFI_OK);
     assert_int_equal(first.v_int64, 1);
-    assert_int_equal(xffi_list_length(&size, list), XFFI_OK);
+    assert_int_equal(xffi_array_length(&size, list), XFFI_OK);
     assert_int_equal(size, 1);
-    assert_int_equal(xffi_list_get(&first, list, 0), XFFI_OK);
+    assert_int_equal(xffi_array_get(&first, list, 0), XFFI_OK);
     assert_int_equal(first.v_int64, 1);
     xffi_object_dec_ref(array);
     xffi_object_dec_ref(list);
@@ -222,15 +222,15 @@ static void argument_getters_refuse_malformed_arguments(void **state) {
     const char *why;
     xffi_any args[2] = {xffi_any_int(1), malformed(shape, &why)};
     xffi_byte_array text;
-    assert_int_equal(xffi_arg_get_str(&text, args, 2, 1, "my_fn"), XFFI_FAIL);
+    assert_int_equal(xffi_arg_to_str(&text, args, 2, 1, "my_fn"), XFFI_FAIL);
     assert_malformed("my_fn", "argument 1", why);
     xffi_object *obj = NULL;
-    assert_int_equal(xffi_arg_get_object(&obj, args, 2, 1, XFFI_TYPE_OBJECT, "my_fn"), XFFI_FAIL);
+    assert_int_equal(xffi_arg_to_object(&obj, args, 2, 1, XFFI_TYPE_OBJECT, "my_fn"), XFFI_FAIL);
     assert_malformed("my_fn", "argument 1", why);
     int64_t i;
-    assert_int_equal(xffi_arg_get_int(&i, args, 2, 1, "my_fn"), XFFI_FAIL);
+    assert_int_equal(xffi_arg_to_int(&i, args, 2, 1, "my_fn"), XFFI_FAIL);
     assert_malformed("my_fn", "argument 1", why);
-    assert_int_equal(xffi_args_check(args, 2, "i*", "my_fn"), XFFI_FAIL);
+    assert_int_equal(xffi_arg_check_signature(args, 2, "i*", "my_fn"), XFFI_FAIL);
     assert_malformed("my_fn", "argument 1", why);
   }
 }

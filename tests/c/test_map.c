@@ -317,6 +317,57 @@ static void changes_on_a_shared_map_copy_it(void **state) {
   xffi_object_dec_ref(orig);
 }
 
+/* pop is Map's as well as Dict's: the value moves out, copy-on-write like erase. */
+static void pop_moves_the_value_out_and_copies_a_shared_map(void **state) {
+  (void)state;
+  xffi_object *map = NULL, *text = NULL;
+  assert_int_equal(xffi_map_new(&map), XFFI_OK);
+  map_set_int(&map, 1, 10);
+  assert_int_equal(xffi_string_new(&text, "a value held by the map only", 28), XFFI_OK);
+  xffi_any k2 = xffi_any_int(2), v2 = xffi_any_object(text);
+  assert_int_equal(xffi_map_set(&map, &k2, &v2), XFFI_OK);
+  xffi_object_dec_ref(text); /* the map holds the only reference now */
+  /* Unique: in place, and the value's reference moves to the caller. */
+  xffi_object *before = map;
+  xffi_any got = xffi_any_none();
+  assert_int_equal(xffi_map_pop(&got, &map, &k2), XFFI_OK);
+  assert_ptr_equal(map, before);
+  assert_int_equal(got.type_index, XFFI_TYPE_STRING);
+  assert_ptr_equal(got.v_obj, text);
+  assert_int_equal(xffi_object_strong_count(got.v_obj), 1);
+  xffi_any_release(&got);
+  assert_int_equal(map_len(map), 1);
+  /* Shared: the caller gets a changed copy, other holders keep the entry. */
+  xffi_object *other = map;
+  xffi_object_inc_ref(other);
+  xffi_any k1 = xffi_any_int(1);
+  assert_int_equal(xffi_map_pop(&got, &map, &k1), XFFI_OK);
+  assert_ptr_not_equal(map, other);
+  assert_int_equal(got.v_int64, 10);
+  assert_int_equal(map_len(map), 0);
+  assert_int_equal(map_has(other, k1), 1);
+  assert_int_equal(xffi_object_strong_count(other), 1);
+  /* Absent key: KeyError, nothing changes. */
+  got = xffi_any_int(-7);
+  before = map;
+  assert_int_equal(xffi_map_pop(&got, &map, &k1), XFFI_FAIL);
+  expect_error(XFFI_KIND_KEY, "xffi_map_pop: key 1 is not in the map");
+  assert_ptr_equal(map, before);
+  assert_int_equal(got.v_int64, -7);
+  /* Bad input. */
+  assert_int_equal(xffi_map_pop(NULL, &map, &k1), XFFI_FAIL);
+  expect_error(XFFI_KIND_VALUE, "xffi_map_pop: out is NULL");
+  assert_int_equal(xffi_map_pop(&got, NULL, &k1), XFFI_FAIL);
+  expect_error(XFFI_KIND_VALUE, "xffi_map_pop: map is NULL");
+  xffi_object *dict = NULL;
+  assert_int_equal(xffi_dict_new(&dict), XFFI_OK);
+  assert_int_equal(xffi_map_pop(&got, &dict, &k1), XFFI_FAIL);
+  expect_error(XFFI_KIND_TYPE, "xffi_map_pop: *map expected Map, got Dict");
+  xffi_object_dec_ref(dict);
+  xffi_object_dec_ref(other);
+  xffi_object_dec_ref(map);
+}
+
 static void new_from_keeps_first_position_and_last_value(void **state) {
   (void)state;
   xffi_any keys[4] = {xffi_any_c_str("x"), xffi_any_c_str("y"), xffi_any_c_str("x"), xffi_any_int(3)};
@@ -635,6 +686,7 @@ int main(void) {
       cmocka_unit_test(float_keys_merge_zeros_and_nans),
       cmocka_unit_test(plain_values_compare_by_value_objects_by_identity),
       cmocka_unit_test(changes_on_a_shared_map_copy_it),
+      cmocka_unit_test(pop_moves_the_value_out_and_copies_a_shared_map),
       cmocka_unit_test(new_from_keeps_first_position_and_last_value),
       cmocka_unit_test(many_erases_compact_and_release_memory),
       cmocka_unit_test(bytes_per_entry_stay_under_48),

@@ -76,7 +76,7 @@ static void first_maps_made_by_many_threads_share_one_hash_key(void **state) {
       xffi_any keys[3] = {xffi_any_int(k), small, xffi_any_object(s)};
       for (int i = 0; i < 3; ++i) {
         const xffi_any *found = NULL;
-        assert_int_equal(xffi_dict_lookup(&found, builders[t].dict, &keys[i]), XFFI_OK);
+        assert_int_equal(xffi_map_lookup(&found, builders[t].dict, &keys[i]), XFFI_OK);
         assert_non_null(found);
       }
       xffi_object_dec_ref(s);

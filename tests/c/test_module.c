@@ -67,7 +67,7 @@ static void write_junk_library(char *path, size_t size) {
 
 static int64_t call_int(xffi_object *f, int64_t arg) {
   xffi_any a = xffi_any_int(arg), result;
-  assert_int_equal(xffi_func_call(f, &a, 1, &result), XFFI_OK);
+  assert_int_equal(xffi_function_call(f, &a, 1, &result), XFFI_OK);
   assert_int_equal(result.type_index, XFFI_TYPE_INT);
   return result.v_int64;
 }
@@ -78,20 +78,20 @@ static void test_plugin_registers_at_load_and_the_host_sees_one_runtime(void **s
   assert_int_equal(xffi_module_load(&m, XFFI_TEST_PLUGIN_REGISTERS), XFFI_OK);
   assert_nothing_raised(); /* the plugin's constructor succeeded */
   /* The global function the plugin registered is found by the host. */
-  assert_int_equal(xffi_func_global_get(&global, "test.plugin.thing_type_index"), XFFI_OK);
+  assert_int_equal(xffi_function_global_lookup(&global, "test.plugin.thing_type_index"), XFFI_OK);
   assert_non_null(global);
   xffi_any result;
-  assert_int_equal(xffi_func_call(global, NULL, 0, &result), XFFI_OK);
+  assert_int_equal(xffi_function_call(global, NULL, 0, &result), XFFI_OK);
   int64_t index_in_plugin = result.v_int64;
   /* The type the plugin registered has the same index in the host. */
   const xffi_type_info *info = NULL;
-  assert_int_equal(xffi_type_info_by_key(&info, "test.plugin.Thing"), XFFI_OK);
+  assert_int_equal(xffi_type_info_get_by_key(&info, "test.plugin.Thing"), XFFI_OK);
   assert_true(index_in_plugin >= XFFI_TYPE_DYNAMIC_BEGIN);
   assert_int_equal(info->type_index, index_in_plugin);
   /* And through the exported symbol. */
-  assert_int_equal(xffi_module_get_function(&exported, m, "thing_type_index"), XFFI_OK);
+  assert_int_equal(xffi_module_lookup_function(&exported, m, "thing_type_index"), XFFI_OK);
   assert_non_null(exported);
-  assert_int_equal(xffi_func_call(exported, NULL, 0, &result), XFFI_OK);
+  assert_int_equal(xffi_function_call(exported, NULL, 0, &result), XFFI_OK);
   assert_int_equal(result.v_int64, index_in_plugin);
   int32_t abi = -1;
   assert_int_equal(xffi_module_abi_version(&abi, m), XFFI_OK);
@@ -103,7 +103,7 @@ static void test_plugin_registers_at_load_and_the_host_sees_one_runtime(void **s
   xffi_object_dec_ref(m);
   /* -z nodelete: still loaded, the global still works. */
   assert_true(is_loaded(XFFI_TEST_PLUGIN_REGISTERS));
-  assert_int_equal(xffi_func_call(global, NULL, 0, &result), XFFI_OK);
+  assert_int_equal(xffi_function_call(global, NULL, 0, &result), XFFI_OK);
   assert_int_equal(result.v_int64, index_in_plugin);
   xffi_object_dec_ref(global);
 }
@@ -112,18 +112,18 @@ static void test_exported_functions_are_called_and_their_errors_cross(void **sta
   (void)state;
   xffi_object *m = NULL, *add_one = NULL, *fail = NULL, *missing = (xffi_object *)1;
   assert_int_equal(xffi_module_load(&m, XFFI_TEST_PLUGIN_REGISTERS), XFFI_OK);
-  assert_int_equal(xffi_module_get_function(&add_one, m, "add_one"), XFFI_OK);
-  assert_int_equal(xffi_module_get_function(&fail, m, "fail"), XFFI_OK);
-  assert_int_equal(xffi_module_get_function(&missing, m, "no_such_function"), XFFI_OK);
+  assert_int_equal(xffi_module_lookup_function(&add_one, m, "add_one"), XFFI_OK);
+  assert_int_equal(xffi_module_lookup_function(&fail, m, "fail"), XFFI_OK);
+  assert_int_equal(xffi_module_lookup_function(&missing, m, "no_such_function"), XFFI_OK);
   assert_null(missing);
   assert_nothing_raised();
   assert_int_equal(call_int(add_one, 41), 42);
   xffi_any bad = xffi_any_c_str("forty-one"), result;
-  assert_int_equal(xffi_func_call(add_one, &bad, 1, &result), XFFI_FAIL);
+  assert_int_equal(xffi_function_call(add_one, &bad, 1, &result), XFFI_FAIL);
   assert_raised(XFFI_KIND_TYPE, "add_one: argument 0: expected int, got str");
-  assert_int_equal(xffi_func_call(add_one, NULL, 0, &result), XFFI_FAIL);
+  assert_int_equal(xffi_function_call(add_one, NULL, 0, &result), XFFI_FAIL);
   assert_raised(XFFI_KIND_TYPE, "add_one: expected 1 argument, got 0");
-  assert_int_equal(xffi_func_call(fail, NULL, 0, &result), XFFI_FAIL);
+  assert_int_equal(xffi_function_call(fail, NULL, 0, &result), XFFI_FAIL);
   assert_raised(XFFI_KIND_VALUE, "plugin fail: raised inside the plugin");
   xffi_object_dec_ref(add_one);
   xffi_object_dec_ref(fail);
@@ -136,7 +136,7 @@ static void test_functions_keep_the_library_loaded_until_the_last_goes(void **st
   xffi_object *m = NULL, *twice = NULL;
   assert_int_equal(xffi_module_load(&m, XFFI_TEST_PLUGIN_PLAIN), XFFI_OK);
   assert_true(is_loaded(XFFI_TEST_PLUGIN_PLAIN));
-  assert_int_equal(xffi_module_get_function(&twice, m, "twice"), XFFI_OK);
+  assert_int_equal(xffi_module_lookup_function(&twice, m, "twice"), XFFI_OK);
   assert_non_null(twice);
   xffi_object_dec_ref(m); /* the function holds the module */
   assert_true(is_loaded(XFFI_TEST_PLUGIN_PLAIN));
@@ -151,8 +151,8 @@ static void test_loading_twice_shares_the_library(void **state) {
   assert_int_equal(xffi_module_load(&a, XFFI_TEST_PLUGIN_PLAIN), XFFI_OK);
   assert_int_equal(xffi_module_load(&b, XFFI_TEST_PLUGIN_PLAIN), XFFI_OK);
   assert_ptr_not_equal(a, b);
-  assert_int_equal(xffi_module_get_function(&fa, a, "twice"), XFFI_OK);
-  assert_int_equal(xffi_module_get_function(&fb, b, "twice"), XFFI_OK);
+  assert_int_equal(xffi_module_lookup_function(&fa, a, "twice"), XFFI_OK);
+  assert_int_equal(xffi_module_lookup_function(&fb, b, "twice"), XFFI_OK);
   xffi_object_dec_ref(a);
   xffi_object_dec_ref(fa);
   assert_true(is_loaded(XFFI_TEST_PLUGIN_PLAIN));
@@ -175,6 +175,30 @@ static void test_mismatched_abi_version_is_a_clear_error(void **state) {
   assert_false(is_loaded(XFFI_TEST_PLUGIN_BAD_ABI));
 }
 
+/* The marker is what a library writes with XFFI_DEFINE_ABI_MARKER(), not a
+ * side effect of including the headers (which once defined it in every file,
+ * host programs included). */
+static void test_marker_comes_from_the_macro_only(void **state) {
+  (void)state;
+  xffi_object *plain = NULL, *unmarked = NULL, *seven = NULL;
+  int32_t abi = -1;
+  assert_int_equal(xffi_module_load(&plain, XFFI_TEST_PLUGIN_PLAIN), XFFI_OK);
+  assert_int_equal(xffi_module_abi_version(&abi, plain), XFFI_OK);
+  assert_int_equal(abi, XFFI_ABI_VERSION);
+  assert_int_equal(xffi_module_load(&unmarked, XFFI_TEST_PLUGIN_UNMARKED), XFFI_OK);
+  abi = -1;
+  assert_int_equal(xffi_module_abi_version(&abi, unmarked), XFFI_OK);
+  assert_int_equal(abi, 0);
+  assert_int_equal(xffi_module_lookup_function(&seven, unmarked, "seven"), XFFI_OK);
+  assert_non_null(seven);
+  xffi_any result;
+  assert_int_equal(xffi_function_call(seven, NULL, 0, &result), XFFI_OK);
+  assert_int_equal(result.v_int64, 7);
+  xffi_object_dec_ref(seven);
+  xffi_object_dec_ref(unmarked);
+  xffi_object_dec_ref(plain);
+}
+
 static void test_library_without_marker_is_accepted(void **state) {
   (void)state;
   xffi_object *m = NULL, *answer = NULL;
@@ -182,9 +206,9 @@ static void test_library_without_marker_is_accepted(void **state) {
   int32_t abi = -1;
   assert_int_equal(xffi_module_abi_version(&abi, m), XFFI_OK);
   assert_int_equal(abi, 0);
-  assert_int_equal(xffi_module_get_function(&answer, m, "answer"), XFFI_OK);
+  assert_int_equal(xffi_module_lookup_function(&answer, m, "answer"), XFFI_OK);
   xffi_any result;
-  assert_int_equal(xffi_func_call(answer, NULL, 0, &result), XFFI_OK);
+  assert_int_equal(xffi_function_call(answer, NULL, 0, &result), XFFI_OK);
   assert_int_equal(result.v_int64, 42); /* called with a NULL handle */
   xffi_object_dec_ref(answer);
   xffi_object_dec_ref(m);
@@ -212,7 +236,7 @@ static void test_missing_and_broken_files_carry_the_system_message(void **state)
   snprintf(expected, sizeof expected, "xffi_module_load: cannot load '%s': ", path);
   xffi_object *err = xffi_error_move_raised();
   assert_non_null(err);
-  const char *message = xffi_error_cell_of(err)->message.data;
+  const char *message = xffi_error_cell_of_unchecked(err)->message.data;
   assert_non_null(strstr(message, expected));
   assert_non_null(strstr(message, NOT_A_LIBRARY_MESSAGE));
   xffi_object_dec_ref(err);
@@ -231,16 +255,16 @@ static void test_bad_input_is_reported(void **state) {
 
   assert_int_equal(xffi_module_load(&m, XFFI_TEST_PLUGIN_PLAIN), XFFI_OK);
   assert_int_equal(xffi_string_from_c_str(&s, "not a module"), XFFI_OK);
-  assert_int_equal(xffi_module_get_function(NULL, m, "twice"), XFFI_FAIL);
-  assert_raised(XFFI_KIND_VALUE, "xffi_module_get_function: out is NULL");
-  assert_int_equal(xffi_module_get_function(&f, NULL, "twice"), XFFI_FAIL);
-  assert_raised(XFFI_KIND_VALUE, "xffi_module_get_function: module is NULL");
-  assert_int_equal(xffi_module_get_function(&f, s, "twice"), XFFI_FAIL);
-  assert_raised(XFFI_KIND_TYPE, "xffi_module_get_function: module expected Module, got String");
-  assert_int_equal(xffi_module_get_function(&f, m, NULL), XFFI_FAIL);
-  assert_raised(XFFI_KIND_VALUE, "xffi_module_get_function: name is NULL");
-  assert_int_equal(xffi_module_get_function(&f, m, ""), XFFI_FAIL);
-  assert_raised(XFFI_KIND_VALUE, "xffi_module_get_function: name is empty");
+  assert_int_equal(xffi_module_lookup_function(NULL, m, "twice"), XFFI_FAIL);
+  assert_raised(XFFI_KIND_VALUE, "xffi_module_lookup_function: out is NULL");
+  assert_int_equal(xffi_module_lookup_function(&f, NULL, "twice"), XFFI_FAIL);
+  assert_raised(XFFI_KIND_VALUE, "xffi_module_lookup_function: module is NULL");
+  assert_int_equal(xffi_module_lookup_function(&f, s, "twice"), XFFI_FAIL);
+  assert_raised(XFFI_KIND_TYPE, "xffi_module_lookup_function: module expected Module, got String");
+  assert_int_equal(xffi_module_lookup_function(&f, m, NULL), XFFI_FAIL);
+  assert_raised(XFFI_KIND_VALUE, "xffi_module_lookup_function: name is NULL");
+  assert_int_equal(xffi_module_lookup_function(&f, m, ""), XFFI_FAIL);
+  assert_raised(XFFI_KIND_VALUE, "xffi_module_lookup_function: name is empty");
   const char *path;
   int32_t abi;
   assert_int_equal(xffi_module_path(NULL, m), XFFI_FAIL);
@@ -255,7 +279,7 @@ static void test_bad_input_is_reported(void **state) {
   char long_name[600];
   memset(long_name, 'x', sizeof long_name - 1);
   long_name[sizeof long_name - 1] = '\0';
-  assert_int_equal(xffi_module_get_function(&f, m, long_name), XFFI_OK);
+  assert_int_equal(xffi_module_lookup_function(&f, m, long_name), XFFI_OK);
   assert_null(f);
   xffi_object_dec_ref(s);
   xffi_object_dec_ref(m);
@@ -269,6 +293,7 @@ int main(void) {
       cmocka_unit_test(test_loading_twice_shares_the_library),
       cmocka_unit_test(test_mismatched_abi_version_is_a_clear_error),
       cmocka_unit_test(test_library_without_marker_is_accepted),
+      cmocka_unit_test(test_marker_comes_from_the_macro_only),
       cmocka_unit_test(test_missing_and_broken_files_carry_the_system_message),
       cmocka_unit_test(test_bad_input_is_reported),
   };
@@ -299,8 +324,8 @@ static void test_bad_input_is_reported_before_loading(void **state) {
   assert_raised(XFFI_KIND_VALUE, "xffi_module_load: path is NULL");
   assert_int_equal(xffi_module_load(&m, ""), XFFI_FAIL);
   assert_raised(XFFI_KIND_VALUE, "xffi_module_load: path is empty");
-  assert_int_equal(xffi_module_get_function(&f, NULL, "twice"), XFFI_FAIL);
-  assert_raised(XFFI_KIND_VALUE, "xffi_module_get_function: module is NULL");
+  assert_int_equal(xffi_module_lookup_function(&f, NULL, "twice"), XFFI_FAIL);
+  assert_raised(XFFI_KIND_VALUE, "xffi_module_lookup_function: module is NULL");
 }
 
 int main(void) {

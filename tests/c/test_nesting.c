@@ -16,6 +16,9 @@
 #include <xffi/map.h>
 #include <xffi/tensor.h>
 #include <xffi/xffi.h>
+#include <xffi/sys/array.h>
+#include <xffi/sys/error.h>
+#include <xffi/sys/tensor.h>
 
 #define N 3
 
@@ -86,8 +89,8 @@ static void scale_finalizer(void *resource) {
 static int scale_call(void *resource, const xffi_any *args, int32_t num_args, xffi_any *result) {
   scale_resource *r = resource;
   xffi_object *tensor = NULL;
-  if (xffi_arg_get_object(&tensor, args, num_args, 0, XFFI_TYPE_TENSOR, "scale") != XFFI_OK) return XFFI_FAIL;
-  const DLTensor *t = xffi_tensor_dltensor_const(tensor);
+  if (xffi_arg_to_object(&tensor, args, num_args, 0, XFFI_TYPE_TENSOR, "scale") != XFFI_OK) return XFFI_FAIL;
+  const DLTensor *t = xffi_tensor_cell_of_unchecked(tensor);
   double sum = 0;
   for (int64_t i = 0; i < t->shape[0]; ++i) sum += ((const float *)t->data)[i];
   *result = xffi_any_float(sum * r->factor);
@@ -100,12 +103,12 @@ static int scale_call(void *resource, const xffi_any *args, int32_t num_args, xf
 static int consume_call(void *resource, const xffi_any *args, int32_t num_args, xffi_any *result) {
   (void)resource;
   xffi_object *array = NULL;
-  if (xffi_arg_get_object(&array, args, num_args, 0, XFFI_TYPE_ARRAY, "consume") != XFFI_OK) return XFFI_FAIL;
+  if (xffi_arg_to_object(&array, args, num_args, 0, XFFI_TYPE_ARRAY, "consume") != XFFI_OK) return XFFI_FAIL;
   double total = 0;
   xffi_object *lists = NULL;
   if (xffi_list_new(&lists, NULL, 0) != XFFI_OK) return XFFI_FAIL;
-  const xffi_any *items = xffi_seq_items(array);
-  for (int64_t i = 0; i < xffi_seq_size(array); ++i) {
+  const xffi_any *items = xffi_seq_items_unchecked(array);
+  for (int64_t i = 0; i < xffi_seq_size_unchecked(array); ++i) {
     xffi_any k_fn = xffi_any_c_str("fn"), k_tensor = xffi_any_c_str("tensor"), k_list = xffi_any_c_str("list");
     const xffi_any *fn = NULL, *tensor = NULL, *list = NULL;
     if (xffi_map_lookup(&fn, items[i].v_obj, &k_fn) != XFFI_OK ||
@@ -115,7 +118,7 @@ static int consume_call(void *resource, const xffi_any *args, int32_t num_args, 
       return xffi_error_raise(XFFI_KIND_KEY, "consume: map %lld lacks fn, tensor or list", (long long)i);
     }
     xffi_any r = xffi_any_none();
-    if (xffi_func_call(fn->v_obj, tensor, 1, &r) != XFFI_OK) {
+    if (xffi_function_call(fn->v_obj, tensor, 1, &r) != XFFI_OK) {
       xffi_object_dec_ref(lists);
       return XFFI_FAIL;
     }
@@ -147,7 +150,7 @@ static void an_array_of_maps_of_functions_and_tensors_frees_everything_once(void
     r->index = i;
     r->factor = 10.0;
     xffi_object *fn = NULL;
-    assert_int_equal(xffi_func_new(&fn, scale_call, r, scale_finalizer), XFFI_OK);
+    assert_int_equal(xffi_function_new(&fn, scale_call, r, scale_finalizer), XFFI_OK);
     xffi_object *tensor = imported_tensor(i, 4);
     int64_t shape[2] = {2, 3};
     DLDataType f64 = {kDLFloat, 64, 1};
@@ -169,12 +172,12 @@ static void an_array_of_maps_of_functions_and_tensors_frees_everything_once(void
     xffi_object_dec_ref(tensor);
     xffi_object_dec_ref(fn);
   }
-  assert_int_equal(xffi_seq_size(array), N);
+  assert_int_equal(xffi_seq_size_unchecked(array), N);
 
   xffi_object *consume = NULL;
-  assert_int_equal(xffi_func_new(&consume, consume_call, NULL, NULL), XFFI_OK);
+  assert_int_equal(xffi_function_new(&consume, consume_call, NULL, NULL), XFFI_OK);
   xffi_any arg = xffi_any_object(array), result = xffi_any_none();
-  assert_int_equal(xffi_func_call(consume, &arg, 1, &result), XFFI_OK);
+  assert_int_equal(xffi_function_call(consume, &arg, 1, &result), XFFI_OK);
   assert_int_equal(result.type_index, XFFI_TYPE_MAP);
 
   /* 4 elements each of 1, 2, 3, times 10. */
@@ -183,7 +186,7 @@ static void an_array_of_maps_of_functions_and_tensors_frees_everything_once(void
   assert_true(got.v_float64 == 4 * (1 + 2 + 3) * 10.0);
   xffi_any k_lists = xffi_any_c_str("lists");
   assert_int_equal(xffi_map_get(&got, result.v_obj, &k_lists), XFFI_OK);
-  assert_int_equal(xffi_seq_size(got.v_obj), N);
+  assert_int_equal(xffi_seq_size_unchecked(got.v_obj), N);
   xffi_any_release(&got);
 
   /* Dropping the original Array frees nothing the result still holds. */
@@ -212,7 +215,7 @@ static void a_failing_call_inside_the_nest_releases_everything(void **state) {
   r->index = 0;
   r->factor = 1.0;
   xffi_object *fn = NULL;
-  assert_int_equal(xffi_func_new(&fn, scale_call, r, scale_finalizer), XFFI_OK);
+  assert_int_equal(xffi_function_new(&fn, scale_call, r, scale_finalizer), XFFI_OK);
   xffi_object *tensor = imported_tensor(0, 2);
   xffi_any keys[2] = {xffi_any_c_str("fn"), xffi_any_c_str("tensor")};
   xffi_any values[2] = {xffi_any_object(fn), xffi_any_object(tensor)};
@@ -225,13 +228,13 @@ static void a_failing_call_inside_the_nest_releases_everything(void **state) {
   assert_int_equal(xffi_array_new(&array, &mv, 1), XFFI_OK);
   xffi_object_dec_ref(map);
   xffi_object *consume = NULL;
-  assert_int_equal(xffi_func_new(&consume, consume_call, NULL, NULL), XFFI_OK);
+  assert_int_equal(xffi_function_new(&consume, consume_call, NULL, NULL), XFFI_OK);
   xffi_any arg = xffi_any_object(array), result = xffi_any_none();
-  assert_int_equal(xffi_func_call(consume, &arg, 1, &result), XFFI_FAIL);
+  assert_int_equal(xffi_function_call(consume, &arg, 1, &result), XFFI_FAIL);
   assert_int_equal(result.type_index, XFFI_TYPE_NONE);
   xffi_object *err = xffi_error_move_raised();
   assert_true(xffi_error_is_kind(err, XFFI_KIND_KEY));
-  assert_string_equal(xffi_error_cell_of(err)->message.data, "consume: map 0 lacks fn, tensor or list");
+  assert_string_equal(xffi_error_cell_of_unchecked(err)->message.data, "consume: map 0 lacks fn, tensor or list");
   xffi_object_dec_ref(err);
   xffi_object_dec_ref(consume);
   assert_int_equal(finalized[0], 0);

@@ -72,21 +72,21 @@ static void test_every_strong_increment_aborts_at_the_limit(void **state) {
 static void get_global(xffi_object *func) {
   (void)func;
   xffi_object *found = NULL;
-  xffi_func_global_get(&found, "test_ref_count_limit.noop");
+  xffi_function_global_lookup(&found, "test_ref_count_limit.noop");
 }
 
 static void test_global_function_lookup_aborts_at_the_limit(void **state) {
   (void)state;
   xffi_object *func = NULL;
-  assert_int_equal(xffi_func_new(&func, test_noop_callback, NULL, NULL), XFFI_OK);
-  assert_int_equal(xffi_func_global_register("test_ref_count_limit.noop", func, 0), XFFI_OK);
+  assert_int_equal(xffi_function_new(&func, test_noop_callback, NULL, NULL), XFFI_OK);
+  assert_int_equal(xffi_function_global_register("test_ref_count_limit.noop", func, 0), XFFI_OK);
   assert_aborts_on(func, get_global, XFFI_REF_COUNT_LIMIT, 1);
   /* Below the limit the lookup works (in this process, counts untouched). */
   xffi_object *found = NULL;
-  assert_int_equal(xffi_func_global_get(&found, "test_ref_count_limit.noop"), XFFI_OK);
+  assert_int_equal(xffi_function_global_lookup(&found, "test_ref_count_limit.noop"), XFFI_OK);
   assert_ptr_equal(found, func);
   xffi_object_dec_ref(found);
-  assert_int_equal(xffi_func_global_remove("test_ref_count_limit.noop"), XFFI_OK);
+  assert_int_equal(xffi_function_global_erase("test_ref_count_limit.noop"), XFFI_OK);
   xffi_object_dec_ref(func);
 }
 

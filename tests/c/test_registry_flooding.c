@@ -1,12 +1,12 @@
 /* tests/c/test_registry_flooding.c: names chosen to collide do not make the
  * global function registry or the type registry quadratic.
  *
- * Both registries used to hash names with xffi_hash_bytes, which has no
+ * Both registries used to hash names with xffi_bytes_hash, which has no
  * secret: 16-byte names whose first 8 bytes (read little-endian) equal its
  * first mixing constant all hash alike, whatever their last 8 bytes, so they
  * share one probe run and each registration scans all earlier ones. Names
  * are hashed with the process's secret key now (c/hash.h). Each test checks
- * that the chosen names do collide under xffi_hash_bytes, then times
+ * that the chosen names do collide under xffi_bytes_hash, then times
  * registering and finding them against as many ordinary names; the limit is
  * generous (20x the ordinary names plus 0.5 s). */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
@@ -27,7 +27,7 @@ static double now_seconds(void) {
 }
 
 /* Writes name number i of a family into out (17 bytes with the NUL). A
- * chosen name starts with the 8 bytes that xffi_hash_bytes xors to zero;
+ * chosen name starts with the 8 bytes that xffi_bytes_hash xors to zero;
  * an ordinary one with a plain prefix. The last 8 bytes are letters, so no
  * name holds a NUL. */
 static void family_name(char out[17], int chosen, const char *prefix, int i) {
@@ -48,18 +48,18 @@ static double time_globals(xffi_object *func, int chosen) {
   double start = now_seconds();
   for (int i = 0; i < NNAMES; ++i) {
     family_name(name, chosen, "global.o", i);
-    assert_int_equal(xffi_func_global_register(name, func, 0), XFFI_OK);
+    assert_int_equal(xffi_function_global_register(name, func, 0), XFFI_OK);
   }
   for (int i = 0; i < NNAMES; ++i) {
     family_name(name, chosen, "global.o", i);
     xffi_object *found = NULL;
-    assert_int_equal(xffi_func_global_get(&found, name), XFFI_OK);
+    assert_int_equal(xffi_function_global_lookup(&found, name), XFFI_OK);
     assert_ptr_equal(found, func);
     xffi_object_dec_ref(found);
   }
   for (int i = 0; i < NNAMES; ++i) {
     family_name(name, chosen, "global.o", i);
-    assert_int_equal(xffi_func_global_remove(name), XFFI_OK);
+    assert_int_equal(xffi_function_global_erase(name), XFFI_OK);
   }
   return now_seconds() - start;
 }
@@ -69,9 +69,9 @@ static void chosen_function_names_register_in_near_linear_time(void **state) {
   char first[17], name[17];
   family_name(first, 1, "", 0);
   family_name(name, 1, "", NNAMES - 1);
-  assert_true(xffi_hash_bytes(first, 16) == xffi_hash_bytes(name, 16)); /* they collide unkeyed */
+  assert_true(xffi_bytes_hash(first, 16) == xffi_bytes_hash(name, 16)); /* they collide unkeyed */
   xffi_object *func = NULL;
-  assert_int_equal(xffi_func_new_direct(&func, test_noop_callback, NULL, NULL), XFFI_OK);
+  assert_int_equal(xffi_function_new_direct(&func, test_noop_callback, NULL, NULL), XFFI_OK);
   double t_ordinary = time_globals(func, 0);
   double t_chosen = time_globals(func, 1);
   printf("global functions: %d ordinary names %.1f ms, %d names colliding unkeyed %.1f ms\n", NNAMES,
@@ -93,7 +93,7 @@ static double time_types(int chosen) {
   for (int i = 0; i < NNAMES; ++i) {
     family_name(key, chosen, "type.ord", i);
     const xffi_type_info *info = NULL;
-    assert_int_equal(xffi_type_info_by_key(&info, key), XFFI_OK);
+    assert_int_equal(xffi_type_info_get_by_key(&info, key), XFFI_OK);
     assert_true(info->type_index >= XFFI_TYPE_DYNAMIC_BEGIN);
   }
   return now_seconds() - start;

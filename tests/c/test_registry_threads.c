@@ -41,16 +41,16 @@ static void *busy_reader(void *arg) {
     snprintf(name, sizeof name, "test.registry_threads.stable.%d", index);
     xffi_object *f = NULL;
     xffi_any result;
-    CHECK(xffi_func_global_get(&f, name) == XFFI_OK);
+    CHECK(xffi_function_global_lookup(&f, name) == XFFI_OK);
     CHECK(f != NULL);
     if (f) {
-      CHECK(xffi_func_call(f, NULL, 0, &result) == XFFI_OK);
+      CHECK(xffi_function_call(f, NULL, 0, &result) == XFFI_OK);
       CHECK(result.v_int64 == index);
       xffi_object_dec_ref(f);
     }
-    CHECK(xffi_func_global_get(&f, CHURN_NAME) == XFFI_OK);
+    CHECK(xffi_function_global_lookup(&f, CHURN_NAME) == XFFI_OK);
     if (f) {
-      CHECK(xffi_func_call(f, NULL, 0, &result) == XFFI_OK);
+      CHECK(xffi_function_call(f, NULL, 0, &result) == XFFI_OK);
       CHECK(result.v_int64 / 1000 == CHURN_MAGIC);
       xffi_object_dec_ref(f);
     }
@@ -99,7 +99,7 @@ static void writer_bounded_with_busy_readers(int reader_count) {
     snprintf(name, sizeof name, "test.registry_threads.stable.%d", (int)i);
     xffi_object *f = make(i);
     assert_non_null(f);
-    assert_int_equal(xffi_func_global_register(name, f, 0), XFFI_OK);
+    assert_int_equal(xffi_function_global_register(name, f, 0), XFFI_OK);
     xffi_object_dec_ref(f);
   }
   pthread_t dog;
@@ -121,7 +121,7 @@ static void writer_bounded_with_busy_readers(int reader_count) {
         assert_non_null(f);
       }
       double started = now_seconds();
-      int status = f ? xffi_func_global_register(CHURN_NAME, f, 1) : xffi_func_global_remove(CHURN_NAME);
+      int status = f ? xffi_function_global_register(CHURN_NAME, f, 1) : xffi_function_global_erase(CHURN_NAME);
       double took = now_seconds() - started;
       assert_int_equal(status, XFFI_OK);
       if (took >= WRITE_BOUND_SECONDS)
@@ -150,7 +150,7 @@ static void writer_bounded_with_busy_readers(int reader_count) {
    * function made is finalized exactly once. */
   for (int i = 0; i < STABLE; ++i) {
     snprintf(name, sizeof name, "test.registry_threads.stable.%d", i);
-    assert_int_equal(xffi_func_global_remove(name), XFFI_OK);
+    assert_int_equal(xffi_function_global_erase(name), XFFI_OK);
   }
   assert_int_equal(xffi_testing_registry_reclaim(), 0);
   assert_int_equal(atomic_load(&finalized), atomic_load(&created));

@@ -88,7 +88,7 @@ static xffi_object *wrap_in_dict(xffi_object *inner) {
 
 static xffi_object *wrap_in_owning_function(xffi_object *inner) {
   xffi_object *outer = NULL;
-  assert_int_equal(xffi_func_new_with_owner(&outer, test_noop_callback, NULL, NULL, inner), XFFI_OK);
+  assert_int_equal(xffi_function_new_with_owner(&outer, test_noop_callback, NULL, NULL, inner), XFFI_OK);
   xffi_object_dec_ref(inner);
   return outer;
 }
@@ -104,7 +104,7 @@ static void release_resource_function(void *resource) {
 
 static xffi_object *wrap_in_finalizing_function(xffi_object *inner) {
   xffi_object *outer = NULL;
-  assert_int_equal(xffi_func_new(&outer, test_noop_callback, inner, release_resource_function), XFFI_OK);
+  assert_int_equal(xffi_function_new(&outer, test_noop_callback, inner, release_resource_function), XFFI_OK);
   return outer; /* inner's reference now belongs to outer's resource */
 }
 

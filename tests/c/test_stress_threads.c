@@ -75,11 +75,11 @@ static void *object_worker(void *arg) {
           /* A locked Function is whole: it can be called. */
           if (!atomic_load(&function_alive)) atomic_fetch_add(&dead_locks, 1);
           xffi_any result = xffi_any_none();
-          if (xffi_func_call(locked, NULL, 0, &result) != XFFI_OK || result.v_int64 != 42)
+          if (xffi_function_call(locked, NULL, 0, &result) != XFFI_OK || result.v_int64 != 42)
             atomic_fetch_add(&dead_locks, 1);
         } else {
           xffi_byte_array text;
-          if (xffi_string_get(&text, locked) != XFFI_OK || strcmp(text.data, "a String shared by 8 threads") != 0)
+          if (xffi_string_cell_of(&text, locked) != XFFI_OK || strcmp(text.data, "a String shared by 8 threads") != 0)
             atomic_fetch_add(&dead_locks, 1);
         }
         atomic_fetch_add(&alive_locks, 1);
@@ -101,7 +101,7 @@ static void test_weak_locks_race_the_last_release_of_library_objects(void **stat
   for (intptr_t i = 0; i < THREADS; ++i) assert_int_equal(pthread_create(&threads[i], NULL, object_worker, (void *)i), 0);
   for (int round = 0; round < OBJECT_ROUNDS; ++round) {
     atomic_store(&function_alive, 1);
-    assert_int_equal(xffi_func_new(&round_objects[0], answer, NULL, finalize_function), XFFI_OK);
+    assert_int_equal(xffi_function_new(&round_objects[0], answer, NULL, finalize_function), XFFI_OK);
     assert_int_equal(xffi_string_from_c_str(&round_objects[1], "a String shared by 8 threads"), XFFI_OK);
     for (int t = 0; t < THREADS; ++t) {
       assert_int_equal(xffi_weak_new(&round_weak[t][0], round_objects[0]), XFFI_OK);
@@ -152,9 +152,9 @@ static void *registry_worker(void *arg) {
     switch ((seed >> 8) % 3) {
       case 0: { /* register without override: one winner while the name is free */
         xffi_object *f = NULL;
-        if (xffi_func_new(&f, return_name_index, (void *)(intptr_t)k, finalize_registry) != XFFI_OK) abort();
+        if (xffi_function_new(&f, return_name_index, (void *)(intptr_t)k, finalize_registry) != XFFI_OK) abort();
         atomic_fetch_add(&registry_created, 1);
-        if (xffi_func_global_register(name, f, 0) == XFFI_OK) {
+        if (xffi_function_global_register(name, f, 0) == XFFI_OK) {
           atomic_fetch_add(&registered_ok[k], 1);
         } else {
           xffi_object *err = xffi_error_move_raised();
@@ -165,7 +165,7 @@ static void *registry_worker(void *arg) {
         break;
       }
       case 1: /* remove: one winner while the name is taken */
-        if (xffi_func_global_remove(name) == XFFI_OK) {
+        if (xffi_function_global_erase(name) == XFFI_OK) {
           atomic_fetch_add(&removed_ok[k], 1);
         } else {
           xffi_object *err = xffi_error_move_raised();
@@ -175,10 +175,10 @@ static void *registry_worker(void *arg) {
         break;
       default: { /* lookup and call: a found function is whole and is the one for its name */
         xffi_object *f = NULL;
-        if (xffi_func_global_get(&f, name) != XFFI_OK) abort();
+        if (xffi_function_global_lookup(&f, name) != XFFI_OK) abort();
         if (f) {
           xffi_any result = xffi_any_none();
-          if (xffi_func_call(f, NULL, 0, &result) != XFFI_OK || result.v_int64 != k) abort();
+          if (xffi_function_call(f, NULL, 0, &result) != XFFI_OK || result.v_int64 != k) abort();
           atomic_fetch_add(&lookups_found, 1);
           xffi_object_dec_ref(f);
         }
@@ -196,12 +196,12 @@ static void test_registry_counts_balance_under_concurrent_register_lookup_remove
   for (int k = 0; k < NAMES; ++k) {
     registry_name(name, sizeof(name), k);
     xffi_object *f = NULL;
-    assert_int_equal(xffi_func_global_get(&f, name), XFFI_OK);
+    assert_int_equal(xffi_function_global_lookup(&f, name), XFFI_OK);
     long balance = atomic_load(&registered_ok[k]) - atomic_load(&removed_ok[k]);
     assert_int_equal(balance, f ? 1 : 0); /* no registration or removal lost or doubled */
     if (f) {
       xffi_object_dec_ref(f);
-      assert_int_equal(xffi_func_global_remove(name), XFFI_OK);
+      assert_int_equal(xffi_function_global_erase(name), XFFI_OK);
     }
   }
   /* With every name removed, every function ever created has been finalized once. */
@@ -228,7 +228,7 @@ static void *type_worker(void *arg) {
       if (pass == 0) type_indices[owner][k][0] = index;
       else type_indices[owner][k][1] = index;
       const xffi_type_info *info = NULL;
-      if (xffi_type_info_by_key(&info, key) != XFFI_OK || info->type_index != index) abort();
+      if (xffi_type_info_get_by_key(&info, key) != XFFI_OK || info->type_index != index) abort();
       if (xffi_type_info_get(&info, index) != XFFI_OK || strcmp(info->type_key.data, key) != 0) abort();
     }
   }
@@ -263,7 +263,7 @@ static int add(void *resource, const xffi_any *args, int32_t num_args, xffi_any 
   atomic_long *counter = resource;
   atomic_fetch_add(counter, 1);
   int64_t a, b;
-  if (xffi_args_check(args, num_args, "ii", "add") != XFFI_OK) return XFFI_FAIL;
+  if (xffi_arg_check_signature(args, num_args, "ii", "add") != XFFI_OK) return XFFI_FAIL;
   a = args[0].v_int64;
   b = args[1].v_int64;
   if (a < 0) return xffi_error_raise(XFFI_KIND_VALUE, "add: negative a for b=%lld", (long long)b);
@@ -287,14 +287,14 @@ static void *call_worker(void *arg) {
       }
       xffi_object *err = xffi_error_move_raised();
       snprintf(expected, sizeof(expected), "add: negative a for b=%lld", (long long)b);
-      if (!err || strcmp(xffi_error_cell_of(err)->message.data, expected) != 0 ||
+      if (!err || strcmp(xffi_error_cell_of_unchecked(err)->message.data, expected) != 0 ||
           result.type_index != XFFI_TYPE_NONE)
         atomic_fetch_add(&wrong_results, 1);
       xffi_object_dec_ref(err);
       continue;
     }
     int rc = (i & 1) ? XFFI_CALL(shared_add, &result, xffi_any_int(i), xffi_any_int(b))
-                     : xffi_func_call(shared_add, (const xffi_any[]){xffi_any_int(i), xffi_any_int(b)}, 2, &result);
+                     : xffi_function_call(shared_add, (const xffi_any[]){xffi_any_int(i), xffi_any_int(b)}, 2, &result);
     if (rc != XFFI_OK || result.type_index != XFFI_TYPE_INT || result.v_int64 != i + b)
       atomic_fetch_add(&wrong_results, 1);
   }
@@ -304,7 +304,7 @@ static void *call_worker(void *arg) {
 static void test_function_called_from_eight_threads_counts_every_call(void **state) {
   (void)state;
   atomic_store(&calls_made, 0);
-  assert_int_equal(xffi_func_new(&shared_add, add, &calls_made, NULL), XFFI_OK);
+  assert_int_equal(xffi_function_new(&shared_add, add, &calls_made, NULL), XFFI_OK);
   run_threads(call_worker);
   assert_int_equal(atomic_load(&wrong_results), 0);
   assert_int_equal(atomic_load(&calls_made), (long)THREADS * CALLS);

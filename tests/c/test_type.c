@@ -36,7 +36,7 @@ static void test_lookup_by_key_and_index_gives_key_parent_depth_ancestors(void *
   assert_int_equal(xffi_type_register(&puppy, "test.Puppy", dog), XFFI_OK);
   const xffi_type_info *info = NULL, *by_key = NULL;
   assert_int_equal(xffi_type_info_get(&info, puppy), XFFI_OK);
-  assert_int_equal(xffi_type_info_by_key(&by_key, "test.Puppy"), XFFI_OK);
+  assert_int_equal(xffi_type_info_get_by_key(&by_key, "test.Puppy"), XFFI_OK);
   assert_ptr_equal(info, by_key);
   assert_string_equal(info->type_key.data, "test.Puppy");
   assert_int_equal(info->type_key.size, strlen("test.Puppy"));
@@ -67,20 +67,20 @@ static void test_is_instance_follows_single_inheritance(void **state) {
   assert_int_equal(xffi_type_info_get(&t_string, XFFI_TYPE_STRING), XFFI_OK);
   plain d;
   xffi_object_init(&d.header, dog, NULL);
-  assert_true(xffi_object_is_instance(&d.header, t_dog));
-  assert_true(xffi_object_is_instance(&d.header, t_animal));
-  assert_true(xffi_object_is_instance(&d.header, t_object));
-  assert_false(xffi_object_is_instance(&d.header, t_cat));
-  assert_false(xffi_object_is_instance(&d.header, t_string));
-  assert_true(xffi_object_is_instance_of(&d.header, animal));
-  assert_false(xffi_object_is_instance_of(&d.header, cat));
+  assert_true(xffi_object_is_a_type_unchecked(&d.header, t_dog));
+  assert_true(xffi_object_is_a_type_unchecked(&d.header, t_animal));
+  assert_true(xffi_object_is_a_type_unchecked(&d.header, t_object));
+  assert_false(xffi_object_is_a_type_unchecked(&d.header, t_cat));
+  assert_false(xffi_object_is_a_type_unchecked(&d.header, t_string));
+  assert_true(xffi_object_is_a_unchecked(&d.header, animal));
+  assert_false(xffi_object_is_a_unchecked(&d.header, cat));
   plain a;
   xffi_object_init(&a.header, animal, NULL);
-  assert_false(xffi_object_is_instance(&a.header, t_dog)); /* a parent is not its child */
+  assert_false(xffi_object_is_a_type_unchecked(&a.header, t_dog)); /* a parent is not its child */
   int yes = -1;
-  assert_int_equal(xffi_object_check_instance(&yes, &d.header, animal), XFFI_OK);
+  assert_int_equal(xffi_object_is_a(&yes, &d.header, animal), XFFI_OK);
   assert_int_equal(yes, 1);
-  assert_int_equal(xffi_object_check_instance(&yes, &a.header, dog), XFFI_OK);
+  assert_int_equal(xffi_object_is_a(&yes, &a.header, dog), XFFI_OK);
   assert_int_equal(yes, 0);
 }
 
@@ -101,14 +101,14 @@ static void test_hundred_thousand_types(void **state) {
   for (int i = 0; i < N; i += 997) {
     snprintf(key, sizeof(key), "test.many.T%d", i);
     const xffi_type_info *info;
-    assert_int_equal(xffi_type_info_by_key(&info, key), XFFI_OK);
+    assert_int_equal(xffi_type_info_get_by_key(&info, key), XFFI_OK);
     assert_int_equal(info->type_index, first + i);
     assert_int_equal(info->type_depth, 1 + i % 10);
   }
   plain deep;
   xffi_object_init(&deep.header, first + 99999, NULL); /* depth 10, chain starts at 99990 */
-  assert_true(xffi_object_is_instance_of(&deep.header, first + 99990));
-  assert_false(xffi_object_is_instance_of(&deep.header, first + 99980));
+  assert_true(xffi_object_is_a_unchecked(&deep.header, first + 99990));
+  assert_false(xffi_object_is_a_unchecked(&deep.header, first + 99980));
 }
 
 /* Built-in keys without a parent (plain values, the root Object) used to be
@@ -149,8 +149,8 @@ static void test_inheritance_depth_is_limited(void **state) {
   assert_int_equal(deepest->type_depth, XFFI_TYPE_MAX_DEPTH);
   plain obj;
   xffi_object_init(&obj.header, chain[XFFI_TYPE_MAX_DEPTH], NULL);
-  for (int d = 0; d <= XFFI_TYPE_MAX_DEPTH; d += 31) assert_true(xffi_object_is_instance_of(&obj.header, chain[d]));
-  assert_true(xffi_object_is_instance_of(&obj.header, chain[XFFI_TYPE_MAX_DEPTH - 1]));
+  for (int d = 0; d <= XFFI_TYPE_MAX_DEPTH; d += 31) assert_true(xffi_object_is_a_unchecked(&obj.header, chain[d]));
+  assert_true(xffi_object_is_a_unchecked(&obj.header, chain[XFFI_TYPE_MAX_DEPTH - 1]));
   int32_t out = -4;
   assert_int_equal(xffi_type_register(&out, "test.deep.TooDeep", chain[XFFI_TYPE_MAX_DEPTH]), XFFI_FAIL);
   assert_raised(XFFI_KIND_VALUE, "xffi_type_register: cannot register 'test.deep.TooDeep' under test.deep.D1024 "
@@ -159,7 +159,7 @@ static void test_inheritance_depth_is_limited(void **state) {
   assert_raised(XFFI_KIND_VALUE, "the parent is at depth 1024 and the deepest allowed type depth is 1024");
   assert_int_equal(out, -4);
   const xffi_type_info *missing = NULL;
-  assert_int_equal(xffi_type_info_by_key(&missing, "test.deep.TooDeep"), XFFI_FAIL);
+  assert_int_equal(xffi_type_info_get_by_key(&missing, "test.deep.TooDeep"), XFFI_FAIL);
   xffi_object_dec_ref(xffi_error_move_raised());
 }
 
@@ -186,13 +186,13 @@ static void test_register_bad_input(void **state) {
 static void test_lookup_bad_input(void **state) {
   (void)state;
   const xffi_type_info *info = NULL;
-  assert_int_equal(xffi_type_info_by_key(NULL, "String"), XFFI_FAIL);
-  assert_raised(XFFI_KIND_VALUE, "xffi_type_info_by_key: out is NULL");
-  assert_int_equal(xffi_type_info_by_key(&info, NULL), XFFI_FAIL);
-  assert_raised(XFFI_KIND_VALUE, "xffi_type_info_by_key: type_key is NULL");
-  assert_int_equal(xffi_type_info_by_key(&info, "test.NoSuchType"), XFFI_FAIL);
+  assert_int_equal(xffi_type_info_get_by_key(NULL, "String"), XFFI_FAIL);
+  assert_raised(XFFI_KIND_VALUE, "xffi_type_info_get_by_key: out is NULL");
+  assert_int_equal(xffi_type_info_get_by_key(&info, NULL), XFFI_FAIL);
+  assert_raised(XFFI_KIND_VALUE, "xffi_type_info_get_by_key: type_key is NULL");
+  assert_int_equal(xffi_type_info_get_by_key(&info, "test.NoSuchType"), XFFI_FAIL);
   assert_raised(XFFI_KIND_KEY, "no type is registered with key 'test.NoSuchType'");
-  assert_int_equal(xffi_type_info_by_key(&info, ""), XFFI_FAIL);
+  assert_int_equal(xffi_type_info_get_by_key(&info, ""), XFFI_FAIL);
   assert_raised(XFFI_KIND_KEY, "no type is registered with key ''");
   assert_int_equal(xffi_type_info_get(NULL, 1), XFFI_FAIL);
   assert_raised(XFFI_KIND_VALUE, "xffi_type_info_get: out is NULL");
@@ -211,14 +211,14 @@ static void test_check_instance_bad_input(void **state) {
   plain p;
   xffi_object_init(&p.header, XFFI_TYPE_OBJECT, NULL);
   int out = -1;
-  assert_int_equal(xffi_object_check_instance(NULL, &p.header, XFFI_TYPE_OBJECT), XFFI_FAIL);
-  assert_raised(XFFI_KIND_VALUE, "xffi_object_check_instance: out is NULL");
-  assert_int_equal(xffi_object_check_instance(&out, NULL, XFFI_TYPE_OBJECT), XFFI_FAIL);
-  assert_raised(XFFI_KIND_VALUE, "xffi_object_check_instance: obj is NULL");
-  assert_int_equal(xffi_object_check_instance(&out, &p.header, XFFI_TYPE_INT), XFFI_FAIL);
+  assert_int_equal(xffi_object_is_a(NULL, &p.header, XFFI_TYPE_OBJECT), XFFI_FAIL);
+  assert_raised(XFFI_KIND_VALUE, "xffi_object_is_a: out is NULL");
+  assert_int_equal(xffi_object_is_a(&out, NULL, XFFI_TYPE_OBJECT), XFFI_FAIL);
+  assert_raised(XFFI_KIND_VALUE, "xffi_object_is_a: obj is NULL");
+  assert_int_equal(xffi_object_is_a(&out, &p.header, XFFI_TYPE_INT), XFFI_FAIL);
   assert_raised(XFFI_KIND_INDEX, "type_index 1 is not a registered object type");
   p.header.type_index = 5000000;
-  assert_int_equal(xffi_object_check_instance(&out, &p.header, XFFI_TYPE_OBJECT), XFFI_FAIL);
+  assert_int_equal(xffi_object_is_a(&out, &p.header, XFFI_TYPE_OBJECT), XFFI_FAIL);
   assert_raised(XFFI_KIND_TYPE, "obj has type index 5000000, which is not a registered object type");
   assert_int_equal(out, -1);
 }

@@ -32,11 +32,11 @@ static void *registrar(void *arg) {
     if (xffi_type_register(&own_index[id][i], key, XFFI_TYPE_OBJECT) != XFFI_OK) atomic_fetch_add(&failures, 1);
     /* Read back at once, lock-free, while others keep growing the tables. */
     const xffi_type_info *info = NULL;
-    if (xffi_type_info_by_key(&info, key) != XFFI_OK || info->type_index != own_index[id][i])
+    if (xffi_type_info_get_by_key(&info, key) != XFFI_OK || info->type_index != own_index[id][i])
       atomic_fetch_add(&failures, 1);
     plain p;
     xffi_object_init(&p.header, own_index[id][i], NULL);
-    if (!xffi_object_is_instance_of(&p.header, XFFI_TYPE_OBJECT) || xffi_object_is_instance_of(&p.header, XFFI_TYPE_STRING))
+    if (!xffi_object_is_a_unchecked(&p.header, XFFI_TYPE_OBJECT) || xffi_object_is_a_unchecked(&p.header, XFFI_TYPE_STRING))
       atomic_fetch_add(&failures, 1);
   }
   return NULL;

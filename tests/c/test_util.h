@@ -12,6 +12,15 @@
 #include <cmocka.h>
 
 #include <xffi/xffi.h>
+/* The tests check both tiers: the extension tier (cells, unchecked access). */
+#include <xffi/sys/array.h>
+#include <xffi/sys/error.h>
+#include <xffi/sys/function.h>
+#include <xffi/sys/object.h>
+#include <xffi/sys/shape.h>
+#include <xffi/sys/string.h>
+#include <xffi/sys/tensor.h>
+#include <xffi/sys/type.h>
 
 /* What the platform offers the tests: wasm32-wasi without the threads
  * proposal has neither threads nor shared libraries. */
@@ -47,7 +56,7 @@ static inline void check_raised(const char *kind, const char *text, int exact, c
     fail_msg("%s:%d: expected a raised %s, but nothing was raised", file, line, kind);
     return;
   }
-  const xffi_error_cell *cell = xffi_error_cell_of(err);
+  const xffi_error_cell *cell = xffi_error_cell_of_unchecked(err);
   int matches = exact ? strcmp(cell->message.data, text) == 0 : strstr(cell->message.data, text) != NULL;
   if (strcmp(cell->kind.data, kind) != 0 || !matches) {
     char got[512];

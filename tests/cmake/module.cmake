@@ -5,6 +5,7 @@
 # - plain: exports functions only; unloaded after its last function goes.
 # - bad_abi: claims another xffi ABI version; the loader must refuse it.
 # - tvm_only: no xffi at all (like a pure tvm-ffi library).
+# - unmarked: includes the xffi headers but writes no XFFI_DEFINE_ABI_MARKER().
 # test_module is the host: it links the SHARED libxffi (one runtime per
 # process), not the static one the other tests use. Where there are no
 # shared libraries (WASI) it links the static one and checks that loading
@@ -12,7 +13,7 @@
 if(NOT XFFI_SHARED_LIBRARIES)
   return()
 endif()
-set(XFFI_TEST_PLUGINS registers plain bad_abi tvm_only)
+set(XFFI_TEST_PLUGINS registers plain bad_abi tvm_only unmarked)
 foreach(plugin ${XFFI_TEST_PLUGINS})
   add_library(xffi_test_plugin_${plugin} MODULE ${CMAKE_CURRENT_SOURCE_DIR}/plugins/plugin_${plugin}.c)
   target_include_directories(xffi_test_plugin_${plugin} PRIVATE ${PROJECT_SOURCE_DIR}/include)
@@ -23,9 +24,10 @@ foreach(plugin ${XFFI_TEST_PLUGINS})
 endforeach()
 target_link_libraries(xffi_test_plugin_registers PRIVATE xffi_shared)
 if(WIN32)
-  # No weak symbols on Windows: XFFI_EXPORT_FUNC's failure path is imported
+  # No weak symbols on Windows: XFFI_EXPORT_FUNCTION's failure path is imported
   # from the DLL. plugin_registers pins itself instead of -z nodelete.
   target_link_libraries(xffi_test_plugin_bad_abi PRIVATE xffi_shared)
+  target_link_libraries(xffi_test_plugin_unmarked PRIVATE xffi_shared)
 else()
   # -z nodelete is an ELF linker's (GNU ld, gold, lld). Elsewhere (Apple's
   # ld64) the plugin pins itself at load with dlopen(RTLD_NOLOAD |

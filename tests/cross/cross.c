@@ -11,6 +11,8 @@
 #include <xffi/function.h>
 #include <xffi/map.h>
 #include <xffi/xffi.h>
+#include <xffi/sys/error.h>
+#include <xffi/sys/object.h>
 
 #include "cross.h"
 
@@ -96,15 +98,15 @@ static void *call_job_run(void *arg) {
   call_job *job = arg;
   xffi_any result = xffi_any_none();
   xffi_any x = xffi_any_int(job->x);
-  job->status = xffi_func_call(job->func, &x, 1, &result);
+  job->status = xffi_function_call(job->func, &x, 1, &result);
   if (job->status == XFFI_OK) {
     if (xffi_any_to_int(&job->out, &result) != XFFI_OK) job->status = XFFI_FAIL;
   }
   if (job->status != XFFI_OK) {
     xffi_object *err = xffi_error_move_raised();
     if (err) {
-      snprintf(job->message, sizeof job->message, "%s: %s", xffi_error_cell_of(err)->kind.data,
-               xffi_error_cell_of(err)->message.data);
+      snprintf(job->message, sizeof job->message, "%s: %s", xffi_error_cell_of_unchecked(err)->kind.data,
+               xffi_error_cell_of_unchecked(err)->message.data);
       xffi_object_dec_ref(err);
     }
   }
@@ -180,23 +182,23 @@ static int c_fail(void *resource, const xffi_any *args, int32_t num_args, xffi_a
   (void)resource;
   (void)result;
   int64_t x = 0;
-  if (xffi_arg_get_int(&x, args, num_args, 0, "cross_c_fail") != XFFI_OK) return XFFI_FAIL;
+  if (xffi_arg_to_int(&x, args, num_args, 0, "cross_c_fail") != XFFI_OK) return XFFI_FAIL;
   return xffi_error_raise(XFFI_KIND_VALUE, "cross_c_fail: argument 0 was %lld", (long long)x);
 }
 
-int cross_make_failing_function(xffi_object **out) { return xffi_func_new(out, c_fail, NULL, NULL); }
+int cross_make_failing_function(xffi_object **out) { return xffi_function_new(out, c_fail, NULL, NULL); }
 
 int cross_call_expect_error(xffi_object *func, char *kind, char *message, size_t size) {
   xffi_any result = xffi_any_none();
   xffi_any arg = xffi_any_int(7);
-  if (xffi_func_call(func, &arg, 1, &result) == XFFI_OK) {
+  if (xffi_function_call(func, &arg, 1, &result) == XFFI_OK) {
     xffi_any_release(&result);
     return 0; /* no error: the test fails on this */
   }
   xffi_object *err = xffi_error_move_raised();
   if (!err) return -1;
-  snprintf(kind, size, "%s", xffi_error_cell_of(err)->kind.data);
-  snprintf(message, size, "%s", xffi_error_cell_of(err)->message.data);
+  snprintf(kind, size, "%s", xffi_error_cell_of_unchecked(err)->kind.data);
+  snprintf(message, size, "%s", xffi_error_cell_of_unchecked(err)->message.data);
   xffi_object_dec_ref(err);
   return 1;
 }
@@ -206,8 +208,8 @@ int cross_call_expect_error(xffi_object *func, char *kind, char *message, size_t
 static int c_add(void *resource, const xffi_any *args, int32_t num_args, xffi_any *result) {
   (void)resource;
   int64_t a, b;
-  if (xffi_arg_int(&a, args, num_args, 0, "c_add") != XFFI_OK) return XFFI_FAIL;
-  if (xffi_arg_int(&b, args, num_args, 1, "c_add") != XFFI_OK) return XFFI_FAIL;
+  if (xffi_arg_to_int_inline(&a, args, num_args, 0, "c_add") != XFFI_OK) return XFFI_FAIL;
+  if (xffi_arg_to_int_inline(&b, args, num_args, 1, "c_add") != XFFI_OK) return XFFI_FAIL;
   *result = xffi_any_int(a + b);
   return XFFI_OK;
 }
@@ -216,22 +218,22 @@ static int c_add(void *resource, const xffi_any *args, int32_t num_args, xffi_an
 static int c_add_direct(void *handle, const xffi_any *args, int32_t num_args, xffi_any *result) {
   (void)handle;
   int64_t a, b;
-  if (xffi_arg_int(&a, args, num_args, 0, "c_add") != XFFI_OK) return XFFI_FAIL;
-  if (xffi_arg_int(&b, args, num_args, 1, "c_add") != XFFI_OK) return XFFI_FAIL;
+  if (xffi_arg_to_int_inline(&a, args, num_args, 0, "c_add") != XFFI_OK) return XFFI_FAIL;
+  if (xffi_arg_to_int_inline(&b, args, num_args, 1, "c_add") != XFFI_OK) return XFFI_FAIL;
   *result = xffi_any_int(a + b);
   return XFFI_OK;
 }
 
-int cross_make_c_add(xffi_object **out) { return xffi_func_new(out, c_add, NULL, NULL); }
+int cross_make_c_add(xffi_object **out) { return xffi_function_new(out, c_add, NULL, NULL); }
 
-int cross_make_c_add_direct(xffi_object **out) { return xffi_func_new_direct(out, c_add_direct, NULL, NULL); }
+int cross_make_c_add_direct(xffi_object **out) { return xffi_function_new_direct(out, c_add_direct, NULL, NULL); }
 
 int cross_call_loop(int64_t *out_sum, xffi_object *func, int64_t iterations) {
   int64_t sum = 0;
   for (int64_t i = 0; i < iterations; ++i) {
     xffi_any args[2] = {xffi_any_int(i), xffi_any_int(1)};
     xffi_any result;
-    if (xffi_func_call_inline(func, args, 2, &result) != XFFI_OK) return XFFI_FAIL;
+    if (xffi_function_call_inline(func, args, 2, &result) != XFFI_OK) return XFFI_FAIL;
     sum += result.v_int64;
   }
   *out_sum = sum;

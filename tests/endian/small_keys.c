@@ -33,7 +33,7 @@ static void check_keys_read_back(const char *kind, const xffi_object *map, int i
   int seen = 0;
   for (;;) {
     xffi_map_item item;
-    int status = is_dict ? xffi_dict_next(&item, map, &cursor) : xffi_map_next(&item, map, &cursor);
+    int status = is_dict ? xffi_map_next(&item, map, &cursor) : xffi_map_next(&item, map, &cursor);
     if (status != XFFI_OK || !item.key) break;
     int64_t len = item.value->v_int64;
     xffi_byte_array got;
@@ -66,7 +66,7 @@ static void check_lookups(const char *kind, const xffi_object *map, int is_dict,
     static const char *form_names[3] = {"inline or object value", "object", "borrowed"};
     for (int f = 0; f < 3; ++f) {
       const xffi_any *found = NULL;
-      int status = is_dict ? xffi_dict_lookup(&found, map, forms[f]) : xffi_map_lookup(&found, map, forms[f]);
+      int status = is_dict ? xffi_map_lookup(&found, map, forms[f]) : xffi_map_lookup(&found, map, forms[f]);
       CHECK(status == XFFI_OK && found && found->v_int64 == (int64_t)len, "%s: lookup of %zu bytes as %s", kind,
             len, form_names[f]);
     }

@@ -28,7 +28,7 @@ static void check_to_object(const xffi_any *v, int kind, int32_t type_index, con
     fuzz_expect_raised(XFFI_KIND_TYPE, "xffi_any_to_object");
   }
   /* The argument getter refuses None (a required object). */
-  status = xffi_arg_get_object(&obj, v, 1, 0, type_index, "fuzz_fn");
+  status = xffi_arg_to_object(&obj, v, 1, 0, type_index, "fuzz_fn");
   if (expect && kind != FK_NONE) {
     FUZZ_CHECK(status == XFFI_OK && obj == v->v_obj);
   } else {
@@ -42,7 +42,7 @@ static void check_to_object(const xffi_any *v, int kind, int32_t type_index, con
 static void expect_malformed(const char *fn) {
   xffi_object *err = xffi_error_move_raised();
   FUZZ_CHECK(err != NULL && xffi_error_is_kind(err, XFFI_KIND_VALUE));
-  const char *msg = xffi_error_cell_of(err)->message.data;
+  const char *msg = xffi_error_cell_of_unchecked(err)->message.data;
   size_t n = strlen(fn);
   FUZZ_CHECK(strncmp(msg, fn, n) == 0 && msg[n] == ':' && strstr(msg, " is malformed: ") != NULL);
   xffi_object_dec_ref(err);
@@ -75,19 +75,19 @@ static void check_malformed(const xffi_any *v) {
   xffi_object *obj = (xffi_object *)0x1;
   FUZZ_CHECK(xffi_any_to_object(&obj, v, XFFI_TYPE_OBJECT) == XFFI_FAIL && obj == (xffi_object *)0x1);
   expect_malformed("xffi_any_to_object");
-  FUZZ_CHECK(xffi_arg_get_int(&i, v, 1, 0, "fuzz_fn") == XFFI_FAIL);
+  FUZZ_CHECK(xffi_arg_to_int(&i, v, 1, 0, "fuzz_fn") == XFFI_FAIL);
   expect_malformed("fuzz_fn");
-  FUZZ_CHECK(xffi_arg_get_float(&f, v, 1, 0, "fuzz_fn") == XFFI_FAIL);
+  FUZZ_CHECK(xffi_arg_to_float(&f, v, 1, 0, "fuzz_fn") == XFFI_FAIL);
   expect_malformed("fuzz_fn");
-  FUZZ_CHECK(xffi_arg_get_bool(&b, v, 1, 0, "fuzz_fn") == XFFI_FAIL);
+  FUZZ_CHECK(xffi_arg_to_bool(&b, v, 1, 0, "fuzz_fn") == XFFI_FAIL);
   expect_malformed("fuzz_fn");
-  FUZZ_CHECK(xffi_arg_get_str(&text, v, 1, 0, "fuzz_fn") == XFFI_FAIL);
+  FUZZ_CHECK(xffi_arg_to_str(&text, v, 1, 0, "fuzz_fn") == XFFI_FAIL);
   expect_malformed("fuzz_fn");
-  FUZZ_CHECK(xffi_arg_get_ptr(&p, v, 1, 0, "fuzz_fn") == XFFI_FAIL);
+  FUZZ_CHECK(xffi_arg_to_ptr(&p, v, 1, 0, "fuzz_fn") == XFFI_FAIL);
   expect_malformed("fuzz_fn");
-  FUZZ_CHECK(xffi_arg_get_object(&obj, v, 1, 0, XFFI_TYPE_OBJECT, "fuzz_fn") == XFFI_FAIL);
+  FUZZ_CHECK(xffi_arg_to_object(&obj, v, 1, 0, XFFI_TYPE_OBJECT, "fuzz_fn") == XFFI_FAIL);
   expect_malformed("fuzz_fn");
-  FUZZ_CHECK(xffi_args_check(v, 1, "*", "fuzz_fn") == XFFI_FAIL);
+  FUZZ_CHECK(xffi_arg_check_signature(v, 1, "*", "fuzz_fn") == XFFI_FAIL);
   expect_malformed("fuzz_fn");
   xffi_any copy = xffi_any_int(3);
   FUZZ_CHECK(xffi_any_copy(&copy, v) == XFFI_FAIL && copy.type_index == XFFI_TYPE_NONE);
@@ -104,7 +104,7 @@ static xffi_byte_array text_model(const xffi_any *v, int kind) {
     case FK_SMALL_STR:
     case FK_SMALL_BYTES: t.data = v->v_small; t.size = v->small_len; break;
     case FK_STRING:
-    case FK_BYTES: t = xffi_string_view(v->v_obj); break;
+    case FK_BYTES: t = xffi_string_cell_of_unchecked(v->v_obj); break;
     default: break;
   }
   return t;
@@ -199,25 +199,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   }
 
   /* The argument getters agree with the accessors. */
-  status = xffi_arg_get_int(&i, &v, 1, 0, "fuzz_fn");
+  status = xffi_arg_to_int(&i, &v, 1, 0, "fuzz_fn");
   FUZZ_CHECK((status == XFFI_OK) == fuzz_kind_is_intlike(kind));
   if (status) fuzz_expect_raised(XFFI_KIND_TYPE, "fuzz_fn");
-  status = xffi_arg_get_float(&f, &v, 1, 0, "fuzz_fn");
+  status = xffi_arg_to_float(&f, &v, 1, 0, "fuzz_fn");
   FUZZ_CHECK((status == XFFI_OK) == (fuzz_kind_is_intlike(kind) || kind == FK_FLOAT));
   if (status) fuzz_expect_raised(XFFI_KIND_TYPE, "fuzz_fn");
-  status = xffi_arg_get_bool(&b, &v, 1, 0, "fuzz_fn");
+  status = xffi_arg_to_bool(&b, &v, 1, 0, "fuzz_fn");
   FUZZ_CHECK((status == XFFI_OK) == fuzz_kind_is_intlike(kind));
   if (status) fuzz_expect_raised(XFFI_KIND_TYPE, "fuzz_fn");
-  status = xffi_arg_get_str(&text, &v, 1, 0, "fuzz_fn");
+  status = xffi_arg_to_str(&text, &v, 1, 0, "fuzz_fn");
   FUZZ_CHECK((status == XFFI_OK) == fuzz_kind_is_str(kind));
   if (status) fuzz_expect_raised(XFFI_KIND_TYPE, "fuzz_fn");
-  status = xffi_arg_get_ptr(&p, &v, 1, 0, "fuzz_fn");
+  status = xffi_arg_to_ptr(&p, &v, 1, 0, "fuzz_fn");
   FUZZ_CHECK((status == XFFI_OK) == (kind == FK_PTR || kind == FK_NONE));
   if (status) fuzz_expect_raised(XFFI_KIND_TYPE, "fuzz_fn");
   /* An index past the end is "missing", whatever the value. */
   int32_t index = (int32_t)fuzz_i64(&in);
   if (index < 0 || index >= 1) {
-    FUZZ_CHECK(xffi_arg_get_int(&i, &v, 1, index, "fuzz_fn") == XFFI_FAIL);
+    FUZZ_CHECK(xffi_arg_to_int(&i, &v, 1, index, "fuzz_fn") == XFFI_FAIL);
     xffi_object *err = xffi_error_move_raised();
     FUZZ_CHECK(err != NULL);
     xffi_object_dec_ref(err);
@@ -234,8 +234,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     xffi_object *obj = NULL;
     FUZZ_CHECK(xffi_any_to_object(&obj, &v, bogus) == XFFI_FAIL);
     fuzz_expect_raised(XFFI_KIND_TYPE, "xffi_any_to_object");
-    FUZZ_CHECK(xffi_arg_get_object(&obj, &v, 1, 0, bogus, "fuzz_fn") == XFFI_FAIL);
-    fuzz_expect_raised(XFFI_KIND_VALUE, "xffi_arg_get_object");
+    FUZZ_CHECK(xffi_arg_to_object(&obj, &v, 1, 0, bogus, "fuzz_fn") == XFFI_FAIL);
+    fuzz_expect_raised(XFFI_KIND_VALUE, "xffi_arg_to_object");
   }
 
   /* An owned copy: same value, borrowed text copied, one more reference. */

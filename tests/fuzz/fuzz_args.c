@@ -1,6 +1,6 @@
 /* Fuzz target: calls with random argument arrays through the argument
  * checker. A signature (mostly of valid characters, sometimes not) and an
- * array of values of every kind go to xffi_args_check directly and through a
+ * array of values of every kind go to xffi_arg_check_signature directly and through a
  * Function whose callee checks its arguments; a model predicts the result:
  * ValueError for an unknown signature character, TypeError for a count
  * mismatch or the first argument of the wrong kind (named by position),
@@ -31,7 +31,7 @@ typedef struct callee_state {
 static int checking_callee(void *resource, const xffi_any *args, int32_t num_args, xffi_any *result) {
   callee_state *st = resource;
   st->calls++;
-  if (xffi_args_check(args, num_args, st->signature, "fuzz_callee") != XFFI_OK) {
+  if (xffi_arg_check_signature(args, num_args, st->signature, "fuzz_callee") != XFFI_OK) {
     *result = xffi_any_int(99); /* a failing callee's leftovers must be released/reset by the caller */
     return XFFI_FAIL;
   }
@@ -75,14 +75,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                             : num_args != sig_len || bad_arg >= 0 ? XFFI_KIND_TYPE
                                                                   : NULL;
 
-  int status = xffi_args_check(num_args ? args : NULL, num_args, signature, "fuzz_fn");
+  int status = xffi_arg_check_signature(num_args ? args : NULL, num_args, signature, "fuzz_fn");
   if (!expect_kind) {
     FUZZ_CHECK(status == XFFI_OK);
   } else {
     FUZZ_CHECK(status == XFFI_FAIL);
     xffi_object *err = xffi_error_move_raised();
     FUZZ_CHECK(err != NULL && xffi_error_is_kind(err, expect_kind));
-    const char *msg = xffi_error_cell_of(err)->message.data;
+    const char *msg = xffi_error_cell_of_unchecked(err)->message.data;
     if (unknown) {
       FUZZ_CHECK(strstr(msg, "unknown character") != NULL);
     } else if (num_args != sig_len) {
@@ -105,10 +105,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   /* The same through a call: the callee's error reaches the caller as it is. */
   callee_state st = {signature, 0};
   xffi_object *fn = NULL;
-  FUZZ_CHECK(xffi_func_new(&fn, checking_callee, &st, NULL) == XFFI_OK);
+  FUZZ_CHECK(xffi_function_new(&fn, checking_callee, &st, NULL) == XFFI_OK);
   xffi_any result = xffi_any_none();
-  status = (fuzz_u8(&in) & 1) ? xffi_func_call(fn, args, num_args, &result)
-                              : xffi_func_call_inline(fn, args, num_args, &result);
+  status = (fuzz_u8(&in) & 1) ? xffi_function_call(fn, args, num_args, &result)
+                              : xffi_function_call_inline(fn, args, num_args, &result);
   FUZZ_CHECK(st.calls == 1);
   if (!expect_kind) {
     FUZZ_CHECK(status == XFFI_OK && result.type_index == XFFI_TYPE_STRING);
@@ -123,13 +123,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   int64_t iv;
   int32_t index = (int32_t)fuzz_i64(&in);
   if (index < 0 || index >= num_args) {
-    FUZZ_CHECK(xffi_arg_get_int(&iv, num_args ? args : NULL, num_args, index, "fuzz_fn") == XFFI_FAIL);
+    FUZZ_CHECK(xffi_arg_to_int(&iv, num_args ? args : NULL, num_args, index, "fuzz_fn") == XFFI_FAIL);
     /* A negative index is the callee's own bug (ValueError); one past the end a missing argument. */
     fuzz_expect_raised(index < 0 ? XFFI_KIND_VALUE : XFFI_KIND_TYPE, "fuzz_fn");
   }
   /* Bad call shapes are refused before the callee runs. */
-  FUZZ_CHECK(xffi_func_call(fn, NULL, num_args ? num_args : -1, &result) == XFFI_FAIL && st.calls == 1);
-  fuzz_expect_raised(XFFI_KIND_VALUE, "xffi_func_call");
+  FUZZ_CHECK(xffi_function_call(fn, NULL, num_args ? num_args : -1, &result) == XFFI_FAIL && st.calls == 1);
+  fuzz_expect_raised(XFFI_KIND_VALUE, "xffi_function_call");
   xffi_object_dec_ref(fn);
   FUZZ_NOTHING_RAISED();
   fuzz_pool_release(&pool);

@@ -22,6 +22,13 @@
 #include <string.h>
 
 #include <xffi/xffi.h>
+#include <xffi/sys/array.h>
+#include <xffi/sys/error.h>
+#include <xffi/sys/object.h>
+#include <xffi/sys/shape.h>
+#include <xffi/sys/string.h>
+#include <xffi/sys/tensor.h>
+#include <xffi/sys/type.h>
 
 #define FUZZ_CHECK(cond)                                                               \
   do {                                                                                 \
@@ -86,7 +93,7 @@ static inline void fuzz_expect_raised(const char *kind, const char *prefix) {
     abort();
   }
   FUZZ_CHECK(err->type_index == XFFI_TYPE_ERROR);
-  const xffi_error_cell *cell = xffi_error_cell_of(err);
+  const xffi_error_cell *cell = xffi_error_cell_of_unchecked(err);
   size_t plen = strlen(prefix);
   int ok = strcmp(cell->kind.data, kind) == 0 && strncmp(cell->message.data, prefix, plen) == 0 &&
            cell->message.data[plen] == ':' && strlen(cell->message.data) == cell->message.size;
@@ -142,7 +149,7 @@ static inline void fuzz_pool_init(fuzz_value_pool *pool) {
   FUZZ_CHECK(xffi_bytes_new(&pool->bytes, "a Bytes\0object", 14) == XFFI_OK);
   FUZZ_CHECK(xffi_array_new(&pool->array, NULL, 0) == XFFI_OK);
   FUZZ_CHECK(xffi_map_new(&pool->map) == XFFI_OK);
-  FUZZ_CHECK(xffi_func_new(&pool->function, fuzz_noop_callback, NULL, NULL) == XFFI_OK);
+  FUZZ_CHECK(xffi_function_new(&pool->function, fuzz_noop_callback, NULL, NULL) == XFFI_OK);
   int64_t dims[2] = {2, 3};
   FUZZ_CHECK(xffi_shape_new(&pool->shape, dims, 2) == XFFI_OK);
   FUZZ_CHECK(xffi_error_new(&pool->error, "ValueError", "a pooled error") == XFFI_OK);

@@ -63,14 +63,14 @@ static int reaches_outside_address_space(const DLTensor *dl) {
 
 static void check_accepted(xffi_object *t, const DLTensor *dl, int read_only) {
   FUZZ_CHECK(t->type_index == XFFI_TYPE_TENSOR && xffi_object_strong_count(t) == 1);
-  const DLTensor *got = xffi_tensor_dltensor(t);
+  const DLTensor *got = xffi_tensor_cell_of_unchecked(t);
   FUZZ_CHECK(got->data == dl->data && got->ndim == dl->ndim && got->byte_offset == dl->byte_offset);
   FUZZ_CHECK(xffi_dtype_equal(got->dtype, dl->dtype));
   FUZZ_CHECK(got->device.device_type == dl->device.device_type && got->device.device_id == dl->device.device_id);
   FUZZ_CHECK(!surely_invalid(dl));
   FUZZ_CHECK(!reaches_outside_address_space(dl));
   FUZZ_CHECK(got->shape != NULL && got->strides != NULL);
-  FUZZ_CHECK(xffi_dims_equal(got->shape, (size_t)got->ndim, dl->shape, (size_t)dl->ndim));
+  FUZZ_CHECK(xffi_dims_equal(got->shape, got->ndim, dl->shape, dl->ndim));
   int64_t numel = 1;
   for (int32_t i = 0; i < dl->ndim; ++i)
     if (dl->shape[i] == 0) numel = 0;
@@ -104,7 +104,7 @@ static void check_accepted(xffi_object *t, const DLTensor *dl, int read_only) {
   FUZZ_CHECK(xffi_tensor_is_read_only(&ro, t) == XFFI_OK && ro == read_only);
   xffi_object *shape = NULL;
   FUZZ_CHECK(xffi_tensor_shape(&shape, t) == XFFI_OK);
-  const xffi_shape_cell *cell = xffi_shape_view(shape);
+  const xffi_shape_cell *cell = xffi_shape_cell_of_unchecked(shape);
   FUZZ_CHECK(xffi_dims_equal(cell->data, cell->size, dl->shape, (size_t)dl->ndim));
   xffi_object_dec_ref(shape);
 
@@ -140,7 +140,7 @@ static void check_unchecked_agrees(xffi_object *checked, DLManagedTensorVersione
   else
     FUZZ_CHECK(xffi_tensor_from_dlpack_unchecked(&u, m) == XFFI_OK);
   FUZZ_CHECK(u != checked);
-  const DLTensor *a = xffi_tensor_dltensor(checked), *b = xffi_tensor_dltensor(u);
+  const DLTensor *a = xffi_tensor_cell_of_unchecked(checked), *b = xffi_tensor_cell_of_unchecked(u);
   FUZZ_CHECK(a->data == b->data && a->ndim == b->ndim && a->byte_offset == b->byte_offset);
   FUZZ_CHECK(xffi_dtype_equal(a->dtype, b->dtype));
   FUZZ_CHECK(a->device.device_type == b->device.device_type && a->device.device_id == b->device.device_id);
@@ -179,7 +179,7 @@ static void check_tensor_new(const DLTensor *dl) {
     return;
   }
   FUZZ_CHECK(status == XFFI_OK);
-  const DLTensor *got = xffi_tensor_dltensor(t);
+  const DLTensor *got = xffi_tensor_cell_of_unchecked(t);
   FUZZ_CHECK(got->ndim == dl->ndim && xffi_dims_equal(got->shape, (size_t)got->ndim, dl->shape, (size_t)dl->ndim));
   FUZZ_CHECK(((uintptr_t)got->data % XFFI_TENSOR_ALIGNMENT) == 0 && got->device.device_type == kDLCPU);
   uint64_t nbytes = 0;

@@ -16,9 +16,9 @@ static int model_compare(const char *a, size_t an, const char *b, size_t bn) {
 static void check_object(xffi_object *obj, int32_t type_index, const char *data, size_t size) {
   FUZZ_CHECK(obj != NULL && obj->type_index == type_index && xffi_object_strong_count(obj) == 1);
   xffi_byte_array got = {NULL, 0};
-  FUZZ_CHECK(xffi_string_get(&got, obj) == XFFI_OK);
+  FUZZ_CHECK(xffi_string_cell_of(&got, obj) == XFFI_OK);
   FUZZ_CHECK(got.size == size && (size == 0 || memcmp(got.data, data, size) == 0) && got.data[size] == '\0');
-  xffi_byte_array view = xffi_string_view(obj);
+  xffi_byte_array view = xffi_string_cell_of_unchecked(obj);
   FUZZ_CHECK(view.data == got.data && view.size == got.size);
 }
 
@@ -69,7 +69,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   char *copy = malloc(an ? an : 1);
   FUZZ_CHECK(copy != NULL);
   if (an) memcpy(copy, a, an);
-  FUZZ_CHECK(xffi_hash_bytes(copy, an) == xffi_hash_bytes(a, an)); /* by content, not address */
+  FUZZ_CHECK(xffi_bytes_hash(copy, an) == xffi_bytes_hash(a, an)); /* by content, not address */
   free(copy);
 
   /* Refused inputs: NULL data with a size, NULL out. */

@@ -53,7 +53,7 @@ static int32_t model_depth(int32_t index) {
 static void check_type(int k) {
   char buf[64];
   const xffi_type_info *by_key = NULL, *by_index = NULL;
-  FUZZ_CHECK(xffi_type_info_by_key(&by_key, key_name(k, buf, sizeof(buf))) == XFFI_OK);
+  FUZZ_CHECK(xffi_type_info_get_by_key(&by_key, key_name(k, buf, sizeof(buf))) == XFFI_OK);
   FUZZ_CHECK(xffi_type_info_get(&by_index, model_index[k]) == XFFI_OK && by_key == by_index);
   FUZZ_CHECK(by_key->type_index == model_index[k] && strcmp(by_key->type_key.data, buf) == 0);
   FUZZ_CHECK(by_key->type_key.size == strlen(buf) && strcmp(xffi_type_key(model_index[k]), buf) == 0);
@@ -75,10 +75,10 @@ static void check_type(int k) {
     for (int32_t d = 0; d < depth; ++d) expect |= by_key->type_ancestors[d] == model_index[j];
     expect |= j == k;
     int is = -1;
-    FUZZ_CHECK(xffi_object_check_instance(&is, &obj, model_index[j]) == XFFI_OK && is == expect);
-    FUZZ_CHECK(xffi_object_is_instance_of(&obj, model_index[j]) == expect);
+    FUZZ_CHECK(xffi_object_is_a(&is, &obj, model_index[j]) == XFFI_OK && is == expect);
+    FUZZ_CHECK(xffi_object_is_a_unchecked(&obj, model_index[j]) == expect);
   }
-  FUZZ_CHECK(xffi_object_is_instance_of(&obj, XFFI_TYPE_OBJECT));
+  FUZZ_CHECK(xffi_object_is_a_unchecked(&obj, XFFI_TYPE_OBJECT));
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -109,12 +109,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     } else if (op < 200) { /* look up an arbitrary key */
       fuzz_bytes(&in, buf, 40);
       const xffi_type_info *info = (const xffi_type_info *)0x1;
-      int status = xffi_type_info_by_key(&info, buf);
+      int status = xffi_type_info_get_by_key(&info, buf);
       if (status == XFFI_OK) {
         FUZZ_CHECK(strcmp(info->type_key.data, buf) == 0);
       } else {
         FUZZ_CHECK(info == (const xffi_type_info *)0x1);
-        fuzz_expect_raised(XFFI_KIND_KEY, "xffi_type_info_by_key");
+        fuzz_expect_raised(XFFI_KIND_KEY, "xffi_type_info_get_by_key");
       }
     } else { /* look up an arbitrary index */
       int32_t index = (int32_t)fuzz_i64(&in);

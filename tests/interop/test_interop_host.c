@@ -21,7 +21,7 @@ static xffi_object *tvm_lib; /* Module of lib_tvm_exports, loaded by xffi */
 
 static xffi_object *tvm_fn(const char *name) {
   xffi_object *f = NULL;
-  assert_int_equal(xffi_module_get_function(&f, tvm_lib, name), XFFI_OK);
+  assert_int_equal(xffi_module_lookup_function(&f, tvm_lib, name), XFFI_OK);
   assert_non_null(f);
   return f;
 }
@@ -29,7 +29,7 @@ static xffi_object *tvm_fn(const char *name) {
 static int64_t tvm_deleter_runs(void) {
   xffi_object *f = tvm_fn("deleter_runs");
   xffi_any r;
-  assert_int_equal(xffi_func_call(f, NULL, 0, &r), XFFI_OK);
+  assert_int_equal(xffi_function_call(f, NULL, 0, &r), XFFI_OK);
   xffi_object_dec_ref(f);
   assert_int_equal(r.type_index, XFFI_TYPE_INT);
   return r.v_int64;
@@ -64,7 +64,7 @@ static void xffi_strings_go_in_and_a_tvm_string_comes_back(void **state) {
   assert_int_equal(XFFI_CALL(concat, &r, xffi_any_object(a), xffi_any_object(b)), XFFI_OK);
   assert_int_equal(r.type_index, XFFI_TYPE_STRING); /* made by tvm-ffi, read by xffi */
   xffi_byte_array s;
-  assert_int_equal(xffi_string_get(&s, r.v_obj), XFFI_OK);
+  assert_int_equal(xffi_string_cell_of(&s, r.v_obj), XFFI_OK);
   assert_string_equal(s.data, "a String object longer than seven bytes, and another");
   assert_int_equal(xffi_object_strong_count(a), 1); /* the callee took no reference */
   xffi_any_release(&r);
@@ -86,7 +86,7 @@ static void xffi_tensor_is_read_by_tvm_and_tvm_tensor_by_xffi(void **state) {
   int64_t shape[2] = {2, 3};
   assert_int_equal(xffi_tensor_new(&t, shape, 2, (DLDataType){kDLFloat, 64, 1}), XFFI_OK);
   DLTensor *dl;
-  assert_int_equal(xffi_tensor_get(&dl, t), XFFI_OK);
+  assert_int_equal(xffi_tensor_cell_of(&dl, t), XFFI_OK);
   for (int i = 0; i < 6; i++) ((double *)dl->data)[i] = i + 0.5;
   xffi_any r;
   assert_int_equal(XFFI_CALL(sum, &r, xffi_any_object(t)), XFFI_OK);
@@ -98,7 +98,7 @@ static void xffi_tensor_is_read_by_tvm_and_tvm_tensor_by_xffi(void **state) {
   int64_t numel;
   assert_int_equal(xffi_tensor_numel(&numel, r.v_obj), XFFI_OK);
   assert_int_equal(numel, 4);
-  assert_int_equal(xffi_tensor_get(&dl, r.v_obj), XFFI_OK);
+  assert_int_equal(xffi_tensor_cell_of(&dl, r.v_obj), XFFI_OK);
   assert_true(((double *)dl->data)[3] == 2.5);
   xffi_object *held = r.v_obj;
   xffi_object_inc_ref(held); /* a second holder on the xffi side */
@@ -144,8 +144,8 @@ static int finalized;
 static int triple(void *resource, const xffi_any *args, int32_t num_args, xffi_any *result) {
   (void)resource;
   int64_t x;
-  if (xffi_args_check(args, num_args, "i", "triple") != XFFI_OK) return XFFI_FAIL;
-  xffi_arg_int(&x, args, num_args, 0, "triple");
+  if (xffi_arg_check_signature(args, num_args, "i", "triple") != XFFI_OK) return XFFI_FAIL;
+  xffi_arg_to_int_inline(&x, args, num_args, 0, "triple");
   *result = xffi_any_int(3 * x);
   return XFFI_OK;
 }
@@ -158,7 +158,7 @@ static void functions_cross_both_ways(void **state) {
   (void)state;
   xffi_object *apply = tvm_fn("apply"), *make_adder = tvm_fn("make_adder"), *f;
   finalized = 0;
-  assert_int_equal(xffi_func_new(&f, triple, NULL, count_finalize), XFFI_OK);
+  assert_int_equal(xffi_function_new(&f, triple, NULL, count_finalize), XFFI_OK);
   xffi_any r;
   assert_int_equal(XFFI_CALL(apply, &r, xffi_any_object(f), xffi_any_int(14)), XFFI_OK); /* tvm-ffi calls xffi */
   assert_int_equal(r.v_int64, 42);
@@ -189,18 +189,18 @@ static void tvm_error_arrives_as_xffi_error(void **state) {
   (void)state;
   xffi_object *fail = tvm_fn("fail");
   xffi_any r;
-  /* xffi_func_call finds the error in tvm-ffi's slot by itself */
-  assert_int_equal(xffi_func_call(fail, (xffi_any[]){xffi_any_c_str("raised by tvm-ffi: 42")}, 1, &r), XFFI_FAIL);
+  /* xffi_function_call finds the error in tvm-ffi's slot by itself */
+  assert_int_equal(xffi_function_call(fail, (xffi_any[]){xffi_any_c_str("raised by tvm-ffi: 42")}, 1, &r), XFFI_FAIL);
   expect_error(XFFI_KIND_VALUE, "raised by tvm-ffi: 42");
   assert_int_equal(r.type_index, XFFI_TYPE_NONE);
   assert_int_equal(XFFI_CALL(fail, &r, xffi_any_c_str("again")), XFFI_FAIL);
   xffi_object *err = xffi_error_move_raised();
   assert_non_null(err);
   assert_true(xffi_error_is_kind(err, XFFI_KIND_VALUE));
-  assert_string_equal(xffi_error_cell_of(err)->message.data, "again");
+  assert_string_equal(xffi_error_cell_of_unchecked(err)->message.data, "again");
   /* the error object is tvm-ffi's: xffi can still extend its backtrace */
   assert_int_equal(xffi_error_append_frame(err, "test_interop_host"), XFFI_OK);
-  assert_non_null(strstr(xffi_error_cell_of(err)->backtrace.data, "test_interop_host"));
+  assert_non_null(strstr(xffi_error_cell_of_unchecked(err)->backtrace.data, "test_interop_host"));
   xffi_object_dec_ref(err);
   /* tvm-ffi's slot is empty again */
   void *left = (void *)1;
@@ -219,12 +219,12 @@ static void tvm_error_is_adopted_over_a_stale_xffi_error(void **state) {
   assert_int_equal(XFFI_CALL(fail, &r, xffi_any_c_str("the callee's own error")), XFFI_FAIL);
   expect_error(XFFI_KIND_VALUE, "the callee's own error");
   xffi_error_raise(XFFI_KIND_KEY, "left over from an earlier failure");
-  assert_int_equal(xffi_func_call(fail, (xffi_any[]){xffi_any_c_str("again")}, 1, &r), XFFI_FAIL);
+  assert_int_equal(xffi_function_call(fail, (xffi_any[]){xffi_any_c_str("again")}, 1, &r), XFFI_FAIL);
   expect_error(XFFI_KIND_VALUE, "again");
   /* a tvm-ffi callee that raised nowhere: the RuntimeError, not the stale one */
   xffi_error_raise(XFFI_KIND_KEY, "left over from an earlier failure");
-  assert_int_equal(xffi_func_call(silent, NULL, 0, &r), XFFI_FAIL);
-  expect_error(XFFI_KIND_RUNTIME, "xffi_func_call: the callee returned status -1 without raising an error");
+  assert_int_equal(xffi_function_call(silent, NULL, 0, &r), XFFI_FAIL);
+  expect_error(XFFI_KIND_RUNTIME, "xffi_function_call: the callee returned status -1 without raising an error");
   void *left = (void *)1;
   TVMFFIErrorMoveFromRaised(&left);
   assert_null(left);
@@ -355,7 +355,7 @@ static void xffi_loading_an_xffi_library_gets_forwarded_errors_back(void **state
   (void)state;
   xffi_object *lib = NULL, *fail = NULL;
   assert_int_equal(xffi_module_load(&lib, XFFI_INTEROP_XFFI_LIB), XFFI_OK);
-  assert_int_equal(xffi_module_get_function(&fail, lib, "fail"), XFFI_OK);
+  assert_int_equal(xffi_module_lookup_function(&fail, lib, "fail"), XFFI_OK);
   xffi_any r;
   assert_int_equal(XFFI_CALL(fail, &r, xffi_any_c_str("IndexError"), xffi_any_c_str("out of range: 9")), XFFI_FAIL);
   expect_error(XFFI_KIND_INDEX, "out of range: 9");

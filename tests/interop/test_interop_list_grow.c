@@ -12,7 +12,7 @@ static xffi_object *grow_lib; /* Module of lib_list_grow.cc, loaded by xffi */
 
 static xffi_object *grow_fn(const char *name) {
   xffi_object *f = NULL;
-  assert_int_equal(xffi_module_get_function(&f, grow_lib, name), XFFI_OK);
+  assert_int_equal(xffi_module_lookup_function(&f, grow_lib, name), XFFI_OK);
   return f;
 }
 
@@ -30,7 +30,7 @@ static int teardown(void **state) {
 /* Items [from, from + n) are what PushItems appends: even i the int i, odd
  * i a String saying so. */
 static void assert_pushed_items(const xffi_object *list, int64_t from, int64_t n) {
-  const xffi_any *items = xffi_seq_items(list);
+  const xffi_any *items = xffi_seq_items_unchecked(list);
   for (int64_t i = 0; i < n; ++i) {
     const xffi_any *v = &items[from + i];
     if (i % 2 == 0) {
@@ -58,9 +58,9 @@ static void cpp_push_back_grows_xffi_lists_of_every_capacity(void **state) {
     xffi_any r;
     assert_int_equal(XFFI_CALL(push, &r, xffi_any_object(list), xffi_any_int(9)), XFFI_OK);
     assert_int_equal(r.v_int64, capacity + 9);
-    assert_int_equal(xffi_seq_size(list), capacity + 9);
-    assert_true(xffi_seq_cell_of(list)->capacity >= capacity + 9);
-    for (int64_t i = 0; i < capacity; ++i) assert_ptr_equal(xffi_seq_items(list)[i].v_obj, mine);
+    assert_int_equal(xffi_seq_size_unchecked(list), capacity + 9);
+    assert_true(xffi_seq_cell_of_unchecked(list)->capacity >= capacity + 9);
+    for (int64_t i = 0; i < capacity; ++i) assert_ptr_equal(xffi_seq_items_unchecked(list)[i].v_obj, mine);
     assert_pushed_items(list, capacity, 9);
     /* xffi grows the buffer tvm-ffi made, then tvm-ffi grows xffi's again. */
     for (int i = 0; i < 40; ++i) assert_int_equal(xffi_list_push(list, &held), XFFI_OK);
@@ -84,11 +84,11 @@ static void cpp_reserve_moves_an_xffi_list_to_its_own_buffer(void **state) {
   xffi_any r;
   assert_int_equal(XFFI_CALL(reserve, &r, xffi_any_object(list), xffi_any_int(64)), XFFI_OK);
   assert_int_equal(r.v_int64, 64);
-  assert_int_equal(xffi_seq_cell_of(list)->capacity, 64);
-  assert_int_equal(xffi_seq_size(list), 2);
-  assert_int_equal(xffi_seq_items(list)[0].v_int64, 1);
+  assert_int_equal(xffi_seq_cell_of_unchecked(list)->capacity, 64);
+  assert_int_equal(xffi_seq_size_unchecked(list), 2);
+  assert_int_equal(xffi_seq_items_unchecked(list)[0].v_int64, 1);
   xffi_byte_array s;
-  assert_int_equal(xffi_any_to_str(&s, &xffi_seq_items(list)[1]), XFFI_OK);
+  assert_int_equal(xffi_any_to_str(&s, &xffi_seq_items_unchecked(list)[1]), XFFI_OK);
   assert_string_equal(s.data, "a string long enough to be a String object");
   xffi_object_dec_ref(list);
   xffi_object_dec_ref(reserve);

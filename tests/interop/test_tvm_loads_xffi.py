@@ -1,6 +1,6 @@
 """tvm-ffi (the apache-tvm-ffi Python package) loads and calls a library
 written with xffi (tests/interop/lib_xffi_exports.c, exported with xffi's
-XFFI_EXPORT_FUNC, which hands errors to tvm-ffi's slot by itself).
+XFFI_EXPORT_FUNCTION, which hands errors to tvm-ffi's slot by itself).
 
 The library's path comes from XFFI_INTEROP_XFFI_LIB (required):
 
@@ -131,7 +131,7 @@ def test_xffi_error_arrives_with_kind_and_message(lib):
 
 def test_error_raised_by_xffi_function_object_arrives_too(lib):
     f = lib.make_multiplier(2)
-    # Through call_with (xffi calling it with xffi_func_call) the error is
+    # Through call_with (xffi calling it with xffi_function_call) the error is
     # taken back from tvm-ffi's slot and forwarded again on the way out.
     with pytest.raises(TypeError, match=r"multiplier: argument 0: expected int"):
         lib.call_with(f, "x")

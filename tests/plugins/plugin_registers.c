@@ -37,29 +37,31 @@ static void pin_self(void) {
 
 static int32_t thing_type_index = -1;
 
+XFFI_DEFINE_ABI_MARKER(); /* once per library: xffi_module_load checks it */
+
 static int get_thing_type_index(void *handle, const xffi_any *args, int32_t num_args, xffi_any *result) {
   (void)handle;
-  if (xffi_args_check(args, num_args, "", "thing_type_index") != XFFI_OK) return XFFI_FAIL;
+  if (xffi_arg_check_signature(args, num_args, "", "thing_type_index") != XFFI_OK) return XFFI_FAIL;
   *result = xffi_any_int(thing_type_index);
   return XFFI_OK;
 }
-XFFI_EXPORT_FUNC(thing_type_index, get_thing_type_index);
+XFFI_EXPORT_FUNCTION(thing_type_index, get_thing_type_index);
 
 static int add_one(void *handle, const xffi_any *args, int32_t num_args, xffi_any *result) {
   (void)handle;
   int64_t x;
-  if (xffi_args_check(args, num_args, "i", "add_one") != XFFI_OK) return XFFI_FAIL;
-  if (xffi_arg_int(&x, args, num_args, 0, "add_one") != XFFI_OK) return XFFI_FAIL;
+  if (xffi_arg_check_signature(args, num_args, "i", "add_one") != XFFI_OK) return XFFI_FAIL;
+  if (xffi_arg_to_int_inline(&x, args, num_args, 0, "add_one") != XFFI_OK) return XFFI_FAIL;
   *result = xffi_any_int(x + 1);
   return XFFI_OK;
 }
-XFFI_EXPORT_FUNC(add_one, add_one);
+XFFI_EXPORT_FUNCTION(add_one, add_one);
 
 static int fail(void *handle, const xffi_any *args, int32_t num_args, xffi_any *result) {
   (void)handle, (void)args, (void)num_args, (void)result;
   return xffi_error_raise(XFFI_KIND_VALUE, "plugin fail: raised inside the plugin");
 }
-XFFI_EXPORT_FUNC(fail, fail);
+XFFI_EXPORT_FUNCTION(fail, fail);
 
 static int global_impl(void *resource, const xffi_any *args, int32_t num_args, xffi_any *result) {
   return get_thing_type_index(resource, args, num_args, result);
@@ -77,8 +79,8 @@ __attribute__((constructor)) static void plugin_load(void) {
 #endif
   xffi_object *f = NULL;
   if (xffi_type_register(&thing_type_index, "test.plugin.Thing", XFFI_TYPE_OBJECT) != XFFI_OK ||
-      xffi_func_new(&f, global_impl, NULL, NULL) != XFFI_OK ||
-      xffi_func_global_register("test.plugin.thing_type_index", f, 1) != XFFI_OK) {
+      xffi_function_new(&f, global_impl, NULL, NULL) != XFFI_OK ||
+      xffi_function_global_register("test.plugin.thing_type_index", f, 1) != XFFI_OK) {
     /* Nowhere to report from a constructor: leave the error raised on the
      * loading thread, where the host can find it. */
   }

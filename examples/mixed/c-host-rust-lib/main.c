@@ -16,6 +16,8 @@
 #include <stdio.h>
 #include <string.h>
 #include <xffi/xffi.h>
+#include <xffi/sys/object.h>
+#include <xffi/sys/type.h>
 
 #include "../common/check.h"
 #include "xffi_capi.h"
@@ -25,7 +27,7 @@ static atomic_int sum_finalized = 0;
 
 static int point_sum(void *resource, const xffi_any *args, int32_t num_args, xffi_any *result) {
   (void)resource;
-  if (xffi_args_check(args, num_args, "o", "point_sum") != XFFI_OK) return XFFI_FAIL;
+  if (xffi_arg_check_signature(args, num_args, "o", "point_sum") != XFFI_OK) return XFFI_FAIL;
   double x, y;
   if (xcapi_point_coords(&x, &y, args[0].v_obj) != XFFI_OK) return XFFI_FAIL;
   *result = xffi_any_float(x + y);
@@ -62,7 +64,7 @@ int main(void) {
   CHECK_OK(xcapi_point_type_index(&point_type));
   CHECK_OK(xcapi_label_type_index(&label_type));
   const xffi_type_info *info = NULL;
-  CHECK_OK(xffi_type_info_by_key(&info, "xcapi.Point"));
+  CHECK_OK(xffi_type_info_get_by_key(&info, "xcapi.Point"));
   CHECK(info && info->type_index == point_type, "xcapi.Point: C sees index %d, Rust registered %d",
         info ? info->type_index : -1, point_type);
 
@@ -72,8 +74,8 @@ int main(void) {
   CHECK_OK(xcapi_point_new(&b, 3.0, 4.0));
   CHECK_OK(xcapi_point_new(&c, 6.0, 8.0));
   CHECK_OK(xcapi_label_new(&home, "home", a));
-  CHECK(xffi_object_is_instance_of(a, point_type), "a Point is an xcapi.Point");
-  CHECK(!xffi_object_is_instance_of(home, point_type), "a Label is not an xcapi.Point");
+  CHECK(xffi_object_is_a_unchecked(a, point_type), "a Point is an xcapi.Point");
+  CHECK(!xffi_object_is_a_unchecked(home, point_type), "a Label is not an xcapi.Point");
   CHECK(strcmp(xffi_type_key(home->type_index), "xcapi.Label") == 0, "key %s", xffi_type_key(home->type_index));
   const char *text = NULL;
   CHECK_OK(xcapi_label_text(&text, home));
@@ -118,7 +120,7 @@ int main(void) {
 
   /* A C function handed to Rust, which calls it for each point. */
   xffi_object *sum = NULL;
-  CHECK_OK(xffi_func_new(&sum, point_sum, NULL, point_sum_finalize));
+  CHECK_OK(xffi_function_new(&sum, point_sum, NULL, point_sum_finalize));
   CHECK_OK(XFFI_CALL(map_points, &result, xffi_any_object(sum), xffi_any_object(path)));
   const xffi_any *sums = NULL;
   int64_t n = 0;
@@ -130,7 +132,7 @@ int main(void) {
   /* The global registry: Rust registers, C looks up and calls. */
   CHECK_OK(xcapi_register_globals(0));
   xffi_object *distance = NULL;
-  CHECK_OK(xffi_func_global_get(&distance, "xcapi.distance"));
+  CHECK_OK(xffi_function_global_lookup(&distance, "xcapi.distance"));
   CHECK(distance != NULL, "xcapi.distance is registered");
   CHECK_OK(XFFI_CALL(distance, &result, xffi_any_object(a), xffi_any_object(b)));
   CHECK(result.v_float64 == 5.0, "distance %g", result.v_float64);

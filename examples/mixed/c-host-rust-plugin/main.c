@@ -28,8 +28,8 @@ static atomic_int twice_finalized = 0;
 static int twice(void *resource, const xffi_any *args, int32_t num_args, xffi_any *result) {
   (void)resource;
   int64_t x;
-  if (xffi_args_check(args, num_args, "i", "chost.twice") != XFFI_OK) return XFFI_FAIL;
-  if (xffi_arg_int(&x, args, num_args, 0, "chost.twice") != XFFI_OK) return XFFI_FAIL;
+  if (xffi_arg_check_signature(args, num_args, "i", "chost.twice") != XFFI_OK) return XFFI_FAIL;
+  if (xffi_arg_to_int_inline(&x, args, num_args, 0, "chost.twice") != XFFI_OK) return XFFI_FAIL;
   *result = xffi_any_int(2 * x);
   return XFFI_OK;
 }
@@ -41,7 +41,7 @@ static void twice_finalize(void *resource) {
 
 static xffi_object *module_function(xffi_object *module, const char *name) {
   xffi_object *f = NULL;
-  CHECK_OK(xffi_module_get_function(&f, module, name));
+  CHECK_OK(xffi_module_lookup_function(&f, module, name));
   CHECK(f != NULL, "the plugin exports %s", name);
   return f;
 }
@@ -50,7 +50,7 @@ static xffi_object *module_function(xffi_object *module, const char *name) {
 static int64_t call_int(xffi_object *f, xffi_any arg) {
   xffi_any r = xffi_any_none();
   int64_t v = -1000;
-  CHECK_OK(xffi_func_call(f, &arg, 1, &r));
+  CHECK_OK(xffi_function_call(f, &arg, 1, &r));
   CHECK_OK(xffi_any_to_int(&v, &r));
   xffi_any_release(&r);
   return v;
@@ -80,24 +80,24 @@ int main(int argc, char **argv) {
   int32_t tag_type = -1;
   CHECK_OK(xffi_type_register(&tag_type, "chost.Tag", XFFI_TYPE_OBJECT));
   xffi_object *twice_fn = NULL;
-  CHECK_OK(xffi_func_new(&twice_fn, twice, NULL, twice_finalize));
-  CHECK_OK(xffi_func_global_register("chost.twice", twice_fn, 0));
+  CHECK_OK(xffi_function_new(&twice_fn, twice, NULL, twice_finalize));
+  CHECK_OK(xffi_function_global_register("chost.twice", twice_fn, 0));
   xffi_object_dec_ref(twice_fn); /* the registry holds it now */
 
   /* The plugin registers its type and global function. */
   xffi_any r = xffi_any_none();
-  CHECK_OK(xffi_func_call(fn[REGISTER], NULL, 0, &r));
+  CHECK_OK(xffi_function_call(fn[REGISTER], NULL, 0, &r));
 
   /* One runtime: each side finds the other's names, with one index per key. */
   const xffi_type_info *counter_info = NULL;
-  CHECK_OK(xffi_type_info_by_key(&counter_info, "rplugin.Counter"));
+  CHECK_OK(xffi_type_info_get_by_key(&counter_info, "rplugin.Counter"));
   int32_t counter_type = counter_info ? counter_info->type_index : -1;
   CHECK(call_int(fn[PROBE_TYPE_INDEX], xffi_any_c_str("rplugin.Counter")) == counter_type,
         "rplugin.Counter has index %d in the host and the same in the plugin", counter_type);
   CHECK(call_int(fn[PROBE_TYPE_INDEX], xffi_any_c_str("chost.Tag")) == tag_type,
         "chost.Tag has index %d in the host and the same in the plugin", tag_type);
   xffi_object *make_counter_global = NULL;
-  CHECK_OK(xffi_func_global_get(&make_counter_global, "rplugin.make_counter"));
+  CHECK_OK(xffi_function_global_lookup(&make_counter_global, "rplugin.make_counter"));
   CHECK(make_counter_global != NULL, "the host finds rplugin.make_counter, registered by the plugin");
 
   /* Rust objects, made by the plugin, held and stored by C. */
@@ -124,8 +124,8 @@ int main(int argc, char **argv) {
   xffi_any key = xffi_any_c_str("hundred");
   CHECK_OK(xffi_dict_set(dict, &key, &items[1]));
   xffi_any from_dict = xffi_any_none();
-  CHECK_OK(xffi_dict_get(&from_dict, dict, &key));
-  CHECK_FAILS(xffi_func_call(fn[COUNTER_ADD], &from_dict, 1, &r), "TypeError",
+  CHECK_OK(xffi_map_get(&from_dict, dict, &key));
+  CHECK_FAILS(xffi_function_call(fn[COUNTER_ADD], &from_dict, 1, &r), "TypeError",
               "counter_add: expected 2 arguments, got 1");
   CHECK_OK(XFFI_CALL(fn[COUNTER_ADD], &r, from_dict, xffi_any_int(1)));
   CHECK(r.v_int64 == 101, "the counter from the dict: %lld", (long long)r.v_int64);
@@ -143,17 +143,17 @@ int main(int argc, char **argv) {
   CHECK_FAILS(XFFI_CALL(fn[PANIC], &r, xffi_any_c_str("boom")), "RuntimeError", "panic: Rust panic: boom");
   CHECK_FAILS(XFFI_CALL(fn[MAKE_COUNTER], &r, xffi_any_c_str("ten")), "TypeError",
               "make_counter: argument 0: expected int, got str");
-  CHECK_FAILS(xffi_func_call(fn[MAKE_COUNTER], NULL, 0, &r), "TypeError",
+  CHECK_FAILS(xffi_function_call(fn[MAKE_COUNTER], NULL, 0, &r), "TypeError",
               "make_counter: expected 1 arguments, got 0");
   CHECK_FAILS(XFFI_CALL(fn[COUNTER_VALUE], &r, xffi_any_object(array)), "TypeError",
               "counter_value: argument 0: expected rplugin.Counter, got Array");
   CHECK_FAILS(XFFI_CALL(fn[CALL_GLOBAL], &r, xffi_any_c_str("chost.missing"), xffi_any_int(1)), "KeyError",
               "call_global: no global function named 'chost.missing'");
-  CHECK_FAILS(xffi_func_call(fn[REGISTER], NULL, 0, &r), "ValueError", NULL); /* the name is taken */
+  CHECK_FAILS(xffi_function_call(fn[REGISTER], NULL, 0, &r), "ValueError", NULL); /* the name is taken */
   CHECK(r.type_index == XFFI_TYPE_NONE, "a failed call leaves None");
 
   /* The exported symbols themselves check what a direct caller (not
-   * xffi_func_call, which checks first) may get wrong. */
+   * xffi_function_call, which checks first) may get wrong. */
   void *lib = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL); /* the same, already loaded library */
   void *sym = lib ? dlsym(lib, "__tvm_ffi_counter_value") : NULL;
   CHECK(sym != NULL, "dlsym __tvm_ffi_counter_value");
@@ -173,9 +173,9 @@ int main(int argc, char **argv) {
   /* Release everything; then every deleter has run exactly once. */
   xffi_object *to_release[] = {counter, counter2, array, dict, make_counter_global};
   for (size_t i = 0; i < sizeof to_release / sizeof to_release[0]; ++i) xffi_object_dec_ref(to_release[i]);
-  CHECK_OK(xffi_func_global_remove("rplugin.make_counter"));
-  CHECK_OK(xffi_func_global_remove("chost.twice"));
-  CHECK_OK(xffi_func_call(fn[STATS], NULL, 0, &r));
+  CHECK_OK(xffi_function_global_erase("rplugin.make_counter"));
+  CHECK_OK(xffi_function_global_erase("chost.twice"));
+  CHECK_OK(xffi_function_call(fn[STATS], NULL, 0, &r));
   const xffi_any *counts = NULL;
   int64_t n = 0;
   CHECK_OK(xffi_array_items(&counts, &n, r.v_obj));

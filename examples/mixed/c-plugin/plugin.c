@@ -5,7 +5,7 @@
  * function whose code lives here (see examples/mixed/README.md).
  *
  * When loaded it registers the type "cplugin.Box" and the global function
- * "cplugin.make_box". It exports, with XFFI_EXPORT_FUNC:
+ * "cplugin.make_box". It exports, with XFFI_EXPORT_FUNCTION:
  *   make_box(label: str, payload: any) -> cplugin.Box   a C object holding both
  *   box_label(box) -> str, box_payload(box) -> any       what the box holds
  *   box_payload_is(box, type_key: str) -> bool           payload's type, by key
@@ -19,6 +19,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <xffi/xffi.h>
+#include <xffi/sys/object.h>
+#include <xffi/sys/type.h>
+
+XFFI_DEFINE_ABI_MARKER(); /* once per library: xffi_module_load checks it */
 
 #define BOX_KEY "cplugin.Box"
 #define GLOBAL_NAME "cplugin.make_box"
@@ -45,7 +49,7 @@ static void box_deleter(void *self, int flags) {
 /* The object argument at index, if it is a Box (else a TypeError). */
 static int box_arg(box_object **out, const xffi_any *args, int32_t num_args, int32_t index, const char *fn) {
   xffi_object *obj = NULL;
-  if (xffi_arg_get_object(&obj, args, num_args, index, box_type, fn) != XFFI_OK) return XFFI_FAIL;
+  if (xffi_arg_to_object(&obj, args, num_args, index, box_type, fn) != XFFI_OK) return XFFI_FAIL;
   *out = (box_object *)obj;
   return XFFI_OK;
 }
@@ -53,8 +57,8 @@ static int box_arg(box_object **out, const xffi_any *args, int32_t num_args, int
 static int make_box(void *handle, const xffi_any *args, int32_t num_args, xffi_any *result) {
   (void)handle;
   xffi_byte_array label;
-  if (xffi_args_check(args, num_args, "s*", "make_box") != XFFI_OK) return XFFI_FAIL;
-  if (xffi_arg_get_str(&label, args, num_args, 0, "make_box") != XFFI_OK) return XFFI_FAIL;
+  if (xffi_arg_check_signature(args, num_args, "s*", "make_box") != XFFI_OK) return XFFI_FAIL;
+  if (xffi_arg_to_str(&label, args, num_args, 0, "make_box") != XFFI_OK) return XFFI_FAIL;
   box_object *box = malloc(sizeof *box);
   if (!box) return xffi_error_raise_out_of_memory();
   box->payload = xffi_any_none();
@@ -72,63 +76,63 @@ static int make_box(void *handle, const xffi_any *args, int32_t num_args, xffi_a
   *result = xffi_any_object(&box->header); /* the one reference passes to the caller */
   return XFFI_OK;
 }
-XFFI_EXPORT_FUNC(make_box, make_box);
+XFFI_EXPORT_FUNCTION(make_box, make_box);
 
 static int box_label(void *handle, const xffi_any *args, int32_t num_args, xffi_any *result) {
   (void)handle;
   box_object *box;
-  if (xffi_args_check(args, num_args, "o", "box_label") != XFFI_OK) return XFFI_FAIL;
+  if (xffi_arg_check_signature(args, num_args, "o", "box_label") != XFFI_OK) return XFFI_FAIL;
   if (box_arg(&box, args, num_args, 0, "box_label") != XFFI_OK) return XFFI_FAIL;
   *result = xffi_any_object_new_ref(box->label);
   return XFFI_OK;
 }
-XFFI_EXPORT_FUNC(box_label, box_label);
+XFFI_EXPORT_FUNCTION(box_label, box_label);
 
 static int box_payload(void *handle, const xffi_any *args, int32_t num_args, xffi_any *result) {
   (void)handle;
   box_object *box;
-  if (xffi_args_check(args, num_args, "o", "box_payload") != XFFI_OK) return XFFI_FAIL;
+  if (xffi_arg_check_signature(args, num_args, "o", "box_payload") != XFFI_OK) return XFFI_FAIL;
   if (box_arg(&box, args, num_args, 0, "box_payload") != XFFI_OK) return XFFI_FAIL;
   return xffi_any_copy(result, &box->payload);
 }
-XFFI_EXPORT_FUNC(box_payload, box_payload);
+XFFI_EXPORT_FUNCTION(box_payload, box_payload);
 
 static int box_payload_is(void *handle, const xffi_any *args, int32_t num_args, xffi_any *result) {
   (void)handle;
   box_object *box;
   xffi_byte_array key;
-  if (xffi_args_check(args, num_args, "os", "box_payload_is") != XFFI_OK) return XFFI_FAIL;
+  if (xffi_arg_check_signature(args, num_args, "os", "box_payload_is") != XFFI_OK) return XFFI_FAIL;
   if (box_arg(&box, args, num_args, 0, "box_payload_is") != XFFI_OK) return XFFI_FAIL;
-  if (xffi_arg_get_str(&key, args, num_args, 1, "box_payload_is") != XFFI_OK) return XFFI_FAIL;
+  if (xffi_arg_to_str(&key, args, num_args, 1, "box_payload_is") != XFFI_OK) return XFFI_FAIL;
   const xffi_type_info *type = NULL;
   /* key.data is NUL-terminated for strings (small, String objects, C strings). */
-  if (xffi_type_info_by_key(&type, key.data) != XFFI_OK) return XFFI_FAIL;
-  *result = xffi_any_bool(xffi_any_is_object(&box->payload) && xffi_object_is_instance(box->payload.v_obj, type));
+  if (xffi_type_info_get_by_key(&type, key.data) != XFFI_OK) return XFFI_FAIL;
+  *result = xffi_any_bool(xffi_any_is_object(&box->payload) && xffi_object_is_a_type_unchecked(box->payload.v_obj, type));
   return XFFI_OK;
 }
-XFFI_EXPORT_FUNC(box_payload_is, box_payload_is);
+XFFI_EXPORT_FUNCTION(box_payload_is, box_payload_is);
 
 static int call_global(void *handle, const xffi_any *args, int32_t num_args, xffi_any *result) {
   (void)handle;
   xffi_byte_array name;
   xffi_object *f = NULL;
-  if (xffi_args_check(args, num_args, "s*", "call_global") != XFFI_OK) return XFFI_FAIL;
-  if (xffi_arg_get_str(&name, args, num_args, 0, "call_global") != XFFI_OK) return XFFI_FAIL;
-  if (xffi_func_global_get_bytes(&f, name) != XFFI_OK) return XFFI_FAIL;
+  if (xffi_arg_check_signature(args, num_args, "s*", "call_global") != XFFI_OK) return XFFI_FAIL;
+  if (xffi_arg_to_str(&name, args, num_args, 0, "call_global") != XFFI_OK) return XFFI_FAIL;
+  if (xffi_function_global_lookup_bytes(&f, name) != XFFI_OK) return XFFI_FAIL;
   if (!f) return xffi_error_raise(XFFI_KIND_KEY, "call_global: no global function named '%s'", name.data);
-  int status = xffi_func_call(f, &args[1], 1, result);
+  int status = xffi_function_call(f, &args[1], 1, result);
   xffi_object_dec_ref(f);
   return status;
 }
-XFFI_EXPORT_FUNC(call_global, call_global);
+XFFI_EXPORT_FUNCTION(call_global, call_global);
 
 static int probe_type_index(void *handle, const xffi_any *args, int32_t num_args, xffi_any *result) {
   (void)handle;
   xffi_byte_array key;
-  if (xffi_args_check(args, num_args, "s", "probe_type_index") != XFFI_OK) return XFFI_FAIL;
-  if (xffi_arg_get_str(&key, args, num_args, 0, "probe_type_index") != XFFI_OK) return XFFI_FAIL;
+  if (xffi_arg_check_signature(args, num_args, "s", "probe_type_index") != XFFI_OK) return XFFI_FAIL;
+  if (xffi_arg_to_str(&key, args, num_args, 0, "probe_type_index") != XFFI_OK) return XFFI_FAIL;
   const xffi_type_info *type = NULL;
-  if (xffi_type_info_by_key(&type, key.data) != XFFI_OK) {
+  if (xffi_type_info_get_by_key(&type, key.data) != XFFI_OK) {
     xffi_object_dec_ref(xffi_error_move_raised()); /* KeyError: not registered here */
     *result = xffi_any_int(-1);
     return XFFI_OK;
@@ -136,35 +140,35 @@ static int probe_type_index(void *handle, const xffi_any *args, int32_t num_args
   *result = xffi_any_int(type->type_index);
   return XFFI_OK;
 }
-XFFI_EXPORT_FUNC(probe_type_index, probe_type_index);
+XFFI_EXPORT_FUNCTION(probe_type_index, probe_type_index);
 
 static int probe_has_global(void *handle, const xffi_any *args, int32_t num_args, xffi_any *result) {
   (void)handle;
   xffi_byte_array name;
   xffi_object *f = NULL;
-  if (xffi_args_check(args, num_args, "s", "probe_has_global") != XFFI_OK) return XFFI_FAIL;
-  if (xffi_arg_get_str(&name, args, num_args, 0, "probe_has_global") != XFFI_OK) return XFFI_FAIL;
-  if (xffi_func_global_get_bytes(&f, name) != XFFI_OK) return XFFI_FAIL;
+  if (xffi_arg_check_signature(args, num_args, "s", "probe_has_global") != XFFI_OK) return XFFI_FAIL;
+  if (xffi_arg_to_str(&name, args, num_args, 0, "probe_has_global") != XFFI_OK) return XFFI_FAIL;
+  if (xffi_function_global_lookup_bytes(&f, name) != XFFI_OK) return XFFI_FAIL;
   *result = xffi_any_bool(f != NULL);
   xffi_object_dec_ref(f);
   return XFFI_OK;
 }
-XFFI_EXPORT_FUNC(probe_has_global, probe_has_global);
+XFFI_EXPORT_FUNCTION(probe_has_global, probe_has_global);
 
 static int registered_names(void *handle, const xffi_any *args, int32_t num_args, xffi_any *result) {
   (void)handle;
-  if (xffi_args_check(args, num_args, "", "registered_names") != XFFI_OK) return XFFI_FAIL;
+  if (xffi_arg_check_signature(args, num_args, "", "registered_names") != XFFI_OK) return XFFI_FAIL;
   xffi_any names[2] = {xffi_any_c_str(BOX_KEY), xffi_any_c_str(GLOBAL_NAME)};
   xffi_object *array = NULL;
   if (xffi_array_new(&array, names, 2) != XFFI_OK) return XFFI_FAIL;
   *result = xffi_any_object(array);
   return XFFI_OK;
 }
-XFFI_EXPORT_FUNC(registered_names, registered_names);
+XFFI_EXPORT_FUNCTION(registered_names, registered_names);
 
 static int stats(void *handle, const xffi_any *args, int32_t num_args, xffi_any *result) {
   (void)handle;
-  if (xffi_args_check(args, num_args, "", "stats") != XFFI_OK) return XFFI_FAIL;
+  if (xffi_arg_check_signature(args, num_args, "", "stats") != XFFI_OK) return XFFI_FAIL;
   xffi_any counts[3] = {xffi_any_int(atomic_load(&boxes_made)), xffi_any_int(atomic_load(&boxes_deleted)),
                         xffi_any_int(atomic_load(&global_finalized))};
   xffi_object *array = NULL;
@@ -172,16 +176,16 @@ static int stats(void *handle, const xffi_any *args, int32_t num_args, xffi_any 
   *result = xffi_any_object(array);
   return XFFI_OK;
 }
-XFFI_EXPORT_FUNC(stats, stats);
+XFFI_EXPORT_FUNCTION(stats, stats);
 
 static int fail(void *handle, const xffi_any *args, int32_t num_args, xffi_any *result) {
   (void)handle, (void)result;
   xffi_byte_array message;
-  if (xffi_args_check(args, num_args, "s", "fail") != XFFI_OK) return XFFI_FAIL;
-  if (xffi_arg_get_str(&message, args, num_args, 0, "fail") != XFFI_OK) return XFFI_FAIL;
+  if (xffi_arg_check_signature(args, num_args, "s", "fail") != XFFI_OK) return XFFI_FAIL;
+  if (xffi_arg_to_str(&message, args, num_args, 0, "fail") != XFFI_OK) return XFFI_FAIL;
   return xffi_error_raise_str(XFFI_KIND_VALUE, message.data);
 }
-XFFI_EXPORT_FUNC(fail, fail);
+XFFI_EXPORT_FUNCTION(fail, fail);
 
 /* The global function: make_box with the resource handle unused. */
 static int global_make_box(void *resource, const xffi_any *args, int32_t num_args, xffi_any *result) {
@@ -199,7 +203,7 @@ static void global_finalize(void *resource) {
 __attribute__((constructor)) static void plugin_load(void) {
   xffi_object *f = NULL;
   if (xffi_type_register(&box_type, BOX_KEY, XFFI_TYPE_OBJECT) != XFFI_OK) return;
-  if (xffi_func_new(&f, global_make_box, NULL, global_finalize) != XFFI_OK) return;
-  xffi_func_global_register(GLOBAL_NAME, f, 0);
+  if (xffi_function_new(&f, global_make_box, NULL, global_finalize) != XFFI_OK) return;
+  xffi_function_global_register(GLOBAL_NAME, f, 0);
   xffi_object_dec_ref(f);
 }

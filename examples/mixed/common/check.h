@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <xffi/xffi.h>
+#include <xffi/sys/error.h>
 
 static int check_failures = 0;
 static int check_passes = 0;
@@ -16,7 +17,7 @@ static int check_passes = 0;
 static inline void check_print_raised(void) {
   xffi_object *err = xffi_error_move_raised();
   if (err) {
-    const xffi_error_cell *cell = xffi_error_cell_of(err);
+    const xffi_error_cell *cell = xffi_error_cell_of_unchecked(err);
     fprintf(stderr, "      raised: %s: %s\n", cell->kind.data, cell->message.data);
     xffi_object_dec_ref(err);
   }
@@ -52,7 +53,7 @@ static inline void check_print_raised(void) {
 static inline void check_fails_(int status, const char *kind, const char *message, const char *what,
                                 const char *file, int line) {
   xffi_object *err = xffi_error_move_raised();
-  const xffi_error_cell *cell = err ? xffi_error_cell_of(err) : NULL;
+  const xffi_error_cell *cell = err ? xffi_error_cell_of_unchecked(err) : NULL;
   if (status != XFFI_OK && cell && strcmp(cell->kind.data, kind) == 0 &&
       (!message || strcmp(cell->message.data, message) == 0)) {
     ++check_passes;

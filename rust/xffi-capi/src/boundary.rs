@@ -53,7 +53,7 @@ pub(crate) unsafe fn object_arg<T: RustObject>(func: &str, arg: &str, ptr: *cons
     let index = T::try_type_index()?;
     let ptr = ptr.cast_mut();
     // SAFETY: a live object (the caller's contract).
-    if unsafe { sys::xffi_object_is_instance_of(ptr, index) } {
+    if unsafe { sys::xffi_object_is_a_unchecked(ptr, index) } {
         // SAFETY: an instance of T's type: T sits at T's payload offset.
         return Ok(unsafe { ObjectRef::<T>::from_borrowed(ptr) }.expect("non-NULL"));
     }

@@ -137,13 +137,13 @@ pub unsafe extern "C" fn xcapi_function_new(out: *mut *mut xffi_object, name: *c
 
 /// Registers every function of `xcapi_function_new` in the global registry
 /// as `xcapi.<name>` (e.g. `xcapi.distance`), so that any code in the
-/// process finds them with `xffi_func_global_get`.
+/// process finds them with `xffi_function_global_lookup`.
 ///
 /// With `allow_override` zero, a name already taken is a ValueError (and
 /// the functions registered before it stay registered); non-zero replaces
 /// what was there. The registry holds the functions until
-/// `xcapi_unregister_globals` (or `xffi_func_global_remove`) removes them.
-/// Errors: those of `xffi_func_global_register`; MemoryError.
+/// `xcapi_unregister_globals` (or `xffi_function_global_erase`) removes them.
+/// Errors: those of `xffi_function_global_register`; MemoryError.
 #[unsafe(no_mangle)]
 pub extern "C" fn xcapi_register_globals(allow_override: c_int) -> c_int {
     const F: &str = "xcapi_register_globals";
@@ -160,7 +160,7 @@ pub extern "C" fn xcapi_register_globals(allow_override: c_int) -> c_int {
 /// Removes the global functions `xcapi.<name>` (for every name of
 /// `xcapi_function_new`) that are registered; names that are not are
 /// skipped. Functions already handed out stay valid.
-/// Errors: those of `xffi_func_global_remove` other than a missing name.
+/// Errors: those of `xffi_function_global_erase` other than a missing name.
 #[unsafe(no_mangle)]
 pub extern "C" fn xcapi_unregister_globals() -> c_int {
     const F: &str = "xcapi_unregister_globals";

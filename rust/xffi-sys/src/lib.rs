@@ -19,13 +19,16 @@
 //!   constructors) are `static inline` functions, which bindgen cannot bind:
 //!   they are reimplemented here in Rust with the same atomic operations and
 //!   memory orderings ([`xffi_object_inc_ref_inline`],
-//!   [`xffi_object_dec_ref_inline`], [`xffi_object_is_instance_of`], ...);
+//!   [`xffi_object_dec_ref_inline`], [`xffi_object_is_a_unchecked`], ...);
 //! - hand-written declarations carry the ownership rules (new reference,
 //!   borrowed, stolen) in their docs, copied in meaning from the headers.
 //!
 //! Everything here is `unsafe` to call and follows the C rules exactly: see
-//! the headers in `include/xffi/` for the full contracts. The safe layer is
-//! the `xffi` crate.
+//! the headers in `include/xffi/` for the full contracts (everyday API) and
+//! `include/xffi/sys/` (extension tier: cells, unchecked inline helpers,
+//! exports private to the headers). This crate declares what it needs from
+//! both tiers; the section comments below name the header of each. The safe
+//! layer is the `xffi` crate.
 //!
 //! ```
 //! use xffi_sys::*;
@@ -33,7 +36,7 @@
 //!     let mut s: *mut xffi_object = std::ptr::null_mut();
 //!     assert_eq!(xffi_string_new(&mut s, b"hi".as_ptr().cast(), 2), XFFI_OK);
 //!     assert_eq!((*s).type_index, XFFI_TYPE_STRING);
-//!     assert_eq!(xffi_string_view(s).size, 2);
+//!     assert_eq!(xffi_string_cell_of_unchecked(s).size, 2);
 //!     xffi_object_dec_ref_inline(s);
 //! }
 //! ```
@@ -162,7 +165,7 @@ pub struct DLManagedTensorVersioned {
 }
 
 // ---------------------------------------------------------------------------
-// object.h
+// object.h, sys/object.h (extension tier: the count layout, inline counting)
 // ---------------------------------------------------------------------------
 
 /// Deleter flag: the strong count reached zero (destroy contents, keep memory).
@@ -243,7 +246,7 @@ pub unsafe fn xffi_object_inc_ref_inline(obj: *mut xffi_object) {
         let old = xffi_object_ref_counts(obj).fetch_add(XFFI_REF_STRONG_ONE, Ordering::Relaxed);
         if old as u32 >= XFFI_REF_COUNT_LIMIT {
             // A wrap would leave live handles on freed memory: stop here instead.
-            xffi_object_ref_count_overflow();
+            xffi_object_ref_count_overflow_();
         }
     }
 }
@@ -324,7 +327,7 @@ extern "C" {
     pub fn xffi_object_dec_ref(obj: *mut xffi_object);
     /// Reports a reference count at [`XFFI_REF_COUNT_LIMIT`] on stderr and
     /// aborts the process (called by the increments only).
-    pub fn xffi_object_ref_count_overflow() -> !;
+    pub fn xffi_object_ref_count_overflow_() -> !;
     /// Makes a weak reference to `obj` (borrowed, alive): `*out` receives a new
     /// weak reference (release with [`xffi_weak_release`]).
     /// Errors: ValueError for NULL out or obj.
@@ -338,7 +341,7 @@ extern "C" {
 }
 
 // ---------------------------------------------------------------------------
-// type.h
+// type.h, sys/type.h (extension tier: the type table, inline is-instance)
 // ---------------------------------------------------------------------------
 
 pub const XFFI_TYPE_ANY: i32 = -1;
@@ -400,7 +403,7 @@ extern "C" {
     pub fn xffi_type_register(out_type_index: *mut i32, type_key: *const c_char, parent_type_index: i32) -> c_int;
     /// Looks a type up by key: `*out` receives a borrowed immortal record.
     /// Errors: ValueError (NULL), KeyError (unknown key).
-    pub fn xffi_type_info_by_key(out: *mut *const xffi_type_info, type_key: *const c_char) -> c_int;
+    pub fn xffi_type_info_get_by_key(out: *mut *const xffi_type_info, type_key: *const c_char) -> c_int;
     /// Looks a type up by index: `*out` receives a borrowed immortal record.
     /// Errors: ValueError (NULL out), IndexError (unknown index).
     pub fn xffi_type_info_get(out: *mut *const xffi_type_info, type_index: i32) -> c_int;
@@ -410,7 +413,7 @@ extern "C" {
     pub fn xffi_type_count() -> i32;
     /// Checked is-instance: `*out` receives 1 or 0.
     /// Errors: ValueError (NULL out/obj), IndexError (unregistered type_index).
-    pub fn xffi_object_check_instance(out: *mut c_int, obj: *const xffi_object, type_index: i32) -> c_int;
+    pub fn xffi_object_is_a(out: *mut c_int, obj: *const xffi_object, type_index: i32) -> c_int;
 }
 
 /// The type table, loaded with acquire ordering as the C inline functions do.
@@ -424,23 +427,23 @@ unsafe fn type_table() -> *const *const xffi_type_info {
 }
 
 /// The record of an object's own type, with no call and no lock (mirror of
-/// the C inline `xffi_object_type_info`).
+/// the C inline `xffi_object_type_info_unchecked`).
 ///
 /// # Safety
 /// `obj` must be a live object of a registered type.
 #[inline(always)]
-pub unsafe fn xffi_object_type_info(obj: *const xffi_object) -> *const xffi_type_info {
+pub unsafe fn xffi_object_type_info_unchecked(obj: *const xffi_object) -> *const xffi_type_info {
     *type_table().add((*obj).type_index as usize)
 }
 
 /// O(1) is-instance by type index (mirror of the C inline
-/// `xffi_object_is_instance_of`): equal index, or `type_index` stands at its
+/// `xffi_object_is_a_unchecked`): equal index, or `type_index` stands at its
 /// depth among the object's ancestors.
 ///
 /// # Safety
 /// `obj` must be a live object; `type_index` a registered object type index.
 #[inline(always)]
-pub unsafe fn xffi_object_is_instance_of(obj: *const xffi_object, type_index: i32) -> bool {
+pub unsafe fn xffi_object_is_a_unchecked(obj: *const xffi_object, type_index: i32) -> bool {
     if (*obj).type_index == type_index {
         return true;
     }
@@ -565,7 +568,7 @@ extern "C" {
 }
 
 // ---------------------------------------------------------------------------
-// error.h
+// error.h, sys/error.h (extension tier: the Error cell)
 // ---------------------------------------------------------------------------
 
 pub const XFFI_BACKTRACE_REPLACE: i32 = 0;
@@ -588,7 +591,7 @@ pub struct xffi_error_cell {
 /// # Safety
 /// `err` must be a live Error object.
 #[inline(always)]
-pub unsafe fn xffi_error_cell_of(err: *mut xffi_object) -> *mut xffi_error_cell {
+pub unsafe fn xffi_error_cell_of_unchecked(err: *mut xffi_object) -> *mut xffi_error_cell {
     xffi_object_cell(err)
 }
 
@@ -627,7 +630,7 @@ extern "C" {
 }
 
 // ---------------------------------------------------------------------------
-// string.h
+// string.h, sys/string.h (extension tier: the String cell)
 // ---------------------------------------------------------------------------
 
 /// The cell of a String or Bytes object.
@@ -638,7 +641,7 @@ pub type xffi_string_cell = xffi_byte_array;
 /// # Safety
 /// `obj` must be a live String or Bytes object.
 #[inline(always)]
-pub unsafe fn xffi_string_view(obj: *const xffi_object) -> xffi_byte_array {
+pub unsafe fn xffi_string_cell_of_unchecked(obj: *const xffi_object) -> xffi_byte_array {
     *xffi_object_cell::<xffi_string_cell>(obj as *mut xffi_object)
 }
 
@@ -652,11 +655,11 @@ extern "C" {
     pub fn xffi_bytes_new(out: *mut *mut xffi_object, data: *const c_char, size: usize) -> c_int;
     /// Checked access to a String's/Bytes' bytes (borrowed from obj).
     /// Errors: ValueError, TypeError.
-    pub fn xffi_string_get(out: *mut xffi_byte_array, obj: *const xffi_object) -> c_int;
+    pub fn xffi_string_cell_of(out: *mut xffi_byte_array, obj: *const xffi_object) -> c_int;
     /// Three-way byte-wise comparison.
     pub fn xffi_bytes_compare(a: xffi_byte_array, b: xffi_byte_array) -> c_int;
     /// 64-bit hash of bytes (stable within a process run only).
-    pub fn xffi_hash_bytes(data: *const c_void, size: usize) -> u64;
+    pub fn xffi_bytes_hash(data: *const c_void, size: usize) -> u64;
 }
 
 // ---------------------------------------------------------------------------
@@ -672,17 +675,17 @@ extern "C" {
 }
 
 // ---------------------------------------------------------------------------
-// function.h
+// function.h, sys/function.h (extension tier: the Function cell, the unchecked call)
 // ---------------------------------------------------------------------------
 
 /// The safe-call signature stored in every Function cell (handle = the Function object).
 pub type xffi_safe_call =
     unsafe extern "C" fn(handle: *mut c_void, args: *const xffi_any, num_args: i32, result: *mut xffi_any) -> c_int;
 /// A C implementation of a function: the first argument is the resource handle.
-pub type xffi_func_callback =
+pub type xffi_function_callback =
     unsafe extern "C" fn(resource: *mut c_void, args: *const xffi_any, num_args: i32, result: *mut xffi_any) -> c_int;
 /// Releases a function's resource (exactly once, on the thread that drops the last reference).
-pub type xffi_func_finalizer = unsafe extern "C" fn(resource: *mut c_void);
+pub type xffi_function_finalizer = unsafe extern "C" fn(resource: *mut c_void);
 
 /// The cell of a Function object (layout shared with tvm-ffi 0.1).
 #[repr(C)]
@@ -707,24 +710,24 @@ pub struct xffi_function_head {
 /// # Safety
 /// `handle` must be a live Function made by xffi.
 #[inline(always)]
-pub unsafe fn xffi_func_resource(handle: *const c_void) -> *mut c_void {
+pub unsafe fn xffi_function_resource_unchecked(handle: *const c_void) -> *mut c_void {
     (*(handle as *const xffi_function_head)).resource
 }
 
 extern "C" {
     /// New direct Function: its cell calls `call` itself, with the Function as
-    /// handle (read the resource with [`xffi_func_resource`]). `*out` receives a
+    /// handle (read the resource with [`xffi_function_resource_unchecked`]). `*out` receives a
     /// new reference; the resource passes to the function only on success.
     /// Errors: ValueError, MemoryError.
-    pub fn xffi_func_new_direct(
+    pub fn xffi_function_new_direct(
         out: *mut *mut xffi_object,
         call: Option<xffi_safe_call>,
         resource: *mut c_void,
-        finalizer: Option<xffi_func_finalizer>,
+        finalizer: Option<xffi_function_finalizer>,
     ) -> c_int;
     /// The bare safe call (one jump through the cell): no checks, `*result`
     /// not reset, the callee's status returned as is.
-    pub fn xffi_func_call_raw(
+    pub fn xffi_function_call_raw(
         func: *mut xffi_object,
         args: *const xffi_any,
         num_args: i32,
@@ -733,63 +736,63 @@ extern "C" {
     /// New Function from a callback: `*out` receives a new reference; the
     /// resource passes to the function only on success (finalizer may be None).
     /// Errors: ValueError, MemoryError.
-    pub fn xffi_func_new(
+    pub fn xffi_function_new(
         out: *mut *mut xffi_object,
-        callback: Option<xffi_func_callback>,
+        callback: Option<xffi_function_callback>,
         resource: *mut c_void,
-        finalizer: Option<xffi_func_finalizer>,
+        finalizer: Option<xffi_function_finalizer>,
     ) -> c_int;
-    /// As [`xffi_func_new`], also keeping `owner` (borrowed; a new reference is taken) alive.
-    pub fn xffi_func_new_with_owner(
+    /// As [`xffi_function_new`], also keeping `owner` (borrowed; a new reference is taken) alive.
+    pub fn xffi_function_new_with_owner(
         out: *mut *mut xffi_object,
-        callback: Option<xffi_func_callback>,
+        callback: Option<xffi_function_callback>,
         resource: *mut c_void,
-        finalizer: Option<xffi_func_finalizer>,
+        finalizer: Option<xffi_function_finalizer>,
         owner: *mut xffi_object,
     ) -> c_int;
     /// Calls `func` (borrowed) with borrowed argument views; `*result` receives
     /// an owned value. Errors: ValueError, TypeError, anything the callee raises.
-    pub fn xffi_func_call(func: *mut xffi_object, args: *const xffi_any, num_args: i32, result: *mut xffi_any)
+    pub fn xffi_function_call(func: *mut xffi_object, args: *const xffi_any, num_args: i32, result: *mut xffi_any)
         -> c_int;
     /// Private to the inline call: failure path (releases `*result`).
-    pub fn xffi_func_call_failed_(result: *mut xffi_any, status: c_int) -> c_int;
+    pub fn xffi_function_call_failed_(result: *mut xffi_any, status: c_int) -> c_int;
     /// Argument helpers for callees (TypeError naming `fn_`, the position, what was expected and what came).
-    pub fn xffi_arg_get_int(
+    pub fn xffi_arg_to_int(
         out: *mut i64,
         args: *const xffi_any,
         num_args: i32,
         index: i32,
         fn_: *const c_char,
     ) -> c_int;
-    pub fn xffi_arg_get_float(
+    pub fn xffi_arg_to_float(
         out: *mut f64,
         args: *const xffi_any,
         num_args: i32,
         index: i32,
         fn_: *const c_char,
     ) -> c_int;
-    pub fn xffi_arg_get_bool(
+    pub fn xffi_arg_to_bool(
         out: *mut c_int,
         args: *const xffi_any,
         num_args: i32,
         index: i32,
         fn_: *const c_char,
     ) -> c_int;
-    pub fn xffi_arg_get_str(
+    pub fn xffi_arg_to_str(
         out: *mut xffi_byte_array,
         args: *const xffi_any,
         num_args: i32,
         index: i32,
         fn_: *const c_char,
     ) -> c_int;
-    pub fn xffi_arg_get_ptr(
+    pub fn xffi_arg_to_ptr(
         out: *mut *mut c_void,
         args: *const xffi_any,
         num_args: i32,
         index: i32,
         fn_: *const c_char,
     ) -> c_int;
-    pub fn xffi_arg_get_object(
+    pub fn xffi_arg_to_object(
         out: *mut *mut xffi_object,
         args: *const xffi_any,
         num_args: i32,
@@ -798,49 +801,49 @@ extern "C" {
         fn_: *const c_char,
     ) -> c_int;
     /// Checks a whole call against a one-character-per-argument signature.
-    pub fn xffi_args_check(args: *const xffi_any, num_args: i32, signature: *const c_char, fn_: *const c_char)
+    pub fn xffi_arg_check_signature(args: *const xffi_any, num_args: i32, signature: *const c_char, fn_: *const c_char)
         -> c_int;
     /// Registers `func` (borrowed; the registry takes its own reference) under `name` (copied).
-    pub fn xffi_func_global_register(name: *const c_char, func: *mut xffi_object, allow_override: c_int) -> c_int;
+    pub fn xffi_function_global_register(name: *const c_char, func: *mut xffi_object, allow_override: c_int) -> c_int;
     /// Looks `name` up: `*out` receives a new reference, or NULL if missing (not an error).
-    pub fn xffi_func_global_get(out: *mut *mut xffi_object, name: *const c_char) -> c_int;
+    pub fn xffi_function_global_lookup(out: *mut *mut xffi_object, name: *const c_char) -> c_int;
     /// The same with a byte-run name.
-    pub fn xffi_func_global_get_bytes(out: *mut *mut xffi_object, name: xffi_byte_array) -> c_int;
+    pub fn xffi_function_global_lookup_bytes(out: *mut *mut xffi_object, name: xffi_byte_array) -> c_int;
     /// Removes `name`. Errors: ValueError, KeyError.
-    pub fn xffi_func_global_remove(name: *const c_char) -> c_int;
+    pub fn xffi_function_global_erase(name: *const c_char) -> c_int;
     /// Lists registered names as new String references.
-    pub fn xffi_func_global_list(out_names: *mut *mut xffi_object, capacity: usize, out_count: *mut usize) -> c_int;
+    pub fn xffi_function_global_names(out_names: *mut *mut xffi_object, out_count: *mut i64, capacity: i64) -> c_int;
 }
 
-/// [`xffi_func_call`] without its checks (mirror of the C inline
-/// `xffi_func_call_unchecked`): resets `*result`, makes the bare call and,
+/// [`xffi_function_call`] without its checks (mirror of the C inline
+/// `xffi_function_call_unchecked`): resets `*result`, makes the bare call and,
 /// on failure, makes sure an Error is raised and `*result` is None.
 ///
 /// # Safety
 /// `func` is a live Function, `result` is valid, and `args` holds
 /// `num_args >= 0` values.
 #[inline(always)]
-pub unsafe fn xffi_func_call_unchecked(
+pub unsafe fn xffi_function_call_unchecked(
     func: *mut xffi_object,
     args: *const xffi_any,
     num_args: i32,
     result: *mut xffi_any,
 ) -> c_int {
     *result = xffi_any::none();
-    let status = xffi_func_call_raw(func, args, num_args, result);
+    let status = xffi_function_call_raw(func, args, num_args, result);
     if status != 0 {
-        return xffi_func_call_failed_(result, status);
+        return xffi_function_call_failed_(result, status);
     }
     XFFI_OK
 }
 
-/// [`xffi_func_call`] with the checks and the call inlined (mirror of the C
-/// inline `xffi_func_call_inline`).
+/// [`xffi_function_call`] with the checks and the call inlined (mirror of the C
+/// inline `xffi_function_call_inline`).
 ///
 /// # Safety
-/// As [`xffi_func_call`].
+/// As [`xffi_function_call`].
 #[inline(always)]
-pub unsafe fn xffi_func_call_inline(
+pub unsafe fn xffi_function_call_inline(
     func: *mut xffi_object,
     args: *const xffi_any,
     num_args: i32,
@@ -852,13 +855,13 @@ pub unsafe fn xffi_func_call_inline(
         && num_args >= 0
         && (!args.is_null() || num_args == 0)
     {
-        return xffi_func_call_unchecked(func, args, num_args, result);
+        return xffi_function_call_unchecked(func, args, num_args, result);
     }
-    xffi_func_call(func, args, num_args, result)
+    xffi_function_call(func, args, num_args, result)
 }
 
 // ---------------------------------------------------------------------------
-// module.h
+// module.h, sys/module.h (extension tier: what the export macros expand to)
 // ---------------------------------------------------------------------------
 
 extern "C" {
@@ -866,7 +869,7 @@ extern "C" {
     /// Errors: ValueError, RuntimeError (cannot load, ABI mismatch), MemoryError.
     pub fn xffi_module_load(out: *mut *mut xffi_object, path: *const c_char) -> c_int;
     /// Gets exported function `name`: `*out` receives a new reference or NULL if absent.
-    pub fn xffi_module_get_function(out: *mut *mut xffi_object, module: *mut xffi_object, name: *const c_char)
+    pub fn xffi_module_lookup_function(out: *mut *mut xffi_object, module: *mut xffi_object, name: *const c_char)
         -> c_int;
     /// The path the module was loaded from (borrowed from the module).
     pub fn xffi_module_path(out: *mut *const c_char, module: *mut xffi_object) -> c_int;
@@ -875,7 +878,7 @@ extern "C" {
 }
 
 // ---------------------------------------------------------------------------
-// array.h
+// array.h, sys/array.h (extension tier: the sequence cell, unchecked access)
 // ---------------------------------------------------------------------------
 
 /// The sequence cell of an Array or List (layout shared with tvm-ffi 0.1).
@@ -904,11 +907,9 @@ extern "C" {
     pub fn xffi_array_insert(array: *mut *mut xffi_object, index: i64, value: *const xffi_any) -> c_int;
     pub fn xffi_array_erase(array: *mut *mut xffi_object, index: i64) -> c_int;
     pub fn xffi_array_clear(array: *mut *mut xffi_object) -> c_int;
+    pub fn xffi_array_reserve(array: *mut *mut xffi_object, capacity: i64) -> c_int;
     pub fn xffi_list_new(out: *mut *mut xffi_object, items: *const xffi_any, count: i64) -> c_int;
     pub fn xffi_list_new_with_capacity(out: *mut *mut xffi_object, capacity: i64) -> c_int;
-    pub fn xffi_list_length(out: *mut i64, list: *const xffi_object) -> c_int;
-    pub fn xffi_list_get(out: *mut xffi_any, list: *const xffi_object, index: i64) -> c_int;
-    pub fn xffi_list_items(out_items: *mut *const xffi_any, out_size: *mut i64, list: *const xffi_object) -> c_int;
     pub fn xffi_list_slice(out: *mut *mut xffi_object, list: *const xffi_object, begin: i64, end: i64) -> c_int;
     pub fn xffi_list_set(list: *mut xffi_object, index: i64, value: *const xffi_any) -> c_int;
     pub fn xffi_list_push(list: *mut xffi_object, value: *const xffi_any) -> c_int;
@@ -924,12 +925,12 @@ extern "C" {
 /// # Safety
 /// `seq` must be a live Array or List.
 #[inline(always)]
-pub unsafe fn xffi_seq_cell_of(seq: *const xffi_object) -> *mut xffi_seq_cell {
+pub unsafe fn xffi_seq_cell_of_unchecked(seq: *const xffi_object) -> *mut xffi_seq_cell {
     xffi_object_cell(seq as *mut xffi_object)
 }
 
 // ---------------------------------------------------------------------------
-// shape.h, dtype.h, tensor.h
+// shape.h, dtype.h, tensor.h, sys/shape.h and sys/tensor.h (extension tier: the cells)
 // ---------------------------------------------------------------------------
 
 /// The cell of a Shape object.
@@ -945,10 +946,10 @@ pub const XFFI_DEVICE_STR_MAX: usize = 32;
 
 extern "C" {
     /// New Shape holding a copy of `dims[0..ndim)`.
-    pub fn xffi_shape_new(out: *mut *mut xffi_object, dims: *const i64, ndim: usize) -> c_int;
-    pub fn xffi_shape_get(out: *mut xffi_shape_cell, shape: *const xffi_object) -> c_int;
+    pub fn xffi_shape_new(out: *mut *mut xffi_object, dims: *const i64, ndim: i32) -> c_int;
+    pub fn xffi_shape_cell_of(out: *mut xffi_shape_cell, shape: *const xffi_object) -> c_int;
     pub fn xffi_shape_product(out: *mut i64, shape: *const xffi_object) -> c_int;
-    pub fn xffi_dims_product(out: *mut i64, dims: *const i64, ndim: usize) -> c_int;
+    pub fn xffi_dims_product(out: *mut i64, dims: *const i64, ndim: i32) -> c_int;
     pub fn xffi_shape_equal(out: *mut c_int, a: *const xffi_object, b: *const xffi_object) -> c_int;
 
     pub fn xffi_dtype_parse(out: *mut DLDataType, text: *const c_char) -> c_int;
@@ -977,7 +978,7 @@ extern "C" {
     pub fn xffi_tensor_to_dlpack_legacy(out: *mut *mut DLManagedTensor, tensor: *mut xffi_object) -> c_int;
     pub fn xffi_tensor_is_read_only(out: *mut c_int, tensor: *const xffi_object) -> c_int;
     pub fn xffi_tensor_set_read_only(tensor: *mut xffi_object) -> c_int;
-    pub fn xffi_tensor_get(out: *mut *mut DLTensor, tensor: *mut xffi_object) -> c_int;
+    pub fn xffi_tensor_cell_of(out: *mut *mut DLTensor, tensor: *mut xffi_object) -> c_int;
     pub fn xffi_tensor_numel(out: *mut i64, tensor: *const xffi_object) -> c_int;
     pub fn xffi_tensor_nbytes(out: *mut u64, tensor: *const xffi_object) -> c_int;
     pub fn xffi_tensor_is_contiguous(out: *mut c_int, tensor: *const xffi_object) -> c_int;
@@ -989,7 +990,7 @@ extern "C" {
 /// # Safety
 /// `tensor` must be a live Tensor.
 #[inline(always)]
-pub unsafe fn xffi_tensor_dltensor(tensor: *mut xffi_object) -> *mut DLTensor {
+pub unsafe fn xffi_tensor_cell_of_unchecked(tensor: *mut xffi_object) -> *mut DLTensor {
     xffi_object_cell(tensor)
 }
 
@@ -1031,6 +1032,8 @@ extern "C" {
     /// Copy-on-write changes: `*map` may be replaced by a new reference.
     pub fn xffi_map_set(map: *mut *mut xffi_object, key: *const xffi_any, value: *const xffi_any) -> c_int;
     pub fn xffi_map_erase(map: *mut *mut xffi_object, key: *const xffi_any) -> c_int;
+    /// `*out` receives the removed value (owned by the caller).
+    pub fn xffi_map_pop(out: *mut xffi_any, map: *mut *mut xffi_object, key: *const xffi_any) -> c_int;
     pub fn xffi_map_clear(map: *mut *mut xffi_object) -> c_int;
     pub fn xffi_dict_new(out: *mut *mut xffi_object) -> c_int;
     pub fn xffi_dict_new_from(
@@ -1039,11 +1042,6 @@ extern "C" {
         values: *const xffi_any,
         count: i64,
     ) -> c_int;
-    pub fn xffi_dict_length(out: *mut i64, dict: *const xffi_object) -> c_int;
-    pub fn xffi_dict_get(out: *mut xffi_any, dict: *const xffi_object, key: *const xffi_any) -> c_int;
-    pub fn xffi_dict_lookup(out: *mut *const xffi_any, dict: *const xffi_object, key: *const xffi_any) -> c_int;
-    pub fn xffi_dict_contains(out: *mut c_int, dict: *const xffi_object, key: *const xffi_any) -> c_int;
-    pub fn xffi_dict_next(out: *mut xffi_map_item, dict: *const xffi_object, cursor: *mut i64) -> c_int;
     pub fn xffi_dict_copy(out: *mut *mut xffi_object, dict: *const xffi_object) -> c_int;
     /// In-place changes of a Dict (borrowed).
     pub fn xffi_dict_set(dict: *mut xffi_object, key: *const xffi_any, value: *const xffi_any) -> c_int;

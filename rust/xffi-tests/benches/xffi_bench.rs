@@ -49,7 +49,7 @@ extern "C" fn call_c_via_sys(ctx: *mut c_void, n: u64) {
     for i in 0..n as i64 {
         let args = [sys::xffi_any::int(i), sys::xffi_any::int(1)];
         let mut result = sys::xffi_any::none();
-        let status = unsafe { sys::xffi_func_call_inline(raw, args.as_ptr(), 2, &mut result) };
+        let status = unsafe { sys::xffi_function_call_inline(raw, args.as_ptr(), 2, &mut result) };
         if status != sys::XFFI_OK || result.type_index != sys::XFFI_TYPE_INT {
             panic!("call failed");
         }

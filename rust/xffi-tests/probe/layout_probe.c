@@ -12,6 +12,11 @@
 #include <xffi/function.h>
 #include <xffi/shape.h>
 #include <xffi/tensor.h>
+#include <xffi/sys/array.h>
+#include <xffi/sys/error.h>
+#include <xffi/sys/function.h>
+#include <xffi/sys/object.h>
+#include <xffi/sys/type.h>
 
 typedef struct xffi_probe_entry {
   const char *name;
@@ -74,13 +79,13 @@ void xffi_probe_dec_ref(xffi_object *obj);
 void xffi_probe_dec_ref(xffi_object *obj) { xffi_object_dec_ref_inline(obj); }
 int xffi_probe_is_instance_of(const xffi_object *obj, int32_t type_index);
 int xffi_probe_is_instance_of(const xffi_object *obj, int32_t type_index) {
-  return xffi_object_is_instance_of(obj, type_index);
+  return xffi_object_is_a_unchecked(obj, type_index);
 }
 int xffi_probe_is_instance(const xffi_object *obj, int32_t type_index);
 int xffi_probe_is_instance(const xffi_object *obj, int32_t type_index) {
   const xffi_type_info *info = NULL;
   if (xffi_type_info_get(&info, type_index) != XFFI_OK) return -1;
-  return xffi_object_is_instance(obj, info);
+  return xffi_object_is_a_type_unchecked(obj, info);
 }
 xffi_any xffi_probe_any_int(int64_t x);
 xffi_any xffi_probe_any_int(int64_t x) { return xffi_any_int(x); }

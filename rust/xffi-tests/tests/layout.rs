@@ -172,11 +172,11 @@ fn rust_is_instance_agrees_with_c_on_a_three_level_hierarchy() {
             xffi_object_init(&mut header, own, never);
             for (i, t) in [XFFI_TYPE_OBJECT, a, b, c].into_iter().enumerate() {
                 let want = expect[i];
-                assert_eq!(xffi_object_is_instance_of(&header, t), want, "type {own} vs {t}");
+                assert_eq!(xffi_object_is_a_unchecked(&header, t), want, "type {own} vs {t}");
                 assert_eq!(xffi_probe_is_instance_of(&header, t) != 0, want, "C inline, type {own} vs {t}");
                 assert_eq!(xffi_probe_is_instance(&header, t) != 0, want, "C record form, type {own} vs {t}");
                 let mut out = 0;
-                assert_eq!(xffi_object_check_instance(&mut out, &header, t), XFFI_OK);
+                assert_eq!(xffi_object_is_a(&mut out, &header, t), XFFI_OK);
                 assert_eq!(out != 0, want);
             }
         }

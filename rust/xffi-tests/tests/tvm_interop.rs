@@ -4,7 +4,7 @@
 //!
 //! Strings, tensors, arrays and functions cross both ways with plain xffi
 //! values; an error raised into tvm-ffi's slot arrives as an xffi `Err` with
-//! its kind and message (xffi_func_call adopts it); objects made by either
+//! its kind and message (xffi_function_call adopts it); objects made by either
 //! side and dropped by the other are freed exactly once (tvm-ffi's side
 //! counts its deleters, ours counts Drop).
 #![cfg(xffi_tvm_ffi)]

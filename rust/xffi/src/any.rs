@@ -696,7 +696,7 @@ impl<'v, T: ObjectType> FromAnyView<'v> for ObjectRef<T> {
         if v.raw.is_object() {
             // SAFETY: object tag: v_obj is a live object.
             let obj = unsafe { v.raw.value.v_obj };
-            if unsafe { sys::xffi_object_is_instance_of(obj, T::checked_type_index()?) } {
+            if unsafe { sys::xffi_object_is_a_unchecked(obj, T::checked_type_index()?) } {
                 // SAFETY: checked instance; take a new reference.
                 return Ok(unsafe { ObjectRef::from_borrowed(obj) }.expect("non-NULL object"));
             }

@@ -81,7 +81,7 @@ pub(crate) fn lock_for(obj: *mut sys::xffi_object) -> MutexGuard<'static, ()> {
 /// copies are dropped after the lock is released.
 fn keep_alive(obj: *mut sys::xffi_object, begin: usize, end: usize) -> Vec<Any> {
     // SAFETY: a live Array or List under the caller's lock.
-    let c = unsafe { &*sys::xffi_seq_cell_of(obj) };
+    let c = unsafe { &*sys::xffi_seq_cell_of_unchecked(obj) };
     let end = end.min(c.size as usize);
     let views = unsafe { AnyView::slice_from_raw(c.data as *const sys::xffi_any, c.size as usize) };
     views.get(begin.min(end)..end).unwrap_or(&[]).iter().map(|v| v.to_owned_any().unwrap_or_default()).collect()
@@ -167,7 +167,7 @@ impl<T: Element> Array<T> {
 
     fn cell(&self) -> &sys::xffi_seq_cell {
         // SAFETY: a live Array.
-        unsafe { &*sys::xffi_seq_cell_of(self.obj.as_ptr()) }
+        unsafe { &*sys::xffi_seq_cell_of_unchecked(self.obj.as_ptr()) }
     }
 
     /// The elements as borrowed views (valid while `self` is borrowed).
@@ -335,7 +335,7 @@ impl<T: Element> Array<T> {
         for value in iter {
             let any: Any = value.into();
             // SAFETY: a fresh array only we can see.
-            let cell = unsafe { &mut *sys::xffi_seq_cell_of(array.obj.as_ptr()) };
+            let cell = unsafe { &mut *sys::xffi_seq_cell_of_unchecked(array.obj.as_ptr()) };
             if cell.size < cell.capacity {
                 // SAFETY: slot `size` is free; the reference moves into it.
                 unsafe { (cell.data as *mut sys::xffi_any).add(cell.size as usize).write(any.into_raw()) };
@@ -470,7 +470,7 @@ impl<T: Element> List<T> {
     /// The length; the caller holds the List's lock.
     fn len_locked(&self) -> usize {
         // SAFETY: a live List, accessed under the caller's lock.
-        unsafe { (*sys::xffi_seq_cell_of(self.raw())).size as usize }
+        unsafe { (*sys::xffi_seq_cell_of_unchecked(self.raw())).size as usize }
     }
 
     /// Whether the list is empty (a snapshot).
@@ -494,7 +494,7 @@ impl<T: Element> List<T> {
         let any = {
             let _g = lock_for(self.raw());
             // SAFETY: a live List, under the lock.
-            let c = unsafe { &*sys::xffi_seq_cell_of(self.raw()) };
+            let c = unsafe { &*sys::xffi_seq_cell_of_unchecked(self.raw()) };
             if index >= c.size as usize {
                 return Err(index_error(index, c.size as usize));
             }
@@ -516,7 +516,7 @@ impl<T: Element> List<T> {
         let anys: Vec<Any> = {
             let _g = lock_for(self.raw());
             // SAFETY: a live List, under the lock.
-            let c = unsafe { &*sys::xffi_seq_cell_of(self.raw()) };
+            let c = unsafe { &*sys::xffi_seq_cell_of_unchecked(self.raw()) };
             let views = unsafe { AnyView::slice_from_raw(c.data as *const sys::xffi_any, c.size as usize) };
             views.iter().map(|v| v.to_owned_any()).collect::<Result<_>>()?
         };

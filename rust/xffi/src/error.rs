@@ -250,7 +250,7 @@ impl Error {
 
     fn cell(&self) -> &sys::xffi_error_cell {
         // SAFETY: obj is a live Error.
-        unsafe { &*sys::xffi_error_cell_of(self.obj.as_ptr()) }
+        unsafe { &*sys::xffi_error_cell_of_unchecked(self.obj.as_ptr()) }
     }
 
     /// The kind, e.g. `"TypeError"`.
@@ -335,7 +335,7 @@ impl Error {
         }
         let copy = Error { obj: NonNull::new(out)? };
         // SAFETY: copy is a fresh Error only we reference.
-        let new_cell = unsafe { &mut *sys::xffi_error_cell_of(copy.obj.as_ptr()) };
+        let new_cell = unsafe { &mut *sys::xffi_error_cell_of_unchecked(copy.obj.as_ptr()) };
         if cell.backtrace.size > 0 {
             let update = new_cell.update_backtrace?;
             // SAFETY: the copy's own update function; it copies the bytes.

@@ -51,7 +51,7 @@ use crate::{Any, AnyView, Error, FromAnyView, Result};
 /// conversion's kind kept); a panic becomes a RuntimeError "<name>: Rust
 /// panic: <message>"; an `Err` from the body is raised as it is. Errors go to
 /// the calling thread's slot, or to tvm-ffi's when tvm-ffi is in the process
-/// (as `XFFI_EXPORT_FUNC` does in C). The result is an owned value the caller
+/// (as `XFFI_EXPORT_FUNCTION` does in C). The result is an owned value the caller
 /// releases.
 #[macro_export]
 macro_rules! export_func {
@@ -98,7 +98,9 @@ macro_rules! export_func {
 /// Defines the ABI marker `xffi_library_abi_version` that `xffi_module_load`
 /// checks, with the ABI version this crate was built for; a library whose
 /// marker differs from the running runtime's is refused. Use it once per
-/// library, at the crate root (the C headers define the same symbol).
+/// library, at the crate root. It is the Rust counterpart of C's
+/// `XFFI_DEFINE_ABI_MARKER()`: a library mixing C and Rust writes one of the
+/// two (both would define the symbol twice).
 ///
 /// ```
 /// xffi::export_abi_marker!();

@@ -61,7 +61,7 @@ where
     F: Fn(&[AnyView<'_>]) -> Result<Any> + Send + Sync + 'static,
 {
     unsafe {
-        let f = &*(sys::xffi_func_resource(handle) as *const F);
+        let f = &*(sys::xffi_function_resource_unchecked(handle) as *const F);
         let args = AnyView::slice_from_raw(args, num_args.max(0) as usize);
         match catch_unwind(AssertUnwindSafe(|| f(args))) {
             Ok(Ok(value)) => {
@@ -104,7 +104,7 @@ impl Function {
         let mut out = ptr::null_mut();
         // SAFETY: the resource passes to the function only on success.
         let status = unsafe {
-            sys::xffi_func_new_direct(&mut out, Some(closure_entry::<F>), boxed.cast(), Some(closure_finalizer::<F>))
+            sys::xffi_function_new_direct(&mut out, Some(closure_entry::<F>), boxed.cast(), Some(closure_finalizer::<F>))
         };
         if status != sys::XFFI_OK {
             // SAFETY: still ours on failure.
@@ -112,7 +112,7 @@ impl Function {
             return Err(Error::take_raised());
         }
         // SAFETY: a new Function reference.
-        Ok(Function(unsafe { ObjectRef::from_raw(out) }.expect("xffi_func_new_direct succeeded")))
+        Ok(Function(unsafe { ObjectRef::from_raw(out) }.expect("xffi_function_new_direct succeeded")))
     }
 
     /// Makes a function from a typed Rust function or closure: each
@@ -150,7 +150,7 @@ impl Function {
         // SAFETY: a live Function (the type guarantees it), a valid result,
         // and args holds num_args views: the unchecked call's preconditions.
         let status =
-            unsafe { sys::xffi_func_call_unchecked(self.0.as_ptr(), args.as_ptr().cast(), num_args, &mut result) };
+            unsafe { sys::xffi_function_call_unchecked(self.0.as_ptr(), args.as_ptr().cast(), num_args, &mut result) };
         if status != sys::XFFI_OK {
             return Err(Error::take_raised());
         }
@@ -177,7 +177,7 @@ impl Function {
             let mut result = sys::xffi_any::none();
             // SAFETY: as in `call`; a tuple holds far fewer than i32::MAX views.
             let status =
-                unsafe { sys::xffi_func_call_unchecked(func, views.as_ptr().cast(), views.len() as i32, &mut result) };
+                unsafe { sys::xffi_function_call_unchecked(func, views.as_ptr().cast(), views.len() as i32, &mut result) };
             if status != sys::XFFI_OK {
                 return Err(Error::take_raised());
             }
@@ -211,7 +211,7 @@ impl Function {
     pub fn register_global(&self, name: &str, allow_override: bool) -> Result<()> {
         let c = CString::new(name)?;
         // SAFETY: live Function, valid name.
-        check(unsafe { sys::xffi_func_global_register(c.as_ptr(), self.0.as_ptr(), allow_override as c_int) })
+        check(unsafe { sys::xffi_function_global_register(c.as_ptr(), self.0.as_ptr(), allow_override as c_int) })
     }
 
     /// Looks up a global function: `Ok(None)` if no function has the name.
@@ -223,7 +223,7 @@ impl Function {
         let mut out = ptr::null_mut();
         let b = sys::xffi_byte_array { data: name.as_ptr().cast(), size: name.len() };
         // SAFETY: valid byte run.
-        check(unsafe { sys::xffi_func_global_get_bytes(&mut out, b) })?;
+        check(unsafe { sys::xffi_function_global_lookup_bytes(&mut out, b) })?;
         // SAFETY: a new Function reference, or NULL.
         Ok(unsafe { ObjectRef::from_raw(out) }.map(Function))
     }
@@ -237,7 +237,7 @@ impl Function {
     pub fn remove_global(name: &str) -> Result<()> {
         let c = CString::new(name)?;
         // SAFETY: valid name.
-        check(unsafe { sys::xffi_func_global_remove(c.as_ptr()) })
+        check(unsafe { sys::xffi_function_global_erase(c.as_ptr()) })
     }
 
     /// The names of all global functions (in no particular order).
@@ -249,14 +249,14 @@ impl Function {
     /// ```
     pub fn list_globals() -> Result<Vec<std::string::String>> {
         loop {
-            let mut total = 0usize;
+            let mut total = 0i64;
             // SAFETY: sizing call.
-            check(unsafe { sys::xffi_func_global_list(ptr::null_mut(), 0, &mut total) })?;
-            let mut names: Vec<*mut sys::xffi_object> = vec![ptr::null_mut(); total];
-            let mut count = 0usize;
+            check(unsafe { sys::xffi_function_global_names(ptr::null_mut(), &mut total, 0) })?;
+            let mut names: Vec<*mut sys::xffi_object> = vec![ptr::null_mut(); total as usize];
+            let mut count = 0i64;
             // SAFETY: names has room for `total` references.
-            check(unsafe { sys::xffi_func_global_list(names.as_mut_ptr(), total, &mut count) })?;
-            let got = count.min(total);
+            check(unsafe { sys::xffi_function_global_names(names.as_mut_ptr(), &mut count, total) })?;
+            let got = count.min(total) as usize;
             let out = names[..got]
                 .iter()
                 .map(|&p| {

@@ -369,7 +369,7 @@ impl<K: Element, V: Element> Dict<K, V> {
         let _g = lock_for(self.raw());
         let mut n = 0;
         // SAFETY: a live Dict, under the lock.
-        unsafe { sys::xffi_dict_length(&mut n, self.raw()) };
+        unsafe { sys::xffi_map_length(&mut n, self.raw()) };
         n as usize
     }
 

@@ -107,7 +107,7 @@ impl Module {
         let c = CString::new(name)?;
         let mut out = ptr::null_mut();
         // SAFETY: a live Module, valid name.
-        check(unsafe { sys::xffi_module_get_function(&mut out, self.0.as_ptr(), c.as_ptr()) })?;
+        check(unsafe { sys::xffi_module_lookup_function(&mut out, self.0.as_ptr(), c.as_ptr()) })?;
         // SAFETY: a new Function reference, or NULL.
         Ok(unsafe { ObjectRef::from_raw(out) }.map(Function::from_object))
     }

@@ -245,7 +245,7 @@ impl<T: ObjectType> ObjectRef<T> {
         // A type that cannot be registered has no instances.
         let Ok(index) = U::checked_type_index() else { return false };
         // SAFETY: live object; U's index is registered.
-        unsafe { sys::xffi_object_is_instance_of(self.ptr.as_ptr(), index) }
+        unsafe { sys::xffi_object_is_a_unchecked(self.ptr.as_ptr(), index) }
     }
 
     /// Checked downcast: `Ok` if the object is an instance of `U`, else the
@@ -609,7 +609,7 @@ pub mod private {
         let mut types = RUST_TYPES.lock().unwrap_or_else(|e| e.into_inner());
         let mut info = ptr::null();
         // SAFETY: valid out slot and NUL-terminated key.
-        if unsafe { sys::xffi_type_info_by_key(&mut info, c_key.as_ptr()) } == sys::XFFI_OK {
+        if unsafe { sys::xffi_type_info_get_by_key(&mut info, c_key.as_ptr()) } == sys::XFFI_OK {
             // SAFETY: a borrowed, immortal record.
             let index = unsafe { (*info).type_index };
             return match find(&types, index) {

@@ -46,8 +46,11 @@ impl Shape {
     /// ```
     pub fn new(dims: &[i64]) -> Result<Shape> {
         let mut out = ptr::null_mut();
+        // More than i32::MAX dimensions: -1 makes C refuse it (ValueError)
+        // instead of a truncated count copying too few.
+        let ndim = i32::try_from(dims.len()).unwrap_or(-1);
         // SAFETY: a valid run of dims.
-        check(unsafe { sys::xffi_shape_new(&mut out, dims.as_ptr(), dims.len()) })?;
+        check(unsafe { sys::xffi_shape_new(&mut out, dims.as_ptr(), ndim) })?;
         // SAFETY: a new Shape reference.
         Ok(Shape(unsafe { ObjectRef::from_raw(out) }.expect("xffi_shape_new succeeded")))
     }

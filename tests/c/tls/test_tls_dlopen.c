@@ -101,7 +101,7 @@ static void test_dlopen_works_with_the_static_tls_surplus_used_up(void **state) 
   *(void **)&api.error_peek_raised = find(library, "xffi_error_peek_raised");
   *(void **)&api.object_dec_ref = find(library, "xffi_object_dec_ref");
   *(void **)&api.string_new = find(library, "xffi_string_new");
-  *(void **)&api.func_global_get = find(library, "xffi_func_global_get");
+  *(void **)&api.func_global_get = find(library, "xffi_function_global_lookup");
   *(void **)&api.testing_fail_alloc_after = find(library, "xffi_testing_fail_alloc_after");
   *(void **)&api.testing_alloc_count = find(library, "xffi_testing_alloc_count");
 

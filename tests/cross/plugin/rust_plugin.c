@@ -4,10 +4,12 @@
  * does not export the xffi symbols dynamically. */
 #include <xffi/module.h>
 
+XFFI_DEFINE_ABI_MARKER(); /* once per library: xffi_module_load checks it */
+
 static int add_one(void *handle, const xffi_any *args, int32_t num_args, xffi_any *result) {
   (void)handle;
   if (num_args != 1 || args[0].type_index != XFFI_TYPE_INT) return -1;
   *result = xffi_any_int(args[0].v_int64 + 1);
   return 0;
 }
-XFFI_EXPORT_FUNC(add_one, add_one);
+XFFI_EXPORT_FUNCTION(add_one, add_one);

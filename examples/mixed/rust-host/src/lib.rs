@@ -82,7 +82,7 @@ pub fn type_index_of(key: &str) -> Option<i32> {
     let c = CString::new(key).ok()?;
     let mut info = std::ptr::null();
     // SAFETY: valid out slot and key; the record is immortal.
-    if unsafe { xffi::sys::xffi_type_info_by_key(&mut info, c.as_ptr()) } != xffi::sys::XFFI_OK {
+    if unsafe { xffi::sys::xffi_type_info_get_by_key(&mut info, c.as_ptr()) } != xffi::sys::XFFI_OK {
         drop(xffi::Error::take_raised()); // KeyError: not registered
         return None;
     }

@@ -1,6 +1,6 @@
 //! Example 2, Rust host + C plugin: this program loads a C shared library
 //! (examples/mixed/c-plugin/plugin.c, exporting its functions with
-//! XFFI_EXPORT_FUNC) as an xffi Module. The plugin registered a type and a
+//! XFFI_EXPORT_FUNCTION) as an xffi Module. The plugin registered a type and a
 //! global function when it was loaded; the host finds both, passes its own
 //! Rust objects in, gets C objects back, stores them in xffi containers, lets
 //! the plugin call a global function the host registered, sees the plugin's

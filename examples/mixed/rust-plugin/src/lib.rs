@@ -105,7 +105,7 @@ export_func!(
         let c = std::ffi::CString::new(key)?;
         let mut info = std::ptr::null();
         // SAFETY: valid out slot and key; the record is immortal.
-        if unsafe { xffi::sys::xffi_type_info_by_key(&mut info, c.as_ptr()) } != xffi::sys::XFFI_OK {
+        if unsafe { xffi::sys::xffi_type_info_get_by_key(&mut info, c.as_ptr()) } != xffi::sys::XFFI_OK {
             drop(Error::take_raised()); // KeyError: not registered in this runtime
             return Ok(-1);
         }
