@@ -363,8 +363,8 @@ fn generate(items: &Items, exported_fns: &BTreeSet<String>) -> String {
     writeln!(
         code,
         "/// How many items of each kind the generated checks cover.\n\
-         pub const COVERED: Covered = Covered {{ constants: {n_consts}, records: {n_records}, \
-         fields: {n_fields}, aliases: {n_aliases}, functions: {n_fns}, inline_functions: {n_inline} }};"
+         pub fn covered() -> Covered {{ Covered {{ constants: {n_consts}, records: {n_records}, \
+         fields: {n_fields}, aliases: {n_aliases}, functions: {n_fns}, inline_functions: {n_inline} }} }}"
     )
     .unwrap();
     code

@@ -333,6 +333,12 @@ pub unsafe fn xffi_object_dec_ref_inline(obj: *mut xffi_object) {
     dec_ref_slow(obj, old);
 }
 
+/// The last strong reference went: runs the deleter (contents, then memory
+/// once no weak reference remains).
+///
+/// # Safety
+/// `obj` is a live object whose strong count this thread just took from 1 to
+/// 0 (`old` is the word before that decrement).
 #[cold]
 #[inline(never)]
 unsafe fn dec_ref_slow(obj: *mut xffi_object, old: u64) {
@@ -482,6 +488,9 @@ extern "C" {
 }
 
 /// The type table, loaded with acquire ordering as the C inline functions do.
+///
+/// # Safety
+/// The library must be linked (the table is its exported static).
 #[inline(always)]
 unsafe fn type_table() -> *const *const xffi_type_info {
     // SAFETY: the table pointer is only ever replaced atomically by the

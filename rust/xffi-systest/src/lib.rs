@@ -114,9 +114,11 @@ impl<T> SameType<Option<T>> for T {
 mod generated {
     // Parameter names inside C function-pointer types keep the C spelling.
     #![allow(non_snake_case)]
+    // The C signatures as the headers spell them, however long.
+    #![allow(clippy::type_complexity)]
     use super::{c, field_layout, Covered, Report, SameType};
     use core::mem::offset_of;
     use core::ptr::addr_of;
     include!(concat!(env!("OUT_DIR"), "/systest.rs"));
 }
-pub use generated::{check_aliases, check_constants, check_functions, check_records, COVERED};
+pub use generated::{check_aliases, check_constants, check_functions, check_records, covered};
