@@ -17,33 +17,7 @@ pub const UNCHECKED: &[(&str, &str)] = &[
     ("xffi_object_is_instance_of", "returns bool"),
     ("xffi_any_bool", "reimplemented as xffi_any::bool, taking bool"),
     ("xffi_any_is_object", "reimplemented as xffi_any::is_object(&self) -> bool"),
-    // Static inline conveniences of C with no Rust mirror: Rust code builds
-    // the value itself or calls the exported, checked function.
-    ("xffi_any_ptr", NOT_MIRRORED),
-    ("xffi_any_dtype", NOT_MIRRORED),
-    ("xffi_any_device", NOT_MIRRORED),
-    ("xffi_any_dltensor", NOT_MIRRORED),
-    ("xffi_any_c_str", NOT_MIRRORED),
-    ("xffi_any_byte_array", NOT_MIRRORED),
-    ("xffi_any_object_new_ref", NOT_MIRRORED),
-    ("xffi_any_move", NOT_MIRRORED),
-    ("xffi_arg_int", NOT_MIRRORED),
-    ("xffi_arg_float", NOT_MIRRORED),
-    ("xffi_bytes_equal", NOT_MIRRORED),
-    ("xffi_device_make", NOT_MIRRORED),
-    ("xffi_dims_equal", NOT_MIRRORED),
-    ("xffi_dtype_bytes", NOT_MIRRORED),
-    ("xffi_dtype_equal", NOT_MIRRORED),
-    ("xffi_dtype_make", NOT_MIRRORED),
-    ("xffi_object_is_instance", NOT_MIRRORED),
-    ("xffi_seq_check", NOT_MIRRORED),
-    ("xffi_seq_items", NOT_MIRRORED),
-    ("xffi_seq_size", NOT_MIRRORED),
-    ("xffi_shape_view", NOT_MIRRORED),
-    ("xffi_tensor_dltensor_const", NOT_MIRRORED),
 ];
-
-const NOT_MIRRORED: &str = "a C static inline convenience that xffi-sys does not mirror";
 
 /// Items xffi-sys declares under another path: (C item or `record.field`,
 /// xffi-sys path relative to the crate root, why). The item is checked there.

@@ -527,6 +527,22 @@ pub unsafe fn xffi_object_is_instance_of(obj: *const xffi_object, type_index: i3
     (*info).type_depth > depth && *(*info).type_ancestors.add(depth as usize) == type_index
 }
 
+/// O(1) is-instance against a type record (mirror of the C inline
+/// `xffi_object_is_instance`): 1 or 0.
+///
+/// # Safety
+/// `obj` must be a live object and `type_` a registered type's record.
+#[inline(always)]
+pub unsafe fn xffi_object_is_instance(obj: *const xffi_object, type_: *const xffi_type_info) -> c_int {
+    let (index, target) = ((*obj).type_index, (*type_).type_index);
+    if index == target {
+        return 1;
+    }
+    let info = *type_table().add(index as usize);
+    let depth = (*type_).type_depth;
+    ((*info).type_depth > depth && *(*info).type_ancestors.add(depth as usize) == target) as c_int
+}
+
 // ---------------------------------------------------------------------------
 // any.h
 // ---------------------------------------------------------------------------
@@ -614,6 +630,77 @@ pub unsafe fn xffi_any_release(v: *mut xffi_any) {
         xffi_object_dec_ref_inline((*v).value.v_obj);
     }
     *v = xffi_any::none();
+}
+
+/// A view of an opaque pointer (NULL gives None); owns nothing (mirror of
+/// the C inline).
+#[inline(always)]
+pub fn xffi_any_ptr(p: *mut c_void) -> xffi_any {
+    let type_index = if p.is_null() { XFFI_TYPE_NONE } else { XFFI_TYPE_OPAQUE_PTR };
+    xffi_any { type_index, small_len: 0, value: xffi_any_value { v_ptr: p } }
+}
+
+/// A dtype value; owns nothing (mirror of the C inline).
+#[inline(always)]
+pub const fn xffi_any_dtype(dtype: DLDataType) -> xffi_any {
+    let mut v = xffi_any::none();
+    v.type_index = XFFI_TYPE_DTYPE;
+    v.value.v_dtype = dtype;
+    v
+}
+
+/// A device value; owns nothing (mirror of the C inline).
+#[inline(always)]
+pub const fn xffi_any_device(device: DLDevice) -> xffi_any {
+    let mut v = xffi_any::none();
+    v.type_index = XFFI_TYPE_DEVICE;
+    v.value.v_device = device;
+    v
+}
+
+/// A view of a DLTensor (borrowed; NULL gives None) (mirror of the C inline).
+#[inline(always)]
+pub fn xffi_any_dltensor(t: *mut DLTensor) -> xffi_any {
+    let type_index = if t.is_null() { XFFI_TYPE_NONE } else { XFFI_TYPE_DLTENSOR_PTR };
+    xffi_any { type_index, small_len: 0, value: xffi_any_value { v_dltensor: t } }
+}
+
+/// A view of a NUL-terminated string (borrowed; NULL gives None) (mirror of
+/// the C inline).
+#[inline(always)]
+pub fn xffi_any_c_str(s: *const c_char) -> xffi_any {
+    let type_index = if s.is_null() { XFFI_TYPE_NONE } else { XFFI_TYPE_RAW_STR };
+    xffi_any { type_index, small_len: 0, value: xffi_any_value { v_c_str: s } }
+}
+
+/// A view of a byte run (the descriptor is borrowed; NULL gives None)
+/// (mirror of the C inline).
+#[inline(always)]
+pub fn xffi_any_byte_array(b: *const xffi_byte_array) -> xffi_any {
+    let type_index = if b.is_null() { XFFI_TYPE_NONE } else { XFFI_TYPE_BYTE_ARRAY_PTR };
+    xffi_any { type_index, small_len: 0, value: xffi_any_value { v_bytes_ptr: b } }
+}
+
+/// An owned value holding a new strong reference to `obj` (NULL gives None)
+/// (mirror of the C inline).
+///
+/// # Safety
+/// `obj` must be NULL or a live object.
+#[inline(always)]
+pub unsafe fn xffi_any_object_new_ref(obj: *mut xffi_object) -> xffi_any {
+    xffi_object_inc_ref_inline(obj);
+    xffi_any::object(obj)
+}
+
+/// Moves `*src` (owned) into `*dst`, leaving None in `*src`; whatever `*dst`
+/// held is overwritten, not released (mirror of the C inline).
+///
+/// # Safety
+/// Both must be valid for reads and writes.
+#[inline(always)]
+pub unsafe fn xffi_any_move(dst: *mut xffi_any, src: *mut xffi_any) {
+    *dst = *src;
+    *src = xffi_any::none();
 }
 
 extern "C" {
@@ -725,6 +812,15 @@ pub type xffi_string_cell = xffi_byte_array;
 #[inline(always)]
 pub unsafe fn xffi_string_view(obj: *const xffi_object) -> xffi_byte_array {
     *xffi_object_cell::<xffi_string_cell>(obj as *mut xffi_object)
+}
+
+/// Whether two byte runs hold the same bytes: 1 or 0 (mirror of the C inline).
+///
+/// # Safety
+/// Each run's `data` must be valid for `size` bytes (or `size` 0).
+#[inline]
+pub unsafe fn xffi_bytes_equal(a: xffi_byte_array, b: xffi_byte_array) -> c_int {
+    (a.size == b.size && (a.size == 0 || xffi_bytes_compare(a, b) == 0)) as c_int
 }
 
 extern "C" {
@@ -945,6 +1041,47 @@ pub unsafe fn xffi_func_call_inline(
     xffi_func_call(func, args, num_args, result)
 }
 
+/// [`xffi_arg_get_int`] with the common case inlined (mirror of the C inline
+/// `xffi_arg_int`): an int at `index` is read directly, anything else goes to
+/// the exported, checked function (which raises the TypeError).
+///
+/// # Safety
+/// As [`xffi_arg_get_int`].
+#[inline(always)]
+pub unsafe fn xffi_arg_int(
+    out: *mut i64,
+    args: *const xffi_any,
+    num_args: i32,
+    index: i32,
+    fn_: *const c_char,
+) -> c_int {
+    if !args.is_null() && index >= 0 && index < num_args && (*args.add(index as usize)).type_index == XFFI_TYPE_INT {
+        *out = (*args.add(index as usize)).value.v_int64;
+        return XFFI_OK;
+    }
+    xffi_arg_get_int(out, args, num_args, index, fn_)
+}
+
+/// [`xffi_arg_get_float`] with the common case inlined (mirror of the C
+/// inline `xffi_arg_float`).
+///
+/// # Safety
+/// As [`xffi_arg_get_float`].
+#[inline(always)]
+pub unsafe fn xffi_arg_float(
+    out: *mut f64,
+    args: *const xffi_any,
+    num_args: i32,
+    index: i32,
+    fn_: *const c_char,
+) -> c_int {
+    if !args.is_null() && index >= 0 && index < num_args && (*args.add(index as usize)).type_index == XFFI_TYPE_FLOAT {
+        *out = (*args.add(index as usize)).value.v_float64;
+        return XFFI_OK;
+    }
+    xffi_arg_get_float(out, args, num_args, index, fn_)
+}
+
 // ---------------------------------------------------------------------------
 // module.h
 // ---------------------------------------------------------------------------
@@ -1021,6 +1158,33 @@ pub unsafe fn xffi_seq_cell_of(seq: *const xffi_object) -> *mut xffi_seq_cell {
     xffi_object_cell(seq as *mut xffi_object)
 }
 
+/// The element count of an Array or List (unchecked; mirror of the C inline).
+///
+/// # Safety
+/// `seq` must be a live Array or List.
+#[inline(always)]
+pub unsafe fn xffi_seq_size(seq: *const xffi_object) -> i64 {
+    (*xffi_seq_cell_of(seq)).size
+}
+
+/// The elements of an Array or List, borrowed (unchecked; mirror of the C inline).
+///
+/// # Safety
+/// `seq` must be a live Array or List; the pointer is valid until it changes.
+#[inline(always)]
+pub unsafe fn xffi_seq_items(seq: *const xffi_object) -> *const xffi_any {
+    (*xffi_seq_cell_of(seq)).data as *const xffi_any
+}
+
+/// Whether an object is an Array or a List: 1 or 0 (mirror of the C inline).
+///
+/// # Safety
+/// `obj` must be a live object.
+#[inline(always)]
+pub unsafe fn xffi_seq_check(obj: *const xffi_object) -> c_int {
+    ((*obj).type_index == XFFI_TYPE_ARRAY || (*obj).type_index == XFFI_TYPE_LIST) as c_int
+}
+
 // ---------------------------------------------------------------------------
 // shape.h, dtype.h, tensor.h
 // ---------------------------------------------------------------------------
@@ -1084,6 +1248,61 @@ extern "C" {
 #[inline(always)]
 pub unsafe fn xffi_tensor_dltensor(tensor: *mut xffi_object) -> *mut DLTensor {
     xffi_object_cell(tensor)
+}
+
+/// A Tensor's DLTensor, read-only (unchecked; mirror of the C inline).
+///
+/// # Safety
+/// `tensor` must be a live Tensor.
+#[inline(always)]
+pub unsafe fn xffi_tensor_dltensor_const(tensor: *const xffi_object) -> *const DLTensor {
+    xffi_object_cell(tensor as *mut xffi_object)
+}
+
+/// A Shape's cell, borrowed (unchecked; mirror of the C inline).
+///
+/// # Safety
+/// `shape` must be a live Shape.
+#[inline(always)]
+pub unsafe fn xffi_shape_view(shape: *const xffi_object) -> *const xffi_shape_cell {
+    xffi_object_cell(shape as *mut xffi_object)
+}
+
+/// Whether two dimension lists are equal: 1 or 0 (mirror of the C inline).
+///
+/// # Safety
+/// `a` and `b` must be valid for `a_size` and `b_size` values.
+#[inline]
+pub unsafe fn xffi_dims_equal(a: *const i64, a_size: usize, b: *const i64, b_size: usize) -> c_int {
+    if a_size != b_size {
+        return 0;
+    }
+    (0..a_size).all(|i| *a.add(i) == *b.add(i)) as c_int
+}
+
+/// A dtype from its parts (mirror of the C inline).
+#[inline(always)]
+pub const fn xffi_dtype_make(code: u8, bits: u8, lanes: u16) -> DLDataType {
+    DLDataType { code, bits, lanes }
+}
+
+/// Whether two dtypes are equal: 1 or 0 (mirror of the C inline).
+#[inline(always)]
+pub const fn xffi_dtype_equal(a: DLDataType, b: DLDataType) -> c_int {
+    (a.code == b.code && a.bits == b.bits && a.lanes == b.lanes) as c_int
+}
+
+/// Bytes one element of `dtype` takes: bits times lanes, rounded up to whole
+/// bytes (mirror of the C inline).
+#[inline(always)]
+pub const fn xffi_dtype_bytes(dtype: DLDataType) -> usize {
+    (dtype.bits as usize * dtype.lanes as usize).div_ceil(8)
+}
+
+/// A device from its parts (mirror of the C inline).
+#[inline(always)]
+pub const fn xffi_device_make(device_type: i32, device_id: i32) -> DLDevice {
+    DLDevice { device_type: device_type as DLDeviceType, device_id }
 }
 
 pub const XFFI_TENSOR_ALIGNMENT: usize = 64;

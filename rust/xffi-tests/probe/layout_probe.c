@@ -31,3 +31,27 @@ xffi_any xffi_probe_any_float(double x);
 xffi_any xffi_probe_any_float(double x) { return xffi_any_float(x); }
 xffi_any xffi_probe_any_bool(int x);
 xffi_any xffi_probe_any_bool(int x) { return xffi_any_bool(x); }
+
+/* The C static inline conveniences xffi-sys mirrors, for the same comparison. */
+xffi_any xffi_probe_any_ptr(void *p);
+xffi_any xffi_probe_any_ptr(void *p) { return xffi_any_ptr(p); }
+xffi_any xffi_probe_any_dtype(DLDataType dtype);
+xffi_any xffi_probe_any_dtype(DLDataType dtype) { return xffi_any_dtype(dtype); }
+xffi_any xffi_probe_any_device(DLDevice device);
+xffi_any xffi_probe_any_device(DLDevice device) { return xffi_any_device(device); }
+xffi_any xffi_probe_any_dltensor(DLTensor *t);
+xffi_any xffi_probe_any_dltensor(DLTensor *t) { return xffi_any_dltensor(t); }
+xffi_any xffi_probe_any_c_str(const char *s);
+xffi_any xffi_probe_any_c_str(const char *s) { return xffi_any_c_str(s); }
+xffi_any xffi_probe_any_byte_array(const xffi_byte_array *b);
+xffi_any xffi_probe_any_byte_array(const xffi_byte_array *b) { return xffi_any_byte_array(b); }
+size_t xffi_probe_dtype_bytes(DLDataType dtype);
+size_t xffi_probe_dtype_bytes(DLDataType dtype) { return xffi_dtype_bytes(dtype); }
+int xffi_probe_arg_int(int64_t *out, const xffi_any *args, int32_t num_args, int32_t index);
+int xffi_probe_arg_int(int64_t *out, const xffi_any *args, int32_t num_args, int32_t index) {
+  return xffi_arg_int(out, args, num_args, index, "probe");
+}
+int xffi_probe_arg_float(double *out, const xffi_any *args, int32_t num_args, int32_t index);
+int xffi_probe_arg_float(double *out, const xffi_any *args, int32_t num_args, int32_t index) {
+  return xffi_arg_float(out, args, num_args, index, "probe");
+}
