@@ -20,6 +20,7 @@ pub struct Covered {
     pub records: usize,
     pub fields: usize,
     pub aliases: usize,
+    /// Exported functions and extern statics.
     pub functions: usize,
     pub inline_functions: usize,
 }
