@@ -88,6 +88,8 @@ fn run_bindgen(wrapper: &Path, include: &Path, inline_functions: bool) -> String
         .wrap_static_fns_path(wrapper.with_file_name("static_fns"))
         // Macros cexpr cannot evaluate (UINT64_C(1) << 32) are evaluated by clang.
         .clang_macro_fallback()
+        // Read by syn, not by people: no rustfmt needed on the machine.
+        .formatter(bindgen::Formatter::None)
         .generate()
         .unwrap_or_else(|e| panic!("bindgen failed on the xffi headers: {e}"))
         .to_string()
