@@ -9,7 +9,8 @@ sudo_if_needed() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
 
 debian_packages=(pkg-config ninja-build)
 if [ "$what" = test ]; then
-  debian_packages+=(libcmocka-dev clang libclang-rt-14-dev valgrind)
+  # libclang-dev: bindgen (rust/xffi-systest) reads the headers through libclang.
+  debian_packages+=(libcmocka-dev clang libclang-rt-14-dev libclang-dev valgrind)
 fi
 missing=()
 for p in "${debian_packages[@]}"; do

@@ -57,7 +57,8 @@ fn main() {
     // The target's choices (flags, defines, system libraries) come from
     // target_plan.rs; the `cc` crate picks the compiler for TARGET.
     let cfg = |name: &str| env::var(name).unwrap_or_default();
-    let (arch, os, target_env) = (cfg("CARGO_CFG_TARGET_ARCH"), cfg("CARGO_CFG_TARGET_OS"), cfg("CARGO_CFG_TARGET_ENV"));
+    let (arch, os, target_env) =
+        (cfg("CARGO_CFG_TARGET_ARCH"), cfg("CARGO_CFG_TARGET_OS"), cfg("CARGO_CFG_TARGET_ENV"));
     let mut build = cc::Build::new();
     build.files(&sources).include(&include_out).include(&csrc).define("XFFI_BUILDING", None).warnings(false);
     let compiler = build.get_compiler();

@@ -50,9 +50,7 @@ pub fn plan(target: Target, compiler: CompilerFamily) -> Result<TargetPlan, Stri
             .into());
     }
     if wasm && os != "wasi" {
-        return Err(format!(
-            "xffi-sys: target {arch}-{os} has no C library; the C core needs one (use wasm32-wasip1)"
-        ));
+        return Err(format!("xffi-sys: target {arch}-{os} has no C library; the C core needs one (use wasm32-wasip1)"));
     }
     let mut p = TargetPlan { pic: !wasm && os != "windows", ..TargetPlan::default() };
     p.flags.push(if compiler == CompilerFamily::ClangCl { "/std:c11" } else { "-std=c11" });

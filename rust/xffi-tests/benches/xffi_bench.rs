@@ -33,6 +33,7 @@ fn op(name: &str, cases: &[(&str, extern "C" fn(*mut c_void, u64), *mut c_void)]
     let raw: Vec<BenchCase> =
         cases.iter().zip(&names).map(|(c, n)| BenchCase { impl_: n.as_ptr(), func: c.1, ctx: c.2 }).collect();
     let op = CString::new(name).unwrap();
+    // SAFETY: a NUL-terminated name and raw.len() cases whose names (`names`) outlive the call.
     unsafe { bench_op(op.as_ptr(), raw.as_ptr(), raw.len() as c_int) };
 }
 
@@ -43,22 +44,26 @@ fn ctx<T>(v: &T) -> *mut c_void {
 // ---- 1. A C function called from Rust: xffi-sys directly vs the safe wrapper.
 
 extern "C" fn call_c_via_sys(ctx: *mut c_void, n: u64) {
+    // SAFETY: ctx is the `ctx(&value)` this case was registered with in main, alive for the whole bench_op call.
     let f = unsafe { &*(ctx as *const Function) };
     let raw = f.as_ptr();
     let mut sum = 0i64;
     for i in 0..n as i64 {
         let args = [sys::xffi_any::int(i), sys::xffi_any::int(1)];
         let mut result = sys::xffi_any::none();
+        // SAFETY: a live Function, two argument views and a result slot.
         let status = unsafe { sys::xffi_function_call_inline(raw, args.as_ptr(), 2, &mut result) };
         if status != sys::XFFI_OK || result.type_index != sys::XFFI_TYPE_INT {
             panic!("call failed");
         }
+        // SAFETY: checked just above: the result holds an int.
         sum += unsafe { result.value.v_int64 };
     }
     black_box(sum);
 }
 
 extern "C" fn call_c_via_safe(ctx: *mut c_void, n: u64) {
+    // SAFETY: ctx is the `ctx(&value)` this case was registered with in main, alive for the whole bench_op call.
     let f = unsafe { &*(ctx as *const Function) };
     let mut sum = 0i64;
     for i in 0..n as i64 {
@@ -70,8 +75,10 @@ extern "C" fn call_c_via_safe(ctx: *mut c_void, n: u64) {
 // ---- 2. A function called from C: C callback vs Rust closure.
 
 extern "C" fn c_calls(ctx: *mut c_void, n: u64) {
+    // SAFETY: ctx is the `ctx(&value)` this case was registered with in main, alive for the whole bench_op call.
     let f = unsafe { &*(ctx as *const Function) };
     let mut sum = 0;
+    // SAFETY: a valid sum slot and a live Function (borrowed).
     assert_eq!(unsafe { cross_call_loop(&mut sum, f.as_ptr(), n as i64) }, 0);
     black_box(sum);
 }
@@ -101,6 +108,7 @@ extern "C" fn object_new_drop(_: *mut c_void, n: u64) {
 // overflow check, then the decrement).
 
 extern "C" fn arc_clone_drop(ctx: *mut c_void, n: u64) {
+    // SAFETY: ctx is the `ctx(&value)` this case was registered with in main, alive for the whole bench_op call.
     let a = unsafe { &*(ctx as *const Arc<Particle>) };
     for _ in 0..n {
         black_box(a.clone());
@@ -108,6 +116,7 @@ extern "C" fn arc_clone_drop(ctx: *mut c_void, n: u64) {
 }
 
 extern "C" fn object_clone_drop(ctx: *mut c_void, n: u64) {
+    // SAFETY: ctx is the `ctx(&value)` this case was registered with in main, alive for the whole bench_op call.
     let o = unsafe { &*(ctx as *const ObjectRef<Particle>) };
     for _ in 0..n {
         black_box(o.clone());
@@ -135,14 +144,21 @@ fn main() {
     // cargo bench passes --bench: the harness does not know it.
     let args: Vec<CString> = std::env::args().filter(|a| a != "--bench").map(|a| CString::new(a).unwrap()).collect();
     let mut argv: Vec<*mut c_char> = args.iter().map(|a| a.as_ptr() as *mut c_char).collect();
+    // SAFETY: argv holds argv.len() NUL-terminated strings owned by `args`, alive until exit.
     unsafe { bench_init(argv.len() as c_int, argv.as_mut_ptr()) };
 
     let mut raw = std::ptr::null_mut();
+    // SAFETY: a valid out slot.
     assert_eq!(unsafe { cross_make_c_add(&mut raw) }, 0);
+    // SAFETY: `raw` is a live Function we own; get() takes its own reference.
     let c_add: Function = unsafe { xffi::AnyView::from_raw(sys::xffi_any::object(raw)) }.get().unwrap();
+    // SAFETY: drops the reference the constructor gave us, once.
     unsafe { sys::xffi_object_dec_ref(raw) };
+    // SAFETY: a valid out slot.
     assert_eq!(unsafe { cross_make_c_add_direct(&mut raw) }, 0);
+    // SAFETY: `raw` is a live Function we own; get() takes its own reference.
     let c_add_direct: Function = unsafe { xffi::AnyView::from_raw(sys::xffi_any::object(raw)) }.get().unwrap();
+    // SAFETY: drops the reference the constructor gave us, once.
     unsafe { sys::xffi_object_dec_ref(raw) };
     let rust_add = Function::from_typed(|a: i64, b: i64| Ok(a + b)).unwrap();
     let rust_add_untyped = Function::from_closure(|args: &[xffi::AnyView]| {
@@ -179,5 +195,6 @@ fn main() {
             ("Array<ObjectRef>", array_of_objects, std::ptr::null_mut()),
         ],
     );
+    // SAFETY: after bench_init, as the harness requires.
     std::process::exit(unsafe { bench_finish() });
 }

@@ -47,19 +47,26 @@ extern "C" {
 pub struct CNode {
     pub value: i64,
 }
-// SAFETY: objects of type cross.CNode carry an i64 right after the header.
+// SAFETY: objects of type cross.CNode carry an i64 right after the header
+// (tests/cross/cross.c), which is CNode's layout, and C never changes it
+// after creation.
 unsafe impl xffi::ObjectType for CNode {
     const TYPE_KEY: &'static str = "cross.CNode";
     fn type_index() -> i32 {
+        // SAFETY: no arguments; registers the type once (thread-safe in C).
         unsafe { cross_node_type_index() }
     }
 }
+// SAFETY: a CNode is an immutable i64: sending or sharing it is sound.
 unsafe impl Send for CNode {}
+// SAFETY: as above.
 unsafe impl Sync for CNode {}
 
 /// Makes a C node (a new reference owned by Rust).
 pub fn new_c_node(value: i64) -> xffi::ObjectRef<CNode> {
     let mut out = std::ptr::null_mut();
+    // SAFETY: a valid out slot.
     assert_eq!(unsafe { cross_node_new(&mut out, value) }, 0);
+    // SAFETY: `out` is a new reference to a live CNode, handed to the ObjectRef.
     unsafe { xffi::ObjectRef::from_raw(out) }.unwrap()
 }

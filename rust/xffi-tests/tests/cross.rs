@@ -31,10 +31,17 @@ fn tracked(id: i64) -> (ObjectRef<Tracked>, Arc<AtomicUsize>) {
     (ObjectRef::new(Tracked { id, drops: drops.clone() }).unwrap(), drops)
 }
 
+/// The NUL-terminated text a C helper wrote into `buf` (zero-filled before the call).
+fn c_text(buf: &[c_char]) -> String {
+    let bytes: Vec<u8> = buf.iter().map(|&c| c as u8).collect();
+    CStr::from_bytes_until_nul(&bytes).expect("the C helper wrote a NUL").to_str().unwrap().to_owned()
+}
+
 /// The C node counters are process-wide: tests that read them run one at a time.
 static C_COUNTERS: Mutex<()> = Mutex::new(());
 
 fn c_counts() -> (i32, i32) {
+    // SAFETY: the C counters are plain reads of process-wide ints.
     unsafe { (cross_node_contents_deleted(), cross_node_memory_freed()) }
 }
 
@@ -42,10 +49,12 @@ fn c_counts() -> (i32, i32) {
 fn rust_object_in_a_c_array_is_dropped_exactly_once_when_c_drops_the_array() {
     let (obj, drops) = tracked(1);
     let mut array = ptr::null_mut();
+    // SAFETY: a valid out slot and a live object (borrowed; the array takes its own reference).
     assert_eq!(unsafe { cross_array_of_one(&mut array, obj.as_ptr()) }, 0);
     assert_eq!(obj.strong_count(), 2, "the C array holds its own reference");
     drop(obj);
     assert_eq!(drops.load(Ordering::SeqCst), 0, "alive while the C array holds it");
+    // SAFETY: `array` is the reference cross_array_of_one gave us, released once.
     unsafe { cross_release(array) };
     assert_eq!(drops.load(Ordering::SeqCst), 1);
 }
@@ -54,9 +63,12 @@ fn rust_object_in_a_c_array_is_dropped_exactly_once_when_c_drops_the_array() {
 fn rust_object_read_back_from_a_c_array_is_the_same_object() {
     let (obj, drops) = tracked(42);
     let mut array = ptr::null_mut();
+    // SAFETY: a valid out slot and a live object (borrowed; the array takes its own reference).
     assert_eq!(unsafe { cross_array_of_one(&mut array, obj.as_ptr()) }, 0);
     let arr: xffi::Array<ObjectRef<Tracked>> =
+        // SAFETY: `array` is a live Array we own; the view is read (and copied) before the release below.
         unsafe { AnyView::from_raw(sys::xffi_any::object(array)) }.get().unwrap();
+    // SAFETY: `array` is the reference cross_array_of_one gave us, released once.
     unsafe { cross_release(array) };
     let back = arr.get(0).unwrap();
     assert!(back.ptr_eq(&obj));
@@ -86,10 +98,13 @@ fn c_adds_a_c_object_to_a_rust_map_and_rust_reads_and_frees_it() {
     let (contents0, memory0) = c_counts();
     let map: Map<String, Any> = [("a".to_string(), Any::from(1i64))].into_iter().collect();
     let mut out = ptr::null_mut();
+    // SAFETY: a live Map (borrowed), a valid out slot and a NUL-terminated key.
     let status = unsafe { cross_map_put_new_node(map.as_ptr(), &mut out, c"node".as_ptr(), 99) };
     assert_eq!(status, 0);
     // Copy-on-write: our map is shared with C's copy-on-write call, so C made a new one.
+    // SAFETY: `out` is a live Map we own; the view is copied before the release below.
     let updated: Map<String, Any> = unsafe { AnyView::from_raw(sys::xffi_any::object(out)) }.get().unwrap();
+    // SAFETY: `out` is the reference cross_map_put_new_node gave us, released once.
     unsafe { cross_release(out) };
     assert_eq!(map.len(), 1, "the Rust map never sees C's change");
     assert_eq!(updated.len(), 2);
@@ -114,13 +129,15 @@ fn rust_closure_is_called_from_c_threads_and_dropped_once() {
     .unwrap();
     let mut sum = 0;
     let mut msg = [0 as c_char; 256];
+    // SAFETY: a live Function (borrowed), a valid sum slot and a message buffer of msg.len() bytes.
     let status = unsafe { cross_call_in_threads(&mut sum, f.as_ptr(), 8, msg.as_mut_ptr(), msg.len()) };
-    assert_eq!(status, 0, "{:?}", unsafe { CStr::from_ptr(msg.as_ptr()) });
+    assert_eq!(status, 0, "{}", c_text(&msg));
     assert_eq!(sum, 10 * (1..=8).sum::<i64>());
     assert_eq!(calls.load(Ordering::SeqCst), 8);
     assert_eq!(guard_drops.load(Ordering::SeqCst), 0);
     // The last reference is dropped on a C thread: the closure (and what it
     // owns) is destroyed there, exactly once.
+    // SAFETY: the raw reference is ours and passes (stolen) to the C thread that drops it.
     assert_eq!(unsafe { cross_drop_on_thread(f.into_object().into_raw()) }, 0, "a thread was started");
     assert_eq!(guard_drops.load(Ordering::SeqCst), 1);
 }
@@ -128,6 +145,7 @@ fn rust_closure_is_called_from_c_threads_and_dropped_once() {
 #[test]
 fn rust_object_dropped_last_on_a_c_thread_runs_drop_once() {
     let (obj, drops) = tracked(3);
+    // SAFETY: the raw reference is ours and passes (stolen) to the C thread that drops it.
     assert_eq!(unsafe { cross_drop_on_thread(obj.into_raw()) }, 0, "a thread was started");
     assert_eq!(drops.load(Ordering::SeqCst), 1);
 }
@@ -136,12 +154,16 @@ fn rust_object_dropped_last_on_a_c_thread_runs_drop_once() {
 fn c_weak_reference_to_a_rust_object_sees_it_die() {
     let (obj, drops) = tracked(5);
     let mut weak = ptr::null_mut();
+    // SAFETY: a valid out slot and a live object.
     assert_eq!(unsafe { sys::xffi_weak_new(&mut weak, obj.as_ptr()) }, 0);
+    // SAFETY: `weak` is a weak reference we hold.
     assert_eq!(unsafe { cross_weak_is_alive(weak) }, 1);
     drop(obj);
     // Drop ran (flag 1) but the memory stays for the weak reference.
     assert_eq!(drops.load(Ordering::SeqCst), 1);
+    // SAFETY: `weak` is a weak reference we hold (the memory is kept for it).
     assert_eq!(unsafe { cross_weak_is_alive(weak) }, 0);
+    // SAFETY: `weak` is ours, released once.
     unsafe { sys::xffi_weak_release(weak) }; // flag 2: memory freed now
     assert_eq!(drops.load(Ordering::SeqCst), 1);
 }
@@ -188,17 +210,21 @@ fn rust_error_reaches_c_with_kind_and_message() {
     .unwrap();
     let mut kind = [0 as c_char; 128];
     let mut msg = [0 as c_char; 128];
+    // SAFETY: a live Function (borrowed) and two 128-byte buffers.
     let r = unsafe { cross_call_expect_error(f.as_ptr(), kind.as_mut_ptr(), msg.as_mut_ptr(), 128) };
     assert_eq!(r, 1);
-    assert_eq!(unsafe { CStr::from_ptr(kind.as_ptr()) }.to_str().unwrap(), "CrossError");
-    assert_eq!(unsafe { CStr::from_ptr(msg.as_ptr()) }.to_str().unwrap(), "rust refused 7");
+    assert_eq!(c_text(&kind), "CrossError");
+    assert_eq!(c_text(&msg), "rust refused 7");
 }
 
 #[test]
 fn c_error_reaches_rust_and_passes_back_to_c_through_question_mark() {
     let mut raw = ptr::null_mut();
+    // SAFETY: a valid out slot.
     assert_eq!(unsafe { cross_make_failing_function(&mut raw) }, 0);
+    // SAFETY: `raw` is a live Function we own; the view is copied before the release below.
     let c_fail: Function = unsafe { AnyView::from_raw(sys::xffi_any::object(raw)) }.get().unwrap();
+    // SAFETY: `raw` is the reference cross_make_failing_function gave us, released once.
     unsafe { cross_release(raw) };
 
     // C -> Rust: an Err with the C error's kind and message.
@@ -215,9 +241,10 @@ fn c_error_reaches_rust_and_passes_back_to_c_through_question_mark() {
     .unwrap();
     let mut kind = [0 as c_char; 128];
     let mut msg = [0 as c_char; 128];
+    // SAFETY: a live Function (borrowed) and two 128-byte buffers.
     assert_eq!(unsafe { cross_call_expect_error(relay.as_ptr(), kind.as_mut_ptr(), msg.as_mut_ptr(), 128) }, 1);
-    assert_eq!(unsafe { CStr::from_ptr(kind.as_ptr()) }.to_str().unwrap(), "ValueError");
-    assert_eq!(unsafe { CStr::from_ptr(msg.as_ptr()) }.to_str().unwrap(), "cross_c_fail: argument 0 was 7");
+    assert_eq!(c_text(&kind), "ValueError");
+    assert_eq!(c_text(&msg), "cross_c_fail: argument 0 was 7");
 }
 
 thread_local! {
@@ -257,10 +284,11 @@ fn panic_in_a_rust_callback_becomes_an_error_in_c_and_the_closure_is_still_dropp
     .unwrap();
     let mut kind = [0 as c_char; 128];
     let mut msg = [0 as c_char; 128];
+    // SAFETY: a live Function (borrowed) and two 128-byte buffers.
     let r = quietly(|| unsafe { cross_call_expect_error(f.as_ptr(), kind.as_mut_ptr(), msg.as_mut_ptr(), 128) });
     assert_eq!(r, 1);
-    assert_eq!(unsafe { CStr::from_ptr(kind.as_ptr()) }.to_str().unwrap(), "RuntimeError");
-    assert_eq!(unsafe { CStr::from_ptr(msg.as_ptr()) }.to_str().unwrap(), "Rust function panicked: boom at 7");
+    assert_eq!(c_text(&kind), "RuntimeError");
+    assert_eq!(c_text(&msg), "Rust function panicked: boom at 7");
     // The function still works after the panic.
     assert_eq!(f.call_typed::<i64, _>((1i64,)).unwrap(), 1);
     drop(f);

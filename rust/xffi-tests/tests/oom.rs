@@ -15,8 +15,10 @@ impl Drop for CountDrop {
 }
 
 fn fail_next<T>(f: impl FnOnce() -> xffi::Result<T>) -> xffi::Error {
+    // SAFETY: a per-thread switch of the test allocator; no pointers involved.
     unsafe { sys::xffi_testing_fail_alloc_after(0) };
     let r = f();
+    // SAFETY: as above (off again).
     unsafe { sys::xffi_testing_fail_alloc_after(-1) };
     match r {
         Ok(_) => panic!("expected a MemoryError"),
