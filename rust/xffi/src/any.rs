@@ -33,7 +33,11 @@ pub struct Any {
     raw: sys::xffi_any,
 }
 
+// SAFETY: an Any is a plain 16-byte value plus, for an object, a strong
+// reference whose count is atomic; every object it can hold may be used from
+// any thread (see the type's docs).
 unsafe impl Send for Any {}
+// SAFETY: `&Any` only reads the value or takes another (atomic) reference.
 unsafe impl Sync for Any {}
 
 /// A borrowed xffi value: what functions receive as arguments. It owns
@@ -58,7 +62,10 @@ pub struct AnyView<'a> {
     _borrow: PhantomData<&'a ()>,
 }
 
+// SAFETY: as Any; what a view borrows (an object, a C string, a byte run)
+// is only read through it, and the borrow `'a` keeps it alive.
 unsafe impl Send for AnyView<'_> {}
+// SAFETY: as Send: shared access only reads.
 unsafe impl Sync for AnyView<'_> {}
 
 /// Conversion from a borrowed value: implemented for `i64`, `i32`, `u32`,
@@ -135,6 +142,8 @@ impl<'a> AnyView<'a> {
         // pointer every argument is loaded through waited for the tests
         // (about 0.7 ns on each call of a typed Rust function).
         if n != 0 && !args.is_null() {
+            // SAFETY: the caller's contract: `n` values valid for 'a; AnyView
+            // is repr(transparent) over xffi_any.
             unsafe { std::slice::from_raw_parts(args.cast::<AnyView<'a>>(), n) }
         } else {
             no_views()
@@ -663,6 +672,7 @@ impl<'v> FromAnyView<'v> for &'v str {
         // SAFETY: valid pointers; the characters live in the view (small
         // strings) or in what it borrows, both at least 'v.
         convert(unsafe { sys::xffi_any_to_str(&mut out, &v.raw) })?;
+        // SAFETY: as above: the bytes live at least 'v.
         let bytes = unsafe { bytes_of(out) };
         Ok(std::str::from_utf8(bytes)?)
     }
@@ -677,6 +687,7 @@ impl<'v> FromAnyView<'v> for &'v [u8] {
         let mut out = sys::xffi_byte_array { data: std::ptr::null(), size: 0 };
         // SAFETY: as for &str.
         convert(unsafe { sys::xffi_any_to_bytes(&mut out, &v.raw) })?;
+        // SAFETY: as for &str: the bytes live at least 'v.
         Ok(unsafe { bytes_of(out) })
     }
 }
@@ -696,6 +707,7 @@ impl<'v, T: ObjectType> FromAnyView<'v> for ObjectRef<T> {
         if v.raw.is_object() {
             // SAFETY: object tag: v_obj is a live object.
             let obj = unsafe { v.raw.value.v_obj };
+            // SAFETY: a live object (borrowed by the view) and a registered index.
             if unsafe { sys::xffi_object_is_instance_of(obj, T::checked_type_index()?) } {
                 // SAFETY: checked instance; take a new reference.
                 return Ok(unsafe { ObjectRef::from_borrowed(obj) }.expect("non-NULL object"));
@@ -727,6 +739,7 @@ impl<'v> FromAnyView<'v> for Error {
 /// # Safety
 /// `b` must describe valid bytes for the chosen lifetime.
 pub(crate) unsafe fn bytes_of<'x>(b: sys::xffi_byte_array) -> &'x [u8] {
+    // SAFETY: the caller's contract; an empty or NULL run is never dereferenced.
     unsafe { if b.size == 0 || b.data.is_null() { &[] } else { std::slice::from_raw_parts(b.data.cast(), b.size) } }
 }
 
