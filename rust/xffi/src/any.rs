@@ -110,6 +110,51 @@ fn convert(status: c_int) -> Result<()> {
     if status == sys::XFFI_OK { Ok(()) } else { Err(strip_c_prefix(Error::take_raised())) }
 }
 
+/// The accessors `Any` and `AnyView` share (both wrap one raw value in
+/// `raw`); `$example` makes a value holding type `$index`, kind `$kind`.
+macro_rules! value_accessors {
+    ($example:literal, $index:literal, $kind:literal) => {
+        /// The raw value (borrowed).
+        ///
+        /// ```
+        #[doc = concat!("assert_eq!(", $example, ".as_raw().type_index, ", $index, ");")]
+        /// ```
+        #[inline(always)]
+        pub fn as_raw(&self) -> &sys::xffi_any {
+            &self.raw
+        }
+
+        /// The type index of what the value holds.
+        ///
+        /// ```
+        #[doc = concat!("assert_eq!(", $example, ".type_index(), ", $index, ");")]
+        /// ```
+        #[inline(always)]
+        pub fn type_index(&self) -> i32 {
+            self.raw.type_index
+        }
+
+        /// A short name of what the value holds, for messages.
+        ///
+        /// ```
+        #[doc = concat!("assert_eq!(", $example, ".kind_name(), \"", $kind, "\");")]
+        /// ```
+        pub fn kind_name(&self) -> &'static str {
+            kind_name(&self.raw)
+        }
+
+        /// Whether the value is None.
+        ///
+        /// ```
+        #[doc = concat!("assert!(!", $example, ".is_none());")]
+        /// ```
+        #[inline(always)]
+        pub fn is_none(&self) -> bool {
+            self.raw.type_index == sys::XFFI_TYPE_NONE
+        }
+    };
+}
+
 impl<'a> AnyView<'a> {
     /// Wraps a raw view.
     ///
@@ -216,44 +261,7 @@ impl<'a> AnyView<'a> {
         AnyView { raw: unsafe { sys::xffi_any::object(obj.as_ptr()) }, _borrow: PhantomData }
     }
 
-    /// The raw value (borrowed).
-    ///
-    /// ```
-    /// assert_eq!(xffi::AnyView::int(3).as_raw().type_index, 1);
-    /// ```
-    #[inline(always)]
-    pub fn as_raw(&self) -> &sys::xffi_any {
-        &self.raw
-    }
-
-    /// The type index of what the value holds.
-    ///
-    /// ```
-    /// assert_eq!(xffi::AnyView::int(1).type_index(), 1);
-    /// ```
-    #[inline(always)]
-    pub fn type_index(&self) -> i32 {
-        self.raw.type_index
-    }
-
-    /// A short name of what the value holds, for messages.
-    ///
-    /// ```
-    /// assert_eq!(xffi::AnyView::int(1).kind_name(), "int");
-    /// ```
-    pub fn kind_name(&self) -> &'static str {
-        kind_name(&self.raw)
-    }
-
-    /// Whether the value is None.
-    ///
-    /// ```
-    /// assert!(!xffi::AnyView::int(0).is_none());
-    /// ```
-    #[inline(always)]
-    pub fn is_none(&self) -> bool {
-        self.raw.type_index == sys::XFFI_TYPE_NONE
-    }
+    value_accessors!("xffi::AnyView::int(3)", 1, "int");
 
     /// Converts the value (see [`FromAnyView`] for the types).
     ///
@@ -374,44 +382,7 @@ impl Any {
         raw
     }
 
-    /// The raw value (borrowed).
-    ///
-    /// ```
-    /// assert_eq!(xffi::Any::from(true).as_raw().type_index, 2);
-    /// ```
-    #[inline(always)]
-    pub fn as_raw(&self) -> &sys::xffi_any {
-        &self.raw
-    }
-
-    /// The type index of what the value holds.
-    ///
-    /// ```
-    /// assert_eq!(xffi::Any::from(1.0).type_index(), 3);
-    /// ```
-    #[inline(always)]
-    pub fn type_index(&self) -> i32 {
-        self.raw.type_index
-    }
-
-    /// A short name of what the value holds.
-    ///
-    /// ```
-    /// assert_eq!(xffi::Any::none().kind_name(), "None");
-    /// ```
-    pub fn kind_name(&self) -> &'static str {
-        kind_name(&self.raw)
-    }
-
-    /// Whether the value is None.
-    ///
-    /// ```
-    /// assert!(xffi::Any::from(None::<i64>).is_none());
-    /// ```
-    #[inline(always)]
-    pub fn is_none(&self) -> bool {
-        self.raw.type_index == sys::XFFI_TYPE_NONE
-    }
+    value_accessors!("xffi::Any::from(true)", 2, "bool");
 }
 
 impl Default for Any {
