@@ -81,7 +81,7 @@ fn main() -> xffi::Result<()> {
     b.push(6)?;
     println!("  a = {a:?}, b = {b:?} (a unchanged)");
     let m: Map<std::string::String, f64> = [("one".to_string(), 1.0), ("half".to_string(), 0.5)].into_iter().collect();
-    println!("  map = {m:?}, m[\"half\"] = {:?}", m.get("half"));
+    println!("  map = {m:?}, m[\"half\"] = {:?}", m.get("half")?);
     let d: Dict<std::string::String, i64> = Dict::new()?;
     let shared = d.clone();
     shared.insert("seen".into(), 1)?;
