@@ -63,6 +63,8 @@ macro_rules! wrapper {
         $(from_any_view = $conv:ident;)?
     ) => {
         $crate::wrapper::wrapper!(@payload $payload2 { $($field: $field_ty),* } $key, $index, $why, [$(#[$payload_meta])*]);
+        // The handle names the payload declared with it (a compile error otherwise).
+        const _: fn($crate::ObjectRef<$payload2>) -> $crate::ObjectRef<$payload> = |obj| obj;
 
         $(#[$meta])*
         #[derive(Clone)]
@@ -96,6 +98,8 @@ macro_rules! wrapper {
         example = $example:literal;
     ) => {
         $crate::wrapper::wrapper!(@payload $payload2 { $($field: $field_ty),* } $key, $index, $why, [$(#[$payload_meta])*]);
+        // The handle names the payload declared with it (a compile error otherwise).
+        const _: fn($crate::ObjectRef<$payload2>) -> $crate::ObjectRef<$payload> = |obj| obj;
 
         $(#[$meta])*
         pub struct $name<$($param: $crate::Element),+> {
