@@ -30,16 +30,17 @@ impl Drop for Tracked {
     }
 }
 
-fn path_length(points: &Array<ObjectRef<Point>>) -> f64 {
+fn path_length(points: &Array<ObjectRef<Point>>) -> Result<f64> {
     let mut total = 0.0;
     let mut prev: Option<ObjectRef<Point>> = None;
     for p in points.iter() {
+        let p = p?;
         if let Some(q) = &prev {
             total += q.distance(&p);
         }
         prev = Some(p);
     }
-    total
+    Ok(total)
 }
 
 /// Makes the Rust function `name` into a Function, or None for an unknown name.
@@ -57,7 +58,7 @@ fn make(name: &str) -> Result<Option<Function>> {
         // path_length(points: Array of Point) -> float: the length of the polyline.
         "path_length" => Function::from_typed(move |points: Array<ObjectRef<Point>>| {
             let _ = &t;
-            Ok(path_length(&points))
+            path_length(&points)
         }),
         // centroid(points: Array of Point) -> Point (a new Rust object).
         "centroid" => Function::from_typed(move |points: Array<ObjectRef<Point>>| {
@@ -66,7 +67,11 @@ fn make(name: &str) -> Result<Option<Function>> {
                 return Err(Error::value_error("centroid: no points"));
             }
             let n = points.len() as f64;
-            let (sx, sy) = points.iter().fold((0.0, 0.0), |(sx, sy), p| (sx + p.x(), sy + p.y()));
+            let (mut sx, mut sy) = (0.0, 0.0);
+            for p in points.iter() {
+                let p = p?;
+                (sx, sy) = (sx + p.x(), sy + p.y());
+            }
             Point::new_object(sx / n, sy / n)
         }),
         // scale(p: Point, factor: float) -> Point (a new Rust object).
@@ -84,7 +89,7 @@ fn make(name: &str) -> Result<Option<Function>> {
         // each point, in order; the first error f raises is passed on.
         "map_points" => Function::from_typed(move |f: Function, points: Array<ObjectRef<Point>>| {
             let _ = &t;
-            let results = points.iter().map(|p| f.call(&[AnyView::object(&p)])).collect::<Result<Vec<Any>>>()?;
+            let results = points.iter().map(|p| f.call(&[AnyView::object(&p?)])).collect::<Result<Vec<Any>>>()?;
             Array::from_vec(results)
         }),
         _ => unreachable!("every name in NAMES has a function"),

@@ -70,7 +70,7 @@ fn rust_object_read_back_from_a_c_array_is_the_same_object() {
         unsafe { AnyView::from_raw(sys::xffi_any::object(array)) }.get().unwrap();
     // SAFETY: `array` is the reference cross_array_of_one gave us, released once.
     unsafe { cross_release(array) };
-    let back = arr.get(0).unwrap();
+    let back = arr.get(0).unwrap().expect("one element");
     assert!(back.ptr_eq(&obj));
     assert_eq!(back.id, 42);
     drop((arr, back, obj));
@@ -87,7 +87,7 @@ fn c_object_in_a_rust_map_is_freed_exactly_once_when_rust_drops_the_map() {
     map.insert("seven".into(), node.clone()).unwrap();
     drop(node);
     assert_eq!(c_counts(), (contents0, memory0), "alive while the map holds it");
-    assert_eq!(map.get("seven").unwrap().value, 7);
+    assert_eq!(map.get("seven").unwrap().expect("present").value, 7);
     drop(map);
     assert_eq!(c_counts(), (contents0 + 1, memory0 + 1));
 }
@@ -108,7 +108,7 @@ fn c_adds_a_c_object_to_a_rust_map_and_rust_reads_and_frees_it() {
     unsafe { cross_release(out) };
     assert_eq!(map.len(), 1, "the Rust map never sees C's change");
     assert_eq!(updated.len(), 2);
-    let node: ObjectRef<CNode> = updated.get("node").unwrap().get().unwrap();
+    let node: ObjectRef<CNode> = updated.get("node").unwrap().expect("present").get().unwrap();
     assert_eq!(node.value, 99);
     assert_eq!(node.type_key(), "cross.CNode");
     assert!(node.clone().into_object().downcast::<Tracked>().is_err());
@@ -300,7 +300,7 @@ fn rust_objects_in_an_array_of_1000_are_each_dropped_once() {
     let drops = Arc::new(AtomicUsize::new(0));
     let arr: xffi::Array<ObjectRef<Tracked>> =
         (0..1000).map(|i| ObjectRef::new(Tracked { id: i, drops: drops.clone() }).unwrap()).collect();
-    assert_eq!(arr.iter().map(|o| o.id).sum::<i64>(), 999 * 1000 / 2);
+    assert_eq!(arr.iter().map(|o| o.unwrap().id).sum::<i64>(), 999 * 1000 / 2);
     let any = Any::from(arr.clone());
     drop(arr);
     assert_eq!(drops.load(Ordering::SeqCst), 0);

@@ -49,7 +49,7 @@ fn memory_errors_from_c_become_err_and_leak_nothing() {
     let mut a: Array<i64> = (0..4).collect();
     let b = a.clone();
     assert_eq!(fail_next(|| a.push(5)).kind(), "MemoryError");
-    assert_eq!(a.iter().collect::<Vec<_>>(), vec![0, 1, 2, 3]);
+    assert_eq!(a.iter().collect::<xffi::Result<Vec<_>>>().unwrap(), vec![0, 1, 2, 3]);
     assert!(a.as_object().ptr_eq(b.as_object()));
 
     // Everything works again once allocations succeed.

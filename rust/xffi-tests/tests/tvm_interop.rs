@@ -74,9 +74,9 @@ fn arrays_cross_both_ways() {
     assert_eq!(sum, 55);
     let theirs: Array<Any> = function(&m, "array_of").call_typed((7i64, "seven", 7.5f64)).unwrap();
     assert_eq!(theirs.len(), 3);
-    assert_eq!(theirs.get(0).unwrap().get::<i64>().unwrap(), 7);
-    assert_eq!(theirs.get(1).unwrap().get::<std::string::String>().unwrap(), "seven");
-    assert_eq!(theirs.get(2).unwrap().get::<f64>().unwrap(), 7.5);
+    assert_eq!(theirs.get(0).unwrap().expect("an element").get::<i64>().unwrap(), 7);
+    assert_eq!(theirs.get(1).unwrap().expect("an element").get::<std::string::String>().unwrap(), "seven");
+    assert_eq!(theirs.get(2).unwrap().expect("an element").get::<f64>().unwrap(), 7.5);
 }
 
 #[test]

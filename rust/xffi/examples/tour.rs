@@ -81,7 +81,7 @@ fn main() -> xffi::Result<()> {
     b.push(6)?;
     println!("  a = {a:?}, b = {b:?} (a unchanged)");
     let m: Map<std::string::String, f64> = [("one".to_string(), 1.0), ("half".to_string(), 0.5)].into_iter().collect();
-    println!("  map = {m:?}, m[\"half\"] = {:?}", m.get("half"));
+    println!("  map = {m:?}, m[\"half\"] = {:?}", m.get("half")?);
     let d: Dict<std::string::String, i64> = Dict::new()?;
     let shared = d.clone();
     shared.insert("seen".into(), 1)?;
@@ -92,6 +92,7 @@ fn main() -> xffi::Result<()> {
     println!("  {t:?} strides={:?} data={:?}", t.strides(), t.as_slice::<f32>()?);
     println!("  as_slice::<i64>() -> Err({})", t.as_slice::<i64>().unwrap_err());
     let managed = t.to_dlpack()?;
+    // SAFETY: a managed tensor we just exported and own; the import takes it.
     let back = unsafe { Tensor::from_dlpack(managed)? };
     println!("  exported to DLPack and imported back: same tensor = {}", back.as_object().ptr_eq(t.as_object()));
     println!("  a new {} tensor: {:?}", DataType::F64, Tensor::new(&[3], DataType::F64)?.as_slice::<f64>()?);
@@ -99,6 +100,7 @@ fn main() -> xffi::Result<()> {
     step("6. Errors: C errors are Rust Errs; `?` carries them through both ways");
     // Ask C for something impossible and look at the error it raised.
     let mut out = std::ptr::null_mut();
+    // SAFETY: a valid out slot; the NULL data is the bad input C must refuse.
     let status = unsafe { xffi::sys::xffi_string_new(&mut out, std::ptr::null(), 3) };
     let err = xffi::Error::take_raised();
     println!("  C status {status}: kind={} message={:?}", err.kind(), err.message());

@@ -33,7 +33,11 @@ pub struct Any {
     raw: sys::xffi_any,
 }
 
+// SAFETY: an Any is a plain 16-byte value plus, for an object, a strong
+// reference whose count is atomic; every object it can hold may be used from
+// any thread (see the type's docs).
 unsafe impl Send for Any {}
+// SAFETY: `&Any` only reads the value or takes another (atomic) reference.
 unsafe impl Sync for Any {}
 
 /// A borrowed xffi value: what functions receive as arguments. It owns
@@ -58,7 +62,10 @@ pub struct AnyView<'a> {
     _borrow: PhantomData<&'a ()>,
 }
 
+// SAFETY: as Any; what a view borrows (an object, a C string, a byte run)
+// is only read through it, and the borrow `'a` keeps it alive.
 unsafe impl Send for AnyView<'_> {}
+// SAFETY: as Send: shared access only reads.
 unsafe impl Sync for AnyView<'_> {}
 
 /// Conversion from a borrowed value: implemented for `i64`, `i32`, `u32`,
@@ -103,6 +110,51 @@ fn convert(status: c_int) -> Result<()> {
     if status == sys::XFFI_OK { Ok(()) } else { Err(strip_c_prefix(Error::take_raised())) }
 }
 
+/// The accessors `Any` and `AnyView` share (both wrap one raw value in
+/// `raw`); `$example` makes a value holding type `$index`, kind `$kind`.
+macro_rules! value_accessors {
+    ($example:literal, $index:literal, $kind:literal) => {
+        /// The raw value (borrowed).
+        ///
+        /// ```
+        #[doc = concat!("assert_eq!(", $example, ".as_raw().type_index, ", $index, ");")]
+        /// ```
+        #[inline(always)]
+        pub fn as_raw(&self) -> &sys::xffi_any {
+            &self.raw
+        }
+
+        /// The type index of what the value holds.
+        ///
+        /// ```
+        #[doc = concat!("assert_eq!(", $example, ".type_index(), ", $index, ");")]
+        /// ```
+        #[inline(always)]
+        pub fn type_index(&self) -> i32 {
+            self.raw.type_index
+        }
+
+        /// A short name of what the value holds, for messages.
+        ///
+        /// ```
+        #[doc = concat!("assert_eq!(", $example, ".kind_name(), \"", $kind, "\");")]
+        /// ```
+        pub fn kind_name(&self) -> &'static str {
+            kind_name(&self.raw)
+        }
+
+        /// Whether the value is None.
+        ///
+        /// ```
+        #[doc = concat!("assert!(!", $example, ".is_none());")]
+        /// ```
+        #[inline(always)]
+        pub fn is_none(&self) -> bool {
+            self.raw.type_index == sys::XFFI_TYPE_NONE
+        }
+    };
+}
+
 impl<'a> AnyView<'a> {
     /// Wraps a raw view.
     ///
@@ -135,6 +187,8 @@ impl<'a> AnyView<'a> {
         // pointer every argument is loaded through waited for the tests
         // (about 0.7 ns on each call of a typed Rust function).
         if n != 0 && !args.is_null() {
+            // SAFETY: the caller's contract: `n` values valid for 'a; AnyView
+            // is repr(transparent) over xffi_any.
             unsafe { std::slice::from_raw_parts(args.cast::<AnyView<'a>>(), n) }
         } else {
             no_views()
@@ -207,44 +261,7 @@ impl<'a> AnyView<'a> {
         AnyView { raw: unsafe { sys::xffi_any::object(obj.as_ptr()) }, _borrow: PhantomData }
     }
 
-    /// The raw value (borrowed).
-    ///
-    /// ```
-    /// assert_eq!(xffi::AnyView::int(3).as_raw().type_index, 1);
-    /// ```
-    #[inline(always)]
-    pub fn as_raw(&self) -> &sys::xffi_any {
-        &self.raw
-    }
-
-    /// The type index of what the value holds.
-    ///
-    /// ```
-    /// assert_eq!(xffi::AnyView::int(1).type_index(), 1);
-    /// ```
-    #[inline(always)]
-    pub fn type_index(&self) -> i32 {
-        self.raw.type_index
-    }
-
-    /// A short name of what the value holds, for messages.
-    ///
-    /// ```
-    /// assert_eq!(xffi::AnyView::int(1).kind_name(), "int");
-    /// ```
-    pub fn kind_name(&self) -> &'static str {
-        kind_name(&self.raw)
-    }
-
-    /// Whether the value is None.
-    ///
-    /// ```
-    /// assert!(!xffi::AnyView::int(0).is_none());
-    /// ```
-    #[inline(always)]
-    pub fn is_none(&self) -> bool {
-        self.raw.type_index == sys::XFFI_TYPE_NONE
-    }
+    value_accessors!("xffi::AnyView::int(3)", 1, "int");
 
     /// Converts the value (see [`FromAnyView`] for the types).
     ///
@@ -365,44 +382,7 @@ impl Any {
         raw
     }
 
-    /// The raw value (borrowed).
-    ///
-    /// ```
-    /// assert_eq!(xffi::Any::from(true).as_raw().type_index, 2);
-    /// ```
-    #[inline(always)]
-    pub fn as_raw(&self) -> &sys::xffi_any {
-        &self.raw
-    }
-
-    /// The type index of what the value holds.
-    ///
-    /// ```
-    /// assert_eq!(xffi::Any::from(1.0).type_index(), 3);
-    /// ```
-    #[inline(always)]
-    pub fn type_index(&self) -> i32 {
-        self.raw.type_index
-    }
-
-    /// A short name of what the value holds.
-    ///
-    /// ```
-    /// assert_eq!(xffi::Any::none().kind_name(), "None");
-    /// ```
-    pub fn kind_name(&self) -> &'static str {
-        kind_name(&self.raw)
-    }
-
-    /// Whether the value is None.
-    ///
-    /// ```
-    /// assert!(xffi::Any::from(None::<i64>).is_none());
-    /// ```
-    #[inline(always)]
-    pub fn is_none(&self) -> bool {
-        self.raw.type_index == sys::XFFI_TYPE_NONE
-    }
+    value_accessors!("xffi::Any::from(true)", 2, "bool");
 }
 
 impl Default for Any {
@@ -663,6 +643,7 @@ impl<'v> FromAnyView<'v> for &'v str {
         // SAFETY: valid pointers; the characters live in the view (small
         // strings) or in what it borrows, both at least 'v.
         convert(unsafe { sys::xffi_any_to_str(&mut out, &v.raw) })?;
+        // SAFETY: as above: the bytes live at least 'v.
         let bytes = unsafe { bytes_of(out) };
         Ok(std::str::from_utf8(bytes)?)
     }
@@ -677,6 +658,7 @@ impl<'v> FromAnyView<'v> for &'v [u8] {
         let mut out = sys::xffi_byte_array { data: std::ptr::null(), size: 0 };
         // SAFETY: as for &str.
         convert(unsafe { sys::xffi_any_to_bytes(&mut out, &v.raw) })?;
+        // SAFETY: as for &str: the bytes live at least 'v.
         Ok(unsafe { bytes_of(out) })
     }
 }
@@ -696,6 +678,7 @@ impl<'v, T: ObjectType> FromAnyView<'v> for ObjectRef<T> {
         if v.raw.is_object() {
             // SAFETY: object tag: v_obj is a live object.
             let obj = unsafe { v.raw.value.v_obj };
+            // SAFETY: a live object (borrowed by the view) and a registered index.
             if unsafe { sys::xffi_object_is_a_unchecked(obj, T::checked_type_index()?) } {
                 // SAFETY: checked instance; take a new reference.
                 return Ok(unsafe { ObjectRef::from_borrowed(obj) }.expect("non-NULL object"));
@@ -727,6 +710,7 @@ impl<'v> FromAnyView<'v> for Error {
 /// # Safety
 /// `b` must describe valid bytes for the chosen lifetime.
 pub(crate) unsafe fn bytes_of<'x>(b: sys::xffi_byte_array) -> &'x [u8] {
+    // SAFETY: the caller's contract; an empty or NULL run is never dereferenced.
     unsafe { if b.size == 0 || b.data.is_null() { &[] } else { std::slice::from_raw_parts(b.data.cast(), b.size) } }
 }
 

@@ -11,39 +11,33 @@ use xffi_sys as sys;
 
 use crate::any::{Any, AnyView, FromAnyView};
 use crate::error::{Error, Result, check, panic_message};
-use crate::object::{Object, ObjectRef, ObjectType};
+use crate::object::ObjectRef;
+use crate::wrapper::wrapper;
 
-/// Payload marker of Function objects (type index 68).
-#[derive(Debug)]
-pub struct FunctionObj {
-    cell: sys::xffi_function_cell,
+wrapper! {
+    /// An xffi function (type index 68), made by C, Rust or another runtime.
+    ///
+    /// `Send + Sync`: functions are immutable, and Rust closures must be
+    /// `Send + Sync` to become functions, because C may call them from any
+    /// thread, at the same time.
+    ///
+    /// ```
+    /// use xffi::{Any, Function};
+    /// let add = Function::from_typed(|a: i64, b: i64| Ok(a + b)).unwrap();
+    /// let sum: i64 = add.call_typed((2i64, 3i64)).unwrap();
+    /// assert_eq!(sum, 5);
+    /// let err = add.call_typed::<i64, _>(("x",)).unwrap_err();
+    /// assert_eq!(err.message(), "expected 2 arguments, got 1");
+    /// ```
+    pub struct Function(FunctionObj);
+    /// Payload marker of Function objects (type index 68).
+    #[derive(Debug)]
+    pub struct FunctionObj { cell: sys::xffi_function_cell }
+    type_key = "Function", type_index = sys::XFFI_TYPE_FUNCTION;
+    shared_because = "immutable, and a Rust closure must be `Send + Sync` to become a function";
+    example = "xffi::Function::from_typed(|| Ok(1i64)).unwrap()";
+    from_any_view = object;
 }
-unsafe impl Send for FunctionObj {}
-unsafe impl Sync for FunctionObj {}
-unsafe impl ObjectType for FunctionObj {
-    const TYPE_KEY: &'static str = "Function";
-    #[inline(always)]
-    fn type_index() -> i32 {
-        sys::XFFI_TYPE_FUNCTION
-    }
-}
-
-/// An xffi function (type index 68), made by C, Rust or another runtime.
-///
-/// `Send + Sync`: functions are immutable, and Rust closures must be
-/// `Send + Sync` to become functions, because C may call them from any
-/// thread, at the same time.
-///
-/// ```
-/// use xffi::{Any, Function};
-/// let add = Function::from_typed(|a: i64, b: i64| Ok(a + b)).unwrap();
-/// let sum: i64 = add.call_typed((2i64, 3i64)).unwrap();
-/// assert_eq!(sum, 5);
-/// let err = add.call_typed::<i64, _>(("x",)).unwrap_err();
-/// assert_eq!(err.message(), "expected 2 arguments, got 1");
-/// ```
-#[derive(Clone)]
-pub struct Function(ObjectRef<FunctionObj>);
 
 type BoxedClosure = dyn Fn(&[AnyView<'_>]) -> Result<Any> + Send + Sync + 'static;
 
@@ -271,44 +265,6 @@ impl Function {
         }
     }
 
-    /// Wraps a Function object reference.
-    ///
-    /// ```
-    /// let f = xffi::Function::from_typed(|| Ok(1i64)).unwrap();
-    /// let o = f.clone().into_object();
-    /// let g = xffi::Function::from_object(o.downcast().unwrap());
-    /// assert_eq!(g.call_typed::<i64, _>(()).unwrap(), 1);
-    /// ```
-    pub fn from_object(obj: ObjectRef<FunctionObj>) -> Function {
-        Function(obj)
-    }
-    /// The object reference as "any object".
-    ///
-    /// ```
-    /// let f = xffi::Function::from_typed(|| Ok(1i64)).unwrap();
-    /// assert_eq!(f.into_object().type_key(), "Function");
-    /// ```
-    pub fn into_object(self) -> ObjectRef<Object> {
-        self.0.into_object()
-    }
-    /// Borrowed as "any object".
-    ///
-    /// ```
-    /// let f = xffi::Function::from_typed(|| Ok(1i64)).unwrap();
-    /// assert_eq!(f.as_object().type_index(), 68);
-    /// ```
-    pub fn as_object(&self) -> &ObjectRef<Object> {
-        self.0.as_object()
-    }
-    /// The Function object (borrowed).
-    ///
-    /// ```
-    /// let f = xffi::Function::from_typed(|| Ok(1i64)).unwrap();
-    /// assert!(!f.as_ptr().is_null());
-    /// ```
-    pub fn as_ptr(&self) -> *mut sys::xffi_object {
-        self.0.as_ptr()
-    }
     /// Whether the function was made by xffi's C code (its safe call is set).
     ///
     /// ```
@@ -322,22 +278,6 @@ impl Function {
 impl fmt::Debug for Function {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "Function({:p})", self.0.as_ptr())
-    }
-}
-
-impl From<Function> for Any {
-    fn from(f: Function) -> Any {
-        Any::from(f.0)
-    }
-}
-impl From<&Function> for Any {
-    fn from(f: &Function) -> Any {
-        Any::from(f.0.clone())
-    }
-}
-impl<'v> FromAnyView<'v> for Function {
-    fn from_view(v: &'v AnyView<'_>) -> Result<Function> {
-        ObjectRef::<FunctionObj>::from_view(v).map(Function)
     }
 }
 

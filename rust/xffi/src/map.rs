@@ -1,113 +1,128 @@
 //! [`Map<K, V>`] (immutable, copy-on-write) and [`Dict<K, V>`] (shared,
-//! mutable): insertion-ordered hash maps from xffi values to xffi values.
+//! mutable): insertion-ordered hash maps from xffi values to xffi values,
+//! and the reads they share (through [`Access`]).
 
+use std::borrow::Borrow;
 use std::fmt;
-use std::marker::PhantomData;
 use std::ptr;
 
 use xffi_sys as sys;
 
 use crate::any::{Any, AnyView, FromAnyView};
-use crate::array::{Element, lock_for};
+use crate::array::{Access, Element, lock_for};
 use crate::error::{Error, Result, check};
-use crate::object::{Object, ObjectRef, ObjectType};
-
-/// Payload marker of Map objects (type index 72).
-#[derive(Debug)]
-pub struct MapObj {
-    _private: [u8; 0],
-}
-unsafe impl Send for MapObj {}
-unsafe impl Sync for MapObj {}
-unsafe impl ObjectType for MapObj {
-    const TYPE_KEY: &'static str = "Map";
-    #[inline(always)]
-    fn type_index() -> i32 {
-        sys::XFFI_TYPE_MAP
-    }
-}
-
-/// Payload marker of Dict objects (type index 76). Rust serialises its
-/// accesses with a lock (see [`crate::List`]).
-#[derive(Debug)]
-pub struct DictObj {
-    _private: [u8; 0],
-}
-unsafe impl Send for DictObj {}
-unsafe impl Sync for DictObj {}
-unsafe impl ObjectType for DictObj {
-    const TYPE_KEY: &'static str = "Dict";
-    #[inline(always)]
-    fn type_index() -> i32 {
-        sys::XFFI_TYPE_DICT
-    }
-}
+use crate::key::KeyView;
+use crate::object::ObjectRef;
+use crate::wrapper::{new_object, replace_object, wrapper};
 
 fn pairs<K: Element, V: Element>(iter: impl IntoIterator<Item = (K, V)>) -> (Vec<Any>, Vec<Any>) {
     iter.into_iter().map(|(k, v)| (k.into(), v.into())).unzip()
 }
 
-/// Entries as owned copies, in insertion order (caller holds any lock needed).
+/// The entry at `*cursor` of a live Map or Dict (borrowed views, valid until
+/// it changes), advancing the cursor; None after the last.
+///
+/// # Safety
+/// `obj` must be a live Map or Dict that nobody changes while the views are
+/// used (immutable, or under its lock).
+unsafe fn next_entry<'m>(obj: *mut sys::xffi_object, cursor: &mut i64) -> Result<Option<(AnyView<'m>, AnyView<'m>)>> {
+    let mut item = sys::xffi_map_item { key: ptr::null(), value: ptr::null() };
+    // SAFETY: a live Map or Dict; valid out slot and cursor.
+    check(unsafe { sys::xffi_map_next(&mut item, obj, cursor) })?;
+    if item.key.is_null() {
+        return Ok(None);
+    }
+    // SAFETY: the caller's contract: the entry stays unchanged while used.
+    Ok(Some(unsafe { (AnyView::from_raw(*item.key), AnyView::from_raw(*item.value)) }))
+}
+
+/// Entries as owned copies, in insertion order (the caller holds any lock
+/// needed). Errors: what copying an entry raises.
 fn snapshot(obj: *mut sys::xffi_object) -> Result<Vec<(Any, Any)>> {
     let mut out = Vec::new();
     let mut cursor = 0i64;
-    loop {
-        let mut item = sys::xffi_map_item { key: ptr::null(), value: ptr::null() };
-        // SAFETY: a live Map or Dict.
-        check(unsafe { sys::xffi_map_next(&mut item, obj, &mut cursor) })?;
-        if item.key.is_null() {
-            return Ok(out);
-        }
-        // SAFETY: borrowed entries valid until the map changes (it cannot now).
-        let (k, v) = unsafe { (AnyView::from_raw(*item.key), AnyView::from_raw(*item.value)) };
+    // SAFETY: a live Map or Dict, unchanged while the caller holds its lock
+    // (or it is immutable); each entry is copied before the next call.
+    while let Some((k, v)) = unsafe { next_entry(obj, &mut cursor) }? {
         out.push((k.to_owned_any()?, v.to_owned_any()?));
     }
+    Ok(out)
 }
 
-fn lookup(obj: *mut sys::xffi_object, key: &Any) -> Result<Option<Any>> {
-    let mut out: *const sys::xffi_any = ptr::null();
-    // SAFETY: a live Map or Dict; key a valid view.
-    check(unsafe { sys::xffi_map_lookup(&mut out, obj, key.as_raw()) })?;
-    if out.is_null() {
-        return Ok(None);
-    }
-    // SAFETY: borrowed value, copied before anything can change.
-    unsafe { AnyView::from_raw(*out) }.to_owned_any().map(Some)
+/// The number of entries of a Map or Dict.
+fn map_len(obj: *mut sys::xffi_object, access: Access) -> usize {
+    let _g = access.guard(obj);
+    let mut n = 0;
+    // SAFETY: a live Map or Dict, immutable or locked. It fails only for a
+    // NULL or non-map argument, which the handle's type rules out.
+    let status = unsafe { sys::xffi_map_length(&mut n, obj) };
+    debug_assert_eq!(status, sys::XFFI_OK);
+    n as usize
 }
 
-fn convert_pair<K: Element, V: Element>(k: &Any, v: &Any) -> Result<(K, V)> {
+/// The value under `key`, copied (under the lock when `access` says so) and
+/// then converted. Errors: the key's (see [`KeyView`]), the lookup's
+/// (TypeError for a key kind maps cannot hold), the conversion's.
+fn map_get<V: Element, Q: KeyView + ?Sized>(obj: *mut sys::xffi_object, access: Access, key: &Q) -> Result<Option<V>> {
+    let found = key.with_key_view(|k| {
+        let _g = access.guard(obj);
+        let mut out: *const sys::xffi_any = ptr::null();
+        // SAFETY: a live Map or Dict, immutable or locked; a valid key view.
+        check(unsafe { sys::xffi_map_lookup(&mut out, obj, k.as_raw()) })?;
+        if out.is_null() {
+            return Ok(None);
+        }
+        // SAFETY: a borrowed value, copied before anything can change it.
+        unsafe { AnyView::from_raw(*out) }.to_owned_any().map(Some)
+    })??;
+    found.map(|v| v.get::<V>()).transpose()
+}
+
+/// Whether `key` is present. Errors: as [`map_get`]'s key and lookup.
+fn map_contains<Q: KeyView + ?Sized>(obj: *mut sys::xffi_object, access: Access, key: &Q) -> Result<bool> {
+    key.with_key_view(|k| {
+        let _g = access.guard(obj);
+        let mut out = 0;
+        // SAFETY: a live Map or Dict, immutable or locked; a valid key view.
+        check(unsafe { sys::xffi_map_contains(&mut out, obj, k.as_raw()) }).map(|()| out != 0)
+    })?
+}
+
+fn convert_pair<K: Element, V: Element>(k: &AnyView<'_>, v: &AnyView<'_>) -> Result<(K, V)> {
     let key = k.get::<K>().map_err(|e| Error::new(e.kind(), &format!("key: {}", e.message())))?;
     let value = v.get::<V>().map_err(|e| Error::new(e.kind(), &format!("value of key {k:?}: {}", e.message())))?;
     Ok((key, value))
 }
 
-/// An immutable map from `K` to `V` (an xffi Map, type index 72), in
-/// insertion order. Changing methods take `&mut self` and are copy-on-write,
-/// so other holders never see a change. Converting a value into a
-/// `Map<K, V>` checks every entry once, so reads cannot fail afterwards.
-///
-/// Keys: strings by content, ints/bools/floats as distinct kinds, other
-/// objects by identity (see `xffi/map.h`).
-///
-/// `Send`/`Sync` when `K` and `V` are.
-///
-/// ```
-/// use xffi::Map;
-/// let mut m: Map<String, i64> = [("one".to_string(), 1), ("two".to_string(), 2)].into_iter().collect();
-/// m.insert("three".to_string(), 3).unwrap();
-/// assert_eq!(m.get("two".to_string()), Some(2));
-/// assert_eq!(m.get("four".to_string()), None);
-/// assert_eq!(m.keys().collect::<Vec<_>>(), vec!["one", "two", "three"]);
-/// ```
-pub struct Map<K: Element, V: Element> {
-    obj: ObjectRef<MapObj>,
-    _marker: PhantomData<(K, V)>,
-}
-
-impl<K: Element, V: Element> Clone for Map<K, V> {
-    fn clone(&self) -> Self {
-        Map { obj: self.obj.clone(), _marker: PhantomData }
-    }
+wrapper! {
+    /// An immutable map from `K` to `V` (an xffi Map, type index 72), in
+    /// insertion order. Changing methods take `&mut self` and are copy-on-write,
+    /// so other holders never see a change. Converting a value into a
+    /// `Map<K, V>` checks every entry once, so a read fails only where making
+    /// a `K` or `V` needs memory (an [`crate::String`] from a short string).
+    ///
+    /// Keys: strings by content, ints/bools/floats as distinct kinds, other
+    /// objects by identity (see `xffi/map.h`). Lookups take a borrowed key,
+    /// `&Q` where `K: Borrow<Q>` (see [`KeyView`]), and report errors rather
+    /// than "absent".
+    ///
+    /// `Send`/`Sync` when `K` and `V` are.
+    ///
+    /// ```
+    /// use xffi::Map;
+    /// let mut m: Map<String, i64> = [("one".to_string(), 1), ("two".to_string(), 2)].into_iter().collect();
+    /// m.insert("three".to_string(), 3).unwrap();
+    /// assert_eq!(m.get("two").unwrap(), Some(2));
+    /// assert_eq!(m.get("four").unwrap(), None);
+    /// assert_eq!(m.keys().collect::<xffi::Result<Vec<_>>>().unwrap(), vec!["one", "two", "three"]);
+    /// ```
+    pub struct Map<K, V>(MapObj);
+    /// Payload marker of Map objects (type index 72).
+    #[derive(Debug)]
+    pub struct MapObj { _private: [u8; 0] }
+    type_key = "Map", type_index = sys::XFFI_TYPE_MAP;
+    shared_because = "immutable while shared (changes are copy-on-write)";
+    example = "xffi::Map::<i64, i64>::new().unwrap()";
 }
 
 impl<K: Element, V: Element> Map<K, V> {
@@ -122,13 +137,14 @@ impl<K: Element, V: Element> Map<K, V> {
     }
 
     fn from_anys(keys: &[Any], values: &[Any]) -> Result<Self> {
-        let mut out = ptr::null_mut();
-        // SAFETY: parallel arrays of valid views.
-        check(unsafe {
-            sys::xffi_map_new_from(&mut out, keys.as_ptr().cast(), values.as_ptr().cast(), keys.len() as i64)
-        })?;
-        // SAFETY: a new Map reference.
-        Ok(Map { obj: unsafe { ObjectRef::from_raw(out) }.expect("xffi_map_new_from succeeded"), _marker: PhantomData })
+        // SAFETY: parallel arrays of valid views (Any and xffi_any share a
+        // layout); xffi_map_new_from writes a new Map reference.
+        let obj = unsafe {
+            new_object(|out| {
+                sys::xffi_map_new_from(out, keys.as_ptr().cast(), values.as_ptr().cast(), keys.len() as i64)
+            })
+        }?;
+        Ok(Map::from_checked(obj))
     }
 
     /// The number of entries.
@@ -138,10 +154,7 @@ impl<K: Element, V: Element> Map<K, V> {
     /// assert_eq!(m.len(), 2);
     /// ```
     pub fn len(&self) -> usize {
-        let mut n = 0;
-        // SAFETY: a live Map.
-        unsafe { sys::xffi_map_length(&mut n, self.obj.as_ptr()) };
-        n as usize
+        map_len(self.obj.as_ptr(), Access::Direct)
     }
 
     /// Whether the map is empty.
@@ -153,74 +166,91 @@ impl<K: Element, V: Element> Map<K, V> {
         self.len() == 0
     }
 
-    /// The value under `key`, or None.
+    /// The value under `key` (a new value), or `Ok(None)` if absent: the
+    /// same as [`Dict::get`]. Errors: TypeError for a key kind maps cannot
+    /// hold; MemoryError.
     ///
     /// ```
     /// let m: xffi::Map<String, i64> = [("a".to_string(), 1)].into_iter().collect();
-    /// assert_eq!(m.get("a"), Some(1));
-    /// assert_eq!(m.get("b"), None);
+    /// assert_eq!(m.get("a").unwrap(), Some(1));
+    /// assert_eq!(m.get("b").unwrap(), None);
     /// ```
-    pub fn get(&self, key: impl Into<K>) -> Option<V> {
-        let k: Any = key.into().into();
-        lookup(self.obj.as_ptr(), &k).ok().flatten().map(|v| v.get::<V>().expect("entries were checked"))
+    pub fn get<Q: KeyView + ?Sized>(&self, key: &Q) -> Result<Option<V>>
+    where
+        K: Borrow<Q>,
+    {
+        map_get(self.obj.as_ptr(), Access::Direct, key)
     }
 
-    /// Whether `key` is present.
+    /// Whether `key` is present. Errors: as [`Map::get`].
     ///
     /// ```
     /// let m: xffi::Map<i64, bool> = [(1, true)].into_iter().collect();
-    /// assert!(m.contains_key(1));
-    /// assert!(!m.contains_key(2));
+    /// assert!(m.contains_key(&1).unwrap());
+    /// assert!(!m.contains_key(&2).unwrap());
     /// ```
-    pub fn contains_key(&self, key: impl Into<K>) -> bool {
-        let k: Any = key.into().into();
-        let mut out = 0;
-        // SAFETY: a live Map; valid key view.
-        unsafe { sys::xffi_map_contains(&mut out, self.obj.as_ptr(), k.as_raw()) == sys::XFFI_OK && out != 0 }
+    pub fn contains_key<Q: KeyView + ?Sized>(&self, key: &Q) -> Result<bool>
+    where
+        K: Borrow<Q>,
+    {
+        map_contains(self.obj.as_ptr(), Access::Direct, key)
     }
 
-    /// Iterates the entries in insertion order.
+    /// Iterates the entries in insertion order, each converted when reached
+    /// (no copy of the map is made; it cannot change while borrowed). An
+    /// item is `Err` where making the `K` or `V` fails (MemoryError), and
+    /// the iteration ends after it; `collect::<Result<Vec<_>>>()` gives all
+    /// or the first error.
     ///
     /// ```
     /// let m: xffi::Map<String, f64> = [("a".to_string(), 0.5)].into_iter().collect();
-    /// for (k, v) in m.iter() {
+    /// for entry in m.iter() {
+    ///     let (k, v) = entry.unwrap();
     ///     assert_eq!((k.as_str(), v), ("a", 0.5));
     /// }
     /// ```
-    pub fn iter(&self) -> impl Iterator<Item = (K, V)> + '_ {
-        let entries = snapshot(self.obj.as_ptr()).unwrap_or_default();
-        entries.into_iter().map(|(k, v)| convert_pair(&k, &v).expect("entries were checked"))
+    pub fn iter(&self) -> impl Iterator<Item = Result<(K, V)>> + '_ {
+        let obj = self.obj.as_ptr();
+        let mut cursor = 0i64;
+        let mut failed = false;
+        std::iter::from_fn(move || {
+            if failed {
+                return None;
+            }
+            // SAFETY: a live Map, unchanged while `self` is borrowed (changes
+            // need &mut self); the views are converted before the next call.
+            let entry = unsafe { next_entry(obj, &mut cursor) }.transpose()?;
+            let item = entry.and_then(|(k, v)| convert_pair(&k, &v));
+            failed = item.is_err();
+            Some(item)
+        })
     }
 
-    /// Iterates the keys in insertion order.
+    /// Iterates the keys in insertion order (items as [`Map::iter`]'s).
     ///
     /// ```
     /// let m: xffi::Map<i64, bool> = [(3, true), (1, false)].into_iter().collect();
-    /// assert_eq!(m.keys().collect::<Vec<_>>(), vec![3, 1]);
+    /// assert_eq!(m.keys().collect::<xffi::Result<Vec<_>>>().unwrap(), vec![3, 1]);
     /// ```
-    pub fn keys(&self) -> impl Iterator<Item = K> + '_ {
-        self.iter().map(|(k, _)| k)
+    pub fn keys(&self) -> impl Iterator<Item = Result<K>> + '_ {
+        self.iter().map(|e| e.map(|(k, _)| k))
     }
 
-    /// Iterates the values in insertion order.
+    /// Iterates the values in insertion order (items as [`Map::iter`]'s).
     ///
     /// ```
     /// let m: xffi::Map<i64, bool> = [(3, true), (1, false)].into_iter().collect();
-    /// assert_eq!(m.values().collect::<Vec<_>>(), vec![true, false]);
+    /// assert_eq!(m.values().collect::<xffi::Result<Vec<_>>>().unwrap(), vec![true, false]);
     /// ```
-    pub fn values(&self) -> impl Iterator<Item = V> + '_ {
-        self.iter().map(|(_, v)| v)
+    pub fn values(&self) -> impl Iterator<Item = Result<V>> + '_ {
+        self.iter().map(|e| e.map(|(_, v)| v))
     }
 
-    fn cow(&mut self, f: impl FnOnce(*mut *mut sys::xffi_object) -> i32) -> Result<()> {
-        let mut raw = self.obj.as_ptr();
-        let status = f(&mut raw);
-        if raw != self.obj.as_ptr() {
-            // SAFETY: the C function released the old reference and gave a new one.
-            let new = unsafe { ObjectRef::from_raw(raw) }.expect("non-NULL map");
-            std::mem::forget(std::mem::replace(&mut self.obj, new));
-        }
-        check(status)
+    /// Runs a copy-on-write C change on the map.
+    fn change(&mut self, f: impl FnOnce(*mut *mut sys::xffi_object) -> i32) -> Result<()> {
+        // SAFETY: every caller passes an xffi_map_* change, which leaves the
+        // same Map or, having released it, a new Map reference.
+        unsafe { replace_object(&mut self.obj, f) }
     }
 
     /// Sets `key` to `value` (copy-on-write). Errors: MemoryError.
@@ -233,49 +263,23 @@ impl<K: Element, V: Element> Map<K, V> {
     /// ```
     pub fn insert(&mut self, key: K, value: V) -> Result<()> {
         let (k, v): (Any, Any) = (key.into(), value.into());
-        // SAFETY: valid in/out reference and views.
-        self.cow(|m| unsafe { sys::xffi_map_set(m, k.as_raw(), v.as_raw()) })
+        // SAFETY: a valid in/out reference and views.
+        self.change(|m| unsafe { sys::xffi_map_set(m, k.as_raw(), v.as_raw()) })
     }
 
-    /// Removes `key`. Errors: KeyError if absent.
+    /// Removes `key` (copy-on-write). Errors: KeyError if absent; as [`Map::get`].
     ///
     /// ```
     /// let mut m: xffi::Map<i64, i64> = [(1, 2)].into_iter().collect();
-    /// m.remove(1).unwrap();
-    /// assert_eq!(m.remove(1).unwrap_err().kind(), "KeyError");
+    /// m.remove(&1).unwrap();
+    /// assert_eq!(m.remove(&1).unwrap_err().kind(), "KeyError");
     /// ```
-    pub fn remove(&mut self, key: K) -> Result<()> {
-        let k: Any = key.into();
+    pub fn remove<Q: KeyView + ?Sized>(&mut self, key: &Q) -> Result<()>
+    where
+        K: Borrow<Q>,
+    {
         // SAFETY: as insert.
-        self.cow(|m| unsafe { sys::xffi_map_erase(m, k.as_raw()) })
-    }
-
-    /// The Map object as "any object".
-    ///
-    /// ```
-    /// let m = xffi::Map::<i64, i64>::new().unwrap();
-    /// assert_eq!(m.into_object().type_key(), "Map");
-    /// ```
-    pub fn into_object(self) -> ObjectRef<Object> {
-        self.obj.into_object()
-    }
-    /// Borrowed as "any object".
-    ///
-    /// ```
-    /// let m = xffi::Map::<i64, i64>::new().unwrap();
-    /// assert_eq!(m.as_object().type_key(), "Map");
-    /// ```
-    pub fn as_object(&self) -> &ObjectRef<Object> {
-        self.obj.as_object()
-    }
-    /// The Map object (borrowed).
-    ///
-    /// ```
-    /// let m = xffi::Map::<i64, i64>::new().unwrap();
-    /// assert_eq!(unsafe { (*m.as_ptr()).type_index }, xffi::sys::XFFI_TYPE_MAP);
-    /// ```
-    pub fn as_ptr(&self) -> *mut sys::xffi_object {
-        self.obj.as_ptr()
+        key.with_key_view(|k| self.change(|m| unsafe { sys::xffi_map_erase(m, k.as_raw()) }))?
     }
 }
 
@@ -288,55 +292,53 @@ impl<K: Element, V: Element> FromIterator<(K, V)> for Map<K, V> {
 }
 impl<K: Element + fmt::Debug, V: Element + fmt::Debug> fmt::Debug for Map<K, V> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_map().entries(self.iter()).finish()
+        match self.iter().collect::<Result<Vec<_>>>() {
+            Ok(v) => f.debug_map().entries(v).finish(),
+            Err(e) => write!(f, "Map(<{e}>)"),
+        }
     }
 }
+/// Equal entries in the same order; panics only if memory runs out making them.
 impl<K: Element + PartialEq, V: Element + PartialEq> PartialEq for Map<K, V> {
-    /// Equal entries in the same order.
     fn eq(&self, other: &Self) -> bool {
-        self.len() == other.len() && self.iter().eq(other.iter())
-    }
-}
-impl<K: Element, V: Element> From<Map<K, V>> for Any {
-    fn from(m: Map<K, V>) -> Any {
-        Any::from(m.obj)
+        let entries = |m: &Self| m.iter().map(|e| e.unwrap_or_else(|e| panic!("xffi: {e}"))).collect::<Vec<_>>();
+        self.len() == other.len() && entries(self) == entries(other)
     }
 }
 impl<'v, K: Element, V: Element> FromAnyView<'v> for Map<K, V> {
     /// Accepts a Map whose every entry converts to `(K, V)`.
     fn from_view(v: &'v AnyView<'_>) -> Result<Map<K, V>> {
-        let obj = ObjectRef::<MapObj>::from_view(v)?;
-        for (k, v) in snapshot(obj.as_ptr())? {
-            convert_pair::<K, V>(&k, &v)?;
+        let m = Map::from_checked(ObjectRef::<MapObj>::from_view(v)?);
+        for entry in m.iter() {
+            entry?;
         }
-        Ok(Map { obj, _marker: PhantomData })
+        Ok(m)
     }
 }
 
-/// A shared, mutable map from `K` to `V` (an xffi Dict, type index 76):
-/// every holder sees every change; methods take `&self`. Entries are checked
-/// when read (C may store anything). `Send + Sync` when `K` and `V` are:
-/// every access from Rust takes a lock.
-///
-/// ```
-/// use xffi::Dict;
-/// let d: Dict<String, i64> = Dict::new().unwrap();
-/// let alias = d.clone();
-/// d.insert("a".into(), 1).unwrap();
-/// assert_eq!(alias.get("a".to_string()).unwrap(), Some(1));
-/// assert_eq!(alias.pop("a".to_string()).unwrap(), 1);
-/// assert!(d.is_empty());
-/// ```
-pub struct Dict<K: Element, V: Element> {
-    obj: ObjectRef<DictObj>,
-    _marker: PhantomData<(K, V)>,
-}
-
-impl<K: Element, V: Element> Clone for Dict<K, V> {
-    /// Another handle to the same dict.
-    fn clone(&self) -> Self {
-        Dict { obj: self.obj.clone(), _marker: PhantomData }
-    }
+wrapper! {
+    /// A shared, mutable map from `K` to `V` (an xffi Dict, type index 76):
+    /// every holder sees every change; methods take `&self`. Entries are checked
+    /// when read (C may store anything). `Send + Sync` when `K` and `V` are:
+    /// every access from Rust takes a lock.
+    ///
+    /// ```
+    /// use xffi::Dict;
+    /// let d: Dict<String, i64> = Dict::new().unwrap();
+    /// let alias = d.clone();
+    /// d.insert("a".into(), 1).unwrap();
+    /// assert_eq!(alias.get("a").unwrap(), Some(1));
+    /// assert_eq!(alias.pop("a").unwrap(), 1);
+    /// assert!(d.is_empty());
+    /// ```
+    pub struct Dict<K, V>(DictObj);
+    /// Payload marker of Dict objects (type index 76). Rust serialises its
+    /// accesses with a lock (see [`crate::List`]).
+    #[derive(Debug)]
+    pub struct DictObj { _private: [u8; 0] }
+    type_key = "Dict", type_index = sys::XFFI_TYPE_DICT;
+    shared_because = "this crate serialises every access from Rust under the Dict's lock";
+    example = "xffi::Dict::<i64, i64>::new().unwrap()";
 }
 
 impl<K: Element, V: Element> Dict<K, V> {
@@ -347,11 +349,9 @@ impl<K: Element, V: Element> Dict<K, V> {
     /// assert!(d.is_empty());
     /// ```
     pub fn new() -> Result<Self> {
-        let mut out = ptr::null_mut();
-        // SAFETY: valid out slot.
-        check(unsafe { sys::xffi_dict_new(&mut out) })?;
-        // SAFETY: a new Dict reference.
-        Ok(Dict { obj: unsafe { ObjectRef::from_raw(out) }.expect("xffi_dict_new succeeded"), _marker: PhantomData })
+        // SAFETY: xffi_dict_new writes a new Dict reference.
+        let obj = unsafe { new_object(|out| sys::xffi_dict_new(out)) }?;
+        Ok(Dict::from_checked(obj))
     }
 
     fn raw(&self) -> *mut sys::xffi_object {
@@ -366,11 +366,7 @@ impl<K: Element, V: Element> Dict<K, V> {
     /// assert_eq!(d.len(), 1);
     /// ```
     pub fn len(&self) -> usize {
-        let _g = lock_for(self.raw());
-        let mut n = 0;
-        // SAFETY: a live Dict, under the lock.
-        unsafe { sys::xffi_map_length(&mut n, self.raw()) };
-        n as usize
+        map_len(self.raw(), Access::Locked)
     }
 
     /// Whether the dict is empty (a snapshot).
@@ -382,8 +378,9 @@ impl<K: Element, V: Element> Dict<K, V> {
         self.len() == 0
     }
 
-    /// The value under `key` (a copy), or None. Errors: TypeError if the
-    /// stored value is not a `V`.
+    /// The value under `key` (a copy), or `Ok(None)` if absent: the same as
+    /// [`Map::get`]. Errors: TypeError if the stored value is not a `V`, or
+    /// for a key kind maps cannot hold; MemoryError.
     ///
     /// ```
     /// let d = xffi::Dict::<String, f64>::new().unwrap();
@@ -391,13 +388,26 @@ impl<K: Element, V: Element> Dict<K, V> {
     /// assert_eq!(d.get("x").unwrap(), Some(0.5));
     /// assert_eq!(d.get("y").unwrap(), None);
     /// ```
-    pub fn get(&self, key: impl Into<K>) -> Result<Option<V>> {
-        let k: Any = key.into().into();
-        let found = {
-            let _g = lock_for(self.raw());
-            lookup(self.raw(), &k)?
-        };
-        found.map(|v| v.get::<V>()).transpose()
+    pub fn get<Q: KeyView + ?Sized>(&self, key: &Q) -> Result<Option<V>>
+    where
+        K: Borrow<Q>,
+    {
+        map_get(self.raw(), Access::Locked, key)
+    }
+
+    /// Whether `key` is present (a snapshot). Errors: as [`Dict::get`]'s key.
+    ///
+    /// ```
+    /// let d = xffi::Dict::<i64, i64>::new().unwrap();
+    /// d.insert(1, 10).unwrap();
+    /// assert!(d.contains_key(&1).unwrap());
+    /// assert!(!d.contains_key(&2).unwrap());
+    /// ```
+    pub fn contains_key<Q: KeyView + ?Sized>(&self, key: &Q) -> Result<bool>
+    where
+        K: Borrow<Q>,
+    {
+        map_contains(self.raw(), Access::Locked, key)
     }
 
     /// Sets `key` to `value`. Errors: MemoryError.
@@ -406,34 +416,37 @@ impl<K: Element, V: Element> Dict<K, V> {
     /// let d = xffi::Dict::<i64, String>::new().unwrap();
     /// d.insert(1, "one".into()).unwrap();
     /// d.insert(1, "uno".into()).unwrap();
-    /// assert_eq!(d.get(1).unwrap().as_deref(), Some("uno"));
+    /// assert_eq!(d.get(&1).unwrap().as_deref(), Some("uno"));
     /// ```
     pub fn insert(&self, key: K, value: V) -> Result<()> {
         let (k, v): (Any, Any) = (key.into(), value.into());
         let _old; // a replaced value is dropped after the lock is released
         let _g = lock_for(self.raw());
-        _old = lookup(self.raw(), &k)?;
+        _old = map_get::<Any, Any>(self.raw(), Access::Direct, &k)?;
         // SAFETY: a live Dict, under the lock.
         check(unsafe { sys::xffi_dict_set(self.raw(), k.as_raw(), v.as_raw()) })
     }
 
-    /// Removes `key` and returns its value. Errors: KeyError if absent.
+    /// Removes `key` and returns its value. Errors: KeyError if absent;
+    /// TypeError if the value is not a `V` (it is removed all the same).
     ///
     /// ```
     /// let d = xffi::Dict::<i64, i64>::new().unwrap();
     /// d.insert(1, 10).unwrap();
-    /// assert_eq!(d.pop(1).unwrap(), 10);
-    /// assert_eq!(d.pop(1).unwrap_err().kind(), "KeyError");
+    /// assert_eq!(d.pop(&1).unwrap(), 10);
+    /// assert_eq!(d.pop(&1).unwrap_err().kind(), "KeyError");
     /// ```
-    pub fn pop(&self, key: impl Into<K>) -> Result<V> {
-        let k: Any = key.into().into();
+    pub fn pop<Q: KeyView + ?Sized>(&self, key: &Q) -> Result<V>
+    where
+        K: Borrow<Q>,
+    {
         let mut out = sys::xffi_any::none();
-        {
+        key.with_key_view(|k| {
             let _g = lock_for(self.raw());
-            // SAFETY: a live Dict, under the lock.
-            check(unsafe { sys::xffi_dict_pop(&mut out, self.raw(), k.as_raw()) })?;
-        }
-        // SAFETY: an owned value.
+            // SAFETY: a live Dict, under the lock; a valid key view.
+            check(unsafe { sys::xffi_dict_pop(&mut out, self.raw(), k.as_raw()) })
+        })??;
+        // SAFETY: xffi_dict_pop wrote an owned value.
         unsafe { Any::from_raw(out) }.get::<V>()
     }
 
@@ -465,35 +478,7 @@ impl<K: Element, V: Element> Dict<K, V> {
             let _g = lock_for(self.raw());
             snapshot(self.raw())?
         };
-        entries.iter().map(|(k, v)| convert_pair(k, v)).collect()
-    }
-
-    /// The Dict object as "any object".
-    ///
-    /// ```
-    /// let d = xffi::Dict::<i64, i64>::new().unwrap();
-    /// assert_eq!(d.into_object().type_key(), "Dict");
-    /// ```
-    pub fn into_object(self) -> ObjectRef<Object> {
-        self.obj.into_object()
-    }
-    /// Borrowed as "any object".
-    ///
-    /// ```
-    /// let d = xffi::Dict::<i64, i64>::new().unwrap();
-    /// assert_eq!(d.as_object().type_key(), "Dict");
-    /// ```
-    pub fn as_object(&self) -> &ObjectRef<Object> {
-        self.obj.as_object()
-    }
-    /// The Dict object (borrowed).
-    ///
-    /// ```
-    /// let d = xffi::Dict::<i64, i64>::new().unwrap();
-    /// assert_eq!(unsafe { (*d.as_ptr()).type_index }, xffi::sys::XFFI_TYPE_DICT);
-    /// ```
-    pub fn as_ptr(&self) -> *mut sys::xffi_object {
-        self.obj.as_ptr()
+        entries.iter().map(|(k, v)| convert_pair(&k.view(), &v.view())).collect()
     }
 }
 
@@ -505,14 +490,9 @@ impl<K: Element + fmt::Debug, V: Element + fmt::Debug> fmt::Debug for Dict<K, V>
         }
     }
 }
-impl<K: Element, V: Element> From<Dict<K, V>> for Any {
-    fn from(d: Dict<K, V>) -> Any {
-        Any::from(d.obj)
-    }
-}
 impl<'v, K: Element, V: Element> FromAnyView<'v> for Dict<K, V> {
     /// Accepts a Dict (entries are checked when read).
     fn from_view(v: &'v AnyView<'_>) -> Result<Dict<K, V>> {
-        Ok(Dict { obj: ObjectRef::<DictObj>::from_view(v)?, _marker: PhantomData })
+        Ok(Dict::from_checked(ObjectRef::<DictObj>::from_view(v)?))
     }
 }

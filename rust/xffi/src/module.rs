@@ -6,58 +6,52 @@ use std::ptr;
 
 use xffi_sys as sys;
 
-use crate::any::{Any, AnyView, FromAnyView};
 use crate::error::{Result, check};
 use crate::function::Function;
-use crate::object::{Object, ObjectRef, ObjectType};
+use crate::object::ObjectRef;
+use crate::wrapper::wrapper;
 
-/// Payload marker of Module objects (type index 73).
-#[derive(Debug)]
-pub struct ModuleObj {
-    _private: [u8; 0],
+wrapper! {
+    /// A loaded shared library whose functions are exported as
+    /// `__tvm_ffi_<name>` (the tvm-ffi 0.1 convention). The library stays
+    /// loaded while the Module or any function taken from it lives; other
+    /// objects the library made (a Tensor with its own deleter, say) do not keep
+    /// it loaded, so drop them first or link the library with `-z nodelete`.
+    /// `Send + Sync`: immutable.
+    ///
+    /// Loading a library and taking functions from it run and call foreign code
+    /// that Rust cannot check, so [`Module::load`] and [`Module::get_function`]
+    /// are `unsafe` (as in `libloading`); a loaded Module and the functions
+    /// taken from it are then used safely.
+    ///
+    /// ```
+    /// // SAFETY: the path names no library, so no foreign code runs.
+    /// let err = unsafe { xffi::Module::load("/no/such/library.so") }.unwrap_err();
+    /// assert_eq!(err.kind(), "RuntimeError");
+    /// assert!(err.message().starts_with("xffi_module_load: cannot load '/no/such/library.so'"));
+    /// ```
+    ///
+    /// Calling either without `unsafe` does not compile:
+    ///
+    /// ```compile_fail,E0133
+    /// let _ = xffi::Module::load("/no/such/library.so");
+    /// ```
+    ///
+    /// ```compile_fail,E0133
+    /// fn lookup(m: &xffi::Module) {
+    ///     let _ = m.get_function("add_one");
+    /// }
+    /// ```
+    pub struct Module(ModuleObj);
+    /// Payload marker of Module objects (type index 73).
+    #[derive(Debug)]
+    pub struct ModuleObj { _private: [u8; 0] }
+    type_key = "Module", type_index = sys::XFFI_TYPE_MODULE;
+    shared_because = "immutable";
+    example = "unsafe { xffi::Module::load(\"./libmyplugin.so\") }.unwrap()";
+    doctest = "no_run";
+    from_any_view = object;
 }
-unsafe impl Send for ModuleObj {}
-unsafe impl Sync for ModuleObj {}
-unsafe impl ObjectType for ModuleObj {
-    const TYPE_KEY: &'static str = "Module";
-    #[inline(always)]
-    fn type_index() -> i32 {
-        sys::XFFI_TYPE_MODULE
-    }
-}
-
-/// A loaded shared library whose functions are exported as
-/// `__tvm_ffi_<name>` (the tvm-ffi 0.1 convention). The library stays
-/// loaded while the Module or any function taken from it lives; other
-/// objects the library made (a Tensor with its own deleter, say) do not keep
-/// it loaded, so drop them first or link the library with `-z nodelete`.
-/// `Send + Sync`: immutable.
-///
-/// Loading a library and taking functions from it run and call foreign code
-/// that Rust cannot check, so [`Module::load`] and [`Module::get_function`]
-/// are `unsafe` (as in `libloading`); a loaded Module and the functions
-/// taken from it are then used safely.
-///
-/// ```
-/// // SAFETY: the path names no library, so no foreign code runs.
-/// let err = unsafe { xffi::Module::load("/no/such/library.so") }.unwrap_err();
-/// assert_eq!(err.kind(), "RuntimeError");
-/// assert!(err.message().starts_with("xffi_module_load: cannot load '/no/such/library.so'"));
-/// ```
-///
-/// Calling either without `unsafe` does not compile:
-///
-/// ```compile_fail,E0133
-/// let _ = xffi::Module::load("/no/such/library.so");
-/// ```
-///
-/// ```compile_fail,E0133
-/// fn lookup(m: &xffi::Module) {
-///     let _ = m.get_function("add_one");
-/// }
-/// ```
-#[derive(Clone)]
-pub struct Module(ObjectRef<ModuleObj>);
 
 impl Module {
     /// Loads a library (a path with '/' as is, a bare name as the system
@@ -140,31 +134,10 @@ impl Module {
         check(unsafe { sys::xffi_module_abi_version(&mut out, self.0.as_ptr()) })?;
         Ok(out)
     }
-
-    /// The Module object as "any object".
-    ///
-    /// ```no_run
-    /// // SAFETY: our own plugin, built against xffi.
-    /// let m = unsafe { xffi::Module::load("./libmyplugin.so") }.unwrap();
-    /// assert_eq!(m.into_object().type_key(), "Module");
-    /// ```
-    pub fn into_object(self) -> ObjectRef<Object> {
-        self.0.into_object()
-    }
 }
 
 impl fmt::Debug for Module {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "Module({:?})", self.path().unwrap_or_default())
-    }
-}
-impl From<Module> for Any {
-    fn from(m: Module) -> Any {
-        Any::from(m.0)
-    }
-}
-impl<'v> FromAnyView<'v> for Module {
-    fn from_view(v: &'v AnyView<'_>) -> Result<Module> {
-        ObjectRef::<ModuleObj>::from_view(v).map(Module)
     }
 }

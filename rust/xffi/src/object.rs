@@ -64,6 +64,8 @@ pub struct Object {
     _private: (),
 }
 
+// SAFETY: every object is an instance of the root type 64, and the root's
+// payload is empty, so nothing is read at PAYLOAD_OFFSET.
 unsafe impl ObjectType for Object {
     const TYPE_KEY: &'static str = "Object";
     #[inline(always)]
@@ -100,7 +102,10 @@ pub struct ObjectRef<T: ObjectType> {
     _marker: PhantomData<T>,
 }
 
+// SAFETY: the reference counts are atomic, so the reference may be released
+// (and the object destroyed) on any thread; the payload is `Send + Sync`.
 unsafe impl<T: ObjectType + Send + Sync> Send for ObjectRef<T> {}
+// SAFETY: `&ObjectRef<T>` gives `&T` (T is Sync) or takes an atomic reference.
 unsafe impl<T: ObjectType + Send + Sync> Sync for ObjectRef<T> {}
 
 impl<T: ObjectType> ObjectRef<T> {
@@ -134,6 +139,8 @@ impl<T: ObjectType> ObjectRef<T> {
     /// ```
     #[inline(always)]
     pub unsafe fn from_borrowed(ptr: *mut sys::xffi_object) -> Option<Self> {
+        // SAFETY: the caller's contract: NULL (ignored by the inc-ref) or a
+        // live instance of T, whose new reference the ObjectRef owns.
         unsafe {
             sys::xffi_object_inc_ref_inline(ptr);
             Self::from_raw(ptr)
@@ -155,6 +162,8 @@ impl<T: ObjectType> ObjectRef<T> {
     /// assert_eq!(s.type_key(), "String");
     /// ```
     pub unsafe fn from_raw_checked(ptr: *mut sys::xffi_object) -> Result<Self> {
+        // SAFETY: the caller's contract: a live object and its reference;
+        // as an Object it needs no type check, and downcast checks T.
         unsafe {
             let Some(obj) = ObjectRef::<Object>::from_raw(ptr) else {
                 return Err(Error::value_error(&format!("expected {}, got NULL", T::TYPE_KEY)));
@@ -445,7 +454,10 @@ pub struct WeakRef<T: ObjectType> {
     _marker: PhantomData<T>,
 }
 
+// SAFETY: as ObjectRef: the weak handle's counts are atomic and upgrading
+// gives an ObjectRef<T>, which is Send + Sync under the same bounds.
 unsafe impl<T: ObjectType + Send + Sync> Send for WeakRef<T> {}
+// SAFETY: as Send: `&WeakRef` only upgrades (atomically) or reads the pointer.
 unsafe impl<T: ObjectType + Send + Sync> Sync for WeakRef<T> {}
 
 impl<T: ObjectType> WeakRef<T> {
@@ -518,9 +530,14 @@ pub unsafe trait RustObject: ObjectType + Send + Sync {
 
 /// The deleter of every Rust-defined object: runs `Drop` on flag 1 (once:
 /// the header protocol calls flag 1 or 3 exactly once) and frees on flag 2.
-/// A panic in `Drop` is caught (it must not unwind into C) and the memory is
-/// still freed.
+/// A panic in `Drop` is caught (it must not unwind into C, and a deleter
+/// has no status to report it through) and the memory is still freed.
+///
+/// # Safety
+/// Only the header protocol calls it, with a `RustBox<T>` that
+/// [`ObjectRef::new`] allocated with `Layout::new::<RustBox<T>>()`.
 unsafe extern "C" fn rust_deleter<T>(obj: *mut c_void, flags: c_int) {
+    // SAFETY: the contract above; flag 1 comes once, before flag 2.
     unsafe {
         let raw = obj as *mut RustBox<T>;
         if flags & sys::XFFI_DELETE_CONTENTS != 0 {
@@ -710,6 +727,9 @@ pub mod private {
 #[macro_export]
 macro_rules! object_type {
     (@impl $ty:ty, $key:literal, $parent:ty, $has_base:literal) => {
+        // SAFETY: the index is the one registered for this Rust type (its
+        // own key, checked to belong to it), whose objects are all made by
+        // ObjectRef::new as a RustBox<$ty>: the value at PAYLOAD_OFFSET.
         unsafe impl $crate::ObjectType for $ty {
             const TYPE_KEY: &'static str = $key;
             const PAYLOAD_OFFSET: usize = $crate::object::private::payload_offset::<$ty>();
@@ -725,6 +745,7 @@ macro_rules! object_type {
                 <$ty as $crate::RustObject>::try_type_index()
             }
         }
+        // SAFETY: implemented here, by object_type!, as the trait requires.
         unsafe impl $crate::RustObject for $ty {
             #[inline(always)]
             fn try_type_index() -> $crate::Result<i32> {
@@ -763,6 +784,8 @@ macro_rules! object_type {
                 &v.$field
             }
         };
+        // SAFETY: the const block above checked, at compile time, that the
+        // base field is a $parent at offset 0 and the payloads line up.
         unsafe impl $crate::IsA<$parent> for $ty {}
     };
 }

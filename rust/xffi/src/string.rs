@@ -6,95 +6,53 @@ use std::ops::Deref;
 
 use xffi_sys as sys;
 
-use crate::any::{Any, AnyView, FromAnyView, bytes_of};
+use crate::any::{AnyView, FromAnyView, bytes_of};
 use crate::error::{Error, Result, check};
-use crate::object::{Object, ObjectRef, ObjectType};
+use crate::object::{ObjectRef, ObjectType};
+use crate::wrapper::wrapper;
 
-/// Payload marker of String objects (type index 65).
-#[derive(Debug)]
-pub struct StringObj {
-    cell: sys::xffi_string_cell,
-}
-unsafe impl Send for StringObj {}
-unsafe impl Sync for StringObj {}
-unsafe impl ObjectType for StringObj {
-    const TYPE_KEY: &'static str = "String";
-    #[inline(always)]
-    fn type_index() -> i32 {
-        sys::XFFI_TYPE_STRING
-    }
-}
-
-/// Payload marker of Bytes objects (type index 66).
-#[derive(Debug)]
-pub struct BytesObj {
-    cell: sys::xffi_string_cell,
-}
-unsafe impl Send for BytesObj {}
-unsafe impl Sync for BytesObj {}
-unsafe impl ObjectType for BytesObj {
-    const TYPE_KEY: &'static str = "Bytes";
-    #[inline(always)]
-    fn type_index() -> i32 {
-        sys::XFFI_TYPE_BYTES
-    }
+wrapper! {
+    /// An immutable xffi String object (type index 65): its bytes live inline
+    /// in one allocation. Strings from C are not checked for UTF-8 when made,
+    /// so [`String::as_str`] checks and [`String::as_bytes`] never fails.
+    ///
+    /// `Send + Sync`: immutable. Derefs to `[u8]`; `PartialEq`, `Hash`, `Ord`
+    /// compare the bytes.
+    ///
+    /// ```
+    /// let s = xffi::String::new("hello, xffi").unwrap();
+    /// assert_eq!(s.as_str().unwrap(), "hello, xffi");
+    /// assert_eq!(s.len(), 11);
+    /// assert_eq!(s, xffi::String::from("hello, xffi"));
+    /// ```
+    pub struct String(StringObj);
+    /// Payload marker of String objects (type index 65).
+    #[derive(Debug)]
+    pub struct StringObj { cell: sys::xffi_string_cell }
+    type_key = "String", type_index = sys::XFFI_TYPE_STRING;
+    shared_because = "immutable";
+    example = "xffi::String::new(\"x\").unwrap()";
 }
 
-/// An immutable xffi String object (type index 65): its bytes live inline
-/// in one allocation. Strings from C are not checked for UTF-8 when made,
-/// so [`String::as_str`] checks and [`String::as_bytes`] never fails.
-///
-/// `Send + Sync`: immutable. Derefs to `[u8]`; `PartialEq`, `Hash`, `Ord`
-/// compare the bytes.
-///
-/// ```
-/// let s = xffi::String::new("hello, xffi").unwrap();
-/// assert_eq!(s.as_str().unwrap(), "hello, xffi");
-/// assert_eq!(s.len(), 11);
-/// assert_eq!(s, xffi::String::from("hello, xffi"));
-/// ```
-#[derive(Clone)]
-pub struct String(ObjectRef<StringObj>);
-
-/// An immutable xffi Bytes object (type index 66). `Send + Sync`.
-///
-/// ```
-/// let b = xffi::Bytes::new(&[0, 1, 2]).unwrap();
-/// assert_eq!(&b[..], &[0, 1, 2]);
-/// ```
-#[derive(Clone)]
-pub struct Bytes(ObjectRef<BytesObj>);
+wrapper! {
+    /// An immutable xffi Bytes object (type index 66). `Send + Sync`.
+    ///
+    /// ```
+    /// let b = xffi::Bytes::new(&[0, 1, 2]).unwrap();
+    /// assert_eq!(&b[..], &[0, 1, 2]);
+    /// ```
+    pub struct Bytes(BytesObj);
+    /// Payload marker of Bytes objects (type index 66).
+    #[derive(Debug)]
+    pub struct BytesObj { cell: sys::xffi_string_cell }
+    type_key = "Bytes", type_index = sys::XFFI_TYPE_BYTES;
+    shared_because = "immutable";
+    example = "xffi::Bytes::new(b\"x\").unwrap()";
+}
 
 macro_rules! string_like {
     ($name:ident, $obj:ident, $new:ident, $what:literal) => {
         impl $name {
-            /// Wraps an object reference.
-            ///
-            /// ```
-            /// let s = xffi::String::new("x").unwrap();
-            /// let o: xffi::ObjectRef<xffi::Object> = s.clone().into_object();
-            /// let back = xffi::String::from_object(o.downcast().unwrap());
-            /// assert_eq!(back, s);
-            /// ```
-            pub fn from_object(obj: ObjectRef<$obj>) -> Self {
-                $name(obj)
-            }
-            /// The object reference.
-            ///
-            /// ```
-            /// assert_eq!(xffi::Bytes::new(b"x").unwrap().into_object().type_key(), "Bytes");
-            /// ```
-            pub fn into_object(self) -> ObjectRef<Object> {
-                self.0.into_object()
-            }
-            /// The object, borrowed as "any object".
-            ///
-            /// ```
-            /// assert_eq!(xffi::String::new("x").unwrap().as_object().type_index(), 65);
-            /// ```
-            pub fn as_object(&self) -> &ObjectRef<Object> {
-                self.0.as_object()
-            }
             /// The bytes (borrowed from the object).
             ///
             /// ```
@@ -149,16 +107,6 @@ macro_rules! string_like {
         impl Hash for $name {
             fn hash<H: Hasher>(&self, state: &mut H) {
                 self.as_bytes().hash(state)
-            }
-        }
-        impl From<$name> for Any {
-            fn from(s: $name) -> Any {
-                Any::from(s.0)
-            }
-        }
-        impl From<&$name> for Any {
-            fn from(s: &$name) -> Any {
-                Any::from(s.0.clone())
             }
         }
         impl<'v> FromAnyView<'v> for $name {

@@ -7,36 +7,29 @@ use std::ptr::{self, NonNull};
 
 use xffi_sys as sys;
 
-use crate::any::{Any, AnyView, FromAnyView};
 use crate::error::{Error, Result, check};
-use crate::object::{Object, ObjectRef, ObjectType};
+use crate::object::ObjectRef;
+use crate::wrapper::wrapper;
 
-/// Payload marker of Shape objects (type index 69).
-#[derive(Debug)]
-pub struct ShapeObj {
-    cell: sys::xffi_shape_cell,
+wrapper! {
+    /// An immutable tuple of dimensions (an xffi Shape, type index 69).
+    /// Derefs to `[i64]`. `Send + Sync` (immutable).
+    ///
+    /// ```
+    /// let s = xffi::Shape::new(&[2, 3]).unwrap();
+    /// assert_eq!(&s[..], &[2, 3]);
+    /// assert_eq!(s.numel(), 6);
+    /// assert_eq!(format!("{s:?}"), "Shape([2, 3])");
+    /// ```
+    pub struct Shape(ShapeObj);
+    /// Payload marker of Shape objects (type index 69).
+    #[derive(Debug)]
+    pub struct ShapeObj { cell: sys::xffi_shape_cell }
+    type_key = "Shape", type_index = sys::XFFI_TYPE_SHAPE;
+    shared_because = "immutable";
+    example = "xffi::Shape::new(&[1]).unwrap()";
+    from_any_view = object;
 }
-unsafe impl Send for ShapeObj {}
-unsafe impl Sync for ShapeObj {}
-unsafe impl ObjectType for ShapeObj {
-    const TYPE_KEY: &'static str = "Shape";
-    #[inline(always)]
-    fn type_index() -> i32 {
-        sys::XFFI_TYPE_SHAPE
-    }
-}
-
-/// An immutable tuple of dimensions (an xffi Shape, type index 69).
-/// Derefs to `[i64]`. `Send + Sync` (immutable).
-///
-/// ```
-/// let s = xffi::Shape::new(&[2, 3]).unwrap();
-/// assert_eq!(&s[..], &[2, 3]);
-/// assert_eq!(s.numel(), 6);
-/// assert_eq!(format!("{s:?}"), "Shape([2, 3])");
-/// ```
-#[derive(Clone)]
-pub struct Shape(ObjectRef<ShapeObj>);
 
 impl Shape {
     /// Makes a Shape (dimensions copied). Errors: MemoryError.
@@ -95,15 +88,6 @@ impl Shape {
     pub fn checked_numel(&self) -> Option<i64> {
         checked_numel(self.as_slice())
     }
-
-    /// The Shape object as "any object".
-    ///
-    /// ```
-    /// assert_eq!(xffi::Shape::new(&[1]).unwrap().into_object().type_key(), "Shape");
-    /// ```
-    pub fn into_object(self) -> ObjectRef<Object> {
-        self.0.into_object()
-    }
 }
 
 impl std::ops::Deref for Shape {
@@ -128,17 +112,6 @@ impl fmt::Debug for Shape {
         write!(f, "Shape({:?})", self.as_slice())
     }
 }
-impl From<Shape> for Any {
-    fn from(s: Shape) -> Any {
-        Any::from(s.0)
-    }
-}
-impl<'v> FromAnyView<'v> for Shape {
-    fn from_view(v: &'v AnyView<'_>) -> Result<Shape> {
-        ObjectRef::<ShapeObj>::from_view(v).map(Shape)
-    }
-}
-
 /// A DLPack data type (code, bits, lanes), with text conversion.
 ///
 /// ```
@@ -226,36 +199,29 @@ fn checked_numel(dims: &[i64]) -> Option<i64> {
     dims.iter().try_fold(1i64, |n, &d| n.checked_mul(d))
 }
 
-/// Payload marker of Tensor objects (type index 70).
-#[derive(Debug)]
-pub struct TensorObj {
-    dl: sys::DLTensor,
+wrapper! {
+    /// An n-dimensional array (an xffi Tensor, type index 70) over a DLPack
+    /// `DLTensor`. `Send + Sync`: Rust only reads its data, through checked
+    /// slice views ([`Tensor::as_slice`]); writing (`as_mut_slice`) is `unsafe`
+    /// because other holders may read the same memory.
+    ///
+    /// ```
+    /// use xffi::{DataType, Tensor};
+    /// let t = Tensor::new(&[2, 3], DataType::F32).unwrap();
+    /// assert_eq!(t.shape(), &[2, 3]);
+    /// assert_eq!(t.as_slice::<f32>().unwrap(), &[0.0; 6]);
+    /// let err = t.as_slice::<i64>().unwrap_err();
+    /// assert_eq!(err.message(), "Tensor::as_slice: the tensor holds float32, not int64");
+    /// ```
+    pub struct Tensor(TensorObj);
+    /// Payload marker of Tensor objects (type index 70).
+    #[derive(Debug)]
+    pub struct TensorObj { dl: sys::DLTensor }
+    type_key = "Tensor", type_index = sys::XFFI_TYPE_TENSOR;
+    shared_because = "Rust only reads a tensor's header and, through checked views, its data; writing is `unsafe`";
+    example = "xffi::Tensor::new(&[1], xffi::DataType::F32).unwrap()";
+    from_any_view = object;
 }
-unsafe impl Send for TensorObj {}
-unsafe impl Sync for TensorObj {}
-unsafe impl ObjectType for TensorObj {
-    const TYPE_KEY: &'static str = "Tensor";
-    #[inline(always)]
-    fn type_index() -> i32 {
-        sys::XFFI_TYPE_TENSOR
-    }
-}
-
-/// An n-dimensional array (an xffi Tensor, type index 70) over a DLPack
-/// `DLTensor`. `Send + Sync`: Rust only reads its data, through checked
-/// slice views ([`Tensor::as_slice`]); writing (`as_mut_slice`) is `unsafe`
-/// because other holders may read the same memory.
-///
-/// ```
-/// use xffi::{DataType, Tensor};
-/// let t = Tensor::new(&[2, 3], DataType::F32).unwrap();
-/// assert_eq!(t.shape(), &[2, 3]);
-/// assert_eq!(t.as_slice::<f32>().unwrap(), &[0.0; 6]);
-/// let err = t.as_slice::<i64>().unwrap_err();
-/// assert_eq!(err.message(), "Tensor::as_slice: the tensor holds float32, not int64");
-/// ```
-#[derive(Clone)]
-pub struct Tensor(ObjectRef<TensorObj>);
 
 impl Tensor {
     /// A zero-filled CPU tensor (data 64-byte aligned). Errors: ValueError
@@ -615,37 +581,10 @@ impl Tensor {
             Ok(Tensor(ObjectRef::from_raw(out).expect("a DLPack import that succeeded wrote its result")))
         }
     }
-
-    /// The Tensor object as "any object".
-    ///
-    /// ```
-    /// assert_eq!(xffi::Tensor::new(&[1], xffi::DataType::F32).unwrap().into_object().type_key(), "Tensor");
-    /// ```
-    pub fn into_object(self) -> ObjectRef<Object> {
-        self.0.into_object()
-    }
-    /// Borrowed as "any object".
-    ///
-    /// ```
-    /// assert_eq!(xffi::Tensor::new(&[1], xffi::DataType::F32).unwrap().as_object().type_index(), 70);
-    /// ```
-    pub fn as_object(&self) -> &ObjectRef<Object> {
-        self.0.as_object()
-    }
 }
 
 impl fmt::Debug for Tensor {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "Tensor(shape={:?}, dtype={})", self.shape(), self.dtype())
-    }
-}
-impl From<Tensor> for Any {
-    fn from(t: Tensor) -> Any {
-        Any::from(t.0)
-    }
-}
-impl<'v> FromAnyView<'v> for Tensor {
-    fn from_view(v: &'v AnyView<'_>) -> Result<Tensor> {
-        ObjectRef::<TensorObj>::from_view(v).map(Tensor)
     }
 }

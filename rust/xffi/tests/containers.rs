@@ -75,7 +75,7 @@ fn list_pushes_from_many_threads_are_all_kept() {
 fn list_elements_of_the_wrong_type_are_reported_with_their_index() {
     let l: List<Any> = List::from_vec(vec![Any::from(1i64), Any::from("two")]).unwrap();
     let as_ints: List<i64> = Any::from(l).get().unwrap();
-    assert_eq!(as_ints.get(0).unwrap(), 1);
+    assert_eq!(as_ints.get(0).unwrap(), Some(1));
     let err = as_ints.get(1).unwrap_err();
     assert_eq!(err.kind(), "TypeError");
     assert_eq!(err.message(), "element 1: expected int, got str");
@@ -87,15 +87,15 @@ fn array_conversion_checks_every_element_once() {
     let err = Any::from(a.clone()).get::<xffi::Array<i64>>().unwrap_err();
     assert_eq!(err.message(), "element 1: expected int, got float");
     let floats: xffi::Array<f64> = Any::from(a).get().unwrap();
-    assert_eq!(floats.iter().collect::<Vec<_>>(), vec![1.0, 2.5]);
+    assert_eq!(floats.iter().collect::<xffi::Result<Vec<_>>>().unwrap(), vec![1.0, 2.5]);
 }
 
 #[test]
 fn map_lookup_by_small_and_large_string_keys() {
     let long = "a key longer than seven bytes".to_string();
     let m: xffi::Map<String, i64> = [("k".to_string(), 1), (long.clone(), 2)].into_iter().collect();
-    assert_eq!(m.get("k"), Some(1));
-    assert_eq!(m.get(long.as_str()), Some(2));
+    assert_eq!(m.get("k").unwrap(), Some(1));
+    assert_eq!(m.get(long.as_str()).unwrap(), Some(2));
     let err = Any::from(m).get::<xffi::Map<String, String>>().unwrap_err();
     assert_eq!(err.kind(), "TypeError");
     assert_eq!(err.message(), "value of key \"k\": expected str, got int");

@@ -35,12 +35,16 @@ fn release(ctx: *mut c_void) {
     p.released.fetch_add(1, Ordering::SeqCst);
 }
 
+/// # Safety
+/// `m` must be a tensor from `produce_versioned`, deleted once.
 unsafe extern "C" fn delete_versioned(m: *mut sys::DLManagedTensorVersioned) {
     // SAFETY: m is the Box made by produce_versioned.
     let m = unsafe { Box::from_raw(m) };
     release(m.manager_ctx);
 }
 
+/// # Safety
+/// `m` must be a tensor from `produce_legacy`, deleted once.
 unsafe extern "C" fn delete_legacy(m: *mut sys::DLManagedTensor) {
     // SAFETY: m is the Box made by produce_legacy.
     let m = unsafe { Box::from_raw(m) };

@@ -49,6 +49,8 @@ object_type!(FakeString, "reg.FakeString", parent = StringObj);
 /// A hand-written (unsafe) binding of a built-in type with a payload Rust
 /// code can build: used as a `base` it must still be refused.
 struct ForeignFunction([u64; 2]);
+// SAFETY: Function objects carry a 16-byte cell (two words) after the
+// header, which is all this payload claims; the test never reads it.
 unsafe impl ObjectType for ForeignFunction {
     const TYPE_KEY: &'static str = "Function";
     fn type_index() -> i32 {

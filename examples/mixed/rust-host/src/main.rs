@@ -137,8 +137,10 @@ fn run(c: &mut Checks, path: &str) {
     if let Some(second) = &second {
         c.ok(shelf.insert("second".into(), Any::from(second.clone())), "Map insert");
     }
-    let boxes: Array<ObjectRef<Object>> = shelf.values().filter_map(|v| v.get().ok()).collect();
-    c.check(boxes.len() == 2 && boxes.iter().all(|b| b.type_key() == "cplugin.Box"), "two boxes on the shelf");
+    let boxes: Option<Vec<ObjectRef<Object>>> =
+        c.ok(shelf.values().map(|v| v?.get()).collect::<xffi::Result<_>>(), "the objects on the shelf");
+    let box_keys: Vec<&str> = boxes.iter().flatten().map(|b| b.type_key()).collect();
+    c.check(box_keys == ["cplugin.Box", "cplugin.Box"], format!("two boxes on the shelf, got {box_keys:?}"));
 
     // The plugin calls the host's global function with a Rust object.
     let described: Option<String> =
@@ -163,7 +165,8 @@ fn run(c: &mut Checks, path: &str) {
     drop((boxed, second, shelf, boxes, anvil, feather, global_make_box));
     c.ok(Function::remove_global("host.describe_item"), "removing host.describe_item");
     c.ok(Function::remove_global("cplugin.make_box"), "removing cplugin.make_box");
-    let counts: Option<Vec<i64>> = c.ok(stats.call_typed::<Array<i64>, _>(()), "stats").map(|a| a.iter().collect());
+    let counts: Option<Vec<i64>> =
+        c.ok(stats.call_typed::<Array<i64>, _>(()).and_then(|a| a.iter().collect()), "stats");
     c.check(
         counts.as_deref() == Some(&[2, 2, 1]),
         format!("C deleters: [boxes made, boxes deleted, global finalized] = {counts:?}, expected [2, 2, 1]"),

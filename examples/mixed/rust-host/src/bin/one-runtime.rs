@@ -63,7 +63,8 @@ fn load(c: &mut Checks, path: &str) -> Option<Plugin> {
     // SAFETY: as above.
     let registered_names = unsafe { module.get_function("registered_names") };
     let names: Array<String> = c.ok(registered_names.and_then(|f| f.unwrap().call_typed(())), "registered_names")?;
-    let (Some(type_key), Some(global)) = (names.get(0), names.get(1)) else {
+    let (type_key, global) = (c.ok(names.get(0), "registered_names[0]")?, c.ok(names.get(1), "registered_names[1]")?);
+    let (Some(type_key), Some(global)) = (type_key, global) else {
         c.check(false, format!("{path}: registered_names gave {} names", names.len()));
         return None;
     };
