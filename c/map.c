@@ -41,6 +41,7 @@
 #include <xffi/string.h>
 
 #include "hash.h"
+#include "check.h"
 #include "internal.h"
 #include "string_internal.h"
 
@@ -942,13 +943,13 @@ static int map_new_from(const char *fn, int32_t type_index, xffi_object **out, c
 
 /* ======================= Map ======================= */
 
-int xffi_map_new(xffi_object **out) { return map_new("xffi_map_new", XFFI_TYPE_MAP, out); }
+int xffi_map_new(xffi_object **out) { return map_new(__func__, XFFI_TYPE_MAP, out); }
 
 int xffi_map_new_from(xffi_object **out, const xffi_any *keys, const xffi_any *values, int64_t count) {
-  return map_new_from("xffi_map_new_from", XFFI_TYPE_MAP, out, keys, values, count);
+  return map_new_from(__func__, XFFI_TYPE_MAP, out, keys, values, count);
 }
 
-int xffi_map_length(int64_t *out, const xffi_object *map) { return map_length("xffi_map_length", out, map); }
+int xffi_map_length(int64_t *out, const xffi_object *map) { return map_length(__func__, out, map); }
 
 /* The general path of xffi_map_lookup and xffi_dict_lookup (argument
  * errors, empty maps, keys without a fast path), kept out of line so that
@@ -1008,40 +1009,37 @@ static inline int map_get(const char *fn, xffi_any *out, const xffi_object *map,
 }
 
 int xffi_map_get(xffi_any *out, const xffi_object *map, const xffi_any *key) {
-  return map_get("xffi_map_get", out, map, key);
+  return map_get(__func__, out, map, key);
 }
 
 int xffi_map_lookup(const xffi_any **out, const xffi_object *map, const xffi_any *key) {
-  return lookup_entry("xffi_map_lookup", out, map, key);
+  return lookup_entry(__func__, out, map, key);
 }
 
 int xffi_map_contains(int *out, const xffi_object *map, const xffi_any *key) {
-  return map_contains("xffi_map_contains", out, map, key);
+  return map_contains(__func__, out, map, key);
 }
 
 int xffi_map_next(xffi_map_item *out, const xffi_object *map, int64_t *cursor) {
-  return map_next("xffi_map_next", out, map, cursor);
+  return map_next(__func__, out, map, cursor);
 }
 
 int xffi_map_copy(xffi_object **out, const xffi_object *map) {
-  return map_copy("xffi_map_copy", XFFI_TYPE_MAP, out, map);
+  return map_copy(__func__, XFFI_TYPE_MAP, out, map);
 }
 
 int xffi_map_set(xffi_object **map, const xffi_any *key, const xffi_any *value) {
-  static const char fn[] = "xffi_map_set";
-  if (check_map_ref(fn, map) != XFFI_OK) return XFFI_FAIL;
-  return map_set(fn, map, 1, key, value);
+  if (check_map_ref(__func__, map) != XFFI_OK) return XFFI_FAIL;
+  return map_set(__func__, map, 1, key, value);
 }
 
 int xffi_map_erase(xffi_object **map, const xffi_any *key) {
-  static const char fn[] = "xffi_map_erase";
-  if (check_map_ref(fn, map) != XFFI_OK) return XFFI_FAIL;
-  return map_erase(fn, map, 1, key, NULL);
+  if (check_map_ref(__func__, map) != XFFI_OK) return XFFI_FAIL;
+  return map_erase(__func__, map, 1, key, NULL);
 }
 
 int xffi_map_clear(xffi_object **map) {
-  static const char fn[] = "xffi_map_clear";
-  if (check_map_ref(fn, map) != XFFI_OK) return XFFI_FAIL;
+  if (check_map_ref(__func__, map) != XFFI_OK) return XFFI_FAIL;
   if (map_is_unique(*map)) {
     cell_clear(cell_of(*map));
     return XFFI_OK;
@@ -1055,9 +1053,8 @@ int xffi_map_clear(xffi_object **map) {
 }
 
 int xffi_map_memory_bytes(size_t *out, const xffi_object *map) {
-  static const char fn[] = "xffi_map_memory_bytes";
-  if (!out) return xffi_raise_null_arg(fn, "out");
-  if (check_readable(fn, map) != XFFI_OK) return XFFI_FAIL;
+  XFFI_CHECK_ARG_NOT_NULL(out);
+  if (check_readable(__func__, map) != XFFI_OK) return XFFI_FAIL;
   const map_cell *c = cell_of(map);
   *out = sizeof(map_object) + (size_t)c->capacity * sizeof(map_entry) +
          (cell_has_index(c) ? index_bytes(c->num_slots) : 0);
@@ -1066,57 +1063,54 @@ int xffi_map_memory_bytes(size_t *out, const xffi_object *map) {
 
 /* ======================= Dict ======================= */
 
-int xffi_dict_new(xffi_object **out) { return map_new("xffi_dict_new", XFFI_TYPE_DICT, out); }
+int xffi_dict_new(xffi_object **out) { return map_new(__func__, XFFI_TYPE_DICT, out); }
 
 int xffi_dict_new_from(xffi_object **out, const xffi_any *keys, const xffi_any *values, int64_t count) {
-  return map_new_from("xffi_dict_new_from", XFFI_TYPE_DICT, out, keys, values, count);
+  return map_new_from(__func__, XFFI_TYPE_DICT, out, keys, values, count);
 }
 
-int xffi_dict_length(int64_t *out, const xffi_object *dict) { return map_length("xffi_dict_length", out, dict); }
+int xffi_dict_length(int64_t *out, const xffi_object *dict) { return map_length(__func__, out, dict); }
 
 int xffi_dict_get(xffi_any *out, const xffi_object *dict, const xffi_any *key) {
-  return map_get("xffi_dict_get", out, dict, key);
+  return map_get(__func__, out, dict, key);
 }
 
 int xffi_dict_lookup(const xffi_any **out, const xffi_object *dict, const xffi_any *key) {
-  return lookup_entry("xffi_dict_lookup", out, dict, key);
+  return lookup_entry(__func__, out, dict, key);
 }
 
 int xffi_dict_contains(int *out, const xffi_object *dict, const xffi_any *key) {
-  return map_contains("xffi_dict_contains", out, dict, key);
+  return map_contains(__func__, out, dict, key);
 }
 
 int xffi_dict_next(xffi_map_item *out, const xffi_object *dict, int64_t *cursor) {
-  return map_next("xffi_dict_next", out, dict, cursor);
+  return map_next(__func__, out, dict, cursor);
 }
 
 int xffi_dict_copy(xffi_object **out, const xffi_object *dict) {
-  return map_copy("xffi_dict_copy", XFFI_TYPE_DICT, out, dict);
+  return map_copy(__func__, XFFI_TYPE_DICT, out, dict);
 }
 
 int xffi_dict_set(xffi_object *dict, const xffi_any *key, const xffi_any *value) {
-  static const char fn[] = "xffi_dict_set";
   if (XFFI_UNLIKELY(!dict || dict->type_index != XFFI_TYPE_DICT) &&
-      xffi_check_object_arg(fn, "dict", dict, XFFI_TYPE_DICT) != XFFI_OK)
+      xffi_check_object_arg(__func__, "dict", dict, XFFI_TYPE_DICT) != XFFI_OK)
     return XFFI_FAIL;
-  return map_set(fn, &dict, 0, key, value);
+  return map_set(__func__, &dict, 0, key, value);
 }
 
 int xffi_dict_erase(xffi_object *dict, const xffi_any *key) {
-  static const char fn[] = "xffi_dict_erase";
-  if (xffi_check_object_arg(fn, "dict", dict, XFFI_TYPE_DICT) != XFFI_OK) return XFFI_FAIL;
-  return map_erase(fn, &dict, 0, key, NULL);
+  XFFI_CHECK_ARG_OBJECT(dict, XFFI_TYPE_DICT);
+  return map_erase(__func__, &dict, 0, key, NULL);
 }
 
 int xffi_dict_pop(xffi_any *out, xffi_object *dict, const xffi_any *key) {
-  static const char fn[] = "xffi_dict_pop";
-  if (!out) return xffi_raise_null_arg(fn, "out");
-  if (xffi_check_object_arg(fn, "dict", dict, XFFI_TYPE_DICT) != XFFI_OK) return XFFI_FAIL;
-  return map_erase(fn, &dict, 0, key, out);
+  XFFI_CHECK_ARG_NOT_NULL(out);
+  XFFI_CHECK_ARG_OBJECT(dict, XFFI_TYPE_DICT);
+  return map_erase(__func__, &dict, 0, key, out);
 }
 
 int xffi_dict_clear(xffi_object *dict) {
-  if (xffi_check_object_arg("xffi_dict_clear", "dict", dict, XFFI_TYPE_DICT) != XFFI_OK) return XFFI_FAIL;
+  XFFI_CHECK_ARG_OBJECT(dict, XFFI_TYPE_DICT);
   cell_clear(cell_of(dict));
   return XFFI_OK;
 }

@@ -3,6 +3,7 @@
 
 #include <xffi/shape.h>
 
+#include "check.h"
 #include "internal.h"
 
 typedef struct shape_object {
@@ -12,12 +13,11 @@ typedef struct shape_object {
 } shape_object;
 
 int xffi_shape_new(xffi_object **out, const int64_t *dims, size_t ndim) {
-  static const char fn[] = "xffi_shape_new";
-  if (!out) return xffi_raise_null_arg(fn, "out");
+  XFFI_CHECK_ARG_NOT_NULL(out);
   *out = NULL;
-  if (!dims && ndim > 0) return xffi_error_raise(XFFI_KIND_VALUE, "%s: dims is NULL but ndim is %zu", fn, ndim);
+  XFFI_CHECK_ARG(dims, dims || ndim == 0, XFFI_KIND_VALUE, "is NULL but ndim is %zu", ndim);
   if (ndim > (SIZE_MAX - sizeof(shape_object)) / sizeof(int64_t))
-    return xffi_error_raise(XFFI_KIND_VALUE, "%s: ndim %zu is too large", fn, ndim);
+    return xffi_error_raise(XFFI_KIND_VALUE, "%s: ndim %zu is too large", __func__, ndim);
   shape_object *s = (shape_object *)xffi_alloc(sizeof(shape_object) + ndim * sizeof(int64_t));
   if (!s) return xffi_error_raise_out_of_memory();
   xffi_object_init(&s->header, XFFI_TYPE_SHAPE, xffi_deleter_plain);
@@ -29,8 +29,8 @@ int xffi_shape_new(xffi_object **out, const int64_t *dims, size_t ndim) {
 }
 
 int xffi_shape_get(xffi_shape_cell *out, const xffi_object *shape) {
-  if (!out) return xffi_raise_null_arg("xffi_shape_get", "out");
-  if (xffi_check_object_arg("xffi_shape_get", "shape", shape, XFFI_TYPE_SHAPE) != XFFI_OK) return XFFI_FAIL;
+  XFFI_CHECK_ARG_NOT_NULL(out);
+  XFFI_CHECK_ARG_OBJECT(shape, XFFI_TYPE_SHAPE);
   *out = *xffi_shape_view(shape);
   return XFFI_OK;
 }
@@ -58,23 +58,23 @@ static int dims_product(int64_t *out, const int64_t *dims, size_t ndim, const ch
 }
 
 int xffi_dims_product(int64_t *out, const int64_t *dims, size_t ndim) {
-  if (!out) return xffi_raise_null_arg("xffi_dims_product", "out");
+  XFFI_CHECK_ARG_NOT_NULL(out);
   if (!dims && ndim > 0)
-    return xffi_error_raise(XFFI_KIND_VALUE, "xffi_dims_product: dims is NULL but ndim is %zu", ndim);
-  return dims_product(out, dims, ndim, "xffi_dims_product");
+    return xffi_error_raise(XFFI_KIND_VALUE, "%s: dims is NULL but ndim is %zu", __func__, ndim);
+  return dims_product(out, dims, ndim, __func__);
 }
 
 int xffi_shape_product(int64_t *out, const xffi_object *shape) {
-  if (!out) return xffi_raise_null_arg("xffi_shape_product", "out");
-  if (xffi_check_object_arg("xffi_shape_product", "shape", shape, XFFI_TYPE_SHAPE) != XFFI_OK) return XFFI_FAIL;
+  XFFI_CHECK_ARG_NOT_NULL(out);
+  XFFI_CHECK_ARG_OBJECT(shape, XFFI_TYPE_SHAPE);
   const xffi_shape_cell *cell = xffi_shape_view(shape);
-  return dims_product(out, cell->data, cell->size, "xffi_shape_product");
+  return dims_product(out, cell->data, cell->size, __func__);
 }
 
 int xffi_shape_equal(int *out, const xffi_object *a, const xffi_object *b) {
-  if (!out) return xffi_raise_null_arg("xffi_shape_equal", "out");
-  if (xffi_check_object_arg("xffi_shape_equal", "a", a, XFFI_TYPE_SHAPE) != XFFI_OK) return XFFI_FAIL;
-  if (xffi_check_object_arg("xffi_shape_equal", "b", b, XFFI_TYPE_SHAPE) != XFFI_OK) return XFFI_FAIL;
+  XFFI_CHECK_ARG_NOT_NULL(out);
+  XFFI_CHECK_ARG_OBJECT(a, XFFI_TYPE_SHAPE);
+  XFFI_CHECK_ARG_OBJECT(b, XFFI_TYPE_SHAPE);
   const xffi_shape_cell *x = xffi_shape_view(a);
   const xffi_shape_cell *y = xffi_shape_view(b);
   *out = xffi_dims_equal(x->data, x->size, y->data, y->size);

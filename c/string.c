@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check.h"
 #include "internal.h"
 #include "string_internal.h"
 
@@ -130,23 +131,23 @@ static inline int string_make(xffi_object **out, const char *data, size_t size, 
 }
 
 int xffi_string_new(xffi_object **out, const char *data, size_t size) {
-  return string_make(out, data, size, XFFI_TYPE_STRING, "xffi_string_new");
+  return string_make(out, data, size, XFFI_TYPE_STRING, __func__);
 }
 
 int xffi_string_from_c_str(xffi_object **out, const char *c_str) {
-  if (!c_str) return xffi_raise_null_arg("xffi_string_from_c_str", "c_str");
-  return string_make(out, c_str, strlen(c_str), XFFI_TYPE_STRING, "xffi_string_from_c_str");
+  XFFI_CHECK_ARG_NOT_NULL(c_str);
+  return string_make(out, c_str, strlen(c_str), XFFI_TYPE_STRING, __func__);
 }
 
 int xffi_bytes_new(xffi_object **out, const char *data, size_t size) {
-  return string_make(out, data, size, XFFI_TYPE_BYTES, "xffi_bytes_new");
+  return string_make(out, data, size, XFFI_TYPE_BYTES, __func__);
 }
 
 int xffi_string_get(xffi_byte_array *out, const xffi_object *obj) {
-  if (!out) return xffi_raise_null_arg("xffi_string_get", "out");
-  if (!obj) return xffi_raise_null_arg("xffi_string_get", "obj");
+  XFFI_CHECK_ARG_NOT_NULL(out);
+  XFFI_CHECK_ARG_NOT_NULL(obj);
   if (obj->type_index != XFFI_TYPE_STRING && obj->type_index != XFFI_TYPE_BYTES)
-    return xffi_error_raise(XFFI_KIND_TYPE, "xffi_string_get: obj expected String or Bytes, got %s",
+    return xffi_error_raise(XFFI_KIND_TYPE, "%s: obj expected String or Bytes, got %s", __func__,
                             xffi_type_key(obj->type_index));
   *out = xffi_string_view(obj);
   return XFFI_OK;

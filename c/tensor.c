@@ -11,6 +11,7 @@
 #include <xffi/shape.h>
 #include <xffi/tensor.h>
 
+#include "check.h"
 #include "internal.h"
 
 #define TENSOR_READ_ONLY UINT64_C(1)
@@ -204,15 +205,14 @@ static void compact_strides(int64_t *strides, const int64_t *shape, int32_t ndim
 static size_t header_size(int32_t ndim) { return sizeof(tensor_object) + 2 * (size_t)ndim * sizeof(int64_t); }
 
 int xffi_tensor_new(xffi_object **out, const int64_t *shape, int32_t ndim, DLDataType dtype) {
-  static const char fn[] = "xffi_tensor_new";
-  if (!out) return xffi_raise_null_arg(fn, "out");
+  XFFI_CHECK_ARG_NOT_NULL(out);
   *out = NULL;
   int64_t numel;
-  if (shape_ok(&numel, fn, ndim, shape, dtype) != XFFI_OK) return XFFI_FAIL;
+  if (shape_ok(&numel, __func__, ndim, shape, dtype) != XFFI_OK) return XFFI_FAIL;
   uint64_t nbytes = ((uint64_t)numel * dtype.bits * dtype.lanes + 7) / 8;
   size_t data_offset = (header_size(ndim) + XFFI_TENSOR_ALIGNMENT - 1) & ~(size_t)(XFFI_TENSOR_ALIGNMENT - 1);
   if (nbytes > SIZE_MAX - data_offset)
-    return xffi_error_raise(XFFI_KIND_VALUE, "%s: %llu bytes of data do not fit in memory", fn,
+    return xffi_error_raise(XFFI_KIND_VALUE, "%s: %llu bytes of data do not fit in memory", __func__,
                             (unsigned long long)nbytes);
   tensor_object *t = (tensor_object *)xffi_alloc_aligned(XFFI_TENSOR_ALIGNMENT, data_offset + (size_t)nbytes);
   if (!t) return xffi_error_raise_out_of_memory();
@@ -429,20 +429,18 @@ static inline int import_prologue(int *status, uint64_t *flags, xffi_object **ou
 }
 
 int xffi_tensor_from_dlpack(xffi_object **out, DLManagedTensorVersioned *managed) {
-  static const char fn[] = "xffi_tensor_from_dlpack";
   int status;
   uint64_t flags;
-  if (import_prologue(&status, &flags, out, managed, fn)) return status;
+  if (import_prologue(&status, &flags, out, managed, __func__)) return status;
   *out = NULL;
-  return adopt(out, fn, &managed->dl_tensor, deleter_versioned, managed, flags);
+  return adopt(out, __func__, &managed->dl_tensor, deleter_versioned, managed, flags);
 }
 
 int xffi_tensor_from_dlpack_unchecked(xffi_object **out, DLManagedTensorVersioned *managed) {
-  static const char fn[] = "xffi_tensor_from_dlpack_unchecked";
   int status;
   uint64_t flags;
-  if (import_prologue(&status, &flags, out, managed, fn)) return status;
-  return adopt_unchecked(out, fn, &managed->dl_tensor, deleter_versioned, managed, flags);
+  if (import_prologue(&status, &flags, out, managed, __func__)) return status;
+  return adopt_unchecked(out, __func__, &managed->dl_tensor, deleter_versioned, managed, flags);
 }
 
 /* import_prologue for both legacy imports (no version, no flags). */
@@ -462,18 +460,16 @@ static inline int legacy_import_prologue(int *status, xffi_object **out, DLManag
 }
 
 int xffi_tensor_from_dlpack_legacy(xffi_object **out, DLManagedTensor *managed) {
-  static const char fn[] = "xffi_tensor_from_dlpack_legacy";
   int status;
-  if (legacy_import_prologue(&status, out, managed, fn)) return status;
+  if (legacy_import_prologue(&status, out, managed, __func__)) return status;
   *out = NULL;
-  return adopt(out, fn, &managed->dl_tensor, deleter_legacy, managed, 0);
+  return adopt(out, __func__, &managed->dl_tensor, deleter_legacy, managed, 0);
 }
 
 int xffi_tensor_from_dlpack_legacy_unchecked(xffi_object **out, DLManagedTensor *managed) {
-  static const char fn[] = "xffi_tensor_from_dlpack_legacy_unchecked";
   int status;
-  if (legacy_import_prologue(&status, out, managed, fn)) return status;
-  return adopt_unchecked(out, fn, &managed->dl_tensor, deleter_legacy, managed, 0);
+  if (legacy_import_prologue(&status, out, managed, __func__)) return status;
+  return adopt_unchecked(out, __func__, &managed->dl_tensor, deleter_legacy, managed, 0);
 }
 
 /* ---- Export ---- */
@@ -489,10 +485,9 @@ static void export_deleter_legacy(DLManagedTensor *self) {
 }
 
 int xffi_tensor_to_dlpack(DLManagedTensorVersioned **out, xffi_object *tensor) {
-  static const char fn[] = "xffi_tensor_to_dlpack";
-  if (!out) return xffi_raise_null_arg(fn, "out");
+  XFFI_CHECK_ARG_NOT_NULL(out);
   *out = NULL;
-  if (xffi_check_object_arg(fn, "tensor", tensor, XFFI_TYPE_TENSOR) != XFFI_OK) return XFFI_FAIL;
+  XFFI_CHECK_ARG_OBJECT(tensor, XFFI_TYPE_TENSOR);
   DLManagedTensorVersioned *m = (DLManagedTensorVersioned *)xffi_alloc(sizeof(*m));
   if (!m) return xffi_error_raise_out_of_memory();
   tensor_object *t = as_tensor(tensor);
@@ -508,16 +503,15 @@ int xffi_tensor_to_dlpack(DLManagedTensorVersioned **out, xffi_object *tensor) {
 }
 
 int xffi_tensor_to_dlpack_legacy(DLManagedTensor **out, xffi_object *tensor) {
-  static const char fn[] = "xffi_tensor_to_dlpack_legacy";
-  if (!out) return xffi_raise_null_arg(fn, "out");
+  XFFI_CHECK_ARG_NOT_NULL(out);
   *out = NULL;
-  if (xffi_check_object_arg(fn, "tensor", tensor, XFFI_TYPE_TENSOR) != XFFI_OK) return XFFI_FAIL;
+  XFFI_CHECK_ARG_OBJECT(tensor, XFFI_TYPE_TENSOR);
   tensor_object *t = as_tensor(tensor);
   if (__atomic_load_n(&t->flags, __ATOMIC_RELAXED) & TENSOR_READ_ONLY)
     return xffi_error_raise(XFFI_KIND_VALUE,
                             "%s: the tensor is read-only and a legacy DLManagedTensor cannot say so "
                             "(use xffi_tensor_to_dlpack)",
-                            fn);
+                            __func__);
   DLManagedTensor *m = (DLManagedTensor *)xffi_alloc(sizeof(*m));
   if (!m) return xffi_error_raise_out_of_memory();
   m->dl_tensor = t->dl;
@@ -531,23 +525,21 @@ int xffi_tensor_to_dlpack_legacy(DLManagedTensor **out, xffi_object *tensor) {
 /* ---- Queries ---- */
 
 int xffi_tensor_is_read_only(int *out, const xffi_object *tensor) {
-  if (!out) return xffi_raise_null_arg("xffi_tensor_is_read_only", "out");
-  if (xffi_check_object_arg("xffi_tensor_is_read_only", "tensor", tensor, XFFI_TYPE_TENSOR) != XFFI_OK)
-    return XFFI_FAIL;
+  XFFI_CHECK_ARG_NOT_NULL(out);
+  XFFI_CHECK_ARG_OBJECT(tensor, XFFI_TYPE_TENSOR);
   *out = (__atomic_load_n(&as_tensor(tensor)->flags, __ATOMIC_RELAXED) & TENSOR_READ_ONLY) != 0;
   return XFFI_OK;
 }
 
 int xffi_tensor_set_read_only(xffi_object *tensor) {
-  if (xffi_check_object_arg("xffi_tensor_set_read_only", "tensor", tensor, XFFI_TYPE_TENSOR) != XFFI_OK)
-    return XFFI_FAIL;
+  XFFI_CHECK_ARG_OBJECT(tensor, XFFI_TYPE_TENSOR);
   __atomic_fetch_or(&as_tensor(tensor)->flags, TENSOR_READ_ONLY, __ATOMIC_RELAXED);
   return XFFI_OK;
 }
 
 int xffi_tensor_get(DLTensor **out, xffi_object *tensor) {
-  if (!out) return xffi_raise_null_arg("xffi_tensor_get", "out");
-  if (xffi_check_object_arg("xffi_tensor_get", "tensor", tensor, XFFI_TYPE_TENSOR) != XFFI_OK) return XFFI_FAIL;
+  XFFI_CHECK_ARG_NOT_NULL(out);
+  XFFI_CHECK_ARG_OBJECT(tensor, XFFI_TYPE_TENSOR);
   *out = xffi_tensor_dltensor(tensor);
   return XFFI_OK;
 }
@@ -567,24 +559,23 @@ static int64_t numel_of(const DLTensor *dl) {
 }
 
 int xffi_tensor_numel(int64_t *out, const xffi_object *tensor) {
-  if (!out) return xffi_raise_null_arg("xffi_tensor_numel", "out");
-  if (xffi_check_object_arg("xffi_tensor_numel", "tensor", tensor, XFFI_TYPE_TENSOR) != XFFI_OK) return XFFI_FAIL;
+  XFFI_CHECK_ARG_NOT_NULL(out);
+  XFFI_CHECK_ARG_OBJECT(tensor, XFFI_TYPE_TENSOR);
   *out = numel_of(xffi_tensor_dltensor_const(tensor));
   return XFFI_OK;
 }
 
 int xffi_tensor_nbytes(uint64_t *out, const xffi_object *tensor) {
-  if (!out) return xffi_raise_null_arg("xffi_tensor_nbytes", "out");
-  if (xffi_check_object_arg("xffi_tensor_nbytes", "tensor", tensor, XFFI_TYPE_TENSOR) != XFFI_OK) return XFFI_FAIL;
+  XFFI_CHECK_ARG_NOT_NULL(out);
+  XFFI_CHECK_ARG_OBJECT(tensor, XFFI_TYPE_TENSOR);
   const DLTensor *dl = xffi_tensor_dltensor_const(tensor);
   *out = ((uint64_t)numel_of(dl) * dl->dtype.bits * dl->dtype.lanes + 7) / 8;
   return XFFI_OK;
 }
 
 int xffi_tensor_is_contiguous(int *out, const xffi_object *tensor) {
-  if (!out) return xffi_raise_null_arg("xffi_tensor_is_contiguous", "out");
-  if (xffi_check_object_arg("xffi_tensor_is_contiguous", "tensor", tensor, XFFI_TYPE_TENSOR) != XFFI_OK)
-    return XFFI_FAIL;
+  XFFI_CHECK_ARG_NOT_NULL(out);
+  XFFI_CHECK_ARG_OBJECT(tensor, XFFI_TYPE_TENSOR);
   const DLTensor *dl = xffi_tensor_dltensor_const(tensor);
   int64_t expected = 1;
   *out = 1;
@@ -597,9 +588,9 @@ int xffi_tensor_is_contiguous(int *out, const xffi_object *tensor) {
 }
 
 int xffi_tensor_shape(xffi_object **out, const xffi_object *tensor) {
-  if (!out) return xffi_raise_null_arg("xffi_tensor_shape", "out");
+  XFFI_CHECK_ARG_NOT_NULL(out);
   *out = NULL;
-  if (xffi_check_object_arg("xffi_tensor_shape", "tensor", tensor, XFFI_TYPE_TENSOR) != XFFI_OK) return XFFI_FAIL;
+  XFFI_CHECK_ARG_OBJECT(tensor, XFFI_TYPE_TENSOR);
   const DLTensor *dl = xffi_tensor_dltensor_const(tensor);
   return xffi_shape_new(out, dl->shape, (size_t)dl->ndim);
 }

@@ -247,7 +247,7 @@ static void test_bad_input_is_reported(void **state) {
   assert_raised(XFFI_KIND_VALUE, "xffi_func_global_get: name is NULL");
   xffi_byte_array bad = {NULL, 3};
   assert_int_equal(xffi_func_global_get_bytes(&got, bad), XFFI_FAIL);
-  assert_raised(XFFI_KIND_VALUE, "xffi_func_global_get: name.data is NULL but name.size is 3");
+  assert_raised(XFFI_KIND_VALUE, "xffi_func_global_get_bytes: name.data is NULL but name.size is 3");
   assert_int_equal(xffi_func_global_remove(NULL), XFFI_FAIL);
   assert_raised(XFFI_KIND_VALUE, "xffi_func_global_remove: name is NULL");
   assert_int_equal(xffi_func_global_remove(""), XFFI_FAIL);
