@@ -25,7 +25,8 @@
  * tag matches, with `entry` pointing at it; runs on_empty at the first empty
  * slot (it must return or break). One compare (slot <= MAP_SLOT_END) finds
  * both an empty slot and the end mark; only then are they told apart, and the
- * end mark wraps the walk to slot 0. So the walk keeps no end pointer, and
+ * walk wraps to slot 0 by the slot count stored after the end mark. So the
+ * walk keeps neither an end pointer nor the array's start in a register, and
  * an occupied slot costs the compare and the tag test. */
 #define PROBE_WALK(c, hash, on_candidate, on_empty)                                        \
   do {                                                                                     \
@@ -36,7 +37,7 @@
         if (slot_ == MAP_SLOT_EMPTY) {                                                     \
           on_empty                                                                         \
         }                                                                                  \
-        p_ = (c)->slots; /* the end mark: on from slot 0 (never the end mark itself) */   \
+        p_ -= p_[1]; /* the end mark, then the slot count: back to slot 0 */              \
         slot_ = *p_;                                                                       \
         if (slot_ == MAP_SLOT_EMPTY) {                                                     \
           on_empty                                                                         \

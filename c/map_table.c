@@ -7,7 +7,7 @@
 #include "check.h"
 #include "map_table.h"
 
-const uint32_t xffi_map_empty_index[2] = {MAP_SLOT_EMPTY, MAP_SLOT_END};
+const uint32_t xffi_map_empty_index[3] = {MAP_SLOT_EMPTY, MAP_SLOT_END, 1};
 
 uint64_t xffi_map_stored_key_hash(const xffi_any *key) {
   probe p;
@@ -56,6 +56,7 @@ static void cell_rebuild_into(map_cell *c, uint32_t *slots, uint32_t num_slots) 
   }
   memset(slots, 0, index_bytes(num_slots));
   slots[num_slots] = MAP_SLOT_END;
+  slots[num_slots + 1] = num_slots;
   c->num_slots = num_slots;
   c->index_mask = mask_for(num_slots);
   for (int64_t e = 0; e < c->used; ++e) cell_index_put(c, xffi_map_stored_key_hash(&c->entries[e].key), e);
@@ -184,7 +185,7 @@ xffi_object *xffi_map_clone(int32_t type_index, const map_cell *src, int64_t ext
   if (need > 0) {
     uint32_t n = slots_for(need);
     c->entries = xffi_alloc((size_t)need * sizeof(map_entry));
-    c->slots = xffi_alloc_zeroed((size_t)n + 1, sizeof(uint32_t));
+    c->slots = xffi_alloc_zeroed(1, index_bytes(n));
     if (!c->entries || !c->slots) {
       xffi_object_dec_ref_inline(obj);
       xffi_error_raise_out_of_memory();
@@ -193,6 +194,7 @@ xffi_object *xffi_map_clone(int32_t type_index, const map_cell *src, int64_t ext
     c->capacity = need;
     c->num_slots = n;
     c->slots[n] = MAP_SLOT_END;
+    c->slots[n + 1] = n;
     c->index_mask = mask_for(n);
     for (int64_t r = 0; r < src->used; ++r) {
       const map_entry *entry = &src->entries[r];

@@ -22,11 +22,12 @@
  *   num_slots need not be a power of two and the index can grow by 1.5x.
  *   Every key kind is hashed with the process's secret key (c/hash.h), so
  *   callers cannot choose keys that share a home slot.
- * - The slot array has one more slot after the num_slots of the index, the
+ * - The slot array has two more words after the num_slots of the index: the
  *   end mark MAP_SLOT_END (1), a value no other slot has (a tag is at least
  *   index_mask + 1 >= 2; a deleted slot is index_mask >= 15 in a real
- *   index). A lookup tests for empty and end in one compare (slot <= 1), so
- *   probing an occupied slot costs no wrap test (c/map_lookup.c).
+ *   index), then num_slots. A lookup tests for empty and end in one compare
+ *   (slot <= 1), so probing an occupied slot costs no wrap test, and wraps by
+ *   the count that follows the mark (c/map_lookup.c).
  * - An empty map without an index points at xffi_map_empty_index, one shared empty
  *   slot (and its end slot) that is never written, so a lookup needs no
  *   emptiness test.
@@ -85,13 +86,14 @@ _Static_assert(sizeof(map_entry) == 32, "a map entry is two Anys");
 
 static inline map_cell *cell_of(const xffi_object *obj) { return &((map_object *)obj)->cell; }
 
-/* The index of every map that has none: an empty slot and the end mark.
+/* The index of every map that has none: an empty slot, the end mark and the
+ * slot count (1).
  * Never written: insertion allocates a real index first
  * (xffi_map_cell_reserve_one). */
-extern const uint32_t xffi_map_empty_index[2];
+extern const uint32_t xffi_map_empty_index[3];
 
-/* The bytes of an index of n slots: n slots and the end slot. */
-static inline size_t index_bytes(uint32_t n) { return ((size_t)n + 1) * sizeof(uint32_t); }
+/* The bytes of an index of n slots: n slots, the end mark and the count. */
+static inline size_t index_bytes(uint32_t n) { return ((size_t)n + 2) * sizeof(uint32_t); }
 
 static inline int cell_has_index(const map_cell *c) { return c->slots != xffi_map_empty_index; }
 

@@ -3,8 +3,8 @@
  * Layout of one Tensor allocation:
  *   xffi_object header | DLTensor | flags | producer | shape[ndim] | strides[ndim]
  * and, for tensors made by xffi_tensor_new, padding to 64 bytes and the data.
- * The deleter tells the three kinds apart: owned data (one aligned
- * allocation), adopted DLPack 1.x tensor, adopted legacy tensor. */
+ * Two deleters: owned data (one aligned allocation) and adopted (a DLPack
+ * 1.x or, flagged, a legacy producer to release). */
 #include <string.h>
 
 #include <xffi/dtype.h>
@@ -15,11 +15,13 @@
 #include "internal.h"
 
 #define TENSOR_READ_ONLY UINT64_C(1)
+/* Set once at adoption: the producer is a legacy DLManagedTensor. */
+#define TENSOR_PRODUCER_LEGACY UINT64_C(2)
 
 typedef struct tensor_object {
   xffi_object header;
   DLTensor dl;
-  uint64_t flags __attribute__((aligned(8))); /* TENSOR_READ_ONLY; atomic, so 8-byte aligned on i386 too */
+  uint64_t flags __attribute__((aligned(8))); /* TENSOR_*; atomic, so 8-byte aligned on i386 too */
   void *producer;  /* the adopted DLManagedTensorVersioned / DLManagedTensor, or NULL */
   int64_t dims[];  /* shape[ndim] then strides[ndim] */
 } tensor_object;
@@ -35,29 +37,20 @@ static void deleter_owned(void *self, int flags) {
   if (flags & XFFI_DELETE_MEMORY) xffi_free_aligned(self);
 }
 
-/* The adopted producer is never NULL (adopt is always given one); its
- * deleter may be. */
-static void deleter_versioned(void *self, int flags) {
+/* An adopted tensor: releases the producer (never NULL: adopt is always
+ * given one; its deleter may be), a DLManagedTensorVersioned or, with
+ * TENSOR_PRODUCER_LEGACY, a DLManagedTensor. */
+static void deleter_adopted(void *self, int flags) {
   tensor_object *t = (tensor_object *)self;
-  DLManagedTensorVersioned *m = (DLManagedTensorVersioned *)t->producer;
-  if (XFFI_LIKELY(flags == XFFI_DELETE_BOTH)) { /* no weak references were taken */
-    if (m->deleter) m->deleter(m);
-    xffi_free(self);
-    return;
+  if (flags & XFFI_DELETE_CONTENTS) {
+    if (t->flags & TENSOR_PRODUCER_LEGACY) {
+      DLManagedTensor *m = (DLManagedTensor *)t->producer;
+      if (m->deleter) m->deleter(m);
+    } else {
+      DLManagedTensorVersioned *m = (DLManagedTensorVersioned *)t->producer;
+      if (m->deleter) m->deleter(m);
+    }
   }
-  if ((flags & XFFI_DELETE_CONTENTS) && m->deleter) m->deleter(m);
-  if (flags & XFFI_DELETE_MEMORY) xffi_free(self);
-}
-
-static void deleter_legacy(void *self, int flags) {
-  tensor_object *t = (tensor_object *)self;
-  DLManagedTensor *m = (DLManagedTensor *)t->producer;
-  if (XFFI_LIKELY(flags == XFFI_DELETE_BOTH)) { /* no weak references were taken */
-    if (m->deleter) m->deleter(m);
-    xffi_free(self);
-    return;
-  }
-  if ((flags & XFFI_DELETE_CONTENTS) && m->deleter) m->deleter(m);
   if (flags & XFFI_DELETE_MEMORY) xffi_free(self);
 }
 
@@ -249,9 +242,9 @@ static int same_dltensor(const DLTensor *a, const DLTensor *b) {
 
 /* Fills the header and cell of an adopted Tensor, whose shape and strides are
  * (or will be) in t->dims; returns the object. */
-static inline xffi_object *adopted_init(tensor_object *t, const DLTensor *src, int32_t ndim, xffi_deleter deleter,
+static inline xffi_object *adopted_init(tensor_object *t, const DLTensor *src, int32_t ndim,
                                         void *producer, uint64_t flags) {
-  xffi_object_init(&t->header, XFFI_TYPE_TENSOR, deleter);
+  xffi_object_init(&t->header, XFFI_TYPE_TENSOR, deleter_adopted);
   t->dl = *src;
   t->dl.shape = t->dims;
   t->dl.strides = t->dims + ndim;
@@ -265,7 +258,7 @@ static inline xffi_object *adopted_init(tensor_object *t, const DLTensor *src, i
 #if defined(__GNUC__)
 __attribute__((noinline, cold))
 #endif
-static int adopt_checked(xffi_object **out, const char *fn, const DLTensor *src, xffi_deleter deleter,
+static int adopt_checked(xffi_object **out, const char *fn, const DLTensor *src,
                          void *producer, uint64_t flags) {
   int64_t numel;
   if (shape_ok(&numel, fn, src->ndim, src->shape, src->dtype) != XFFI_OK) return XFFI_FAIL;
@@ -279,7 +272,7 @@ static int adopt_checked(xffi_object **out, const char *fn, const DLTensor *src,
   int32_t ndim = src->ndim;
   tensor_object *t = (tensor_object *)xffi_alloc(header_size(ndim));
   if (!t) return xffi_error_raise_out_of_memory();
-  xffi_object *obj = adopted_init(t, src, ndim, deleter, producer, flags);
+  xffi_object *obj = adopted_init(t, src, ndim, producer, flags);
   if (ndim) {
     memcpy(t->dims, src->shape, (size_t)ndim * sizeof(int64_t));
     if (src->strides)
@@ -301,12 +294,12 @@ static inline int device_type_known(int32_t type) {
  * case takes one pass that checks while it copies, leaving at the first
  * thing out of the ordinary; anything unusual (an error, or an overflow that
  * a zero dimension may excuse) is redone by adopt_checked, which says
- * precisely what is wrong. Inlined into each importer, where deleter and fn
+ * precisely what is wrong. Inlined into each importer, where fn and flags
  * are constants. */
 #if defined(__GNUC__)
 __attribute__((always_inline))
 #endif
-static inline int adopt(xffi_object **out, const char *fn, const DLTensor *src, xffi_deleter deleter, void *producer,
+static inline int adopt(xffi_object **out, const char *fn, const DLTensor *src, void *producer,
                         uint64_t flags) {
   int32_t ndim = src->ndim;
   if (XFFI_UNLIKELY(ndim < 0)) goto slow;
@@ -358,12 +351,12 @@ static inline int adopt(xffi_object **out, const char *fn, const DLTensor *src, 
   if (XFFI_UNLIKELY(!src->data && numel != 0)) goto slow_free;
   if (XFFI_UNLIKELY(address_span_wraps(src, bits_to_bytes(below, elem_bits), bits_to_bytes(span, elem_bits))))
     goto slow_free;
-  *out = adopted_init(t, src, ndim, deleter, producer, flags);
+  *out = adopted_init(t, src, ndim, producer, flags);
   return XFFI_OK;
 slow_free:
   xffi_free(t);
 slow:
-  return adopt_checked(out, fn, src, deleter, producer, flags);
+  return adopt_checked(out, fn, src, producer, flags);
 }
 
 /* adopt for a trusted producer: only the checks xffi's own memory depends on
@@ -372,11 +365,11 @@ slow:
 #if defined(__GNUC__)
 __attribute__((always_inline))
 #endif
-static inline int adopt_unchecked(xffi_object **out, const char *fn, const DLTensor *src, xffi_deleter deleter,
+static inline int adopt_unchecked(xffi_object **out, const char *fn, const DLTensor *src,
                                   void *producer, uint64_t flags) {
   int32_t ndim = src->ndim;
   if (XFFI_UNLIKELY(ndim < 0 || (!src->shape && ndim != 0)))
-    return *out = NULL, adopt_checked(out, fn, src, deleter, producer, flags); /* raises the precise error */
+    return *out = NULL, adopt_checked(out, fn, src, producer, flags); /* raises the precise error */
   tensor_object *t = (tensor_object *)xffi_alloc(header_size(ndim));
   if (XFFI_UNLIKELY(!t)) return *out = NULL, xffi_error_raise_out_of_memory();
   int64_t *dims = t->dims, *steps = t->dims + ndim;
@@ -392,7 +385,7 @@ static inline int adopt_unchecked(xffi_object **out, const char *fn, const DLTen
     for (int32_t i = 0; i < ndim; i++) dims[i] = shape[i];
     compact_strides(steps, dims, ndim);
   }
-  *out = adopted_init(t, src, ndim, deleter, producer, flags);
+  *out = adopted_init(t, src, ndim, producer, flags);
   return XFFI_OK;
 }
 
@@ -433,14 +426,14 @@ int xffi_tensor_from_dlpack(xffi_object **out, DLManagedTensorVersioned *managed
   uint64_t flags;
   if (import_prologue(&status, &flags, out, managed, __func__)) return status;
   *out = NULL;
-  return adopt(out, __func__, &managed->dl_tensor, deleter_versioned, managed, flags);
+  return adopt(out, __func__, &managed->dl_tensor, managed, flags);
 }
 
 int xffi_tensor_from_dlpack_unchecked(xffi_object **out, DLManagedTensorVersioned *managed) {
   int status;
   uint64_t flags;
   if (import_prologue(&status, &flags, out, managed, __func__)) return status;
-  return adopt_unchecked(out, __func__, &managed->dl_tensor, deleter_versioned, managed, flags);
+  return adopt_unchecked(out, __func__, &managed->dl_tensor, managed, flags);
 }
 
 /* import_prologue for both legacy imports (no version, no flags). */
@@ -463,13 +456,13 @@ int xffi_tensor_from_dlpack_legacy(xffi_object **out, DLManagedTensor *managed) 
   int status;
   if (legacy_import_prologue(&status, out, managed, __func__)) return status;
   *out = NULL;
-  return adopt(out, __func__, &managed->dl_tensor, deleter_legacy, managed, 0);
+  return adopt(out, __func__, &managed->dl_tensor, managed, TENSOR_PRODUCER_LEGACY);
 }
 
 int xffi_tensor_from_dlpack_legacy_unchecked(xffi_object **out, DLManagedTensor *managed) {
   int status;
   if (legacy_import_prologue(&status, out, managed, __func__)) return status;
-  return adopt_unchecked(out, __func__, &managed->dl_tensor, deleter_legacy, managed, 0);
+  return adopt_unchecked(out, __func__, &managed->dl_tensor, managed, TENSOR_PRODUCER_LEGACY);
 }
 
 /* ---- Export ---- */

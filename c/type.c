@@ -55,8 +55,13 @@ static const xffi_type_info builtin_infos[] = {
 };
 #define BUILTIN_COUNT (sizeof(builtin_infos) / sizeof(builtin_infos[0]))
 
+/* builtin_infos lists the value types (indices 0 to XFFI_TYPE_SMALL_BYTES)
+ * first, then the object types from XFFI_TYPE_OBJECT on, each run in index
+ * order: so a value type's record is at its index, an object type's at its
+ * offset from XFFI_TYPE_OBJECT past the value types. */
+#define BUILTIN_VALUE_TYPES (XFFI_TYPE_SMALL_BYTES + 1)
 #define B(i) [i] = &builtin_infos[i]
-#define BO(i) [i] = &builtin_infos[(i) - XFFI_TYPE_OBJECT + 13]
+#define BO(i) [i] = &builtin_infos[BUILTIN_VALUE_TYPES + (i) - XFFI_TYPE_OBJECT]
 static const xffi_type_info *builtin_table[XFFI_TYPE_DYNAMIC_BEGIN] = {
     B(0), B(1), B(2), B(3), B(4), B(5), B(6), B(7), B(8), B(9), B(10), B(11), B(12),
     BO(64), BO(65), BO(66), BO(67), BO(68), BO(69), BO(70), BO(71), BO(72), BO(73), BO(74), BO(75), BO(76),

@@ -88,8 +88,8 @@ static inline void *xffi_func_resource(const void *handle) {
   return ((const xffi_function_head *)handle)->resource;
 }
 
-/* The same, and the function also keeps owner (borrowed here: a new strong
- * reference is taken; NULL for none) alive while it lives. owner is released
+/* As xffi_func_new, and the function also keeps owner (borrowed here: a new
+ * strong reference is taken; NULL for none) alive while it lives. owner is released
  * after the finalizer ran. Used by modules so that a function taken from a
  * shared library keeps the library loaded.
  * Errors: as xffi_func_new. */
@@ -119,11 +119,13 @@ XFFI_API int xffi_func_call_failed_(xffi_any *result, int status);
 
 /* The bare safe call, like tvm-ffi's TVMFFIFunctionCall: calls func's
  * cell with exactly these arguments and returns the callee's status as is.
- * func and args are borrowed; *result, which the caller set to None, receives
- * the callee's owned value. No checks, *result is not reset, and an error
- * stays in whichever slot the callee raised it (xffi_func_call_unchecked
- * adds those steps). Like every call, when the callee fails it releases an
- * error left raised from before the call (see xffi_func_call). */
+ * No argument checks. func and args are borrowed; *result must already be
+ * None (it is not reset here) and receives the callee's owned value. On
+ * failure *result is left as the callee left it and the error stays in
+ * whichever slot the callee raised it: xffi_func_call_unchecked adds the
+ * reset, the release of *result and the adoption of tvm-ffi's error. Like
+ * every call, when the callee fails it releases an error left raised from
+ * before the call (see xffi_func_call). */
 XFFI_API int xffi_func_call_raw(xffi_object *func, const xffi_any *args, int32_t num_args, xffi_any *result);
 
 /* xffi_func_call without its checks, for a caller that has already made
