@@ -1,7 +1,8 @@
-/* c/map.c: the Map API. A Map is immutable to everyone who shares it: the
- * functions that change one take a pointer to the caller's reference and,
- * when the map is shared, replace it with a changed copy (copy-on-write).
- * Lookups are in c/map_lookup.c, iteration in c/map_iter.c, the table in
+/* c/map.c: making, measuring, copying and clearing Maps. A Map is
+ * immutable to everyone who shares it: the functions that change one take a
+ * pointer to the caller's reference and, when the map is shared, replace it
+ * with a changed copy (copy-on-write). Set and erase are in c/map_edit.c,
+ * lookups in c/map_lookup.c, iteration in c/map_iter.c, the table in
  * c/map_table.h. */
 #include "check.h"
 #include "map_table.h"
@@ -18,16 +19,6 @@ int xffi_map_length(int64_t *out, const xffi_object *map) { return xffi_map_do_l
 
 int xffi_map_copy(xffi_object **out, const xffi_object *map) {
   return xffi_map_do_copy(__func__, XFFI_TYPE_MAP, out, map);
-}
-
-int xffi_map_set(xffi_object **map, const xffi_any *key, const xffi_any *value) {
-  if (xffi_map_check_ref(__func__, map) != XFFI_OK) return XFFI_FAIL;
-  return xffi_map_do_set(__func__, map, 1, key, value);
-}
-
-int xffi_map_erase(xffi_object **map, const xffi_any *key) {
-  if (xffi_map_check_ref(__func__, map) != XFFI_OK) return XFFI_FAIL;
-  return xffi_map_do_erase(__func__, map, 1, key, NULL);
 }
 
 int xffi_map_clear(xffi_object **map) {

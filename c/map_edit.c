@@ -1,5 +1,6 @@
 /* c/map_edit.c: setting and erasing keys of Map (copy-on-write) and Dict
- * (in place), and building a map from arrays of keys and values. */
+ * (in place): xffi_map_set, _erase and the Dict ones, here with the shared
+ * bodies inline; and building a map from arrays of keys and values. */
 #include <string.h>
 
 #include "check.h"
@@ -33,9 +34,12 @@ static inline void zero_small_tail(xffi_any *key) {
     memset(key->v_small + key->small_len, 0, sizeof(key->v_small) - key->small_len);
 }
 
-/* Sets key -> value in *target. For a Map (cow != 0) a shared map is first
- * replaced by a private copy; for a Dict *target is changed in place. */
-int xffi_map_do_set(const char *fn, xffi_object **target, int cow, const xffi_any *key, const xffi_any *value) {
+/* Sets key -> value in *target (borrowed). For a Map (cow != 0) a shared map
+ * is first replaced by a private copy: *target's reference is then released
+ * and replaced by the copy's; a Dict is changed in place. key and value are
+ * borrowed views, copied in. Inline: each public function gets its own copy,
+ * with cow a constant. */
+static inline int map_set(const char *fn, xffi_object **target, int cow, const xffi_any *key, const xffi_any *value) {
   if (!key) return xffi_raise_null_arg(fn, "key");
   if (!value) return xffi_raise_null_arg(fn, "value");
   if (XFFI_UNLIKELY(!xffi_any_is_well_formed(key))) return xffi_any_raise_malformed(fn, "key", key);
@@ -80,9 +84,9 @@ int xffi_map_do_set(const char *fn, xffi_object **target, int cow, const xffi_an
   return XFFI_OK;
 }
 
-/* Removes key from *target (copy-on-write for a Map), moving the value into
- * *value_out if given. */
-int xffi_map_do_erase(const char *fn, xffi_object **target, int cow, const xffi_any *key, xffi_any *value_out) {
+/* Removes key from *target (copy-on-write for a Map, as map_set), moving the
+ * value into *value_out (a new reference) if given, else releasing it. */
+static inline int map_erase(const char *fn, xffi_object **target, int cow, const xffi_any *key, xffi_any *value_out) {
   if (!key) return xffi_raise_null_arg(fn, "key");
   if (XFFI_UNLIKELY(!xffi_any_is_well_formed(key))) return xffi_any_raise_malformed(fn, "key", key);
   probe p;
@@ -121,7 +125,7 @@ int xffi_map_do_new_from(const char *fn, int32_t type_index, xffi_object **out, 
   xffi_object *obj = xffi_map_alloc(type_index);
   if (!obj) return XFFI_FAIL;
   for (int64_t k = 0; k < count; ++k) {
-    if (xffi_map_do_set(fn, &obj, 0, &keys[k], &values[k]) != XFFI_OK) {
+    if (map_set(fn, &obj, 0, &keys[k], &values[k]) != XFFI_OK) {
       xffi_object_dec_ref_inline(obj);
       return XFFI_FAIL;
     }
@@ -130,3 +134,32 @@ int xffi_map_do_new_from(const char *fn, int32_t type_index, xffi_object **out, 
   return XFFI_OK;
 }
 
+/* ---- The public setters and erasers ---- */
+
+int xffi_map_set(xffi_object **map, const xffi_any *key, const xffi_any *value) {
+  if (xffi_map_check_ref(__func__, map) != XFFI_OK) return XFFI_FAIL;
+  return map_set(__func__, map, 1, key, value);
+}
+
+int xffi_map_erase(xffi_object **map, const xffi_any *key) {
+  if (xffi_map_check_ref(__func__, map) != XFFI_OK) return XFFI_FAIL;
+  return map_erase(__func__, map, 1, key, NULL);
+}
+
+int xffi_dict_set(xffi_object *dict, const xffi_any *key, const xffi_any *value) {
+  if (XFFI_UNLIKELY(!dict || dict->type_index != XFFI_TYPE_DICT) &&
+      xffi_check_object_arg(__func__, "dict", dict, XFFI_TYPE_DICT) != XFFI_OK)
+    return XFFI_FAIL;
+  return map_set(__func__, &dict, 0, key, value);
+}
+
+int xffi_dict_erase(xffi_object *dict, const xffi_any *key) {
+  XFFI_CHECK_ARG_OBJECT(dict, XFFI_TYPE_DICT);
+  return map_erase(__func__, &dict, 0, key, NULL);
+}
+
+int xffi_dict_pop(xffi_any *out, xffi_object *dict, const xffi_any *key) {
+  XFFI_CHECK_ARG_NOT_NULL(out);
+  XFFI_CHECK_ARG_OBJECT(dict, XFFI_TYPE_DICT);
+  return map_erase(__func__, &dict, 0, key, out);
+}

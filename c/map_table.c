@@ -30,15 +30,6 @@ static uint32_t mask_for(uint32_t num_slots) {
   return mask;
 }
 
-/* Puts entry index e with the given hash into the first empty slot. */
-static inline void cell_index_put(map_cell *c, uint64_t hash, int64_t e) {
-  uint32_t n = c->num_slots;
-  uint32_t i = home_slot(hash, n);
-  while (c->slots[i] != 0)
-    if (++i == n) i = 0;
-  c->slots[i] = slot_tag(hash, c->index_mask) | (uint32_t)(e + 1);
-}
-
 /* Drops the holes from the entry array (keeping the order) and rebuilds the
  * index into `slots` (num_slots of them, zeroed or to be zeroed here). Never
  * fails. The old slot array, if different, is freed. */
@@ -77,9 +68,7 @@ static int cell_reserve_entries(map_cell *c, int64_t need) {
   return XFFI_OK;
 }
 
-/* Makes room for one more entry (index and entry array). On failure the map's
- * contents are unchanged (the index may have been rebuilt). */
-int xffi_map_cell_reserve_one(map_cell *c) {
+int xffi_map_cell_grow_for_one(map_cell *c) {
   if (!cell_has_index(c) || c->size + c->holes + 1 > max_load(c->num_slots)) {
     if (c->size + 1 > MAP_MAX_ENTRIES) return xffi_error_raise_out_of_memory();
     uint32_t n = slots_for(c->size + 1);
@@ -88,16 +77,6 @@ int xffi_map_cell_reserve_one(map_cell *c) {
     cell_rebuild_into(c, slots, n);
   }
   return cell_reserve_entries(c, c->used + 1);
-}
-
-/* Appends owned key and value (moved in) under hash; room must exist. */
-void xffi_map_cell_append(map_cell *c, uint64_t hash, xffi_any *key, xffi_any *value) {
-  int64_t e = c->used;
-  xffi_any_move(&c->entries[e].key, key);
-  xffi_any_move(&c->entries[e].value, value);
-  c->used = e + 1;
-  c->size += 1;
-  cell_index_put(c, hash, e);
 }
 
 /* Removes the entry at slot i, moving its key and value out (owned). Compacts

@@ -3,7 +3,7 @@
  *
  * Files: this header (layout, keys, the index's inline parts), c/map_table.c
  * (storage: growth, removal, copies; argument checks and messages),
- * c/map_edit.c (insertion and removal), c/map_lookup.c (lookups, the hot
+ * c/map_edit.c (set, erase, pop), c/map_lookup.c (lookups, the hot
  * paths), c/map_iter.c (iteration), c/map.c (the Map API), c/dict.c (the
  * Dict API).
  *
@@ -314,12 +314,8 @@ static inline int xffi_map_is_unique(const xffi_object *obj) {
 
 /* The hash of a stored key (key borrowed; never a borrowed string). */
 uint64_t xffi_map_stored_key_hash(const xffi_any *key);
-/* Makes room for one more entry (index and entry array). On failure (a
- * MemoryError raised) the map's contents are unchanged. */
-int xffi_map_cell_reserve_one(map_cell *c);
-/* Appends key and value (both stolen: moved in, left None) under hash; room
- * must exist. */
-void xffi_map_cell_append(map_cell *c, uint64_t hash, xffi_any *key, xffi_any *value);
+/* The growth step of xffi_map_cell_reserve_one (below). */
+int xffi_map_cell_grow_for_one(map_cell *c);
 /* Removes the entry at slot i, moving its key and value out into *key_out and
  * *value_out (new references, the caller's to release). */
 void xffi_map_cell_remove_at(map_cell *c, uint32_t i, xffi_any *key_out, xffi_any *value_out);
@@ -345,18 +341,39 @@ int xffi_map_do_new(const char *fn, int32_t type_index, xffi_object **out);
 int xffi_map_do_length(const char *fn, int64_t *out, const xffi_object *map);
 int xffi_map_do_copy(const char *fn, int32_t type_index, xffi_object **out, const xffi_object *map);
 
-/* ---- c/map_edit.c ----
- * Set and erase on *target (borrowed; for a Map, cow != 0, a shared map is
- * first replaced by a private copy: *target's reference is then released and
- * replaced by the copy's). key and value are borrowed views, copied in;
- * erase moves the removed value into *value_out (a new reference) when it is
- * given. */
-int xffi_map_do_set(const char *fn, xffi_object **target, int cow, const xffi_any *key, const xffi_any *value);
-int xffi_map_do_erase(const char *fn, xffi_object **target, int cow, const xffi_any *key, xffi_any *value_out);
+/* ---- c/map_edit.c ---- */
 int xffi_map_do_new_from(const char *fn, int32_t type_index, xffi_object **out, const xffi_any *keys,
                          const xffi_any *values, int64_t count);
 
 /* ---- c/map_iter.c ---- */
 int xffi_map_do_next(const char *fn, xffi_map_item *out, const xffi_object *map, int64_t *cursor);
+
+/* Makes room for one more entry (index and entry array). On failure (a
+ * MemoryError raised) the map's contents are unchanged. */
+static inline int xffi_map_cell_reserve_one(map_cell *c) {
+  if (XFFI_LIKELY(cell_has_index(c) && c->size + c->holes + 1 <= max_load(c->num_slots) && c->used < c->capacity))
+    return XFFI_OK;
+  return xffi_map_cell_grow_for_one(c);
+}
+
+/* Puts entry index e with the given hash into the first empty slot. */
+static inline void cell_index_put(map_cell *c, uint64_t hash, int64_t e) {
+  uint32_t n = c->num_slots;
+  uint32_t i = home_slot(hash, n);
+  while (c->slots[i] != 0)
+    if (++i == n) i = 0;
+  c->slots[i] = slot_tag(hash, c->index_mask) | (uint32_t)(e + 1);
+}
+
+/* Appends key and value (both stolen: moved in, left None) under hash; room
+ * must exist. */
+static inline void xffi_map_cell_append(map_cell *c, uint64_t hash, xffi_any *key, xffi_any *value) {
+  int64_t e = c->used;
+  xffi_any_move(&c->entries[e].key, key);
+  xffi_any_move(&c->entries[e].value, value);
+  c->used = e + 1;
+  c->size += 1;
+  cell_index_put(c, hash, e);
+}
 
 #endif /* XFFI_MAP_TABLE_H */
