@@ -523,7 +523,8 @@ int xffi_list_clear(xffi_object *list) {
 
 int xffi_list_reserve(xffi_object *list, int64_t capacity) {
   if (check_list(__func__, list) != XFFI_OK) return XFFI_FAIL;
-  if (capacity < 0) return xffi_error_raise(XFFI_KIND_VALUE, "%s: capacity is negative (%lld)", __func__, (long long)capacity);
+  if (capacity < 0)
+    return xffi_error_raise(XFFI_KIND_VALUE, "%s: capacity is negative (%lld)", __func__, (long long)capacity);
   xffi_seq_cell *cell = xffi_seq_cell_of(list);
   if (capacity <= cell->capacity) return XFFI_OK;
   if (capacity > seq_max_capacity()) return xffi_error_raise_out_of_memory();

@@ -156,8 +156,9 @@ int xffi_dtype_to_str(char *buf, size_t buf_size, DLDataType dtype) {
   for (size_t i = 0; i < sizeof(fixed_dtypes) / sizeof(fixed_dtypes[0]); i++) {
     if (fixed_dtypes[i].code == dtype.code) {
       if (fixed_dtypes[i].bits != dtype.bits)
-        return xffi_error_raise(XFFI_KIND_VALUE, "%s: type code %u (%s) has %u bits, got %u", __func__, (unsigned)dtype.code,
-                                fixed_dtypes[i].name, (unsigned)fixed_dtypes[i].bits, (unsigned)dtype.bits);
+        return xffi_error_raise(XFFI_KIND_VALUE, "%s: type code %u (%s) has %u bits, got %u", __func__,
+                                (unsigned)dtype.code, fixed_dtypes[i].name, (unsigned)fixed_dtypes[i].bits,
+                                (unsigned)dtype.bits);
       name = fixed_dtypes[i].name;
     }
   }

@@ -276,8 +276,8 @@ int xffi_args_check(const xffi_any *args, int32_t num_args, const char *signatur
   size_t expected = strlen(signature);
   for (size_t i = 0; i < expected; ++i) {
     if (!strchr("ifbsypoF*", signature[i]))
-      return xffi_error_raise(XFFI_KIND_VALUE, "%s: signature \"%s\": unknown character '%c' at %zu", __func__, signature,
-                              signature[i], i);
+      return xffi_error_raise(XFFI_KIND_VALUE, "%s: signature \"%s\": unknown character '%c' at %zu", __func__,
+                              signature, signature[i], i);
   }
   if ((size_t)num_args != expected)
     return xffi_error_raise(XFFI_KIND_TYPE, "%s: expected %zu argument%s, got %d", fn, expected,

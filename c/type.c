@@ -240,8 +240,9 @@ int xffi_type_register(int32_t *out_type_index, const char *type_key, int32_t pa
     /* A built-in root (Object) or plain value type (int, float, ...): it has
      * no parent to compare, so say what it is instead. */
     xffi_mutex_unlock(&registry_lock);
-    return xffi_error_raise(XFFI_KIND_VALUE, "%s: type key '%s' is reserved for the built-in %s type (index %d)", __func__,
-                            type_key, is_object_type(existing) ? "root object" : "value", (int)existing->type_index);
+    return xffi_error_raise(XFFI_KIND_VALUE, "%s: type key '%s' is reserved for the built-in %s type (index %d)",
+                            __func__, type_key, is_object_type(existing) ? "root object" : "value",
+                            (int)existing->type_index);
   }
   if (existing) {
     int32_t existing_parent = existing->type_depth ? existing->type_ancestors[existing->type_depth - 1] : -1;
@@ -308,10 +309,11 @@ int xffi_object_check_instance(int *out, const xffi_object *obj, int32_t type_in
   XFFI_CHECK_ARG_NOT_NULL(out);
   XFFI_CHECK_ARG_NOT_NULL(obj);
   if (!is_object_type(info_at(type_index)))
-    return xffi_error_raise(XFFI_KIND_INDEX, "%s: type_index %d is not a registered object type", __func__, (int)type_index);
+    return xffi_error_raise(XFFI_KIND_INDEX, "%s: type_index %d is not a registered object type", __func__,
+                            (int)type_index);
   if (!is_object_type(info_at(obj->type_index)))
-    return xffi_error_raise(XFFI_KIND_TYPE, "%s: obj has type index %d, which is not a registered object type", __func__,
-                            (int)obj->type_index);
+    return xffi_error_raise(XFFI_KIND_TYPE, "%s: obj has type index %d, which is not a registered object type",
+                            __func__, (int)obj->type_index);
   *out = xffi_object_is_instance_of(obj, type_index);
   return XFFI_OK;
 }
