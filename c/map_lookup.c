@@ -252,17 +252,17 @@ static int __attribute__((noinline)) map_lookup_general(const char *fn, const xf
   return map_lookup(fn, out, map, key);
 }
 
-/* The exported lookups: the fast path inline, the rest out of line. */
+/* The exported lookups: a dispatch on the key's kind, each fast path by a
+ * tail call (the String one too: inlined here, its probe loop's registers
+ * would cost every other kind a few moves on entry), the rest out of line. */
 static inline int lookup_entry(const char *fn, const xffi_any **out, const xffi_object *map, const xffi_any *key) {
   /* An empty map needs no test: its index is one empty slot. */
   if (XFFI_LIKELY(out && map && is_map_kind(map) && key)) {
     const map_cell *c = cell_of(map);
-    /* The commonest key, inline; the others by tail calls. */
     int32_t t = key->type_index;
     /* Malformed keys (a NULL pointer, a small string over 7 bytes) fail the
      * second test and get their ValueError from the general path. */
-    if (XFFI_LIKELY(t == XFFI_TYPE_STRING && key->v_obj))
-      return lookup_text_object(out, c, key->v_obj, XFFI_TYPE_STRING, XFFI_TYPE_SMALL_STR);
+    if (XFFI_LIKELY(t == XFFI_TYPE_STRING && key->v_obj)) return lookup_string(out, c, key->v_obj);
     /* Tested in this order, one compare each (a switch would be a tree). */
     if (t == XFFI_TYPE_RAW_STR && key->v_c_str) return lookup_c_str(out, map, key->v_c_str);
     if (t == XFFI_TYPE_SMALL_STR && key->small_len <= XFFI_SMALL_STR_MAX) return lookup_small_str(out, map, key);
