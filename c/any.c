@@ -1,6 +1,7 @@
 /* c/any.c: owned copies of views, string values, and checked accessors. */
 #include <string.h>
 
+#include "check.h"
 #include "internal.h"
 
 const char *xffi_any_kind_name(const xffi_any *v) {
@@ -73,27 +74,27 @@ static int owned_text(xffi_any *out, const char *data, size_t size, int is_bytes
 }
 
 int xffi_any_from_str(xffi_any *out, const char *data, size_t size) {
-  return owned_text(out, data, size, 0, "xffi_any_from_str");
+  return owned_text(out, data, size, 0, __func__);
 }
 
 int xffi_any_from_bytes(xffi_any *out, const char *data, size_t size) {
-  return owned_text(out, data, size, 1, "xffi_any_from_bytes");
+  return owned_text(out, data, size, 1, __func__);
 }
 
 int xffi_any_copy(xffi_any *out, const xffi_any *view) {
-  if (!out) return xffi_raise_null_arg("xffi_any_copy", "out");
-  if (!view) return xffi_raise_null_arg("xffi_any_copy", "view");
-  if (xffi_any_check("xffi_any_copy", "view", view) != XFFI_OK) {
+  XFFI_CHECK_ARG_NOT_NULL(out);
+  XFFI_CHECK_ARG_NOT_NULL(view);
+  if (xffi_any_check(__func__, "view", view) != XFFI_OK) {
     *out = xffi_any_none();
     return XFFI_FAIL;
   }
   switch (view->type_index) {
     case XFFI_TYPE_RAW_STR:
-      return owned_text(out, view->v_c_str, strlen(view->v_c_str), 0, "xffi_any_copy");
+      return owned_text(out, view->v_c_str, strlen(view->v_c_str), 0, __func__);
     case XFFI_TYPE_BYTE_ARRAY_PTR:
-      return owned_text(out, view->v_bytes_ptr->data, view->v_bytes_ptr->size, 1, "xffi_any_copy");
+      return owned_text(out, view->v_bytes_ptr->data, view->v_bytes_ptr->size, 1, __func__);
     case XFFI_TYPE_OBJECT_RVALUE:
-      return xffi_error_raise(XFFI_KIND_TYPE, "xffi_any_copy: cannot copy an object rvalue reference (a move)");
+      return xffi_error_raise(XFFI_KIND_TYPE, "%s: cannot copy an object rvalue reference (a move)", __func__);
     default:
       if (xffi_any_is_object(view)) xffi_object_inc_ref_inline(view->v_obj);
       *out = *view;
@@ -104,55 +105,55 @@ int xffi_any_copy(xffi_any *out, const xffi_any *view) {
 /* ---- Checked accessors ---- */
 
 int xffi_any_to_int(int64_t *out, const xffi_any *v) {
-  if (!out) return xffi_raise_null_arg("xffi_any_to_int", "out");
-  if (!v) return xffi_raise_null_arg("xffi_any_to_int", "v");
+  XFFI_CHECK_ARG_NOT_NULL(out);
+  XFFI_CHECK_ARG_NOT_NULL(v);
   if (v->type_index != XFFI_TYPE_INT && v->type_index != XFFI_TYPE_BOOL)
-    return accessor_mismatch("xffi_any_to_int", "int", v);
+    return accessor_mismatch(__func__, "int", v);
   *out = v->v_int64;
   return XFFI_OK;
 }
 
 int xffi_any_to_bool(int *out, const xffi_any *v) {
-  if (!out) return xffi_raise_null_arg("xffi_any_to_bool", "out");
-  if (!v) return xffi_raise_null_arg("xffi_any_to_bool", "v");
+  XFFI_CHECK_ARG_NOT_NULL(out);
+  XFFI_CHECK_ARG_NOT_NULL(v);
   if (v->type_index != XFFI_TYPE_INT && v->type_index != XFFI_TYPE_BOOL)
-    return accessor_mismatch("xffi_any_to_bool", "bool", v);
+    return accessor_mismatch(__func__, "bool", v);
   *out = v->v_int64 != 0;
   return XFFI_OK;
 }
 
 int xffi_any_to_float(double *out, const xffi_any *v) {
-  if (!out) return xffi_raise_null_arg("xffi_any_to_float", "out");
-  if (!v) return xffi_raise_null_arg("xffi_any_to_float", "v");
+  XFFI_CHECK_ARG_NOT_NULL(out);
+  XFFI_CHECK_ARG_NOT_NULL(v);
   switch (v->type_index) {
     case XFFI_TYPE_FLOAT: *out = v->v_float64; return XFFI_OK;
     case XFFI_TYPE_INT:
     case XFFI_TYPE_BOOL: *out = (double)v->v_int64; return XFFI_OK;
-    default: return accessor_mismatch("xffi_any_to_float", "float", v);
+    default: return accessor_mismatch(__func__, "float", v);
   }
 }
 
 int xffi_any_to_ptr(void **out, const xffi_any *v) {
-  if (!out) return xffi_raise_null_arg("xffi_any_to_ptr", "out");
-  if (!v) return xffi_raise_null_arg("xffi_any_to_ptr", "v");
+  XFFI_CHECK_ARG_NOT_NULL(out);
+  XFFI_CHECK_ARG_NOT_NULL(v);
   if (v->type_index == XFFI_TYPE_NONE) *out = NULL;
   else if (v->type_index == XFFI_TYPE_OPAQUE_PTR) *out = v->v_ptr;
-  else return accessor_mismatch("xffi_any_to_ptr", "void*", v);
+  else return accessor_mismatch(__func__, "void*", v);
   return XFFI_OK;
 }
 
 int xffi_any_to_dtype(DLDataType *out, const xffi_any *v) {
-  if (!out) return xffi_raise_null_arg("xffi_any_to_dtype", "out");
-  if (!v) return xffi_raise_null_arg("xffi_any_to_dtype", "v");
-  if (v->type_index != XFFI_TYPE_DTYPE) return accessor_mismatch("xffi_any_to_dtype", "dtype", v);
+  XFFI_CHECK_ARG_NOT_NULL(out);
+  XFFI_CHECK_ARG_NOT_NULL(v);
+  if (v->type_index != XFFI_TYPE_DTYPE) return accessor_mismatch(__func__, "dtype", v);
   *out = v->v_dtype;
   return XFFI_OK;
 }
 
 int xffi_any_to_device(DLDevice *out, const xffi_any *v) {
-  if (!out) return xffi_raise_null_arg("xffi_any_to_device", "out");
-  if (!v) return xffi_raise_null_arg("xffi_any_to_device", "v");
-  if (v->type_index != XFFI_TYPE_DEVICE) return accessor_mismatch("xffi_any_to_device", "device", v);
+  XFFI_CHECK_ARG_NOT_NULL(out);
+  XFFI_CHECK_ARG_NOT_NULL(v);
+  if (v->type_index != XFFI_TYPE_DEVICE) return accessor_mismatch(__func__, "device", v);
   *out = v->v_device;
   return XFFI_OK;
 }
@@ -188,38 +189,34 @@ static int text_of(xffi_byte_array *out, const xffi_any *v, int accept_bytes) {
 }
 
 int xffi_any_to_str(xffi_byte_array *out, const xffi_any *v) {
-  if (!out) return xffi_raise_null_arg("xffi_any_to_str", "out");
-  if (!v) return xffi_raise_null_arg("xffi_any_to_str", "v");
-  if (xffi_any_check("xffi_any_to_str", "v", v) != XFFI_OK) return XFFI_FAIL;
-  if (!text_of(out, v, 0)) return xffi_raise_type_mismatch("xffi_any_to_str", "str", v);
+  XFFI_CHECK_ARG_NOT_NULL(out);
+  XFFI_CHECK_ARG_NOT_NULL(v);
+  XFFI_CHECK_ARG_ANY(v);
+  if (!text_of(out, v, 0)) return xffi_raise_type_mismatch(__func__, "str", v);
   return XFFI_OK;
 }
 
 int xffi_any_to_bytes(xffi_byte_array *out, const xffi_any *v) {
-  if (!out) return xffi_raise_null_arg("xffi_any_to_bytes", "out");
-  if (!v) return xffi_raise_null_arg("xffi_any_to_bytes", "v");
-  if (xffi_any_check("xffi_any_to_bytes", "v", v) != XFFI_OK) return XFFI_FAIL;
-  if (!text_of(out, v, 1)) return xffi_raise_type_mismatch("xffi_any_to_bytes", "bytes", v);
+  XFFI_CHECK_ARG_NOT_NULL(out);
+  XFFI_CHECK_ARG_NOT_NULL(v);
+  XFFI_CHECK_ARG_ANY(v);
+  if (!text_of(out, v, 1)) return xffi_raise_type_mismatch(__func__, "bytes", v);
   return XFFI_OK;
 }
 
 int xffi_any_to_object(xffi_object **out, const xffi_any *v, int32_t type_index) {
-  static const char fn[] = "xffi_any_to_object";
-  if (!out) return xffi_raise_null_arg(fn, "out");
-  if (!v) return xffi_raise_null_arg(fn, "v");
-  if (xffi_any_check(fn, "v", v) != XFFI_OK) return XFFI_FAIL;
-  const xffi_type_info *expected = NULL;
-  if (xffi_type_info_get(&expected, type_index) != XFFI_OK || type_index < XFFI_TYPE_STATIC_OBJECT_BEGIN) {
-    xffi_error_set_raised(NULL);
-    return xffi_error_raise(XFFI_KIND_TYPE, "%s: type_index %d is not a registered object type", fn, (int)type_index);
-  }
+  XFFI_CHECK_ARG_NOT_NULL(out);
+  XFFI_CHECK_ARG_NOT_NULL(v);
+  XFFI_CHECK_ARG_ANY(v);
+  XFFI_CHECK_ARG_OBJECT_TYPE(type_index);
+  const xffi_type_info *expected = xffi_type_info_find(type_index);
   if (v->type_index == XFFI_TYPE_NONE) {
     *out = NULL;
     return XFFI_OK;
   }
   if (!xffi_any_is_object(v) || v->type_index >= xffi_type_count() || !xffi_object_type_info_unchecked(v->v_obj) ||
       !xffi_object_is_a_type_unchecked(v->v_obj, expected))
-    return xffi_raise_type_mismatch(fn, expected->type_key.data, v);
+    return xffi_raise_type_mismatch(__func__, expected->type_key.data, v);
   *out = v->v_obj;
   return XFFI_OK;
 }

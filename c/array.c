@@ -19,6 +19,7 @@
 
 #include <xffi/array.h>
 
+#include "check.h"
 #include "internal.h"
 
 #define SEQ_HEADER_BYTES (sizeof(xffi_object) + sizeof(xffi_seq_cell))
@@ -348,35 +349,34 @@ static inline int copy_value(const char *fn, xffi_any *owned, const xffi_any *va
 /* ======================= Array ======================= */
 
 int xffi_array_new(xffi_object **out, const xffi_any *items, int64_t count) {
-  return seq_new("xffi_array_new", XFFI_TYPE_ARRAY, out, items, count);
+  return seq_new(__func__, XFFI_TYPE_ARRAY, out, items, count);
 }
 
 int xffi_array_new_with_capacity(xffi_object **out, int64_t capacity) {
-  return seq_new_with_capacity("xffi_array_new_with_capacity", XFFI_TYPE_ARRAY, out, capacity);
+  return seq_new_with_capacity(__func__, XFFI_TYPE_ARRAY, out, capacity);
 }
 
 int xffi_array_length(int64_t *out, const xffi_object *array) {
-  return seq_length("xffi_array_length", out, array);
+  return seq_length(__func__, out, array);
 }
 
 int xffi_array_get(xffi_any *out, const xffi_object *array, int64_t index) {
-  return seq_get("xffi_array_get", out, array, index);
+  return seq_get(__func__, out, array, index);
 }
 
 int xffi_array_items(const xffi_any **out_items, int64_t *out_size, const xffi_object *array) {
-  return seq_items("xffi_array_items", out_items, out_size, array);
+  return seq_items(__func__, out_items, out_size, array);
 }
 
 int xffi_array_slice(xffi_object **out, const xffi_object *array, int64_t begin, int64_t end) {
-  return seq_slice("xffi_array_slice", XFFI_TYPE_ARRAY, out, array, begin, end);
+  return seq_slice(__func__, XFFI_TYPE_ARRAY, out, array, begin, end);
 }
 
 int xffi_array_set(xffi_object **array, int64_t index, const xffi_any *value) {
-  static const char fn[] = "xffi_array_set";
-  if (check_array_ref(fn, array) != XFFI_OK) return XFFI_FAIL;
-  if (check_index(fn, index, xffi_seq_size_unchecked(*array), 0) != XFFI_OK) return XFFI_FAIL;
+  if (check_array_ref(__func__, array) != XFFI_OK) return XFFI_FAIL;
+  if (check_index(__func__, index, xffi_seq_size_unchecked(*array), 0) != XFFI_OK) return XFFI_FAIL;
   xffi_any owned;
-  if (copy_value(fn, &owned, value) != XFFI_OK) return XFFI_FAIL;
+  if (copy_value(__func__, &owned, value) != XFFI_OK) return XFFI_FAIL;
   if (array_make_unique(array, 0) != XFFI_OK) {
     xffi_any_release(&owned);
     return XFFI_FAIL;
@@ -386,10 +386,9 @@ int xffi_array_set(xffi_object **array, int64_t index, const xffi_any *value) {
 }
 
 int xffi_array_push(xffi_object **array, const xffi_any *value) {
-  static const char fn[] = "xffi_array_push";
-  if (check_array_ref(fn, array) != XFFI_OK) return XFFI_FAIL;
+  if (check_array_ref(__func__, array) != XFFI_OK) return XFFI_FAIL;
   xffi_any owned;
-  if (copy_value(fn, &owned, value) != XFFI_OK) return XFFI_FAIL;
+  if (copy_value(__func__, &owned, value) != XFFI_OK) return XFFI_FAIL;
   if (array_make_unique(array, xffi_seq_size_unchecked(*array) + 1) != XFFI_OK) {
     xffi_any_release(&owned);
     return XFFI_FAIL;
@@ -400,20 +399,18 @@ int xffi_array_push(xffi_object **array, const xffi_any *value) {
 }
 
 int xffi_array_pop(xffi_any *out, xffi_object **array) {
-  static const char fn[] = "xffi_array_pop";
-  if (check_array_ref(fn, array) != XFFI_OK) return XFFI_FAIL;
-  if (xffi_seq_size_unchecked(*array) == 0) return xffi_error_raise(XFFI_KIND_INDEX, "%s: pop from an empty Array", fn);
+  if (check_array_ref(__func__, array) != XFFI_OK) return XFFI_FAIL;
+  if (xffi_seq_size_unchecked(*array) == 0) return xffi_error_raise(XFFI_KIND_INDEX, "%s: pop from an empty Array", __func__);
   if (array_make_unique(array, 0) != XFFI_OK) return XFFI_FAIL;
   seq_pop_into(xffi_seq_cell_of_unchecked(*array), out);
   return XFFI_OK;
 }
 
 int xffi_array_insert(xffi_object **array, int64_t index, const xffi_any *value) {
-  static const char fn[] = "xffi_array_insert";
-  if (check_array_ref(fn, array) != XFFI_OK) return XFFI_FAIL;
-  if (check_index(fn, index, xffi_seq_size_unchecked(*array), 1) != XFFI_OK) return XFFI_FAIL;
+  if (check_array_ref(__func__, array) != XFFI_OK) return XFFI_FAIL;
+  if (check_index(__func__, index, xffi_seq_size_unchecked(*array), 1) != XFFI_OK) return XFFI_FAIL;
   xffi_any owned;
-  if (copy_value(fn, &owned, value) != XFFI_OK) return XFFI_FAIL;
+  if (copy_value(__func__, &owned, value) != XFFI_OK) return XFFI_FAIL;
   if (array_make_unique(array, xffi_seq_size_unchecked(*array) + 1) != XFFI_OK) {
     xffi_any_release(&owned);
     return XFFI_FAIL;
@@ -423,17 +420,15 @@ int xffi_array_insert(xffi_object **array, int64_t index, const xffi_any *value)
 }
 
 int xffi_array_erase(xffi_object **array, int64_t index) {
-  static const char fn[] = "xffi_array_erase";
-  if (check_array_ref(fn, array) != XFFI_OK) return XFFI_FAIL;
-  if (check_index(fn, index, xffi_seq_size_unchecked(*array), 0) != XFFI_OK) return XFFI_FAIL;
+  if (check_array_ref(__func__, array) != XFFI_OK) return XFFI_FAIL;
+  if (check_index(__func__, index, xffi_seq_size_unchecked(*array), 0) != XFFI_OK) return XFFI_FAIL;
   if (array_make_unique(array, 0) != XFFI_OK) return XFFI_FAIL;
   seq_erase_at(xffi_seq_cell_of_unchecked(*array), index);
   return XFFI_OK;
 }
 
 int xffi_array_clear(xffi_object **array) {
-  static const char fn[] = "xffi_array_clear";
-  if (check_array_ref(fn, array) != XFFI_OK) return XFFI_FAIL;
+  if (check_array_ref(__func__, array) != XFFI_OK) return XFFI_FAIL;
   if (seq_is_unique(*array)) {
     seq_clear(xffi_seq_cell_of_unchecked(*array));
     return XFFI_OK;
@@ -461,32 +456,30 @@ int xffi_array_reserve(xffi_object **array, int64_t capacity) {
 /* ======================= List ======================= */
 
 int xffi_list_new(xffi_object **out, const xffi_any *items, int64_t count) {
-  return seq_new("xffi_list_new", XFFI_TYPE_LIST, out, items, count);
+  return seq_new(__func__, XFFI_TYPE_LIST, out, items, count);
 }
 
 int xffi_list_new_with_capacity(xffi_object **out, int64_t capacity) {
-  return seq_new_with_capacity("xffi_list_new_with_capacity", XFFI_TYPE_LIST, out, capacity);
+  return seq_new_with_capacity(__func__, XFFI_TYPE_LIST, out, capacity);
 }
 
 int xffi_list_slice(xffi_object **out, const xffi_object *list, int64_t begin, int64_t end) {
-  return seq_slice("xffi_list_slice", XFFI_TYPE_LIST, out, list, begin, end);
+  return seq_slice(__func__, XFFI_TYPE_LIST, out, list, begin, end);
 }
 
 int xffi_list_set(xffi_object *list, int64_t index, const xffi_any *value) {
-  static const char fn[] = "xffi_list_set";
-  if (check_list(fn, list) != XFFI_OK) return XFFI_FAIL;
-  if (check_index(fn, index, xffi_seq_size_unchecked(list), 0) != XFFI_OK) return XFFI_FAIL;
+  if (check_list(__func__, list) != XFFI_OK) return XFFI_FAIL;
+  if (check_index(__func__, index, xffi_seq_size_unchecked(list), 0) != XFFI_OK) return XFFI_FAIL;
   xffi_any owned;
-  if (copy_value(fn, &owned, value) != XFFI_OK) return XFFI_FAIL;
+  if (copy_value(__func__, &owned, value) != XFFI_OK) return XFFI_FAIL;
   seq_set_at(xffi_seq_cell_of_unchecked(list), index, &owned);
   return XFFI_OK;
 }
 
 int xffi_list_push(xffi_object *list, const xffi_any *value) {
-  static const char fn[] = "xffi_list_push";
-  if (check_list(fn, list) != XFFI_OK) return XFFI_FAIL;
+  if (check_list(__func__, list) != XFFI_OK) return XFFI_FAIL;
   xffi_any owned;
-  if (copy_value(fn, &owned, value) != XFFI_OK) return XFFI_FAIL;
+  if (copy_value(__func__, &owned, value) != XFFI_OK) return XFFI_FAIL;
   xffi_seq_cell *cell = xffi_seq_cell_of_unchecked(list);
   if (seq_reserve(cell, cell->size + 1) != XFFI_OK) {
     xffi_any_release(&owned);
@@ -497,20 +490,18 @@ int xffi_list_push(xffi_object *list, const xffi_any *value) {
 }
 
 int xffi_list_pop(xffi_any *out, xffi_object *list) {
-  static const char fn[] = "xffi_list_pop";
-  if (check_list(fn, list) != XFFI_OK) return XFFI_FAIL;
-  if (xffi_seq_size_unchecked(list) == 0) return xffi_error_raise(XFFI_KIND_INDEX, "%s: pop from an empty List", fn);
+  if (check_list(__func__, list) != XFFI_OK) return XFFI_FAIL;
+  if (xffi_seq_size_unchecked(list) == 0) return xffi_error_raise(XFFI_KIND_INDEX, "%s: pop from an empty List", __func__);
   seq_pop_into(xffi_seq_cell_of_unchecked(list), out);
   return XFFI_OK;
 }
 
 int xffi_list_insert(xffi_object *list, int64_t index, const xffi_any *value) {
-  static const char fn[] = "xffi_list_insert";
-  if (check_list(fn, list) != XFFI_OK) return XFFI_FAIL;
+  if (check_list(__func__, list) != XFFI_OK) return XFFI_FAIL;
   xffi_seq_cell *cell = xffi_seq_cell_of_unchecked(list);
-  if (check_index(fn, index, cell->size, 1) != XFFI_OK) return XFFI_FAIL;
+  if (check_index(__func__, index, cell->size, 1) != XFFI_OK) return XFFI_FAIL;
   xffi_any owned;
-  if (copy_value(fn, &owned, value) != XFFI_OK) return XFFI_FAIL;
+  if (copy_value(__func__, &owned, value) != XFFI_OK) return XFFI_FAIL;
   if (seq_reserve(cell, cell->size + 1) != XFFI_OK) {
     xffi_any_release(&owned);
     return XFFI_FAIL;
@@ -520,23 +511,22 @@ int xffi_list_insert(xffi_object *list, int64_t index, const xffi_any *value) {
 }
 
 int xffi_list_erase(xffi_object *list, int64_t index) {
-  static const char fn[] = "xffi_list_erase";
-  if (check_list(fn, list) != XFFI_OK) return XFFI_FAIL;
-  if (check_index(fn, index, xffi_seq_size_unchecked(list), 0) != XFFI_OK) return XFFI_FAIL;
+  if (check_list(__func__, list) != XFFI_OK) return XFFI_FAIL;
+  if (check_index(__func__, index, xffi_seq_size_unchecked(list), 0) != XFFI_OK) return XFFI_FAIL;
   seq_erase_at(xffi_seq_cell_of_unchecked(list), index);
   return XFFI_OK;
 }
 
 int xffi_list_clear(xffi_object *list) {
-  if (check_list("xffi_list_clear", list) != XFFI_OK) return XFFI_FAIL;
+  if (check_list(__func__, list) != XFFI_OK) return XFFI_FAIL;
   seq_clear(xffi_seq_cell_of_unchecked(list));
   return XFFI_OK;
 }
 
 int xffi_list_reserve(xffi_object *list, int64_t capacity) {
-  static const char fn[] = "xffi_list_reserve";
-  if (check_list(fn, list) != XFFI_OK) return XFFI_FAIL;
-  if (capacity < 0) return xffi_error_raise(XFFI_KIND_VALUE, "%s: capacity is negative (%lld)", fn, (long long)capacity);
+  if (check_list(__func__, list) != XFFI_OK) return XFFI_FAIL;
+  if (capacity < 0)
+    return xffi_error_raise(XFFI_KIND_VALUE, "%s: capacity is negative (%lld)", __func__, (long long)capacity);
   xffi_seq_cell *cell = xffi_seq_cell_of_unchecked(list);
   if (capacity <= cell->capacity) return XFFI_OK;
   if (capacity > seq_max_capacity()) return xffi_error_raise_out_of_memory();

@@ -4,6 +4,7 @@
 
 #include <xffi/dtype.h>
 
+#include "check.h"
 #include "internal.h"
 
 /* Type codes with a fixed width: the whole name is the type. */
@@ -77,22 +78,23 @@ static int parse_decimal(unsigned long *out, const char **p, unsigned long max) 
 }
 
 /* Parses the optional "x<lanes>" suffix at s, which must end the text. */
-static int parse_lanes(uint16_t *lanes, const char *s, const char *text) {
+static int parse_lanes(const char *fn, uint16_t *lanes, const char *s, const char *text) {
   unsigned long v = 1;
   if (*s == 'x') {
     s++;
     if (!parse_decimal(&v, &s, 65535) || v == 0)
-      return xffi_error_raise(XFFI_KIND_VALUE, "xffi_dtype_parse: \"%s\": lanes after 'x' must be 1..65535", text);
+      return xffi_error_raise(XFFI_KIND_VALUE, "%s: \"%s\": lanes after 'x' must be 1..65535", fn, text);
   }
   if (*s != '\0')
-    return xffi_error_raise(XFFI_KIND_VALUE, "xffi_dtype_parse: \"%s\": unexpected \"%s\" after the type", text, s);
+    return xffi_error_raise(XFFI_KIND_VALUE, "%s: \"%s\": unexpected \"%s\" after the type", fn,
+                            text, s);
   *lanes = (uint16_t)v;
   return XFFI_OK;
 }
 
 int xffi_dtype_parse(DLDataType *out, const char *text) {
-  if (!out) return xffi_raise_null_arg("xffi_dtype_parse", "out");
-  if (!text) return xffi_raise_null_arg("xffi_dtype_parse", "text");
+  XFFI_CHECK_ARG_NOT_NULL(out);
+  XFFI_CHECK_ARG_NOT_NULL(text);
   /* Fixed-width names first: the longest match wins ("float8_e4m3fn" over "float8_e4m3"). */
   const fixed_dtype *best = NULL;
   size_t best_len = 0;
@@ -105,7 +107,7 @@ int xffi_dtype_parse(DLDataType *out, const char *text) {
   }
   if (best) {
     uint16_t lanes;
-    if (parse_lanes(&lanes, text + best_len, text) != XFFI_OK) return XFFI_FAIL;
+    if (parse_lanes(__func__, &lanes, text + best_len, text) != XFFI_OK) return XFFI_FAIL;
     *out = xffi_dtype_make(best->code, best->bits, lanes);
     return XFFI_OK;
   }
@@ -119,18 +121,18 @@ int xffi_dtype_parse(DLDataType *out, const char *text) {
     unsigned long bits;
     if (!parse_decimal(&bits, &s, 255) || !sized_bits_ok(d->code, (unsigned)bits)) {
       const char *digits = text + n;
-      return xffi_error_raise(XFFI_KIND_VALUE, "xffi_dtype_parse: \"%s\": %s takes %s bits, got %.*s", text, d->name,
+      return xffi_error_raise(XFFI_KIND_VALUE, "%s: \"%s\": %s takes %s bits, got %.*s", __func__, text, d->name,
                               d->allowed, (int)strspn(digits, "0123456789"), digits);
     }
     uint16_t lanes;
-    if (parse_lanes(&lanes, s, text) != XFFI_OK) return XFFI_FAIL;
+    if (parse_lanes(__func__, &lanes, s, text) != XFFI_OK) return XFFI_FAIL;
     *out = xffi_dtype_make(d->code, (uint8_t)bits, lanes);
     return XFFI_OK;
   }
   return xffi_error_raise(XFFI_KIND_VALUE,
-                          "xffi_dtype_parse: \"%s\" is not a data type (expected e.g. \"float32\", \"int8x4\", "
+                          "%s: \"%s\" is not a data type (expected e.g. \"float32\", \"int8x4\", "
                           "\"bool\", \"bfloat16\", \"float8_e4m3fn\")",
-                          text);
+                          __func__, text);
 }
 
 /* Writes formatted text to buf or raises a ValueError if it does not fit. */
@@ -144,38 +146,38 @@ static int write_or_raise(const char *function, char *buf, size_t buf_size, int 
 }
 
 int xffi_dtype_to_str(char *buf, size_t buf_size, DLDataType dtype) {
-  static const char fn[] = "xffi_dtype_to_str";
-  if (!buf) return xffi_raise_null_arg(fn, "buf");
+  XFFI_CHECK_ARG_NOT_NULL(buf);
   if (buf_size > 0) buf[0] = '\0';
   if (dtype.bits == 0 || dtype.lanes == 0)
-    return xffi_error_raise(XFFI_KIND_VALUE, "%s: dtype has %u bits and %u lanes, both must be non-zero", fn,
+    return xffi_error_raise(XFFI_KIND_VALUE, "%s: dtype has %u bits and %u lanes, both must be non-zero", __func__,
                             (unsigned)dtype.bits, (unsigned)dtype.lanes);
   const char *name = NULL;
   int with_bits = 0;
   for (size_t i = 0; i < sizeof(fixed_dtypes) / sizeof(fixed_dtypes[0]); i++) {
     if (fixed_dtypes[i].code == dtype.code) {
       if (fixed_dtypes[i].bits != dtype.bits)
-        return xffi_error_raise(XFFI_KIND_VALUE, "%s: type code %u (%s) has %u bits, got %u", fn, (unsigned)dtype.code,
-                                fixed_dtypes[i].name, (unsigned)fixed_dtypes[i].bits, (unsigned)dtype.bits);
+        return xffi_error_raise(XFFI_KIND_VALUE, "%s: type code %u (%s) has %u bits, got %u", __func__,
+                                (unsigned)dtype.code, fixed_dtypes[i].name, (unsigned)fixed_dtypes[i].bits,
+                                (unsigned)dtype.bits);
       name = fixed_dtypes[i].name;
     }
   }
   for (size_t i = 0; !name && i < sizeof(sized_dtypes) / sizeof(sized_dtypes[0]); i++) {
     if (sized_dtypes[i].code == dtype.code) {
       if (!sized_bits_ok(dtype.code, dtype.bits))
-        return xffi_error_raise(XFFI_KIND_VALUE, "%s: %s takes %s bits, got %u", fn, sized_dtypes[i].name,
+        return xffi_error_raise(XFFI_KIND_VALUE, "%s: %s takes %s bits, got %u", __func__, sized_dtypes[i].name,
                                 sized_dtypes[i].allowed, (unsigned)dtype.bits);
       name = sized_dtypes[i].name;
       with_bits = 1;
     }
   }
-  if (!name) return xffi_error_raise(XFFI_KIND_VALUE, "%s: unknown type code %u", fn, (unsigned)dtype.code);
+  if (!name) return xffi_error_raise(XFFI_KIND_VALUE, "%s: unknown type code %u", __func__, (unsigned)dtype.code);
   char bits[8] = "";
   char lanes[8] = "";
   if (with_bits) snprintf(bits, sizeof(bits), "%u", (unsigned)dtype.bits);
   if (dtype.lanes != 1) snprintf(lanes, sizeof(lanes), "x%u", (unsigned)dtype.lanes);
   int n = snprintf(buf, buf_size, "%s%s%s", name, bits, lanes);
-  return write_or_raise(fn, buf, buf_size, n);
+  return write_or_raise(__func__, buf, buf_size, n);
 }
 
 /* Device names, indexed by DLDeviceType (NULL: no such type). */
@@ -190,9 +192,8 @@ const char *xffi_device_type_name(int32_t device_type) {
 }
 
 int xffi_device_parse(DLDevice *out, const char *text) {
-  static const char fn[] = "xffi_device_parse";
-  if (!out) return xffi_raise_null_arg(fn, "out");
-  if (!text) return xffi_raise_null_arg(fn, "text");
+  XFFI_CHECK_ARG_NOT_NULL(out);
+  XFFI_CHECK_ARG_NOT_NULL(text);
   size_t name_len = strcspn(text, ":");
   int32_t type = -1;
   for (size_t i = 0; i < sizeof(device_names) / sizeof(device_names[0]); i++) {
@@ -203,13 +204,13 @@ int xffi_device_parse(DLDevice *out, const char *text) {
   }
   if (type < 0)
     return xffi_error_raise(XFFI_KIND_VALUE,
-                            "xffi_device_parse: \"%s\": unknown device \"%.*s\" (expected e.g. \"cpu\", \"cuda:0\")",
+                            "%s: \"%s\": unknown device \"%.*s\" (expected e.g. \"cpu\", \"cuda:0\")", __func__,
                             text, (int)name_len, text);
   unsigned long id = 0;
   if (text[name_len] == ':') {
     const char *s = text + name_len + 1;
     if (!parse_decimal(&id, &s, INT32_MAX) || *s != '\0')
-      return xffi_error_raise(XFFI_KIND_VALUE, "xffi_device_parse: \"%s\": the id after ':' must be a number 0..%d",
+      return xffi_error_raise(XFFI_KIND_VALUE, "%s: \"%s\": the id after ':' must be a number 0..%d", __func__,
                               text, (int)INT32_MAX);
   }
   *out = xffi_device_make(type, (int32_t)id);
@@ -217,11 +218,10 @@ int xffi_device_parse(DLDevice *out, const char *text) {
 }
 
 int xffi_device_to_str(char *buf, size_t buf_size, DLDevice device) {
-  static const char fn[] = "xffi_device_to_str";
-  if (!buf) return xffi_raise_null_arg(fn, "buf");
+  XFFI_CHECK_ARG_NOT_NULL(buf);
   if (buf_size > 0) buf[0] = '\0';
   const char *name = xffi_device_type_name((int32_t)device.device_type);
-  if (!name) return xffi_error_raise(XFFI_KIND_VALUE, "%s: unknown device type %d", fn, (int)device.device_type);
+  if (!name) return xffi_error_raise(XFFI_KIND_VALUE, "%s: unknown device type %d", __func__, (int)device.device_type);
   int n = snprintf(buf, buf_size, "%s:%d", name, (int)device.device_id);
-  return write_or_raise(fn, buf, buf_size, n);
+  return write_or_raise(__func__, buf, buf_size, n);
 }

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "check.h"
 #include "internal.h"
 #include "platform.h"
 
@@ -126,10 +127,12 @@ static error_object out_of_memory = {
 };
 
 int xffi_error_new_bytes(xffi_object **out, xffi_byte_array kind, xffi_byte_array message) {
-  static const char fn[] = "xffi_error_new_bytes";
-  if (!out) return xffi_raise_null_arg(fn, "out");
-  if (!kind.data && kind.size) return xffi_raise_null_arg(fn, "kind.data");
-  if (!message.data && message.size) return xffi_raise_null_arg(fn, "message.data");
+  XFFI_CHECK_ARG_NOT_NULL(out);
+  if (!kind.data && kind.size)
+    return xffi_error_raise(XFFI_KIND_VALUE, "%s: kind.data is NULL but kind.size is %zu", __func__, kind.size);
+  if (!message.data && message.size)
+    return xffi_error_raise(XFFI_KIND_VALUE, "%s: message.data is NULL but message.size is %zu", __func__,
+                            message.size);
   *out = NULL;
   error_object *err = error_alloc(kind, message.size);
   if (!err) return xffi_error_raise_out_of_memory();
@@ -139,9 +142,9 @@ int xffi_error_new_bytes(xffi_object **out, xffi_byte_array kind, xffi_byte_arra
 }
 
 int xffi_error_new(xffi_object **out, const char *kind, const char *message) {
-  if (!out) return xffi_raise_null_arg("xffi_error_new", "out");
-  if (!kind) return xffi_raise_null_arg("xffi_error_new", "kind");
-  if (!message) return xffi_raise_null_arg("xffi_error_new", "message");
+  XFFI_CHECK_ARG_NOT_NULL(out);
+  XFFI_CHECK_ARG_NOT_NULL(kind);
+  XFFI_CHECK_ARG_NOT_NULL(message);
   xffi_byte_array k = {kind, strlen(kind)}, m = {message, strlen(message)};
   return xffi_error_new_bytes(out, k, m);
 }
@@ -151,7 +154,7 @@ void xffi_error_set_raised(xffi_object *err) {
     /* Only Errors may sit in the slot: callers read it as an error cell. */
     int32_t got = err->type_index;
     xffi_object_dec_ref_inline(err);
-    xffi_error_raise(XFFI_KIND_TYPE, "xffi_error_set_raised: err expected Error, got %s", xffi_type_key(got));
+    xffi_error_raise(XFFI_KIND_TYPE, "%s: err expected Error, got %s", __func__, xffi_type_key(got));
     return;
   }
   xffi_object *old = xffi_raised_slot;
@@ -222,11 +225,19 @@ int xffi_error_raise(const char *kind, const char *format, ...) {
 
 static int is_error(const xffi_object *obj) { return obj && obj->type_index == XFFI_TYPE_ERROR; }
 
+/* The error of an argument that must be an Error (obj borrowed): ValueError
+ * when NULL, else TypeError naming what came. Written here rather than with
+ * the checks of c/check.h so that this file stays a leaf. */
+static int raise_not_error(const char *function, const char *argument, const xffi_object *obj) {
+  if (!obj) return xffi_error_raise(XFFI_KIND_VALUE, "%s: %s is NULL", function, argument);
+  return xffi_error_raise(XFFI_KIND_TYPE, "%s: %s expected Error, got %s", function, argument,
+                          xffi_type_key(obj->type_index));
+}
+
 int xffi_error_append_frame(xffi_object *err, const char *frame) {
-  static const char fn[] = "xffi_error_append_frame";
-  if (!err) return xffi_raise_null_arg(fn, "err");
-  if (!frame) return xffi_raise_null_arg(fn, "frame");
-  if (!is_error(err)) return xffi_check_object_arg(fn, "err", err, XFFI_TYPE_ERROR);
+  XFFI_CHECK_ARG_NOT_NULL(err);
+  XFFI_CHECK_ARG_NOT_NULL(frame);
+  if (!is_error(err)) return raise_not_error(__func__, "err", err);
   xffi_error_cell *cell = xffi_error_cell_of_unchecked(err);
   if (cell->update_backtrace == static_error_update_backtrace) return XFFI_OK;
   size_t size = strlen(frame);
@@ -281,26 +292,25 @@ static int cause_chain_reaches(const xffi_object *from, const xffi_object *targe
 }
 
 int xffi_error_set_cause(xffi_object *err, xffi_object *cause) {
-  static const char fn[] = "xffi_error_set_cause";
   if (!is_error(err)) {
-    int status = err ? xffi_check_object_arg(fn, "err", err, XFFI_TYPE_ERROR) : xffi_raise_null_arg(fn, "err");
+    int status = raise_not_error(__func__, "err", err);
     xffi_object_dec_ref_inline(cause);
     return status;
   }
   if (cause && !is_error(cause)) {
-    int status = xffi_check_object_arg(fn, "cause", cause, XFFI_TYPE_ERROR);
+    int status = raise_not_error(__func__, "cause", cause);
     xffi_object_dec_ref_inline(cause);
     return status;
   }
   if (err == &out_of_memory.header || cause == err) {
     xffi_object_dec_ref_inline(cause);
-    return xffi_error_raise(XFFI_KIND_VALUE, "%s: %s", fn,
+    return xffi_error_raise(XFFI_KIND_VALUE, "%s: %s", __func__,
                             cause == err ? "an error cannot be its own cause" : "the shared MemoryError takes no cause");
   }
   int reaches = cause_chain_reaches(cause, err);
   if (reaches) {
     xffi_object_dec_ref_inline(cause);
-    return xffi_error_raise(XFFI_KIND_VALUE, "%s: %s", fn,
+    return xffi_error_raise(XFFI_KIND_VALUE, "%s: %s", __func__,
                             reaches == 1 ? "err is already in cause's chain; setting it would close a cycle"
                                          : "cause's chain already loops");
   }
@@ -315,28 +325,4 @@ int xffi_error_is_kind(xffi_object *err, const char *kind) {
   if (!is_error(err) || !kind) return 0;
   const xffi_error_cell *cell = xffi_error_cell_of_unchecked(err);
   return cell->kind.size == strlen(kind) && memcmp(cell->kind.data, kind, cell->kind.size) == 0;
-}
-
-/* ---- Internal helpers shared by every source file. ---- */
-
-int xffi_raise_null_arg(const char *function, const char *argument) {
-  return xffi_error_raise(XFFI_KIND_VALUE, "%s: %s is NULL", function, argument);
-}
-
-int xffi_raise_type_mismatch(const char *function, const char *expected, const xffi_any *got) {
-  return xffi_error_raise(XFFI_KIND_TYPE, "%s: expected %s, got %s", function, expected, xffi_any_kind_name(got));
-}
-
-int xffi_check_object_arg(const char *function, const char *argument, const xffi_object *obj, int32_t type_index) {
-  if (!obj) return xffi_raise_null_arg(function, argument);
-  const xffi_type_info *info = NULL;
-  int32_t count = xffi_type_count();
-  if (obj->type_index >= XFFI_TYPE_STATIC_OBJECT_BEGIN && obj->type_index < count)
-    info = xffi_object_type_info_unchecked(obj);
-  if (!info)
-    return xffi_error_raise(XFFI_KIND_TYPE, "%s: %s expected %s, got an object of unregistered type index %d", function,
-                            argument, xffi_type_key(type_index), (int)obj->type_index);
-  if (xffi_object_is_a_unchecked(obj, type_index)) return XFFI_OK;
-  return xffi_error_raise(XFFI_KIND_TYPE, "%s: %s expected %s, got %s", function, argument, xffi_type_key(type_index),
-                          xffi_type_key(obj->type_index));
 }

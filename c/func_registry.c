@@ -76,6 +76,7 @@
 #include <xffi/sys/testing.h>
 
 #include "hash.h"
+#include "check.h"
 #include "internal.h"
 #include "platform.h"
 #include "string_internal.h"
@@ -345,18 +346,16 @@ static inline int lookup(xffi_object **out, const char *name, size_t len) {
 }
 
 int xffi_function_global_lookup_bytes(xffi_object **out, xffi_byte_array name) {
-  if (XFFI_UNLIKELY(!out)) return xffi_raise_null_arg("xffi_function_global_lookup", "out");
-  if (XFFI_UNLIKELY(!name.data && name.size))
-    return xffi_error_raise(XFFI_KIND_VALUE, "xffi_function_global_lookup: name.data is NULL but name.size is %zu",
-                            name.size);
+  XFFI_CHECK_ARG_NOT_NULL(out);
+  XFFI_CHECK_ARG(name.data, name.data || !name.size, XFFI_KIND_VALUE, "is NULL but name.size is %zu", name.size);
   return lookup(out, name.data, name.size);
 }
 
 int xffi_function_global_lookup(xffi_object **out, const char *name) {
-  if (XFFI_UNLIKELY(!out)) return xffi_raise_null_arg("xffi_function_global_lookup", "out");
+  XFFI_CHECK_ARG_NOT_NULL(out);
   if (XFFI_UNLIKELY(!name)) {
     *out = NULL;
-    return xffi_raise_null_arg("xffi_function_global_lookup", "name");
+    return xffi_raise_null_arg(__func__, "name");
   }
   return lookup(out, name, strlen(name));
 }
@@ -489,10 +488,9 @@ static entry *entry_new(uint64_t hash, const char *name, size_t len, xffi_object
 static void retire_entry(entry *e) { retire(e, entry_readable_bytes(e->len), e->func); }
 
 int xffi_function_global_register(const char *name, xffi_object *func, int allow_override) {
-  static const char fn[] = "xffi_function_global_register";
-  if (!name) return xffi_raise_null_arg(fn, "name");
-  if (!name[0]) return xffi_error_raise(XFFI_KIND_VALUE, "%s: name is empty", fn);
-  if (xffi_check_object_arg(fn, "func", func, XFFI_TYPE_FUNCTION) != XFFI_OK) return XFFI_FAIL;
+  XFFI_CHECK_ARG_NOT_NULL(name);
+  if (!name[0]) return xffi_error_raise(XFFI_KIND_VALUE, "%s: name is empty", __func__);
+  XFFI_CHECK_ARG_OBJECT(func, XFFI_TYPE_FUNCTION);
   size_t len = strlen(name);
   uint64_t hash = name_hash(name, len);
   entry *e = entry_new(hash, name, len, func);
@@ -507,7 +505,7 @@ int xffi_function_global_register(const char *name, xffi_object *func, int allow
       xffi_free_aligned(e);
       return xffi_error_raise(XFFI_KIND_VALUE,
                               "%s: a function named '%s' is already registered (pass allow_override to replace it)",
-                              fn, name);
+                              __func__, name);
     }
     entry *replaced = atomic_load_explicit(slot, memory_order_relaxed);
     xffi_object_inc_ref_inline(func);
@@ -530,16 +528,15 @@ int xffi_function_global_register(const char *name, xffi_object *func, int allow
 }
 
 int xffi_function_global_erase(const char *name) {
-  static const char fn[] = "xffi_function_global_erase";
-  if (!name) return xffi_raise_null_arg(fn, "name");
-  if (!name[0]) return xffi_error_raise(XFFI_KIND_VALUE, "%s: name is empty", fn);
+  XFFI_CHECK_ARG_NOT_NULL(name);
+  if (!name[0]) return xffi_error_raise(XFFI_KIND_VALUE, "%s: name is empty", __func__);
   size_t len = strlen(name);
   uint64_t hash = name_hash(name, len);
   xffi_mutex_lock(&writer_lock);
   _Atomic(entry *) *slot = find_slot(atomic_load_explicit(&current.table, memory_order_relaxed), hash, name, len);
   if (!slot) {
     xffi_mutex_unlock(&writer_lock);
-    return xffi_error_raise(XFFI_KIND_KEY, "%s: no global function named '%s'", fn, name);
+    return xffi_error_raise(XFFI_KIND_KEY, "%s: no global function named '%s'", __func__, name);
   }
   entry *removed = atomic_load_explicit(slot, memory_order_relaxed);
   atomic_store_explicit(slot, TOMBSTONE, memory_order_seq_cst);
@@ -561,12 +558,11 @@ size_t xffi_testing_registry_reclaim(void) {
 }
 
 int xffi_function_global_names(xffi_object **out_names, int64_t *out_count, int64_t requested_capacity) {
-  static const char fn[] = "xffi_function_global_names";
-  if (!out_count) return xffi_raise_null_arg(fn, "out_count");
+  XFFI_CHECK_ARG_NOT_NULL(out_count);
   if (requested_capacity < 0)
-    return xffi_error_raise(XFFI_KIND_VALUE, "%s: capacity is negative (%lld)", fn, (long long)requested_capacity);
+    return xffi_error_raise(XFFI_KIND_VALUE, "%s: capacity is negative (%lld)", __func__, (long long)requested_capacity);
   if (!out_names && requested_capacity > 0)
-    return xffi_error_raise(XFFI_KIND_VALUE, "%s: out_names is NULL but capacity is %lld", fn,
+    return xffi_error_raise(XFFI_KIND_VALUE, "%s: out_names is NULL but capacity is %lld", __func__,
                             (long long)requested_capacity);
   /* Fewer names than that can ever exist, so the cast cannot cut a real count. */
   size_t capacity = (uint64_t)requested_capacity > SIZE_MAX ? SIZE_MAX : (size_t)requested_capacity;

@@ -11,6 +11,7 @@
 
 #include <xffi/function.h>
 
+#include "check.h"
 #include "internal.h"
 
 typedef struct func_object {
@@ -83,16 +84,16 @@ static int func_make(xffi_object **out, xffi_safe_call direct_call, xffi_functio
 }
 
 int xffi_function_new(xffi_object **out, xffi_function_callback callback, void *resource, xffi_function_finalizer finalizer) {
-  return func_make(out, NULL, callback, resource, finalizer, NULL, "xffi_function_new", "callback");
+  return func_make(out, NULL, callback, resource, finalizer, NULL, __func__, "callback");
 }
 
 int xffi_function_new_direct(xffi_object **out, xffi_safe_call call, void *resource, xffi_function_finalizer finalizer) {
-  return func_make(out, call, NULL, resource, finalizer, NULL, "xffi_function_new_direct", "call");
+  return func_make(out, call, NULL, resource, finalizer, NULL, __func__, "call");
 }
 
 int xffi_function_new_with_owner(xffi_object **out, xffi_function_callback callback, void *resource,
                              xffi_function_finalizer finalizer, xffi_object *owner) {
-  return func_make(out, NULL, callback, resource, finalizer, owner, "xffi_function_new_with_owner", "callback");
+  return func_make(out, NULL, callback, resource, finalizer, owner, __func__, "callback");
 }
 
 /* Every call path (checked, inline, Rust) comes through here. A failed
@@ -128,15 +129,14 @@ int xffi_function_call_failed_(xffi_any *result, int status) {
 }
 
 int xffi_function_call(xffi_object *func, const xffi_any *args, int32_t num_args, xffi_any *result) {
-  static const char fn[] = "xffi_function_call";
-  if (!result) return xffi_raise_null_arg(fn, "result");
+  XFFI_CHECK_ARG_NOT_NULL(result);
   *result = xffi_any_none();
   if (XFFI_UNLIKELY(!func || func->type_index != XFFI_TYPE_FUNCTION) &&
-      xffi_check_object_arg(fn, "func", func, XFFI_TYPE_FUNCTION) != XFFI_OK)
+      xffi_check_object_arg(__func__, "func", func, XFFI_TYPE_FUNCTION) != XFFI_OK)
     return XFFI_FAIL;
-  if (num_args < 0) return xffi_error_raise(XFFI_KIND_VALUE, "%s: num_args is negative (%d)", fn, (int)num_args);
+  if (num_args < 0) return xffi_error_raise(XFFI_KIND_VALUE, "%s: num_args is negative (%d)", __func__, (int)num_args);
   if (!args && num_args > 0)
-    return xffi_error_raise(XFFI_KIND_VALUE, "%s: args is NULL but num_args is %d", fn, (int)num_args);
+    return xffi_error_raise(XFFI_KIND_VALUE, "%s: args is NULL but num_args is %d", __func__, (int)num_args);
   int status = xffi_function_call_raw(func, args, num_args, result);
   if (status != 0) return xffi_function_call_failed_(result, status);
   return XFFI_OK;
@@ -177,7 +177,7 @@ static int arg_mismatch(const xffi_any *arg, int32_t index, const char *expected
 }
 
 int xffi_arg_to_int(int64_t *out, const xffi_any *args, int32_t num_args, int32_t index, const char *fn) {
-  if (!out) return xffi_raise_null_arg("xffi_arg_to_int", "out");
+  XFFI_CHECK_ARG_NOT_NULL(out);
   if (arg_present(args, num_args, index, fn) != XFFI_OK) return XFFI_FAIL;
   const xffi_any *a = &args[index];
   if (a->type_index == XFFI_TYPE_INT || a->type_index == XFFI_TYPE_BOOL) {
@@ -188,7 +188,7 @@ int xffi_arg_to_int(int64_t *out, const xffi_any *args, int32_t num_args, int32_
 }
 
 int xffi_arg_to_float(double *out, const xffi_any *args, int32_t num_args, int32_t index, const char *fn) {
-  if (!out) return xffi_raise_null_arg("xffi_arg_to_float", "out");
+  XFFI_CHECK_ARG_NOT_NULL(out);
   if (arg_present(args, num_args, index, fn) != XFFI_OK) return XFFI_FAIL;
   const xffi_any *a = &args[index];
   switch (a->type_index) {
@@ -205,7 +205,7 @@ int xffi_arg_to_float(double *out, const xffi_any *args, int32_t num_args, int32
 }
 
 int xffi_arg_to_bool(int *out, const xffi_any *args, int32_t num_args, int32_t index, const char *fn) {
-  if (!out) return xffi_raise_null_arg("xffi_arg_to_bool", "out");
+  XFFI_CHECK_ARG_NOT_NULL(out);
   if (arg_present(args, num_args, index, fn) != XFFI_OK) return XFFI_FAIL;
   const xffi_any *a = &args[index];
   if (a->type_index == XFFI_TYPE_BOOL || a->type_index == XFFI_TYPE_INT) {
@@ -226,7 +226,7 @@ static int is_bytes(const xffi_any *a) {
 }
 
 int xffi_arg_to_str(xffi_byte_array *out, const xffi_any *args, int32_t num_args, int32_t index, const char *fn) {
-  if (!out) return xffi_raise_null_arg("xffi_arg_to_str", "out");
+  XFFI_CHECK_ARG_NOT_NULL(out);
   if (arg_present(args, num_args, index, fn) != XFFI_OK) return XFFI_FAIL;
   const xffi_any *a = &args[index];
   if (!is_str(a)) return arg_mismatch(a, index, "str", fn);
@@ -235,7 +235,7 @@ int xffi_arg_to_str(xffi_byte_array *out, const xffi_any *args, int32_t num_args
 }
 
 int xffi_arg_to_ptr(void **out, const xffi_any *args, int32_t num_args, int32_t index, const char *fn) {
-  if (!out) return xffi_raise_null_arg("xffi_arg_to_ptr", "out");
+  XFFI_CHECK_ARG_NOT_NULL(out);
   if (arg_present(args, num_args, index, fn) != XFFI_OK) return XFFI_FAIL;
   const xffi_any *a = &args[index];
   if (a->type_index == XFFI_TYPE_OPAQUE_PTR || a->type_index == XFFI_TYPE_NONE) {
@@ -258,14 +258,8 @@ static int arg_is_instance(const xffi_any *a, int32_t type_index) {
 
 int xffi_arg_to_object(xffi_object **out, const xffi_any *args, int32_t num_args, int32_t index, int32_t type_index,
                         const char *fn) {
-  static const char self[] = "xffi_arg_to_object";
-  if (!out) return xffi_raise_null_arg(self, "out");
-  const xffi_type_info *info = NULL;
-  if (type_index < XFFI_TYPE_STATIC_OBJECT_BEGIN || xffi_type_info_get(&info, type_index) != XFFI_OK) {
-    xffi_object_dec_ref(xffi_error_move_raised());
-    return xffi_error_raise(XFFI_KIND_VALUE, "%s: type_index %d is not a registered object type", self,
-                            (int)type_index);
-  }
+  XFFI_CHECK_ARG_NOT_NULL(out);
+  XFFI_CHECK_ARG_OBJECT_TYPE(type_index);
   if (arg_present(args, num_args, index, fn) != XFFI_OK) return XFFI_FAIL;
   const xffi_any *a = &args[index];
   if (!arg_is_instance(a, type_index)) return arg_mismatch(a, index, xffi_type_key(type_index), fn);
@@ -274,17 +268,16 @@ int xffi_arg_to_object(xffi_object **out, const xffi_any *args, int32_t num_args
 }
 
 int xffi_arg_check_signature(const xffi_any *args, int32_t num_args, const char *signature, const char *fn) {
-  static const char self[] = "xffi_arg_check_signature";
-  if (!signature) return xffi_raise_null_arg(self, "signature");
-  if (!fn) return xffi_raise_null_arg(self, "fn");
+  XFFI_CHECK_ARG_NOT_NULL(signature);
+  XFFI_CHECK_ARG_NOT_NULL(fn);
   if (num_args < 0) return xffi_error_raise(XFFI_KIND_VALUE, "%s: num_args is negative (%d)", fn, (int)num_args);
   if (!args && num_args > 0)
     return xffi_error_raise(XFFI_KIND_VALUE, "%s: args is NULL but num_args is %d", fn, (int)num_args);
   size_t expected = strlen(signature);
   for (size_t i = 0; i < expected; ++i) {
     if (!strchr("ifbsypoF*", signature[i]))
-      return xffi_error_raise(XFFI_KIND_VALUE, "%s: signature \"%s\": unknown character '%c' at %zu", self, signature,
-                              signature[i], i);
+      return xffi_error_raise(XFFI_KIND_VALUE, "%s: signature \"%s\": unknown character '%c' at %zu", __func__,
+                              signature, signature[i], i);
   }
   if ((size_t)num_args != expected)
     return xffi_error_raise(XFFI_KIND_TYPE, "%s: expected %zu argument%s, got %d", fn, expected,

@@ -1,5 +1,5 @@
-/* c/hash.c: the per-process secret of the keyed map hash (c/hash.h) and its
- * long-input path. */
+/* c/hash.c: the per-process secret of the keyed map hash (c/hash.h), its
+ * long-input path, and the public unkeyed hash xffi_bytes_hash. */
 #include <stdatomic.h>
 #include <string.h>
 #include <time.h>
@@ -61,4 +61,34 @@ uint64_t xffi_keyed_hash_long(const void *data, size_t size) {
   /* The last 16 bytes, possibly overlapping what was already read. */
   uint64_t h = xffi_keyed_fold(xffi_keyed_load64(p + left - 16) ^ k[1], xffi_keyed_load64(p + left - 8) ^ s0);
   return xffi_keyed_finish(xffi_keyed_fold(h ^ k[2], (uint64_t)size ^ k[3]));
+}
+
+/* ---- Hashing ----
+ * Multiply-fold: each step multiplies two 64-bit words into 128 bits and
+ * xors the halves, which spreads every input bit over the whole result.
+ * Up to 16 bytes: xffi_hash_short (c/hash.h), one such product. */
+
+uint64_t xffi_bytes_hash(const void *data, size_t size) {
+  if (size <= 16) return xffi_hash_short(data, size);
+  const unsigned char *p = data;
+  uint64_t seed = XFFI_HASH_MIX0 ^ xffi_hash_fold(size ^ XFFI_HASH_MIX1, XFFI_HASH_MIX2);
+  size_t left = size;
+  uint64_t s1 = seed, s2 = seed;
+  while (left > 32) {
+    seed = xffi_hash_fold(xffi_hash_load64(p) ^ XFFI_HASH_MIX1, xffi_hash_load64(p + 8) ^ seed);
+    s1 = xffi_hash_fold(xffi_hash_load64(p + 16) ^ XFFI_HASH_MIX2, xffi_hash_load64(p + 24) ^ s1);
+    p += 32;
+    left -= 32;
+  }
+  seed ^= s1 ^ s2;
+  if (left > 16) {
+    seed = xffi_hash_fold(xffi_hash_load64(p) ^ XFFI_HASH_MIX1, xffi_hash_load64(p + 8) ^ seed);
+    p += 16;
+    left -= 16;
+  }
+  /* The last 16 bytes, possibly overlapping what was already read. */
+  uint64_t a = xffi_hash_load64(p + left - 16) ^ XFFI_HASH_MIX1;
+  uint64_t b = xffi_hash_load64(p + left - 8) ^ seed;
+  uint64_t h = xffi_hash_fold(a, b);
+  return xffi_hash_fold(h ^ XFFI_HASH_MIX3, (uint64_t)size ^ XFFI_HASH_MIX1 ^ seed);
 }

@@ -1,4 +1,5 @@
-/* c/hash.h: the keyed hash of Map and Dict keys (private).
+/* c/hash.h: the hashes of byte strings (private): the keyed hash of Map and
+ * Dict keys and registry names, and the public unkeyed xffi_bytes_hash.
  *
  * Map keys come from callers who may choose them to collide (hash flooding:
  * thousands of keys sharing one home slot turn inserts quadratic). So every
@@ -18,6 +19,8 @@
 #include <string.h>
 
 #include "internal.h"
+
+/* ---- The keyed hash of map keys ---- */
 
 /* The secret key words. Written once by xffi_hash_key_ensure (before it
  * returns), read-only afterwards. */
@@ -107,6 +110,59 @@ uint64_t xffi_keyed_hash_long(const void *data, size_t size);
 
 static inline uint64_t xffi_keyed_hash_bytes(const void *data, size_t size) {
   return XFFI_LIKELY(size <= 16) ? xffi_keyed_hash_short(data, size) : xffi_keyed_hash_long(data, size);
+}
+
+/* ---- The public, unkeyed hash (xffi_bytes_hash) ----
+ * Stable within a build on every target, so never used for map keys (anyone
+ * can compute its collisions). Its short-input path, inline: */
+
+/* Odd constants with well-mixed bits (digits of pi and e). */
+#define XFFI_HASH_MIX0 UINT64_C(0x243f6a8885a308d3)
+#define XFFI_HASH_MIX1 UINT64_C(0x13198a2e03707345)
+#define XFFI_HASH_MIX2 UINT64_C(0xa4093822299f31d1)
+#define XFFI_HASH_MIX3 UINT64_C(0xb7e151628aed2a6b)
+
+/* The loads read little-endian on every target, so a hash (and anything that
+ * depends on it, such as the order of a hash table's buckets) is the same on
+ * big-endian machines (s390x) as on the others. */
+static inline uint64_t xffi_hash_load64(const unsigned char *p) {
+  uint64_t v;
+  memcpy(&v, p, 8);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+  v = __builtin_bswap64(v);
+#endif
+  return v;
+}
+
+static inline uint64_t xffi_hash_load32(const unsigned char *p) {
+  uint32_t v;
+  memcpy(&v, p, 4);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+  v = __builtin_bswap32(v);
+#endif
+  return v;
+}
+
+/* xffi_bytes_hash for size <= 16: the bytes (read as two possibly
+ * overlapping words, all of them covered) meet in one 128-bit product; a
+ * 64-bit multiply and a shift then carry its upper bits down, so that every
+ * input bit flips every output bit with probability close to 1/2 (the strict
+ * avalanche test in tests/c/test_string.c). */
+static inline uint64_t xffi_hash_short(const void *data, size_t size) {
+  const unsigned char *p = data;
+  uint64_t a, b = 0;
+  if (size >= 8) {
+    a = xffi_hash_load64(p);
+    b = xffi_hash_load64(p + size - 8);
+  } else if (size >= 4) {
+    a = (xffi_hash_load32(p) << 32) | xffi_hash_load32(p + size - 4);
+  } else if (size > 0) {
+    a = ((uint64_t)p[0] << 16) | ((uint64_t)p[size >> 1] << 8) | p[size - 1];
+  } else {
+    a = 0;
+  }
+  uint64_t h = xffi_hash_fold(a ^ XFFI_HASH_MIX1, b ^ XFFI_HASH_MIX2 ^ (uint64_t)size) * XFFI_HASH_MIX3;
+  return h ^ (h >> 32);
 }
 
 #endif /* XFFI_HASH_H */

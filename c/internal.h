@@ -142,18 +142,8 @@ static inline void xffi_release_end(void) {
 }
 
 /* ---- Errors ----
- * Message convention: "<function>: <what is wrong>", naming the argument,
- * what was expected and what came, e.g.
- *   "xffi_string_new: data is NULL but size is 5"
- *   "xffi_any_to_int: expected int, got String".
- * These raise and return XFFI_FAIL. */
-int xffi_raise_null_arg(const char *function, const char *argument);
-int xffi_raise_type_mismatch(const char *function, const char *expected, const xffi_any *got);
-
-/* Object-kind check with a clear TypeError: "<function>: <argument> expected
- * <type key>, got <kind>". Returns XFFI_OK or XFFI_FAIL (raised). NULL obj is
- * a ValueError. */
-int xffi_check_object_arg(const char *function, const char *argument, const xffi_object *obj, int32_t type_index);
+ * Argument checks and their messages ("<function>: <argument> <detail>")
+ * are in c/check.h. */
 
 /* If tvm-ffi is in the process and its raised slot holds an error, moves it
  * into xffi's slot and returns 1; otherwise returns 0 and changes nothing.

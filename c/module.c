@@ -11,6 +11,7 @@
 #include <xffi/function.h>
 #include <xffi/module.h>
 
+#include "check.h"
 #include "internal.h"
 #include "platform.h"
 
@@ -32,11 +33,10 @@ static void module_deleter(void *self, int flags) {
 }
 
 int xffi_module_load(xffi_object **out, const char *path) {
-  static const char fn[] = "xffi_module_load";
-  if (!out) return xffi_raise_null_arg(fn, "out");
+  XFFI_CHECK_ARG_NOT_NULL(out);
   *out = NULL;
-  if (!path) return xffi_raise_null_arg(fn, "path");
-  if (!path[0]) return xffi_error_raise(XFFI_KIND_VALUE, "%s: path is empty", fn);
+  XFFI_CHECK_ARG_NOT_NULL(path);
+  if (!path[0]) return xffi_error_raise(XFFI_KIND_VALUE, "%s: path is empty", __func__);
   size_t len = strlen(path);
   module_object *m = xffi_alloc(sizeof(module_object) + len + 1);
   if (!m) return xffi_error_raise_out_of_memory();
@@ -44,7 +44,7 @@ int xffi_module_load(xffi_object **out, const char *path) {
   void *handle = xffi_library_open(path, why, sizeof why);
   if (!handle) {
     xffi_free(m);
-    return xffi_error_raise(XFFI_KIND_RUNTIME, "%s: cannot load '%s': %s", fn, path, why);
+    return xffi_error_raise(XFFI_KIND_RUNTIME, "%s: cannot load '%s': %s", __func__, path, why);
   }
   /* The marker the library defines itself, not one of its dependencies'. */
   const int32_t *marker = xffi_library_own_symbol(handle, XFFI_ABI_MARKER_SYMBOL);
@@ -53,7 +53,7 @@ int xffi_module_load(xffi_object **out, const char *path) {
     xffi_library_close(handle);
     xffi_free(m);
     return xffi_error_raise(XFFI_KIND_RUNTIME,
-                            "%s: '%s' was built for xffi ABI version %d, but this runtime has ABI version %d", fn,
+                            "%s: '%s' was built for xffi ABI version %d, but this runtime has ABI version %d", __func__,
                             path, (int)abi, (int)XFFI_ABI_VERSION);
   }
   xffi_object_init(&m->header, XFFI_TYPE_MODULE, module_deleter);
@@ -72,13 +72,12 @@ static int module_arg(module_object **out, xffi_object *module, const char *fn) 
 }
 
 int xffi_module_lookup_function(xffi_object **out, xffi_object *module, const char *name) {
-  static const char fn[] = "xffi_module_lookup_function";
-  if (!out) return xffi_raise_null_arg(fn, "out");
+  XFFI_CHECK_ARG_NOT_NULL(out);
   *out = NULL;
   module_object *m;
-  if (module_arg(&m, module, fn) != XFFI_OK) return XFFI_FAIL;
-  if (!name) return xffi_raise_null_arg(fn, "name");
-  if (!name[0]) return xffi_error_raise(XFFI_KIND_VALUE, "%s: name is empty", fn);
+  if (module_arg(&m, module, __func__) != XFFI_OK) return XFFI_FAIL;
+  XFFI_CHECK_ARG_NOT_NULL(name);
+  if (!name[0]) return xffi_error_raise(XFFI_KIND_VALUE, "%s: name is empty", __func__);
   static const char prefix[] = XFFI_EXPORT_PREFIX;
   size_t len = strlen(name);
   char stack_buffer[256];
@@ -101,19 +100,17 @@ int xffi_module_lookup_function(xffi_object **out, xffi_object *module, const ch
 }
 
 int xffi_module_path(const char **out, xffi_object *module) {
-  static const char fn[] = "xffi_module_path";
-  if (!out) return xffi_raise_null_arg(fn, "out");
+  XFFI_CHECK_ARG_NOT_NULL(out);
   module_object *m;
-  if (module_arg(&m, module, fn) != XFFI_OK) return XFFI_FAIL;
+  if (module_arg(&m, module, __func__) != XFFI_OK) return XFFI_FAIL;
   *out = m->path;
   return XFFI_OK;
 }
 
 int xffi_module_abi_version(int32_t *out, xffi_object *module) {
-  static const char fn[] = "xffi_module_abi_version";
-  if (!out) return xffi_raise_null_arg(fn, "out");
+  XFFI_CHECK_ARG_NOT_NULL(out);
   module_object *m;
-  if (module_arg(&m, module, fn) != XFFI_OK) return XFFI_FAIL;
+  if (module_arg(&m, module, __func__) != XFFI_OK) return XFFI_FAIL;
   *out = m->abi_version;
   return XFFI_OK;
 }

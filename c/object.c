@@ -1,5 +1,6 @@
 /* c/object.c: exported reference counting and weak references. The inline
  * forms in xffi/object.h are the hot path; these serve other languages. */
+#include "check.h"
 #include "internal.h"
 
 #include <stdio.h>
@@ -20,8 +21,8 @@ void xffi_object_dec_ref(xffi_object *obj) { xffi_object_dec_ref_inline(obj); }
 static xffi_object *weak_target(xffi_weak *weak) { return (xffi_object *)weak; }
 
 int xffi_weak_new(xffi_weak **out, xffi_object *obj) {
-  if (!out) return xffi_raise_null_arg("xffi_weak_new", "out");
-  if (!obj) return xffi_raise_null_arg("xffi_weak_new", "obj");
+  XFFI_CHECK_ARG_NOT_NULL(out);
+  XFFI_CHECK_ARG_NOT_NULL(obj);
   uint64_t old = __atomic_fetch_add(XFFI_REF_COUNTS(obj), XFFI_REF_WEAK_ONE, __ATOMIC_RELAXED);
   if ((uint32_t)(old >> 32) >= XFFI_REF_COUNT_LIMIT) xffi_object_ref_count_overflow_();
   *out = (xffi_weak *)obj;
@@ -29,8 +30,8 @@ int xffi_weak_new(xffi_weak **out, xffi_object *obj) {
 }
 
 int xffi_weak_lock(xffi_object **out, xffi_weak *weak) {
-  if (!out) return xffi_raise_null_arg("xffi_weak_lock", "out");
-  if (!weak) return xffi_raise_null_arg("xffi_weak_lock", "weak");
+  XFFI_CHECK_ARG_NOT_NULL(out);
+  XFFI_CHECK_ARG_NOT_NULL(weak);
   xffi_object *obj = weak_target(weak);
   uint64_t counts = __atomic_load_n(XFFI_REF_COUNTS(obj), __ATOMIC_RELAXED);
   /* Take a strong reference only while the strong count is non-zero: once it

@@ -3,6 +3,7 @@
 
 #include <xffi/shape.h>
 
+#include "check.h"
 #include "internal.h"
 
 typedef struct shape_object {
@@ -12,14 +13,14 @@ typedef struct shape_object {
 } shape_object;
 
 int xffi_shape_new(xffi_object **out, const int64_t *dims, int32_t requested_ndim) {
-  static const char fn[] = "xffi_shape_new";
-  if (!out) return xffi_raise_null_arg(fn, "out");
+  XFFI_CHECK_ARG_NOT_NULL(out);
   *out = NULL;
-  if (requested_ndim < 0) return xffi_error_raise(XFFI_KIND_VALUE, "%s: ndim is negative (%d)", fn, (int)requested_ndim);
+  if (requested_ndim < 0)
+    return xffi_error_raise(XFFI_KIND_VALUE, "%s: ndim is negative (%d)", __func__, (int)requested_ndim);
   size_t ndim = (size_t)requested_ndim;
-  if (!dims && ndim > 0) return xffi_error_raise(XFFI_KIND_VALUE, "%s: dims is NULL but ndim is %zu", fn, ndim);
+  XFFI_CHECK_ARG(dims, dims || ndim == 0, XFFI_KIND_VALUE, "is NULL but ndim is %zu", ndim);
   if (ndim > (SIZE_MAX - sizeof(shape_object)) / sizeof(int64_t))
-    return xffi_error_raise(XFFI_KIND_VALUE, "%s: ndim %zu is too large", fn, ndim);
+    return xffi_error_raise(XFFI_KIND_VALUE, "%s: ndim %zu is too large", __func__, ndim);
   shape_object *s = (shape_object *)xffi_alloc(sizeof(shape_object) + ndim * sizeof(int64_t));
   if (!s) return xffi_error_raise_out_of_memory();
   xffi_object_init(&s->header, XFFI_TYPE_SHAPE, xffi_deleter_plain);
@@ -31,8 +32,8 @@ int xffi_shape_new(xffi_object **out, const int64_t *dims, int32_t requested_ndi
 }
 
 int xffi_shape_cell_of(xffi_shape_cell *out, const xffi_object *shape) {
-  if (!out) return xffi_raise_null_arg("xffi_shape_cell_of", "out");
-  if (xffi_check_object_arg("xffi_shape_cell_of", "shape", shape, XFFI_TYPE_SHAPE) != XFFI_OK) return XFFI_FAIL;
+  XFFI_CHECK_ARG_NOT_NULL(out);
+  XFFI_CHECK_ARG_OBJECT(shape, XFFI_TYPE_SHAPE);
   *out = *xffi_shape_cell_of_unchecked(shape);
   return XFFI_OK;
 }
@@ -60,24 +61,24 @@ static int dims_product(int64_t *out, const int64_t *dims, size_t ndim, const ch
 }
 
 int xffi_dims_product(int64_t *out, const int64_t *dims, int32_t ndim) {
-  if (!out) return xffi_raise_null_arg("xffi_dims_product", "out");
-  if (ndim < 0) return xffi_error_raise(XFFI_KIND_VALUE, "xffi_dims_product: ndim is negative (%d)", (int)ndim);
+  XFFI_CHECK_ARG_NOT_NULL(out);
+  if (ndim < 0) return xffi_error_raise(XFFI_KIND_VALUE, "%s: ndim is negative (%d)", __func__, (int)ndim);
   if (!dims && ndim > 0)
-    return xffi_error_raise(XFFI_KIND_VALUE, "xffi_dims_product: dims is NULL but ndim is %d", (int)ndim);
-  return dims_product(out, dims, (size_t)ndim, "xffi_dims_product");
+    return xffi_error_raise(XFFI_KIND_VALUE, "%s: dims is NULL but ndim is %d", __func__, (int)ndim);
+  return dims_product(out, dims, (size_t)ndim, __func__);
 }
 
 int xffi_shape_product(int64_t *out, const xffi_object *shape) {
-  if (!out) return xffi_raise_null_arg("xffi_shape_product", "out");
-  if (xffi_check_object_arg("xffi_shape_product", "shape", shape, XFFI_TYPE_SHAPE) != XFFI_OK) return XFFI_FAIL;
+  XFFI_CHECK_ARG_NOT_NULL(out);
+  XFFI_CHECK_ARG_OBJECT(shape, XFFI_TYPE_SHAPE);
   const xffi_shape_cell *cell = xffi_shape_cell_of_unchecked(shape);
-  return dims_product(out, cell->data, cell->size, "xffi_shape_product");
+  return dims_product(out, cell->data, cell->size, __func__);
 }
 
 int xffi_shape_equal(int *out, const xffi_object *a, const xffi_object *b) {
-  if (!out) return xffi_raise_null_arg("xffi_shape_equal", "out");
-  if (xffi_check_object_arg("xffi_shape_equal", "a", a, XFFI_TYPE_SHAPE) != XFFI_OK) return XFFI_FAIL;
-  if (xffi_check_object_arg("xffi_shape_equal", "b", b, XFFI_TYPE_SHAPE) != XFFI_OK) return XFFI_FAIL;
+  XFFI_CHECK_ARG_NOT_NULL(out);
+  XFFI_CHECK_ARG_OBJECT(a, XFFI_TYPE_SHAPE);
+  XFFI_CHECK_ARG_OBJECT(b, XFFI_TYPE_SHAPE);
   const xffi_shape_cell *x = xffi_shape_cell_of_unchecked(a);
   const xffi_shape_cell *y = xffi_shape_cell_of_unchecked(b);
   *out = x->size == y->size && (x->size == 0 || memcmp(x->data, y->data, x->size * sizeof(int64_t)) == 0);

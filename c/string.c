@@ -1,7 +1,8 @@
-/* c/string.c: String and Bytes objects, byte comparison and hashing. */
+/* c/string.c: String and Bytes objects and byte comparison. */
 #include <stdlib.h>
 #include <string.h>
 
+#include "check.h"
 #include "internal.h"
 #include "string_internal.h"
 
@@ -130,23 +131,23 @@ static inline int string_make(xffi_object **out, const char *data, size_t size, 
 }
 
 int xffi_string_new(xffi_object **out, const char *data, size_t size) {
-  return string_make(out, data, size, XFFI_TYPE_STRING, "xffi_string_new");
+  return string_make(out, data, size, XFFI_TYPE_STRING, __func__);
 }
 
 int xffi_string_from_c_str(xffi_object **out, const char *c_str) {
-  if (!c_str) return xffi_raise_null_arg("xffi_string_from_c_str", "c_str");
-  return string_make(out, c_str, strlen(c_str), XFFI_TYPE_STRING, "xffi_string_from_c_str");
+  XFFI_CHECK_ARG_NOT_NULL(c_str);
+  return string_make(out, c_str, strlen(c_str), XFFI_TYPE_STRING, __func__);
 }
 
 int xffi_bytes_new(xffi_object **out, const char *data, size_t size) {
-  return string_make(out, data, size, XFFI_TYPE_BYTES, "xffi_bytes_new");
+  return string_make(out, data, size, XFFI_TYPE_BYTES, __func__);
 }
 
 int xffi_string_cell_of(xffi_byte_array *out, const xffi_object *obj) {
-  if (!out) return xffi_raise_null_arg("xffi_string_cell_of", "out");
-  if (!obj) return xffi_raise_null_arg("xffi_string_cell_of", "obj");
+  XFFI_CHECK_ARG_NOT_NULL(out);
+  XFFI_CHECK_ARG_NOT_NULL(obj);
   if (obj->type_index != XFFI_TYPE_STRING && obj->type_index != XFFI_TYPE_BYTES)
-    return xffi_error_raise(XFFI_KIND_TYPE, "xffi_string_cell_of: obj expected String or Bytes, got %s",
+    return xffi_error_raise(XFFI_KIND_TYPE, "%s: obj expected String or Bytes, got %s", __func__,
                             xffi_type_key(obj->type_index));
   *out = xffi_string_cell_of_unchecked(obj);
   return XFFI_OK;
@@ -157,34 +158,4 @@ int xffi_bytes_compare(xffi_byte_array a, xffi_byte_array b) {
   int c = common ? memcmp(a.data, b.data, common) : 0;
   if (c) return c;
   return a.size < b.size ? -1 : a.size > b.size;
-}
-
-/* ---- Hashing ----
- * Multiply-fold: each step multiplies two 64-bit words into 128 bits and
- * xors the halves, which spreads every input bit over the whole result.
- * Up to 16 bytes: xffi_hash_short (c/string_internal.h), one such product. */
-
-uint64_t xffi_bytes_hash(const void *data, size_t size) {
-  if (size <= 16) return xffi_hash_short(data, size);
-  const unsigned char *p = data;
-  uint64_t seed = XFFI_HASH_MIX0 ^ xffi_hash_fold(size ^ XFFI_HASH_MIX1, XFFI_HASH_MIX2);
-  size_t left = size;
-  uint64_t s1 = seed, s2 = seed;
-  while (left > 32) {
-    seed = xffi_hash_fold(xffi_hash_load64(p) ^ XFFI_HASH_MIX1, xffi_hash_load64(p + 8) ^ seed);
-    s1 = xffi_hash_fold(xffi_hash_load64(p + 16) ^ XFFI_HASH_MIX2, xffi_hash_load64(p + 24) ^ s1);
-    p += 32;
-    left -= 32;
-  }
-  seed ^= s1 ^ s2;
-  if (left > 16) {
-    seed = xffi_hash_fold(xffi_hash_load64(p) ^ XFFI_HASH_MIX1, xffi_hash_load64(p + 8) ^ seed);
-    p += 16;
-    left -= 16;
-  }
-  /* The last 16 bytes, possibly overlapping what was already read. */
-  uint64_t a = xffi_hash_load64(p + left - 16) ^ XFFI_HASH_MIX1;
-  uint64_t b = xffi_hash_load64(p + left - 8) ^ seed;
-  uint64_t h = xffi_hash_fold(a, b);
-  return xffi_hash_fold(h ^ XFFI_HASH_MIX3, (uint64_t)size ^ XFFI_HASH_MIX1 ^ seed);
 }

@@ -3,22 +3,25 @@
  * Layout of one Tensor allocation:
  *   xffi_object header | DLTensor | flags | producer | shape[ndim] | strides[ndim]
  * and, for tensors made by xffi_tensor_new, padding to 64 bytes and the data.
- * The deleter tells the three kinds apart: owned data (one aligned
- * allocation), adopted DLPack 1.x tensor, adopted legacy tensor. */
+ * Two deleters: owned data (one aligned allocation) and adopted (a DLPack
+ * 1.x or, flagged, a legacy producer to release). */
 #include <string.h>
 
 #include <xffi/dtype.h>
 #include <xffi/shape.h>
 #include <xffi/tensor.h>
 
+#include "check.h"
 #include "internal.h"
 
 #define TENSOR_READ_ONLY UINT64_C(1)
+/* Set once at adoption: the producer is a legacy DLManagedTensor. */
+#define TENSOR_PRODUCER_LEGACY UINT64_C(2)
 
 typedef struct tensor_object {
   xffi_object header;
   DLTensor dl;
-  uint64_t flags __attribute__((aligned(8))); /* TENSOR_READ_ONLY; atomic, so 8-byte aligned on i386 too */
+  uint64_t flags __attribute__((aligned(8))); /* TENSOR_*; atomic, so 8-byte aligned on i386 too */
   void *producer;  /* the adopted DLManagedTensorVersioned / DLManagedTensor, or NULL */
   int64_t dims[];  /* shape[ndim] then strides[ndim] */
 } tensor_object;
@@ -34,29 +37,20 @@ static void deleter_owned(void *self, int flags) {
   if (flags & XFFI_DELETE_MEMORY) xffi_free_aligned(self);
 }
 
-/* The adopted producer is never NULL (adopt is always given one); its
- * deleter may be. */
-static void deleter_versioned(void *self, int flags) {
+/* An adopted tensor: releases the producer (never NULL: adopt is always
+ * given one; its deleter may be), a DLManagedTensorVersioned or, with
+ * TENSOR_PRODUCER_LEGACY, a DLManagedTensor. */
+static void deleter_adopted(void *self, int flags) {
   tensor_object *t = (tensor_object *)self;
-  DLManagedTensorVersioned *m = (DLManagedTensorVersioned *)t->producer;
-  if (XFFI_LIKELY(flags == XFFI_DELETE_BOTH)) { /* no weak references were taken */
-    if (m->deleter) m->deleter(m);
-    xffi_free(self);
-    return;
+  if (flags & XFFI_DELETE_CONTENTS) {
+    if (t->flags & TENSOR_PRODUCER_LEGACY) {
+      DLManagedTensor *m = (DLManagedTensor *)t->producer;
+      if (m->deleter) m->deleter(m);
+    } else {
+      DLManagedTensorVersioned *m = (DLManagedTensorVersioned *)t->producer;
+      if (m->deleter) m->deleter(m);
+    }
   }
-  if ((flags & XFFI_DELETE_CONTENTS) && m->deleter) m->deleter(m);
-  if (flags & XFFI_DELETE_MEMORY) xffi_free(self);
-}
-
-static void deleter_legacy(void *self, int flags) {
-  tensor_object *t = (tensor_object *)self;
-  DLManagedTensor *m = (DLManagedTensor *)t->producer;
-  if (XFFI_LIKELY(flags == XFFI_DELETE_BOTH)) { /* no weak references were taken */
-    if (m->deleter) m->deleter(m);
-    xffi_free(self);
-    return;
-  }
-  if ((flags & XFFI_DELETE_CONTENTS) && m->deleter) m->deleter(m);
   if (flags & XFFI_DELETE_MEMORY) xffi_free(self);
 }
 
@@ -204,15 +198,14 @@ static void compact_strides(int64_t *strides, const int64_t *shape, int32_t ndim
 static size_t header_size(int32_t ndim) { return sizeof(tensor_object) + 2 * (size_t)ndim * sizeof(int64_t); }
 
 int xffi_tensor_new(xffi_object **out, const int64_t *shape, int32_t ndim, DLDataType dtype) {
-  static const char fn[] = "xffi_tensor_new";
-  if (!out) return xffi_raise_null_arg(fn, "out");
+  XFFI_CHECK_ARG_NOT_NULL(out);
   *out = NULL;
   int64_t numel;
-  if (shape_ok(&numel, fn, ndim, shape, dtype) != XFFI_OK) return XFFI_FAIL;
+  if (shape_ok(&numel, __func__, ndim, shape, dtype) != XFFI_OK) return XFFI_FAIL;
   uint64_t nbytes = ((uint64_t)numel * dtype.bits * dtype.lanes + 7) / 8;
   size_t data_offset = (header_size(ndim) + XFFI_TENSOR_ALIGNMENT - 1) & ~(size_t)(XFFI_TENSOR_ALIGNMENT - 1);
   if (nbytes > SIZE_MAX - data_offset)
-    return xffi_error_raise(XFFI_KIND_VALUE, "%s: %llu bytes of data do not fit in memory", fn,
+    return xffi_error_raise(XFFI_KIND_VALUE, "%s: %llu bytes of data do not fit in memory", __func__,
                             (unsigned long long)nbytes);
   tensor_object *t = (tensor_object *)xffi_alloc_aligned(XFFI_TENSOR_ALIGNMENT, data_offset + (size_t)nbytes);
   if (!t) return xffi_error_raise_out_of_memory();
@@ -249,9 +242,9 @@ static int same_dltensor(const DLTensor *a, const DLTensor *b) {
 
 /* Fills the header and cell of an adopted Tensor, whose shape and strides are
  * (or will be) in t->dims; returns the object. */
-static inline xffi_object *adopted_init(tensor_object *t, const DLTensor *src, int32_t ndim, xffi_deleter deleter,
+static inline xffi_object *adopted_init(tensor_object *t, const DLTensor *src, int32_t ndim,
                                         void *producer, uint64_t flags) {
-  xffi_object_init(&t->header, XFFI_TYPE_TENSOR, deleter);
+  xffi_object_init(&t->header, XFFI_TYPE_TENSOR, deleter_adopted);
   t->dl = *src;
   t->dl.shape = t->dims;
   t->dl.strides = t->dims + ndim;
@@ -265,7 +258,7 @@ static inline xffi_object *adopted_init(tensor_object *t, const DLTensor *src, i
 #if defined(__GNUC__)
 __attribute__((noinline, cold))
 #endif
-static int adopt_checked(xffi_object **out, const char *fn, const DLTensor *src, xffi_deleter deleter,
+static int adopt_checked(xffi_object **out, const char *fn, const DLTensor *src,
                          void *producer, uint64_t flags) {
   int64_t numel;
   if (shape_ok(&numel, fn, src->ndim, src->shape, src->dtype) != XFFI_OK) return XFFI_FAIL;
@@ -279,7 +272,7 @@ static int adopt_checked(xffi_object **out, const char *fn, const DLTensor *src,
   int32_t ndim = src->ndim;
   tensor_object *t = (tensor_object *)xffi_alloc(header_size(ndim));
   if (!t) return xffi_error_raise_out_of_memory();
-  xffi_object *obj = adopted_init(t, src, ndim, deleter, producer, flags);
+  xffi_object *obj = adopted_init(t, src, ndim, producer, flags);
   if (ndim) {
     memcpy(t->dims, src->shape, (size_t)ndim * sizeof(int64_t));
     if (src->strides)
@@ -301,12 +294,12 @@ static inline int device_type_known(int32_t type) {
  * case takes one pass that checks while it copies, leaving at the first
  * thing out of the ordinary; anything unusual (an error, or an overflow that
  * a zero dimension may excuse) is redone by adopt_checked, which says
- * precisely what is wrong. Inlined into each importer, where deleter and fn
+ * precisely what is wrong. Inlined into each importer, where fn and flags
  * are constants. */
 #if defined(__GNUC__)
 __attribute__((always_inline))
 #endif
-static inline int adopt(xffi_object **out, const char *fn, const DLTensor *src, xffi_deleter deleter, void *producer,
+static inline int adopt(xffi_object **out, const char *fn, const DLTensor *src, void *producer,
                         uint64_t flags) {
   int32_t ndim = src->ndim;
   if (XFFI_UNLIKELY(ndim < 0)) goto slow;
@@ -358,12 +351,12 @@ static inline int adopt(xffi_object **out, const char *fn, const DLTensor *src, 
   if (XFFI_UNLIKELY(!src->data && numel != 0)) goto slow_free;
   if (XFFI_UNLIKELY(address_span_wraps(src, bits_to_bytes(below, elem_bits), bits_to_bytes(span, elem_bits))))
     goto slow_free;
-  *out = adopted_init(t, src, ndim, deleter, producer, flags);
+  *out = adopted_init(t, src, ndim, producer, flags);
   return XFFI_OK;
 slow_free:
   xffi_free(t);
 slow:
-  return adopt_checked(out, fn, src, deleter, producer, flags);
+  return adopt_checked(out, fn, src, producer, flags);
 }
 
 /* adopt for a trusted producer: only the checks xffi's own memory depends on
@@ -372,11 +365,11 @@ slow:
 #if defined(__GNUC__)
 __attribute__((always_inline))
 #endif
-static inline int adopt_unchecked(xffi_object **out, const char *fn, const DLTensor *src, xffi_deleter deleter,
+static inline int adopt_unchecked(xffi_object **out, const char *fn, const DLTensor *src,
                                   void *producer, uint64_t flags) {
   int32_t ndim = src->ndim;
   if (XFFI_UNLIKELY(ndim < 0 || (!src->shape && ndim != 0)))
-    return *out = NULL, adopt_checked(out, fn, src, deleter, producer, flags); /* raises the precise error */
+    return *out = NULL, adopt_checked(out, fn, src, producer, flags); /* raises the precise error */
   tensor_object *t = (tensor_object *)xffi_alloc(header_size(ndim));
   if (XFFI_UNLIKELY(!t)) return *out = NULL, xffi_error_raise_out_of_memory();
   int64_t *dims = t->dims, *steps = t->dims + ndim;
@@ -392,7 +385,7 @@ static inline int adopt_unchecked(xffi_object **out, const char *fn, const DLTen
     for (int32_t i = 0; i < ndim; i++) dims[i] = shape[i];
     compact_strides(steps, dims, ndim);
   }
-  *out = adopted_init(t, src, ndim, deleter, producer, flags);
+  *out = adopted_init(t, src, ndim, producer, flags);
   return XFFI_OK;
 }
 
@@ -429,20 +422,18 @@ static inline int import_prologue(int *status, uint64_t *flags, xffi_object **ou
 }
 
 int xffi_tensor_from_dlpack(xffi_object **out, DLManagedTensorVersioned *managed) {
-  static const char fn[] = "xffi_tensor_from_dlpack";
   int status;
   uint64_t flags;
-  if (import_prologue(&status, &flags, out, managed, fn)) return status;
+  if (import_prologue(&status, &flags, out, managed, __func__)) return status;
   *out = NULL;
-  return adopt(out, fn, &managed->dl_tensor, deleter_versioned, managed, flags);
+  return adopt(out, __func__, &managed->dl_tensor, managed, flags);
 }
 
 int xffi_tensor_from_dlpack_unchecked(xffi_object **out, DLManagedTensorVersioned *managed) {
-  static const char fn[] = "xffi_tensor_from_dlpack_unchecked";
   int status;
   uint64_t flags;
-  if (import_prologue(&status, &flags, out, managed, fn)) return status;
-  return adopt_unchecked(out, fn, &managed->dl_tensor, deleter_versioned, managed, flags);
+  if (import_prologue(&status, &flags, out, managed, __func__)) return status;
+  return adopt_unchecked(out, __func__, &managed->dl_tensor, managed, flags);
 }
 
 /* import_prologue for both legacy imports (no version, no flags). */
@@ -462,18 +453,16 @@ static inline int legacy_import_prologue(int *status, xffi_object **out, DLManag
 }
 
 int xffi_tensor_from_dlpack_legacy(xffi_object **out, DLManagedTensor *managed) {
-  static const char fn[] = "xffi_tensor_from_dlpack_legacy";
   int status;
-  if (legacy_import_prologue(&status, out, managed, fn)) return status;
+  if (legacy_import_prologue(&status, out, managed, __func__)) return status;
   *out = NULL;
-  return adopt(out, fn, &managed->dl_tensor, deleter_legacy, managed, 0);
+  return adopt(out, __func__, &managed->dl_tensor, managed, TENSOR_PRODUCER_LEGACY);
 }
 
 int xffi_tensor_from_dlpack_legacy_unchecked(xffi_object **out, DLManagedTensor *managed) {
-  static const char fn[] = "xffi_tensor_from_dlpack_legacy_unchecked";
   int status;
-  if (legacy_import_prologue(&status, out, managed, fn)) return status;
-  return adopt_unchecked(out, fn, &managed->dl_tensor, deleter_legacy, managed, 0);
+  if (legacy_import_prologue(&status, out, managed, __func__)) return status;
+  return adopt_unchecked(out, __func__, &managed->dl_tensor, managed, TENSOR_PRODUCER_LEGACY);
 }
 
 /* ---- Export ---- */
@@ -489,10 +478,9 @@ static void export_deleter_legacy(DLManagedTensor *self) {
 }
 
 int xffi_tensor_to_dlpack(DLManagedTensorVersioned **out, xffi_object *tensor) {
-  static const char fn[] = "xffi_tensor_to_dlpack";
-  if (!out) return xffi_raise_null_arg(fn, "out");
+  XFFI_CHECK_ARG_NOT_NULL(out);
   *out = NULL;
-  if (xffi_check_object_arg(fn, "tensor", tensor, XFFI_TYPE_TENSOR) != XFFI_OK) return XFFI_FAIL;
+  XFFI_CHECK_ARG_OBJECT(tensor, XFFI_TYPE_TENSOR);
   DLManagedTensorVersioned *m = (DLManagedTensorVersioned *)xffi_alloc(sizeof(*m));
   if (!m) return xffi_error_raise_out_of_memory();
   tensor_object *t = as_tensor(tensor);
@@ -508,16 +496,15 @@ int xffi_tensor_to_dlpack(DLManagedTensorVersioned **out, xffi_object *tensor) {
 }
 
 int xffi_tensor_to_dlpack_legacy(DLManagedTensor **out, xffi_object *tensor) {
-  static const char fn[] = "xffi_tensor_to_dlpack_legacy";
-  if (!out) return xffi_raise_null_arg(fn, "out");
+  XFFI_CHECK_ARG_NOT_NULL(out);
   *out = NULL;
-  if (xffi_check_object_arg(fn, "tensor", tensor, XFFI_TYPE_TENSOR) != XFFI_OK) return XFFI_FAIL;
+  XFFI_CHECK_ARG_OBJECT(tensor, XFFI_TYPE_TENSOR);
   tensor_object *t = as_tensor(tensor);
   if (__atomic_load_n(&t->flags, __ATOMIC_RELAXED) & TENSOR_READ_ONLY)
     return xffi_error_raise(XFFI_KIND_VALUE,
                             "%s: the tensor is read-only and a legacy DLManagedTensor cannot say so "
                             "(use xffi_tensor_to_dlpack)",
-                            fn);
+                            __func__);
   DLManagedTensor *m = (DLManagedTensor *)xffi_alloc(sizeof(*m));
   if (!m) return xffi_error_raise_out_of_memory();
   m->dl_tensor = t->dl;
@@ -531,23 +518,21 @@ int xffi_tensor_to_dlpack_legacy(DLManagedTensor **out, xffi_object *tensor) {
 /* ---- Queries ---- */
 
 int xffi_tensor_is_read_only(int *out, const xffi_object *tensor) {
-  if (!out) return xffi_raise_null_arg("xffi_tensor_is_read_only", "out");
-  if (xffi_check_object_arg("xffi_tensor_is_read_only", "tensor", tensor, XFFI_TYPE_TENSOR) != XFFI_OK)
-    return XFFI_FAIL;
+  XFFI_CHECK_ARG_NOT_NULL(out);
+  XFFI_CHECK_ARG_OBJECT(tensor, XFFI_TYPE_TENSOR);
   *out = (__atomic_load_n(&as_tensor(tensor)->flags, __ATOMIC_RELAXED) & TENSOR_READ_ONLY) != 0;
   return XFFI_OK;
 }
 
 int xffi_tensor_set_read_only(xffi_object *tensor) {
-  if (xffi_check_object_arg("xffi_tensor_set_read_only", "tensor", tensor, XFFI_TYPE_TENSOR) != XFFI_OK)
-    return XFFI_FAIL;
+  XFFI_CHECK_ARG_OBJECT(tensor, XFFI_TYPE_TENSOR);
   __atomic_fetch_or(&as_tensor(tensor)->flags, TENSOR_READ_ONLY, __ATOMIC_RELAXED);
   return XFFI_OK;
 }
 
 int xffi_tensor_cell_of(DLTensor **out, xffi_object *tensor) {
-  if (!out) return xffi_raise_null_arg("xffi_tensor_cell_of", "out");
-  if (xffi_check_object_arg("xffi_tensor_cell_of", "tensor", tensor, XFFI_TYPE_TENSOR) != XFFI_OK) return XFFI_FAIL;
+  XFFI_CHECK_ARG_NOT_NULL(out);
+  XFFI_CHECK_ARG_OBJECT(tensor, XFFI_TYPE_TENSOR);
   *out = xffi_tensor_cell_of_unchecked(tensor);
   return XFFI_OK;
 }
@@ -567,24 +552,23 @@ static int64_t numel_of(const DLTensor *dl) {
 }
 
 int xffi_tensor_numel(int64_t *out, const xffi_object *tensor) {
-  if (!out) return xffi_raise_null_arg("xffi_tensor_numel", "out");
-  if (xffi_check_object_arg("xffi_tensor_numel", "tensor", tensor, XFFI_TYPE_TENSOR) != XFFI_OK) return XFFI_FAIL;
+  XFFI_CHECK_ARG_NOT_NULL(out);
+  XFFI_CHECK_ARG_OBJECT(tensor, XFFI_TYPE_TENSOR);
   *out = numel_of(xffi_tensor_cell_of_unchecked(tensor));
   return XFFI_OK;
 }
 
 int xffi_tensor_nbytes(uint64_t *out, const xffi_object *tensor) {
-  if (!out) return xffi_raise_null_arg("xffi_tensor_nbytes", "out");
-  if (xffi_check_object_arg("xffi_tensor_nbytes", "tensor", tensor, XFFI_TYPE_TENSOR) != XFFI_OK) return XFFI_FAIL;
+  XFFI_CHECK_ARG_NOT_NULL(out);
+  XFFI_CHECK_ARG_OBJECT(tensor, XFFI_TYPE_TENSOR);
   const DLTensor *dl = xffi_tensor_cell_of_unchecked(tensor);
   *out = ((uint64_t)numel_of(dl) * dl->dtype.bits * dl->dtype.lanes + 7) / 8;
   return XFFI_OK;
 }
 
 int xffi_tensor_is_contiguous(int *out, const xffi_object *tensor) {
-  if (!out) return xffi_raise_null_arg("xffi_tensor_is_contiguous", "out");
-  if (xffi_check_object_arg("xffi_tensor_is_contiguous", "tensor", tensor, XFFI_TYPE_TENSOR) != XFFI_OK)
-    return XFFI_FAIL;
+  XFFI_CHECK_ARG_NOT_NULL(out);
+  XFFI_CHECK_ARG_OBJECT(tensor, XFFI_TYPE_TENSOR);
   const DLTensor *dl = xffi_tensor_cell_of_unchecked(tensor);
   int64_t expected = 1;
   *out = 1;
@@ -597,9 +581,9 @@ int xffi_tensor_is_contiguous(int *out, const xffi_object *tensor) {
 }
 
 int xffi_tensor_shape(xffi_object **out, const xffi_object *tensor) {
-  if (!out) return xffi_raise_null_arg("xffi_tensor_shape", "out");
+  XFFI_CHECK_ARG_NOT_NULL(out);
   *out = NULL;
-  if (xffi_check_object_arg("xffi_tensor_shape", "tensor", tensor, XFFI_TYPE_TENSOR) != XFFI_OK) return XFFI_FAIL;
+  XFFI_CHECK_ARG_OBJECT(tensor, XFFI_TYPE_TENSOR);
   const DLTensor *dl = xffi_tensor_cell_of_unchecked(tensor);
   return xffi_shape_new(out, dl->shape, dl->ndim);
 }

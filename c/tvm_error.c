@@ -16,10 +16,12 @@
 #include "internal.h"
 #include "platform.h"
 
-/* tvm-ffi's C API: moves the raised error out of its slot (NULL if none);
- * sets the raised error, taking a reference of its own (it does not steal
- * the caller's: learnt from the ASan leak check of test_interop_host). */
+/* tvm-ffi's C API, looked up at run time. TVMFFIErrorMoveFromRaised moves
+ * the raised error out of tvm-ffi's slot into *out (a new reference, NULL if
+ * none). */
 typedef void (*tvm_move_raised_fn)(void **out);
+/* TVMFFIErrorSetRaised puts error in tvm-ffi's slot, taking a reference of
+ * its own: error stays borrowed, and the caller releases its reference. */
 typedef void (*tvm_set_raised_fn)(void *error);
 
 /* name in tvm-ffi, if tvm-ffi is loaded in the process (never loads it). */

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "hash.h"
+#include "check.h"
 #include "internal.h"
 #include "platform.h"
 
@@ -54,8 +55,13 @@ static const xffi_type_info builtin_infos[] = {
 };
 #define BUILTIN_COUNT (sizeof(builtin_infos) / sizeof(builtin_infos[0]))
 
+/* builtin_infos lists the value types (indices 0 to XFFI_TYPE_SMALL_BYTES)
+ * first, then the object types from XFFI_TYPE_OBJECT on, each run in index
+ * order: so a value type's record is at its index, an object type's at its
+ * offset from XFFI_TYPE_OBJECT past the value types. */
+#define BUILTIN_VALUE_TYPES (XFFI_TYPE_SMALL_BYTES + 1)
 #define B(i) [i] = &builtin_infos[i]
-#define BO(i) [i] = &builtin_infos[(i) - XFFI_TYPE_OBJECT + 13]
+#define BO(i) [i] = &builtin_infos[BUILTIN_VALUE_TYPES + (i) - XFFI_TYPE_OBJECT]
 static const xffi_type_info *builtin_table[XFFI_TYPE_DYNAMIC_BEGIN] = {
     B(0), B(1), B(2), B(3), B(4), B(5), B(6), B(7), B(8), B(9), B(10), B(11), B(12),
     BO(64), BO(65), BO(66), BO(67), BO(68), BO(69), BO(70), BO(71), BO(72), BO(73), BO(74), BO(75), BO(76),
@@ -210,14 +216,13 @@ static xffi_type_info *make_record(int32_t index, const xffi_type_info *parent, 
 }
 
 int xffi_type_register(int32_t *out_type_index, const char *type_key, int32_t parent_type_index) {
-  static const char fn[] = "xffi_type_register";
-  if (!out_type_index) return xffi_raise_null_arg(fn, "out_type_index");
-  if (!type_key) return xffi_raise_null_arg(fn, "type_key");
+  XFFI_CHECK_ARG_NOT_NULL(out_type_index);
+  XFFI_CHECK_ARG_NOT_NULL(type_key);
   size_t size = strlen(type_key);
-  if (size == 0) return xffi_error_raise(XFFI_KIND_VALUE, "%s: type_key is empty", fn);
+  if (size == 0) return xffi_error_raise(XFFI_KIND_VALUE, "%s: type_key is empty", __func__);
   const xffi_type_info *parent = info_at(parent_type_index);
   if (!is_object_type(parent))
-    return xffi_error_raise(XFFI_KIND_TYPE, "%s: parent_type_index %d (%s) is not a registered object type", fn,
+    return xffi_error_raise(XFFI_KIND_TYPE, "%s: parent_type_index %d (%s) is not a registered object type", __func__,
                             (int)parent_type_index, xffi_type_key(parent_type_index));
   /* Each record copies its ancestors (for O(1) is-instance), so a chain of
    * depth d costs O(d^2) in total: the limit keeps that bounded. */
@@ -225,7 +230,7 @@ int xffi_type_register(int32_t *out_type_index, const char *type_key, int32_t pa
     return xffi_error_raise(XFFI_KIND_VALUE,
                             "%s: cannot register '%s' under %s (index %d): the parent is at depth %d and the "
                             "deepest allowed type depth is %d (XFFI_TYPE_MAX_DEPTH)",
-                            fn, type_key, parent->type_key.data, (int)parent_type_index, (int)parent->type_depth,
+                            __func__, type_key, parent->type_key.data, (int)parent_type_index, (int)parent->type_depth,
                             (int)XFFI_TYPE_MAX_DEPTH);
   uint64_t hash = key_hash(type_key, size);
 
@@ -235,8 +240,9 @@ int xffi_type_register(int32_t *out_type_index, const char *type_key, int32_t pa
     /* A built-in root (Object) or plain value type (int, float, ...): it has
      * no parent to compare, so say what it is instead. */
     xffi_mutex_unlock(&registry_lock);
-    return xffi_error_raise(XFFI_KIND_VALUE, "%s: type key '%s' is reserved for the built-in %s type (index %d)", fn,
-                            type_key, is_object_type(existing) ? "root object" : "value", (int)existing->type_index);
+    return xffi_error_raise(XFFI_KIND_VALUE, "%s: type key '%s' is reserved for the built-in %s type (index %d)",
+                            __func__, type_key, is_object_type(existing) ? "root object" : "value",
+                            (int)existing->type_index);
   }
   if (existing) {
     int32_t existing_parent = existing->type_depth ? existing->type_ancestors[existing->type_depth - 1] : -1;
@@ -247,12 +253,12 @@ int xffi_type_register(int32_t *out_type_index, const char *type_key, int32_t pa
     }
     return xffi_error_raise(XFFI_KIND_VALUE,
                             "%s: type key '%s' is already registered with parent %s (index %d), not %s (index %d)",
-                            fn, type_key, xffi_type_key(existing_parent), (int)existing_parent,
+                            __func__, type_key, xffi_type_key(existing_parent), (int)existing_parent,
                             xffi_type_key(parent_type_index), (int)parent_type_index);
   }
   if (type_count == INT32_MAX) {
     xffi_mutex_unlock(&registry_lock);
-    return xffi_error_raise(XFFI_KIND_RUNTIME, "%s: all %d type indices are in use", fn, (int)INT32_MAX);
+    return xffi_error_raise(XFFI_KIND_RUNTIME, "%s: all %d type indices are in use", __func__, (int)INT32_MAX);
   }
   xffi_type_info *info = NULL;
   if (map_reserve_one() != XFFI_OK || table_reserve_one() != XFFI_OK ||
@@ -271,25 +277,26 @@ int xffi_type_register(int32_t *out_type_index, const char *type_key, int32_t pa
 }
 
 int xffi_type_info_get_by_key(const xffi_type_info **out, const char *type_key) {
-  static const char fn[] = "xffi_type_info_get_by_key";
-  if (!out) return xffi_raise_null_arg(fn, "out");
-  if (!type_key) return xffi_raise_null_arg(fn, "type_key");
+  XFFI_CHECK_ARG_NOT_NULL(out);
+  XFFI_CHECK_ARG_NOT_NULL(type_key);
   size_t size = strlen(type_key);
   const key_map *map = __atomic_load_n(&keys, __ATOMIC_ACQUIRE);
   const xffi_type_info *info = map ? map_find(map, type_key, size, key_hash(type_key, size))
                                    : builtin_by_key(type_key, size);
-  if (!info) return xffi_error_raise(XFFI_KIND_KEY, "%s: no type is registered with key '%s'", fn, type_key);
+  if (!info) return xffi_error_raise(XFFI_KIND_KEY, "%s: no type is registered with key '%s'", __func__, type_key);
   *out = info;
   return XFFI_OK;
 }
 
 int xffi_type_info_get(const xffi_type_info **out, int32_t type_index) {
-  if (!out) return xffi_raise_null_arg("xffi_type_info_get", "out");
+  XFFI_CHECK_ARG_NOT_NULL(out);
   const xffi_type_info *info = info_at(type_index);
-  if (!info) return xffi_error_raise(XFFI_KIND_INDEX, "xffi_type_info_get: no type has index %d", (int)type_index);
+  if (!info) return xffi_error_raise(XFFI_KIND_INDEX, "%s: no type has index %d", __func__, (int)type_index);
   *out = info;
   return XFFI_OK;
 }
+
+const xffi_type_info *xffi_type_info_find(int32_t type_index) { return info_at(type_index); }
 
 const char *xffi_type_key(int32_t type_index) {
   const xffi_type_info *info = info_at(type_index);
@@ -299,14 +306,14 @@ const char *xffi_type_key(int32_t type_index) {
 int32_t xffi_type_count(void) { return __atomic_load_n(&type_count, __ATOMIC_ACQUIRE); }
 
 int xffi_object_is_a(int *out, const xffi_object *obj, int32_t type_index) {
-  static const char fn[] = "xffi_object_is_a";
-  if (!out) return xffi_raise_null_arg(fn, "out");
-  if (!obj) return xffi_raise_null_arg(fn, "obj");
+  XFFI_CHECK_ARG_NOT_NULL(out);
+  XFFI_CHECK_ARG_NOT_NULL(obj);
   if (!is_object_type(info_at(type_index)))
-    return xffi_error_raise(XFFI_KIND_INDEX, "%s: type_index %d is not a registered object type", fn, (int)type_index);
+    return xffi_error_raise(XFFI_KIND_INDEX, "%s: type_index %d is not a registered object type", __func__,
+                            (int)type_index);
   if (!is_object_type(info_at(obj->type_index)))
-    return xffi_error_raise(XFFI_KIND_TYPE, "%s: obj has type index %d, which is not a registered object type", fn,
-                            (int)obj->type_index);
+    return xffi_error_raise(XFFI_KIND_TYPE, "%s: obj has type index %d, which is not a registered object type",
+                            __func__, (int)obj->type_index);
   *out = xffi_object_is_a_unchecked(obj, type_index);
   return XFFI_OK;
 }

@@ -2,8 +2,10 @@
 # Runs every test of xffi, installing what the tests need first.
 #   C: gcc and clang builds with -Werror, the cmocka suite under ctest, again
 #      under AddressSanitizer+UBSan, the thread tests under ThreadSanitizer,
-#      public headers compiled alone as C11 and C++, the installed package
-#      used through find_package and pkg-config.
+#      public headers compiled alone as C11 and C++, the house rules (no
+#      include cycle in c/ and include/, no source file over 800 lines:
+#      scripts/check-house.py), the installed package used through
+#      find_package and pkg-config.
 #   Python: numpy exchanging tensors with xffi over DLPack; tvm-ffi's Python
 #      package loading and calling a library written with xffi.
 #   Rust: cargo test (doctests included), cross-language tests under valgrind,
@@ -74,6 +76,10 @@ headers_compile_alone() {
   return $ok
 }
 
+house_rules() {
+  python3 -m pytest -q -p no:cacheprovider tests/python/test_check_house.py && python3 scripts/check-house.py "$root"
+}
+
 installed_package() {
   local prefix=$build/install consumer=$build/consumer
   rm -rf "$prefix" "$consumer" && mkdir -p "$consumer" &&
@@ -119,6 +125,7 @@ step "C suite, clang -Werror" c_suite "$build/clang" clang
 step "C suite under AddressSanitizer+UBSan" sanitizers
 step "thread tests under ThreadSanitizer" thread_sanitizer
 step "public headers compile alone (C11, C++)" headers_compile_alone
+step "house rules: file sizes, include graph" house_rules
 step "release build (library, benchmarks, tour)" release_build
 step "installed package: find_package and pkg-config" installed_package
 step "numpy exchanges tensors with xffi over DLPack" numpy_dlpack

@@ -63,8 +63,8 @@ XFFI_API int xffi_function_new(xffi_object **out, xffi_function_callback callbac
 XFFI_API int xffi_function_new_direct(xffi_object **out, xffi_safe_call call, void *resource,
                                   xffi_function_finalizer finalizer);
 
-/* The same, and the function also keeps owner (borrowed here: a new strong
- * reference is taken; NULL for none) alive while it lives. owner is released
+/* As xffi_function_new, and the function also keeps owner (borrowed here: a new
+ * strong reference is taken; NULL for none) alive while it lives. owner is released
  * after the finalizer ran. Used by modules so that a function taken from a
  * shared library keeps the library loaded.
  * Errors: as xffi_function_new. */

@@ -247,7 +247,7 @@ static void test_bad_input_is_reported(void **state) {
   assert_raised(XFFI_KIND_VALUE, "xffi_function_global_lookup: name is NULL");
   xffi_byte_array bad = {NULL, 3};
   assert_int_equal(xffi_function_global_lookup_bytes(&got, bad), XFFI_FAIL);
-  assert_raised(XFFI_KIND_VALUE, "xffi_function_global_lookup: name.data is NULL but name.size is 3");
+  assert_raised(XFFI_KIND_VALUE, "xffi_function_global_lookup_bytes: name.data is NULL but name.size is 3");
   assert_int_equal(xffi_function_global_erase(NULL), XFFI_FAIL);
   assert_raised(XFFI_KIND_VALUE, "xffi_function_global_erase: name is NULL");
   assert_int_equal(xffi_function_global_erase(""), XFFI_FAIL);

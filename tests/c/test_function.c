@@ -447,9 +447,9 @@ static void test_arg_helpers_convert_and_name_position_expected_and_got(void **s
   assert_int_equal(xffi_arg_to_int(NULL, args, 6, 0, "my_func"), XFFI_FAIL);
   assert_raised(XFFI_KIND_VALUE, "xffi_arg_to_int: out is NULL");
   assert_int_equal(xffi_arg_to_object(&o, args, 6, 0, XFFI_TYPE_INT, "my_func"), XFFI_FAIL);
-  assert_raised(XFFI_KIND_VALUE, "xffi_arg_to_object: type_index 1 is not a registered object type");
+  assert_raised(XFFI_KIND_TYPE, "xffi_arg_to_object: type_index 1 is not a registered object type");
   assert_int_equal(xffi_arg_to_object(&o, args, 6, 0, 100000, "my_func"), XFFI_FAIL);
-  assert_raised(XFFI_KIND_VALUE, "xffi_arg_to_object: type_index 100000 is not a registered object type");
+  assert_raised(XFFI_KIND_TYPE, "xffi_arg_to_object: type_index 100000 is not a registered object type");
   assert_nothing_raised();
   xffi_object_dec_ref(s);
   xffi_object_dec_ref(f);

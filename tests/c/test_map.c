@@ -676,6 +676,56 @@ static void bad_input_is_reported(void **state) {
   xffi_object_dec_ref(map);
 }
 
+/* Small maps (an index of 8 slots, up to 7 keys) whose probes often run
+ * off the end of the index and wrap to slot 0: every lookup path (String,
+ * small string, C string, Bytes, int keys) finds every key and no other,
+ * whatever the process's hash secret puts where. */
+static void probes_that_run_off_the_end_wrap_to_the_first_slot(void **state) {
+  (void)state;
+  for (int round = 0; round < 300; ++round) {
+    xffi_object *map = NULL;
+    assert_int_equal(xffi_map_new(&map), XFFI_OK);
+    char text[7][16];
+    xffi_any keys[7];
+    for (int k = 0; k < 7; ++k) {
+      int n = round * 7 + k;
+      /* 12-byte Strings, 5-byte small strings, 10-byte Bytes, ints. */
+      switch (k % 4) {
+        case 0: snprintf(text[k], sizeof(text[k]), "key-%08d", n); break;
+        case 1: snprintf(text[k], sizeof(text[k]), "k%04d", n % 10000); break;
+        case 2: snprintf(text[k], sizeof(text[k]), "b-%08d", n); break;
+        default: text[k][0] = '\0'; break;
+      }
+      if (k % 4 == 3) {
+        keys[k] = xffi_any_int(n);
+      } else if (k % 4 == 2) {
+        xffi_object *bytes = NULL;
+        assert_int_equal(xffi_bytes_new(&bytes, text[k], strlen(text[k])), XFFI_OK);
+        keys[k] = xffi_any_object(bytes);
+      } else {
+        assert_int_equal(xffi_any_from_str(&keys[k], text[k], strlen(text[k])), XFFI_OK);
+      }
+      xffi_any value = xffi_any_int(n);
+      assert_int_equal(xffi_map_set(&map, &keys[k], &value), XFFI_OK);
+    }
+    for (int k = 0; k < 7; ++k) {
+      const xffi_any *found = NULL;
+      assert_int_equal(xffi_map_lookup(&found, map, &keys[k]), XFFI_OK);
+      assert_non_null(found);
+      assert_int_equal(found->v_int64, round * 7 + k);
+      if (k % 4 < 2) { /* the same text as a borrowed C string */
+        xffi_any c_str = xffi_any_c_str(text[k]);
+        assert_int_equal(map_get_int(map, &c_str), round * 7 + k);
+      }
+    }
+    xffi_any absent[4] = {xffi_any_int(-1 - round), xffi_any_c_str("key-absent!!"), xffi_any_c_str("nokey"),
+                          xffi_any_c_str("absent-text-of-20-by")};
+    for (int a = 0; a < 4; ++a) assert_int_equal(map_has(map, absent[a]), 0);
+    for (int k = 0; k < 7; ++k) xffi_any_release(&keys[k]);
+    xffi_object_dec_ref(map);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(set_get_and_iterate_in_insertion_order),
@@ -693,6 +743,7 @@ int main(void) {
       cmocka_unit_test(values_and_keys_are_released_exactly_once),
       cmocka_unit_test(out_of_memory_leaves_the_map_unchanged),
       cmocka_unit_test(bad_input_is_reported),
+      cmocka_unit_test(probes_that_run_off_the_end_wrap_to_the_first_slot),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -223,6 +223,25 @@ static void test_check_instance_bad_input(void **state) {
   assert_int_equal(out, -1);
 }
 
+/* Every built-in index finds the record of that index (the built-in table
+ * maps indices to records by position: c/type.c), and the indices between
+ * the runs find none. */
+static void test_builtin_records_sit_at_their_index(void **state) {
+  (void)state;
+  for (int32_t i = 0; i < XFFI_TYPE_DYNAMIC_BEGIN; ++i) {
+    const xffi_type_info *info = NULL;
+    int builtin = i <= XFFI_TYPE_SMALL_BYTES || (i >= XFFI_TYPE_OBJECT && i < XFFI_TYPE_BUILTIN_END);
+    if (builtin) {
+      assert_int_equal(xffi_type_info_get(&info, i), XFFI_OK);
+      assert_int_equal(info->type_index, i);
+      assert_int_equal(info->type_depth, i >= XFFI_TYPE_STATIC_OBJECT_BEGIN && i != XFFI_TYPE_OBJECT ? 1 : 0);
+    } else {
+      assert_int_equal(xffi_type_info_get(&info, i), XFFI_FAIL);
+      assert_raised(XFFI_KIND_INDEX, "no type has index");
+    }
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_register_returns_dynamic_index_and_is_idempotent),
@@ -235,6 +254,7 @@ int main(void) {
       cmocka_unit_test(test_register_bad_input),
       cmocka_unit_test(test_lookup_bad_input),
       cmocka_unit_test(test_check_instance_bad_input),
+      cmocka_unit_test(test_builtin_records_sit_at_their_index),
   };
   return cmocka_run_group_tests_name("type", tests, NULL, NULL);
 }

@@ -52,11 +52,13 @@ XFFI_API int xffi_function_call_failed_(xffi_any *result, int status);
 
 /* The bare safe call, like tvm-ffi's TVMFFIFunctionCall: calls func's
  * cell with exactly these arguments and returns the callee's status as is.
- * func and args are borrowed; *result, which the caller set to None, receives
- * the callee's owned value. No checks, *result is not reset, and an error
- * stays in whichever slot the callee raised it (xffi_function_call_unchecked
- * adds those steps). Like every call, when the callee fails it releases an
- * error left raised from before the call (see xffi_function_call). */
+ * No argument checks. func and args are borrowed; *result must already be
+ * None (it is not reset here) and receives the callee's owned value. On
+ * failure *result is left as the callee left it and the error stays in
+ * whichever slot the callee raised it: xffi_function_call_unchecked adds the
+ * reset, the release of *result and the adoption of tvm-ffi's error. Like
+ * every call, when the callee fails it releases an error left raised from
+ * before the call (see xffi_function_call). */
 XFFI_API int xffi_function_call_raw(xffi_object *func, const xffi_any *args, int32_t num_args, xffi_any *result);
 
 /* xffi_function_call without its checks, for a caller that has already made

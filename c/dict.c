@@ -1,0 +1,22 @@
+/* c/dict.c: making, measuring, copying and clearing Dicts. A Dict is
+ * changed in place, whoever shares it. Set, erase and pop are in
+ * c/map_edit.c, lookups in c/map_lookup.c, iteration in c/map_iter.c, the
+ * table in c/map_table.h. */
+#include "check.h"
+#include "map_table.h"
+
+int xffi_dict_new(xffi_object **out) { return xffi_map_do_new(__func__, XFFI_TYPE_DICT, out); }
+
+int xffi_dict_new_from(xffi_object **out, const xffi_any *keys, const xffi_any *values, int64_t count) {
+  return xffi_map_do_new_from(__func__, XFFI_TYPE_DICT, out, keys, values, count);
+}
+
+int xffi_dict_copy(xffi_object **out, const xffi_object *dict) {
+  return xffi_map_do_copy(__func__, XFFI_TYPE_DICT, out, dict);
+}
+
+int xffi_dict_clear(xffi_object *dict) {
+  XFFI_CHECK_ARG_OBJECT(dict, XFFI_TYPE_DICT);
+  xffi_map_cell_clear(cell_of(dict));
+  return XFFI_OK;
+}

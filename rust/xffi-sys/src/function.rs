@@ -1,0 +1,256 @@
+//! The declarations of `function.h` and `module.h`: Functions (packed
+//! calls, callbacks, the global registry, argument helpers) and Modules.
+//! Re-exported at the crate root.
+#![allow(non_camel_case_types, non_upper_case_globals, non_snake_case)]
+
+use super::*;
+use core::ffi::{c_char, c_int, c_void};
+
+// ---------------------------------------------------------------------------
+// function.h, sys/function.h (extension tier: the Function cell, the unchecked call)
+// ---------------------------------------------------------------------------
+
+/// The safe-call signature stored in every Function cell (handle = the Function object).
+pub type xffi_safe_call =
+    unsafe extern "C" fn(handle: *mut c_void, args: *const xffi_any, num_args: i32, result: *mut xffi_any) -> c_int;
+/// A C implementation of a function: the first argument is the resource handle.
+pub type xffi_function_callback =
+    unsafe extern "C" fn(resource: *mut c_void, args: *const xffi_any, num_args: i32, result: *mut xffi_any) -> c_int;
+/// Releases a function's resource (exactly once, on the thread that drops the last reference).
+pub type xffi_function_finalizer = unsafe extern "C" fn(resource: *mut c_void);
+
+/// The cell of a Function object (layout shared with tvm-ffi 0.1).
+#[repr(C)]
+#[derive(Debug)]
+pub struct xffi_function_cell {
+    pub safe_call: Option<xffi_safe_call>,
+    pub cpp_call: *mut c_void,
+}
+
+/// The start of every Function made by xffi: header, cell, resource (part of
+/// xffi's ABI, so a direct function reads its resource with one load).
+#[repr(C)]
+pub struct xffi_function_head {
+    pub header: xffi_object,
+    pub cell: xffi_function_cell,
+    pub resource: *mut c_void,
+}
+
+/// The resource a Function made by xffi was created with (borrowed), read
+/// from the handle a direct function receives (mirror of the C inline).
+///
+/// # Safety
+/// `handle` must be a live Function made by xffi.
+#[inline(always)]
+pub unsafe fn xffi_function_resource_unchecked(handle: *const c_void) -> *mut c_void {
+    (*(handle as *const xffi_function_head)).resource
+}
+
+extern "C" {
+    /// New direct Function: its cell calls `call` itself, with the Function as
+    /// handle (read the resource with [`xffi_function_resource_unchecked`]). `*out` receives a
+    /// new reference; the resource passes to the function only on success.
+    /// Errors: ValueError, MemoryError.
+    pub fn xffi_function_new_direct(
+        out: *mut *mut xffi_object,
+        call: Option<xffi_safe_call>,
+        resource: *mut c_void,
+        finalizer: Option<xffi_function_finalizer>,
+    ) -> c_int;
+    /// The bare safe call (one jump through the cell): no checks, `*result`
+    /// not reset, the callee's status returned as is.
+    pub fn xffi_function_call_raw(
+        func: *mut xffi_object,
+        args: *const xffi_any,
+        num_args: i32,
+        result: *mut xffi_any,
+    ) -> c_int;
+    /// New Function from a callback: `*out` receives a new reference; the
+    /// resource passes to the function only on success (finalizer may be None).
+    /// Errors: ValueError, MemoryError.
+    pub fn xffi_function_new(
+        out: *mut *mut xffi_object,
+        callback: Option<xffi_function_callback>,
+        resource: *mut c_void,
+        finalizer: Option<xffi_function_finalizer>,
+    ) -> c_int;
+    /// As [`xffi_function_new`], also keeping `owner` (borrowed; a new reference is taken) alive.
+    pub fn xffi_function_new_with_owner(
+        out: *mut *mut xffi_object,
+        callback: Option<xffi_function_callback>,
+        resource: *mut c_void,
+        finalizer: Option<xffi_function_finalizer>,
+        owner: *mut xffi_object,
+    ) -> c_int;
+    /// Calls `func` (borrowed) with borrowed argument views; `*result` receives
+    /// an owned value. Errors: ValueError, TypeError, anything the callee raises.
+    pub fn xffi_function_call(func: *mut xffi_object, args: *const xffi_any, num_args: i32, result: *mut xffi_any)
+        -> c_int;
+    /// Private to the inline call: failure path (releases `*result`).
+    pub fn xffi_function_call_failed_(result: *mut xffi_any, status: c_int) -> c_int;
+    /// Argument helpers for callees (TypeError naming `fn_`, the position, what was expected and what came).
+    pub fn xffi_arg_to_int(
+        out: *mut i64,
+        args: *const xffi_any,
+        num_args: i32,
+        index: i32,
+        fn_: *const c_char,
+    ) -> c_int;
+    pub fn xffi_arg_to_float(
+        out: *mut f64,
+        args: *const xffi_any,
+        num_args: i32,
+        index: i32,
+        fn_: *const c_char,
+    ) -> c_int;
+    pub fn xffi_arg_to_bool(
+        out: *mut c_int,
+        args: *const xffi_any,
+        num_args: i32,
+        index: i32,
+        fn_: *const c_char,
+    ) -> c_int;
+    pub fn xffi_arg_to_str(
+        out: *mut xffi_byte_array,
+        args: *const xffi_any,
+        num_args: i32,
+        index: i32,
+        fn_: *const c_char,
+    ) -> c_int;
+    pub fn xffi_arg_to_ptr(
+        out: *mut *mut c_void,
+        args: *const xffi_any,
+        num_args: i32,
+        index: i32,
+        fn_: *const c_char,
+    ) -> c_int;
+    pub fn xffi_arg_to_object(
+        out: *mut *mut xffi_object,
+        args: *const xffi_any,
+        num_args: i32,
+        index: i32,
+        type_index: i32,
+        fn_: *const c_char,
+    ) -> c_int;
+    /// Checks a whole call against a one-character-per-argument signature.
+    pub fn xffi_arg_check_signature(args: *const xffi_any, num_args: i32, signature: *const c_char, fn_: *const c_char)
+        -> c_int;
+    /// Registers `func` (borrowed; the registry takes its own reference) under `name` (copied).
+    pub fn xffi_function_global_register(name: *const c_char, func: *mut xffi_object, allow_override: c_int) -> c_int;
+    /// Looks `name` up: `*out` receives a new reference, or NULL if missing (not an error).
+    pub fn xffi_function_global_lookup(out: *mut *mut xffi_object, name: *const c_char) -> c_int;
+    /// The same with a byte-run name.
+    pub fn xffi_function_global_lookup_bytes(out: *mut *mut xffi_object, name: xffi_byte_array) -> c_int;
+    /// Removes `name`. Errors: ValueError, KeyError.
+    pub fn xffi_function_global_erase(name: *const c_char) -> c_int;
+    /// Lists registered names as new String references.
+    pub fn xffi_function_global_names(out_names: *mut *mut xffi_object, out_count: *mut i64, capacity: i64) -> c_int;
+}
+
+/// [`xffi_function_call`] without its checks (mirror of the C inline
+/// `xffi_function_call_unchecked`): resets `*result`, makes the bare call and,
+/// on failure, makes sure an Error is raised and `*result` is None.
+///
+/// # Safety
+/// `func` is a live Function, `result` is valid, and `args` holds
+/// `num_args >= 0` values.
+#[inline(always)]
+pub unsafe fn xffi_function_call_unchecked(
+    func: *mut xffi_object,
+    args: *const xffi_any,
+    num_args: i32,
+    result: *mut xffi_any,
+) -> c_int {
+    *result = xffi_any::none();
+    let status = xffi_function_call_raw(func, args, num_args, result);
+    if status != 0 {
+        return xffi_function_call_failed_(result, status);
+    }
+    XFFI_OK
+}
+
+/// [`xffi_function_call`] with the checks and the call inlined (mirror of the C
+/// inline `xffi_function_call_inline`).
+///
+/// # Safety
+/// As [`xffi_function_call`].
+#[inline(always)]
+pub unsafe fn xffi_function_call_inline(
+    func: *mut xffi_object,
+    args: *const xffi_any,
+    num_args: i32,
+    result: *mut xffi_any,
+) -> c_int {
+    if !func.is_null()
+        && (*func).type_index == XFFI_TYPE_FUNCTION
+        && !result.is_null()
+        && num_args >= 0
+        && (!args.is_null() || num_args == 0)
+    {
+        return xffi_function_call_unchecked(func, args, num_args, result);
+    }
+    xffi_function_call(func, args, num_args, result)
+}
+
+/// [`xffi_arg_to_int`] with the common case inlined (mirror of the C inline
+/// `xffi_arg_to_int_inline`): an int at `index` is read directly, anything else goes to
+/// the exported, checked function (which raises the TypeError).
+///
+/// # Safety
+/// As [`xffi_arg_to_int`].
+#[inline(always)]
+pub unsafe fn xffi_arg_to_int_inline(
+    out: *mut i64,
+    args: *const xffi_any,
+    num_args: i32,
+    index: i32,
+    fn_: *const c_char,
+) -> c_int {
+    if !args.is_null() && index >= 0 && index < num_args && (*args.add(index as usize)).type_index == XFFI_TYPE_INT {
+        *out = (*args.add(index as usize)).value.v_int64;
+        return XFFI_OK;
+    }
+    xffi_arg_to_int(out, args, num_args, index, fn_)
+}
+
+/// [`xffi_arg_to_float`] with the common case inlined (mirror of the C
+/// inline `xffi_arg_to_float_inline`).
+///
+/// # Safety
+/// As [`xffi_arg_to_float`].
+#[inline(always)]
+pub unsafe fn xffi_arg_to_float_inline(
+    out: *mut f64,
+    args: *const xffi_any,
+    num_args: i32,
+    index: i32,
+    fn_: *const c_char,
+) -> c_int {
+    if !args.is_null() && index >= 0 && index < num_args && (*args.add(index as usize)).type_index == XFFI_TYPE_FLOAT {
+        *out = (*args.add(index as usize)).value.v_float64;
+        return XFFI_OK;
+    }
+    xffi_arg_to_float(out, args, num_args, index, fn_)
+}
+
+// ---------------------------------------------------------------------------
+// module.h, sys/module.h (extension tier: what the export macros expand to)
+// ---------------------------------------------------------------------------
+
+/// The prefix of exported function symbols (`__tvm_ffi_<name>`).
+pub const XFFI_EXPORT_PREFIX: &CStr = c"__tvm_ffi_";
+/// The name of the ABI marker symbol a library exports.
+pub const XFFI_ABI_MARKER_SYMBOL: &CStr = c"xffi_library_abi_version";
+
+extern "C" {
+    /// Loads a shared library (path borrowed): `*out` receives a new Module reference.
+    /// Errors: ValueError, RuntimeError (cannot load, ABI mismatch), MemoryError.
+    pub fn xffi_module_load(out: *mut *mut xffi_object, path: *const c_char) -> c_int;
+    /// Gets exported function `name`: `*out` receives a new reference or NULL if absent.
+    pub fn xffi_module_lookup_function(out: *mut *mut xffi_object, module: *mut xffi_object, name: *const c_char)
+        -> c_int;
+    /// The path the module was loaded from (borrowed from the module).
+    pub fn xffi_module_path(out: *mut *const c_char, module: *mut xffi_object) -> c_int;
+    /// The ABI version the library was built with (0: no marker).
+    pub fn xffi_module_abi_version(out: *mut i32, module: *mut xffi_object) -> c_int;
+}
