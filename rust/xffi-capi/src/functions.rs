@@ -5,7 +5,7 @@
 use std::ffi::{c_char, c_int};
 
 use xffi::sys::xffi_object;
-use xffi::{Any, AnyView, Array, Error, Function, ObjectRef, Result};
+use xffi::{Any, AnyView, Array, Error, ErrorKind, Function, ObjectRef, Result};
 
 use crate::boundary::{boundary, out_slot, str_arg};
 use crate::objects::{Label, Point};
@@ -128,7 +128,7 @@ pub unsafe extern "C" fn xcapi_function_new(out: *mut *mut xffi_object, name: *c
                 Ok(())
             }
             None => Err(Error::new(
-                xffi::kind::KEY,
+                ErrorKind::KeyError,
                 &format!("{F}: no function named '{name}' (known: {})", NAMES.join(", ")),
             )),
         }
@@ -169,7 +169,7 @@ pub extern "C" fn xcapi_unregister_globals() -> c_int {
             // Remove, and treat "not registered" as done: a look-up first
             // would race with another thread removing the same name.
             match Function::remove_global(&format!("xcapi.{name}")) {
-                Err(e) if e.is_kind("KeyError") => {}
+                Err(e) if e.kind() == ErrorKind::KeyError => {}
                 other => other?,
             }
         }

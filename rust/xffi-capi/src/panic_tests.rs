@@ -5,8 +5,8 @@
 use std::cell::Cell;
 use std::ptr;
 
-use xffi::Error;
 use xffi::sys::{XFFI_FAIL, XFFI_OK, xffi_object, xffi_object_dec_ref};
+use xffi::{Error, ErrorKind};
 
 use crate::*;
 
@@ -24,7 +24,7 @@ pub(crate) fn maybe_inject(func: &str) {
 fn expect_panic_error(status: i32, func: &str) {
     assert_eq!(status, XFFI_FAIL, "{func} succeeded");
     let err = Error::take_raised();
-    assert_eq!(err.kind(), "RuntimeError");
+    assert_eq!(err.kind(), ErrorKind::RuntimeError);
     assert_eq!(err.message(), format!("{func}: Rust panic: injected panic in {func}"));
 }
 
@@ -86,6 +86,6 @@ fn a_panic_with_a_non_string_payload_is_still_reported() {
     let status = crate::boundary::boundary("xcapi_probe", || std::panic::panic_any(42u8));
     assert_eq!(status, XFFI_FAIL);
     let err = Error::take_raised();
-    assert_eq!(err.kind(), "RuntimeError");
+    assert_eq!(err.kind(), ErrorKind::RuntimeError);
     assert_eq!(err.message(), "xcapi_probe: Rust panic: a panic with a non-string payload");
 }

@@ -15,7 +15,7 @@ use xffi_capi::*;
 fn fails(status: i32, kind: &str, message: &str) {
     assert_eq!(status, XFFI_FAIL, "the call succeeded; expected {kind}: {message}");
     let err = Error::take_raised();
-    assert_eq!((err.kind(), err.message()), (kind, message));
+    assert_eq!((err.kind(), err.message().as_ref()), (xffi::ErrorKind::from(kind), message));
 }
 
 /// Takes the new reference a C API call returned.
@@ -254,37 +254,47 @@ fn the_rust_functions_check_their_arguments() {
 
     let distance = function(c"distance");
     let err = distance.call(&[pv, AnyView::object(&s)]).unwrap_err();
-    assert_eq!((err.kind(), err.message()), ("TypeError", "argument 1: expected xcapi.Point, got String"));
+    assert_eq!(
+        (err.kind(), err.message().as_ref()),
+        (xffi::ErrorKind::TypeError, "argument 1: expected xcapi.Point, got String")
+    );
     let err = distance.call(&[pv]).unwrap_err();
-    assert_eq!((err.kind(), err.message()), ("TypeError", "expected 2 arguments, got 1"));
+    assert_eq!((err.kind(), err.message().as_ref()), (xffi::ErrorKind::TypeError, "expected 2 arguments, got 1"));
 
     let centroid = function(c"centroid");
     let empty: xffi::Array<Any> = xffi::Array::new().unwrap();
     let err = centroid.call(&[AnyView::object(empty.as_object())]).unwrap_err();
-    assert_eq!((err.kind(), err.message()), ("ValueError", "centroid: no points"));
+    assert_eq!((err.kind(), err.message().as_ref()), (xffi::ErrorKind::ValueError, "centroid: no points"));
     let mixed: xffi::Array<Any> = vec![Any::from(s.clone()), Any::from(1i64)].into_iter().collect();
     let err = centroid.call(&[AnyView::object(mixed.as_object())]).unwrap_err();
-    assert_eq!(err.kind(), "TypeError");
+    assert_eq!(err.kind(), xffi::ErrorKind::TypeError);
     assert!(err.message().starts_with("argument 0: "), "{}", err.message());
 
     let scale = function(c"scale");
     let err = scale.call(&[pv, AnyView::float(f64::INFINITY)]).unwrap_err();
-    assert_eq!((err.kind(), err.message()), ("ValueError", "point coordinates must be finite, got (inf, inf)"));
+    assert_eq!(
+        (err.kind(), err.message().as_ref()),
+        (xffi::ErrorKind::ValueError, "point coordinates must be finite, got (inf, inf)")
+    );
 
     let describe = function(c"describe");
     let err = describe.call(&[pv]).unwrap_err();
-    assert_eq!((err.kind(), err.message()), ("TypeError", "argument 0: expected xcapi.Label, got xcapi.Point"));
+    assert_eq!(
+        (err.kind(), err.message().as_ref()),
+        (xffi::ErrorKind::TypeError, "argument 0: expected xcapi.Label, got xcapi.Point")
+    );
 
     // map_points passes on the first error its callee raises.
     let map_points = function(c"map_points");
-    let failing = Function::from_closure(|_| Err(Error::new("LookupError", "from the callee"))).unwrap();
+    let failing =
+        Function::from_closure(|_| Err(Error::new(xffi::ErrorKind::from("LookupError"), "from the callee"))).unwrap();
     let points: xffi::Array<Any> = vec![Any::from(s.clone())].into_iter().collect();
     let err = map_points.call(&[AnyView::object(failing.as_object()), AnyView::object(points.as_object())]);
-    assert_eq!(err.unwrap_err().kind(), "TypeError", "a non-point element is refused before any call");
+    assert_eq!(err.unwrap_err().kind(), xffi::ErrorKind::TypeError, "a non-point element is refused before any call");
     let points: xffi::Array<Any> = vec![Any::from(point(2.0, 3.0))].into_iter().collect();
     let err =
         map_points.call(&[AnyView::object(failing.as_object()), AnyView::object(points.as_object())]).unwrap_err();
-    assert_eq!((err.kind(), err.message()), ("LookupError", "from the callee"));
+    assert_eq!((err.kind(), err.message().as_ref()), (xffi::ErrorKind::from("LookupError"), "from the callee"));
 }
 
 #[test]
@@ -295,7 +305,7 @@ fn registering_the_globals_twice_without_override_is_a_value_error() {
     let status = xcapi_register_globals(0);
     assert_eq!(status, XFFI_FAIL);
     let err = Error::take_raised();
-    assert_eq!(err.kind(), "ValueError");
+    assert_eq!(err.kind(), xffi::ErrorKind::ValueError);
     assert!(err.message().starts_with("xcapi_register_globals: "), "{}", err.message());
     assert!(err.message().contains("xcapi.distance"), "the message names the taken name: {}", err.message());
     assert_eq!(xcapi_register_globals(1), XFFI_OK, "allowed with override");

@@ -4,13 +4,12 @@
 
 use std::ffi::{CString, c_int, c_void};
 use std::fmt;
-use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::ptr;
 
 use xffi_sys as sys;
 
 use crate::any::{Any, AnyView, FromAnyView};
-use crate::error::{Error, Result, check, panic_message};
+use crate::error::{Error, Result, check};
 use crate::object::{Object, ObjectRef, ObjectType};
 
 /// Payload marker of Function objects (type index 68).
@@ -47,10 +46,18 @@ pub struct Function(ObjectRef<FunctionObj>);
 
 type BoxedClosure = dyn Fn(&[AnyView<'_>]) -> Result<Any> + Send + Sync + 'static;
 
+/// The name a panic in a Rust closure is reported under (closures have none).
+const CLOSURE: &str = "Rust closure";
+
 /// The C entry point of every Rust closure, called straight from the
 /// Function's cell (a direct function: `handle` is the Function, whose
-/// resource is the boxed closure). Panics are caught here and become a
-/// RuntimeError; a Rust `Err` is raised as the same Error object.
+/// resource is the boxed closure). A Rust `Err` is raised as the same Error
+/// object; a panic becomes a RuntimeError `"Rust closure: Rust panic: <message>"`.
+///
+/// # Safety
+/// The packed-call contract: `handle` is a live Function made by
+/// [`Function::from_closure`] with this `F`, `args` points at `num_args`
+/// valid values (or is NULL with `num_args` 0) and `result` is writable.
 unsafe extern "C" fn closure_entry<F>(
     handle: *mut c_void,
     args: *const sys::xffi_any,
@@ -60,29 +67,37 @@ unsafe extern "C" fn closure_entry<F>(
 where
     F: Fn(&[AnyView<'_>]) -> Result<Any> + Send + Sync + 'static,
 {
-    unsafe {
-        let f = &*(sys::xffi_func_resource(handle) as *const F);
-        let args = AnyView::slice_from_raw(args, num_args.max(0) as usize);
-        match catch_unwind(AssertUnwindSafe(|| f(args))) {
-            Ok(Ok(value)) => {
-                *result = value.into_raw();
+    crate::ffi_boundary!(CLOSURE, {
+        // SAFETY: handle is a Function made by from_closure::<F>, whose
+        // resource is a Box<F> that lives until the finalizer runs, after the
+        // last call; F is Sync, so sharing it between calls is sound.
+        let f = unsafe { &*(sys::xffi_func_resource(handle) as *const F) };
+        // SAFETY: the caller's contract: num_args valid views, live for the call.
+        let args = unsafe { AnyView::slice_from_raw(args, num_args.max(0) as usize) };
+        match f(args) {
+            Ok(value) => {
+                // SAFETY: the caller's contract: result is writable and holds
+                // nothing of ours; it receives the owned value.
+                unsafe { result.write(value.into_raw()) };
                 sys::XFFI_OK
             }
-            Ok(Err(err)) => err.raise(),
-            Err(payload) => {
-                let msg = format!("Rust function panicked: {}", panic_message(&*payload));
-                // Dropping the payload could itself panic: keep that from unwinding into C.
-                let _ = catch_unwind(AssertUnwindSafe(move || drop(payload)));
-                Error::runtime_error(&msg).raise()
-            }
+            Err(err) => err.raise(),
         }
-    }
+    })
 }
 
+/// The finalizer of every Rust closure: drops the boxed closure, once, when
+/// the Function's last reference goes. A panic in the closure's `Drop`
+/// aborts (a finalizer has nothing to report it with; see [`crate::boundary`]).
+///
+/// # Safety
+/// `resource` is the `Box<F>` handed to `xffi_func_new_direct` by
+/// [`Function::from_closure`], given back exactly once.
 unsafe extern "C" fn closure_finalizer<F>(resource: *mut c_void) {
-    unsafe {
-        let _ = catch_unwind(AssertUnwindSafe(|| drop(Box::from_raw(resource as *mut F))));
-    }
+    crate::ffi_boundary!("Rust closure finalizer", {
+        // SAFETY: the caller's contract: our Box<F>, released once, here.
+        drop(unsafe { Box::from_raw(resource as *mut F) })
+    })
 }
 
 impl Function {
@@ -102,12 +117,14 @@ impl Function {
     {
         let boxed = Box::into_raw(Box::new(f));
         let mut out = ptr::null_mut();
-        // SAFETY: the resource passes to the function only on success.
+        // SAFETY: closure_entry::<F> and closure_finalizer::<F> match the
+        // resource's type; the resource passes to the function only on success.
         let status = unsafe {
             sys::xffi_func_new_direct(&mut out, Some(closure_entry::<F>), boxed.cast(), Some(closure_finalizer::<F>))
         };
         if status != sys::XFFI_OK {
-            // SAFETY: still ours on failure.
+            // SAFETY: on failure the resource is still ours (the finalizer
+            // did not take it), made by Box::into_raw above.
             drop(unsafe { Box::from_raw(boxed) });
             return Err(Error::take_raised());
         }
@@ -116,8 +133,9 @@ impl Function {
     }
 
     /// Makes a function from a typed Rust function or closure: each
-    /// argument is converted with [`FromAnyView`] (a mismatch is a TypeError
-    /// "argument <i>: expected <what>, got <what came>", a wrong count
+    /// argument is converted with [`FromAnyView`] (a mismatch is the
+    /// conversion's error, its kind kept and its message after
+    /// "argument <i>: "; a wrong count a TypeError
     /// "expected <n> arguments, got <m>") and the result with `Into<Any>`.
     ///
     /// ```
@@ -128,7 +146,7 @@ impl Function {
     /// let out: Array<xffi::String> = repeat.call_typed((2i64, "ab")).unwrap();
     /// assert_eq!(out.len(), 2);
     /// let err = repeat.call_typed::<Array<xffi::String>, _>(("no", "ab")).unwrap_err();
-    /// assert_eq!(err.message(), "argument 0: expected int, got str");
+    /// assert_eq!(err.message(), "argument 0: xffi_any_to_int: expected int, got str");
     /// ```
     pub fn from_typed<Args, F: IntoFunction<Args>>(f: F) -> Result<Function> {
         f.into_function()
@@ -141,7 +159,7 @@ impl Function {
     /// use xffi::{Any, AnyView, Function};
     /// let f = Function::from_closure(|_| Err(xffi::Error::value_error("nope"))).unwrap();
     /// let err = f.call(&[]).unwrap_err();
-    /// assert_eq!((err.kind(), err.message()), ("ValueError", "nope"));
+    /// assert_eq!((err.kind(), err.message().as_ref()), (xffi::ErrorKind::ValueError, "nope"));
     /// ```
     #[inline(always)]
     pub fn call(&self, args: &[AnyView<'_>]) -> Result<Any> {
@@ -232,7 +250,7 @@ impl Function {
     ///
     /// ```
     /// let err = xffi::Function::remove_global("doc.never.registered").unwrap_err();
-    /// assert_eq!(err.kind(), "KeyError");
+    /// assert_eq!(err.kind(), xffi::ErrorKind::KeyError);
     /// ```
     pub fn remove_global(name: &str) -> Result<()> {
         let c = CString::new(name)?;
@@ -454,7 +472,7 @@ mod tests {
         assert_eq!(arg_count(0).unwrap(), 0);
         assert_eq!(arg_count(i32::MAX as usize).unwrap(), i32::MAX);
         let err = arg_count(i32::MAX as usize + 1).unwrap_err();
-        assert_eq!(err.kind(), "ValueError");
+        assert_eq!(err.kind(), crate::ErrorKind::ValueError);
         assert_eq!(
             err.message(),
             "Function::call: 2147483648 arguments, at most 2147483647 fit the calling convention"

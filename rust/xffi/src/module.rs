@@ -41,7 +41,7 @@ unsafe impl ObjectType for ModuleObj {
 /// ```
 /// // SAFETY: the path names no library, so no foreign code runs.
 /// let err = unsafe { xffi::Module::load("/no/such/library.so") }.unwrap_err();
-/// assert_eq!(err.kind(), "RuntimeError");
+/// assert_eq!(err.kind(), xffi::ErrorKind::RuntimeError);
 /// assert!(err.message().starts_with("xffi_module_load: cannot load '/no/such/library.so'"));
 /// ```
 ///

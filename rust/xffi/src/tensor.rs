@@ -261,7 +261,7 @@ impl Tensor {
     /// ```
     /// let t = xffi::Tensor::new(&[2, 2], xffi::DataType::I64).unwrap();
     /// assert_eq!(t.as_slice::<i64>().unwrap(), &[0; 4]);
-    /// assert_eq!(xffi::Tensor::new(&[-1], xffi::DataType::I64).unwrap_err().kind(), "ValueError");
+    /// assert_eq!(xffi::Tensor::new(&[-1], xffi::DataType::I64).unwrap_err().kind(), xffi::ErrorKind::ValueError);
     /// ```
     pub fn new(shape: &[i64], dtype: DataType) -> Result<Tensor> {
         let mut out = ptr::null_mut();
@@ -408,7 +408,7 @@ impl Tensor {
     /// ```
     /// let t = xffi::Tensor::from_slice(&[1u8, 2], &[2]).unwrap();
     /// assert_eq!(t.as_slice::<u8>().unwrap(), &[1, 2]);
-    /// assert_eq!(t.as_slice::<f32>().unwrap_err().kind(), "TypeError");
+    /// assert_eq!(t.as_slice::<f32>().unwrap_err().kind(), xffi::ErrorKind::TypeError);
     /// ```
     pub fn as_slice<T: Scalar>(&self) -> Result<&[T]> {
         let p = self.check_view::<T>("as_slice")?;
@@ -489,7 +489,7 @@ impl Tensor {
     ///
     /// t.set_read_only();
     /// let err = t.to_dlpack_legacy().unwrap_err();
-    /// assert_eq!(err.kind(), "ValueError");
+    /// assert_eq!(err.kind(), xffi::ErrorKind::ValueError);
     /// ```
     pub fn to_dlpack_legacy(&self) -> Result<NonNull<sys::DLManagedTensor>> {
         self.export(sys::xffi_tensor_to_dlpack_legacy)
@@ -542,7 +542,7 @@ impl Tensor {
     /// let mut dims = [-2i64];
     /// unsafe { bad.as_mut().dl_tensor.shape = dims.as_mut_ptr() };
     /// let err = unsafe { xffi::Tensor::from_dlpack_legacy(bad) }.unwrap_err();
-    /// assert_eq!(err.kind(), "ValueError");
+    /// assert_eq!(err.kind(), xffi::ErrorKind::ValueError);
     /// unsafe { (bad.as_ref().deleter.unwrap())(bad.as_ptr()) };
     /// ```
     pub unsafe fn from_dlpack_legacy(managed: NonNull<sys::DLManagedTensor>) -> Result<Tensor> {
@@ -570,7 +570,7 @@ impl Tensor {
     /// let mut bad = t.to_dlpack().unwrap();
     /// unsafe { bad.as_mut().dl_tensor.ndim = -1 };
     /// let err = unsafe { xffi::Tensor::from_dlpack_unchecked(bad) }.unwrap_err();
-    /// assert_eq!(err.kind(), "ValueError");
+    /// assert_eq!(err.kind(), xffi::ErrorKind::ValueError);
     /// assert_eq!(err.message(), "xffi_tensor_from_dlpack_unchecked: ndim is -1, expected >= 0");
     /// unsafe { (bad.as_ref().deleter.unwrap())(bad.as_ptr()) }; // still ours: release it
     /// ```
@@ -594,7 +594,7 @@ impl Tensor {
     /// let mut bad = t.to_dlpack_legacy().unwrap();
     /// unsafe { bad.as_mut().dl_tensor.shape = std::ptr::null_mut() };
     /// let err = unsafe { xffi::Tensor::from_dlpack_legacy_unchecked(bad) }.unwrap_err();
-    /// assert_eq!(err.kind(), "ValueError");
+    /// assert_eq!(err.kind(), xffi::ErrorKind::ValueError);
     /// unsafe { (bad.as_ref().deleter.unwrap())(bad.as_ptr()) };
     /// ```
     pub unsafe fn from_dlpack_legacy_unchecked(managed: NonNull<sys::DLManagedTensor>) -> Result<Tensor> {
