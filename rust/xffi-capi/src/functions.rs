@@ -117,10 +117,12 @@ fn make(name: &str) -> Result<Option<Function>> {
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn xcapi_function_new(out: *mut *mut xffi_object, name: *const c_char) -> c_int {
     const F: &str = "xcapi_function_new";
-    clear_out(out);
+    // SAFETY: the caller's contract: out is NULL or valid for writing one pointer.
+    unsafe { clear_out(out) };
     boundary(F, || {
-        // SAFETY: the caller's contract, for both.
+        // SAFETY: the caller's contract: out is NULL or valid for writes.
         let out = unsafe { out_slot(F, "out", out, "a pointer to an xffi_object * to receive the Function") }?;
+        // SAFETY: the caller's contract: name is NULL or a NUL-terminated string alive for the call.
         let name = unsafe { str_arg(F, "name", name) }?;
         match make(name)? {
             Some(f) => {

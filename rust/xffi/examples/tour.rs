@@ -92,6 +92,7 @@ fn main() -> xffi::Result<()> {
     println!("  {t:?} strides={:?} data={:?}", t.strides(), t.as_slice::<f32>()?);
     println!("  as_slice::<i64>() -> Err({})", t.as_slice::<i64>().unwrap_err());
     let managed = t.to_dlpack()?;
+    // SAFETY: managed is the live DLPack tensor just exported, handed back once.
     let back = unsafe { Tensor::from_dlpack(managed)? };
     println!("  exported to DLPack and imported back: same tensor = {}", back.as_object().ptr_eq(t.as_object()));
     println!("  a new {} tensor: {:?}", DataType::F64, Tensor::new(&[3], DataType::F64)?.as_slice::<f64>()?);
@@ -99,6 +100,7 @@ fn main() -> xffi::Result<()> {
     step("6. Errors: C errors are Rust Errs; `?` carries them through both ways");
     // Ask C for something impossible and look at the error it raised.
     let mut out = std::ptr::null_mut();
+    // SAFETY: out is writable; NULL data with a size is bad input C refuses.
     let status = unsafe { xffi::sys::xffi_string_new(&mut out, std::ptr::null(), 3) };
     let err = xffi::Error::take_raised();
     println!("  C status {status}: kind={} message={:?}", err.kind(), err.message());

@@ -38,21 +38,18 @@ use crate::error::Error;
 /// use std::ffi::c_int;
 /// use xffi::{ErrorKind, ffi_boundary, sys};
 ///
-/// extern "C" fn checked_half(x: i64, out: *mut i64) -> c_int {
-///     ffi_boundary!("checked_half", {
+/// extern "C" fn check_even(x: i64) -> c_int {
+///     ffi_boundary!("check_even", {
 ///         assert!(x % 2 == 0, "{x} is odd");
-///         // SAFETY: the caller passes a writable out (a doc example).
-///         unsafe { *out = x / 2 };
 ///         sys::XFFI_OK
 ///     })
 /// }
 ///
-/// let mut half = 0;
-/// assert_eq!(checked_half(8, &mut half), sys::XFFI_OK);
-/// assert_eq!(checked_half(7, &mut half), sys::XFFI_FAIL);
+/// assert_eq!(check_even(8), sys::XFFI_OK);
+/// assert_eq!(check_even(7), sys::XFFI_FAIL);
 /// let err = xffi::Error::take_raised();
 /// assert_eq!(err.kind(), ErrorKind::RuntimeError);
-/// assert_eq!(err.message(), "checked_half: Rust panic: 7 is odd");
+/// assert_eq!(err.message(), "check_even: Rust panic: 7 is odd");
 /// ```
 #[macro_export]
 macro_rules! ffi_boundary {

@@ -230,6 +230,7 @@ impl Error {
     /// ```
     /// // A C call failed: take what it raised.
     /// let mut out = std::ptr::null_mut();
+    /// // SAFETY: out is writable; NULL data with a size is bad input C refuses.
     /// let status = unsafe { xffi_sys::xffi_string_new(&mut out, std::ptr::null(), 5) };
     /// assert_eq!(status, xffi_sys::XFFI_FAIL);
     /// let err = xffi::Error::take_raised();
@@ -293,6 +294,7 @@ impl Error {
     ///
     /// ```
     /// let raw = xffi::Error::value_error("v").into_raw();
+    /// // SAFETY: the reference into_raw gave up, taken back once.
     /// let e = unsafe { xffi::Error::from_raw(raw) }.unwrap();
     /// assert_eq!(e.kind(), xffi::ErrorKind::ValueError);
     /// ```
@@ -313,6 +315,7 @@ impl Error {
     ///
     /// ```
     /// let raw = xffi::Error::runtime_error("x").into_raw();
+    /// // SAFETY: the reference into_raw gave up, taken back once.
     /// let back = unsafe { xffi::Error::from_raw(raw) }.unwrap();
     /// assert_eq!(back.message(), "x");
     /// ```
@@ -326,6 +329,7 @@ impl Error {
     ///
     /// ```
     /// let e = xffi::Error::value_error("v");
+    /// // SAFETY: e keeps the object alive; its header is readable.
     /// assert_eq!(unsafe { (*e.as_ptr()).type_index }, xffi::sys::XFFI_TYPE_ERROR);
     /// ```
     pub fn as_ptr(&self) -> *mut sys::xffi_object {

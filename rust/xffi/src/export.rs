@@ -28,7 +28,9 @@ use crate::{Any, AnyView, Error, FromAnyView, Result};
 /// use xffi::sys::xffi_any;
 /// let call = |args: &[xffi_any]| {
 ///     let mut result = xffi_any::none();
+///     // SAFETY: the safe-call contract: args.len() valid values, a writable result.
 ///     let status = unsafe { add(std::ptr::null_mut(), args.as_ptr(), args.len() as i32, &mut result) };
+///     // SAFETY: result holds an owned value (None on failure), taken over once.
 ///     (status, unsafe { xffi::Any::from_raw(result) })
 /// };
 /// let (status, sum) = call(&[xffi_any::int(40), xffi_any::int(2)]);

@@ -17,8 +17,14 @@ use crate::object::{Object, ObjectRef, ObjectType};
 pub struct FunctionObj {
     cell: sys::xffi_function_cell,
 }
+// SAFETY: a marker only ever seen behind a shared reference to an
+// immutable Function object, whose reference count is atomic.
 unsafe impl Send for FunctionObj {}
+// SAFETY: as for Send: nothing reachable from `&FunctionObj` is ever written.
 unsafe impl Sync for FunctionObj {}
+// SAFETY: every Function object (type index XFFI_TYPE_FUNCTION, no subtypes) carries its
+// cell right after the 24-byte header (the default PAYLOAD_OFFSET), and the
+// marker is that cell.
 unsafe impl ObjectType for FunctionObj {
     const TYPE_KEY: &'static str = "Function";
     #[inline(always)]
@@ -172,7 +178,8 @@ impl Function {
         if status != sys::XFFI_OK {
             return Err(Error::take_raised());
         }
-        // SAFETY: the callee's owned result.
+        // SAFETY: on success the callee wrote an owned value into result,
+        // which nothing else releases.
         Ok(unsafe { Any::from_raw(result) })
     }
 
@@ -193,7 +200,8 @@ impl Function {
         let func = self.0.as_ptr();
         args.with_views(|views| {
             let mut result = sys::xffi_any::none();
-            // SAFETY: as in `call`; a tuple holds far fewer than i32::MAX views.
+            // SAFETY: as in `call` (a live Function, a writable result, and
+            // views.len() valid views); a tuple holds far fewer than i32::MAX.
             let status =
                 unsafe { sys::xffi_func_call_unchecked(func, views.as_ptr().cast(), views.len() as i32, &mut result) };
             if status != sys::XFFI_OK {
@@ -202,10 +210,13 @@ impl Function {
             // Convert the result where the callee wrote it: moving the
             // 16-byte value first would read it back with one wide load from
             // two narrow stores (a store-forwarding stall of several ns).
-            // SAFETY: AnyView has the layout of xffi_any; R owns what it converts to.
+            // SAFETY: AnyView is repr(transparent) over xffi_any, so the cast
+            // reference is valid; it borrows result, which outlives the
+            // conversion, and R takes its own references (released below once).
             let converted = R::from_view(unsafe { &*(&result as *const sys::xffi_any as *const AnyView<'_>) });
             if result.is_object() {
-                // SAFETY: the callee's owned reference, released once.
+                // SAFETY: the object tag was checked: v_obj is the callee's
+                // owned reference, released once, here, after the conversion.
                 unsafe { sys::xffi_object_dec_ref_inline(result.value.v_obj) };
             }
             converted
@@ -228,7 +239,8 @@ impl Function {
     /// ```
     pub fn register_global(&self, name: &str, allow_override: bool) -> Result<()> {
         let c = CString::new(name)?;
-        // SAFETY: live Function, valid name.
+        // SAFETY: a live Function (borrowed; the registry takes its own
+        // reference) and a NUL-terminated name, both valid for the call.
         check(unsafe { sys::xffi_func_global_register(c.as_ptr(), self.0.as_ptr(), allow_override as c_int) })
     }
 
@@ -240,9 +252,9 @@ impl Function {
     pub fn get_global(name: &str) -> Result<Option<Function>> {
         let mut out = ptr::null_mut();
         let b = sys::xffi_byte_array { data: name.as_ptr().cast(), size: name.len() };
-        // SAFETY: valid byte run.
+        // SAFETY: b describes name's bytes, borrowed for the call; out is writable.
         check(unsafe { sys::xffi_func_global_get_bytes(&mut out, b) })?;
-        // SAFETY: a new Function reference, or NULL.
+        // SAFETY: on success out holds a new reference to a Function, or NULL.
         Ok(unsafe { ObjectRef::from_raw(out) }.map(Function))
     }
 
@@ -254,7 +266,7 @@ impl Function {
     /// ```
     pub fn remove_global(name: &str) -> Result<()> {
         let c = CString::new(name)?;
-        // SAFETY: valid name.
+        // SAFETY: a NUL-terminated name, borrowed for the call.
         check(unsafe { sys::xffi_func_global_remove(c.as_ptr()) })
     }
 
@@ -268,17 +280,20 @@ impl Function {
     pub fn list_globals() -> Result<Vec<std::string::String>> {
         loop {
             let mut total = 0usize;
-            // SAFETY: sizing call.
+            // SAFETY: a NULL array with capacity 0 only asks for the count;
+            // total is writable.
             check(unsafe { sys::xffi_func_global_list(ptr::null_mut(), 0, &mut total) })?;
             let mut names: Vec<*mut sys::xffi_object> = vec![ptr::null_mut(); total];
             let mut count = 0usize;
-            // SAFETY: names has room for `total` references.
+            // SAFETY: names has room for `total` pointers, and C writes at
+            // most that many; count is writable.
             check(unsafe { sys::xffi_func_global_list(names.as_mut_ptr(), total, &mut count) })?;
             let got = count.min(total);
             let out = names[..got]
                 .iter()
                 .map(|&p| {
-                    // SAFETY: new String references.
+                    // SAFETY: each of the first min(count, total) slots holds a
+                    // new String reference, taken over here exactly once.
                     let s = crate::String::from_object(unsafe { ObjectRef::from_raw(p) }.expect("a name"));
                     std::string::String::from_utf8_lossy(s.as_bytes()).into_owned()
                 })
@@ -415,12 +430,16 @@ macro_rules! arity {
                 // so plain values (ints, floats, small strings) need no drop
                 // afterwards, and the compiler can see that.
                 let holds: [bool; $n] = [$(owned[$i].as_raw().is_object()),*];
-                // SAFETY: Any and AnyView share one layout; the views borrow `owned`.
+                // SAFETY: AnyView is repr(transparent) over xffi_any, as Any
+                // is, so $n Anys are $n valid views; they borrow `owned`,
+                // which lives until after the call.
                 let views: &[AnyView<'_>] = unsafe { std::slice::from_raw_parts(owned.as_ptr().cast(), $n) };
                 let r = f(views);
                 for (a, h) in owned.iter().zip(holds) {
                     if h {
-                        // SAFETY: each owned reference is released exactly once.
+                        // SAFETY: `owned` is ManuallyDrop, so each object it
+                        // holds (h: tag checked before the call) is released
+                        // exactly once, here.
                         unsafe { sys::xffi_object_dec_ref_inline(a.as_raw().value.v_obj) };
                     }
                 }

@@ -15,8 +15,14 @@ use crate::object::{Object, ObjectRef, ObjectType};
 pub struct StringObj {
     cell: sys::xffi_string_cell,
 }
+// SAFETY: a marker only ever seen behind a shared reference to an
+// immutable String object, whose reference count is atomic.
 unsafe impl Send for StringObj {}
+// SAFETY: as for Send: nothing reachable from `&StringObj` is ever written.
 unsafe impl Sync for StringObj {}
+// SAFETY: every String object (type index XFFI_TYPE_STRING, no subtypes) carries its
+// cell right after the 24-byte header (the default PAYLOAD_OFFSET), and the
+// marker is that cell.
 unsafe impl ObjectType for StringObj {
     const TYPE_KEY: &'static str = "String";
     #[inline(always)]
@@ -30,8 +36,14 @@ unsafe impl ObjectType for StringObj {
 pub struct BytesObj {
     cell: sys::xffi_string_cell,
 }
+// SAFETY: a marker only ever seen behind a shared reference to an
+// immutable Bytes object, whose reference count is atomic.
 unsafe impl Send for BytesObj {}
+// SAFETY: as for Send: nothing reachable from `&BytesObj` is ever written.
 unsafe impl Sync for BytesObj {}
+// SAFETY: every Bytes object (type index XFFI_TYPE_BYTES, no subtypes) carries its
+// cell right after the 24-byte header (the default PAYLOAD_OFFSET), and the
+// marker is that cell.
 unsafe impl ObjectType for BytesObj {
     const TYPE_KEY: &'static str = "Bytes";
     #[inline(always)]
@@ -102,7 +114,9 @@ macro_rules! string_like {
             /// ```
             #[inline(always)]
             pub fn as_bytes(&self) -> &[u8] {
-                // SAFETY: the cell describes the object's own bytes.
+                // SAFETY: the cell describes the object's own bytes, which
+                // never change and live as long as the object, so at least
+                // as long as this borrow of self.
                 unsafe { bytes_of(self.0.cell) }
             }
             /// The number of bytes.
@@ -195,9 +209,10 @@ impl String {
 
     fn from_utf8_bytes(b: &[u8]) -> Result<String> {
         let mut out = std::ptr::null_mut();
-        // SAFETY: valid byte run.
+        // SAFETY: b is b.len() readable bytes, borrowed for the call (copied);
+        // out is a writable slot.
         check(unsafe { sys::xffi_string_new(&mut out, b.as_ptr().cast(), b.len()) })?;
-        // SAFETY: a new String reference.
+        // SAFETY: on success out holds a new reference to a String, now ours.
         Ok(String(unsafe { ObjectRef::from_raw(out) }.expect("xffi_string_new succeeded")))
     }
 
@@ -220,9 +235,10 @@ impl Bytes {
     /// ```
     pub fn new(b: &[u8]) -> Result<Bytes> {
         let mut out = std::ptr::null_mut();
-        // SAFETY: valid byte run.
+        // SAFETY: b is b.len() readable bytes, borrowed for the call (copied);
+        // out is a writable slot.
         check(unsafe { sys::xffi_bytes_new(&mut out, b.as_ptr().cast(), b.len()) })?;
-        // SAFETY: a new Bytes reference.
+        // SAFETY: on success out holds a new reference to a Bytes, now ours.
         Ok(Bytes(unsafe { ObjectRef::from_raw(out) }.expect("xffi_bytes_new succeeded")))
     }
 }

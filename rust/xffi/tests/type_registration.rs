@@ -49,6 +49,9 @@ object_type!(FakeString, "reg.FakeString", parent = StringObj);
 /// A hand-written (unsafe) binding of a built-in type with a payload Rust
 /// code can build: used as a `base` it must still be refused.
 struct ForeignFunction([u64; 2]);
+// SAFETY: a Function object's cell, right after the header, starts with two
+// pointer-sized words, which [u64; 2] reads as plain integers (never called
+// or dereferenced); the test only checks that it is refused as a base.
 unsafe impl ObjectType for ForeignFunction {
     const TYPE_KEY: &'static str = "Function";
     fn type_index() -> i32 {
