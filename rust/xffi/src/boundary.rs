@@ -20,6 +20,7 @@
 
 use std::any::Any as PanicPayload;
 use std::ffi::c_int;
+use std::io::Write;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use crate::error::Error;
@@ -87,7 +88,11 @@ impl PanicOutcome for () {
     #[cold]
     fn on_panic(function: &str, payload: Box<dyn PanicPayload + Send>) {
         let message = panic_message(function, &*payload);
-        eprintln!("{message}\n{function} returns nothing to C, so the panic cannot be reported: aborting");
+        // Not eprintln!: it panics if stderr is closed, and nothing may panic here.
+        let _ = writeln!(
+            std::io::stderr(),
+            "{message}\n{function} returns nothing to C, so the panic cannot be reported: aborting"
+        );
         // The payload is not dropped: its destructor is user code that could panic again.
         std::process::abort()
     }
