@@ -142,7 +142,7 @@ int main(int argc, char **argv) {
   fflush(stdout);
   CHECK_FAILS(XFFI_CALL(fn[PANIC], &r, xffi_any_c_str("boom")), "RuntimeError", "panic: Rust panic: boom");
   CHECK_FAILS(XFFI_CALL(fn[MAKE_COUNTER], &r, xffi_any_c_str("ten")), "TypeError",
-              "make_counter: argument 0: expected int, got str");
+              "make_counter: argument 0: xffi_any_to_int: expected int, got str");
   CHECK_FAILS(xffi_function_call(fn[MAKE_COUNTER], NULL, 0, &r), "TypeError",
               "make_counter: expected 1 arguments, got 0");
   CHECK_FAILS(XFFI_CALL(fn[COUNTER_VALUE], &r, xffi_any_object(array)), "TypeError",

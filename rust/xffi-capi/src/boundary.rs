@@ -1,6 +1,7 @@
 //! The C boundary: every exported function runs its body through
-//! [`boundary`], which turns a Rust `Err` into a raised xffi error and a panic
-//! into a RuntimeError, and checks its pointer arguments with the helpers
+//! [`boundary`], which turns a Rust `Err` into a raised xffi error and runs
+//! the body inside xffi's panic boundary (`xffi::ffi_boundary!`: a panic
+//! becomes a RuntimeError), and checks its pointer arguments with the helpers
 //! below, which name the function and the argument in their messages.
 
 use std::ffi::{CStr, c_char, c_int};
@@ -10,18 +11,17 @@ use xffi::{Error, ObjectRef, Result, RustObject};
 
 /// Runs `body` for the exported function `func`: `Ok` is `XFFI_OK`; `Err`
 /// is raised in the calling thread and gives `XFFI_FAIL`; a panic is caught
-/// (it must never unwind into C) and raised as a RuntimeError
-/// `"<func>: Rust panic: <message>"`.
+/// by `xffi::ffi_boundary!` (it must never unwind into C) and raised as a
+/// RuntimeError `"<func>: Rust panic: <message>"`.
 pub(crate) fn boundary(func: &'static str, body: impl FnOnce() -> Result<()>) -> c_int {
-    let outcome = Error::catch_panic(func, || {
+    xffi::ffi_boundary!(func, {
         #[cfg(test)]
         crate::panic_tests::maybe_inject(func);
-        body()
-    });
-    match outcome {
-        Ok(()) => sys::XFFI_OK,
-        Err(err) => err.raise(),
-    }
+        match body() {
+            Ok(()) => sys::XFFI_OK,
+            Err(err) => err.raise(),
+        }
+    })
 }
 
 /// A ValueError for a NULL pointer argument.

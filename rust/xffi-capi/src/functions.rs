@@ -5,7 +5,7 @@
 use std::ffi::{c_char, c_int};
 
 use xffi::sys::xffi_object;
-use xffi::{Any, AnyView, Array, Error, Function, ObjectRef, Result};
+use xffi::{Any, AnyView, Array, Error, ErrorKind, Function, ObjectRef, Result};
 
 use crate::boundary::{boundary, out_slot, str_arg};
 use crate::objects::{Label, Point};
@@ -122,10 +122,12 @@ fn make(name: &str) -> Result<Option<Function>> {
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn xcapi_function_new(out: *mut *mut xffi_object, name: *const c_char) -> c_int {
     const F: &str = "xcapi_function_new";
-    clear_out(out);
+    // SAFETY: the caller's contract: out is NULL or valid for writing one pointer.
+    unsafe { clear_out(out) };
     boundary(F, || {
-        // SAFETY: the caller's contract, for both.
+        // SAFETY: the caller's contract: out is NULL or valid for writes.
         let out = unsafe { out_slot(F, "out", out, "a pointer to an xffi_object * to receive the Function") }?;
+        // SAFETY: the caller's contract: name is NULL or a NUL-terminated string alive for the call.
         let name = unsafe { str_arg(F, "name", name) }?;
         match make(name)? {
             Some(f) => {
@@ -133,7 +135,7 @@ pub unsafe extern "C" fn xcapi_function_new(out: *mut *mut xffi_object, name: *c
                 Ok(())
             }
             None => Err(Error::new(
-                xffi::kind::KEY,
+                ErrorKind::KeyError,
                 &format!("{F}: no function named '{name}' (known: {})", NAMES.join(", ")),
             )),
         }
@@ -174,7 +176,7 @@ pub extern "C" fn xcapi_unregister_globals() -> c_int {
             // Remove, and treat "not registered" as done: a look-up first
             // would race with another thread removing the same name.
             match Function::remove_global(&format!("xcapi.{name}")) {
-                Err(e) if e.is_kind("KeyError") => {}
+                Err(e) if e.kind() == ErrorKind::KeyError => {}
                 other => other?,
             }
         }

@@ -123,9 +123,10 @@ fn check_finite(func: &str, arg: &str, v: f64) -> Result<()> {
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn xcapi_point_new(out: *mut *mut xffi_object, x: f64, y: f64) -> c_int {
     const F: &str = "xcapi_point_new";
-    clear_out(out);
+    // SAFETY: the caller's contract: out is NULL or valid for writing one pointer.
+    unsafe { clear_out(out) };
     boundary(F, || {
-        // SAFETY: the caller's contract.
+        // SAFETY: the caller's contract: out is NULL or valid for writes.
         let out = unsafe { out_slot(F, "out", out, "a pointer to an xffi_object * to receive the new Point") }?;
         check_finite(F, "x", x)?;
         check_finite(F, "y", y)?;
@@ -147,9 +148,11 @@ pub unsafe extern "C" fn xcapi_point_new(out: *mut *mut xffi_object, x: f64, y: 
 pub unsafe extern "C" fn xcapi_point_coords(out_x: *mut f64, out_y: *mut f64, point: *const xffi_object) -> c_int {
     const F: &str = "xcapi_point_coords";
     boundary(F, || {
-        // SAFETY: the caller's contract, for all three.
+        // SAFETY: the caller's contract: out_x is NULL or valid for writes.
         let out_x = unsafe { out_slot(F, "out_x", out_x, "a pointer to a double to receive x") }?;
+        // SAFETY: the caller's contract: out_y is NULL or valid for writes.
         let out_y = unsafe { out_slot(F, "out_y", out_y, "a pointer to a double to receive y") }?;
+        // SAFETY: the caller's contract: point is NULL or a live xffi object, borrowed for the call.
         let point = unsafe { object_arg::<Point>(F, "point", point) }?;
         *out_x = point.x;
         *out_y = point.y;
@@ -169,7 +172,7 @@ pub unsafe extern "C" fn xcapi_point_coords(out_x: *mut f64, out_y: *mut f64, po
 pub unsafe extern "C" fn xcapi_point_type_index(out: *mut i32) -> c_int {
     const F: &str = "xcapi_point_type_index";
     boundary(F, || {
-        // SAFETY: the caller's contract.
+        // SAFETY: the caller's contract: out is NULL or valid for writes.
         let out = unsafe { out_slot(F, "out", out, "a pointer to an int32_t to receive the type index") }?;
         *out = Point::try_type_index()?;
         Ok(())
@@ -194,11 +197,14 @@ pub unsafe extern "C" fn xcapi_label_new(
     point: *mut xffi_object,
 ) -> c_int {
     const F: &str = "xcapi_label_new";
-    clear_out(out);
+    // SAFETY: the caller's contract: out is NULL or valid for writing one pointer.
+    unsafe { clear_out(out) };
     boundary(F, || {
-        // SAFETY: the caller's contract, for all three.
+        // SAFETY: the caller's contract: out is NULL or valid for writes.
         let out = unsafe { out_slot(F, "out", out, "a pointer to an xffi_object * to receive the new Label") }?;
+        // SAFETY: the caller's contract: text is NULL or a NUL-terminated string alive for the call.
         let text = unsafe { str_arg(F, "text", text) }?;
+        // SAFETY: the caller's contract: point is NULL or a live xffi object, borrowed for the call.
         let point = unsafe { object_arg::<Point>(F, "point", point) }?;
         *out = Label::new_object(text, &point)?.into_raw();
         Ok(())
@@ -222,8 +228,9 @@ pub unsafe extern "C" fn xcapi_label_text(out: *mut *const c_char, label: *const
         unsafe { *out = std::ptr::null() };
     }
     boundary(F, || {
-        // SAFETY: the caller's contract, for both.
+        // SAFETY: the caller's contract: out is NULL or valid for writes.
         let out = unsafe { out_slot(F, "out", out, "a pointer to a const char * to receive the text") }?;
+        // SAFETY: the caller's contract: label is NULL or a live xffi object, borrowed for the call.
         let label = unsafe { object_arg::<Label>(F, "label", label) }?;
         // The text lives in the object, not in this reference: it stays
         // valid after `label` (a second reference) is dropped here.
@@ -244,10 +251,12 @@ pub unsafe extern "C" fn xcapi_label_text(out: *mut *const c_char, label: *const
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn xcapi_label_point(out: *mut *mut xffi_object, label: *const xffi_object) -> c_int {
     const F: &str = "xcapi_label_point";
-    clear_out(out);
+    // SAFETY: the caller's contract: out is NULL or valid for writing one pointer.
+    unsafe { clear_out(out) };
     boundary(F, || {
-        // SAFETY: the caller's contract, for both.
+        // SAFETY: the caller's contract: out is NULL or valid for writes.
         let out = unsafe { out_slot(F, "out", out, "a pointer to an xffi_object * to receive the point") }?;
+        // SAFETY: the caller's contract: label is NULL or a live xffi object, borrowed for the call.
         let label = unsafe { object_arg::<Label>(F, "label", label) }?;
         *out = label.point.clone().into_raw();
         Ok(())
@@ -265,7 +274,7 @@ pub unsafe extern "C" fn xcapi_label_point(out: *mut *mut xffi_object, label: *c
 pub unsafe extern "C" fn xcapi_label_type_index(out: *mut i32) -> c_int {
     const F: &str = "xcapi_label_type_index";
     boundary(F, || {
-        // SAFETY: the caller's contract.
+        // SAFETY: the caller's contract: out is NULL or valid for writes.
         let out = unsafe { out_slot(F, "out", out, "a pointer to an int32_t to receive the type index") }?;
         *out = Label::try_type_index()?;
         Ok(())

@@ -53,7 +53,7 @@ pub struct xcapi_stats {
 pub unsafe extern "C" fn xcapi_stats_get(out: *mut xcapi_stats) -> c_int {
     const F: &str = "xcapi_stats_get";
     boundary(F, || {
-        // SAFETY: the caller's contract.
+        // SAFETY: the caller's contract: out is NULL or valid for writes.
         let out = unsafe { out_slot(F, "out", out, "a pointer to an xcapi_stats to fill") }?;
         let get = |c: &AtomicU64| c.load(Ordering::Relaxed);
         *out = xcapi_stats {
@@ -70,9 +70,12 @@ pub unsafe extern "C" fn xcapi_stats_get(out: *mut xcapi_stats) -> c_int {
 
 /// Sets `*out` to NULL if `out` is not NULL: the first thing every function
 /// with an object out-parameter does, so a failure leaves NULL there.
-pub(crate) fn clear_out(out: *mut *mut xffi_object) {
+///
+/// # Safety
+/// `out` must be NULL or valid for writing one pointer.
+pub(crate) unsafe fn clear_out(out: *mut *mut xffi_object) {
     if !out.is_null() {
-        // SAFETY: non-NULL out-parameters are valid for writes (each caller's contract).
+        // SAFETY: the caller's contract: a non-NULL out is valid for writes.
         unsafe { *out = std::ptr::null_mut() };
     }
 }

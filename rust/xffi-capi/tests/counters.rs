@@ -11,16 +11,19 @@ use xffi_capi::*;
 
 fn stats() -> xcapi_stats {
     let mut s = xcapi_stats::default();
+    // SAFETY: each pointer is a writable slot, a live object or a C string, or NULL where allowed.
     assert_eq!(unsafe { xcapi_stats_get(&mut s) }, XFFI_OK);
     s
 }
 
 fn owned(raw: *mut xffi_object) -> ObjectRef<Object> {
+    // SAFETY: raw is a new reference the C API call just returned, taken over once.
     unsafe { ObjectRef::from_raw(raw) }.expect("a new reference")
 }
 
 fn function(name: &std::ffi::CStr) -> Function {
     let mut f = ptr::null_mut();
+    // SAFETY: each pointer is a writable slot, a live object or a C string, or NULL where allowed.
     assert_eq!(unsafe { xcapi_function_new(&mut f, name.as_ptr()) }, XFFI_OK);
     Function::from_object(owned(f).downcast().unwrap())
 }
@@ -29,10 +32,13 @@ fn function(name: &std::ffi::CStr) -> Function {
 fn every_object_and_function_deleter_runs_exactly_once_at_the_last_release() {
     assert_eq!(stats(), xcapi_stats::default(), "nothing made yet");
     let mut raw = ptr::null_mut();
+    // SAFETY: each pointer is a writable slot, a live object or a C string, or NULL where allowed.
     assert_eq!(unsafe { xcapi_point_new(&mut raw, 0.0, 0.0) }, XFFI_OK);
     let a = owned(raw);
+    // SAFETY: each pointer is a writable slot, a live object or a C string, or NULL where allowed.
     assert_eq!(unsafe { xcapi_point_new(&mut raw, 3.0, 4.0) }, XFFI_OK);
     let b = owned(raw);
+    // SAFETY: each pointer is a writable slot, a live object or a C string, or NULL where allowed.
     assert_eq!(unsafe { xcapi_label_new(&mut raw, c"b".as_ptr(), b.as_ptr()) }, XFFI_OK);
     let label = owned(raw);
     assert_eq!(b.strong_count(), 2, "the label holds the point");
@@ -44,6 +50,7 @@ fn every_object_and_function_deleter_runs_exactly_once_at_the_last_release() {
     let centroid = function(c"centroid").call(&[AnyView::object(points.as_object())]).unwrap();
     let c: ObjectRef<Object> = centroid.get().unwrap();
     let (mut x, mut y) = (0.0, 0.0);
+    // SAFETY: each pointer is a writable slot, a live object or a C string, or NULL where allowed.
     assert_eq!(unsafe { xcapi_point_coords(&mut x, &mut y, c.as_ptr()) }, XFFI_OK);
     assert_eq!((x, y), (1.5, 2.0));
     let length: f64 = function(c"path_length").call_typed((points.clone(),)).unwrap();
@@ -53,6 +60,7 @@ fn every_object_and_function_deleter_runs_exactly_once_at_the_last_release() {
     assert_eq!(d, 5.0);
 
     let mut none = ptr::null_mut();
+    // SAFETY: each pointer is a writable slot, a live object or a C string, or NULL where allowed.
     assert_ne!(unsafe { xcapi_function_new(&mut none, c"area".as_ptr()) }, XFFI_OK);
     drop(xffi::Error::take_raised());
 

@@ -205,7 +205,7 @@ fn weak_reference_upgrades_concurrently_with_the_last_drop() {
 #[test]
 fn rust_error_reaches_c_with_kind_and_message() {
     let f = Function::from_typed(|x: i64| -> xffi::Result<i64> {
-        Err(Error::new("CrossError", &format!("rust refused {x}")))
+        Err(Error::new(xffi::ErrorKind::from("CrossError"), &format!("rust refused {x}")))
     })
     .unwrap();
     let mut kind = [0 as c_char; 128];
@@ -229,7 +229,7 @@ fn c_error_reaches_rust_and_passes_back_to_c_through_question_mark() {
 
     // C -> Rust: an Err with the C error's kind and message.
     let err = c_fail.call_typed::<i64, _>((42i64,)).unwrap_err();
-    assert_eq!(err.kind(), "ValueError");
+    assert_eq!(err.kind(), xffi::ErrorKind::ValueError);
     assert_eq!(err.message(), "cross_c_fail: argument 0 was 42");
 
     // C -> Rust -> C: `?` passes the same error object on.
@@ -288,7 +288,7 @@ fn panic_in_a_rust_callback_becomes_an_error_in_c_and_the_closure_is_still_dropp
     let r = quietly(|| unsafe { cross_call_expect_error(f.as_ptr(), kind.as_mut_ptr(), msg.as_mut_ptr(), 128) });
     assert_eq!(r, 1);
     assert_eq!(c_text(&kind), "RuntimeError");
-    assert_eq!(c_text(&msg), "Rust function panicked: boom at 7");
+    assert_eq!(c_text(&msg), "Rust closure: Rust panic: boom at 7");
     // The function still works after the panic.
     assert_eq!(f.call_typed::<i64, _>((1i64,)).unwrap(), 1);
     drop(f);
@@ -313,7 +313,7 @@ fn checked_downcasts_between_rust_and_c_types() {
     let (obj, _drops) = tracked(1);
     let as_any = Any::from(obj.clone());
     let err = as_any.get::<ObjectRef<CNode>>().unwrap_err();
-    assert_eq!(err.kind(), "TypeError");
+    assert_eq!(err.kind(), xffi::ErrorKind::TypeError);
     assert_eq!(err.message(), "expected cross.CNode, got cross.Tracked");
     let base: ObjectRef<Object> = as_any.get().unwrap();
     assert!(base.downcast::<Tracked>().unwrap().ptr_eq(&obj));

@@ -29,7 +29,7 @@ fn a_missing_function_is_none_and_a_missing_library_an_error() {
     assert!(unsafe { m.get_function("not_exported") }.unwrap().is_none());
     // SAFETY: no such library, so nothing is loaded.
     let err = unsafe { Module::load("/nonexistent/libnothing.so") }.unwrap_err();
-    assert_eq!(err.kind(), "RuntimeError");
+    assert_eq!(err.kind(), xffi::ErrorKind::RuntimeError);
     assert!(
         err.message().starts_with("xffi_module_load: cannot load '/nonexistent/libnothing.so'"),
         "{}",

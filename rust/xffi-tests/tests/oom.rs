@@ -37,18 +37,21 @@ fn memory_errors_from_c_become_err_and_leak_nothing() {
             Ok(Any::none())
         })
     });
-    assert_eq!(err.kind(), "MemoryError");
+    assert_eq!(err.kind(), xffi::ErrorKind::MemoryError);
     assert_eq!(drops.load(Ordering::SeqCst), 1);
 
-    assert_eq!(fail_next(|| xffi::String::new("a string longer than seven bytes")).kind(), "MemoryError");
-    assert_eq!(fail_next(|| Any::from_str("a string longer than seven bytes")).kind(), "MemoryError");
-    assert_eq!(fail_next(List::<i64>::new).kind(), "MemoryError");
-    assert_eq!(fail_next(Map::<i64, i64>::new).kind(), "MemoryError");
+    assert_eq!(
+        fail_next(|| xffi::String::new("a string longer than seven bytes")).kind(),
+        xffi::ErrorKind::MemoryError
+    );
+    assert_eq!(fail_next(|| Any::from_str("a string longer than seven bytes")).kind(), xffi::ErrorKind::MemoryError);
+    assert_eq!(fail_next(List::<i64>::new).kind(), xffi::ErrorKind::MemoryError);
+    assert_eq!(fail_next(Map::<i64, i64>::new).kind(), xffi::ErrorKind::MemoryError);
 
     // Copy-on-write change of a shared array: on failure both stay as they were.
     let mut a: Array<i64> = (0..4).collect();
     let b = a.clone();
-    assert_eq!(fail_next(|| a.push(5)).kind(), "MemoryError");
+    assert_eq!(fail_next(|| a.push(5)).kind(), xffi::ErrorKind::MemoryError);
     assert_eq!(a.iter().collect::<xffi::Result<Vec<_>>>().unwrap(), vec![0, 1, 2, 3]);
     assert!(a.as_object().ptr_eq(b.as_object()));
 

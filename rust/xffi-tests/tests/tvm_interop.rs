@@ -101,7 +101,7 @@ fn functions_cross_both_ways_and_each_is_freed_once() {
     assert_eq!(apply.call_typed::<i64, _>((triple.clone(), 14i64)).unwrap(), 42);
     // Its error, raised into xffi's slot under tvm-ffi's call, comes back.
     let err = apply.call_typed::<i64, _>((triple.clone(), "x")).unwrap_err();
-    assert_eq!(err.kind(), "TypeError");
+    assert_eq!(err.kind(), xffi::ErrorKind::TypeError);
     assert!(err.message().contains("expected int, got str"), "{}", err.message());
     drop(triple);
     assert_eq!(drops.load(Ordering::SeqCst), 1);
@@ -111,7 +111,7 @@ fn functions_cross_both_ways_and_each_is_freed_once() {
     let add5: Function = function(&m, "make_adder").call_typed((5i64,)).unwrap();
     assert_eq!(add5.call_typed::<i64, _>((37i64,)).unwrap(), 42);
     let err = add5.call_typed::<i64, _>(("x",)).unwrap_err();
-    assert_eq!((err.kind(), err.message()), ("TypeError", "adder: expected an int"));
+    assert_eq!((err.kind(), err.message().as_ref()), (xffi::ErrorKind::TypeError, "adder: expected an int"));
     drop(add5);
     assert_eq!(deleter_runs(&m), before + 1, "tvm-ffi's function is freed once");
 }
@@ -121,7 +121,7 @@ fn a_tvm_ffi_error_arrives_as_err_with_kind_and_message() {
     let m = load();
     let fail = function(&m, "fail");
     let err = fail.call_typed::<(), _>(("raised by tvm-ffi: 42",)).unwrap_err();
-    assert_eq!(err.kind(), "ValueError");
+    assert_eq!(err.kind(), xffi::ErrorKind::ValueError);
     assert_eq!(err.message(), "raised by tvm-ffi: 42");
     // Nothing is left behind in either slot: the next call succeeds cleanly.
     assert_eq!(function(&m, "array_sum").call_typed::<i64, _>((Array::<i64>::from_iter([2, 3]),)).unwrap(), 5);

@@ -1,7 +1,7 @@
 //! [`Any`] (an owned 16-byte tagged value) and [`AnyView`] (a borrowed one),
 //! with checked conversions to and from Rust types.
 
-use std::ffi::{CStr, c_int};
+use std::ffi::CStr;
 use std::fmt;
 use std::marker::PhantomData;
 
@@ -25,8 +25,8 @@ use crate::object::{ObjectRef, ObjectType, type_key_of};
 /// let s = Any::from("a string longer than seven bytes");
 /// assert_eq!(s.get::<&str>().unwrap(), "a string longer than seven bytes");
 /// let err = s.get::<i64>().unwrap_err();
-/// assert_eq!(err.kind(), "TypeError");
-/// assert_eq!(err.message(), "expected int, got String");
+/// assert_eq!(err.kind(), xffi::ErrorKind::TypeError);
+/// assert_eq!(err.message(), "xffi_any_to_int: expected int, got String"); // as C raised it
 /// ```
 #[repr(transparent)]
 pub struct Any {
@@ -73,7 +73,8 @@ unsafe impl Sync for AnyView<'_> {}
 /// `Vec<u8>`, [`Any`], `ObjectRef<T>`, the wrappers ([`crate::String`],
 /// [`crate::Function`], [`crate::Array`]...), and `Option<T>` of them
 /// (None becomes `None`). Failures are a TypeError "expected <what>, got <what came>"
-/// (or a ValueError for an integer out of range).
+/// (or a ValueError for an integer out of range); where the C accessor
+/// checks the value, its error comes as C raised it ("xffi_any_to_int: ...").
 ///
 /// ```
 /// use xffi::{Any, FromAnyView};
@@ -91,23 +92,6 @@ fn kind_name(raw: &sys::xffi_any) -> &'static str {
     // SAFETY: never NULL, immortal.
     let c = unsafe { CStr::from_ptr(sys::xffi_any_kind_name(raw)) };
     c.to_str().unwrap_or("?")
-}
-
-/// The C accessors prefix their messages with their own name; in Rust the
-/// caller is the one that matters, so the prefix is removed.
-fn strip_c_prefix(e: Error) -> Error {
-    let msg = e.message();
-    if let Some(rest) = msg.strip_prefix("xffi_any_to_") {
-        if let Some(pos) = rest.find(": ") {
-            return Error::new(e.kind(), &rest[pos + 2..]);
-        }
-    }
-    e
-}
-
-#[inline]
-fn convert(status: c_int) -> Result<()> {
-    if status == sys::XFFI_OK { Ok(()) } else { Err(strip_c_prefix(Error::take_raised())) }
 }
 
 /// The accessors `Any` and `AnyView` share (both wrap one raw value in
@@ -583,7 +567,7 @@ impl<'v> FromAnyView<'v> for i64 {
 fn int_slow(v: &AnyView<'_>) -> Result<i64> {
     let mut out = 0;
     // SAFETY: valid pointers.
-    convert(unsafe { sys::xffi_any_to_int(&mut out, &v.raw) })?;
+    check(unsafe { sys::xffi_any_to_int(&mut out, &v.raw) })?;
     Ok(out)
 }
 
@@ -592,7 +576,7 @@ fn int_slow(v: &AnyView<'_>) -> Result<i64> {
 fn float_slow(v: &AnyView<'_>) -> Result<f64> {
     let mut out = 0.0;
     // SAFETY: valid pointers.
-    convert(unsafe { sys::xffi_any_to_float(&mut out, &v.raw) })?;
+    check(unsafe { sys::xffi_any_to_float(&mut out, &v.raw) })?;
     Ok(out)
 }
 
@@ -628,7 +612,7 @@ impl<'v> FromAnyView<'v> for bool {
     fn from_view(v: &'v AnyView<'_>) -> Result<bool> {
         let mut out = 0;
         // SAFETY: valid pointers.
-        convert(unsafe { sys::xffi_any_to_bool(&mut out, &v.raw) })?;
+        check(unsafe { sys::xffi_any_to_bool(&mut out, &v.raw) })?;
         Ok(out != 0)
     }
 }
@@ -642,7 +626,7 @@ impl<'v> FromAnyView<'v> for &'v str {
         let mut out = sys::xffi_byte_array { data: std::ptr::null(), size: 0 };
         // SAFETY: valid pointers; the characters live in the view (small
         // strings) or in what it borrows, both at least 'v.
-        convert(unsafe { sys::xffi_any_to_str(&mut out, &v.raw) })?;
+        check(unsafe { sys::xffi_any_to_str(&mut out, &v.raw) })?;
         // SAFETY: as above: the bytes live at least 'v.
         let bytes = unsafe { bytes_of(out) };
         Ok(std::str::from_utf8(bytes)?)
@@ -657,7 +641,7 @@ impl<'v> FromAnyView<'v> for &'v [u8] {
     fn from_view(v: &'v AnyView<'_>) -> Result<&'v [u8]> {
         let mut out = sys::xffi_byte_array { data: std::ptr::null(), size: 0 };
         // SAFETY: as for &str.
-        convert(unsafe { sys::xffi_any_to_bytes(&mut out, &v.raw) })?;
+        check(unsafe { sys::xffi_any_to_bytes(&mut out, &v.raw) })?;
         // SAFETY: as for &str: the bytes live at least 'v.
         Ok(unsafe { bytes_of(out) })
     }

@@ -9,7 +9,7 @@ use std::sync::{Mutex, MutexGuard};
 use xffi_sys as sys;
 
 use crate::any::{Any, AnyView, FromAnyView};
-use crate::error::{Error, Result, check};
+use crate::error::{Error, ErrorKind, Result, check};
 use crate::object::{ObjectRef, ObjectType};
 use crate::wrapper::{new_object, replace_object, wrapper};
 
@@ -106,8 +106,9 @@ fn collect_views<T: Element>(items: impl IntoIterator<Item = T>) -> Vec<Any> {
 /// for any sequence; it is reported as the IndexError C would raise, with
 /// the real index (a cast would wrap it to a negative one).
 fn c_index(func: &str, index: usize, len: usize) -> Result<i64> {
-    i64::try_from(index)
-        .map_err(|_| Error::new("IndexError", &format!("{func}: index {index} is out of range for length {len}")))
+    i64::try_from(index).map_err(|_| {
+        Error::new(ErrorKind::IndexError, &format!("{func}: index {index} is out of range for length {len}"))
+    })
 }
 
 fn with_elem<T: Element>(v: &AnyView<'_>, index: usize) -> Result<T> {
@@ -253,7 +254,7 @@ impl<T: Element> Array<T> {
     /// let mut a: xffi::Array<i64> = vec![1, 2].into_iter().collect();
     /// a.set(0, 9).unwrap();
     /// assert_eq!(a.get(0).unwrap(), Some(9));
-    /// assert_eq!(a.set(5, 0).unwrap_err().kind(), "IndexError");
+    /// assert_eq!(a.set(5, 0).unwrap_err().kind(), xffi::ErrorKind::IndexError);
     /// ```
     pub fn set(&mut self, index: usize, value: T) -> Result<()> {
         let index = c_index("xffi_array_set", index, self.len())?;
@@ -569,7 +570,7 @@ impl<T: Element> List<T> {
     /// ```
     /// let l = xffi::List::from_vec(vec![1i64]).unwrap();
     /// assert_eq!(l.pop().unwrap(), 1);
-    /// assert_eq!(l.pop().unwrap_err().kind(), "IndexError");
+    /// assert_eq!(l.pop().unwrap_err().kind(), xffi::ErrorKind::IndexError);
     /// ```
     pub fn pop(&self) -> Result<T> {
         let mut out = sys::xffi_any::none();

@@ -28,7 +28,9 @@ use crate::{Any, AnyView, Error, FromAnyView, Result};
 /// use xffi::sys::xffi_any;
 /// let call = |args: &[xffi_any]| {
 ///     let mut result = xffi_any::none();
+///     // SAFETY: the safe-call contract: args.len() valid values, a writable result.
 ///     let status = unsafe { add(std::ptr::null_mut(), args.as_ptr(), args.len() as i32, &mut result) };
+///     // SAFETY: result holds an owned value (None on failure), taken over once.
 ///     (status, unsafe { xffi::Any::from_raw(result) })
 /// };
 /// let (status, sum) = call(&[xffi_any::int(40), xffi_any::int(2)]);
@@ -37,7 +39,7 @@ use crate::{Any, AnyView, Error, FromAnyView, Result};
 /// assert_ne!(call(&[xffi_any::int(1)]).0, 0);
 /// assert_eq!(xffi::Error::take_raised().message(), "add: expected 2 arguments, got 1");
 /// assert_ne!(call(&[xffi_any::int(1), xffi_any::float(2.5)]).0, 0);
-/// assert_eq!(xffi::Error::take_raised().message(), "add: argument 1: expected int, got float");
+/// assert_eq!(xffi::Error::take_raised().message(), "add: argument 1: xffi_any_to_int: expected int, got float");
 /// ```
 ///
 /// Each argument type must implement `for<'v> FromAnyView<'v>` (owned types:
@@ -47,9 +49,10 @@ use crate::{Any, AnyView, Error, FromAnyView, Result};
 /// The exported function checks the call (NULL `result`, negative
 /// `num_args`, NULL `args` with arguments: ValueError), the argument count
 /// (TypeError "<name>: expected <n> arguments, got <m>") and each argument
-/// (TypeError "<name>: argument <i>: expected <what>, got <what came>", the
-/// conversion's kind kept); a panic becomes a RuntimeError "<name>: Rust
-/// panic: <message>"; an `Err` from the body is raised as it is. Errors go to
+/// (the conversion's error, its kind kept and its message after
+/// "<name>: argument <i>: "); a panic becomes a RuntimeError "<name>: Rust
+/// panic: <message>" ([`ffi_boundary!`](crate::ffi_boundary)); an `Err` from
+/// the body is raised as it is. Errors go to
 /// the calling thread's slot, or to tvm-ffi's when tvm-ffi is in the process
 /// (as `XFFI_EXPORT_FUNCTION` does in C). The result is an owned value the caller
 /// releases.
@@ -76,7 +79,8 @@ macro_rules! export_func {
         ) -> ::std::ffi::c_int {
             fn body($($arg: $ty),*) -> $crate::Result<$ret> $body
             const NAME: &str = stringify!($name);
-            // SAFETY: forwarded from the caller.
+            // SAFETY: the caller's safe-call contract, which `call` requires, is
+            // this function's own (see # Safety above).
             unsafe {
                 $crate::export::call(NAME, args, num_args, result, |views| {
                     $crate::export::check_count(NAME, views, <[&str]>::len(&[$(stringify!($arg)),*]))?;
@@ -117,8 +121,8 @@ macro_rules! export_abi_marker {
 }
 
 /// The body of every exported function: checks the pointers, runs `f` on the
-/// argument views with panics caught, and stores the result or raises the
-/// error (handing it to tvm-ffi's slot when tvm-ffi is in the process).
+/// argument views inside the panic boundary, and stores the result or raises
+/// the error (handing it to tvm-ffi's slot when tvm-ffi is in the process).
 ///
 /// # Safety
 /// The safe-call contract (see [`export_func!`](crate::export_func)).
@@ -141,23 +145,33 @@ pub unsafe fn call(
     if args.is_null() && num_args > 0 {
         return fail(Error::value_error(&format!("{name}: args is NULL but num_args is {num_args}")));
     }
-    // SAFETY: the caller's contract.
-    let views = unsafe { AnyView::slice_from_raw(args, num_args as usize) };
-    match Error::catch_panic(name, || f(views)) {
-        Ok(value) => {
-            // SAFETY: checked non-NULL; the caller owns *result and left nothing in it.
-            unsafe { result.write(value.into_raw()) };
-            crate::sys::XFFI_OK
+    let status = crate::ffi_boundary!(name, {
+        // SAFETY: the caller's contract: args holds num_args (checked >= 0)
+        // valid values, live for the call.
+        let views = unsafe { AnyView::slice_from_raw(args, num_args as usize) };
+        match f(views) {
+            Ok(value) => {
+                // SAFETY: checked non-NULL; the caller owns *result and left nothing in it.
+                unsafe { result.write(value.into_raw()) };
+                crate::sys::XFFI_OK
+            }
+            Err(err) => err.raise(),
         }
-        Err(err) => fail(err),
-    }
+    });
+    if status == crate::sys::XFFI_OK { status } else { forward_raised() }
 }
 
-/// Raises `err` where the caller will look for it: xffi's slot, moved on to
-/// tvm-ffi's when tvm-ffi is in the process (xffi callers take it back).
+/// Raises `err` where the caller will look for it (see `forward_raised`).
 fn fail(err: Error) -> c_int {
     err.raise();
-    // SAFETY: no preconditions.
+    forward_raised()
+}
+
+/// Leaves the raised error where the caller will look for it: xffi's slot,
+/// moved on to tvm-ffi's when tvm-ffi is in the process (xffi callers take it
+/// back). Returns `XFFI_FAIL`.
+fn forward_raised() -> c_int {
+    // SAFETY: no preconditions (it only moves the raised error between slots).
     unsafe { crate::sys::xffi_error_forward_to_tvm() }
 }
 

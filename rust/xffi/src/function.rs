@@ -4,13 +4,12 @@
 
 use std::ffi::{CString, c_int, c_void};
 use std::fmt;
-use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::ptr;
 
 use xffi_sys as sys;
 
 use crate::any::{Any, AnyView, FromAnyView};
-use crate::error::{Error, Result, check, panic_message};
+use crate::error::{Error, Result, check};
 use crate::object::ObjectRef;
 use crate::wrapper::wrapper;
 
@@ -41,10 +40,18 @@ wrapper! {
 
 type BoxedClosure = dyn Fn(&[AnyView<'_>]) -> Result<Any> + Send + Sync + 'static;
 
+/// The name a panic in a Rust closure is reported under (closures have none).
+const CLOSURE: &str = "Rust closure";
+
 /// The C entry point of every Rust closure, called straight from the
 /// Function's cell (a direct function: `handle` is the Function, whose
-/// resource is the boxed closure). Panics are caught here and become a
-/// RuntimeError; a Rust `Err` is raised as the same Error object.
+/// resource is the boxed closure). A Rust `Err` is raised as the same Error
+/// object; a panic becomes a RuntimeError `"Rust closure: Rust panic: <message>"`.
+///
+/// # Safety
+/// The packed-call contract: `handle` is a live Function made by
+/// [`Function::from_closure`] with this `F`, `args` points at `num_args`
+/// valid values (or is NULL with `num_args` 0) and `result` is writable.
 unsafe extern "C" fn closure_entry<F>(
     handle: *mut c_void,
     args: *const sys::xffi_any,
@@ -54,29 +61,37 @@ unsafe extern "C" fn closure_entry<F>(
 where
     F: Fn(&[AnyView<'_>]) -> Result<Any> + Send + Sync + 'static,
 {
-    unsafe {
-        let f = &*(sys::xffi_function_resource_unchecked(handle) as *const F);
-        let args = AnyView::slice_from_raw(args, num_args.max(0) as usize);
-        match catch_unwind(AssertUnwindSafe(|| f(args))) {
-            Ok(Ok(value)) => {
-                *result = value.into_raw();
+    crate::ffi_boundary!(CLOSURE, {
+        // SAFETY: handle is a Function made by from_closure::<F>, whose
+        // resource is a Box<F> that lives until the finalizer runs, after the
+        // last call; F is Sync, so sharing it between calls is sound.
+        let f = unsafe { &*(sys::xffi_function_resource_unchecked(handle) as *const F) };
+        // SAFETY: the caller's contract: num_args valid views, live for the call.
+        let args = unsafe { AnyView::slice_from_raw(args, num_args.max(0) as usize) };
+        match f(args) {
+            Ok(value) => {
+                // SAFETY: the caller's contract: result is writable and holds
+                // nothing of ours; it receives the owned value.
+                unsafe { result.write(value.into_raw()) };
                 sys::XFFI_OK
             }
-            Ok(Err(err)) => err.raise(),
-            Err(payload) => {
-                let msg = format!("Rust function panicked: {}", panic_message(&*payload));
-                // Dropping the payload could itself panic: keep that from unwinding into C.
-                let _ = catch_unwind(AssertUnwindSafe(move || drop(payload)));
-                Error::runtime_error(&msg).raise()
-            }
+            Err(err) => err.raise(),
         }
-    }
+    })
 }
 
+/// The finalizer of every Rust closure: drops the boxed closure, once, when
+/// the Function's last reference goes. A panic in the closure's `Drop`
+/// aborts (a finalizer has nothing to report it with; see [`crate::boundary`]).
+///
+/// # Safety
+/// `resource` is the `Box<F>` handed to `xffi_function_new_direct` by
+/// [`Function::from_closure`], given back exactly once.
 unsafe extern "C" fn closure_finalizer<F>(resource: *mut c_void) {
-    unsafe {
-        let _ = catch_unwind(AssertUnwindSafe(|| drop(Box::from_raw(resource as *mut F))));
-    }
+    crate::ffi_boundary!("Rust closure finalizer", {
+        // SAFETY: the caller's contract: our Box<F>, released once, here.
+        drop(unsafe { Box::from_raw(resource as *mut F) })
+    })
 }
 
 impl Function {
@@ -96,12 +111,14 @@ impl Function {
     {
         let boxed = Box::into_raw(Box::new(f));
         let mut out = ptr::null_mut();
-        // SAFETY: the resource passes to the function only on success.
+        // SAFETY: closure_entry::<F> and closure_finalizer::<F> match the
+        // resource's type; the resource passes to the function only on success.
         let status = unsafe {
             sys::xffi_function_new_direct(&mut out, Some(closure_entry::<F>), boxed.cast(), Some(closure_finalizer::<F>))
         };
         if status != sys::XFFI_OK {
-            // SAFETY: still ours on failure.
+            // SAFETY: on failure the resource is still ours (the finalizer
+            // did not take it), made by Box::into_raw above.
             drop(unsafe { Box::from_raw(boxed) });
             return Err(Error::take_raised());
         }
@@ -110,8 +127,9 @@ impl Function {
     }
 
     /// Makes a function from a typed Rust function or closure: each
-    /// argument is converted with [`FromAnyView`] (a mismatch is a TypeError
-    /// "argument <i>: expected <what>, got <what came>", a wrong count
+    /// argument is converted with [`FromAnyView`] (a mismatch is the
+    /// conversion's error, its kind kept and its message after
+    /// "argument <i>: "; a wrong count a TypeError
     /// "expected <n> arguments, got <m>") and the result with `Into<Any>`.
     ///
     /// ```
@@ -122,7 +140,7 @@ impl Function {
     /// let out: Array<xffi::String> = repeat.call_typed((2i64, "ab")).unwrap();
     /// assert_eq!(out.len(), 2);
     /// let err = repeat.call_typed::<Array<xffi::String>, _>(("no", "ab")).unwrap_err();
-    /// assert_eq!(err.message(), "argument 0: expected int, got str");
+    /// assert_eq!(err.message(), "argument 0: xffi_any_to_int: expected int, got str");
     /// ```
     pub fn from_typed<Args, F: IntoFunction<Args>>(f: F) -> Result<Function> {
         f.into_function()
@@ -135,7 +153,7 @@ impl Function {
     /// use xffi::{Any, AnyView, Function};
     /// let f = Function::from_closure(|_| Err(xffi::Error::value_error("nope"))).unwrap();
     /// let err = f.call(&[]).unwrap_err();
-    /// assert_eq!((err.kind(), err.message()), ("ValueError", "nope"));
+    /// assert_eq!((err.kind(), err.message().as_ref()), (xffi::ErrorKind::ValueError, "nope"));
     /// ```
     #[inline(always)]
     pub fn call(&self, args: &[AnyView<'_>]) -> Result<Any> {
@@ -148,7 +166,8 @@ impl Function {
         if status != sys::XFFI_OK {
             return Err(Error::take_raised());
         }
-        // SAFETY: the callee's owned result.
+        // SAFETY: on success the callee wrote an owned value into result,
+        // which nothing else releases.
         Ok(unsafe { Any::from_raw(result) })
     }
 
@@ -169,7 +188,8 @@ impl Function {
         let func = self.0.as_ptr();
         args.with_views(|views| {
             let mut result = sys::xffi_any::none();
-            // SAFETY: as in `call`; a tuple holds far fewer than i32::MAX views.
+            // SAFETY: as in `call` (a live Function, a writable result, and
+            // views.len() valid views); a tuple holds far fewer than i32::MAX.
             let status =
                 unsafe { sys::xffi_function_call_unchecked(func, views.as_ptr().cast(), views.len() as i32, &mut result) };
             if status != sys::XFFI_OK {
@@ -178,10 +198,13 @@ impl Function {
             // Convert the result where the callee wrote it: moving the
             // 16-byte value first would read it back with one wide load from
             // two narrow stores (a store-forwarding stall of several ns).
-            // SAFETY: AnyView has the layout of xffi_any; R owns what it converts to.
+            // SAFETY: AnyView is repr(transparent) over xffi_any, so the cast
+            // reference is valid; it borrows result, which outlives the
+            // conversion, and R takes its own references (released below once).
             let converted = R::from_view(unsafe { &*(&result as *const sys::xffi_any as *const AnyView<'_>) });
             if result.is_object() {
-                // SAFETY: the callee's owned reference, released once.
+                // SAFETY: the object tag was checked: v_obj is the callee's
+                // owned reference, released once, here, after the conversion.
                 unsafe { sys::xffi_object_dec_ref_inline(result.value.v_obj) };
             }
             converted
@@ -204,7 +227,8 @@ impl Function {
     /// ```
     pub fn register_global(&self, name: &str, allow_override: bool) -> Result<()> {
         let c = CString::new(name)?;
-        // SAFETY: live Function, valid name.
+        // SAFETY: a live Function (borrowed; the registry takes its own
+        // reference) and a NUL-terminated name, both valid for the call.
         check(unsafe { sys::xffi_function_global_register(c.as_ptr(), self.0.as_ptr(), allow_override as c_int) })
     }
 
@@ -216,9 +240,9 @@ impl Function {
     pub fn get_global(name: &str) -> Result<Option<Function>> {
         let mut out = ptr::null_mut();
         let b = sys::xffi_byte_array { data: name.as_ptr().cast(), size: name.len() };
-        // SAFETY: valid byte run.
+        // SAFETY: b describes name's bytes, borrowed for the call; out is writable.
         check(unsafe { sys::xffi_function_global_lookup_bytes(&mut out, b) })?;
-        // SAFETY: a new Function reference, or NULL.
+        // SAFETY: on success out holds a new reference to a Function, or NULL.
         Ok(unsafe { ObjectRef::from_raw(out) }.map(Function))
     }
 
@@ -226,11 +250,11 @@ impl Function {
     ///
     /// ```
     /// let err = xffi::Function::remove_global("doc.never.registered").unwrap_err();
-    /// assert_eq!(err.kind(), "KeyError");
+    /// assert_eq!(err.kind(), xffi::ErrorKind::KeyError);
     /// ```
     pub fn remove_global(name: &str) -> Result<()> {
         let c = CString::new(name)?;
-        // SAFETY: valid name.
+        // SAFETY: a NUL-terminated name, borrowed for the call.
         check(unsafe { sys::xffi_function_global_erase(c.as_ptr()) })
     }
 
@@ -254,7 +278,8 @@ impl Function {
             let out = names[..got]
                 .iter()
                 .map(|&p| {
-                    // SAFETY: new String references.
+                    // SAFETY: each of the first min(count, total) slots holds a
+                    // new String reference, taken over here exactly once.
                     let s = crate::String::from_object(unsafe { ObjectRef::from_raw(p) }.expect("a name"));
                     std::string::String::from_utf8_lossy(s.as_bytes()).into_owned()
                 })
@@ -337,12 +362,16 @@ macro_rules! arity {
                 // so plain values (ints, floats, small strings) need no drop
                 // afterwards, and the compiler can see that.
                 let holds: [bool; $n] = [$(owned[$i].as_raw().is_object()),*];
-                // SAFETY: Any and AnyView share one layout; the views borrow `owned`.
+                // SAFETY: AnyView is repr(transparent) over xffi_any, as Any
+                // is, so $n Anys are $n valid views; they borrow `owned`,
+                // which lives until after the call.
                 let views: &[AnyView<'_>] = unsafe { std::slice::from_raw_parts(owned.as_ptr().cast(), $n) };
                 let r = f(views);
                 for (a, h) in owned.iter().zip(holds) {
                     if h {
-                        // SAFETY: each owned reference is released exactly once.
+                        // SAFETY: `owned` is ManuallyDrop, so each object it
+                        // holds (h: tag checked before the call) is released
+                        // exactly once, here.
                         unsafe { sys::xffi_object_dec_ref_inline(a.as_raw().value.v_obj) };
                     }
                 }
@@ -394,7 +423,7 @@ mod tests {
         assert_eq!(arg_count(0).unwrap(), 0);
         assert_eq!(arg_count(i32::MAX as usize).unwrap(), i32::MAX);
         let err = arg_count(i32::MAX as usize + 1).unwrap_err();
-        assert_eq!(err.kind(), "ValueError");
+        assert_eq!(err.kind(), crate::ErrorKind::ValueError);
         assert_eq!(
             err.message(),
             "Function::call: 2147483648 arguments, at most 2147483647 fit the calling convention"

@@ -10,7 +10,10 @@
 //! - [`Any`] / [`AnyView`]: owned and borrowed 16-byte values with checked
 //!   conversions ([`FromAnyView`], `Into<Any>`).
 //! - [`Error`] and [`Result`]: errors raised by C become `Err`, and a Rust
-//!   `Err` returned to C is raised there, so `?` works across the boundary.
+//!   `Err` returned to C is raised there, so `?` works across the boundary;
+//!   [`ErrorKind`] is the kind as an enum, and `source()` follows the cause chain.
+//! - [`ffi_boundary!`]: the one panic boundary of every function C calls
+//!   (a panic becomes a RuntimeError, or an abort where nothing can be reported).
 //! - [`Function`]: Rust closures and typed functions callable from C
 //!   (panics are caught at the boundary), C functions callable with typed
 //!   arguments, the global registry; [`Module`] loads shared libraries.
@@ -37,6 +40,7 @@
 
 pub mod any;
 pub mod array;
+pub mod boundary;
 pub mod error;
 pub mod export;
 pub mod function;
@@ -50,7 +54,7 @@ mod wrapper;
 
 pub use any::{Any, AnyView, FromAnyView};
 pub use array::{Array, ArrayObj, Element, List, ListObj};
-pub use error::{Error, Result, kind};
+pub use error::{Error, ErrorKind, Result};
 pub use function::{Function, FunctionObj, IntoArgs, IntoFunction};
 pub use key::KeyView;
 pub use map::{Dict, DictObj, Map, MapObj};
@@ -68,6 +72,7 @@ pub use xffi_sys as sys;
 /// assert_eq!(xffi::version(), "0.1.0");
 /// ```
 pub fn version() -> &'static str {
-    // SAFETY: static storage, never NULL.
+    // SAFETY: xffi_version returns a NUL-terminated string in static
+    // storage, never NULL, so it lives for 'static.
     unsafe { std::ffi::CStr::from_ptr(sys::xffi_version()) }.to_str().unwrap_or("?")
 }

@@ -272,7 +272,7 @@ impl<K: Element, V: Element> Map<K, V> {
     /// ```
     /// let mut m: xffi::Map<i64, i64> = [(1, 2)].into_iter().collect();
     /// m.remove(&1).unwrap();
-    /// assert_eq!(m.remove(&1).unwrap_err().kind(), "KeyError");
+    /// assert_eq!(m.remove(&1).unwrap_err().kind(), xffi::ErrorKind::KeyError);
     /// ```
     pub fn remove<Q: KeyView + ?Sized>(&mut self, key: &Q) -> Result<()>
     where
@@ -434,7 +434,7 @@ impl<K: Element, V: Element> Dict<K, V> {
     /// let d = xffi::Dict::<i64, i64>::new().unwrap();
     /// d.insert(1, 10).unwrap();
     /// assert_eq!(d.pop(&1).unwrap(), 10);
-    /// assert_eq!(d.pop(&1).unwrap_err().kind(), "KeyError");
+    /// assert_eq!(d.pop(&1).unwrap_err().kind(), xffi::ErrorKind::KeyError);
     /// ```
     pub fn pop<Q: KeyView + ?Sized>(&self, key: &Q) -> Result<V>
     where

@@ -27,7 +27,7 @@ wrapper! {
     /// ```
     /// // SAFETY: the path names no library, so no foreign code runs.
     /// let err = unsafe { xffi::Module::load("/no/such/library.so") }.unwrap_err();
-    /// assert_eq!(err.kind(), "RuntimeError");
+    /// assert_eq!(err.kind(), xffi::ErrorKind::RuntimeError);
     /// assert!(err.message().starts_with("xffi_module_load: cannot load '/no/such/library.so'"));
     /// ```
     ///
@@ -73,9 +73,10 @@ impl Module {
     pub unsafe fn load(path: &str) -> Result<Module> {
         let c = CString::new(path)?;
         let mut out = ptr::null_mut();
-        // SAFETY: valid path.
+        // SAFETY: out is writable and c NUL-terminated; the library's
+        // initialisers are sound to run by this function's own contract.
         check(unsafe { sys::xffi_module_load(&mut out, c.as_ptr()) })?;
-        // SAFETY: a new Module reference.
+        // SAFETY: on success out holds a new reference to a Module, now ours.
         Ok(Module(unsafe { ObjectRef::from_raw(out) }.expect("xffi_module_load succeeded")))
     }
 
@@ -100,9 +101,11 @@ impl Module {
     pub unsafe fn get_function(&self, name: &str) -> Result<Option<Function>> {
         let c = CString::new(name)?;
         let mut out = ptr::null_mut();
-        // SAFETY: a live Module, valid name.
+        // SAFETY: a live Module (we hold a reference), a NUL-terminated name and
+        // a writable out; that the symbol is a packed function is this
+        // function's own contract.
         check(unsafe { sys::xffi_module_lookup_function(&mut out, self.0.as_ptr(), c.as_ptr()) })?;
-        // SAFETY: a new Function reference, or NULL.
+        // SAFETY: on success out holds a new reference to a Function, or NULL.
         Ok(unsafe { ObjectRef::from_raw(out) }.map(Function::from_object))
     }
 
@@ -115,9 +118,10 @@ impl Module {
     /// ```
     pub fn path(&self) -> Result<std::string::String> {
         let mut out = ptr::null();
-        // SAFETY: a live Module.
+        // SAFETY: a live Module (we hold a reference) and a writable out.
         check(unsafe { sys::xffi_module_path(&mut out, self.0.as_ptr()) })?;
-        // SAFETY: NUL-terminated, borrowed from the module.
+        // SAFETY: on success out is a NUL-terminated string owned by the
+        // Module, which outlives this copy of it.
         Ok(unsafe { CStr::from_ptr(out) }.to_string_lossy().into_owned())
     }
 
@@ -130,7 +134,7 @@ impl Module {
     /// ```
     pub fn abi_version(&self) -> Result<i32> {
         let mut out = 0;
-        // SAFETY: a live Module.
+        // SAFETY: a live Module (we hold a reference) and a writable out.
         check(unsafe { sys::xffi_module_abi_version(&mut out, self.0.as_ptr()) })?;
         Ok(out)
     }

@@ -6,7 +6,6 @@ use std::ffi::{CStr, c_int, c_void};
 use std::fmt;
 use std::marker::PhantomData;
 use std::ops::Deref;
-use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::ptr::{self, NonNull};
 use std::sync::atomic::{AtomicI32, Ordering};
 
@@ -530,23 +529,25 @@ pub unsafe trait RustObject: ObjectType + Send + Sync {
 
 /// The deleter of every Rust-defined object: runs `Drop` on flag 1 (once:
 /// the header protocol calls flag 1 or 3 exactly once) and frees on flag 2.
-/// A panic in `Drop` is caught (it must not unwind into C, and a deleter
-/// has no status to report it through) and the memory is still freed.
+/// A panic in `Drop` aborts the process (a deleter has nothing to report it
+/// with, and must not unwind into C; see [`crate::boundary`]).
 ///
 /// # Safety
-/// Only the header protocol calls it, with a `RustBox<T>` that
-/// [`ObjectRef::new`] allocated with `Layout::new::<RustBox<T>>()`.
+/// `obj` is a `RustBox<T>` allocated by `ObjectRef::new`, and the header
+/// protocol calls each flag at most once.
 unsafe extern "C" fn rust_deleter<T>(obj: *mut c_void, flags: c_int) {
-    // SAFETY: the contract above; flag 1 comes once, before flag 2.
-    unsafe {
+    crate::ffi_boundary!(&format!("the deleter of {}", std::any::type_name::<T>()), {
         let raw = obj as *mut RustBox<T>;
         if flags & sys::XFFI_DELETE_CONTENTS != 0 {
-            let _ = catch_unwind(AssertUnwindSafe(|| ptr::drop_in_place(ptr::addr_of_mut!((*raw).value))));
+            // SAFETY: the caller's contract: a live RustBox<T> whose value is
+            // dropped once, here, and never read again.
+            unsafe { ptr::drop_in_place(ptr::addr_of_mut!((*raw).value)) };
         }
         if flags & sys::XFFI_DELETE_MEMORY != 0 {
-            alloc::dealloc(raw.cast(), Layout::new::<RustBox<T>>());
+            // SAFETY: the caller's contract: allocated with this layout, freed once.
+            unsafe { alloc::dealloc(raw.cast(), Layout::new::<RustBox<T>>()) };
         }
-    }
+    })
 }
 
 #[doc(hidden)]
@@ -706,10 +707,10 @@ pub mod private {
 /// use xffi::{object_type, ObjectRef, StringObj};
 /// struct Impostor(u64);
 /// object_type!(Impostor, "Function"); // a built-in's key
-/// assert_eq!(ObjectRef::new(Impostor(0)).unwrap_err().kind(), "ValueError");
+/// assert_eq!(ObjectRef::new(Impostor(0)).unwrap_err().kind(), xffi::ErrorKind::ValueError);
 /// struct FakeString(u64);
 /// object_type!(FakeString, "doc.FakeString", parent = StringObj);
-/// assert_eq!(ObjectRef::new(FakeString(0)).unwrap_err().kind(), "TypeError");
+/// assert_eq!(ObjectRef::new(FakeString(0)).unwrap_err().kind(), xffi::ErrorKind::TypeError);
 /// ```
 ///
 /// The type must be `Send + Sync + 'static`.

@@ -60,7 +60,9 @@ macro_rules! string_like {
             /// ```
             #[inline(always)]
             pub fn as_bytes(&self) -> &[u8] {
-                // SAFETY: the cell describes the object's own bytes.
+                // SAFETY: the cell describes the object's own bytes, which
+                // never change and live as long as the object, so at least
+                // as long as this borrow of self.
                 unsafe { bytes_of(self.0.cell) }
             }
             /// The number of bytes.
@@ -143,9 +145,10 @@ impl String {
 
     fn from_utf8_bytes(b: &[u8]) -> Result<String> {
         let mut out = std::ptr::null_mut();
-        // SAFETY: valid byte run.
+        // SAFETY: b is b.len() readable bytes, borrowed for the call (copied);
+        // out is a writable slot.
         check(unsafe { sys::xffi_string_new(&mut out, b.as_ptr().cast(), b.len()) })?;
-        // SAFETY: a new String reference.
+        // SAFETY: on success out holds a new reference to a String, now ours.
         Ok(String(unsafe { ObjectRef::from_raw(out) }.expect("xffi_string_new succeeded")))
     }
 
@@ -168,9 +171,10 @@ impl Bytes {
     /// ```
     pub fn new(b: &[u8]) -> Result<Bytes> {
         let mut out = std::ptr::null_mut();
-        // SAFETY: valid byte run.
+        // SAFETY: b is b.len() readable bytes, borrowed for the call (copied);
+        // out is a writable slot.
         check(unsafe { sys::xffi_bytes_new(&mut out, b.as_ptr().cast(), b.len()) })?;
-        // SAFETY: a new Bytes reference.
+        // SAFETY: on success out holds a new reference to a Bytes, now ours.
         Ok(Bytes(unsafe { ObjectRef::from_raw(out) }.expect("xffi_bytes_new succeeded")))
     }
 }

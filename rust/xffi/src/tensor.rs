@@ -58,7 +58,9 @@ impl Shape {
         if c.size == 0 {
             &[]
         } else {
-            // SAFETY: the cell describes the Shape's own dimensions.
+            // SAFETY: the cell describes the Shape's own c.size dimensions,
+            // which never change and live as long as the object, so at least
+            // as long as this borrow of self.
             unsafe { std::slice::from_raw_parts(c.data, c.size) }
         }
     }
@@ -141,7 +143,7 @@ impl std::str::FromStr for DataType {
     fn from_str(s: &str) -> Result<DataType> {
         let c = std::ffi::CString::new(s)?;
         let mut out = sys::DLDataType { code: 0, bits: 0, lanes: 0 };
-        // SAFETY: valid NUL-terminated text.
+        // SAFETY: c is NUL-terminated and borrowed for the call; out is writable.
         check(unsafe { sys::xffi_dtype_parse(&mut out, c.as_ptr()) })?;
         Ok(DataType(out))
     }
@@ -149,12 +151,14 @@ impl std::str::FromStr for DataType {
 impl fmt::Display for DataType {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let mut buf = [0 as std::ffi::c_char; sys::XFFI_DTYPE_STR_MAX];
-        // SAFETY: a buffer of the documented size.
+        // SAFETY: buf is writable for buf.len() (XFFI_DTYPE_STR_MAX, the
+        // documented size) characters, and that length is what C is told.
         if unsafe { sys::xffi_dtype_to_str(buf.as_mut_ptr(), buf.len(), self.0) } != sys::XFFI_OK {
             drop(Error::take_raised());
             return write!(f, "dtype(code={}, bits={}, lanes={})", self.0.code, self.0.bits, self.0.lanes);
         }
-        // SAFETY: NUL-terminated on success.
+        // SAFETY: on success C wrote a NUL-terminated string into buf, which
+        // outlives s.
         let s = unsafe { std::ffi::CStr::from_ptr(buf.as_ptr()) };
         f.write_str(&s.to_string_lossy())
     }
@@ -173,18 +177,23 @@ pub unsafe trait Scalar: Copy + 'static {
     /// The matching data type.
     const DTYPE: DataType;
 }
+// SAFETY: DataType::F32 is float, 32 bits, 1 lane: f32's representation.
 unsafe impl Scalar for f32 {
     const DTYPE: DataType = DataType::F32;
 }
+// SAFETY: DataType::F64 is float, 64 bits, 1 lane: f64's representation.
 unsafe impl Scalar for f64 {
     const DTYPE: DataType = DataType::F64;
 }
+// SAFETY: DataType::I32 is int, 32 bits, 1 lane: i32's representation.
 unsafe impl Scalar for i32 {
     const DTYPE: DataType = DataType::I32;
 }
+// SAFETY: DataType::I64 is int, 64 bits, 1 lane: i64's representation.
 unsafe impl Scalar for i64 {
     const DTYPE: DataType = DataType::I64;
 }
+// SAFETY: DataType::U8 is uint, 8 bits, 1 lane: u8's representation.
 unsafe impl Scalar for u8 {
     const DTYPE: DataType = DataType::U8;
 }
@@ -230,13 +239,15 @@ impl Tensor {
     /// ```
     /// let t = xffi::Tensor::new(&[2, 2], xffi::DataType::I64).unwrap();
     /// assert_eq!(t.as_slice::<i64>().unwrap(), &[0; 4]);
-    /// assert_eq!(xffi::Tensor::new(&[-1], xffi::DataType::I64).unwrap_err().kind(), "ValueError");
+    /// assert_eq!(xffi::Tensor::new(&[-1], xffi::DataType::I64).unwrap_err().kind(), xffi::ErrorKind::ValueError);
     /// ```
     pub fn new(shape: &[i64], dtype: DataType) -> Result<Tensor> {
         let mut out = ptr::null_mut();
-        // SAFETY: valid shape run.
+        // SAFETY: shape is shape.len() readable i64s, borrowed for the call
+        // (copied); out is writable. (A length past i32::MAX wraps: C then
+        // refuses the negative or short ndim, it never reads past the run.)
         check(unsafe { sys::xffi_tensor_new(&mut out, shape.as_ptr(), shape.len() as i32, dtype.0) })?;
-        // SAFETY: a new Tensor reference.
+        // SAFETY: on success out holds a new reference to a Tensor, now ours.
         Ok(Tensor(unsafe { ObjectRef::from_raw(out) }.expect("xffi_tensor_new succeeded")))
     }
 
@@ -261,7 +272,8 @@ impl Tensor {
             )));
         }
         let t = Tensor::new(shape, T::DTYPE)?;
-        // SAFETY: a fresh tensor nobody else sees yet, of the right size and dtype.
+        // SAFETY: as_mut_slice's contract: t is a fresh tensor no one else
+        // can reach yet (checked size and dtype are as_mut_slice's own).
         unsafe { t.as_mut_slice::<T>()?.copy_from_slice(data) };
         Ok(t)
     }
@@ -286,7 +298,9 @@ impl Tensor {
         if d.ndim == 0 {
             &[]
         } else {
-            // SAFETY: the Tensor owns ndim dimensions.
+            // SAFETY: a Tensor's shape holds ndim dimensions (checked when it
+            // was made or imported) that live and stay unchanged as long as
+            // the object, so at least as long as this borrow of self.
             unsafe { std::slice::from_raw_parts(d.shape, d.ndim as usize) }
         }
     }
@@ -301,7 +315,8 @@ impl Tensor {
         if d.ndim == 0 || d.strides.is_null() {
             &[]
         } else {
-            // SAFETY: as shape.
+            // SAFETY: as in `shape`: non-NULL strides hold ndim entries owned
+            // by the object, unchanged while it lives.
             unsafe { std::slice::from_raw_parts(d.strides, d.ndim as usize) }
         }
     }
@@ -337,7 +352,7 @@ impl Tensor {
     /// ```
     pub fn is_read_only(&self) -> bool {
         let mut out = 0;
-        // SAFETY: a live Tensor.
+        // SAFETY: a live Tensor (we hold a reference) and a writable out.
         unsafe { sys::xffi_tensor_is_read_only(&mut out, self.0.as_ptr()) };
         out != 0
     }
@@ -355,7 +370,7 @@ impl Tensor {
             return Err(Error::value_error(&format!("Tensor::{what}: the tensor is not in CPU memory")));
         }
         let mut contiguous = 0;
-        // SAFETY: a live Tensor.
+        // SAFETY: a live Tensor (we hold a reference) and a writable out.
         check(unsafe { sys::xffi_tensor_is_contiguous(&mut contiguous, self.0.as_ptr()) })?;
         if contiguous == 0 {
             return Err(Error::value_error(&format!(
@@ -377,15 +392,17 @@ impl Tensor {
     /// ```
     /// let t = xffi::Tensor::from_slice(&[1u8, 2], &[2]).unwrap();
     /// assert_eq!(t.as_slice::<u8>().unwrap(), &[1, 2]);
-    /// assert_eq!(t.as_slice::<f32>().unwrap_err().kind(), "TypeError");
+    /// assert_eq!(t.as_slice::<f32>().unwrap_err().kind(), xffi::ErrorKind::TypeError);
     /// ```
     pub fn as_slice<T: Scalar>(&self) -> Result<&[T]> {
         let p = self.check_view::<T>("as_slice")?;
         if self.numel() == 0 {
             return Ok(&[]);
         }
-        // SAFETY: checked dtype, device, layout and alignment; the Tensor
-        // keeps the data alive while borrowed.
+        // SAFETY: check_view checked dtype (so numel elements of T), CPU
+        // memory, contiguity, non-NULL and alignment; the Tensor keeps the
+        // data alive while self is borrowed, and writers are excluded by
+        // as_mut_slice's contract.
         Ok(unsafe { std::slice::from_raw_parts(p, self.numel()) })
     }
 
@@ -398,21 +415,22 @@ impl Tensor {
     ///
     /// ```
     /// let t = xffi::Tensor::new(&[2], xffi::DataType::I32).unwrap();
+    /// // SAFETY: t is only ours: no one else reads or writes the data meanwhile.
     /// unsafe { t.as_mut_slice::<i32>().unwrap()[1] = 7 };
     /// assert_eq!(t.as_slice::<i32>().unwrap(), &[0, 7]);
     /// ```
     #[allow(clippy::mut_from_ref)]
     pub unsafe fn as_mut_slice<T: Scalar>(&self) -> Result<&mut [T]> {
-        unsafe {
-            if self.is_read_only() {
-                return Err(Error::value_error("Tensor::as_mut_slice: the tensor is read-only"));
-            }
-            let p = self.check_view::<T>("as_mut_slice")?;
-            if self.numel() == 0 {
-                return Ok(&mut []);
-            }
-            Ok(std::slice::from_raw_parts_mut(p, self.numel()))
+        if self.is_read_only() {
+            return Err(Error::value_error("Tensor::as_mut_slice: the tensor is read-only"));
         }
+        let p = self.check_view::<T>("as_mut_slice")?;
+        if self.numel() == 0 {
+            return Ok(&mut []);
+        }
+        // SAFETY: as in as_slice for the memory itself; exclusive access is
+        // this function's contract (no other reader or writer while it lives).
+        Ok(unsafe { std::slice::from_raw_parts_mut(p, self.numel()) })
     }
 
     /// Makes the tensor read-only from now on, for every holder (there is no
@@ -425,7 +443,7 @@ impl Tensor {
     /// assert!(t.is_read_only() && t.clone().is_read_only());
     /// ```
     pub fn set_read_only(&self) {
-        // SAFETY: a live Tensor; cannot fail for one.
+        // SAFETY: a live Tensor (we hold a reference); it cannot fail for one.
         unsafe { sys::xffi_tensor_set_read_only(self.0.as_ptr()) };
     }
 
@@ -436,6 +454,7 @@ impl Tensor {
     /// ```
     /// let t = xffi::Tensor::from_slice(&[1i32, 2], &[2]).unwrap();
     /// let managed = t.to_dlpack().unwrap();
+    /// // SAFETY: managed is the live export just made, ours, handed over once.
     /// let back = unsafe { xffi::Tensor::from_dlpack(managed) }.unwrap();
     /// assert_eq!(back.as_slice::<i32>().unwrap(), &[1, 2]);
     /// assert!(back.as_object().ptr_eq(t.as_object())); // the same Tensor again
@@ -453,12 +472,13 @@ impl Tensor {
     /// ```
     /// let t = xffi::Tensor::from_slice(&[7u8, 8], &[2]).unwrap();
     /// let managed = t.to_dlpack_legacy().unwrap();
+    /// // SAFETY: managed is the live export just made, ours, handed over once.
     /// let back = unsafe { xffi::Tensor::from_dlpack_legacy(managed) }.unwrap();
     /// assert!(back.as_object().ptr_eq(t.as_object()));
     ///
     /// t.set_read_only();
     /// let err = t.to_dlpack_legacy().unwrap_err();
-    /// assert_eq!(err.kind(), "ValueError");
+    /// assert_eq!(err.kind(), xffi::ErrorKind::ValueError);
     /// ```
     pub fn to_dlpack_legacy(&self) -> Result<NonNull<sys::DLManagedTensor>> {
         self.export(sys::xffi_tensor_to_dlpack_legacy)
@@ -469,7 +489,8 @@ impl Tensor {
         export: unsafe extern "C" fn(*mut *mut M, *mut sys::xffi_object) -> c_int,
     ) -> Result<NonNull<M>> {
         let mut out = ptr::null_mut();
-        // SAFETY: a live Tensor and an out slot.
+        // SAFETY: export is one of xffi's DLPack exporters (the only two
+        // callers pass them), given a live Tensor and a writable out.
         check(unsafe { export(&mut out, self.0.as_ptr()) })?;
         Ok(NonNull::new(out).expect("a DLPack export that succeeded wrote its result"))
     }
@@ -485,10 +506,12 @@ impl Tensor {
     /// ```
     /// let t = xffi::Tensor::from_slice(&[5.0f32], &[1]).unwrap();
     /// let managed = t.to_dlpack().unwrap();
+    /// // SAFETY: managed is the live export just made, ours, handed over once.
     /// let u = unsafe { xffi::Tensor::from_dlpack(managed) }.unwrap();
     /// assert_eq!(u.as_slice::<f32>().unwrap(), &[5.0]);
     /// ```
     pub unsafe fn from_dlpack(managed: NonNull<sys::DLManagedTensorVersioned>) -> Result<Tensor> {
+        // SAFETY: this function's contract is import's, and the importer is xffi's.
         unsafe { Self::import(managed, sys::xffi_tensor_from_dlpack) }
     }
 
@@ -503,18 +526,23 @@ impl Tensor {
     /// ```
     /// let t = xffi::Tensor::from_slice(&[1i64, 2, 3], &[3]).unwrap();
     /// let managed = t.to_dlpack_legacy().unwrap();
+    /// // SAFETY: managed is the live export just made, ours, handed over once.
     /// let u = unsafe { xffi::Tensor::from_dlpack_legacy(managed) }.unwrap();
     /// assert_eq!(u.as_slice::<i64>().unwrap(), &[1, 2, 3]);
     ///
     /// // Refused, and still the caller's to release:
     /// let mut bad = t.to_dlpack_legacy().unwrap();
     /// let mut dims = [-2i64];
+    /// // SAFETY: bad is live and ours; dims outlives its use.
     /// unsafe { bad.as_mut().dl_tensor.shape = dims.as_mut_ptr() };
+    /// // SAFETY: bad is live and ours (only its description is wrong).
     /// let err = unsafe { xffi::Tensor::from_dlpack_legacy(bad) }.unwrap_err();
-    /// assert_eq!(err.kind(), "ValueError");
+    /// assert_eq!(err.kind(), xffi::ErrorKind::ValueError);
+    /// // SAFETY: refused, so still ours: its deleter runs once, here.
     /// unsafe { (bad.as_ref().deleter.unwrap())(bad.as_ptr()) };
     /// ```
     pub unsafe fn from_dlpack_legacy(managed: NonNull<sys::DLManagedTensor>) -> Result<Tensor> {
+        // SAFETY: this function's contract is import's, and the importer is xffi's.
         unsafe { Self::import(managed, sys::xffi_tensor_from_dlpack_legacy) }
     }
 
@@ -532,18 +560,24 @@ impl Tensor {
     /// ```
     /// let t = xffi::Tensor::from_slice(&[1.0f64, 2.0], &[2]).unwrap();
     /// let managed = t.to_dlpack().unwrap();
+    /// // SAFETY: managed is the live export just made, ours, handed over once.
     /// let u = unsafe { xffi::Tensor::from_dlpack_unchecked(managed) }.unwrap();
     /// assert_eq!(u.as_slice::<f64>().unwrap(), &[1.0, 2.0]);
     ///
     /// // What it still refuses, leaving the managed tensor to the caller:
     /// let mut bad = t.to_dlpack().unwrap();
+    /// // SAFETY: bad is live and ours; dims outlives its use.
     /// unsafe { bad.as_mut().dl_tensor.ndim = -1 };
+    /// // SAFETY: bad is live and ours (only its description is wrong).
     /// let err = unsafe { xffi::Tensor::from_dlpack_unchecked(bad) }.unwrap_err();
-    /// assert_eq!(err.kind(), "ValueError");
+    /// assert_eq!(err.kind(), xffi::ErrorKind::ValueError);
     /// assert_eq!(err.message(), "xffi_tensor_from_dlpack_unchecked: ndim is -1, expected >= 0");
+    /// // SAFETY: refused, so still ours: its deleter runs once, here.
     /// unsafe { (bad.as_ref().deleter.unwrap())(bad.as_ptr()) }; // still ours: release it
     /// ```
     pub unsafe fn from_dlpack_unchecked(managed: NonNull<sys::DLManagedTensorVersioned>) -> Result<Tensor> {
+        // SAFETY: this function's contract is import's (plus the unchecked
+        // importer's: the tensor is valid), and the importer is xffi's.
         unsafe { Self::import(managed, sys::xffi_tensor_from_dlpack_unchecked) }
     }
 
@@ -557,29 +591,42 @@ impl Tensor {
     /// ```
     /// let t = xffi::Tensor::from_slice(&[3i32], &[1]).unwrap();
     /// let managed = t.to_dlpack_legacy().unwrap();
+    /// // SAFETY: managed is the live export just made, ours, handed over once.
     /// let u = unsafe { xffi::Tensor::from_dlpack_legacy_unchecked(managed) }.unwrap();
     /// assert!(u.as_object().ptr_eq(t.as_object()));
     ///
     /// let mut bad = t.to_dlpack_legacy().unwrap();
+    /// // SAFETY: bad is live and ours; dims outlives its use.
     /// unsafe { bad.as_mut().dl_tensor.shape = std::ptr::null_mut() };
+    /// // SAFETY: bad is live and ours (only its description is wrong).
     /// let err = unsafe { xffi::Tensor::from_dlpack_legacy_unchecked(bad) }.unwrap_err();
-    /// assert_eq!(err.kind(), "ValueError");
+    /// assert_eq!(err.kind(), xffi::ErrorKind::ValueError);
+    /// // SAFETY: refused, so still ours: its deleter runs once, here.
     /// unsafe { (bad.as_ref().deleter.unwrap())(bad.as_ptr()) };
     /// ```
     pub unsafe fn from_dlpack_legacy_unchecked(managed: NonNull<sys::DLManagedTensor>) -> Result<Tensor> {
+        // SAFETY: this function's contract is import's (plus the unchecked
+        // importer's: the tensor is valid), and the importer is xffi's.
         unsafe { Self::import(managed, sys::xffi_tensor_from_dlpack_legacy_unchecked) }
     }
 
     /// One import: `managed` is stolen on success only.
+    /// Hands `managed` to `import` and wraps the Tensor it makes.
+    ///
+    /// # Safety
+    /// `managed` is a live DLPack tensor of the kind `import` takes, whose
+    /// ownership passes to the Tensor on success only (the public importers'
+    /// contract); `import` is one of xffi's DLPack importers.
     unsafe fn import<M>(
         managed: NonNull<M>,
         import: unsafe extern "C" fn(*mut *mut sys::xffi_object, *mut M) -> c_int,
     ) -> Result<Tensor> {
-        unsafe {
-            let mut out = ptr::null_mut();
-            check(import(&mut out, managed.as_ptr()))?;
-            Ok(Tensor(ObjectRef::from_raw(out).expect("a DLPack import that succeeded wrote its result")))
-        }
+        let mut out = ptr::null_mut();
+        // SAFETY: the caller's contract; out is writable.
+        check(unsafe { import(&mut out, managed.as_ptr()) })?;
+        // SAFETY: on success out holds a new reference to a Tensor, now ours.
+        let tensor = unsafe { ObjectRef::from_raw(out) };
+        Ok(Tensor(tensor.expect("a DLPack import that succeeded wrote its result")))
     }
 }
 

@@ -77,15 +77,15 @@ fn list_elements_of_the_wrong_type_are_reported_with_their_index() {
     let as_ints: List<i64> = Any::from(l).get().unwrap();
     assert_eq!(as_ints.get(0).unwrap(), Some(1));
     let err = as_ints.get(1).unwrap_err();
-    assert_eq!(err.kind(), "TypeError");
-    assert_eq!(err.message(), "element 1: expected int, got str");
+    assert_eq!(err.kind(), xffi::ErrorKind::TypeError);
+    assert_eq!(err.message(), "element 1: xffi_any_to_int: expected int, got str");
 }
 
 #[test]
 fn array_conversion_checks_every_element_once() {
     let a: xffi::Array<Any> = vec![Any::from(1i64), Any::from(2.5)].into_iter().collect();
     let err = Any::from(a.clone()).get::<xffi::Array<i64>>().unwrap_err();
-    assert_eq!(err.message(), "element 1: expected int, got float");
+    assert_eq!(err.message(), "element 1: xffi_any_to_int: expected int, got float");
     let floats: xffi::Array<f64> = Any::from(a).get().unwrap();
     assert_eq!(floats.iter().collect::<xffi::Result<Vec<_>>>().unwrap(), vec![1.0, 2.5]);
 }
@@ -97,6 +97,6 @@ fn map_lookup_by_small_and_large_string_keys() {
     assert_eq!(m.get("k").unwrap(), Some(1));
     assert_eq!(m.get(long.as_str()).unwrap(), Some(2));
     let err = Any::from(m).get::<xffi::Map<String, String>>().unwrap_err();
-    assert_eq!(err.kind(), "TypeError");
-    assert_eq!(err.message(), "value of key \"k\": expected str, got int");
+    assert_eq!(err.kind(), xffi::ErrorKind::TypeError);
+    assert_eq!(err.message(), "value of key \"k\": xffi_any_to_str: expected str, got int");
 }

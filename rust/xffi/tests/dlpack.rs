@@ -143,7 +143,7 @@ fn every_import_refuses_a_negative_ndim_and_leaves_the_tensor_to_its_owner() {
         let released = Arc::new(AtomicUsize::new(0));
         let (r, _) = (import.run)(&released, |dl| dl.ndim = -1);
         let err = r.err().unwrap_or_else(|| panic!("{}: accepted ndim -1", import.name));
-        assert_eq!(err.kind(), "ValueError", "{}", import.name);
+        assert_eq!(err.kind(), xffi::ErrorKind::ValueError, "{}", import.name);
         assert_eq!(err.message(), format!("{}: ndim is -1, expected >= 0", import.name));
         // Released exactly once, by the owner (the test), not by the import.
         assert_eq!(released.load(Ordering::SeqCst), 1, "{}", import.name);
@@ -165,7 +165,7 @@ fn only_the_checked_imports_refuse_a_negative_size() {
             assert_eq!(t.shape(), &[-3], "{}: taken as it is", import.name);
         } else {
             let err = r.err().unwrap_or_else(|| panic!("{}: accepted a size of -3", import.name));
-            assert_eq!(err.kind(), "ValueError", "{}", import.name);
+            assert_eq!(err.kind(), xffi::ErrorKind::ValueError, "{}", import.name);
             assert!(err.message().starts_with(import.name), "{}: {}", import.name, err.message());
             assert!(err.message().contains("-3"), "{}: {}", import.name, err.message());
         }

@@ -23,13 +23,14 @@ fn appending_to_a_shared_error_leaves_the_other_holders_untouched() {
     assert_eq!(before, "");
     assert_eq!(theirs.backtrace(), "");
     assert!(mine.backtrace().contains("in mine"));
-    assert_eq!((mine.kind(), mine.message()), ("RuntimeError", "boom"));
+    assert_eq!((mine.kind(), mine.message().as_ref()), (xffi::ErrorKind::RuntimeError, "boom"));
     // The copy keeps the frames it already had, and is now unshared.
     mine.append_frame("second");
     let copy = mine.as_ptr();
     mine.append_frame("third");
     assert_eq!(mine.as_ptr(), copy, "an unshared error changes in place");
-    let lines: Vec<&str> = mine.backtrace().lines().collect();
+    let backtrace = mine.backtrace();
+    let lines: Vec<&str> = backtrace.lines().collect();
     assert_eq!(lines.len(), 3, "{lines:?}");
     for frame in ["in mine", "second", "third"] {
         assert!(lines.contains(&frame), "{lines:?}");
@@ -86,7 +87,8 @@ fn threads_appending_to_handles_of_one_error_do_not_race() {
     });
     assert_eq!(first.backtrace(), "");
     for (t, e) in done.iter().enumerate() {
-        let lines: Vec<&str> = e.backtrace().lines().collect();
+        let backtrace = e.backtrace();
+        let lines: Vec<&str> = backtrace.lines().collect();
         assert_eq!(lines.len(), FRAMES);
         assert!(lines.iter().all(|l| l.starts_with(&format!("thread {t} "))), "thread {t}: {lines:?}");
     }

@@ -51,13 +51,13 @@ fn an_index_past_i64_max_is_reported_as_itself() {
         ("xffi_list_erase", l.remove(huge).unwrap_err()),
     ];
     for (func, err) in errors {
-        assert_eq!(err.kind(), "IndexError");
+        assert_eq!(err.kind(), xffi::ErrorKind::IndexError);
         assert_eq!(err.message(), format!("{func}: index {huge} is out of range for length 1"));
     }
     assert_eq!(l.to_vec().unwrap(), vec![1], "nothing changed");
     let mut a: Array<i64> = vec![1, 2].into_iter().collect();
     let err = a.set(huge, 0).unwrap_err();
-    assert_eq!(err.kind(), "IndexError");
+    assert_eq!(err.kind(), xffi::ErrorKind::IndexError);
     assert_eq!(err.message(), format!("xffi_array_set: index {huge} is out of range for length 2"));
     // An index that fits keeps C's own message, with the same index.
     assert!(l.set(5, 0).unwrap_err().message().contains("index 5 is out of range for length 1"));

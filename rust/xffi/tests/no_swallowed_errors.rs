@@ -12,7 +12,7 @@ fn xstr(s: &str) -> xffi::String {
 }
 
 fn is_memory_error<T: std::fmt::Debug>(r: xffi::Result<T>) -> bool {
-    matches!(r, Err(e) if e.kind() == "MemoryError")
+    matches!(r, Err(e) if e.kind() == xffi::ErrorKind::MemoryError)
 }
 
 #[test]
@@ -24,7 +24,7 @@ fn map_iteration_out_of_memory_is_an_error_item_not_an_empty_iteration() {
     assert_eq!(items.len(), 1, "the iteration ends after its error: {items:?}");
     assert!(is_memory_error(items.into_iter().next().unwrap()));
     let keys: Vec<_> = with_allocations_failing(|| m.keys().collect());
-    assert!(keys.len() == 1 && keys[0].as_ref().is_err_and(|e| e.kind() == "MemoryError"));
+    assert!(keys.len() == 1 && keys[0].as_ref().is_err_and(|e| e.kind() == xffi::ErrorKind::MemoryError));
 
     // With memory, every entry, in order.
     let entries = m.iter().collect::<xffi::Result<Vec<_>>>().unwrap();
@@ -106,5 +106,6 @@ fn a_list_element_of_the_wrong_type_is_an_error_with_its_index() {
     let l: List<Any> = List::from_vec(vec![Any::from(1i64), Any::from("two")]).unwrap();
     let as_ints: List<i64> = Any::from(l).get().unwrap();
     let err = as_ints.get(1).unwrap_err();
-    assert_eq!((err.kind(), err.message()), ("TypeError", "element 1: expected int, got str"));
+    assert_eq!(err.kind(), xffi::ErrorKind::TypeError);
+    assert_eq!(err.message(), "element 1: xffi_any_to_int: expected int, got str");
 }

@@ -29,6 +29,6 @@ fn shape_counts_do_not_overflow_when_a_dimension_is_zero() {
 #[test]
 fn from_slice_reports_an_overflowing_shape() {
     let err = Tensor::from_slice(&[1.0f32], &[1 << 62, 4]).unwrap_err();
-    assert_eq!(err.kind(), "ValueError");
+    assert_eq!(err.kind(), xffi::ErrorKind::ValueError);
     assert_eq!(err.message(), "Tensor::from_slice: the element count of shape [4611686018427387904, 4] overflows i64");
 }

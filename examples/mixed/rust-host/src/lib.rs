@@ -49,7 +49,7 @@ impl Checks {
     #[track_caller]
     pub fn fails<T>(&mut self, r: xffi::Result<T>, kind: &str, message: &str) {
         match r {
-            Err(e) if e.kind() == kind && e.message() == message => self.passed += 1,
+            Err(e) if e.kind() == xffi::ErrorKind::from(kind) && e.message() == message => self.passed += 1,
             Err(e) => {
                 self.failed += 1;
                 eprintln!("FAIL {}: expected {kind}: {message}\n      got {e}", std::panic::Location::caller());

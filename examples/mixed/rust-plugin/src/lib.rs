@@ -94,8 +94,9 @@ export_func!(
 
 export_func!(
     fn call_global(name: String, arg: Any) -> Any {
-        let f = Function::get_global(&name)?
-            .ok_or_else(|| Error::new("KeyError", &format!("call_global: no global function named '{name}'")))?;
+        let f = Function::get_global(&name)?.ok_or_else(|| {
+            Error::new(xffi::ErrorKind::KeyError, &format!("call_global: no global function named '{name}'"))
+        })?;
         f.call(&[arg.view()])
     }
 );

@@ -41,8 +41,9 @@ impl Plugin {
     fn call<R: for<'v> xffi::FromAnyView<'v>>(&self, name: &str, args: impl xffi::IntoArgs) -> xffi::Result<R> {
         // SAFETY: the plugins this host loads are the example's own, whose
         // `__tvm_ffi_*` symbols are all xffi functions.
-        let f = unsafe { self.module.get_function(name) }?
-            .ok_or_else(|| xffi::Error::new("KeyError", &format!("{} exports no function {name}", self.path)))?;
+        let f = unsafe { self.module.get_function(name) }?.ok_or_else(|| {
+            xffi::Error::new(xffi::ErrorKind::KeyError, &format!("{} exports no function {name}", self.path))
+        })?;
         f.call_typed(args)
     }
     fn type_index(&self, key: &str) -> Option<i64> {
