@@ -84,8 +84,12 @@ extern "C" {
     ) -> c_int;
     /// Calls `func` (borrowed) with borrowed argument views; `*result` receives
     /// an owned value. Errors: ValueError, TypeError, anything the callee raises.
-    pub fn xffi_function_call(func: *mut xffi_object, args: *const xffi_any, num_args: i32, result: *mut xffi_any)
-        -> c_int;
+    pub fn xffi_function_call(
+        func: *mut xffi_object,
+        args: *const xffi_any,
+        num_args: i32,
+        result: *mut xffi_any,
+    ) -> c_int;
     /// Private to the inline call: failure path (releases `*result`).
     pub fn xffi_function_call_failed_(result: *mut xffi_any, status: c_int) -> c_int;
     /// Argument helpers for callees (TypeError naming `fn_`, the position, what was expected and what came).
@@ -133,8 +137,12 @@ extern "C" {
         fn_: *const c_char,
     ) -> c_int;
     /// Checks a whole call against a one-character-per-argument signature.
-    pub fn xffi_arg_check_signature(args: *const xffi_any, num_args: i32, signature: *const c_char, fn_: *const c_char)
-        -> c_int;
+    pub fn xffi_arg_check_signature(
+        args: *const xffi_any,
+        num_args: i32,
+        signature: *const c_char,
+        fn_: *const c_char,
+    ) -> c_int;
     /// Registers `func` (borrowed; the registry takes its own reference) under `name` (copied).
     pub fn xffi_function_global_register(name: *const c_char, func: *mut xffi_object, allow_override: c_int) -> c_int;
     /// Looks `name` up: `*out` receives a new reference, or NULL if missing (not an error).
@@ -247,8 +255,11 @@ extern "C" {
     /// Errors: ValueError, RuntimeError (cannot load, ABI mismatch), MemoryError.
     pub fn xffi_module_load(out: *mut *mut xffi_object, path: *const c_char) -> c_int;
     /// Gets exported function `name`: `*out` receives a new reference or NULL if absent.
-    pub fn xffi_module_lookup_function(out: *mut *mut xffi_object, module: *mut xffi_object, name: *const c_char)
-        -> c_int;
+    pub fn xffi_module_lookup_function(
+        out: *mut *mut xffi_object,
+        module: *mut xffi_object,
+        name: *const c_char,
+    ) -> c_int;
     /// The path the module was loaded from (borrowed from the module).
     pub fn xffi_module_path(out: *mut *const c_char, module: *mut xffi_object) -> c_int;
     /// The ABI version the library was built with (0: no marker).

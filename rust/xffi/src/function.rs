@@ -114,7 +114,12 @@ impl Function {
         // SAFETY: closure_entry::<F> and closure_finalizer::<F> match the
         // resource's type; the resource passes to the function only on success.
         let status = unsafe {
-            sys::xffi_function_new_direct(&mut out, Some(closure_entry::<F>), boxed.cast(), Some(closure_finalizer::<F>))
+            sys::xffi_function_new_direct(
+                &mut out,
+                Some(closure_entry::<F>),
+                boxed.cast(),
+                Some(closure_finalizer::<F>),
+            )
         };
         if status != sys::XFFI_OK {
             // SAFETY: on failure the resource is still ours (the finalizer
@@ -190,8 +195,9 @@ impl Function {
             let mut result = sys::xffi_any::none();
             // SAFETY: as in `call` (a live Function, a writable result, and
             // views.len() valid views); a tuple holds far fewer than i32::MAX.
-            let status =
-                unsafe { sys::xffi_function_call_unchecked(func, views.as_ptr().cast(), views.len() as i32, &mut result) };
+            let status = unsafe {
+                sys::xffi_function_call_unchecked(func, views.as_ptr().cast(), views.len() as i32, &mut result)
+            };
             if status != sys::XFFI_OK {
                 return Err(Error::take_raised());
             }
