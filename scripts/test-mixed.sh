@@ -31,7 +31,7 @@ cc=${CC:-cc}
 cbindgen_version=0.29.4
 capi=examples/mixed/xffi-capi # the C API written in Rust (example 1)
 bindings=examples/mixed/bindings # its cbindgen header
-valgrind=(valgrind --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite,indirect -q)
+valgrind=("$root/scripts/valgrind-runner.sh") # fails on memory errors and definite/indirect leaks
 cflags=(-std=c11 -Wall -Wextra -Wpedantic -Werror -O1 -g)
 export RUST_BACKTRACE=0 # example 3 makes the Rust plugin panic on purpose: one line of message is enough
 
@@ -101,19 +101,10 @@ libxffi_shared() {
 
 capi_tests() {
   cargo test -p xffi-capi --jobs "$jobs" --quiet || return 1
-  local bins
-  bins=$(cargo test -p xffi-capi --jobs "$jobs" --no-run --message-format=json 2>/dev/null |
-    python3 -c 'import json,sys
-for l in sys.stdin:
-    m=json.loads(l)
-    if m.get("reason")=="compiler-artifact" and m.get("executable"):
-        print(m["executable"])')
-  [ -n "$bins" ] || { echo "no test binaries found"; return 1; }
-  local b
-  for b in $bins; do
-    echo "valgrind: $(basename "$b")"
-    "${valgrind[@]}" "$b" --test-threads=2 -q || { echo "valgrind or the tests failed: $b"; return 1; }
-  done
+  # Its unit and integration tests again (no rebuild), each started by cargo
+  # through the valgrind runner; not the doctests (each a process of its own).
+  scripts/cargo-valgrind.sh test -p xffi-capi --jobs "$jobs" --lib --test=bad_input --test=counters \
+    -- --test-threads=2 -q
 }
 
 rust_static() { # default features: the C core linked statically
