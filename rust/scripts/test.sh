@@ -17,12 +17,12 @@ export CARGO_NET_OFFLINE=true
 cargo test --workspace --jobs 2
 if command -v valgrind >/dev/null; then
   # The same test binaries again (no rebuild), each started by cargo through
-  # the valgrind runner, which is set for this run only: the integration tests
-  # whose memory crosses into C. Not run under valgrind: the doctests (each a
-  # process of its own, rebuilt by rustdoc), lib unit tests, benches,
-  # deep_release (10^5 nested Dicts: stack depth, not ownership) and
-  # target_plan (no C). cargo fails on a named test target that does not
-  # exist, so none drops out unnoticed.
+  # the valgrind runner, set for this one command: the integration tests whose
+  # memory crosses into C. Not under valgrind, as before: the doctests (each a
+  # program of its own, built by rustdoc), lib unit tests, benches,
+  # deep_release (10^5 nested Dicts, a stack-depth test) and target_plan (no
+  # C). cargo fails on a named test target that does not exist, so none drops
+  # out unnoticed.
   valgrind_tests=(cross layout containers dlpack oom module tvm_interop type_registration error_sharing
     ref_count_limit list_sharing tensor_numel)
   scripts/cargo-valgrind.sh test --workspace --jobs 2 "${valgrind_tests[@]/#/--test=}" -- --test-threads=2
