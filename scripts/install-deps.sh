@@ -10,7 +10,7 @@ sudo_if_needed() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
 debian_packages=(pkg-config ninja-build)
 if [ "$what" = test ]; then
   # libclang-dev: bindgen (rust/xffi-systest) reads the headers through libclang.
-  debian_packages+=(libcmocka-dev clang libclang-rt-14-dev libclang-dev valgrind)
+  debian_packages+=(libcmocka-dev clang libclang-rt-14-dev libclang-dev valgrind clang-format)
 fi
 missing=()
 for p in "${debian_packages[@]}"; do
@@ -23,6 +23,16 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 if [ "$what" = test ]; then
+  # The formatting and lint steps run cargo fmt and cargo clippy, the
+  # rustup components rustfmt and clippy.
+  if ! cargo fmt --version >/dev/null 2>&1; then
+    echo "installing the Rust component rustfmt"
+    rustup component add rustfmt
+  fi
+  if ! cargo clippy --version >/dev/null 2>&1; then
+    echo "installing the Rust component clippy"
+    rustup component add clippy
+  fi
   # The tvm-ffi wheel carries the headers the layout tests compare against;
   # numpy is the real DLPack client of the tensor tests. Pinned, so a new
   # release on PyPI cannot change what CI tests against; a different version

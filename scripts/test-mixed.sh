@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Tests the mixed C/Rust arrangements (examples/mixed, rust/xffi-capi):
-#   - bindings/xffi_capi.h is exactly what the pinned cbindgen generates from
-#     rust/xffi-capi, and compiles alone as C11 and C++;
+# Tests the mixed C/Rust arrangements (examples/mixed):
+#   - examples/mixed/bindings/xffi_capi.h is exactly what the pinned cbindgen
+#     generates from examples/mixed/xffi-capi (the example C API written in
+#     Rust), and compiles alone as C11 and C++;
 #   - xffi-capi's own tests (bad input to every exported function, panics,
 #     deleter counts), under valgrind;
 #   - the three examples, each linked both ways (xffi shared / xffi static),
@@ -28,7 +29,9 @@ target_system=$target/mixed-system
 jobs=${XFFI_JOBS:-2}
 cc=${CC:-cc}
 cbindgen_version=0.29.4
-valgrind=(valgrind --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite,indirect -q)
+capi=examples/mixed/xffi-capi # the C API written in Rust (example 1)
+bindings=examples/mixed/bindings # its cbindgen header
+valgrind=("$root/scripts/valgrind-runner.sh") # fails on memory errors and definite/indirect leaks
 cflags=(-std=c11 -Wall -Wextra -Wpedantic -Werror -O1 -g)
 export RUST_BACKTRACE=0 # example 3 makes the Rust plugin panic on purpose: one line of message is enough
 
@@ -65,15 +68,15 @@ ensure_cbindgen() {
 header_is_generated() {
   [ -n "$cbindgen_bin" ] || { echo "no cbindgen $cbindgen_version"; return 1; }
   local fresh=$build/xffi_capi.h.generated
-  if ! "$cbindgen_bin" --config rust/xffi-capi/cbindgen.toml --crate xffi-capi --output "$fresh" \
-    rust/xffi-capi 2>"$build/cbindgen.log"; then
+  if ! "$cbindgen_bin" --config "$capi/cbindgen.toml" --crate xffi-capi --output "$fresh" \
+    "$capi" 2>"$build/cbindgen.log"; then
     cat "$build/cbindgen.log"
     return 1
   fi
-  if ! diff -u bindings/xffi_capi.h "$fresh"; then
+  if ! diff -u "$bindings/xffi_capi.h" "$fresh"; then
     echo "bindings/xffi_capi.h differs from what cbindgen $cbindgen_version generates (diff above)."
-    echo "Regenerate it: $cbindgen_bin --config rust/xffi-capi/cbindgen.toml --crate xffi-capi \\"
-    echo "                 --output bindings/xffi_capi.h rust/xffi-capi"
+    echo "Regenerate it: $cbindgen_bin --config $capi/cbindgen.toml --crate xffi-capi \\"
+    echo "                 --output $bindings/xffi_capi.h $capi"
     return 1
   fi
   echo "bindings/xffi_capi.h matches cbindgen $cbindgen_version's output"
@@ -82,8 +85,8 @@ header_is_generated() {
 header_compiles_alone() {
   printf '#include "xffi_capi.h"\nint main(void) { return 0; }\n' >"$build/header_probe.c"
   cp "$build/header_probe.c" "$build/header_probe.cpp"
-  "$cc" -std=c11 -Wall -Wextra -pedantic -Werror -Iinclude -Ibindings -fsyntax-only "$build/header_probe.c" &&
-    c++ -std=c++17 -Wall -Wextra -pedantic -Werror -Iinclude -Ibindings -fsyntax-only "$build/header_probe.cpp"
+  "$cc" -std=c11 -Wall -Wextra -pedantic -Werror -Iinclude -I"$bindings" -fsyntax-only "$build/header_probe.c" &&
+    c++ -std=c++17 -Wall -Wextra -pedantic -Werror -Iinclude -I"$bindings" -fsyntax-only "$build/header_probe.cpp"
 }
 
 # ---- Builds ----
@@ -98,19 +101,10 @@ libxffi_shared() {
 
 capi_tests() {
   cargo test -p xffi-capi --jobs "$jobs" --quiet || return 1
-  local bins
-  bins=$(cargo test -p xffi-capi --jobs "$jobs" --no-run --message-format=json 2>/dev/null |
-    python3 -c 'import json,sys
-for l in sys.stdin:
-    m=json.loads(l)
-    if m.get("reason")=="compiler-artifact" and m.get("executable"):
-        print(m["executable"])')
-  [ -n "$bins" ] || { echo "no test binaries found"; return 1; }
-  local b
-  for b in $bins; do
-    echo "valgrind: $(basename "$b")"
-    "${valgrind[@]}" "$b" --test-threads=2 -q || { echo "valgrind or the tests failed: $b"; return 1; }
-  done
+  # Its unit and integration tests again (no rebuild), each started by cargo
+  # through the valgrind runner; not the doctests (each a process of its own).
+  scripts/cargo-valgrind.sh test -p xffi-capi --jobs "$jobs" --lib --test=bad_input --test=counters \
+    -- --test-threads=2 -q
 }
 
 rust_static() { # default features: the C core linked statically
@@ -129,11 +123,11 @@ c_programs() {
   # The whole static library, its symbols exported for plugins (-rdynamic).
   local static_export=(-Wl,--whole-archive "$prefix/lib/libxffi.a" -Wl,--no-whole-archive -rdynamic -lpthread -ldl)
   # Example 1, shared: the Rust library built with `system` and libxffi.so.
-  "$cc" "${cflags[@]}" -I"$prefix/include" -Ibindings examples/mixed/c-host-rust-lib/main.c \
+  "$cc" "${cflags[@]}" -I"$prefix/include" -I"$bindings" examples/mixed/c-host-rust-lib/main.c \
     -o "$build/bin/c-host-rust-lib-shared" -L"$target_system/debug" -lxffi_capi \
     -Wl,-rpath,"$target_system/debug" "${shared[@]}" -lm || return 1
   # Example 1, static: the Rust staticlib, which carries the C core.
-  "$cc" "${cflags[@]}" -Iinclude -Ibindings examples/mixed/c-host-rust-lib/main.c \
+  "$cc" "${cflags[@]}" -Iinclude -I"$bindings" examples/mixed/c-host-rust-lib/main.c \
     -o "$build/bin/c-host-rust-lib-static" "$target/debug/libxffi_capi.a" \
     -lgcc_s -lutil -lrt -lpthread -lm -ldl -lc || return 1
   # Example 2's C plugin: linked to libxffi.so, never unloaded.

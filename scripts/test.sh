@@ -8,12 +8,16 @@
 #      find_package and pkg-config.
 #   Python: numpy exchanging tensors with xffi over DLPack; tvm-ffi's Python
 #      package loading and calling a library written with xffi.
-#   Rust: cargo test (doctests included), cross-language tests under valgrind,
-#      cargo package of each crate.
+#   Rust: cargo test (doctests included), cross-language tests under valgrind
+#      (cargo's runner: scripts/cargo-valgrind.sh), cargo package of each crate;
+#      clippy with warnings and undocumented unsafe blocks as errors.
 #   Mixed C and Rust: the cbindgen header is up to date, the three examples of
 #      examples/mixed and the one-runtime test run under valgrind.
-#   Fuzzing: every libFuzzer target for a bounded time (XFFI_FUZZ_SECONDS,
-#      default 60 per target) from its checked-in seeds.
+#   Fuzzing: every libFuzzer target, built by CMake (XFFI_FUZZ=ON), for a
+#      bounded time (XFFI_FUZZ_SECONDS, default 60 per target) from its
+#      checked-in seeds.
+#   Formatting: the C code as .clang-format says, the Rust crates as cargo fmt
+#      (scripts/format.sh --check).
 #   Cross targets: the C suite and the tour built for and run on every
 #      scripts/cross/<target>.sh (Linux aarch64 and s390x under qemu-user, i686,
 #      ...), one line per target (scripts/test-cross.sh).
@@ -107,6 +111,14 @@ rust_crates() {
   bash rust/scripts/test.sh
 }
 
+rust_lints() { # --keep-going: every crate that builds is linted, even after one fails
+  cargo clippy --workspace --all-targets --keep-going --jobs "$jobs" -- -D warnings -D clippy::undocumented_unsafe_blocks
+}
+
+formatting() {
+  bash scripts/format.sh --check
+}
+
 mixed_c_and_rust() {
   bash scripts/test-mixed.sh
 }
@@ -131,8 +143,10 @@ step "installed package: find_package and pkg-config" installed_package
 step "numpy exchanges tensors with xffi over DLPack" numpy_dlpack
 step "tvm-ffi (Python) loads and calls a library written with xffi" tvm_loads_xffi
 step "Rust crates: tests, doctests, valgrind, cargo package" rust_crates
+step "Rust lints: clippy -D warnings -D clippy::undocumented_unsafe_blocks" rust_lints
 step "mixed C and Rust: cbindgen header, three examples, one runtime (valgrind)" mixed_c_and_rust
 step "fuzzing (libFuzzer, ${XFFI_FUZZ_SECONDS:-60} s per target)" fuzzing
+step "formatting: clang-format, cargo fmt" formatting
 step "cross targets: build, suite and tour on each (scripts/cross)" cross_targets
 
 # What the machine was, next to the verdict (CI shows only the end of the output).

@@ -1,5 +1,6 @@
 /* Example 1, C host + Rust library: a C program uses a library written in
- * Rust (rust/xffi-capi) through its cbindgen header, bindings/xffi_capi.h.
+ * Rust (examples/mixed/xffi-capi) through its cbindgen header,
+ * examples/mixed/bindings/xffi_capi.h.
  *
  * It makes Rust objects (Points, a Label), stores them in xffi containers
  * (an Array and a Map), calls Rust functions through xffi Function objects

@@ -1,9 +1,9 @@
-/* bindings/xffi_capi.h: the C API of the Rust crate rust/xffi-capi.
+/* examples/mixed/bindings/xffi_capi.h: the C API of the Rust crate examples/mixed/xffi-capi.
  *
  * GENERATED FILE, DO NOT EDIT: written by cbindgen from the Rust sources
- * (rust/xffi-capi/src); the doc comments below are theirs. Regenerate with
- *   cbindgen --config rust/xffi-capi/cbindgen.toml --crate xffi-capi \
- *            --output bindings/xffi_capi.h rust/xffi-capi
+ * (examples/mixed/xffi-capi/src); the doc comments below are theirs. Regenerate with
+ *   cbindgen --config examples/mixed/xffi-capi/cbindgen.toml --crate xffi-capi \
+ *            --output examples/mixed/bindings/xffi_capi.h examples/mixed/xffi-capi
  * scripts/test-mixed.sh fails when this file differs from what cbindgen makes.
  *
  * Conventions (those of xffi): every function that can fail returns XFFI_OK
