@@ -2,7 +2,7 @@
  * representative operations.
  *
  * Each test sweeps n = 0, 1, 2...: the operation runs with its nth heap
- * allocation failing (xffi_testing_fail_alloc_after(n)), and must return
+ * allocation failing (failing_allocator_fail_after(n)), and must return
  * XFFI_FAIL with a MemoryError raised, leave its inputs exactly as they were
  * and keep no reference it took; the sweep ends when n is past the
  * operation's last allocation and it succeeds. Leaks of the failing runs are
@@ -12,14 +12,14 @@
 
 #include "test_util.h"
 
-#include <xffi/sys/testing.h>
+#include "failing_allocator.h"
 
 /* More than any operation here allocates: a sweep that reaches it is a bug. */
 enum { SWEEP_LIMIT = 200 };
 
 /* Arms failure injection for the nth allocation from now. */
-static void fail_nth(int64_t n) { xffi_testing_fail_alloc_after(n); }
-static void disarm(void) { xffi_testing_fail_alloc_after(-1); }
+static void fail_nth(int64_t n) { failing_allocator_fail_after(n); }
+static void disarm(void) { failing_allocator_fail_after(-1); }
 
 static void expect_out_of_memory(int rc, int64_t n) {
   if (rc != XFFI_FAIL) fail_msg("allocation %lld failed but the operation returned %d", (long long)n, rc);
@@ -569,10 +569,10 @@ static void test_module_load_and_get_function_fail_cleanly(void **state) {
 
 static void *make_a_string_elsewhere(void *arg) {
   xffi_object **out = arg;
-  uint64_t before = xffi_testing_alloc_count();
+  uint64_t before = failing_allocator_attempts();
   if (xffi_string_from_c_str(out, "a string longer than the inline limit") != XFFI_OK) *out = NULL;
   /* this thread's count saw its own allocation only */
-  if (xffi_testing_alloc_count() != before + 1) {
+  if (failing_allocator_attempts() != before + 1) {
     xffi_object_dec_ref(*out);
     *out = NULL;
   }
@@ -581,8 +581,8 @@ static void *make_a_string_elsewhere(void *arg) {
 
 static void test_injection_and_count_are_per_thread(void **state) {
   (void)state;
-  uint64_t before = xffi_testing_alloc_count();
-  xffi_testing_fail_alloc_after(0);
+  uint64_t before = failing_allocator_attempts();
+  failing_allocator_fail_after(0);
   /* another thread allocates freely while this one would fail */
   xffi_object *other = NULL;
   pthread_t thread;
@@ -596,17 +596,18 @@ static void test_injection_and_count_are_per_thread(void **state) {
   /* every later allocation of this thread fails too, until injection is off */
   assert_int_equal(xffi_string_from_c_str(&mine, "a string longer than the inline limit"), XFFI_FAIL);
   assert_raised(XFFI_KIND_MEMORY, "");
-  xffi_testing_fail_alloc_after(-1);
+  failing_allocator_fail_after(-1);
   /* the two failed attempts were counted, the other thread's allocation was not */
-  assert_int_equal(xffi_testing_alloc_count(), before + 2);
+  assert_int_equal(failing_allocator_attempts(), before + 2);
   assert_int_equal(xffi_string_from_c_str(&mine, "a string longer than the inline limit"), XFFI_OK);
-  assert_int_equal(xffi_testing_alloc_count(), before + 3);
+  assert_int_equal(failing_allocator_attempts(), before + 3);
   xffi_object_dec_ref(mine);
   xffi_object_dec_ref(other);
 }
 #endif
 
 int main(void) {
+  failing_allocator_install();
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_array_new_and_list_new_fail_cleanly_at_every_allocation),
       cmocka_unit_test(test_array_push_and_insert_unique_and_shared_fail_cleanly),
