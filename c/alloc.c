@@ -135,31 +135,19 @@ void *xffi_alloc_zeroed(size_t count, size_t size) {
   return block;
 }
 
-/* Like xffi_alloc and xffi_free, these call the C library directly while
- * the default allocator is in use. */
-
-void *xffi_realloc(void *ptr, size_t size) {
-  if (!ptr) return xffi_alloc(size);
-  if (size == 0) size = 1;
-  if (XFFI_LIKELY(xffi_allocator_is_default())) return realloc(ptr, size);
+void *xffi_realloc_slow(void *ptr, size_t size) {
+  if (!ptr) return xffi_alloc_slow(size);
   const xffi_allocator *a = allocator_in_use();
-  return a->reallocate(a->context, ptr, size);
+  return a->reallocate(a->context, ptr, size ? size : 1);
 }
 
-void *xffi_alloc_aligned(size_t alignment, size_t size) {
-  if (alignment < sizeof(void *)) alignment = sizeof(void *);
-  if (size == 0) size = 1;
-  if (XFFI_LIKELY(xffi_allocator_is_default())) return xffi_platform_aligned_alloc(alignment, size);
+void *xffi_alloc_aligned_slow(size_t alignment, size_t size) {
   const xffi_allocator *a = allocator_in_use();
-  return a->allocate_aligned(a->context, alignment, size);
+  return a->allocate_aligned(a->context, alignment < sizeof(void *) ? sizeof(void *) : alignment, size ? size : 1);
 }
 
-void xffi_free_aligned(void *ptr) {
-  if (!ptr) return;
-  if (XFFI_LIKELY(xffi_allocator_is_default())) {
-    xffi_platform_aligned_free(ptr);
-    return;
-  }
+void xffi_free_aligned_slow(void *ptr) {
+  if (!ptr) return; /* as in xffi_free_slow */
   const xffi_allocator *a = allocator_in_use();
   a->deallocate_aligned(a->context, ptr);
 }

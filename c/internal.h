@@ -10,16 +10,16 @@
 #include <stdlib.h>
 #include <xffi/xffi.h>
 
+#include "platform.h"
+
 /* ---- Allocation ----
  * Every heap allocation of the library goes through these, and they through
  * the allocator of include/xffi/sys/allocator.h (c/alloc.c). A size of 0 is
  * asked as 1. Memory from xffi_alloc, xffi_alloc_zeroed and xffi_realloc is
- * released with xffi_free (NULL is ignored); xffi_alloc_aligned's with
- * xffi_free_aligned. */
+ * released with xffi_free; xffi_alloc_aligned's (alignment: a power of two)
+ * with xffi_free_aligned. Both frees ignore NULL. The inline functions are
+ * defined below. */
 void *xffi_alloc_zeroed(size_t count, size_t size);
-void *xffi_realloc(void *ptr, size_t size);
-void *xffi_alloc_aligned(size_t alignment, size_t size);
-void xffi_free_aligned(void *ptr);
 
 /* Thread-local storage: every thread-local variable of the library uses
  * the compiler's default model (general- or local-dynamic in the shared
@@ -55,15 +55,19 @@ static inline uint64_t xffi_raise_clock_now(void) {
 void xffi_error_release_raised_before(uint64_t begun);
 /* Which allocator is in use (c/alloc.c): UNFIXED until the first
  * allocation or install, then DEFAULT (the C library's) or INSTALLED, for
- * good. xffi_alloc and xffi_free are on every object's creation and release
- * path, so they are inline: while the default allocator is in use they are
- * malloc and free after one relaxed load and compare (no thread-local
- * access, which costs a call in the shared library), and everything else
- * (fixing the allocator, an installed one) is out of line. */
+ * good. Allocation and release are on every object's creation and release
+ * path, so their common case is inline: while the default allocator is in
+ * use they call the C library after one relaxed load and compare (no
+ * thread-local access, which costs a call in the shared library). The rest
+ * (fixing the allocator, an installed one) is out of line, in the _slow
+ * functions of c/alloc.c, which take the same arguments. */
 enum { XFFI_ALLOCATOR_UNFIXED, XFFI_ALLOCATOR_DEFAULT, XFFI_ALLOCATOR_INSTALLED };
 extern atomic_int xffi_allocator_state XFFI_INTERNAL;
 void *xffi_alloc_slow(size_t size);
+void *xffi_realloc_slow(void *ptr, size_t size);
 void xffi_free_slow(void *ptr);
+void *xffi_alloc_aligned_slow(size_t alignment, size_t size);
+void xffi_free_aligned_slow(void *ptr);
 
 static inline int xffi_allocator_is_default(void) {
   return atomic_load_explicit(&xffi_allocator_state, memory_order_relaxed) == XFFI_ALLOCATOR_DEFAULT;
@@ -74,12 +78,31 @@ static inline void *xffi_alloc(size_t size) {
   return xffi_alloc_slow(size);
 }
 
+/* ptr NULL: the same as xffi_alloc(size). */
+static inline void *xffi_realloc(void *ptr, size_t size) {
+  if (XFFI_LIKELY(xffi_allocator_is_default())) return realloc(ptr, size ? size : 1);
+  return xffi_realloc_slow(ptr, size);
+}
+
 static inline void xffi_free(void *ptr) {
   if (XFFI_LIKELY(xffi_allocator_is_default())) {
     free(ptr);
     return;
   }
   xffi_free_slow(ptr);
+}
+
+static inline void *xffi_alloc_aligned(size_t alignment, size_t size) {
+  if (XFFI_LIKELY(xffi_allocator_is_default())) return xffi_platform_aligned_alloc(alignment, size);
+  return xffi_alloc_aligned_slow(alignment, size);
+}
+
+static inline void xffi_free_aligned(void *ptr) {
+  if (XFFI_LIKELY(xffi_allocator_is_default())) {
+    xffi_platform_aligned_free(ptr);
+    return;
+  }
+  xffi_free_aligned_slow(ptr);
 }
 
 /* A deleter for objects whose whole allocation came from one xffi_alloc and
