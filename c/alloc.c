@@ -120,10 +120,19 @@ void *xffi_alloc_slow(size_t size) {
   return a->allocate(a->context, size ? size : 1);
 }
 
+/* The installed allocator, for a block it made: a free or a resize comes
+ * after its block's allocation, so the allocator is fixed, and not the
+ * default one (else the caller's fast path would have been taken). The
+ * acquire load pairs with the install's release store. */
+static const xffi_allocator *installed_allocator(void) {
+  int state = atomic_load_explicit(&xffi_allocator_state, memory_order_acquire);
+  return state == XFFI_ALLOCATOR_INSTALLED ? &installed : &default_allocator;
+}
+
 void xffi_free_slow(void *ptr) {
-  /* NULL first: freeing nothing must not fix the allocator. */
+  /* NULL may come before anything was allocated: it must not fix the allocator. */
   if (!ptr) return;
-  const xffi_allocator *a = allocator_in_use();
+  const xffi_allocator *a = installed_allocator();
   a->deallocate(a->context, ptr);
 }
 
@@ -137,7 +146,7 @@ void *xffi_alloc_zeroed(size_t count, size_t size) {
 
 void *xffi_realloc_slow(void *ptr, size_t size) {
   if (!ptr) return xffi_alloc_slow(size);
-  const xffi_allocator *a = allocator_in_use();
+  const xffi_allocator *a = installed_allocator();
   return a->reallocate(a->context, ptr, size ? size : 1);
 }
 
@@ -148,8 +157,34 @@ void *xffi_alloc_aligned_slow(size_t alignment, size_t size) {
 
 void xffi_free_aligned_slow(void *ptr) {
   if (!ptr) return; /* as in xffi_free_slow */
-  const xffi_allocator *a = allocator_in_use();
+  const xffi_allocator *a = installed_allocator();
   a->deallocate_aligned(a->context, ptr);
+}
+
+void *xffi_realloc(void *ptr, size_t size) {
+  if (XFFI_LIKELY(xffi_allocator_is_default())) return realloc(ptr, size ? size : 1);
+  return xffi_realloc_slow(ptr, size);
+}
+
+void xffi_free(void *ptr) {
+  if (XFFI_LIKELY(xffi_allocator_is_default())) {
+    free(ptr);
+    return;
+  }
+  xffi_free_slow(ptr);
+}
+
+void *xffi_alloc_aligned(size_t alignment, size_t size) {
+  if (XFFI_LIKELY(xffi_allocator_is_default())) return xffi_platform_aligned_alloc(alignment, size);
+  return xffi_alloc_aligned_slow(alignment, size);
+}
+
+void xffi_free_aligned(void *ptr) {
+  if (XFFI_LIKELY(xffi_allocator_is_default())) {
+    xffi_platform_aligned_free(ptr);
+    return;
+  }
+  xffi_free_aligned_slow(ptr);
 }
 
 void xffi_deleter_plain(void *self, int flags) {

@@ -10,8 +10,6 @@
 #include <stdlib.h>
 #include <xffi/xffi.h>
 
-#include "platform.h"
-
 /* ---- Allocation ----
  * Every heap allocation of the library goes through these, and they through
  * the allocator of include/xffi/sys/allocator.h (c/alloc.c). A size of 0 is
@@ -55,12 +53,13 @@ static inline uint64_t xffi_raise_clock_now(void) {
 void xffi_error_release_raised_before(uint64_t begun);
 /* Which allocator is in use (c/alloc.c): UNFIXED until the first
  * allocation or install, then DEFAULT (the C library's) or INSTALLED, for
- * good. Allocation and release are on every object's creation and release
- * path, so their common case is inline: while the default allocator is in
- * use they call the C library after one relaxed load and compare (no
- * thread-local access, which costs a call in the shared library). The rest
- * (fixing the allocator, an installed one) is out of line, in the _slow
- * functions of c/alloc.c, which take the same arguments. */
+ * good. While the default allocator is in use, each function below calls
+ * the C library after one relaxed load and compare (no thread-local access,
+ * which costs a call in the shared library); the rest (fixing the
+ * allocator, an installed one) is in the _slow functions, which take the
+ * same arguments. xffi_alloc, on every object's creation path, is inline;
+ * the others are out of line, which keeps the library small (they are
+ * called from many places). */
 enum { XFFI_ALLOCATOR_UNFIXED, XFFI_ALLOCATOR_DEFAULT, XFFI_ALLOCATOR_INSTALLED };
 extern atomic_int xffi_allocator_state XFFI_INTERNAL;
 void *xffi_alloc_slow(size_t size);
@@ -79,31 +78,10 @@ static inline void *xffi_alloc(size_t size) {
 }
 
 /* ptr NULL: the same as xffi_alloc(size). */
-static inline void *xffi_realloc(void *ptr, size_t size) {
-  if (XFFI_LIKELY(xffi_allocator_is_default())) return realloc(ptr, size ? size : 1);
-  return xffi_realloc_slow(ptr, size);
-}
-
-static inline void xffi_free(void *ptr) {
-  if (XFFI_LIKELY(xffi_allocator_is_default())) {
-    free(ptr);
-    return;
-  }
-  xffi_free_slow(ptr);
-}
-
-static inline void *xffi_alloc_aligned(size_t alignment, size_t size) {
-  if (XFFI_LIKELY(xffi_allocator_is_default())) return xffi_platform_aligned_alloc(alignment, size);
-  return xffi_alloc_aligned_slow(alignment, size);
-}
-
-static inline void xffi_free_aligned(void *ptr) {
-  if (XFFI_LIKELY(xffi_allocator_is_default())) {
-    xffi_platform_aligned_free(ptr);
-    return;
-  }
-  xffi_free_aligned_slow(ptr);
-}
+void *xffi_realloc(void *ptr, size_t size);
+void xffi_free(void *ptr);
+void *xffi_alloc_aligned(size_t alignment, size_t size);
+void xffi_free_aligned(void *ptr);
 
 /* A deleter for objects whose whole allocation came from one xffi_alloc and
  * whose contents own nothing: frees the memory on flag 2 or 3. */
