@@ -154,25 +154,16 @@ static size_t retired_count;   /* links on retired_list */
 
 #define STATIC_READERS 64
 
-/* announced is the last word of the line, and not at offset 0 like the
- * table pointer, the table's mask and an entry's hash: the loads that follow
- * the "enter" store must not have the same address bits 0-11 as announced
- * (4 KiB aliasing). 64 records of 64 bytes cover every line of a 4 KiB page,
- * so one of them always matched the table pointer; the thread that got it
- * ran its lookups at 27 ns instead of 19 (measured with bench_function). At
- * offset 56, announced can meet neither the 16-byte aligned reference count
- * of a function malloc allocated nor the fields of an entry with a name
- * under 32 bytes. */
+/* A record per thread, each on a cache line of its own (the alignment pads
+ * it), since every lookup writes its thread's announcement. */
 typedef struct reader {
-  atomic_int owned;    /* 1 while a thread owns the record */
-  struct reader *next; /* allocated records only: the overflow list */
-  char pad[CACHE_LINE - sizeof(void *) * 2 - sizeof(uint64_t)];
-  _Atomic uint64_t announced; /* (epoch << 1) | 1 inside a lookup, 0 outside */
+  _Alignas(CACHE_LINE) _Atomic uint64_t announced; /* (epoch << 1) | 1 inside a lookup, 0 outside */
+  atomic_int owned;                                /* 1 while a thread owns the record */
+  struct reader *next;                             /* allocated records only: the overflow list */
 } reader;
 _Static_assert(sizeof(reader) == CACHE_LINE, "one reader record per cache line");
-_Static_assert(offsetof(reader, announced) == CACHE_LINE - sizeof(uint64_t), "announced is the record's last word");
 
-static _Alignas(CACHE_LINE) reader static_readers[STATIC_READERS];
+static reader static_readers[STATIC_READERS];
 static _Atomic(reader *) overflow_readers;
 
 /* The announcement word of the calling thread's record (pointing at the

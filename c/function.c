@@ -29,17 +29,11 @@ _Static_assert(offsetof(func_object, resource) == offsetof(xffi_function_head, r
 _Static_assert(sizeof(xffi_function_cell) == 2 * sizeof(void *), "Function cell: safe_call + cpp_call");
 _Static_assert(offsetof(xffi_function_cell, cpp_call) == sizeof(void *), "cpp_call right after safe_call");
 
-/* A tail call: three instructions on x86-64 (load the callback, replace the
- * handle with the resource, jump). The empty asm pins the callback in a
- * register before the handle is overwritten; without it gcc 12 spends a
- * fourth instruction moving the resource through a scratch register. */
+/* Forwards a call to the callback with the resource in place of the handle
+ * (a tail call). */
 static int func_trampoline(void *handle, const xffi_any *args, int32_t num_args, xffi_any *result) {
-  func_object *f = handle;
-  xffi_function_callback callback = f->callback;
-#if defined(__GNUC__)
-  __asm__("" : "+r"(callback));
-#endif
-  return callback(f->resource, args, num_args, result);
+  const func_object *f = handle;
+  return f->callback(f->resource, args, num_args, result);
 }
 
 static void func_deleter(void *self, int flags) {

@@ -7,6 +7,7 @@
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <xffi/xffi.h>
 #include <xffi/sys/array.h>
 #include <xffi/sys/error.h>
@@ -18,21 +19,14 @@
 #include <xffi/sys/type.h>
 
 /* ---- Allocation ----
- * Every heap allocation of the library goes through these, so that tests can
- * make the Nth allocation fail (xffi_testing_fail_alloc_after) and count
- * them. xffi_alloc_aligned's memory is released with xffi_free_aligned. */
+ * Every heap allocation of the library goes through these, and they through
+ * the allocator of include/xffi/sys/allocator.h (c/alloc.c). A size of 0 is
+ * asked as 1. Memory from xffi_alloc, xffi_alloc_zeroed and xffi_realloc is
+ * released with xffi_free; xffi_alloc_aligned's (alignment: a power of two)
+ * with xffi_free_aligned. Both frees ignore NULL. The inline functions are
+ * defined below. */
 void *xffi_alloc_zeroed(size_t count, size_t size);
-void *xffi_realloc(void *ptr, size_t size);
-void xffi_free(void *ptr);
-void *xffi_alloc_aligned(size_t alignment, size_t size);
-void xffi_free_aligned(void *ptr);
 
-/* xffi_alloc is on every object's creation path, so its common case is
- * inline: one decrement of a thread-local budget and a sign test, then
- * malloc. The budget is the number of allocations the thread may still make
- * before failure injection (xffi_testing_fail_alloc_after) makes them fail;
- * it is INT64_MAX while injection is off, and the allocation count is read
- * off it, so no separate counter is kept. */
 /* Thread-local storage: every thread-local variable of the library uses
  * the compiler's default model (general- or local-dynamic in the shared
  * library, relaxed to local-exec when the static library is linked into a
@@ -40,8 +34,8 @@ void xffi_free_aligned(void *ptr);
  * the static TLS block, and dlopen of it fails ("cannot allocate memory in
  * static TLS block") once plugins or Python extensions loaded before it
  * have used up glibc's small surplus (tests/c/tls/test_tls_dlopen.c).
- * Hidden on the declaration too, so that the shared library reaches the
- * budget through its own TLS module with no GOT entry of its own. */
+ * Hidden on the declaration too, so that the shared library reaches its
+ * own thread-locals through its own TLS module with no GOT entry. */
 #if (defined(__GNUC__) || defined(__clang__)) && !defined(_WIN32)
 #  define XFFI_INTERNAL __attribute__((visibility("hidden")))
 #  define XFFI_INTERNAL_TLS __attribute__((visibility("hidden")))
@@ -50,7 +44,6 @@ void xffi_free_aligned(void *ptr);
 #  define XFFI_INTERNAL
 #  define XFFI_INTERNAL_TLS
 #endif
-extern _Thread_local int64_t xffi_alloc_budget XFFI_INTERNAL_TLS;
 /* The calling thread's raised error (one reference) or NULL: c/error.c owns
  * it; the call path (c/function.c) reads it on failure. */
 extern _Thread_local xffi_object *xffi_raised_slot XFFI_INTERNAL_TLS;
@@ -66,27 +59,37 @@ static inline uint64_t xffi_raise_clock_now(void) {
 }
 /* Releases the raised error if it was raised at or before tick begun. */
 void xffi_error_release_raised_before(uint64_t begun);
-/* The allocation that took the budget below zero: NULL if injection is on. */
-void *xffi_alloc_over_budget(size_t size);
+/* Which allocator is in use (c/alloc.c): UNFIXED until the first
+ * allocation or install, then DEFAULT (the C library's) or INSTALLED, for
+ * good. While the default allocator is in use, each function below calls
+ * the C library after one relaxed load and compare (no thread-local access,
+ * which costs a call in the shared library); the rest (fixing the
+ * allocator, an installed one) is in the _slow functions, which take the
+ * same arguments. xffi_alloc, on every object's creation path, is inline;
+ * the others are out of line, which keeps the library small (they are
+ * called from many places). */
+enum { XFFI_ALLOCATOR_UNFIXED, XFFI_ALLOCATOR_DEFAULT, XFFI_ALLOCATOR_INSTALLED };
+extern atomic_int xffi_allocator_state XFFI_INTERNAL;
+void *xffi_alloc_slow(size_t size);
+void *xffi_realloc_slow(void *ptr, size_t size);
+void xffi_free_slow(void *ptr);
+void *xffi_alloc_aligned_slow(size_t alignment, size_t size);
+void xffi_free_aligned_slow(void *ptr);
 
-/* Takes one allocation from the thread's budget; nonzero if that took it
- * below zero. On x86-64 one read-modify-write instruction and the sign flag:
- * gcc 12 otherwise loads, subtracts and stores in three. */
-static inline int xffi_alloc_budget_take(void) {
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-  int below_zero;
-  __asm__("subq $1, %1" : "=@ccs"(below_zero), "+m"(xffi_alloc_budget));
-  return below_zero;
-#else
-  return --xffi_alloc_budget < 0;
-#endif
+static inline int xffi_allocator_is_default(void) {
+  return atomic_load_explicit(&xffi_allocator_state, memory_order_relaxed) == XFFI_ALLOCATOR_DEFAULT;
 }
 
 static inline void *xffi_alloc(size_t size) {
-  extern void *malloc(size_t);
-  if (XFFI_UNLIKELY(xffi_alloc_budget_take())) return xffi_alloc_over_budget(size);
-  return malloc(size ? size : 1);
+  if (XFFI_LIKELY(xffi_allocator_is_default())) return malloc(size ? size : 1);
+  return xffi_alloc_slow(size);
 }
+
+/* ptr NULL: the same as xffi_alloc(size). */
+void *xffi_realloc(void *ptr, size_t size);
+void xffi_free(void *ptr);
+void *xffi_alloc_aligned(size_t alignment, size_t size);
+void xffi_free_aligned(void *ptr);
 
 /* A deleter for objects whose whole allocation came from one xffi_alloc and
  * whose contents own nothing: frees the memory on flag 2 or 3. */

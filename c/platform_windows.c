@@ -16,6 +16,8 @@
 #  include <stdlib.h>
 #  include <string.h>
 
+#  include "internal.h"
+
 _Static_assert(sizeof(xffi_mutex) == sizeof(SRWLOCK), "xffi_mutex holds an SRWLOCK");
 _Static_assert(sizeof(xffi_once) == sizeof(INIT_ONCE), "xffi_once holds an INIT_ONCE");
 _Static_assert(sizeof(xffi_thread_key) == sizeof(DWORD), "xffi_thread_key holds an FLS index");
@@ -49,7 +51,8 @@ void *xffi_library_open(const char *path, char *why, size_t why_size) {
     snprintf(why, why_size, "the path is not valid UTF-8");
     return NULL;
   }
-  wchar_t *wide = malloc((size_t)wide_len * sizeof(wchar_t));
+  /* Through the library's allocator, like every allocation of the core. */
+  wchar_t *wide = xffi_alloc((size_t)wide_len * sizeof(wchar_t));
   if (!wide) {
     snprintf(why, why_size, "out of memory converting the path");
     return NULL;
@@ -61,7 +64,7 @@ void *xffi_library_open(const char *path, char *why, size_t why_size) {
   DWORD flags = (strchr(path, '/') || strchr(path, '\\')) ? LOAD_WITH_ALTERED_SEARCH_PATH : 0;
   HMODULE library = LoadLibraryExW(wide, NULL, flags);
   DWORD code = GetLastError();
-  free(wide);
+  xffi_free(wide);
   if (!library) system_message(code, why, why_size);
   return (void *)library;
 }

@@ -22,10 +22,9 @@ size_t xffi_string_alloc_size(size_t n) {
   return bytes > n ? bytes : 0;
 }
 
-/* Calls free itself, as xffi_deleter_plain does: xffi_free is free, out of
- * line, one jump more on every String's release. */
+/* The allocation begins with the hash word, before the header. */
 void xffi_string_deleter(void *self, int flags) {
-  if (flags & XFFI_DELETE_MEMORY) free((char *)self - STRING_PREFIX);
+  if (flags & XFFI_DELETE_MEMORY) xffi_free((char *)self - STRING_PREFIX);
 }
 
 uint64_t xffi_string_hash_fill(const xffi_object *obj) {
@@ -91,26 +90,18 @@ static const string_head string_heads[2] = {STRING_HEAD(XFFI_TYPE_STRING), STRIN
  * SIZE_MAX - STRING_OVERHEAD, and size <= 32 if is_short. */
 static inline int string_build(xffi_object **out, const char *data, size_t size, int32_t type_index,
                                 int is_short) {
-  size_t bytes = STRING_OVERHEAD + size;
-  char *block = xffi_alloc(bytes);
+  char *block = xffi_alloc(STRING_OVERHEAD + size);
   if (XFFI_UNLIKELY(!block)) return string_no_memory(out);
-#if defined(__GNUC__)
-  /* size is taken back from bytes, so that only bytes lives across the
-   * call (gcc 12 kept both, and saved one more register for them); the
-   * empty asm hides that bytes came from size. */
-  __asm__("" : "+r"(bytes));
-#endif
   memcpy(block, &string_heads[type_index == XFFI_TYPE_BYTES], sizeof(string_head));
   string_object *s = (string_object *)(void *)(block + STRING_PREFIX);
   s->cell.data = s->bytes;
-  s->cell.size = bytes - STRING_OVERHEAD;
-  block[bytes - 1] = '\0'; /* s->bytes[size] */
+  s->cell.size = size;
+  s->bytes[size] = '\0';
   *out = &s->header;
-  /* Last, so that nothing but the status is live across a memcpy call. */
   if (is_short)
-    copy_short(s->bytes, data, bytes - STRING_OVERHEAD);
+    copy_short(s->bytes, data, size);
   else
-    memcpy(s->bytes, data, bytes - STRING_OVERHEAD);
+    memcpy(s->bytes, data, size);
   return XFFI_OK;
 }
 

@@ -1,5 +1,5 @@
 /* Any: constructors, owned copies of views, strings, checked accessors. */
-#include <xffi/sys/testing.h>
+#include "failing_allocator.h"
 
 #include "test_util.h"
 
@@ -22,10 +22,10 @@ static void test_constructors_set_kind_and_value(void **state) {
 
 static void test_short_strings_are_inline_and_allocate_nothing(void **state) {
   (void)state;
-  uint64_t before = xffi_testing_alloc_count();
+  uint64_t before = failing_allocator_attempts();
   xffi_any v;
   assert_int_equal(xffi_any_from_str(&v, "hello", 5), XFFI_OK);
-  assert_int_equal(xffi_testing_alloc_count(), before);
+  assert_int_equal(failing_allocator_attempts(), before);
   assert_int_equal(v.type_index, XFFI_TYPE_SMALL_STR);
   assert_int_equal(v.small_len, 5);
   assert_string_equal(v.v_small, "hello");
@@ -33,7 +33,7 @@ static void test_short_strings_are_inline_and_allocate_nothing(void **state) {
   assert_int_equal(v.type_index, XFFI_TYPE_SMALL_STR);
   assert_int_equal(xffi_any_from_bytes(&v, "\0\1\2", 3), XFFI_OK);
   assert_int_equal(v.type_index, XFFI_TYPE_SMALL_BYTES);
-  assert_int_equal(xffi_testing_alloc_count(), before);
+  assert_int_equal(failing_allocator_attempts(), before);
   assert_int_equal(xffi_any_from_str(&v, "", 0), XFFI_OK);
   assert_int_equal(v.small_len, 0);
 }
@@ -204,15 +204,16 @@ static void test_null_arguments_are_value_errors(void **state) {
 static void test_out_of_memory_leaves_out_untouched(void **state) {
   (void)state;
   xffi_any v = xffi_any_int(17);
-  xffi_testing_fail_alloc_after(0);
+  failing_allocator_fail_after(0);
   assert_int_equal(xffi_any_from_str(&v, "long enough to allocate", 23), XFFI_FAIL);
-  xffi_testing_fail_alloc_after(-1);
+  failing_allocator_fail_after(-1);
   assert_raised(XFFI_KIND_MEMORY, "out of memory");
   assert_int_equal(v.type_index, XFFI_TYPE_INT);
   assert_int_equal(v.v_int64, 17);
 }
 
 int main(void) {
+  failing_allocator_install();
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_constructors_set_kind_and_value),
       cmocka_unit_test(test_short_strings_are_inline_and_allocate_nothing),

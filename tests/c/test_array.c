@@ -11,7 +11,7 @@
 #include "test_util.h"
 
 #include <xffi/array.h>
-#include <xffi/sys/testing.h>
+#include "failing_allocator.h"
 #include <xffi/xffi.h>
 
 /* ---- Helpers ---- */
@@ -140,12 +140,12 @@ static void reserve_makes_room_and_copies_a_shared_array(void **state) {
   assert_int_equal(xffi_array_reserve(&array, 100), XFFI_OK);
   assert_ptr_equal(array, before);
   assert_int_equal(xffi_seq_cell_of_unchecked(array)->capacity, 100);
-  uint64_t allocations = xffi_testing_alloc_count();
+  uint64_t allocations = failing_allocator_attempts();
   for (int64_t i = 3; i < 100; ++i) {
     xffi_any v = xffi_any_int(i);
     assert_int_equal(xffi_array_push(&array, &v), XFFI_OK);
   }
-  assert_int_equal(xffi_testing_alloc_count(), allocations);
+  assert_int_equal(failing_allocator_attempts(), allocations);
   assert_ptr_equal(array, before);
   /* Less than the capacity: nothing to do. */
   assert_int_equal(xffi_array_reserve(&array, 10), XFFI_OK);
@@ -164,9 +164,9 @@ static void reserve_makes_room_and_copies_a_shared_array(void **state) {
   /* Out of memory: the caller's array is left as it was. */
   xffi_object *third = array;
   xffi_object_inc_ref(third);
-  xffi_testing_fail_alloc_after(0);
+  failing_allocator_fail_after(0);
   assert_int_equal(xffi_array_reserve(&array, 1000), XFFI_FAIL);
-  xffi_testing_fail_alloc_after(-1);
+  failing_allocator_fail_after(-1);
   expect_error(XFFI_KIND_MEMORY, "out of memory");
   assert_ptr_equal(array, third);
   assert_int_equal(xffi_object_strong_count(array), 2);
@@ -338,13 +338,13 @@ static void out_of_memory_leaves_the_array_unchanged(void **state) {
   assert_int_equal(xffi_seq_cell_of_unchecked(array)->capacity, 4);
   xffi_object *before = array;
   xffi_any v = xffi_any_c_str("a string that needs an allocation");
-  xffi_testing_fail_alloc_after(0); /* the copy of the string fails */
+  failing_allocator_fail_after(0); /* the copy of the string fails */
   assert_int_equal(xffi_array_push(&array, &v), XFFI_FAIL);
-  xffi_testing_fail_alloc_after(-1);
+  failing_allocator_fail_after(-1);
   expect_error(XFFI_KIND_MEMORY, "out of memory");
-  xffi_testing_fail_alloc_after(1); /* the string succeeds, the growth fails */
+  failing_allocator_fail_after(1); /* the string succeeds, the growth fails */
   assert_int_equal(xffi_array_push(&array, &v), XFFI_FAIL);
-  xffi_testing_fail_alloc_after(-1);
+  failing_allocator_fail_after(-1);
   expect_error(XFFI_KIND_MEMORY, "out of memory");
   assert_ptr_equal(array, before);
   assert_int_equal(xffi_seq_size_unchecked(array), 4);
@@ -353,7 +353,7 @@ static void out_of_memory_leaves_the_array_unchanged(void **state) {
   xffi_object_inc_ref(other);
   xffi_any one = xffi_any_int(1);
   for (int op = 0; op < 5; ++op) {
-    xffi_testing_fail_alloc_after(0);
+    failing_allocator_fail_after(0);
     int rc = XFFI_OK;
     switch (op) {
       case 0: rc = xffi_array_set(&array, 0, &one); break;
@@ -362,7 +362,7 @@ static void out_of_memory_leaves_the_array_unchanged(void **state) {
       case 3: rc = xffi_array_pop(NULL, &array); break;
       case 4: rc = xffi_array_insert(&array, 0, &one); break;
     }
-    xffi_testing_fail_alloc_after(-1);
+    failing_allocator_fail_after(-1);
     assert_int_equal(rc, XFFI_FAIL);
     expect_error(XFFI_KIND_MEMORY, "out of memory");
     assert_ptr_equal(array, before);
@@ -370,19 +370,19 @@ static void out_of_memory_leaves_the_array_unchanged(void **state) {
   }
   for (int i = 0; i < 4; ++i) assert_int_equal(int_at(array, i), i);
   xffi_object *out = (xffi_object *)1;
-  xffi_testing_fail_alloc_after(0);
+  failing_allocator_fail_after(0);
   assert_int_equal(xffi_array_new(&out, &one, 1), XFFI_FAIL);
   assert_null(out);
   assert_int_equal(xffi_array_slice(&out, array, 0, 2), XFFI_FAIL);
   assert_null(out);
-  xffi_testing_fail_alloc_after(-1);
+  failing_allocator_fail_after(-1);
   expect_error(XFFI_KIND_MEMORY, "out of memory");
   /* A failed copy of the third item frees the first two. */
   xffi_any strs[3] = {xffi_any_c_str("first long string"), xffi_any_c_str("second long string"),
                       xffi_any_c_str("third long string")};
-  xffi_testing_fail_alloc_after(3);
+  failing_allocator_fail_after(3);
   assert_int_equal(xffi_array_new(&out, strs, 3), XFFI_FAIL);
-  xffi_testing_fail_alloc_after(-1);
+  failing_allocator_fail_after(-1);
   expect_error(XFFI_KIND_MEMORY, "out of memory");
   assert_null(out);
   xffi_object_dec_ref(other);
@@ -525,6 +525,7 @@ static void bad_input_is_reported(void **state) {
 }
 
 int main(void) {
+  failing_allocator_install();
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(new_copies_views_into_owned_elements),
       cmocka_unit_test(empty_array_from_null_items),

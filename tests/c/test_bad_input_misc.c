@@ -2,8 +2,11 @@
  * concept tests did not cover, for docs/bad-input.md: the remaining argument
  * getters, the byte-run registry lookup, the error-slot functions, and the
  * total functions (which have no failure mode and must accept NULL or
- * out-of-range input without a crash). */
+ * out-of-range input without a crash), and an allocator installed too late
+ * (this program installs none: the default one is fixed). */
 #include "test_util.h"
+
+#include <xffi/sys/allocator.h>
 
 static void test_arg_getters_refuse_null_out_missing_negative_and_wrong_kind(void **state) {
   (void)state;
@@ -121,12 +124,65 @@ static void test_total_functions_accept_null_and_out_of_range_input(void **state
   assert_nothing_raised();
 }
 
+static int64_t late_allocator_calls;
+static void *late_allocate(void *context, size_t size) {
+  (void)context, (void)size;
+  late_allocator_calls++;
+  return NULL;
+}
+static void *late_reallocate(void *context, void *ptr, size_t size) {
+  (void)context, (void)ptr, (void)size;
+  late_allocator_calls++;
+  return NULL;
+}
+static void late_deallocate(void *context, void *ptr) {
+  (void)context, (void)ptr;
+  late_allocator_calls++;
+}
+static void *late_allocate_aligned(void *context, size_t alignment, size_t size) {
+  (void)context, (void)alignment, (void)size;
+  late_allocator_calls++;
+  return NULL;
+}
+
+static void test_allocator_install_after_the_first_allocation_is_refused(void **state) {
+  (void)state;
+  xffi_object *text = NULL;
+  assert_int_equal(xffi_string_from_c_str(&text, "allocated with the default allocator"), XFFI_OK);
+  const xffi_allocator late = {NULL, late_allocate, late_reallocate, late_deallocate, late_allocate_aligned,
+                               late_deallocate};
+  assert_int_equal(xffi_allocator_install(&late), XFFI_FAIL);
+  expect_error(XFFI_KIND_VALUE, "xffi_allocator_install: the allocator is fixed already (the library has "
+                                "allocated, or an allocator was installed); install it before any other xffi call");
+  assert_int_equal(xffi_allocator_install(NULL), XFFI_FAIL);
+  expect_error(XFFI_KIND_VALUE, "xffi_allocator_install: allocator is NULL");
+  xffi_allocator no_free = late;
+  no_free.deallocate = NULL;
+  assert_int_equal(xffi_allocator_install(&no_free), XFFI_FAIL);
+  expect_error(XFFI_KIND_VALUE, "xffi_allocator_install: allocator->deallocate is NULL; every function must be set");
+  /* The default allocator still serves, and frees what it made. */
+  xffi_object_dec_ref(text);
+  assert_int_equal(xffi_string_from_c_str(&text, "allocated with the default allocator"), XFFI_OK);
+  xffi_object_dec_ref(text);
+  assert_int_equal(late_allocator_calls, 0);
+  /* The default allocator's functions work whatever is installed. */
+  xffi_allocator system;
+  assert_int_equal(xffi_allocator_default(&system), XFFI_OK);
+  void *block = system.allocate_aligned(system.context, 64, 100);
+  assert_non_null(block);
+  assert_int_equal((uintptr_t)block % 64, 0);
+  system.deallocate_aligned(system.context, block);
+  assert_int_equal(xffi_allocator_default(NULL), XFFI_FAIL);
+  expect_error(XFFI_KIND_VALUE, "xffi_allocator_default: out is NULL");
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_arg_getters_refuse_null_out_missing_negative_and_wrong_kind),
       cmocka_unit_test(test_global_get_bytes_refuses_null_out_and_null_data_with_size),
       cmocka_unit_test(test_error_slot_functions_on_an_empty_slot_and_bad_errors),
       cmocka_unit_test(test_total_functions_accept_null_and_out_of_range_input),
+      cmocka_unit_test(test_allocator_install_after_the_first_allocation_is_refused),
   };
   return cmocka_run_group_tests_name("bad_input_misc", tests, NULL, NULL);
 }

@@ -1,9 +1,9 @@
 /* tests/c/test_check.c: argument checks (c/check.h) name the function and
  * the argument, say what was expected and what came, and answer questions
  * without going through the raised-error slot. */
+#include "failing_allocator.h"
 #include "test_util.h"
 
-#include <xffi/sys/testing.h>
 
 static void test_messages_name_function_argument_expected_and_got(void **state) {
   (void)state;
@@ -46,14 +46,14 @@ static void test_type_index_checks_raise_only_their_own_error(void **state) {
   (void)state;
   xffi_object *obj = NULL;
   xffi_any v = xffi_any_int(7);
-  uint64_t before = xffi_testing_alloc_count();
+  uint64_t before = failing_allocator_attempts();
   assert_int_equal(xffi_any_to_object(&obj, &v, 100000), XFFI_FAIL);
-  assert_int_equal(xffi_testing_alloc_count() - before, 1);
+  assert_int_equal(failing_allocator_attempts() - before, 1);
   expect_error(XFFI_KIND_TYPE, "xffi_any_to_object: type_index 100000 is not a registered object type");
 
-  before = xffi_testing_alloc_count();
+  before = failing_allocator_attempts();
   assert_int_equal(xffi_arg_to_object(&obj, &v, 1, 0, 100000, "my_fn"), XFFI_FAIL);
-  assert_int_equal(xffi_testing_alloc_count() - before, 1);
+  assert_int_equal(failing_allocator_attempts() - before, 1);
   expect_error(XFFI_KIND_TYPE, "xffi_arg_to_object: type_index 100000 is not a registered object type");
 }
 
@@ -100,6 +100,7 @@ static void test_every_module_names_function_and_argument(void **state) {
 }
 
 int main(void) {
+  failing_allocator_install();
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_messages_name_function_argument_expected_and_got),
       cmocka_unit_test(test_type_index_checks_raise_only_their_own_error),

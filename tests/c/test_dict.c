@@ -13,7 +13,7 @@
 #include "test_util.h"
 
 #include <xffi/map.h>
-#include <xffi/sys/testing.h>
+#include "failing_allocator.h"
 #include <xffi/xffi.h>
 
 
@@ -302,24 +302,24 @@ static void out_of_memory_leaves_the_dict_unchanged(void **state) {
   xffi_object *dict = NULL;
   assert_int_equal(xffi_dict_new(&dict), XFFI_OK);
   xffi_any k = xffi_any_int(1), v = xffi_any_int(2);
-  xffi_testing_fail_alloc_after(0);
+  failing_allocator_fail_after(0);
   assert_int_equal(xffi_dict_set(dict, &k, &v), XFFI_FAIL);
-  xffi_testing_fail_alloc_after(-1);
+  failing_allocator_fail_after(-1);
   expect_error(XFFI_KIND_MEMORY, "out of memory");
   assert_int_equal(dict_len(dict), 0);
   assert_int_equal(xffi_dict_set(dict, &k, &v), XFFI_OK);
   /* Erase and pop never allocate. */
-  xffi_testing_fail_alloc_after(0);
+  failing_allocator_fail_after(0);
   assert_int_equal(xffi_dict_erase(dict, &k), XFFI_OK);
-  xffi_testing_fail_alloc_after(-1);
+  failing_allocator_fail_after(-1);
   xffi_object *out = (xffi_object *)1;
-  xffi_testing_fail_alloc_after(0);
+  failing_allocator_fail_after(0);
   assert_int_equal(xffi_dict_new(&out), XFFI_FAIL);
   assert_null(out);
   out = (xffi_object *)1;
   assert_int_equal(xffi_dict_copy(&out, dict), XFFI_FAIL);
   assert_null(out);
-  xffi_testing_fail_alloc_after(-1);
+  failing_allocator_fail_after(-1);
   expect_error(XFFI_KIND_MEMORY, "out of memory");
   xffi_object_dec_ref(dict);
 }
@@ -417,6 +417,7 @@ static void bad_input_is_reported(void **state) {
 }
 
 int main(void) {
+  failing_allocator_install();
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(changes_are_seen_by_every_holder),
       cmocka_unit_test(pop_moves_the_value_out),

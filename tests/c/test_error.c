@@ -2,7 +2,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include <time.h>
 
-#include <xffi/sys/testing.h>
+#include "failing_allocator.h"
 
 #include "test_util.h"
 
@@ -221,25 +221,25 @@ static void test_error_bad_input(void **state) {
 
 static void test_out_of_memory_is_reported_without_allocating(void **state) {
   (void)state;
-  uint64_t before = xffi_testing_alloc_count();
-  xffi_testing_fail_alloc_after(0);
+  uint64_t before = failing_allocator_attempts();
+  failing_allocator_fail_after(0);
   assert_int_equal(xffi_error_raise(XFFI_KIND_VALUE, "needs %d bytes", 100), XFFI_FAIL);
   xffi_object *err = xffi_error_peek_raised();
   assert_true(xffi_error_is_kind(err, XFFI_KIND_MEMORY));
   /* Appending to the shared MemoryError is a harmless no-op. */
   assert_int_equal(xffi_error_pass("frame"), XFFI_FAIL);
   assert_string_equal(xffi_error_cell_of_unchecked(err)->backtrace.data, "");
-  xffi_testing_fail_alloc_after(-1);
-  assert_int_equal(xffi_testing_alloc_count(), before + 1); /* the one that failed */
+  failing_allocator_fail_after(-1);
+  assert_int_equal(failing_allocator_attempts(), before + 1); /* the one that failed */
   assert_raised(XFFI_KIND_MEMORY, "out of memory");
   /* A failed frame append keeps the error being passed. */
   xffi_error_raise_str(XFFI_KIND_KEY, "original");
-  xffi_testing_fail_alloc_after(0);
+  failing_allocator_fail_after(0);
   char frame[600];
   memset(frame, 'x', sizeof(frame) - 1);
   frame[sizeof(frame) - 1] = '\0';
   xffi_error_pass(frame);
-  xffi_testing_fail_alloc_after(-1);
+  failing_allocator_fail_after(-1);
   assert_raised(XFFI_KIND_KEY, "original");
 }
 
@@ -255,6 +255,7 @@ static void test_forward_to_tvm_without_tvm_ffi_keeps_the_error(void **state) {
 }
 
 int main(void) {
+  failing_allocator_install();
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_raise_then_move_out_clears_the_slot),
       cmocka_unit_test(test_raising_again_releases_the_previous_error),

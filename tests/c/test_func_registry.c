@@ -3,7 +3,7 @@
 #include "test_util.h"
 
 #include <xffi/function.h>
-#include <xffi/sys/testing.h>
+#include "failing_allocator.h"
 
 static int return_resource(void *resource, const xffi_any *args, int32_t num_args, xffi_any *result) {
   (void)args, (void)num_args;
@@ -161,13 +161,13 @@ static void test_lookup_allocates_nothing(void **state) {
   assert_int_equal(xffi_function_global_register("test.registry.no_malloc", f, 0), XFFI_OK);
   assert_int_equal(xffi_function_global_lookup(&got, "test.registry.no_malloc"), XFFI_OK);
   xffi_object_dec_ref(got);
-  uint64_t before = xffi_testing_alloc_count();
+  uint64_t before = failing_allocator_attempts();
   for (int i = 0; i < 1000; ++i) {
     assert_int_equal(xffi_function_global_lookup(&got, "test.registry.no_malloc"), XFFI_OK);
     xffi_object_dec_ref(got);
     assert_int_equal(xffi_function_global_lookup(&got, "test.registry.missing"), XFFI_OK);
   }
-  assert_int_equal(xffi_testing_alloc_count(), before);
+  assert_int_equal(failing_allocator_attempts(), before);
   assert_int_equal(xffi_function_global_erase("test.registry.no_malloc"), XFFI_OK);
   xffi_object_dec_ref(f);
 }
@@ -202,9 +202,9 @@ static void test_out_of_memory_changes_nothing(void **state) {
   int failures = 0;
   for (int64_t fail_at = 0; fail_at < 4 && !registered; ++fail_at) {
     snprintf(name, sizeof name, "test.registry.oom");
-    xffi_testing_fail_alloc_after(fail_at);
+    failing_allocator_fail_after(fail_at);
     int status = xffi_function_global_register(name, f, 0);
-    xffi_testing_fail_alloc_after(-1);
+    failing_allocator_fail_after(-1);
     if (status == XFFI_OK) {
       registered = 1;
       break;
@@ -220,9 +220,9 @@ static void test_out_of_memory_changes_nothing(void **state) {
   /* list: the String for a long name needs an allocation. */
   int64_t count = 0;
   xffi_object *names[4096];
-  xffi_testing_fail_alloc_after(0);
+  failing_allocator_fail_after(0);
   int status = xffi_function_global_names(names, &count, 4096);
-  xffi_testing_fail_alloc_after(-1);
+  failing_allocator_fail_after(-1);
   assert_int_equal(status, XFFI_FAIL);
   assert_raised(XFFI_KIND_MEMORY, "");
   assert_int_equal(xffi_function_global_erase("test.registry.oom"), XFFI_OK);
@@ -268,6 +268,7 @@ static void test_bad_input_is_reported(void **state) {
 }
 
 int main(void) {
+  failing_allocator_install();
   const struct CMUnitTest tests[] = {
       /* First: the registry's first table is then allocated inside it. */
       cmocka_unit_test(test_out_of_memory_changes_nothing),

@@ -10,7 +10,7 @@
 #include "registry_thread_util.h"
 
 #include <xffi/function.h>
-#include <xffi/sys/testing.h>
+#include "failing_allocator.h"
 
 enum { READERS = 8, WRITERS = 2, STABLE = 8, CHURN = 16, READER_ROUNDS = 4000, WRITER_ROUNDS = 1500 };
 
@@ -116,13 +116,13 @@ static void test_exited_threads_give_their_reader_record_back(void **state) {
   xffi_object *f = make(1);
   assert_int_equal(xffi_function_global_register("test.threads.short_lived", f, 0), XFFI_OK);
   xffi_object_dec_ref(f);
-  uint64_t before = xffi_testing_alloc_count();
+  uint64_t before = failing_allocator_attempts();
   for (int i = 0; i < 200; ++i) { /* more threads than static reader records */
     pthread_t t;
     assert_int_equal(pthread_create(&t, NULL, one_lookup, "test.threads.short_lived"), 0);
     pthread_join(t, NULL);
   }
-  assert_int_equal(xffi_testing_alloc_count(), before);
+  assert_int_equal(failing_allocator_attempts(), before);
   assert_int_equal(atomic_load(&failures), 0);
   assert_int_equal(xffi_function_global_erase("test.threads.short_lived"), XFFI_OK);
 }
@@ -153,6 +153,7 @@ static void test_more_concurrent_threads_than_static_records(void **state) {
 }
 
 int main(void) {
+  failing_allocator_install();
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_lookups_and_calls_race_with_register_and_remove),
       cmocka_unit_test(test_exited_threads_give_their_reader_record_back),

@@ -4,7 +4,7 @@
 #include "test_util.h"
 
 #include <xffi/function.h>
-#include <xffi/sys/testing.h>
+#include "failing_allocator.h"
 
 /* ---- Callees used by the tests ---- */
 
@@ -190,9 +190,9 @@ static void test_creation_out_of_memory_leaves_the_resource_to_the_caller(void *
   (void)state;
   finalized = 0;
   xffi_object *f = (xffi_object *)1;
-  xffi_testing_fail_alloc_after(0);
+  failing_allocator_fail_after(0);
   int status = xffi_function_new(&f, count_calls, NULL, count_finalizer);
-  xffi_testing_fail_alloc_after(-1);
+  failing_allocator_fail_after(-1);
   assert_int_equal(status, XFFI_FAIL);
   assert_null(f);
   assert_int_equal(finalized, 0);
@@ -273,9 +273,9 @@ static void test_direct_creation_out_of_memory_leaves_the_resource_to_the_caller
   (void)state;
   finalized = 0;
   xffi_object *f = (xffi_object *)1;
-  xffi_testing_fail_alloc_after(0);
+  failing_allocator_fail_after(0);
   int status = xffi_function_new_direct(&f, direct_count_calls, NULL, count_finalizer);
-  xffi_testing_fail_alloc_after(-1);
+  failing_allocator_fail_after(-1);
   assert_int_equal(status, XFFI_FAIL);
   assert_null(f);
   assert_int_equal(finalized, 0);
@@ -489,6 +489,7 @@ static void test_args_check_matches_counts_and_kinds(void **state) {
 }
 
 int main(void) {
+  failing_allocator_install();
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_call_with_zero_and_two_int_arguments),
       cmocka_unit_test(test_cell_matches_the_tvm_ffi_layout_and_handle_convention),

@@ -11,7 +11,7 @@
 #include "test_util.h"
 
 #include <xffi/array.h>
-#include <xffi/sys/testing.h>
+#include "failing_allocator.h"
 #include <xffi/xffi.h>
 
 
@@ -82,13 +82,13 @@ static void push_pop_insert_erase_clear(void **state) {
 static void push_is_amortised_and_reserve_avoids_growth(void **state) {
   (void)state;
   xffi_object *list = int_list(0);
-  uint64_t before = xffi_testing_alloc_count();
+  uint64_t before = failing_allocator_attempts();
   for (int i = 0; i < 10000; ++i) {
     xffi_any v = xffi_any_int(i);
     assert_int_equal(xffi_list_push(list, &v), XFFI_OK);
   }
   /* Doubling: about log2(10000) reallocations, not 10000. */
-  assert_true(xffi_testing_alloc_count() - before <= 16);
+  assert_true(failing_allocator_attempts() - before <= 16);
   for (int i = 0; i < 10000; i += 997) assert_int_equal(int_at(list, i), i);
   xffi_object_dec_ref(list);
 
@@ -97,12 +97,12 @@ static void push_is_amortised_and_reserve_avoids_growth(void **state) {
   assert_int_equal(xffi_seq_cell_of_unchecked(list)->capacity, 500);
   assert_int_equal(xffi_list_reserve(list, 10), XFFI_OK); /* never shrinks */
   assert_int_equal(xffi_seq_cell_of_unchecked(list)->capacity, 500);
-  before = xffi_testing_alloc_count();
+  before = failing_allocator_attempts();
   for (int i = 0; i < 500; ++i) {
     xffi_any v = xffi_any_int(i);
     assert_int_equal(xffi_list_push(list, &v), XFFI_OK);
   }
-  assert_int_equal(xffi_testing_alloc_count(), before);
+  assert_int_equal(failing_allocator_attempts(), before);
   xffi_object_dec_ref(list);
 }
 
@@ -173,23 +173,23 @@ static void out_of_memory_leaves_the_list_unchanged(void **state) {
   (void)state;
   xffi_object *list = int_list(4);
   xffi_any v = xffi_any_int(9);
-  xffi_testing_fail_alloc_after(0);
+  failing_allocator_fail_after(0);
   assert_int_equal(xffi_list_push(list, &v), XFFI_FAIL);
   assert_int_equal(xffi_list_insert(list, 0, &v), XFFI_FAIL);
   assert_int_equal(xffi_list_reserve(list, 100), XFFI_FAIL);
-  xffi_testing_fail_alloc_after(-1);
+  failing_allocator_fail_after(-1);
   expect_error(XFFI_KIND_MEMORY, "out of memory");
   assert_int_equal(xffi_seq_size_unchecked(list), 4);
   for (int i = 0; i < 4; ++i) assert_int_equal(int_at(list, i), i);
   xffi_object *out = (xffi_object *)1;
-  xffi_testing_fail_alloc_after(0);
+  failing_allocator_fail_after(0);
   assert_int_equal(xffi_list_new(&out, &v, 1), XFFI_FAIL);
   assert_null(out);
   assert_int_equal(xffi_list_slice(&out, list, 0, 1), XFFI_FAIL);
   assert_null(out);
   assert_int_equal(xffi_list_new_with_capacity(&out, 3), XFFI_FAIL);
   assert_null(out);
-  xffi_testing_fail_alloc_after(-1);
+  failing_allocator_fail_after(-1);
   expect_error(XFFI_KIND_MEMORY, "out of memory");
   assert_int_equal(xffi_list_reserve(list, INT64_MAX), XFFI_FAIL);
   expect_error(XFFI_KIND_MEMORY, "out of memory");
@@ -297,6 +297,7 @@ static void bad_input_is_reported(void **state) {
 }
 
 int main(void) {
+  failing_allocator_install();
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(changes_are_seen_by_every_holder),
       cmocka_unit_test(push_pop_insert_erase_clear),

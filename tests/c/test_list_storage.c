@@ -6,7 +6,7 @@
  * does it; tests/interop/list_grow_cpp.cc does it with tvm-ffi's own code. */
 #include "test_util.h"
 
-#include <xffi/sys/testing.h>
+#include "failing_allocator.h"
 
 /* Whether the cell's data lies inside the object's own allocation (inline). */
 static int storage_is_inline(const xffi_object *list) {
@@ -130,22 +130,23 @@ static void test_an_empty_list_with_null_data_is_readable(void **state) {
 
 static void test_new_list_out_of_memory_leaves_nothing(void **state) {
   (void)state;
-  uint64_t before = xffi_testing_alloc_count();
+  uint64_t before = failing_allocator_attempts();
   xffi_object *list = NULL;
   assert_int_equal(xffi_list_new_with_capacity(&list, 4), XFFI_OK);
-  assert_int_equal(xffi_testing_alloc_count() - before, 2); /* the object and its buffer */
+  assert_int_equal(failing_allocator_attempts() - before, 2); /* the object and its buffer */
   xffi_object_dec_ref(list);
   for (int64_t n = 0; n < 2; n++) { /* the object, then the buffer, fails */
     list = (xffi_object *)0x1;
-    xffi_testing_fail_alloc_after(n);
+    failing_allocator_fail_after(n);
     assert_int_equal(xffi_list_new_with_capacity(&list, 4), XFFI_FAIL);
-    xffi_testing_fail_alloc_after(-1);
+    failing_allocator_fail_after(-1);
     assert_null(list);
     assert_raised(XFFI_KIND_MEMORY, "out of memory");
   }
 }
 
 int main(void) {
+  failing_allocator_install();
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_every_new_list_has_a_separate_buffer_and_a_deleter),
       cmocka_unit_test(test_a_list_grown_by_tvm_ffi_code_stays_whole),

@@ -14,7 +14,7 @@
 #include "test_util.h"
 
 #include <xffi/map.h>
-#include <xffi/sys/testing.h>
+#include "failing_allocator.h"
 #include <xffi/xffi.h>
 
 
@@ -491,9 +491,9 @@ static void out_of_memory_leaves_the_map_unchanged(void **state) {
     while (map_len(map) < fill) map_set_int(&map, map_len(map), map_len(map));
     for (int64_t after = 0; after < 2; ++after) {
       xffi_object *before = map;
-      xffi_testing_fail_alloc_after(after);
+      failing_allocator_fail_after(after);
       int rc = xffi_map_set(&map, &k, &v);
-      xffi_testing_fail_alloc_after(-1);
+      failing_allocator_fail_after(-1);
       assert_int_equal(rc, XFFI_FAIL);
       expect_error(XFFI_KIND_MEMORY, "out of memory");
       assert_ptr_equal(map, before);
@@ -509,29 +509,29 @@ static void out_of_memory_leaves_the_map_unchanged(void **state) {
   xffi_object_inc_ref(shared);
   xffi_any k0 = xffi_any_int(0);
   for (int op = 0; op < 3; ++op) {
-    xffi_testing_fail_alloc_after(0);
+    failing_allocator_fail_after(0);
     int rc = op == 0 ? xffi_map_set(&map, &k0, &v) : op == 1 ? xffi_map_erase(&map, &k0) : xffi_map_clear(&map);
-    xffi_testing_fail_alloc_after(-1);
+    failing_allocator_fail_after(-1);
     assert_int_equal(rc, XFFI_FAIL);
     expect_error(XFFI_KIND_MEMORY, "out of memory");
     assert_ptr_equal(map, shared);
   }
   assert_int_equal(map_get_int(map, &k0), 0);
   xffi_object *out = (xffi_object *)1;
-  xffi_testing_fail_alloc_after(0);
+  failing_allocator_fail_after(0);
   assert_int_equal(xffi_map_new(&out), XFFI_FAIL);
   assert_null(out);
   out = (xffi_object *)1;
   assert_int_equal(xffi_map_copy(&out, map), XFFI_FAIL);
   assert_null(out);
-  xffi_testing_fail_alloc_after(-1);
+  failing_allocator_fail_after(-1);
   expect_error(XFFI_KIND_MEMORY, "out of memory");
-  xffi_testing_fail_alloc_after(2); /* the object and first tables, then a key copy fails */
+  failing_allocator_fail_after(2); /* the object and first tables, then a key copy fails */
   xffi_any keys[2] = {xffi_any_c_str("first long key"), xffi_any_c_str("second long key")};
   xffi_any values[2] = {xffi_any_int(1), xffi_any_int(2)};
   out = (xffi_object *)1;
   assert_int_equal(xffi_map_new_from(&out, keys, values, 2), XFFI_FAIL);
-  xffi_testing_fail_alloc_after(-1);
+  failing_allocator_fail_after(-1);
   expect_error(XFFI_KIND_MEMORY, "out of memory");
   assert_null(out);
   xffi_object_dec_ref(shared);
@@ -727,6 +727,7 @@ static void probes_that_run_off_the_end_wrap_to_the_first_slot(void **state) {
 }
 
 int main(void) {
+  failing_allocator_install();
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(set_get_and_iterate_in_insertion_order),
       cmocka_unit_test(string_forms_with_the_same_bytes_are_one_key),

@@ -16,7 +16,7 @@
 
 #include <xffi/function.h>
 #include <xffi/module.h>
-#include <xffi/sys/testing.h>
+#include "failing_allocator.h"
 
 #if XFFI_TEST_HAVE_SHARED_LIBRARIES
 
@@ -286,6 +286,7 @@ static void test_bad_input_is_reported(void **state) {
 }
 
 int main(void) {
+  failing_allocator_install();
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_plugin_registers_at_load_and_the_host_sees_one_runtime),
       cmocka_unit_test(test_exported_functions_are_called_and_their_errors_cross),
@@ -305,14 +306,14 @@ int main(void) {
 static void test_loading_says_it_is_compiled_out_and_leaves_nothing(void **state) {
   (void)state;
   xffi_object *m = (xffi_object *)1;
-  uint64_t before = xffi_testing_alloc_count();
+  uint64_t before = failing_allocator_attempts();
   assert_int_equal(xffi_module_load(&m, "plugin.wasm"), XFFI_FAIL);
   assert_null(m);
   expect_error(XFFI_KIND_RUNTIME,
                "xffi_module_load: cannot load 'plugin.wasm': loading shared libraries is not supported on "
                "WebAssembly (WASI): this build of xffi has module loading compiled out");
   /* The module allocation and the error were all there was; both are gone. */
-  assert_int_equal(xffi_testing_alloc_count(), before + 2);
+  assert_int_equal(failing_allocator_attempts(), before + 2);
 }
 
 static void test_bad_input_is_reported_before_loading(void **state) {
@@ -329,6 +330,7 @@ static void test_bad_input_is_reported_before_loading(void **state) {
 }
 
 int main(void) {
+  failing_allocator_install();
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_loading_says_it_is_compiled_out_and_leaves_nothing),
       cmocka_unit_test(test_bad_input_is_reported_before_loading),

@@ -3,15 +3,15 @@
 
 #include <xffi/shape.h>
 #include <xffi/string.h>
-#include <xffi/sys/testing.h>
+#include "failing_allocator.h"
 
 static void test_new_copies_dims_inline_in_one_allocation(void **state) {
   (void)state;
   int64_t dims[3] = {2, 3, 4};
-  uint64_t before = xffi_testing_alloc_count();
+  uint64_t before = failing_allocator_attempts();
   xffi_object *s = NULL;
   assert_int_equal(xffi_shape_new(&s, dims, 3), XFFI_OK);
-  assert_int_equal(xffi_testing_alloc_count() - before, 1);
+  assert_int_equal(failing_allocator_attempts() - before, 1);
   assert_int_equal(s->type_index, XFFI_TYPE_SHAPE);
   dims[0] = 99; /* the Shape has its own copy */
   const xffi_shape_cell *cell = xffi_shape_cell_of_unchecked(s);
@@ -167,15 +167,16 @@ static void test_out_of_memory_is_clean(void **state) {
   (void)state;
   int64_t dims[2] = {1, 2};
   xffi_object *s = (xffi_object *)0x1;
-  xffi_testing_fail_alloc_after(0);
+  failing_allocator_fail_after(0);
   int status = xffi_shape_new(&s, dims, 2);
-  xffi_testing_fail_alloc_after(-1);
+  failing_allocator_fail_after(-1);
   assert_int_equal(status, XFFI_FAIL);
   assert_null(s);
   assert_raised(XFFI_KIND_MEMORY, "");
 }
 
 int main(void) {
+  failing_allocator_install();
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_new_copies_dims_inline_in_one_allocation),
       cmocka_unit_test(test_empty_shape_has_non_null_data_and_product_one),

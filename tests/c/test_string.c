@@ -1,15 +1,15 @@
 /* String and Bytes: one allocation, NUL-terminated, compare and hash. */
-#include <xffi/sys/testing.h>
+#include "failing_allocator.h"
 
 #include "test_util.h"
 #include "string_internal.h"
 
 static void test_string_is_one_allocation_with_inline_nul_terminated_bytes(void **state) {
   (void)state;
-  uint64_t before = xffi_testing_alloc_count();
+  uint64_t before = failing_allocator_attempts();
   xffi_object *s = NULL;
   assert_int_equal(xffi_string_new(&s, "hello, world, this is 32 bytes!!", 32), XFFI_OK);
-  assert_int_equal(xffi_testing_alloc_count(), before + 1);
+  assert_int_equal(failing_allocator_attempts(), before + 1);
   assert_int_equal(s->type_index, XFFI_TYPE_STRING);
   xffi_byte_array view = xffi_string_cell_of_unchecked(s);
   assert_int_equal(view.size, 32);
@@ -216,14 +216,15 @@ static void test_string_bad_input(void **state) {
   assert_int_equal(xffi_string_cell_of(&view, err), XFFI_FAIL);
   assert_raised(XFFI_KIND_TYPE, "xffi_string_cell_of: obj expected String or Bytes, got Error");
   xffi_object_dec_ref(err);
-  xffi_testing_fail_alloc_after(0);
+  failing_allocator_fail_after(0);
   assert_int_equal(xffi_string_new(&s, "abc", 3), XFFI_FAIL);
-  xffi_testing_fail_alloc_after(-1);
+  failing_allocator_fail_after(-1);
   assert_raised(XFFI_KIND_MEMORY, "out of memory");
   assert_null(s);
 }
 
 int main(void) {
+  failing_allocator_install();
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_string_is_one_allocation_with_inline_nul_terminated_bytes),
       cmocka_unit_test(test_bytes_keep_embedded_nuls),

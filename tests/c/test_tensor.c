@@ -7,7 +7,7 @@
 
 #include <xffi/dtype.h>
 #include <xffi/shape.h>
-#include <xffi/sys/testing.h>
+#include "failing_allocator.h"
 #include <xffi/tensor.h>
 
 static const DLDataType f32 = {kDLFloat, 32, 1};
@@ -17,10 +17,10 @@ static const DLDataType f32 = {kDLFloat, 32, 1};
 static void test_new_is_zeroed_aligned_compact_and_one_allocation(void **state) {
   (void)state;
   int64_t shape[3] = {2, 3, 5};
-  uint64_t before = xffi_testing_alloc_count();
+  uint64_t before = failing_allocator_attempts();
   xffi_object *t = NULL;
   assert_int_equal(xffi_tensor_new(&t, shape, 3, f32), XFFI_OK);
-  assert_int_equal(xffi_testing_alloc_count() - before, 1);
+  assert_int_equal(failing_allocator_attempts() - before, 1);
   assert_int_equal(t->type_index, XFFI_TYPE_TENSOR);
   DLTensor *dl = xffi_tensor_cell_of_unchecked(t);
   assert_ptr_equal((char *)dl, (char *)t + 24); /* the cell follows the header */
@@ -123,9 +123,9 @@ static void test_new_out_of_memory_is_clean(void **state) {
   (void)state;
   int64_t shape[1] = {8};
   xffi_object *t = (xffi_object *)0x1;
-  xffi_testing_fail_alloc_after(0);
+  failing_allocator_fail_after(0);
   int status = xffi_tensor_new(&t, shape, 1, f32);
-  xffi_testing_fail_alloc_after(-1);
+  failing_allocator_fail_after(-1);
   assert_int_equal(status, XFFI_FAIL);
   assert_null(t);
   assert_raised(XFFI_KIND_MEMORY, "");
@@ -221,6 +221,7 @@ static void test_queries_reject_null_and_non_tensors(void **state) {
 }
 
 int main(void) {
+  failing_allocator_install();
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_new_is_zeroed_aligned_compact_and_one_allocation),
       cmocka_unit_test(test_new_scalar_empty_and_sub_byte),

@@ -3,11 +3,11 @@
  * exactly once, read-only both ways, every malformed input refused, the
  * unchecked imports), exporting them, round trips, and out-of-memory. */
 #include "tensor_producer.h"
+#include "failing_allocator.h"
 #include "test_util.h"
 
 #include <xffi/dtype.h>
 #include <xffi/shape.h>
-#include <xffi/sys/testing.h>
 #include <xffi/tensor.h>
 
 static const DLDataType f32 = {kDLFloat, 32, 1};
@@ -26,10 +26,10 @@ static void assert_read_only(xffi_object *tensor, int expected) {
  * since the producer may change its arrays. Returns the new reference. */
 typedef int (*import_fn)(xffi_object **, DLManagedTensorVersioned *);
 static xffi_object *import_and_check_copy(import_fn import, producer *p) {
-  uint64_t before = xffi_testing_alloc_count();
+  uint64_t before = failing_allocator_attempts();
   xffi_object *t = NULL;
   assert_int_equal(import(&t, &p->managed), XFFI_OK);
-  assert_int_equal(xffi_testing_alloc_count() - before, 1);
+  assert_int_equal(failing_allocator_attempts() - before, 1);
   DLTensor *dl = xffi_tensor_cell_of_unchecked(t);
   assert_ptr_equal(dl->data, p->data);
   assert_int_equal(dl->ndim, 2);
@@ -124,10 +124,10 @@ static void test_import_legacy(void **state) {
     producer p;
     producer_init(&p);
     p.legacy.dl_tensor.strides = NULL;
-    uint64_t before = xffi_testing_alloc_count();
+    uint64_t before = failing_allocator_attempts();
     xffi_object *t = NULL;
     assert_int_equal(imports[k](&t, &p.legacy), XFFI_OK);
-    assert_int_equal(xffi_testing_alloc_count() - before, 1);
+    assert_int_equal(failing_allocator_attempts() - before, 1);
     DLTensor *dl = xffi_tensor_cell_of_unchecked(t);
     assert_ptr_equal(dl->data, p.data);
     assert_int_equal(dl->shape[0], 2);
@@ -390,9 +390,9 @@ static void test_unchecked_imports_still_refuse_what_xffi_memory_depends_on(void
     /* out of memory: nothing taken, nothing leaked */
     producer_init(&p);
     t = (xffi_object *)0x1;
-    xffi_testing_fail_alloc_after(0);
+    failing_allocator_fail_after(0);
     int status = unchecked_forms[k].import(&t, &p);
-    xffi_testing_fail_alloc_after(-1);
+    failing_allocator_fail_after(-1);
     assert_int_equal(status, XFFI_FAIL);
     assert_raised(XFFI_KIND_MEMORY, "");
     assert_null(t);
@@ -415,10 +415,10 @@ static void test_import_out_of_memory_leaves_ownership_with_caller(void **state)
   producer p;
   producer_init(&p);
   xffi_object *t = (xffi_object *)0x1;
-  xffi_testing_fail_alloc_after(0);
+  failing_allocator_fail_after(0);
   int status = xffi_tensor_from_dlpack(&t, &p.managed);
   int status_legacy = xffi_tensor_from_dlpack_legacy(&t, &p.legacy);
-  xffi_testing_fail_alloc_after(-1);
+  failing_allocator_fail_after(-1);
   assert_int_equal(status, XFFI_FAIL);
   assert_int_equal(status_legacy, XFFI_FAIL);
   assert_null(t);
@@ -437,10 +437,10 @@ static void test_export_versioned_keeps_tensor_alive_until_deleter(void **state)
   ((float *)xffi_tensor_cell_of_unchecked(t)->data)[11] = 42.0f;
   xffi_weak *w = NULL;
   assert_int_equal(xffi_weak_new(&w, t), XFFI_OK);
-  uint64_t before = xffi_testing_alloc_count();
+  uint64_t before = failing_allocator_attempts();
   DLManagedTensorVersioned *m = NULL;
   assert_int_equal(xffi_tensor_to_dlpack(&m, t), XFFI_OK);
-  assert_int_equal(xffi_testing_alloc_count() - before, 1);
+  assert_int_equal(failing_allocator_attempts() - before, 1);
   assert_int_equal(xffi_object_strong_count(t), 2);
   assert_int_equal(m->version.major, 1);
   assert_int_equal(m->version.minor, XFFI_DLPACK_MINOR);
@@ -494,9 +494,9 @@ static void test_export_then_import_gives_back_the_same_tensor(void **state) {
   assert_int_equal(xffi_tensor_new(&t, shape, 2, f32), XFFI_OK);
   DLManagedTensorVersioned *m = NULL;
   assert_int_equal(xffi_tensor_to_dlpack(&m, t), XFFI_OK);
-  uint64_t before = xffi_testing_alloc_count();
+  uint64_t before = failing_allocator_attempts();
   assert_int_equal(xffi_tensor_from_dlpack(&back, m), XFFI_OK);
-  assert_int_equal(xffi_testing_alloc_count() - before, 0);
+  assert_int_equal(failing_allocator_attempts() - before, 0);
   assert_ptr_equal(back, t);
   assert_int_equal(xffi_object_strong_count(t), 2);
   xffi_object_dec_ref(back);
@@ -535,10 +535,10 @@ static void test_export_out_of_memory_is_clean(void **state) {
   assert_int_equal(xffi_tensor_new(&t, shape, 1, f32), XFFI_OK);
   DLManagedTensorVersioned *m = (DLManagedTensorVersioned *)0x1;
   DLManagedTensor *legacy = (DLManagedTensor *)0x1;
-  xffi_testing_fail_alloc_after(0);
+  failing_allocator_fail_after(0);
   int s1 = xffi_tensor_to_dlpack(&m, t);
   int s2 = xffi_tensor_to_dlpack_legacy(&legacy, t);
-  xffi_testing_fail_alloc_after(-1);
+  failing_allocator_fail_after(-1);
   assert_int_equal(s1, XFFI_FAIL);
   assert_int_equal(s2, XFFI_FAIL);
   assert_null(m);
@@ -549,6 +549,7 @@ static void test_export_out_of_memory_is_clean(void **state) {
 }
 
 int main(void) {
+  failing_allocator_install();
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_import_versioned_is_zero_copy_and_deletes_once),
       cmocka_unit_test(test_import_computes_missing_strides_and_keeps_byte_offset),

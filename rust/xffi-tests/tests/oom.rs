@@ -1,6 +1,7 @@
 //! Out of memory in the C library reaches Rust as a MemoryError, and
-//! nothing Rust handed over is leaked or dropped twice. (The failure hook
-//! works per thread.)
+//! nothing Rust handed over is leaked or dropped twice. The test installs a
+//! failing allocator (`xffi/sys/allocator.h`) that wraps the default one and
+//! fails the calling thread's allocations on demand.
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
@@ -14,13 +15,12 @@ impl Drop for CountDrop {
     }
 }
 
+#[path = "../../xffi/tests/support/mod.rs"]
+mod support;
+use support::{install as install_failing_allocator, with_allocations_failing};
+
 fn fail_next<T>(f: impl FnOnce() -> xffi::Result<T>) -> xffi::Error {
-    // SAFETY: a per-thread switch of the test allocator; no pointers involved.
-    unsafe { sys::xffi_testing_fail_alloc_after(0) };
-    let r = f();
-    // SAFETY: as above (off again).
-    unsafe { sys::xffi_testing_fail_alloc_after(-1) };
-    match r {
+    match with_allocations_failing(f) {
         Ok(_) => panic!("expected a MemoryError"),
         Err(e) => e,
     }
@@ -28,6 +28,7 @@ fn fail_next<T>(f: impl FnOnce() -> xffi::Result<T>) -> xffi::Error {
 
 #[test]
 fn memory_errors_from_c_become_err_and_leak_nothing() {
+    install_failing_allocator();
     // A closure whose function cannot be made is dropped exactly once.
     let drops = Arc::new(AtomicUsize::new(0));
     let guard = CountDrop(drops.clone());

@@ -17,6 +17,7 @@ fn is_memory_error<T: std::fmt::Debug>(r: xffi::Result<T>) -> bool {
 
 #[test]
 fn map_iteration_out_of_memory_is_an_error_item_not_an_empty_iteration() {
+    support::install(); // before this test allocates through xffi
     // Short strings are stored inline; reading one as an xffi String allocates.
     let inline: Map<String, i64> = [("a".to_string(), 1), ("b".to_string(), 2)].into_iter().collect();
     let m: Map<xffi::String, i64> = Any::from(inline).get().unwrap();
@@ -33,6 +34,7 @@ fn map_iteration_out_of_memory_is_an_error_item_not_an_empty_iteration() {
 
 #[test]
 fn lookups_report_errors_instead_of_absent() {
+    support::install(); // before this test allocates through xffi
     // A long key with a NUL inside can only be viewed through a new xffi String.
     let key = "a key longer than seven bytes, with a \0 inside";
     let m: Map<String, i64> = [(key.to_string(), 1)].into_iter().collect();
@@ -54,6 +56,7 @@ fn lookups_report_errors_instead_of_absent() {
 
 #[test]
 fn lookups_by_borrowed_key_make_no_owned_key() {
+    support::install(); // before this test allocates through xffi
     let long = "a key longer than seven bytes";
     let mut m: Map<String, i64> = [(long.to_string(), 1)].into_iter().collect();
     let d: Dict<String, i64> = Dict::new().unwrap();
@@ -81,6 +84,7 @@ fn lookups_by_borrowed_key_make_no_owned_key() {
 
 #[test]
 fn array_and_list_get_agree() {
+    support::install(); // before this test allocates through xffi
     // Element 0 is a short string, stored inline: reading it as an xffi String allocates.
     let items = || vec![Any::from("x"), Any::from("a string longer than seven bytes")];
     let array: Array<xffi::String> = Any::from(Array::from_vec(items()).unwrap()).get().unwrap();
@@ -103,6 +107,7 @@ fn array_and_list_get_agree() {
 
 #[test]
 fn a_list_element_of_the_wrong_type_is_an_error_with_its_index() {
+    support::install(); // before this test allocates through xffi
     let l: List<Any> = List::from_vec(vec![Any::from(1i64), Any::from("two")]).unwrap();
     let as_ints: List<i64> = Any::from(l).get().unwrap();
     let err = as_ints.get(1).unwrap_err();
