@@ -6,7 +6,6 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use xffi::{Any, AnyView, Array, Function, List, Map};
-use xffi_sys as sys;
 
 struct CountDrop(Arc<AtomicUsize>);
 impl Drop for CountDrop {
