@@ -8,13 +8,10 @@ const char *xffi_any_kind_name(const xffi_any *v) {
   if (!v) return "NULL";
   switch (v->type_index) {
     case XFFI_TYPE_RAW_STR:
-    case XFFI_TYPE_SMALL_STR:
-      return "str";
+    case XFFI_TYPE_SMALL_STR: return "str";
     case XFFI_TYPE_BYTE_ARRAY_PTR:
-    case XFFI_TYPE_SMALL_BYTES:
-      return "bytes";
-    default:
-      return xffi_type_key(v->type_index);
+    case XFFI_TYPE_SMALL_BYTES: return "bytes";
+    default: return xffi_type_key(v->type_index);
   }
 }
 
@@ -29,8 +26,8 @@ int xffi_any_raise_malformed(const char *fn, const char *what, const xffi_any *v
     case XFFI_TYPE_DLTENSOR_PTR: why = "a DLTensor view (DLTENSOR_PTR) with a NULL pointer"; break;
     case XFFI_TYPE_SMALL_STR:
     case XFFI_TYPE_SMALL_BYTES:
-      return xffi_error_raise(XFFI_KIND_VALUE, "%s: %s is malformed: a small %s of length %u (at most %d fit inline)", fn,
-                              what, v->type_index == XFFI_TYPE_SMALL_STR ? "string" : "bytes value",
+      return xffi_error_raise(XFFI_KIND_VALUE, "%s: %s is malformed: a small %s of length %u (at most %d fit inline)",
+                              fn, what, v->type_index == XFFI_TYPE_SMALL_STR ? "string" : "bytes value",
                               (unsigned)v->small_len, XFFI_SMALL_STR_MAX);
     default:
       if (v->type_index < 0)
@@ -73,9 +70,7 @@ static int owned_text(xffi_any *out, const char *data, size_t size, int is_bytes
   return XFFI_OK;
 }
 
-int xffi_any_from_str(xffi_any *out, const char *data, size_t size) {
-  return owned_text(out, data, size, 0, __func__);
-}
+int xffi_any_from_str(xffi_any *out, const char *data, size_t size) { return owned_text(out, data, size, 0, __func__); }
 
 int xffi_any_from_bytes(xffi_any *out, const char *data, size_t size) {
   return owned_text(out, data, size, 1, __func__);
@@ -89,8 +84,7 @@ int xffi_any_copy(xffi_any *out, const xffi_any *view) {
     return XFFI_FAIL;
   }
   switch (view->type_index) {
-    case XFFI_TYPE_RAW_STR:
-      return owned_text(out, view->v_c_str, strlen(view->v_c_str), 0, __func__);
+    case XFFI_TYPE_RAW_STR: return owned_text(out, view->v_c_str, strlen(view->v_c_str), 0, __func__);
     case XFFI_TYPE_BYTE_ARRAY_PTR:
       return owned_text(out, view->v_bytes_ptr->data, view->v_bytes_ptr->size, 1, __func__);
     case XFFI_TYPE_OBJECT_RVALUE:
@@ -107,8 +101,7 @@ int xffi_any_copy(xffi_any *out, const xffi_any *view) {
 int xffi_any_to_int(int64_t *out, const xffi_any *v) {
   XFFI_CHECK_ARG_NOT_NULL(out);
   XFFI_CHECK_ARG_NOT_NULL(v);
-  if (v->type_index != XFFI_TYPE_INT && v->type_index != XFFI_TYPE_BOOL)
-    return accessor_mismatch(__func__, "int", v);
+  if (v->type_index != XFFI_TYPE_INT && v->type_index != XFFI_TYPE_BOOL) return accessor_mismatch(__func__, "int", v);
   *out = v->v_int64;
   return XFFI_OK;
 }
@@ -116,8 +109,7 @@ int xffi_any_to_int(int64_t *out, const xffi_any *v) {
 int xffi_any_to_bool(int *out, const xffi_any *v) {
   XFFI_CHECK_ARG_NOT_NULL(out);
   XFFI_CHECK_ARG_NOT_NULL(v);
-  if (v->type_index != XFFI_TYPE_INT && v->type_index != XFFI_TYPE_BOOL)
-    return accessor_mismatch(__func__, "bool", v);
+  if (v->type_index != XFFI_TYPE_INT && v->type_index != XFFI_TYPE_BOOL) return accessor_mismatch(__func__, "bool", v);
   *out = v->v_int64 != 0;
   return XFFI_OK;
 }
@@ -136,9 +128,12 @@ int xffi_any_to_float(double *out, const xffi_any *v) {
 int xffi_any_to_ptr(void **out, const xffi_any *v) {
   XFFI_CHECK_ARG_NOT_NULL(out);
   XFFI_CHECK_ARG_NOT_NULL(v);
-  if (v->type_index == XFFI_TYPE_NONE) *out = NULL;
-  else if (v->type_index == XFFI_TYPE_OPAQUE_PTR) *out = v->v_ptr;
-  else return accessor_mismatch(__func__, "void*", v);
+  if (v->type_index == XFFI_TYPE_NONE)
+    *out = NULL;
+  else if (v->type_index == XFFI_TYPE_OPAQUE_PTR)
+    *out = v->v_ptr;
+  else
+    return accessor_mismatch(__func__, "void*", v);
   return XFFI_OK;
 }
 
@@ -180,11 +175,8 @@ static int text_of(xffi_byte_array *out, const xffi_any *v, int accept_bytes) {
     case XFFI_TYPE_BYTES:
       if (!accept_bytes) return 0;
       /* fall through */
-    case XFFI_TYPE_STRING:
-      *out = xffi_string_cell_of_unchecked(v->v_obj);
-      return 1;
-    default:
-      return 0;
+    case XFFI_TYPE_STRING: *out = xffi_string_cell_of_unchecked(v->v_obj); return 1;
+    default: return 0;
   }
 }
 

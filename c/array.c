@@ -216,8 +216,9 @@ static int seq_new(const char *fn, int32_t type_index, xffi_object **out, const 
   for (int64_t i = 0; i < count; ++i) {
     if (items[i].type_index == XFFI_TYPE_OBJECT_RVALUE) {
       xffi_object_dec_ref_inline(obj);
-      return xffi_error_raise(XFFI_KIND_TYPE, "%s: items[%lld] is an object rvalue reference (a move), which cannot be stored",
-                              fn, (long long)i);
+      return xffi_error_raise(XFFI_KIND_TYPE,
+                              "%s: items[%lld] is an object rvalue reference (a move), which cannot be stored", fn,
+                              (long long)i);
     }
     if (XFFI_UNLIKELY(!xffi_any_is_well_formed(&items[i]))) {
       xffi_object_dec_ref_inline(obj);
@@ -238,7 +239,8 @@ static int seq_new(const char *fn, int32_t type_index, xffi_object **out, const 
 static int seq_new_with_capacity(const char *fn, int32_t type_index, xffi_object **out, int64_t capacity) {
   if (!out) return xffi_raise_null_arg(fn, "out");
   *out = NULL;
-  if (capacity < 0) return xffi_error_raise(XFFI_KIND_VALUE, "%s: capacity is negative (%lld)", fn, (long long)capacity);
+  if (capacity < 0)
+    return xffi_error_raise(XFFI_KIND_VALUE, "%s: capacity is negative (%lld)", fn, (long long)capacity);
   *out = seq_alloc(type_index, capacity);
   return *out ? XFFI_OK : XFFI_FAIL;
 }
@@ -356,9 +358,7 @@ int xffi_array_new_with_capacity(xffi_object **out, int64_t capacity) {
   return seq_new_with_capacity(__func__, XFFI_TYPE_ARRAY, out, capacity);
 }
 
-int xffi_array_length(int64_t *out, const xffi_object *array) {
-  return seq_length(__func__, out, array);
-}
+int xffi_array_length(int64_t *out, const xffi_object *array) { return seq_length(__func__, out, array); }
 
 int xffi_array_get(xffi_any *out, const xffi_object *array, int64_t index) {
   return seq_get(__func__, out, array, index);
@@ -400,7 +400,8 @@ int xffi_array_push(xffi_object **array, const xffi_any *value) {
 
 int xffi_array_pop(xffi_any *out, xffi_object **array) {
   if (check_array_ref(__func__, array) != XFFI_OK) return XFFI_FAIL;
-  if (xffi_seq_size_unchecked(*array) == 0) return xffi_error_raise(XFFI_KIND_INDEX, "%s: pop from an empty Array", __func__);
+  if (xffi_seq_size_unchecked(*array) == 0)
+    return xffi_error_raise(XFFI_KIND_INDEX, "%s: pop from an empty Array", __func__);
   if (array_make_unique(array, 0) != XFFI_OK) return XFFI_FAIL;
   seq_pop_into(xffi_seq_cell_of_unchecked(*array), out);
   return XFFI_OK;
@@ -444,7 +445,8 @@ int xffi_array_clear(xffi_object **array) {
 int xffi_array_reserve(xffi_object **array, int64_t capacity) {
   static const char fn[] = "xffi_array_reserve";
   if (check_array_ref(fn, array) != XFFI_OK) return XFFI_FAIL;
-  if (capacity < 0) return xffi_error_raise(XFFI_KIND_VALUE, "%s: capacity is negative (%lld)", fn, (long long)capacity);
+  if (capacity < 0)
+    return xffi_error_raise(XFFI_KIND_VALUE, "%s: capacity is negative (%lld)", fn, (long long)capacity);
   if (capacity > seq_max_capacity()) return xffi_error_raise_out_of_memory();
   /* Shared: the copy that a later push would make anyway, made now with room. */
   if (!seq_is_unique(*array)) return array_make_unique(array, capacity);
@@ -491,7 +493,8 @@ int xffi_list_push(xffi_object *list, const xffi_any *value) {
 
 int xffi_list_pop(xffi_any *out, xffi_object *list) {
   if (check_list(__func__, list) != XFFI_OK) return XFFI_FAIL;
-  if (xffi_seq_size_unchecked(list) == 0) return xffi_error_raise(XFFI_KIND_INDEX, "%s: pop from an empty List", __func__);
+  if (xffi_seq_size_unchecked(list) == 0)
+    return xffi_error_raise(XFFI_KIND_INDEX, "%s: pop from an empty List", __func__);
   seq_pop_into(xffi_seq_cell_of_unchecked(list), out);
   return XFFI_OK;
 }

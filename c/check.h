@@ -55,18 +55,16 @@ const xffi_type_info *xffi_type_info_find(int32_t type_index);
 /* A pointer argument that must not be NULL: ValueError "<function>: <arg> is
  * NULL". It needs nothing but xffi_error_raise, so the leaves (c/error.c,
  * c/type.c) use it too. */
-#define XFFI_CHECK_ARG_NOT_NULL(arg)                                              \
-  do {                                                                            \
-    if (XFFI_UNLIKELY((arg) == NULL))                                             \
-      return xffi_error_raise(XFFI_KIND_VALUE, "%s: %s is NULL", __func__, #arg); \
+#define XFFI_CHECK_ARG_NOT_NULL(arg)                                                                              \
+  do {                                                                                                            \
+    if (XFFI_UNLIKELY((arg) == NULL)) return xffi_error_raise(XFFI_KIND_VALUE, "%s: %s is NULL", __func__, #arg); \
   } while (0)
 
 /* An object argument that must be an instance of type_index (NULL is a
  * ValueError, another kind a TypeError naming both types). */
-#define XFFI_CHECK_ARG_OBJECT(arg, type_index)                                                \
-  do {                                                                                        \
-    if (XFFI_UNLIKELY(xffi_check_object_arg(__func__, #arg, (arg), (type_index)) != XFFI_OK)) \
-      return XFFI_FAIL;                                                                       \
+#define XFFI_CHECK_ARG_OBJECT(arg, type_index)                                                                  \
+  do {                                                                                                          \
+    if (XFFI_UNLIKELY(xffi_check_object_arg(__func__, #arg, (arg), (type_index)) != XFFI_OK)) return XFFI_FAIL; \
   } while (0)
 
 /* A type index argument that must name a registered object type. */

@@ -47,17 +47,12 @@ static const sized_dtype sized_dtypes[] = {
 
 static int sized_bits_ok(uint8_t code, unsigned bits) {
   switch (code) {
-  case kDLInt:
-  case kDLUInt:
-    return bits >= 1 && bits <= 64;
-  case kDLFloat:
-    return bits == 16 || bits == 32 || bits == 64;
-  case kDLBfloat:
-    return bits == 16;
-  case kDLComplex:
-    return bits == 32 || bits == 64 || bits == 128;
-  default:
-    return 0;
+    case kDLInt:
+    case kDLUInt: return bits >= 1 && bits <= 64;
+    case kDLFloat: return bits == 16 || bits == 32 || bits == 64;
+    case kDLBfloat: return bits == 16;
+    case kDLComplex: return bits == 32 || bits == 64 || bits == 128;
+    default: return 0;
   }
 }
 
@@ -85,9 +80,7 @@ static int parse_lanes(const char *fn, uint16_t *lanes, const char *s, const cha
     if (!parse_decimal(&v, &s, 65535) || v == 0)
       return xffi_error_raise(XFFI_KIND_VALUE, "%s: \"%s\": lanes after 'x' must be 1..65535", fn, text);
   }
-  if (*s != '\0')
-    return xffi_error_raise(XFFI_KIND_VALUE, "%s: \"%s\": unexpected \"%s\" after the type", fn,
-                            text, s);
+  if (*s != '\0') return xffi_error_raise(XFFI_KIND_VALUE, "%s: \"%s\": unexpected \"%s\" after the type", fn, text, s);
   *lanes = (uint16_t)v;
   return XFFI_OK;
 }
@@ -182,8 +175,8 @@ int xffi_dtype_to_str(char *buf, size_t buf_size, DLDataType dtype) {
 
 /* Device names, indexed by DLDeviceType (NULL: no such type). */
 static const char *const device_names[] = {
-    NULL,      "cpu",       "cuda",    "cuda_host",    "opencl", NULL,     NULL,    "vulkan", "metal", "vpi",
-    "rocm",    "rocm_host", "ext_dev", "cuda_managed", "oneapi", "webgpu", "hexagon", "maia",   "trn",
+    NULL,   "cpu",       "cuda",    "cuda_host",    "opencl", NULL,     NULL,      "vulkan", "metal", "vpi",
+    "rocm", "rocm_host", "ext_dev", "cuda_managed", "oneapi", "webgpu", "hexagon", "maia",   "trn",
 };
 
 const char *xffi_device_type_name(int32_t device_type) {
@@ -203,15 +196,14 @@ int xffi_device_parse(DLDevice *out, const char *text) {
     }
   }
   if (type < 0)
-    return xffi_error_raise(XFFI_KIND_VALUE,
-                            "%s: \"%s\": unknown device \"%.*s\" (expected e.g. \"cpu\", \"cuda:0\")", __func__,
-                            text, (int)name_len, text);
+    return xffi_error_raise(XFFI_KIND_VALUE, "%s: \"%s\": unknown device \"%.*s\" (expected e.g. \"cpu\", \"cuda:0\")",
+                            __func__, text, (int)name_len, text);
   unsigned long id = 0;
   if (text[name_len] == ':') {
     const char *s = text + name_len + 1;
     if (!parse_decimal(&id, &s, INT32_MAX) || *s != '\0')
-      return xffi_error_raise(XFFI_KIND_VALUE, "%s: \"%s\": the id after ':' must be a number 0..%d", __func__,
-                              text, (int)INT32_MAX);
+      return xffi_error_raise(XFFI_KIND_VALUE, "%s: \"%s\": the id after ':' must be a number 0..%d", __func__, text,
+                              (int)INT32_MAX);
   }
   *out = xffi_device_make(type, (int32_t)id);
   return XFFI_OK;

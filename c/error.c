@@ -262,8 +262,10 @@ int xffi_error_pass(const char *frame) {
   /* A failure to record the frame must not replace the error being passed. */
   if (err && frame) {
     xffi_object_inc_ref_inline(err);
-    if (xffi_error_append_frame(err, frame) != XFFI_OK) xffi_error_set_raised(err);
-    else xffi_object_dec_ref_inline(err);
+    if (xffi_error_append_frame(err, frame) != XFFI_OK)
+      xffi_error_set_raised(err);
+    else
+      xffi_object_dec_ref_inline(err);
   }
   return XFFI_FAIL;
 }
@@ -304,8 +306,9 @@ int xffi_error_set_cause(xffi_object *err, xffi_object *cause) {
   }
   if (err == &out_of_memory.header || cause == err) {
     xffi_object_dec_ref_inline(cause);
-    return xffi_error_raise(XFFI_KIND_VALUE, "%s: %s", __func__,
-                            cause == err ? "an error cannot be its own cause" : "the shared MemoryError takes no cause");
+    return xffi_error_raise(
+        XFFI_KIND_VALUE, "%s: %s", __func__,
+        cause == err ? "an error cannot be its own cause" : "the shared MemoryError takes no cause");
   }
   int reaches = cause_chain_reaches(cause, err);
   if (reaches) {

@@ -145,10 +145,10 @@ _Static_assert(sizeof current == CACHE_LINE, "the table pointer and epoch have t
 
 /* Writers' state, guarded by writer_lock. */
 static xffi_mutex writer_lock = XFFI_MUTEX_INITIALIZER;
-static size_t live_count;      /* live entries in current.table */
-static size_t used_count;      /* live entries + tombstones */
-static retired *retired_list;  /* newest first, so epochs never grow along it */
-static size_t retired_count;   /* links on retired_list */
+static size_t live_count;     /* live entries in current.table */
+static size_t used_count;     /* live entries + tombstones */
+static retired *retired_list; /* newest first, so epochs never grow along it */
+static size_t retired_count;  /* links on retired_list */
 
 /* ---- Reader records ---- */
 
@@ -187,8 +187,7 @@ static void reader_key_create(void) { reader_key_ok = xffi_thread_key_create(&re
 static int reader_claim(reader *r) {
   int expected = 0;
   return atomic_load_explicit(&r->owned, memory_order_relaxed) == 0 &&
-         atomic_compare_exchange_strong_explicit(&r->owned, &expected, 1, memory_order_acquire,
-                                                 memory_order_relaxed);
+         atomic_compare_exchange_strong_explicit(&r->owned, &expected, 1, memory_order_acquire, memory_order_relaxed);
 }
 
 /* The slow path of the first lookup on a thread: claims a free record, or
@@ -261,7 +260,8 @@ static inline uint32_t load32(const char *p) {
 #if defined(__GNUC__)
 __attribute__((noinline))
 #endif
-static int names_equal_tail(const char *a, const char *b, size_t len) {
+static int
+names_equal_tail(const char *a, const char *b, size_t len) {
   for (size_t i = 16; i + 8 < len; i += 8)
     if (load64(a + i) != load64(b + i)) return 0;
   return 1;
@@ -296,7 +296,8 @@ static inline int entry_matches(const entry *e, uint64_t hash, const char *name,
 #if defined(__GNUC__)
 __attribute__((always_inline))
 #endif
-static inline int lookup_in(_Atomic uint64_t *my, xffi_object **out, const char *name, size_t len, uint64_t hash) {
+static inline int
+lookup_in(_Atomic uint64_t *my, xffi_object **out, const char *name, size_t len, uint64_t hash) {
   uint64_t epoch = atomic_load_explicit(&current.epoch, memory_order_seq_cst);
   atomic_store_explicit(my, epoch << 1 | 1, memory_order_seq_cst); /* enter */
   xffi_object *found = NULL;
@@ -306,7 +307,7 @@ static inline int lookup_in(_Atomic uint64_t *my, xffi_object **out, const char 
       entry *e = atomic_load_explicit(&t->slots[i], memory_order_seq_cst);
       if (!e) break;
       if (entry_matches(e, hash, name, len)) {
-        found = e->func; /* never NULL: only the tombstone has none, and it matches nothing */
+        found = e->func;                   /* never NULL: only the tombstone has none, and it matches nothing */
         xffi_object_inc_ref_inline(found); /* aborts at the count limit like every increment */
         break;
       }
@@ -321,7 +322,8 @@ static inline int lookup_in(_Atomic uint64_t *my, xffi_object **out, const char 
 #if defined(__GNUC__)
 __attribute__((noinline, cold))
 #endif
-static int lookup_first(xffi_object **out, const char *name, size_t len) {
+static int
+lookup_first(xffi_object **out, const char *name, size_t len) {
   reader *r = reader_acquire();
   if (!r) return XFFI_FAIL;
   return lookup_in(&r->announced, out, name, len, name_hash(name, len));
@@ -330,7 +332,8 @@ static int lookup_first(xffi_object **out, const char *name, size_t len) {
 #if defined(__GNUC__)
 __attribute__((always_inline))
 #endif
-static inline int lookup(xffi_object **out, const char *name, size_t len) {
+static inline int
+lookup(xffi_object **out, const char *name, size_t len) {
   _Atomic uint64_t *my = my_announcement;
   if (XFFI_UNLIKELY(!my)) return lookup_first(out, name, len);
   return lookup_in(my, out, name, len, name_hash(name, len));
@@ -551,7 +554,8 @@ size_t xffi_testing_registry_reclaim(void) {
 int xffi_function_global_names(xffi_object **out_names, int64_t *out_count, int64_t requested_capacity) {
   XFFI_CHECK_ARG_NOT_NULL(out_count);
   if (requested_capacity < 0)
-    return xffi_error_raise(XFFI_KIND_VALUE, "%s: capacity is negative (%lld)", __func__, (long long)requested_capacity);
+    return xffi_error_raise(XFFI_KIND_VALUE, "%s: capacity is negative (%lld)", __func__,
+                            (long long)requested_capacity);
   if (!out_names && requested_capacity > 0)
     return xffi_error_raise(XFFI_KIND_VALUE, "%s: out_names is NULL but capacity is %lld", __func__,
                             (long long)requested_capacity);

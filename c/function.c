@@ -77,16 +77,18 @@ static int func_make(xffi_object **out, xffi_safe_call direct_call, xffi_functio
   return XFFI_OK;
 }
 
-int xffi_function_new(xffi_object **out, xffi_function_callback callback, void *resource, xffi_function_finalizer finalizer) {
+int xffi_function_new(xffi_object **out, xffi_function_callback callback, void *resource,
+                      xffi_function_finalizer finalizer) {
   return func_make(out, NULL, callback, resource, finalizer, NULL, __func__, "callback");
 }
 
-int xffi_function_new_direct(xffi_object **out, xffi_safe_call call, void *resource, xffi_function_finalizer finalizer) {
+int xffi_function_new_direct(xffi_object **out, xffi_safe_call call, void *resource,
+                             xffi_function_finalizer finalizer) {
   return func_make(out, call, NULL, resource, finalizer, NULL, __func__, "call");
 }
 
 int xffi_function_new_with_owner(xffi_object **out, xffi_function_callback callback, void *resource,
-                             xffi_function_finalizer finalizer, xffi_object *owner) {
+                                 xffi_function_finalizer finalizer, xffi_object *owner) {
   return func_make(out, NULL, callback, resource, finalizer, owner, __func__, "callback");
 }
 
@@ -102,7 +104,8 @@ int xffi_function_new_with_owner(xffi_object **out, xffi_function_callback callb
 #if defined(__GNUC__)
 __attribute__((noinline, cold))
 #endif
-static int call_failed(uint64_t begun, int status) {
+static int
+call_failed(uint64_t begun, int status) {
   xffi_error_release_raised_before(begun);
   return status;
 }
@@ -117,8 +120,8 @@ int xffi_function_call_raw(xffi_object *func, const xffi_any *args, int32_t num_
 int xffi_function_call_failed_(xffi_any *result, int status) {
   xffi_any_release(result);
   if (!xffi_raised_slot && !xffi_error_adopt_tvm_raised())
-    return xffi_error_raise(XFFI_KIND_RUNTIME, "xffi_function_call: the callee returned status %d without raising an error",
-                            status);
+    return xffi_error_raise(XFFI_KIND_RUNTIME,
+                            "xffi_function_call: the callee returned status %d without raising an error", status);
   return XFFI_FAIL;
 }
 
@@ -186,15 +189,10 @@ int xffi_arg_to_float(double *out, const xffi_any *args, int32_t num_args, int32
   if (arg_present(args, num_args, index, fn) != XFFI_OK) return XFFI_FAIL;
   const xffi_any *a = &args[index];
   switch (a->type_index) {
-    case XFFI_TYPE_FLOAT:
-      *out = a->v_float64;
-      return XFFI_OK;
+    case XFFI_TYPE_FLOAT: *out = a->v_float64; return XFFI_OK;
     case XFFI_TYPE_INT:
-    case XFFI_TYPE_BOOL:
-      *out = (double)a->v_int64;
-      return XFFI_OK;
-    default:
-      return arg_mismatch(a, index, "float", fn);
+    case XFFI_TYPE_BOOL: *out = (double)a->v_int64; return XFFI_OK;
+    default: return arg_mismatch(a, index, "float", fn);
   }
 }
 
@@ -245,13 +243,14 @@ static int arg_is_instance(const xffi_any *a, int32_t type_index) {
   if (!xffi_any_is_object(a) || !a->v_obj) return 0;
   if (a->v_obj->type_index == type_index) return 1;
   /* An object from another runtime may carry an index with no record here. */
-  if (a->v_obj->type_index < 0 || a->v_obj->type_index >= xffi_type_count() || !xffi_object_type_info_unchecked(a->v_obj))
+  if (a->v_obj->type_index < 0 || a->v_obj->type_index >= xffi_type_count() ||
+      !xffi_object_type_info_unchecked(a->v_obj))
     return 0;
   return xffi_object_is_a_unchecked(a->v_obj, type_index);
 }
 
 int xffi_arg_to_object(xffi_object **out, const xffi_any *args, int32_t num_args, int32_t index, int32_t type_index,
-                        const char *fn) {
+                       const char *fn) {
   XFFI_CHECK_ARG_NOT_NULL(out);
   XFFI_CHECK_ARG_OBJECT_TYPE(type_index);
   if (arg_present(args, num_args, index, fn) != XFFI_OK) return XFFI_FAIL;

@@ -23,8 +23,8 @@ static void key_init(void) {
      * varies between processes and runs, folded through the mix so that
      * every key word depends on all of it. Weaker, never absent. */
     int on_stack = 0;
-    uint64_t noise[4] = {(uint64_t)time(NULL), (uint64_t)(uintptr_t)&on_stack, (uint64_t)(uintptr_t)&xffi_hash_key_ready,
-                         (uint64_t)(uintptr_t)&xffi_os_random};
+    uint64_t noise[4] = {(uint64_t)time(NULL), (uint64_t)(uintptr_t)&on_stack,
+                         (uint64_t)(uintptr_t)&xffi_hash_key_ready, (uint64_t)(uintptr_t)&xffi_os_random};
     uint64_t acc = UINT64_C(0x243f6a8885a308d3);
     for (int i = 0; i < 4; ++i) {
       acc = xffi_keyed_fold(acc ^ noise[i], UINT64_C(0xa4093822299f31d1) + (uint64_t)i);
@@ -35,9 +35,7 @@ static void key_init(void) {
   atomic_store_explicit(&xffi_hash_key_ready, 1, memory_order_release);
 }
 
-void xffi_hash_key_init(void) {
-  xffi_call_once(&key_once, key_init);
-}
+void xffi_hash_key_init(void) { xffi_call_once(&key_once, key_init); }
 
 uint64_t xffi_keyed_hash_long(const void *data, size_t size) {
   if (size <= 16) return xffi_keyed_hash_short(data, size);

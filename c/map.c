@@ -41,4 +41,3 @@ int xffi_map_memory_bytes(size_t *out, const xffi_object *map) {
          (cell_has_index(c) ? index_bytes(c->num_slots) : 0);
   return XFFI_OK;
 }
-

@@ -28,27 +28,27 @@
  * walk wraps to slot 0 by the slot count stored after the end mark. So the
  * walk keeps neither an end pointer nor the array's start in a register, and
  * an occupied slot costs the compare and the tag test. */
-#define PROBE_WALK(c, hash, on_candidate, on_empty)                                        \
-  do {                                                                                     \
-    uint32_t mask_ = (c)->index_mask, tag_ = slot_tag((hash), mask_);                      \
-    for (const uint32_t *p_ = (c)->slots + home_slot((hash), (c)->num_slots);; ++p_) {     \
-      uint32_t slot_ = *p_;                                                                \
-      if (XFFI_UNLIKELY(slot_ <= MAP_SLOT_END)) {                                          \
-        if (slot_ == MAP_SLOT_EMPTY) {                                                     \
-          on_empty                                                                         \
-        }                                                                                  \
-        p_ -= p_[1]; /* the end mark, then the slot count: back to slot 0 */              \
-        slot_ = *p_;                                                                       \
-        if (slot_ == MAP_SLOT_EMPTY) {                                                     \
-          on_empty                                                                         \
-        }                                                                                  \
-      }                                                                                    \
-      uint32_t x_ = slot_ ^ tag_;                                                          \
-      if (x_ <= mask_) {                                                                   \
-        const map_entry *entry = &(c)->entries[x_ - 1];                                    \
-        on_candidate                                                                       \
-      }                                                                                    \
-    }                                                                                      \
+#define PROBE_WALK(c, hash, on_candidate, on_empty)                                    \
+  do {                                                                                 \
+    uint32_t mask_ = (c)->index_mask, tag_ = slot_tag((hash), mask_);                  \
+    for (const uint32_t *p_ = (c)->slots + home_slot((hash), (c)->num_slots);; ++p_) { \
+      uint32_t slot_ = *p_;                                                            \
+      if (XFFI_UNLIKELY(slot_ <= MAP_SLOT_END)) {                                      \
+        if (slot_ == MAP_SLOT_EMPTY) {                                                 \
+          on_empty                                                                     \
+        }                                                                              \
+        p_ -= p_[1]; /* the end mark, then the slot count: back to slot 0 */           \
+        slot_ = *p_;                                                                   \
+        if (slot_ == MAP_SLOT_EMPTY) {                                                 \
+          on_empty                                                                     \
+        }                                                                              \
+      }                                                                                \
+      uint32_t x_ = slot_ ^ tag_;                                                      \
+      if (x_ <= mask_) {                                                               \
+        const map_entry *entry = &(c)->entries[x_ - 1];                                \
+        on_candidate                                                                   \
+      }                                                                                \
+    }                                                                                  \
   } while (0)
 
 /* The walk for a function returning the value found: NULL when absent. */
@@ -98,8 +98,8 @@ static int __attribute__((noinline)) lookup_text_slow(const xffi_any **out, cons
 }
 
 /* A String or Bytes key object outside the hot case below. */
-static int __attribute__((noinline)) lookup_text_object_slow(const xffi_any **out, const map_cell *c,
-                                                             const xffi_object *obj, int32_t small_type) {
+static int __attribute__((noinline))
+lookup_text_object_slow(const xffi_any **out, const map_cell *c, const xffi_object *obj, int32_t small_type) {
   xffi_byte_array b = xffi_string_cell_of_unchecked(obj);
   *out = find_text(c, b.data, b.size, xffi_string_hash(obj), obj->type_index, small_type);
   return XFFI_OK;
@@ -115,8 +115,8 @@ static inline int text_object_is_hot(const xffi_object *obj, xffi_byte_array *b,
 
 /* A String or Bytes key object: the hot case (8 to 16 bytes, hash cached)
  * stays a leaf; the rest goes to lookup_text_object_slow by a tail call. */
-static inline int lookup_text_object(const xffi_any **out, const map_cell *c, const xffi_object *obj,
-                                     int32_t obj_type, int32_t small_type) {
+static inline int lookup_text_object(const xffi_any **out, const map_cell *c, const xffi_object *obj, int32_t obj_type,
+                                     int32_t small_type) {
   xffi_byte_array b;
   uint64_t hash;
   if (XFFI_UNLIKELY(!text_object_is_hot(obj, &b, &hash))) return lookup_text_object_slow(out, c, obj, small_type);
@@ -153,8 +153,8 @@ static inline uint64_t small_word(const xffi_any *v, size_t size) {
 }
 
 /* A small string key of any size, the general way. */
-static int __attribute__((noinline)) lookup_small_str_slow(const xffi_any **out, const map_cell *c,
-                                                           const xffi_any *key) {
+static int __attribute__((noinline))
+lookup_small_str_slow(const xffi_any **out, const map_cell *c, const xffi_any *key) {
   return lookup_text_slow(out, c, key->v_small, key->small_len, XFFI_TYPE_STRING, XFFI_TYPE_SMALL_STR);
 }
 
@@ -164,28 +164,31 @@ static int __attribute__((noinline)) lookup_small_str_slow(const xffi_any **out,
  * and its last 8 (the bytes) equal the probe's. A stored String object
  * (rare: copying in makes short strings small) sends the lookup to the
  * general walk. No call on the common path: a leaf. */
-static int __attribute__((noinline)) lookup_small_str(const xffi_any **out, const xffi_object *map,
-                                                      const xffi_any *key) {
+static int __attribute__((noinline))
+lookup_small_str(const xffi_any **out, const xffi_object *map, const xffi_any *key) {
   const map_cell *c = cell_of(map); /* (the map, not the cell: one add fewer in the caller) */
-  size_t size = key->small_len; /* at most 7: checked by the callers */
+  size_t size = key->small_len;     /* at most 7: checked by the callers */
   uint64_t head, bytes = small_word(key, size);
   memcpy(&head, key, sizeof(head));
   uint64_t hash = xffi_keyed_hash_short(key->v_small, size);
-  PROBE_WALK(c, hash, {
-    uint64_t entry_head;
-    memcpy(&entry_head, &entry->key, sizeof(entry_head));
-    if (entry_head == head) {
-      if (load64(entry->key.v_small) == bytes) {
-        *out = &entry->value;
+  PROBE_WALK(
+      c, hash,
+      {
+        uint64_t entry_head;
+        memcpy(&entry_head, &entry->key, sizeof(entry_head));
+        if (entry_head == head) {
+          if (load64(entry->key.v_small) == bytes) {
+            *out = &entry->value;
+            return XFFI_OK;
+          }
+        } else if (entry->key.type_index == XFFI_TYPE_STRING) {
+          return lookup_small_str_slow(out, c, key);
+        }
+      },
+      {
+        *out = NULL;
         return XFFI_OK;
-      }
-    } else if (entry->key.type_index == XFFI_TYPE_STRING) {
-      return lookup_small_str_slow(out, c, key);
-    }
-  }, {
-    *out = NULL;
-    return XFFI_OK;
-  });
+      });
 }
 
 /* A borrowed C string: a leaf after strlen for 8 to 16 bytes, the general
@@ -247,8 +250,8 @@ static int map_contains(const char *fn, int *out, const xffi_object *map, const 
 /* The general path of xffi_map_lookup and xffi_map_lookup (argument
  * errors, empty maps, keys without a fast path), kept out of line so that
  * the fast paths need few registers. */
-static int __attribute__((noinline)) map_lookup_general(const char *fn, const xffi_any **out,
-                                                        const xffi_object *map, const xffi_any *key) {
+static int __attribute__((noinline))
+map_lookup_general(const char *fn, const xffi_any **out, const xffi_object *map, const xffi_any *key) {
   return map_lookup(fn, out, map, key);
 }
 
@@ -282,8 +285,8 @@ static inline int get_found(const char *fn, xffi_any *out, const xffi_any *found
 }
 
 /* Every get but the hot String one: the lookup's fast paths, by calls. */
-static int __attribute__((noinline)) map_get_general(const char *fn, xffi_any *out, const xffi_object *map,
-                                                     const xffi_any *key) {
+static int __attribute__((noinline))
+map_get_general(const char *fn, xffi_any *out, const xffi_object *map, const xffi_any *key) {
   if (!out) return xffi_raise_null_arg(fn, "out");
   const xffi_any *found;
   if (lookup_entry(fn, &found, map, key) != XFFI_OK) return XFFI_FAIL;

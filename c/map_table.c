@@ -256,4 +256,3 @@ int xffi_map_do_copy(const char *fn, int32_t type_index, xffi_object **out, cons
   *out = xffi_map_clone(type_index, cell_of(map), 0);
   return *out ? XFFI_OK : XFFI_FAIL;
 }
-

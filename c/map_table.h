@@ -111,13 +111,13 @@ enum { KEY_EXACT, KEY_FLOAT, KEY_TEXT };
 
 /* A key being looked up, with what equality and hashing need. */
 typedef struct probe {
-  int kind;          /* KEY_* */
-  int32_t type;      /* KEY_EXACT: the type index that must match */
-  int32_t small_type; /* KEY_TEXT: the inline kind (small string or small bytes) */
-  int32_t obj_type;   /* KEY_TEXT: the object kind (String or Bytes) */
-  uint64_t payload;  /* KEY_EXACT: the value bits; KEY_FLOAT: the double */
+  int kind;               /* KEY_* */
+  int32_t type;           /* KEY_EXACT: the type index that must match */
+  int32_t small_type;     /* KEY_TEXT: the inline kind (small string or small bytes) */
+  int32_t obj_type;       /* KEY_TEXT: the object kind (String or Bytes) */
+  uint64_t payload;       /* KEY_EXACT: the value bits; KEY_FLOAT: the double */
   const xffi_object *obj; /* KEY_TEXT: the key's own object, if it is one */
-  const char *data;  /* KEY_TEXT: the bytes */
+  const char *data;       /* KEY_TEXT: the bytes */
   size_t size;
   uint64_t hash;
 } probe;
@@ -216,7 +216,7 @@ static inline int probe_init(probe *p, const char *fn, const xffi_any *key) {
     case XFFI_TYPE_FLOAT: {
       double d = key->v_float64;
       uint64_t bits;
-      if (d == 0.0) d = 0.0;          /* -0.0 and 0.0 are one key */
+      if (d == 0.0) d = 0.0;         /* -0.0 and 0.0 are one key */
       if (isnan(d)) d = (double)NAN; /* every NaN is one key */
       memcpy(&bits, &d, sizeof(bits));
       p->kind = KEY_FLOAT;
@@ -262,8 +262,7 @@ static inline int key_equal(const xffi_any *k, const probe *p) {
       memcpy(&b, &p->payload, sizeof(b));
       return a == b || (isnan(a) && isnan(b));
     }
-    default:
-      return t == p->type && exact_payload(k) == p->payload;
+    default: return t == p->type && exact_payload(k) == p->payload;
   }
 }
 

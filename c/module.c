@@ -17,7 +17,7 @@
 
 typedef struct module_object {
   xffi_object header;
-  void *dl_handle; /* from xffi_library_open */
+  void *dl_handle;     /* from xffi_library_open */
   int32_t abi_version; /* 0: no marker */
   size_t path_len;
   char path[];

@@ -38,8 +38,8 @@ int xffi_weak_lock(xffi_object **out, xffi_weak *weak) {
    * reached zero the contents are gone and must never come back. */
   while ((uint32_t)counts != 0) {
     if ((uint32_t)counts >= XFFI_REF_COUNT_LIMIT) xffi_object_ref_count_overflow_();
-    if (__atomic_compare_exchange_n(XFFI_REF_COUNTS(obj), &counts, counts + XFFI_REF_STRONG_ONE, 1,
-                                    __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+    if (__atomic_compare_exchange_n(XFFI_REF_COUNTS(obj), &counts, counts + XFFI_REF_STRONG_ONE, 1, __ATOMIC_ACQUIRE,
+                                    __ATOMIC_RELAXED)) {
       *out = obj;
       return XFFI_OK;
     }
@@ -78,8 +78,8 @@ static xffi_deleter parking_deleters[PARKING_DELETERS_MAX];
 static int parking_deleter_number(xffi_deleter deleter) {
   for (int i = 0; i < PARKING_DELETERS_MAX; ++i) {
     xffi_deleter seen = __atomic_load_n(&parking_deleters[i], __ATOMIC_ACQUIRE);
-    if (!seen && __atomic_compare_exchange_n(&parking_deleters[i], &seen, deleter, 0, __ATOMIC_ACQ_REL,
-                                             __ATOMIC_ACQUIRE))
+    if (!seen &&
+        __atomic_compare_exchange_n(&parking_deleters[i], &seen, deleter, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
       return i;
     if (seen == deleter) return i;
   }

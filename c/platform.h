@@ -55,8 +55,10 @@ typedef struct xffi_once {
   void *opaque;
 } xffi_once;
 typedef unsigned long xffi_thread_key;
-#  define XFFI_MUTEX_INITIALIZER {0}
-#  define XFFI_ONCE_INITIALIZER {0}
+#  define XFFI_MUTEX_INITIALIZER \
+    { 0 }
+#  define XFFI_ONCE_INITIALIZER \
+    { 0 }
 #elif defined(XFFI_PLATFORM_WASI)
 typedef struct xffi_mutex {
   int unused;
@@ -65,8 +67,10 @@ typedef struct xffi_once {
   int done;
 } xffi_once;
 typedef int xffi_thread_key;
-#  define XFFI_MUTEX_INITIALIZER {0}
-#  define XFFI_ONCE_INITIALIZER {0}
+#  define XFFI_MUTEX_INITIALIZER \
+    { 0 }
+#  define XFFI_ONCE_INITIALIZER \
+    { 0 }
 #else
 #  include <pthread.h>
 typedef struct xffi_mutex {
@@ -76,8 +80,10 @@ typedef struct xffi_once {
   pthread_once_t once;
 } xffi_once;
 typedef pthread_key_t xffi_thread_key;
-#  define XFFI_MUTEX_INITIALIZER {PTHREAD_MUTEX_INITIALIZER}
-#  define XFFI_ONCE_INITIALIZER {PTHREAD_ONCE_INIT}
+#  define XFFI_MUTEX_INITIALIZER \
+    { PTHREAD_MUTEX_INITIALIZER }
+#  define XFFI_ONCE_INITIALIZER \
+    { PTHREAD_ONCE_INIT }
 #endif
 
 void xffi_mutex_lock(xffi_mutex *mutex);

@@ -11,8 +11,9 @@
 
 void *xffi_library_open(const char *path, char *why, size_t why_size) {
   (void)path;
-  snprintf(why, why_size, "loading shared libraries is not supported on WebAssembly (WASI): "
-                          "this build of xffi has module loading compiled out");
+  snprintf(why, why_size,
+           "loading shared libraries is not supported on WebAssembly (WASI): "
+           "this build of xffi has module loading compiled out");
   return NULL;
 }
 

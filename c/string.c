@@ -36,8 +36,8 @@ uint64_t xffi_string_hash_fill(const xffi_object *obj) {
 }
 
 /* The argument errors of string_make, kept off its hot path. */
-static int __attribute__((noinline, cold)) string_bad_args(xffi_object **out, const char *data, size_t size,
-                                                           const char *fn) {
+static int __attribute__((noinline, cold))
+string_bad_args(xffi_object **out, const char *data, size_t size, const char *fn) {
   if (!out) return xffi_raise_null_arg(fn, "out");
   *out = NULL;
   if (!data && size) return xffi_error_raise(XFFI_KIND_VALUE, "%s: data is NULL but size is %zu", fn, size);
@@ -79,17 +79,18 @@ _Static_assert(sizeof(string_head) == STRING_PREFIX + sizeof(xffi_object) &&
                    offsetof(string_head, header) == STRING_PREFIX,
                "the hash word, then the header");
 
-#define STRING_HEAD(type)                                                                                      \
-  {                                                                                                            \
-    0, { XFFI_REF_INITIAL, (type), 0, {.deleter = xffi_string_deleter} }                                       \
+#define STRING_HEAD(type)                                             \
+  {                                                                   \
+    0, {                                                              \
+      XFFI_REF_INITIAL, (type), 0, { .deleter = xffi_string_deleter } \
+    }                                                                 \
   }
 static const string_head string_heads[2] = {STRING_HEAD(XFFI_TYPE_STRING), STRING_HEAD(XFFI_TYPE_BYTES)};
 
 /* Allocates and fills a String (type_index XFFI_TYPE_STRING) or Bytes
  * (XFFI_TYPE_BYTES) of size bytes; the arguments are checked, size <=
  * SIZE_MAX - STRING_OVERHEAD, and size <= 32 if is_short. */
-static inline int string_build(xffi_object **out, const char *data, size_t size, int32_t type_index,
-                                int is_short) {
+static inline int string_build(xffi_object **out, const char *data, size_t size, int32_t type_index, int is_short) {
   char *block = xffi_alloc(STRING_OVERHEAD + size);
   if (XFFI_UNLIKELY(!block)) return string_no_memory(out);
   memcpy(block, &string_heads[type_index == XFFI_TYPE_BYTES], sizeof(string_head));
@@ -106,15 +107,13 @@ static inline int string_build(xffi_object **out, const char *data, size_t size,
 }
 
 /* Strings of more than 32 bytes, out of line. */
-static int __attribute__((noinline)) string_make_long(xffi_object **out, const char *data, size_t size,
-                                                      int32_t type_index, const char *fn) {
-  if (XFFI_UNLIKELY(!out || size > SIZE_MAX - STRING_OVERHEAD || !data))
-    return string_bad_args(out, data, size, fn);
+static int __attribute__((noinline))
+string_make_long(xffi_object **out, const char *data, size_t size, int32_t type_index, const char *fn) {
+  if (XFFI_UNLIKELY(!out || size > SIZE_MAX - STRING_OVERHEAD || !data)) return string_bad_args(out, data, size, fn);
   return string_build(out, data, size, type_index, 0);
 }
 
-static inline int string_make(xffi_object **out, const char *data, size_t size, int32_t type_index,
-                              const char *fn) {
+static inline int string_make(xffi_object **out, const char *data, size_t size, int32_t type_index, const char *fn) {
   if (XFFI_UNLIKELY(size > 32)) return string_make_long(out, data, size, type_index, fn);
   /* NULL data with size 0 is the empty string: copy_short reads nothing. */
   if (XFFI_UNLIKELY(!out || (!data && size))) return string_bad_args(out, data, size, fn);

@@ -22,8 +22,8 @@ typedef struct tensor_object {
   xffi_object header;
   DLTensor dl;
   uint64_t flags __attribute__((aligned(8))); /* TENSOR_*; atomic, so 8-byte aligned on i386 too */
-  void *producer;  /* the adopted DLManagedTensorVersioned / DLManagedTensor, or NULL */
-  int64_t dims[];  /* shape[ndim] then strides[ndim] */
+  void *producer;                             /* the adopted DLManagedTensorVersioned / DLManagedTensor, or NULL */
+  int64_t dims[];                             /* shape[ndim] then strides[ndim] */
 } tensor_object;
 
 _Static_assert(offsetof(tensor_object, dl) == 24, "the DLTensor follows the 24-byte header");
@@ -80,8 +80,7 @@ static int shape_ok(int64_t *numel, const char *fn, int32_t ndim, const int64_t 
   int has_zero = 0;
   for (int32_t i = 0; i < ndim; i++) {
     if (shape[i] < 0)
-      return xffi_error_raise(XFFI_KIND_VALUE, "%s: shape[%d] is %lld, expected >= 0", fn, (int)i,
-                              (long long)shape[i]);
+      return xffi_error_raise(XFFI_KIND_VALUE, "%s: shape[%d] is %lld, expected >= 0", fn, (int)i, (long long)shape[i]);
     if (shape[i] == 0) has_zero = 1;
   }
   /* An empty tensor holds no bytes, whatever its other dimensions: its
@@ -176,8 +175,7 @@ static int address_span_ok(const char *fn, const DLTensor *src, int64_t numel) {
                               "%s: the tensor's %llu bytes from data + byte_offset (%p + %llu) wrap past the end of "
                               "the address space",
                               fn, (unsigned long long)span_bytes, src->data, (unsigned long long)src->byte_offset);
-    default:
-      return XFFI_OK;
+    default: return XFFI_OK;
   }
 }
 
@@ -242,8 +240,8 @@ static int same_dltensor(const DLTensor *a, const DLTensor *b) {
 
 /* Fills the header and cell of an adopted Tensor, whose shape and strides are
  * (or will be) in t->dims; returns the object. */
-static inline xffi_object *adopted_init(tensor_object *t, const DLTensor *src, int32_t ndim,
-                                        void *producer, uint64_t flags) {
+static inline xffi_object *adopted_init(tensor_object *t, const DLTensor *src, int32_t ndim, void *producer,
+                                        uint64_t flags) {
   xffi_object_init(&t->header, XFFI_TYPE_TENSOR, deleter_adopted);
   t->dl = *src;
   t->dl.shape = t->dims;
@@ -258,16 +256,15 @@ static inline xffi_object *adopted_init(tensor_object *t, const DLTensor *src, i
 #if defined(__GNUC__)
 __attribute__((noinline, cold))
 #endif
-static int adopt_checked(xffi_object **out, const char *fn, const DLTensor *src,
-                         void *producer, uint64_t flags) {
+static int
+adopt_checked(xffi_object **out, const char *fn, const DLTensor *src, void *producer, uint64_t flags) {
   int64_t numel;
   if (shape_ok(&numel, fn, src->ndim, src->shape, src->dtype) != XFFI_OK) return XFFI_FAIL;
   if (device_ok(fn, src->device) != XFFI_OK) return XFFI_FAIL;
   if (src->strides && strides_ok(fn, src->ndim, src->shape, src->strides, src->dtype, numel) != XFFI_OK)
     return XFFI_FAIL;
   if (!src->data && numel > 0)
-    return xffi_error_raise(XFFI_KIND_VALUE, "%s: data is NULL but the tensor has %lld elements", fn,
-                            (long long)numel);
+    return xffi_error_raise(XFFI_KIND_VALUE, "%s: data is NULL but the tensor has %lld elements", fn, (long long)numel);
   if (address_span_ok(fn, src, numel) != XFFI_OK) return XFFI_FAIL;
   int32_t ndim = src->ndim;
   tensor_object *t = (tensor_object *)xffi_alloc(header_size(ndim));
@@ -299,8 +296,8 @@ static inline int device_type_known(int32_t type) {
 #if defined(__GNUC__)
 __attribute__((always_inline))
 #endif
-static inline int adopt(xffi_object **out, const char *fn, const DLTensor *src, void *producer,
-                        uint64_t flags) {
+static inline int
+adopt(xffi_object **out, const char *fn, const DLTensor *src, void *producer, uint64_t flags) {
   int32_t ndim = src->ndim;
   if (XFFI_UNLIKELY(ndim < 0)) goto slow;
   if (XFFI_UNLIKELY(!src->shape) && ndim != 0) goto slow;
@@ -365,8 +362,8 @@ slow:
 #if defined(__GNUC__)
 __attribute__((always_inline))
 #endif
-static inline int adopt_unchecked(xffi_object **out, const char *fn, const DLTensor *src,
-                                  void *producer, uint64_t flags) {
+static inline int
+adopt_unchecked(xffi_object **out, const char *fn, const DLTensor *src, void *producer, uint64_t flags) {
   int32_t ndim = src->ndim;
   if (XFFI_UNLIKELY(ndim < 0 || (!src->shape && ndim != 0)))
     return *out = NULL, adopt_checked(out, fn, src, producer, flags); /* raises the precise error */
@@ -396,15 +393,15 @@ static inline int adopt_unchecked(xffi_object **out, const char *fn, const DLTen
 #if defined(__GNUC__)
 __attribute__((always_inline))
 #endif
-static inline int import_prologue(int *status, uint64_t *flags, xffi_object **out, DLManagedTensorVersioned *managed,
-                                  const char *fn) {
+static inline int
+import_prologue(int *status, uint64_t *flags, xffi_object **out, DLManagedTensorVersioned *managed, const char *fn) {
   if (!out) return *status = xffi_raise_null_arg(fn, "out"), 1;
   if (!managed) return *out = NULL, *status = xffi_raise_null_arg(fn, "managed"), 1;
   if (managed->version.major != XFFI_DLPACK_MAJOR)
     return *out = NULL,
-           *status = xffi_error_raise(XFFI_KIND_VALUE, "%s: managed->version is %u.%u, xffi supports DLPack %d.x", fn,
-                                      (unsigned)managed->version.major, (unsigned)managed->version.minor,
-                                      XFFI_DLPACK_MAJOR),
+           *status =
+               xffi_error_raise(XFFI_KIND_VALUE, "%s: managed->version is %u.%u, xffi supports DLPack %d.x", fn,
+                                (unsigned)managed->version.major, (unsigned)managed->version.minor, XFFI_DLPACK_MAJOR),
            1;
   *flags = (managed->flags & DLPACK_FLAG_BITMASK_READ_ONLY) ? TENSOR_READ_ONLY : 0;
   if (managed->deleter == export_deleter_versioned) {
@@ -440,7 +437,8 @@ int xffi_tensor_from_dlpack_unchecked(xffi_object **out, DLManagedTensorVersione
 #if defined(__GNUC__)
 __attribute__((always_inline))
 #endif
-static inline int legacy_import_prologue(int *status, xffi_object **out, DLManagedTensor *managed, const char *fn) {
+static inline int
+legacy_import_prologue(int *status, xffi_object **out, DLManagedTensor *managed, const char *fn) {
   if (!out) return *status = xffi_raise_null_arg(fn, "out"), 1;
   if (!managed) return *out = NULL, *status = xffi_raise_null_arg(fn, "managed"), 1;
   if (managed->deleter == export_deleter_legacy &&

@@ -61,9 +61,9 @@ static const xffi_type_info builtin_infos[] = {
  * offset from XFFI_TYPE_OBJECT past the value types. */
 #define BUILTIN_VALUE_TYPES (XFFI_TYPE_SMALL_BYTES + 1)
 #define B(i) [i] = &builtin_infos[i]
-#define BO(i) [i] = &builtin_infos[BUILTIN_VALUE_TYPES + (i) - XFFI_TYPE_OBJECT]
+#define BO(i) [i] = &builtin_infos[BUILTIN_VALUE_TYPES + (i)-XFFI_TYPE_OBJECT]
 static const xffi_type_info *builtin_table[XFFI_TYPE_DYNAMIC_BEGIN] = {
-    B(0), B(1), B(2), B(3), B(4), B(5), B(6), B(7), B(8), B(9), B(10), B(11), B(12),
+    B(0),   B(1),   B(2),   B(3),   B(4),   B(5),   B(6),   B(7),   B(8),   B(9),   B(10),  B(11),  B(12),
     BO(64), BO(65), BO(66), BO(67), BO(68), BO(69), BO(70), BO(71), BO(72), BO(73), BO(74), BO(75), BO(76),
 };
 #undef B
@@ -281,8 +281,8 @@ int xffi_type_info_get_by_key(const xffi_type_info **out, const char *type_key) 
   XFFI_CHECK_ARG_NOT_NULL(type_key);
   size_t size = strlen(type_key);
   const key_map *map = __atomic_load_n(&keys, __ATOMIC_ACQUIRE);
-  const xffi_type_info *info = map ? map_find(map, type_key, size, key_hash(type_key, size))
-                                   : builtin_by_key(type_key, size);
+  const xffi_type_info *info =
+      map ? map_find(map, type_key, size, key_hash(type_key, size)) : builtin_by_key(type_key, size);
   if (!info) return xffi_error_raise(XFFI_KIND_KEY, "%s: no type is registered with key '%s'", __func__, type_key);
   *out = info;
   return XFFI_OK;

@@ -19,8 +19,7 @@ typedef int jmp_buf[1];
 
 _Noreturn static inline void longjmp(jmp_buf env, int value) {
   (void)env, (void)value;
-  fputs("[  FAILED  ] stopping at the first failure: wasm32-wasi has no longjmp back to the test runner\n",
-        stderr);
+  fputs("[  FAILED  ] stopping at the first failure: wasm32-wasi has no longjmp back to the test runner\n", stderr);
   exit(1);
 }
 

@@ -7,14 +7,12 @@
 
 #include "tour.h"
 
-
 static void show(const char *label, xffi_object *obj) {
   xffi_any v = xffi_any_object(obj);
   printf("  %-28s ", label);
   tour_print_any(&v);
   printf("\n");
 }
-
 
 void tour_containers(void) {
   tour_heading("Containers: Array and List");

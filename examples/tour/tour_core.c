@@ -35,7 +35,6 @@ static xffi_object *shape_new(int32_t type_index, const char *name, double area)
   return &s->header;
 }
 
-
 static void types_and_objects(void) {
   tour_heading("Objects and a user-defined type hierarchy");
   int32_t shape_t, polygon_t, square_t, circle_t;
@@ -49,8 +48,7 @@ static void types_and_objects(void) {
   xffi_type_info_get(&shape_info, shape_t);
   printf("  registered %s (index %d, depth %d), ancestors:", square_info->type_key.data, (int)square_t,
          (int)square_info->type_depth);
-  for (int d = 0; d < square_info->type_depth; ++d)
-    printf(" %s", xffi_type_key(square_info->type_ancestors[d]));
+  for (int d = 0; d < square_info->type_depth; ++d) printf(" %s", xffi_type_key(square_info->type_ancestors[d]));
   printf("\n");
 
   xffi_object *square = shape_new(square_t, "square", 4.0);
@@ -81,7 +79,7 @@ static void any_values(void) {
   values[0] = xffi_any_int(42);
   values[1] = xffi_any_float(2.5);
   values[2] = xffi_any_bool(1);
-  xffi_any_from_str(&values[3], "short", 5);                          /* inline, no allocation */
+  xffi_any_from_str(&values[3], "short", 5);                             /* inline, no allocation */
   xffi_any_from_str(&values[4], "a string longer than seven bytes", 32); /* a String object */
   for (int i = 0; i < 5; ++i) {
     printf("  values[%d] holds %-6s ", i, xffi_any_kind_name(&values[i]));
@@ -99,7 +97,8 @@ static void any_values(void) {
 static int parse_positive(int64_t *out, const char *text) {
   char *end;
   long long v = strtoll(text, &end, 10);
-  if (*text == '\0' || *end != '\0') return xffi_error_raise(XFFI_KIND_VALUE, "parse_positive: '%s' is not a number", text);
+  if (*text == '\0' || *end != '\0')
+    return xffi_error_raise(XFFI_KIND_VALUE, "parse_positive: '%s' is not a number", text);
   if (v <= 0) return xffi_error_raise(XFFI_KIND_VALUE, "parse_positive: expected a positive number, got %lld", v);
   *out = v;
   return XFFI_OK;
@@ -115,7 +114,8 @@ static void errors(void) {
   int64_t v = 0;
   if (load_setting(&v, "12") == XFFI_OK) printf("  load_setting(\"12\") = %lld\n", (long long)v);
   if (load_setting(&v, "-3") != XFFI_OK) tour_show_error("load_setting(\"-3\")", 34);
-  if (xffi_type_register(&(int32_t){0}, "", XFFI_TYPE_OBJECT) != XFFI_OK) tour_show_error("registering an empty type key", 34);
+  if (xffi_type_register(&(int32_t){0}, "", XFFI_TYPE_OBJECT) != XFFI_OK)
+    tour_show_error("registering an empty type key", 34);
   if (xffi_string_new(&(xffi_object *){NULL}, NULL, 5) != XFFI_OK) tour_show_error("a string from NULL data", 34);
 }
 

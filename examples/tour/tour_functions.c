@@ -71,7 +71,8 @@ static void direct_functions(void) {
     if (xffi_function_call_unchecked(triple, &arg, 1, &result) != XFFI_OK) break;
     sum += result.v_int64;
   }
-  printf("  sum of scale(i) for i = 1..1000      -> %lld  (xffi_function_call_unchecked in the loop)\n", (long long)sum);
+  printf("  sum of scale(i) for i = 1..1000      -> %lld  (xffi_function_call_unchecked in the loop)\n",
+         (long long)sum);
   xffi_any result;
   if (XFFI_CALL(triple, &result, xffi_any_c_str("x")) != XFFI_OK) tour_show_error("scale(\"x\")", 36);
   xffi_object_dec_ref(triple);
@@ -99,7 +100,8 @@ static void functions_as_objects(void) {
   xffi_function_new(&half, halve, NULL, NULL);
   XFFI_CALL(twice, &result, xffi_any_object(half), xffi_any_int(12));
   printf("  apply_twice(halve, 12)               -> %lld\n", (long long)result.v_int64);
-  if (XFFI_CALL(twice, &result, xffi_any_object(half), xffi_any_int(6)) != XFFI_OK) tour_show_error("apply_twice(halve, 6)", 36);
+  if (XFFI_CALL(twice, &result, xffi_any_object(half), xffi_any_int(6)) != XFFI_OK)
+    tour_show_error("apply_twice(halve, 6)", 36);
   xffi_object_dec_ref(half);
   xffi_any none = xffi_any_none();
   if (xffi_function_call(acc, &none, -1, &result) != XFFI_OK) tour_show_error("xffi_function_call(acc, args, -1)", 36);
@@ -124,7 +126,8 @@ static void the_registry(void) {
   xffi_any result;
   XFFI_CALL(found, &result, xffi_any_int(1));
   printf("  tour.accumulate(1)                   -> %lld\n", (long long)result.v_int64);
-  if (xffi_function_global_register("tour.accumulate", found, 0) != XFFI_OK) tour_show_error("register the same name again", 36);
+  if (xffi_function_global_register("tour.accumulate", found, 0) != XFFI_OK)
+    tour_show_error("register the same name again", 36);
   xffi_object_dec_ref(found);
   xffi_function_global_lookup(&found, "tour.no_such_function");
   printf("  a name nobody registered             -> %s (not an error)\n", found ? "found?!" : "NULL");

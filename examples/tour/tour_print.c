@@ -13,9 +13,7 @@ void tour_print_any(const xffi_any *v) {
   xffi_byte_array s;
   switch (v->type_index) {
     case XFFI_TYPE_INT: printf("%lld", (long long)v->v_int64); return;
-    case XFFI_TYPE_FLOAT:
-      printf((double)(int64_t)v->v_float64 == v->v_float64 ? "%.1f" : "%g", v->v_float64);
-      return;
+    case XFFI_TYPE_FLOAT: printf((double)(int64_t)v->v_float64 == v->v_float64 ? "%.1f" : "%g", v->v_float64); return;
     case XFFI_TYPE_BOOL: printf("%s", v->v_int64 ? "true" : "false"); return;
     case XFFI_TYPE_NONE: printf("None"); return;
     case XFFI_TYPE_ARRAY:

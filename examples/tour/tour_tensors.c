@@ -11,7 +11,6 @@
 
 #include "tour.h"
 
-
 /* A one-line description of a Tensor: dtype, device, shape, strides. */
 static void describe(const char *label, xffi_object *tensor) {
   const DLTensor *dl = xffi_tensor_cell_of_unchecked(tensor);
@@ -86,7 +85,8 @@ void tour_tensors(void) {
   xffi_object *t = NULL;
   xffi_tensor_new(&t, dims, 3, xffi_dtype_make(kDLFloat, 32, 1));
   describe("new:", t);
-  printf("  %-12s data %% 64 = %u, first element %.1f\n", "", (unsigned)((uintptr_t)xffi_tensor_cell_of_unchecked(t)->data % 64),
+  printf("  %-12s data %% 64 = %u, first element %.1f\n", "",
+         (unsigned)((uintptr_t)xffi_tensor_cell_of_unchecked(t)->data % 64),
          ((float *)xffi_tensor_cell_of_unchecked(t)->data)[0]);
 
   /* Export it: the consumer gets the same memory and keeps the tensor alive. */
@@ -110,8 +110,7 @@ void tour_tensors(void) {
   printf("  %-12s element [1][2] = %.1f, read straight from the framework's buffer\n", "",
          ((float *)xffi_tensor_cell_of_unchecked(imported)->data)[5]);
   DLManagedTensor *legacy = NULL;
-  if (xffi_tensor_to_dlpack_legacy(&legacy, imported) != XFFI_OK)
-    tour_show_error("export read-only as legacy", 30);
+  if (xffi_tensor_to_dlpack_legacy(&legacy, imported) != XFFI_OK) tour_show_error("export read-only as legacy", 30);
   xffi_any held = xffi_any_object(imported); /* a Tensor travels in an Any like any object */
   printf("  in an Any it is a %s; framework frees so far: %d\n", xffi_any_kind_name(&held), framework_frees);
   xffi_any_release(&held);

@@ -147,9 +147,7 @@ static inline xffi_any xffi_any_object_new_ref(xffi_object *obj) {
 
 /* Whether the value's type index is an object index (so it holds a reference
  * when owned). */
-static inline int xffi_any_is_object(const xffi_any *v) {
-  return v->type_index >= XFFI_TYPE_STATIC_OBJECT_BEGIN;
-}
+static inline int xffi_any_is_object(const xffi_any *v) { return v->type_index >= XFFI_TYPE_STATIC_OBJECT_BEGIN; }
 
 /* A short name for what the value holds, for messages: "int", "None",
  * "String", a user type's key... Borrowed, immortal. NULL v gives "NULL". */

@@ -16,29 +16,30 @@
 #endif
 
 #if defined(DLPACK_DLPACK_H_) && defined(DLPACK_MAJOR_VERSION) && DLPACK_MAJOR_VERSION < 1
-#  error "xffi needs DLPack 1.x; an older <dlpack/dlpack.h> is on the include path (define XFFI_NO_SYSTEM_DLPACK to use xffi's own declarations)"
+#  error \
+      "xffi needs DLPack 1.x; an older <dlpack/dlpack.h> is on the include path (define XFFI_NO_SYSTEM_DLPACK to use xffi's own declarations)"
 #endif
 
 #ifndef DLPACK_DLPACK_H_
-#define DLPACK_DLPACK_H_
-#define XFFI_OWN_DLPACK 1
+#  define DLPACK_DLPACK_H_
+#  define XFFI_OWN_DLPACK 1
 
-#include <stddef.h>
-#include <stdint.h>
+#  include <stddef.h>
+#  include <stdint.h>
 
-#define DLPACK_MAJOR_VERSION 1
-#define DLPACK_MINOR_VERSION 3
+#  define DLPACK_MAJOR_VERSION 1
+#  define DLPACK_MINOR_VERSION 3
 
-#ifdef __cplusplus
-#  define DLPACK_EXTERN_C extern "C"
-#else
-#  define DLPACK_EXTERN_C
-#endif
-#define DLPACK_DLL
+#  ifdef __cplusplus
+#    define DLPACK_EXTERN_C extern "C"
+#  else
+#    define DLPACK_EXTERN_C
+#  endif
+#  define DLPACK_DLL
 
-#ifdef __cplusplus
+#  ifdef __cplusplus
 extern "C" {
-#endif
+#  endif
 
 /* The version of a DLManagedTensorVersioned. */
 typedef struct {
@@ -47,11 +48,11 @@ typedef struct {
 } DLPackVersion;
 
 /* Where a tensor's memory lives. */
-#ifdef __cplusplus
+#  ifdef __cplusplus
 typedef enum : int32_t {
-#else
+#  else
 typedef enum {
-#endif
+#  endif
   kDLCPU = 1,
   kDLCUDA = 2,
   kDLCUDAHost = 3,
@@ -122,9 +123,9 @@ typedef struct DLManagedTensor {
   void (*deleter)(struct DLManagedTensor *self);
 } DLManagedTensor;
 
-#define DLPACK_FLAG_BITMASK_READ_ONLY (1UL << 0UL)
-#define DLPACK_FLAG_BITMASK_IS_COPIED (1UL << 1UL)
-#define DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED (1UL << 2UL)
+#  define DLPACK_FLAG_BITMASK_READ_ONLY (1UL << 0UL)
+#  define DLPACK_FLAG_BITMASK_IS_COPIED (1UL << 1UL)
+#  define DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED (1UL << 2UL)
 
 /* The DLPack 1.x managed tensor. */
 typedef struct DLManagedTensorVersioned {
@@ -168,9 +169,9 @@ typedef struct DLPackExchangeAPI {
   DLPackCurrentWorkStream current_work_stream;
 } DLPackExchangeAPI;
 
-#ifdef __cplusplus
+#  ifdef __cplusplus
 }
-#endif
+#  endif
 
 #endif /* DLPACK_DLPACK_H_ */
 #endif /* XFFI_DLPACK_H */

@@ -51,9 +51,7 @@ static inline DLDevice xffi_device_make(int32_t device_type, int32_t device_id) 
 
 /* The number of bytes of one element of dtype, rounded up for sub-byte types
  * (int4 is 1). */
-static inline size_t xffi_dtype_nbytes(DLDataType dtype) {
-  return ((size_t)dtype.bits * dtype.lanes + 7) / 8;
-}
+static inline size_t xffi_dtype_nbytes(DLDataType dtype) { return ((size_t)dtype.bits * dtype.lanes + 7) / 8; }
 
 /* Parses a data type from a NUL-terminated string (borrowed) into *out.
  * Errors: ValueError for a NULL argument, or for text that is not a data

@@ -51,7 +51,7 @@ typedef void (*xffi_function_finalizer)(void *resource);
  * the finalizer is NOT called and the caller still owns resource.
  * Errors: ValueError for a NULL out or callback; MemoryError (*out is NULL). */
 XFFI_API int xffi_function_new(xffi_object **out, xffi_function_callback callback, void *resource,
-                           xffi_function_finalizer finalizer);
+                               xffi_function_finalizer finalizer);
 
 /* Makes a direct Function: its cell calls `call` itself, with the Function
  * object as handle, so a call goes straight to your code (xffi_function_new adds
@@ -61,7 +61,7 @@ XFFI_API int xffi_function_new(xffi_object **out, xffi_function_callback callbac
  * finalizer are as for xffi_function_new (ownership passes only on success).
  * Errors: ValueError for a NULL out or call; MemoryError (*out is NULL). */
 XFFI_API int xffi_function_new_direct(xffi_object **out, xffi_safe_call call, void *resource,
-                                  xffi_function_finalizer finalizer);
+                                      xffi_function_finalizer finalizer);
 
 /* As xffi_function_new, and the function also keeps owner (borrowed here: a new
  * strong reference is taken; NULL for none) alive while it lives. owner is released
@@ -69,7 +69,7 @@ XFFI_API int xffi_function_new_direct(xffi_object **out, xffi_safe_call call, vo
  * shared library keeps the library loaded.
  * Errors: as xffi_function_new. */
 XFFI_API int xffi_function_new_with_owner(xffi_object **out, xffi_function_callback callback, void *resource,
-                                      xffi_function_finalizer finalizer, xffi_object *owner);
+                                          xffi_function_finalizer finalizer, xffi_object *owner);
 
 /* Calls func (borrowed) with num_args borrowed argument views.
  * *result must hold nothing that needs releasing: it is set to None, then
@@ -93,7 +93,7 @@ XFFI_API int xffi_function_call(xffi_object *func, const xffi_any *args, int32_t
  * away when num_args is a constant, as in XFFI_CALL). Same contract and
  * errors as xffi_function_call. */
 static inline int xffi_function_call_inline(xffi_object *func, const xffi_any *args, int32_t num_args,
-                                        xffi_any *result) {
+                                            xffi_any *result) {
   if (XFFI_LIKELY(func != NULL && func->type_index == XFFI_TYPE_FUNCTION && result != NULL && num_args >= 0 &&
                   (args != NULL || num_args == 0)))
     return xffi_function_call_unchecked(func, args, num_args, result);
@@ -105,10 +105,9 @@ static inline int xffi_function_call_inline(xffi_object *func, const xffi_any *a
  * xffi_function_call(func, NULL, 0, result) for none), e.g.
  *   XFFI_CALL(add, &result, xffi_any_int(1), xffi_any_int(2))
  * C only (it uses a compound literal). */
-#  define XFFI_CALL(func, result, ...)                                                          \
-    xffi_function_call_inline((func), (const xffi_any[]){__VA_ARGS__},                              \
-                          (int32_t)(sizeof((const xffi_any[]){__VA_ARGS__}) / sizeof(xffi_any)), \
-                          (result))
+#  define XFFI_CALL(func, result, ...)                                 \
+    xffi_function_call_inline((func), (const xffi_any[]){__VA_ARGS__}, \
+                              (int32_t)(sizeof((const xffi_any[]){__VA_ARGS__}) / sizeof(xffi_any)), (result))
 #endif
 
 /* ---- Argument checking for callees ----
@@ -129,22 +128,24 @@ XFFI_API int xffi_arg_to_float(double *out, const xffi_any *args, int32_t num_ar
 XFFI_API int xffi_arg_to_bool(int *out, const xffi_any *args, int32_t num_args, int32_t index, const char *fn);
 /* *out borrows the characters (see xffi_any_to_str). */
 XFFI_API int xffi_arg_to_str(xffi_byte_array *out, const xffi_any *args, int32_t num_args, int32_t index,
-                              const char *fn);
+                             const char *fn);
 XFFI_API int xffi_arg_to_ptr(void **out, const xffi_any *args, int32_t num_args, int32_t index, const char *fn);
 /* *out borrows an object that is an instance of type_index (None is refused:
  * a required object argument must be present). */
 XFFI_API int xffi_arg_to_object(xffi_object **out, const xffi_any *args, int32_t num_args, int32_t index,
-                                 int32_t type_index, const char *fn);
+                                int32_t type_index, const char *fn);
 
 /* Inline fast paths of the helpers that matter in hot callees. */
-static inline int xffi_arg_to_int_inline(int64_t *out, const xffi_any *args, int32_t num_args, int32_t index, const char *fn) {
+static inline int xffi_arg_to_int_inline(int64_t *out, const xffi_any *args, int32_t num_args, int32_t index,
+                                         const char *fn) {
   if (XFFI_LIKELY(args != NULL && index >= 0 && index < num_args && args[index].type_index == XFFI_TYPE_INT)) {
     *out = args[index].v_int64;
     return XFFI_OK;
   }
   return xffi_arg_to_int(out, args, num_args, index, fn);
 }
-static inline int xffi_arg_to_float_inline(double *out, const xffi_any *args, int32_t num_args, int32_t index, const char *fn) {
+static inline int xffi_arg_to_float_inline(double *out, const xffi_any *args, int32_t num_args, int32_t index,
+                                           const char *fn) {
   if (XFFI_LIKELY(args != NULL && index >= 0 && index < num_args && args[index].type_index == XFFI_TYPE_FLOAT)) {
     *out = args[index].v_float64;
     return XFFI_OK;

@@ -58,17 +58,17 @@
  * library: when impl fails and tvm-ffi is in the process, its error moves to
  * tvm-ffi's slot (xffi_error_forward_to_tvm), where a tvm-ffi caller looks;
  * an xffi caller takes it back from there. */
-#define XFFI_EXPORT_FUNCTION(name, impl)                                                                 \
-  XFFI_EXPORT_LINKAGE_ XFFI_DLL_EXPORT int __tvm_ffi_##name(void *handle, const xffi_any *args,      \
-                                                             int32_t num_args, xffi_any *result);    \
-  XFFI_EXPORT_LINKAGE_ XFFI_DLL_EXPORT int __tvm_ffi_##name(void *handle, const xffi_any *args,      \
-                                                             int32_t num_args, xffi_any *result) {   \
-    int status_ = impl(handle, args, num_args, result);                                              \
-    if (XFFI_UNLIKELY(status_ != 0)) XFFI_EXPORT_FAILED_();                                          \
-    return status_;                                                                                  \
-  }                                                                                                  \
-  XFFI_EXPORT_LINKAGE_ XFFI_DLL_EXPORT int __tvm_ffi_##name(void *handle, const xffi_any *args,      \
-                                                             int32_t num_args, xffi_any *result)
+#define XFFI_EXPORT_FUNCTION(name, impl)                                                                          \
+  XFFI_EXPORT_LINKAGE_ XFFI_DLL_EXPORT int __tvm_ffi_##name(void *handle, const xffi_any *args, int32_t num_args, \
+                                                            xffi_any *result);                                    \
+  XFFI_EXPORT_LINKAGE_ XFFI_DLL_EXPORT int __tvm_ffi_##name(void *handle, const xffi_any *args, int32_t num_args, \
+                                                            xffi_any *result) {                                   \
+    int status_ = impl(handle, args, num_args, result);                                                           \
+    if (XFFI_UNLIKELY(status_ != 0)) XFFI_EXPORT_FAILED_();                                                       \
+    return status_;                                                                                               \
+  }                                                                                                               \
+  XFFI_EXPORT_LINKAGE_ XFFI_DLL_EXPORT int __tvm_ffi_##name(void *handle, const xffi_any *args, int32_t num_args, \
+                                                            xffi_any *result)
 
 /* Defines the ABI marker (see the top of this file): write
  *
@@ -80,8 +80,8 @@
  * dllexport'ed one on Windows, an ordinary one on wasm32-wasi (which has no
  * shared libraries; the macro still compiles, so portable code need not test
  * for it). Host programs do not write it. */
-#define XFFI_DEFINE_ABI_MARKER()                                                       \
-  XFFI_EXPORT_DECLARATION_ XFFI_DLL_EXPORT const int32_t xffi_library_abi_version;    \
+#define XFFI_DEFINE_ABI_MARKER()                                                   \
+  XFFI_EXPORT_DECLARATION_ XFFI_DLL_EXPORT const int32_t xffi_library_abi_version; \
   XFFI_EXPORT_LINKAGE_ XFFI_DLL_EXPORT const int32_t xffi_library_abi_version = XFFI_ABI_VERSION
 
 XFFI_EXTERN_C_BEGIN

@@ -2,10 +2,9 @@
  *
  * A Tensor's cell is a DLTensor placed directly after the 24-byte object
  * header (layout shared with tvm-ffi 0.1), so reaching it
- * (xffi_tensor_cell_of_unchecked, xffi/sys/tensor.h) is a pointer addition. Its shape and strides live inside the Tensor's own
- * allocation, and strides are always filled in: when a producer gives NULL
- * strides (compact row-major), xffi computes them. Strides count elements,
- * as in DLPack; byte_offset is kept as the producer gave it.
+ * (xffi_tensor_cell_of_unchecked, xffi/sys/tensor.h) is a pointer addition. Its shape and strides live inside the
+ * Tensor's own allocation, and strides are always filled in: when a producer gives NULL strides (compact row-major),
+ * xffi computes them. Strides count elements, as in DLPack; byte_offset is kept as the producer gave it.
  *
  * Tensors come from three places:
  * - xffi_tensor_new allocates a zero-filled CPU tensor whose data is 64-byte

@@ -17,22 +17,22 @@ XFFI_EXTERN_C_BEGIN
 
 /* Built-in type indices (fixed; identical to tvm-ffi 0.1). */
 enum {
-  XFFI_TYPE_ANY = -1,         /* annotations only */
+  XFFI_TYPE_ANY = -1, /* annotations only */
   XFFI_TYPE_NONE = 0,
-  XFFI_TYPE_INT = 1,          /* int64_t */
+  XFFI_TYPE_INT = 1, /* int64_t */
   XFFI_TYPE_BOOL = 2,
-  XFFI_TYPE_FLOAT = 3,        /* double */
-  XFFI_TYPE_OPAQUE_PTR = 4,   /* void* */
-  XFFI_TYPE_DTYPE = 5,        /* DLDataType */
-  XFFI_TYPE_DEVICE = 6,       /* DLDevice */
-  XFFI_TYPE_DLTENSOR_PTR = 7, /* borrowed DLTensor* */
-  XFFI_TYPE_RAW_STR = 8,      /* borrowed NUL-terminated const char* (views only) */
+  XFFI_TYPE_FLOAT = 3,          /* double */
+  XFFI_TYPE_OPAQUE_PTR = 4,     /* void* */
+  XFFI_TYPE_DTYPE = 5,          /* DLDataType */
+  XFFI_TYPE_DEVICE = 6,         /* DLDevice */
+  XFFI_TYPE_DLTENSOR_PTR = 7,   /* borrowed DLTensor* */
+  XFFI_TYPE_RAW_STR = 8,        /* borrowed NUL-terminated const char* (views only) */
   XFFI_TYPE_BYTE_ARRAY_PTR = 9, /* borrowed const xffi_byte_array* (views only) */
   XFFI_TYPE_OBJECT_RVALUE = 10, /* an object being moved (views only) */
-  XFFI_TYPE_SMALL_STR = 11,   /* up to 7 bytes of string stored inline */
-  XFFI_TYPE_SMALL_BYTES = 12, /* up to 7 bytes stored inline */
+  XFFI_TYPE_SMALL_STR = 11,     /* up to 7 bytes of string stored inline */
+  XFFI_TYPE_SMALL_BYTES = 12,   /* up to 7 bytes stored inline */
   XFFI_TYPE_STATIC_OBJECT_BEGIN = 64,
-  XFFI_TYPE_OBJECT = 64,      /* the root of all objects */
+  XFFI_TYPE_OBJECT = 64, /* the root of all objects */
   XFFI_TYPE_STRING = 65,
   XFFI_TYPE_BYTES = 66,
   XFFI_TYPE_ERROR = 67,
@@ -45,7 +45,7 @@ enum {
   XFFI_TYPE_OPAQUE_FOREIGN = 74,
   XFFI_TYPE_LIST = 75,
   XFFI_TYPE_DICT = 76,
-  XFFI_TYPE_BUILTIN_END = 77,  /* one past the last built-in index in use */
+  XFFI_TYPE_BUILTIN_END = 77, /* one past the last built-in index in use */
   XFFI_TYPE_DYNAMIC_BEGIN = 128
 };
 

@@ -7,7 +7,7 @@
  *   dependency list, so this is the fair baseline for "xffi allocates
  *   nothing at load". */
 #ifdef XFFI_BENCH_WITH_DEPS
-#include <unistd.h>
+#  include <unistd.h>
 
 static _Thread_local long xffi_bench_slot[3]; /* general-dynamic TLS: __tls_get_addr, from ld-linux */
 long xffi_bench_deps_symbol(void);

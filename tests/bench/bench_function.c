@@ -31,7 +31,8 @@ static int __attribute__((noinline)) nullary(void *resource, const xffi_any *arg
 static int __attribute__((noinline)) add2(void *resource, const xffi_any *args, int32_t num_args, xffi_any *result) {
   (void)resource;
   int64_t a, b;
-  if (xffi_arg_to_int_inline(&a, args, num_args, 0, "add2") || xffi_arg_to_int_inline(&b, args, num_args, 1, "add2")) return -1;
+  if (xffi_arg_to_int_inline(&a, args, num_args, 0, "add2") || xffi_arg_to_int_inline(&b, args, num_args, 1, "add2"))
+    return -1;
   if (num_args != 2) return xffi_arg_check_signature(args, num_args, "ii", "add2");
   *result = xffi_any_int(a + b);
   return 0;
@@ -325,13 +326,12 @@ int main(int argc, char **argv) {
     if (strlen(lookup_names[i]) != 18 || xffi_function_global_register(lookup_names[i], own, 0)) return 1;
     xffi_object_dec_ref(own); /* the registry keeps its own reference */
   }
-  bench_case lookups[] = {{"baseline", lookup_baseline, NULL},
-                          {"xffi", lookup_xffi, NULL},
-                          {"xffi-miss", lookup_missing_xffi, NULL}};
+  bench_case lookups[] = {
+      {"baseline", lookup_baseline, NULL}, {"xffi", lookup_xffi, NULL}, {"xffi-miss", lookup_missing_xffi, NULL}};
   bench_op("global lookup 18 B + release", lookups, 3);
 
-  bench_case errors[] = {{"baseline", error_baseline, &ce}, {"xffi", error_xffi, &ce},
-                         {"xffi-arg", error_xffi_argcheck, &ca}};
+  bench_case errors[] = {
+      {"baseline", error_baseline, &ce}, {"xffi", error_xffi, &ce}, {"xffi-arg", error_xffi_argcheck, &ca}};
   bench_op("error raised in callee, moved out", errors, 3);
 
   /* Child processes (callgrind runs) have exited inside bench_op by now. */

@@ -85,9 +85,12 @@ void bench_init(int argc, char **argv) {
   ssize_t n = readlink("/proc/self/exe", self_path, sizeof(self_path) - 1);
   self_path[n > 0 ? n : 0] = '\0';
   for (int i = 1; i < argc; ++i) {
-    if (!strcmp(argv[i], "--no-callgrind")) use_callgrind = 0;
-    else if (!strcmp(argv[i], "--quick")) quick = 1;
-    else if (!strcmp(argv[i], "--only") && i + 1 < argc) only = argv[++i];
+    if (!strcmp(argv[i], "--no-callgrind"))
+      use_callgrind = 0;
+    else if (!strcmp(argv[i], "--quick"))
+      quick = 1;
+    else if (!strcmp(argv[i], "--only") && i + 1 < argc)
+      only = argv[++i];
     else if (!strcmp(argv[i], "--child") && i + 3 < argc) {
       child_mode = 1;
       child_op = argv[++i];
@@ -234,8 +237,10 @@ void bench_record(const char *op, const char *impl, double ns, double instructio
 }
 
 static void print_number(char *buf, size_t size, double v, const char *format) {
-  if (v < 0) snprintf(buf, size, "-");
-  else snprintf(buf, size, format, v);
+  if (v < 0)
+    snprintf(buf, size, "-");
+  else
+    snprintf(buf, size, format, v);
 }
 
 int bench_finish(void) {
@@ -243,8 +248,8 @@ int bench_finish(void) {
     fprintf(stderr, "bench: no case named %s/%s\n", child_op, child_impl);
     return 1;
   }
-  printf("%-40s %-10s %10s %8s %12s %8s %8s  %s\n", "op", "impl", "ns/op", "x base", "instr/op", "x base",
-         "mallocs", "note");
+  printf("%-40s %-10s %10s %8s %12s %8s %8s  %s\n", "op", "impl", "ns/op", "x base", "instr/op", "x base", "mallocs",
+         "note");
   for (int i = 0; i < num_rows; ++i) {
     row *r = &rows[i];
     char ns[32], ratio[32], instr[32], iratio[32], mallocs_text[32];
@@ -261,11 +266,20 @@ int bench_finish(void) {
   for (int i = 0; i < num_rows; ++i) {
     row *r = &rows[i];
     printf("{\"op\":\"%s\",\"impl\":\"%s\",\"ns\":", r->op, r->impl);
-    if (r->ns >= 0) printf("%.3f", r->ns); else printf("null");
+    if (r->ns >= 0)
+      printf("%.3f", r->ns);
+    else
+      printf("null");
     printf(",\"instructions\":");
-    if (r->instructions >= 0) printf("%.1f", r->instructions); else printf("null");
+    if (r->instructions >= 0)
+      printf("%.1f", r->instructions);
+    else
+      printf("null");
     printf(",\"mallocs\":");
-    if (r->mallocs >= 0) printf("%.3f", r->mallocs); else printf("null");
+    if (r->mallocs >= 0)
+      printf("%.3f", r->mallocs);
+    else
+      printf("null");
     printf("}\n");
   }
   return 0;

@@ -128,8 +128,7 @@ static void __attribute__((noinline)) roundtrip_xffi(void *ctx, uint64_t n) {
   for (uint64_t i = 0; i < n; ++i) {
     DLManagedTensorVersioned *m;
     xffi_object *back;
-    if (xffi_tensor_to_dlpack(&m, t) != XFFI_OK || xffi_tensor_from_dlpack(&back, m) != XFFI_OK || back != t)
-      abort();
+    if (xffi_tensor_to_dlpack(&m, t) != XFFI_OK || xffi_tensor_from_dlpack(&back, m) != XFFI_OK || back != t) abort();
     xffi_object_dec_ref(back);
   }
 }

@@ -36,24 +36,22 @@ int __attribute__((noinline)) load_once(const char *path) {
   return 0;
 }
 
-int main(int argc, char **argv) {
-  return argc == 2 ? load_once(argv[1]) : 2;
-}
+int main(int argc, char **argv) { return argc == 2 ? load_once(argv[1]) : 2; }
 #else
 
-#include <tvm/ffi/c_api.h>
-#include <xffi/xffi.h>
-#include <xffi/sys/function.h>
-#include <xffi/sys/object.h>
-#include <xffi/sys/type.h>
+#  include <tvm/ffi/c_api.h>
+#  include <xffi/xffi.h>
+#  include <xffi/sys/function.h>
+#  include <xffi/sys/object.h>
+#  include <xffi/sys/type.h>
 
-#define CHECK(x)                                                 \
-  do {                                                           \
-    if (!(x)) {                                                  \
-      fprintf(stderr, "%s:%d: failed: %s\n", __FILE__, __LINE__, #x); \
-      exit(1);                                                   \
-    }                                                            \
-  } while (0)
+#  define CHECK(x)                                                      \
+    do {                                                                \
+      if (!(x)) {                                                       \
+        fprintf(stderr, "%s:%d: failed: %s\n", __FILE__, __LINE__, #x); \
+        exit(1);                                                        \
+      }                                                                 \
+    } while (0)
 
 /* ---- calls ----
  * Like for like: a tvm-ffi function made with a NULL self gets the function
@@ -101,37 +99,37 @@ static void __attribute__((noinline)) call_baseline(void *ctx, uint64_t n) {
 
 /* One loop per runtime, argument count and (for xffi) call form; ctx points
  * to the function, reloaded every iteration as a caller holding it would. */
-#define XFFI_CALL_LOOP(name, nargs, call)                                  \
-  static void __attribute__((noinline)) name(void *ctx, uint64_t n) {     \
-    xffi_object *const *func = ctx;                                         \
-    xffi_any args[2] = {xffi_any_int(1), xffi_any_int(2)}, r;               \
-    int64_t acc = 0;                                                        \
-    for (uint64_t i = 0; i < n; ++i) {                                      \
-      args[0].v_int64 = (int64_t)i;                                         \
-      if (call(*func, args, nargs, &r) != 0) abort();                       \
-      acc += r.v_int64;                                                     \
-    }                                                                       \
-    BENCH_KEEP(acc);                                                        \
-  }
+#  define XFFI_CALL_LOOP(name, nargs, call)                             \
+    static void __attribute__((noinline)) name(void *ctx, uint64_t n) { \
+      xffi_object *const *func = ctx;                                   \
+      xffi_any args[2] = {xffi_any_int(1), xffi_any_int(2)}, r;         \
+      int64_t acc = 0;                                                  \
+      for (uint64_t i = 0; i < n; ++i) {                                \
+        args[0].v_int64 = (int64_t)i;                                   \
+        if (call(*func, args, nargs, &r) != 0) abort();                 \
+        acc += r.v_int64;                                               \
+      }                                                                 \
+      BENCH_KEEP(acc);                                                  \
+    }
 XFFI_CALL_LOOP(call_xffi_0, 0, xffi_function_call_unchecked)
 XFFI_CALL_LOOP(call_xffi_2, 2, xffi_function_call_unchecked)
 XFFI_CALL_LOOP(call_xffi_checked_2, 2, xffi_function_call_inline)
 
-#define TVM_CALL_LOOP(name, nargs)                                                                             \
-  static void __attribute__((noinline)) name(void *ctx, uint64_t n) {                                        \
-    void *const *func = ctx;                                                                                   \
-    TVMFFIAny args[2] = {{.type_index = kTVMFFIInt, .v_int64 = 1}, {.type_index = kTVMFFIInt, .v_int64 = 2}}, r; \
-    int64_t acc = 0;                                                                                           \
-    for (uint64_t i = 0; i < n; ++i) {                                                                         \
-      args[0].v_int64 = (int64_t)i;                                                                            \
-      r.type_index = kTVMFFINone;                                                                              \
-      r.zero_padding = 0;                                                                                      \
-      r.v_int64 = 0;                                                                                           \
-      if (TVMFFIFunctionCall(*func, args, nargs, &r) != 0) abort();                                            \
-      acc += r.v_int64;                                                                                        \
-    }                                                                                                          \
-    BENCH_KEEP(acc);                                                                                           \
-  }
+#  define TVM_CALL_LOOP(name, nargs)                                                                               \
+    static void __attribute__((noinline)) name(void *ctx, uint64_t n) {                                            \
+      void *const *func = ctx;                                                                                     \
+      TVMFFIAny args[2] = {{.type_index = kTVMFFIInt, .v_int64 = 1}, {.type_index = kTVMFFIInt, .v_int64 = 2}}, r; \
+      int64_t acc = 0;                                                                                             \
+      for (uint64_t i = 0; i < n; ++i) {                                                                           \
+        args[0].v_int64 = (int64_t)i;                                                                              \
+        r.type_index = kTVMFFINone;                                                                                \
+        r.zero_padding = 0;                                                                                        \
+        r.v_int64 = 0;                                                                                             \
+        if (TVMFFIFunctionCall(*func, args, nargs, &r) != 0) abort();                                              \
+        acc += r.v_int64;                                                                                          \
+      }                                                                                                            \
+      BENCH_KEEP(acc);                                                                                             \
+    }
 TVM_CALL_LOOP(call_tvm_0, 0)
 TVM_CALL_LOOP(call_tvm_2, 2)
 
@@ -223,9 +221,7 @@ static void __attribute__((noinline)) string_tvm(void *ctx, uint64_t n) {
 
 /* ---- inc-ref + dec-ref ---- */
 
-static void noop_deleter(void *self, int flags) {
-  (void)self, (void)flags;
-}
+static void noop_deleter(void *self, int flags) { (void)self, (void)flags; }
 static struct {
   xffi_object header;
   int64_t payload;
@@ -327,16 +323,15 @@ static void __attribute__((noinline)) instance_tvm(void *ctx, uint64_t n) {
     BENCH_CLOBBER();
     int32_t index = ((TVMFFIObject *)c->obj)->type_index;
     const TVMFFITypeInfo *info = TVMFFIGetTypeInfo(index);
-    hits += index == c->ancestor ||
-            (info->type_depth > target->type_depth &&
-             info->type_ancestors[target->type_depth]->type_index == c->ancestor);
+    hits += index == c->ancestor || (info->type_depth > target->type_depth &&
+                                     info->type_ancestors[target->type_depth]->type_index == c->ancestor);
   }
   BENCH_KEEP(hits);
 }
 
 /* ---- Map lookup, 1,000 string keys ---- */
 
-#define MAP_KEYS 1000
+#  define MAP_KEYS 1000
 static char key_text[MAP_KEYS][24];
 
 typedef struct map_ctx {
@@ -441,9 +436,7 @@ typedef struct producer {
   float data[16];
 } producer;
 
-static void noop_dlpack_deleter(DLManagedTensorVersioned *self) {
-  (void)self;
-}
+static void noop_dlpack_deleter(DLManagedTensorVersioned *self) { (void)self; }
 
 static void __attribute__((noinline)) import_baseline(void *ctx, uint64_t n) {
   producer *p = ctx;
@@ -505,7 +498,9 @@ static void measure_library(lib_facts *facts, const char path[1200], int use_cal
   char cmd[8192], out[4096];
   memset(facts, 0, sizeof *facts);
   facts->instructions = -1;
-  snprintf(cmd, sizeof cmd, "strip -o /tmp/bench_vs_tvm_stripped.$$ '%s' && stat -c %%s /tmp/bench_vs_tvm_stripped.$$; rm -f /tmp/bench_vs_tvm_stripped.$$",
+  snprintf(cmd, sizeof cmd,
+           "strip -o /tmp/bench_vs_tvm_stripped.$$ '%s' && stat -c %%s /tmp/bench_vs_tvm_stripped.$$; rm -f "
+           "/tmp/bench_vs_tvm_stripped.$$",
            path);
   if (run_capture(cmd, out, sizeof out) == 0) facts->stripped_kb = atof(out) / 1024.0;
   snprintf(cmd, sizeof cmd, "readelf -d '%s' | sed -n 's/.*(NEEDED).*\\[\\(.*\\)\\]/\\1/p' | tr '\\n' ' '", path);
@@ -554,7 +549,8 @@ int main(int argc, char **argv) {
   int self_resource = 0;
   xffi_object *xf0, *xf2, *xf2_res;
   void *tf0 = NULL, *tf2 = NULL, *tf2_res = NULL;
-  CHECK(xffi_function_new_direct(&xf0, xffi_nop, NULL, NULL) == 0 && xffi_function_new_direct(&xf2, xffi_add, NULL, NULL) == 0);
+  CHECK(xffi_function_new_direct(&xf0, xffi_nop, NULL, NULL) == 0 &&
+        xffi_function_new_direct(&xf2, xffi_add, NULL, NULL) == 0);
   CHECK(xffi_function_new(&xf2_res, xffi_add, &self_resource, NULL) == 0);
   CHECK(TVMFFIFunctionCreate(NULL, tvm_nop, NULL, &tf0) == 0 && TVMFFIFunctionCreate(NULL, tvm_add, NULL, &tf2) == 0);
   CHECK(TVMFFIFunctionCreate(&self_resource, tvm_add, NULL, &tf2_res) == 0);
@@ -591,8 +587,9 @@ int main(int argc, char **argv) {
   /* reference counts: one object, each runtime's own entry points */
   uint64_t word = 1;
   xffi_object_init(&ref_object.header, XFFI_TYPE_OBJECT, noop_deleter);
-  bench_case refs[] = {
-      {"baseline", ref_baseline, &word}, {"xffi", ref_xffi, &ref_object.header}, {"tvm-ffi", ref_tvm, &ref_object.header}};
+  bench_case refs[] = {{"baseline", ref_baseline, &word},
+                       {"xffi", ref_xffi, &ref_object.header},
+                       {"tvm-ffi", ref_tvm, &ref_object.header}};
   bench_op("inc-ref + dec-ref, exported functions", refs, 3);
   bench_case refs_inline[] = {{"baseline", ref_baseline, &word},
                               {"xffi", ref_xffi_inline, &ref_object.header},
@@ -612,9 +609,7 @@ int main(int argc, char **argv) {
   int32_t tb = TVMFFITypeGetOrAllocIndex(&kb, -1, 2, 0, 1, ta);
   int32_t tc = TVMFFITypeGetOrAllocIndex(&kc, -1, 3, 0, 1, tb);
   CHECK(ta >= 128 && tb >= 128 && tc >= 128);
-  static struct {
-    xffi_object header;
-  } xobj, tobj;
+  static struct { xffi_object header; } xobj, tobj;
   xffi_object_init(&xobj.header, c, noop_deleter);
   xffi_object_init(&tobj.header, tc, noop_deleter);
   instance_ctx xi = {&xobj.header, a, NULL}, ti = {&tobj.header, ta, NULL};

@@ -84,7 +84,8 @@ static inline void failing_allocator_install(void) {
                             failing_deallocate_aligned};
   if (xffi_allocator_default(&failing_inner) != XFFI_OK || xffi_allocator_install(&failing) != XFFI_OK) {
     xffi_object *err = xffi_error_move_raised();
-    fprintf(stderr, "failing_allocator_install: %s\n", err ? xffi_error_cell_of_unchecked(err)->message.data : "(no error)");
+    fprintf(stderr, "failing_allocator_install: %s\n",
+            err ? xffi_error_cell_of_unchecked(err)->message.data : "(no error)");
     exit(1);
   }
   failing_installed = 1;

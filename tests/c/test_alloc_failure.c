@@ -50,8 +50,8 @@ static void expect_out_of_memory(int rc, int64_t n) {
 
 /* Ends a sweep: the operation allocated at least min_allocations times. */
 static void sweep_done(int64_t n, int64_t min_allocations) {
-  if (n < min_allocations) fail_msg("the operation made %lld allocations, expected at least %lld", (long long)n,
-                                    (long long)min_allocations);
+  if (n < min_allocations)
+    fail_msg("the operation made %lld allocations, expected at least %lld", (long long)n, (long long)min_allocations);
   if (n >= SWEEP_LIMIT) fail_msg("the sweep did not end");
 }
 
@@ -148,7 +148,7 @@ static void test_list_push_insert_and_reserve_fail_cleanly(void **state) {
       for (int i = 4; i < capacity; ++i) assert_int_equal(push_int(&list, -1 - i), XFFI_OK);
       int64_t size = xffi_seq_size_unchecked(list);
       fail_nth(n);
-      int rc = op == 0 ? xffi_list_push(list, &value)
+      int rc = op == 0   ? xffi_list_push(list, &value)
                : op == 1 ? xffi_list_insert(list, 0, &value)
                          : xffi_list_reserve(list, 1000);
       disarm();
@@ -250,7 +250,7 @@ static void test_map_new_from_and_copies_fail_cleanly(void **state) {
     for (; n < SWEEP_LIMIT; ++n) {
       xffi_object *out = (xffi_object *)0x1;
       fail_nth(n);
-      int rc = op == 0 ? xffi_map_new_from(&out, keys, values, 20)
+      int rc = op == 0   ? xffi_map_new_from(&out, keys, values, 20)
                : op == 1 ? xffi_dict_new_from(&out, keys, values, 20)
                : op == 2 ? xffi_map_copy(&out, source)
                          : xffi_dict_copy(&out, source);
@@ -319,14 +319,17 @@ static void test_tensor_import_export_and_new_fail_cleanly(void **state) {
     for (n = 0; n < SWEEP_LIMIT; ++n) {
       void *out = (void *)0x1;
       fail_nth(n);
-      int rc = op == 0 ? xffi_tensor_to_dlpack((DLManagedTensorVersioned **)&out, tensor)
+      int rc = op == 0   ? xffi_tensor_to_dlpack((DLManagedTensorVersioned **)&out, tensor)
                : op == 1 ? xffi_tensor_to_dlpack_legacy((DLManagedTensor **)&out, tensor)
                          : xffi_tensor_shape((xffi_object **)&out, tensor);
       disarm();
       if (rc == XFFI_OK) {
-        if (op == 0) ((DLManagedTensorVersioned *)out)->deleter(out);
-        else if (op == 1) ((DLManagedTensor *)out)->deleter(out);
-        else xffi_object_dec_ref(out);
+        if (op == 0)
+          ((DLManagedTensorVersioned *)out)->deleter(out);
+        else if (op == 1)
+          ((DLManagedTensor *)out)->deleter(out);
+        else
+          xffi_object_dec_ref(out);
         break;
       }
       expect_out_of_memory(rc, n);
@@ -545,7 +548,7 @@ static void test_function_create_call_and_register_fail_cleanly(void **state) {
 #if XFFI_TEST_HAVE_SHARED_LIBRARIES
 static void test_module_load_and_get_function_fail_cleanly(void **state) {
   (void)state;
-#ifdef XFFI_TEST_PLUGIN_TVM_ONLY
+#  ifdef XFFI_TEST_PLUGIN_TVM_ONLY
   int64_t n = 0;
   for (; n < SWEEP_LIMIT; ++n) {
     xffi_object *module = (xffi_object *)0x1;
@@ -581,9 +584,9 @@ static void test_module_load_and_get_function_fail_cleanly(void **state) {
   sweep_done(n, 1);
   assert_int_equal(xffi_object_strong_count(module), 1);
   xffi_object_dec_ref(module);
-#else
+#  else
   fail_msg("XFFI_TEST_PLUGIN_TVM_ONLY is not defined (tests/cmake/alloc_failure.cmake sets it)");
-#endif
+#  endif
 }
 #endif
 
@@ -634,20 +637,20 @@ static void test_injection_and_count_are_per_thread(void **state) {
 int main(void) {
   failing_allocator_install();
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_array_new_and_list_new_fail_cleanly_at_every_allocation),
-      cmocka_unit_test(test_array_push_and_insert_unique_and_shared_fail_cleanly),
-      cmocka_unit_test(test_list_push_insert_and_reserve_fail_cleanly),
-      cmocka_unit_test(test_map_and_dict_set_fail_cleanly_through_growth_and_copy),
-      cmocka_unit_test(test_map_new_from_and_copies_fail_cleanly),
-      cmocka_unit_test(test_tensor_import_export_and_new_fail_cleanly),
-      cmocka_unit_test(test_raising_and_making_errors_under_memory_failure),
-      cmocka_unit_test(test_type_register_fails_cleanly_and_leaves_the_key_free),
-      cmocka_unit_test(test_function_create_call_and_register_fail_cleanly),
+    cmocka_unit_test(test_array_new_and_list_new_fail_cleanly_at_every_allocation),
+    cmocka_unit_test(test_array_push_and_insert_unique_and_shared_fail_cleanly),
+    cmocka_unit_test(test_list_push_insert_and_reserve_fail_cleanly),
+    cmocka_unit_test(test_map_and_dict_set_fail_cleanly_through_growth_and_copy),
+    cmocka_unit_test(test_map_new_from_and_copies_fail_cleanly),
+    cmocka_unit_test(test_tensor_import_export_and_new_fail_cleanly),
+    cmocka_unit_test(test_raising_and_making_errors_under_memory_failure),
+    cmocka_unit_test(test_type_register_fails_cleanly_and_leaves_the_key_free),
+    cmocka_unit_test(test_function_create_call_and_register_fail_cleanly),
 #if XFFI_TEST_HAVE_SHARED_LIBRARIES
-      cmocka_unit_test(test_module_load_and_get_function_fail_cleanly),
+    cmocka_unit_test(test_module_load_and_get_function_fail_cleanly),
 #endif
 #if XFFI_TEST_HAVE_THREADS
-      cmocka_unit_test(test_injection_and_count_are_per_thread),
+    cmocka_unit_test(test_injection_and_count_are_per_thread),
 #endif
   };
   return cmocka_run_group_tests_name("alloc_failure", tests, NULL, NULL);

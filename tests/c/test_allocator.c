@@ -75,8 +75,8 @@ static void *never_allocate_aligned(void *context, size_t alignment, size_t size
   never_calls++;
   return NULL;
 }
-static const xffi_allocator never_allocator = {NULL, never_allocate, never_reallocate, never_deallocate,
-                                               never_allocate_aligned, never_deallocate};
+static const xffi_allocator never_allocator = {
+    NULL, never_allocate, never_reallocate, never_deallocate, never_allocate_aligned, never_deallocate};
 
 static void test_every_allocation_and_free_goes_through_the_installed_allocator(void **state) {
   (void)state;
@@ -148,8 +148,7 @@ static void test_install_refuses_null_and_incomplete_allocators(void **state) {
   (void)state;
   assert_int_equal(xffi_allocator_install(NULL), XFFI_FAIL);
   expect_error(XFFI_KIND_VALUE, "xffi_allocator_install: allocator is NULL");
-  static const char *const names[] = {"allocate", "reallocate", "deallocate", "allocate_aligned",
-                                      "deallocate_aligned"};
+  static const char *const names[] = {"allocate", "reallocate", "deallocate", "allocate_aligned", "deallocate_aligned"};
   for (int i = 0; i < 5; ++i) {
     xffi_allocator incomplete = never_allocator;
     switch (i) {

@@ -65,8 +65,8 @@ static void test_install_racing_with_first_allocations_fixes_one_allocator(void 
   (void)state;
   /* The default allocator's functions never allocate through xffi. */
   assert_int_equal(xffi_allocator_default(&system_allocator), XFFI_OK);
-  xffi_allocator racing = {NULL, racing_allocate, racing_reallocate, racing_deallocate, racing_allocate_aligned,
-                           racing_deallocate_aligned};
+  xffi_allocator racing = {
+      NULL, racing_allocate, racing_reallocate, racing_deallocate, racing_allocate_aligned, racing_deallocate_aligned};
   pthread_t threads[THREADS];
   for (int i = 0; i < THREADS; ++i)
     assert_int_equal(pthread_create(&threads[i], NULL, make_and_release_strings, NULL), 0);

@@ -16,7 +16,6 @@
 
 /* ---- Helpers ---- */
 
-
 static xffi_object *int_array(int64_t n) {
   xffi_object *array = NULL;
   assert_int_equal(xffi_array_new_with_capacity(&array, 0), XFFI_OK);
@@ -56,7 +55,8 @@ static void new_copies_views_into_owned_elements(void **state) {
   assert_ptr_equal(elems[3].v_obj, obj);
   /* A single allocation: the elements live inline. */
   assert_null(xffi_seq_cell_of_unchecked(array)->data_deleter);
-  assert_ptr_equal(xffi_seq_cell_of_unchecked(array)->data, (char *)array + sizeof(xffi_object) + sizeof(xffi_seq_cell));
+  assert_ptr_equal(xffi_seq_cell_of_unchecked(array)->data,
+                   (char *)array + sizeof(xffi_object) + sizeof(xffi_seq_cell));
   xffi_any got = xffi_any_none();
   assert_int_equal(xffi_array_get(&got, array, 3), XFFI_OK);
   assert_ptr_equal(got.v_obj, obj);
@@ -472,8 +472,7 @@ static void bad_input_is_reported(void **state) {
   assert_int_equal(xffi_array_set(&array, 0, NULL), XFFI_FAIL);
   expect_error(XFFI_KIND_VALUE, "xffi_array_set: value is NULL");
   assert_int_equal(xffi_array_set(&array, 0, &rvalue), XFFI_FAIL);
-  expect_error(XFFI_KIND_TYPE,
-               "xffi_array_set: value is an object rvalue reference (a move), which cannot be stored");
+  expect_error(XFFI_KIND_TYPE, "xffi_array_set: value is an object rvalue reference (a move), which cannot be stored");
 
   assert_int_equal(xffi_array_push(NULL, &v), XFFI_FAIL);
   expect_error(XFFI_KIND_VALUE, "xffi_array_push: array is NULL");

@@ -149,11 +149,12 @@ static void test_allocator_install_after_the_first_allocation_is_refused(void **
   (void)state;
   xffi_object *text = NULL;
   assert_int_equal(xffi_string_from_c_str(&text, "allocated with the default allocator"), XFFI_OK);
-  const xffi_allocator late = {NULL, late_allocate, late_reallocate, late_deallocate, late_allocate_aligned,
+  const xffi_allocator late = {NULL,           late_allocate, late_reallocate, late_deallocate, late_allocate_aligned,
                                late_deallocate};
   assert_int_equal(xffi_allocator_install(&late), XFFI_FAIL);
-  expect_error(XFFI_KIND_VALUE, "xffi_allocator_install: the allocator is fixed already (the library has "
-                                "allocated, or an allocator was installed); install it before any other xffi call");
+  expect_error(XFFI_KIND_VALUE,
+               "xffi_allocator_install: the allocator is fixed already (the library has "
+               "allocated, or an allocator was installed); install it before any other xffi call");
   assert_int_equal(xffi_allocator_install(NULL), XFFI_FAIL);
   expect_error(XFFI_KIND_VALUE, "xffi_allocator_install: allocator is NULL");
   xffi_allocator no_free = late;

@@ -44,14 +44,10 @@ enum { VIA_CALL, VIA_INLINE, VIA_MACRO, VIA_UNCHECKED, PATHS };
 
 static int call_via(int path, xffi_object *f, xffi_any *result) {
   switch (path) {
-    case VIA_CALL:
-      return xffi_function_call(f, NULL, 0, result);
-    case VIA_INLINE:
-      return xffi_function_call_inline(f, NULL, 0, result);
-    case VIA_MACRO:
-      return XFFI_CALL(f, result, xffi_any_none());
-    default:
-      return xffi_function_call_unchecked(f, NULL, 0, result);
+    case VIA_CALL: return xffi_function_call(f, NULL, 0, result);
+    case VIA_INLINE: return xffi_function_call_inline(f, NULL, 0, result);
+    case VIA_MACRO: return XFFI_CALL(f, result, xffi_any_none());
+    default: return xffi_function_call_unchecked(f, NULL, 0, result);
   }
 }
 

@@ -4,7 +4,6 @@
 #include "failing_allocator.h"
 #include "test_util.h"
 
-
 static void test_messages_name_function_argument_expected_and_got(void **state) {
   (void)state;
   int64_t length = 0;

@@ -68,8 +68,7 @@ static void *array_worker(void *arg) {
 
 static void run(void *(*worker)(void *)) {
   pthread_t threads[THREADS];
-  for (int i = 0; i < THREADS; ++i)
-    assert_int_equal(pthread_create(&threads[i], NULL, worker, (void *)(intptr_t)i), 0);
+  for (int i = 0; i < THREADS; ++i) assert_int_equal(pthread_create(&threads[i], NULL, worker, (void *)(intptr_t)i), 0);
   for (int i = 0; i < THREADS; ++i) {
     void *bad = NULL;
     assert_int_equal(pthread_join(threads[i], &bad), 0);

@@ -16,7 +16,6 @@
 #include "failing_allocator.h"
 #include <xffi/xffi.h>
 
-
 static int64_t dict_len(const xffi_object *dict) {
   int64_t n = -1;
   assert_int_equal(xffi_map_length(&n, dict), XFFI_OK);

@@ -11,7 +11,7 @@
 #include <xffi/dlpack.h>
 
 #ifndef XFFI_OWN_DLPACK
-#error "this translation unit must see xffi's own DLPack declarations"
+#  error "this translation unit must see xffi's own DLPack declarations"
 #endif
 
 #define DLPACK_PROBE_FUNCTION dlpack_layout_xffi

@@ -14,9 +14,6 @@
 
 enum { READERS = 8, WRITERS = 2, STABLE = 8, CHURN = 16, READER_ROUNDS = 4000, WRITER_ROUNDS = 1500 };
 
-
-
-
 /* Churn functions return 1000 * slot + anything: the slot is what we check. */
 static void *reader_main(void *arg) {
   intptr_t id = (intptr_t)arg;
@@ -58,9 +55,7 @@ static void *writer_main(void *arg) {
       case 0: /* register if free (the other writer may hold it) */
         if (xffi_function_global_register(name, f, 0) != XFFI_OK) xffi_object_dec_ref(xffi_error_move_raised());
         break;
-      case 1: /* replace */
-        CHECK(xffi_function_global_register(name, f, 1) == XFFI_OK);
-        break;
+      case 1: /* replace */ CHECK(xffi_function_global_register(name, f, 1) == XFFI_OK); break;
       default: /* remove, if present */
         if (xffi_function_global_erase(name) != XFFI_OK) {
           xffi_object *err = xffi_error_move_raised();
@@ -143,7 +138,8 @@ static void test_more_concurrent_threads_than_static_records(void **state) {
   xffi_object_dec_ref(f);
   pthread_t threads[N];
   atomic_store(&release_holders, 0);
-  for (int i = 0; i < N; ++i) assert_int_equal(pthread_create(&threads[i], NULL, hold_lookup_thread, "test.threads.many"), 0);
+  for (int i = 0; i < N; ++i)
+    assert_int_equal(pthread_create(&threads[i], NULL, hold_lookup_thread, "test.threads.many"), 0);
   while (atomic_load(&looked_up) < N) sched_yield();
   /* Removal must scan the allocated records too. */
   assert_int_equal(xffi_function_global_erase("test.threads.many"), XFFI_OK);

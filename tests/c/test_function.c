@@ -12,7 +12,8 @@ static int add_ints(void *resource, const xffi_any *args, int32_t num_args, xffi
   (void)resource;
   int64_t a, b;
   if (xffi_arg_check_signature(args, num_args, "ii", "add_ints") != XFFI_OK) return XFFI_FAIL;
-  if (xffi_arg_to_int_inline(&a, args, num_args, 0, "add_ints") || xffi_arg_to_int_inline(&b, args, num_args, 1, "add_ints"))
+  if (xffi_arg_to_int_inline(&a, args, num_args, 0, "add_ints") ||
+      xffi_arg_to_int_inline(&b, args, num_args, 1, "add_ints"))
     return XFFI_FAIL;
   *result = xffi_any_int(a + b);
   return XFFI_OK;
@@ -41,8 +42,7 @@ static int raise_value_error(void *resource, const xffi_any *args, int32_t num_a
 static int call_and_pass(void *resource, const xffi_any *args, int32_t num_args, xffi_any *result) {
   (void)resource;
   xffi_object *inner;
-  if (xffi_arg_to_object(&inner, args, num_args, 0, XFFI_TYPE_FUNCTION, "call_and_pass") != XFFI_OK)
-    return XFFI_FAIL;
+  if (xffi_arg_to_object(&inner, args, num_args, 0, XFFI_TYPE_FUNCTION, "call_and_pass") != XFFI_OK) return XFFI_FAIL;
   if (xffi_function_call(inner, NULL, 0, result) != XFFI_OK) return xffi_error_pass("  at call_and_pass (outer)");
   return XFFI_OK;
 }
@@ -397,8 +397,8 @@ static void test_arg_helpers_convert_and_name_position_expected_and_got(void **s
   assert_int_equal(xffi_string_from_c_str(&s, "a String object"), XFFI_OK);
   assert_int_equal(xffi_function_new(&f, add_ints, NULL, NULL), XFFI_OK);
   int dummy;
-  xffi_any args[6] = {xffi_any_int(3), xffi_any_float(2.5), xffi_any_bool(1), xffi_any_object(s), xffi_any_ptr(&dummy),
-                      xffi_any_object(f)};
+  xffi_any args[6] = {xffi_any_int(3),    xffi_any_float(2.5),  xffi_any_bool(1),
+                      xffi_any_object(s), xffi_any_ptr(&dummy), xffi_any_object(f)};
   int64_t i = 0;
   double d = 0;
   int b = 0;
@@ -460,9 +460,9 @@ static void test_args_check_matches_counts_and_kinds(void **state) {
   xffi_object *f;
   assert_int_equal(xffi_function_new(&f, add_ints, NULL, NULL), XFFI_OK);
   int dummy;
-  xffi_any args[9] = {xffi_any_int(1),      xffi_any_float(2),        xffi_any_bool(0),
-                      xffi_any_c_str("s"),  xffi_any_c_str("bytes"),  xffi_any_ptr(&dummy),
-                      xffi_any_object(f),   xffi_any_object(f),       xffi_any_none()};
+  xffi_any args[9] = {xffi_any_int(1),     xffi_any_float(2),       xffi_any_bool(0),
+                      xffi_any_c_str("s"), xffi_any_c_str("bytes"), xffi_any_ptr(&dummy),
+                      xffi_any_object(f),  xffi_any_object(f),      xffi_any_none()};
   assert_int_equal(xffi_arg_check_signature(args, 9, "ifbsypoF*", "g"), XFFI_OK);
   assert_int_equal(xffi_arg_check_signature(NULL, 0, "", "g"), XFFI_OK);
   assert_int_equal(xffi_arg_check_signature(args, 2, "i", "g"), XFFI_FAIL);
@@ -491,27 +491,27 @@ static void test_args_check_matches_counts_and_kinds(void **state) {
 int main(void) {
   failing_allocator_install();
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_call_with_zero_and_two_int_arguments),
-      cmocka_unit_test(test_cell_matches_the_tvm_ffi_layout_and_handle_convention),
-      cmocka_unit_test(test_function_travels_in_an_any_and_as_an_argument),
-      cmocka_unit_test(test_finalizer_runs_once_when_the_last_reference_goes),
-      cmocka_unit_test(test_finalizer_runs_once_with_weak_references_left),
+    cmocka_unit_test(test_call_with_zero_and_two_int_arguments),
+    cmocka_unit_test(test_cell_matches_the_tvm_ffi_layout_and_handle_convention),
+    cmocka_unit_test(test_function_travels_in_an_any_and_as_an_argument),
+    cmocka_unit_test(test_finalizer_runs_once_when_the_last_reference_goes),
+    cmocka_unit_test(test_finalizer_runs_once_with_weak_references_left),
 #if XFFI_TEST_HAVE_THREADS
-      cmocka_unit_test(test_finalizer_runs_on_the_thread_that_drops_the_last_reference),
+    cmocka_unit_test(test_finalizer_runs_on_the_thread_that_drops_the_last_reference),
 #endif
-      cmocka_unit_test(test_owner_is_kept_alive_and_released_after_the_finalizer),
-      cmocka_unit_test(test_creation_out_of_memory_leaves_the_resource_to_the_caller),
-      cmocka_unit_test(test_direct_function_gets_its_object_and_resource_and_finalizes_once),
-      cmocka_unit_test(test_callback_function_resource_is_readable_too),
-      cmocka_unit_test(test_unchecked_call_passes_errors_and_releases_a_failed_result),
-      cmocka_unit_test(test_direct_creation_out_of_memory_leaves_the_resource_to_the_caller),
-      cmocka_unit_test(test_callee_error_is_moved_out_by_the_caller_with_frames),
-      cmocka_unit_test(test_callee_failing_without_raising_gets_a_runtime_error),
-      cmocka_unit_test(test_result_left_by_a_failing_callee_is_released),
-      cmocka_unit_test(test_new_rejects_null_out_and_null_callback),
-      cmocka_unit_test(test_call_rejects_bad_input),
-      cmocka_unit_test(test_arg_helpers_convert_and_name_position_expected_and_got),
-      cmocka_unit_test(test_args_check_matches_counts_and_kinds),
+    cmocka_unit_test(test_owner_is_kept_alive_and_released_after_the_finalizer),
+    cmocka_unit_test(test_creation_out_of_memory_leaves_the_resource_to_the_caller),
+    cmocka_unit_test(test_direct_function_gets_its_object_and_resource_and_finalizes_once),
+    cmocka_unit_test(test_callback_function_resource_is_readable_too),
+    cmocka_unit_test(test_unchecked_call_passes_errors_and_releases_a_failed_result),
+    cmocka_unit_test(test_direct_creation_out_of_memory_leaves_the_resource_to_the_caller),
+    cmocka_unit_test(test_callee_error_is_moved_out_by_the_caller_with_frames),
+    cmocka_unit_test(test_callee_failing_without_raising_gets_a_runtime_error),
+    cmocka_unit_test(test_result_left_by_a_failing_callee_is_released),
+    cmocka_unit_test(test_new_rejects_null_out_and_null_callback),
+    cmocka_unit_test(test_call_rejects_bad_input),
+    cmocka_unit_test(test_arg_helpers_convert_and_name_position_expected_and_got),
+    cmocka_unit_test(test_args_check_matches_counts_and_kinds),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

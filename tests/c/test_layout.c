@@ -27,7 +27,7 @@ SAME(offsetof(xffi_any, small_len), 4);
 SAME(offsetof(xffi_any, v_int64), 8);
 SAME(offsetof(xffi_any, v_small), 8);
 
-SAME(sizeof(xffi_byte_array), 2 * P);        /* 16 */
+SAME(sizeof(xffi_byte_array), 2 * P);     /* 16 */
 SAME(offsetof(xffi_byte_array, size), P); /* 8 */
 
 SAME(sizeof(xffi_error_cell), 9 * P); /* 72 */
@@ -44,7 +44,7 @@ SAME(sizeof(xffi_function_cell), 2 * P);         /* 16 */
 SAME(offsetof(xffi_function_cell, cpp_call), P); /* 8 */
 /* xffi's own ABI: the resource right after the cell, for direct functions. */
 SAME(offsetof(xffi_function_head, cell), 24);
-SAME(offsetof(xffi_function_head, resource), 24 + 2 * P);                              /* 40 */
+SAME(offsetof(xffi_function_head, resource), 24 + 2 * P);                             /* 40 */
 SAME(sizeof(xffi_function_head), ROUND_UP(24 + 3 * P, _Alignof(xffi_function_head))); /* 48 */
 
 SAME(XFFI_TYPE_NONE, 0);
@@ -54,11 +54,11 @@ SAME(XFFI_TYPE_DICT, 76);
 SAME(XFFI_TYPE_DYNAMIC_BEGIN, 128);
 
 #ifdef XFFI_HAVE_TVM_FFI_HEADER
-#include <tvm/ffi/c_api.h>
+#  include <tvm/ffi/c_api.h>
 
-#define SAME_FIELD(ours, field, theirs, their_field) \
-  SAME(offsetof(ours, field), offsetof(theirs, their_field)); \
-  SAME(sizeof(((ours *)0)->field), sizeof(((theirs *)0)->their_field))
+#  define SAME_FIELD(ours, field, theirs, their_field)          \
+    SAME(offsetof(ours, field), offsetof(theirs, their_field)); \
+    SAME(sizeof(((ours *)0)->field), sizeof(((theirs *)0)->their_field))
 
 SAME(sizeof(xffi_object), sizeof(TVMFFIObject));
 SAME(_Alignof(xffi_object), _Alignof(TVMFFIObject));
@@ -148,12 +148,16 @@ static void test_compared_against_tvm_ffi_header(void **state) {
 
 static void test_builtin_indices_are_registered_with_their_keys(void **state) {
   (void)state;
-  static const struct { int32_t index; const char *key; int32_t depth; } builtins[] = {
-      {XFFI_TYPE_NONE, "None", 0},        {XFFI_TYPE_INT, "int", 0},         {XFFI_TYPE_BOOL, "bool", 0},
-      {XFFI_TYPE_FLOAT, "float", 0},      {XFFI_TYPE_OBJECT, "Object", 0},   {XFFI_TYPE_STRING, "String", 1},
-      {XFFI_TYPE_BYTES, "Bytes", 1},      {XFFI_TYPE_ERROR, "Error", 1},     {XFFI_TYPE_FUNCTION, "Function", 1},
-      {XFFI_TYPE_SHAPE, "Shape", 1},      {XFFI_TYPE_TENSOR, "Tensor", 1},   {XFFI_TYPE_ARRAY, "Array", 1},
-      {XFFI_TYPE_MAP, "Map", 1},          {XFFI_TYPE_MODULE, "Module", 1},   {XFFI_TYPE_LIST, "List", 1},
+  static const struct {
+    int32_t index;
+    const char *key;
+    int32_t depth;
+  } builtins[] = {
+      {XFFI_TYPE_NONE, "None", 0},   {XFFI_TYPE_INT, "int", 0},       {XFFI_TYPE_BOOL, "bool", 0},
+      {XFFI_TYPE_FLOAT, "float", 0}, {XFFI_TYPE_OBJECT, "Object", 0}, {XFFI_TYPE_STRING, "String", 1},
+      {XFFI_TYPE_BYTES, "Bytes", 1}, {XFFI_TYPE_ERROR, "Error", 1},   {XFFI_TYPE_FUNCTION, "Function", 1},
+      {XFFI_TYPE_SHAPE, "Shape", 1}, {XFFI_TYPE_TENSOR, "Tensor", 1}, {XFFI_TYPE_ARRAY, "Array", 1},
+      {XFFI_TYPE_MAP, "Map", 1},     {XFFI_TYPE_MODULE, "Module", 1}, {XFFI_TYPE_LIST, "List", 1},
       {XFFI_TYPE_DICT, "Dict", 1},
   };
   for (size_t i = 0; i < sizeof(builtins) / sizeof(builtins[0]); ++i) {

@@ -14,7 +14,6 @@
 #include "failing_allocator.h"
 #include <xffi/xffi.h>
 
-
 static xffi_object *int_list(int64_t n) {
   xffi_object *list = NULL;
   assert_int_equal(xffi_list_new_with_capacity(&list, 0), XFFI_OK);

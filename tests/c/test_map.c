@@ -17,7 +17,6 @@
 #include "failing_allocator.h"
 #include <xffi/xffi.h>
 
-
 static void map_set_int(xffi_object **map, int64_t k, int64_t v) {
   xffi_any key = xffi_any_int(k), value = xffi_any_int(v);
   assert_int_equal(xffi_map_set(map, &key, &value), XFFI_OK);
@@ -596,8 +595,7 @@ static void bad_input_is_reported(void **state) {
   assert_int_equal(xffi_map_get(&got, map, &okey), XFFI_FAIL);
   expect_error(XFFI_KIND_KEY, "xffi_map_get: key (a Dict) is not in the map");
   assert_int_equal(xffi_map_get(&got, map, &rvalue), XFFI_FAIL);
-  expect_error(XFFI_KIND_TYPE,
-               "xffi_map_get: key is an object rvalue reference (a move), which cannot be a map key");
+  expect_error(XFFI_KIND_TYPE, "xffi_map_get: key is an object rvalue reference (a move), which cannot be a map key");
 
   assert_int_equal(xffi_map_lookup(NULL, map, &k), XFFI_FAIL);
   expect_error(XFFI_KIND_VALUE, "xffi_map_lookup: out is NULL");

@@ -100,8 +100,8 @@ static double time_dict_inserts(const xffi_any *keys, int n) {
 static void assert_near_linear(const char *what, const xffi_any *ordinary, const xffi_any *chosen) {
   double t_ordinary = time_dict_inserts(ordinary, NKEYS);
   double t_chosen = time_dict_inserts(chosen, NKEYS);
-  printf("%s: %d ordinary keys %.1f ms, %d keys colliding under the old hash %.1f ms\n", what, NKEYS,
-         t_ordinary * 1e3, NKEYS, t_chosen * 1e3);
+  printf("%s: %d ordinary keys %.1f ms, %d keys colliding under the old hash %.1f ms\n", what, NKEYS, t_ordinary * 1e3,
+         NKEYS, t_chosen * 1e3);
   assert_true(t_chosen < 20 * t_ordinary + 0.5);
 }
 

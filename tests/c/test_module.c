@@ -22,47 +22,47 @@
 
 /* What the system says about a missing file and about a file that is not a
  * shared library (the end of xffi_module_load's message). */
-#if defined(_WIN32)
-#  define MISSING_FILE_MESSAGE "error 126: " /* ERROR_MOD_NOT_FOUND */
-#  define NOT_A_LIBRARY_MESSAGE "error 193: " /* ERROR_BAD_EXE_FORMAT */
-#else
-#  define MISSING_FILE_MESSAGE "No such file or directory"
-#  define NOT_A_LIBRARY_MESSAGE "invalid ELF header"
-#endif
+#  if defined(_WIN32)
+#    define MISSING_FILE_MESSAGE "error 126: "  /* ERROR_MOD_NOT_FOUND */
+#    define NOT_A_LIBRARY_MESSAGE "error 193: " /* ERROR_BAD_EXE_FORMAT */
+#  else
+#    define MISSING_FILE_MESSAGE "No such file or directory"
+#    define NOT_A_LIBRARY_MESSAGE "invalid ELF header"
+#  endif
 
 /* Whether the library at path is loaded in this process now. */
 static int is_loaded(const char *path) {
-#if defined(_WIN32)
+#  if defined(_WIN32)
   char native[1024];
   size_t len = strlen(path);
   assert_true(len < sizeof native);
   for (size_t i = 0; i <= len; ++i) native[i] = path[i] == '/' ? '\\' : path[i];
   HMODULE h;
   return GetModuleHandleExA(GET_MODULE_HANDLE_EX_FLAG_UNCHANGED_REFCOUNT, native, &h) != 0;
-#else
+#  else
   void *h = dlopen(path, RTLD_NOW | RTLD_NOLOAD);
   if (!h) return 0;
   dlclose(h);
   return 1;
-#endif
+#  endif
 }
 
 /* Writes a file that is not a shared library; its path goes to path. */
 static void write_junk_library(char *path, size_t size) {
   const char junk[] = "this is not a shared library, just text long enough to be read as a header....";
-#if defined(_WIN32)
+#  if defined(_WIN32)
   snprintf(path, size, "xffi_broken_%d.dll", _getpid());
   FILE *f = fopen(path, "wb");
   assert_non_null(f);
   assert_int_equal(fwrite(junk, 1, sizeof junk, f), sizeof junk);
   fclose(f);
-#else
+#  else
   snprintf(path, size, "/tmp/xffi_broken_XXXXXX.so");
   int fd = mkstemps(path, 3);
   assert_true(fd >= 0);
   assert_int_equal(write(fd, junk, sizeof junk), (ssize_t)sizeof junk);
   close(fd);
-#endif
+#  endif
 }
 
 static int64_t call_int(xffi_object *f, int64_t arg) {
@@ -222,12 +222,12 @@ static void test_missing_and_broken_files_carry_the_system_message(void **state)
   assert_raised(XFFI_KIND_RUNTIME, "xffi_module_load: cannot load '/nonexistent/libxffi_nope.so': ");
   assert_int_equal(xffi_module_load(&m, "/nonexistent/libxffi_nope.so"), XFFI_FAIL);
   assert_raised(XFFI_KIND_RUNTIME, MISSING_FILE_MESSAGE);
-#if defined(_WIN32)
+#  if defined(_WIN32)
   /* Paths are UTF-8; Windows gets them as UTF-16, so bad UTF-8 is named. */
   assert_int_equal(xffi_module_load(&m, "plugin_\xff\xfe.dll"), XFFI_FAIL);
   assert_null(m);
   expect_error(XFFI_KIND_RUNTIME, "xffi_module_load: cannot load 'plugin_\xff\xfe.dll': the path is not valid UTF-8");
-#endif
+#  endif
 
   char path[64];
   write_junk_library(path, sizeof path);

@@ -126,11 +126,11 @@ static void test_counts_below_the_limit_still_work(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
 #if XFFI_TEST_HAVE_FORK
-      cmocka_unit_test(test_every_strong_increment_aborts_at_the_limit),
-      cmocka_unit_test(test_weak_new_aborts_at_the_limit),
-      cmocka_unit_test(test_global_function_lookup_aborts_at_the_limit),
+    cmocka_unit_test(test_every_strong_increment_aborts_at_the_limit),
+    cmocka_unit_test(test_weak_new_aborts_at_the_limit),
+    cmocka_unit_test(test_global_function_lookup_aborts_at_the_limit),
 #endif
-      cmocka_unit_test(test_counts_below_the_limit_still_work),
+    cmocka_unit_test(test_counts_below_the_limit_still_work),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -74,8 +74,8 @@ static void chosen_function_names_register_in_near_linear_time(void **state) {
   assert_int_equal(xffi_function_new_direct(&func, test_noop_callback, NULL, NULL), XFFI_OK);
   double t_ordinary = time_globals(func, 0);
   double t_chosen = time_globals(func, 1);
-  printf("global functions: %d ordinary names %.1f ms, %d names colliding unkeyed %.1f ms\n", NNAMES,
-         t_ordinary * 1e3, NNAMES, t_chosen * 1e3);
+  printf("global functions: %d ordinary names %.1f ms, %d names colliding unkeyed %.1f ms\n", NNAMES, t_ordinary * 1e3,
+         NNAMES, t_chosen * 1e3);
   assert_true(t_chosen < 20 * t_ordinary + 0.5);
   xffi_object_dec_ref(func);
 }

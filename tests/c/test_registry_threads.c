@@ -27,7 +27,6 @@ static const int STUCK_SECONDS = 60;
 static atomic_int stop_readers, readers_started;
 static atomic_long lookups_done;
 
-
 static const char CHURN_NAME[] = "test.registry_threads.churn";
 
 /* Looks up and calls: a stable name must be there and return its index;

@@ -13,7 +13,6 @@
 #include <xffi/function.h>
 #include <xffi/map.h>
 
-
 enum { DEPTH = 1000000 };
 #define SMALL_STACK_BYTES ((size_t)256 * 1024)
 
@@ -26,8 +25,10 @@ typedef struct drop_job {
 
 static void *drop_on_this_thread(void *arg) {
   drop_job *job = arg;
-  if (job->use_exported) xffi_object_dec_ref(job->obj);
-  else xffi_object_dec_ref_inline(job->obj);
+  if (job->use_exported)
+    xffi_object_dec_ref(job->obj);
+  else
+    xffi_object_dec_ref_inline(job->obj);
   return NULL;
 }
 
@@ -177,8 +178,8 @@ static void test_deep_error_cause_chain_releases_on_small_stack(void **state) {
 static void test_deep_mixed_nesting_releases_on_small_stack(void **state) {
   (void)state;
   finalized = 0;
-  const wrap_fn wraps[] = {wrap_in_list, wrap_in_map, wrap_in_finalizing_function, wrap_in_array,
-                           wrap_in_dict, wrap_in_owning_function};
+  const wrap_fn wraps[] = {wrap_in_list,  wrap_in_map,  wrap_in_finalizing_function,
+                           wrap_in_array, wrap_in_dict, wrap_in_owning_function};
   drop_on_small_stack(nest(wraps, 6, DEPTH), 1);
   assert_int_equal(finalized, DEPTH / 6 + (DEPTH % 6 > 2));
 }

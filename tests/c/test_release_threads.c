@@ -14,9 +14,9 @@ enum { DEPTH = 100000, ROUNDS = 4 };
 #define SMALL_STACK_BYTES ((size_t)256 * 1024)
 
 typedef struct race {
-  xffi_object *top;    /* stolen by the dropping thread */
-  xffi_weak **weak;    /* one per level, released by the locking thread */
-  int lock_failures;   /* cmocka asserts only on the main thread */
+  xffi_object *top;  /* stolen by the dropping thread */
+  xffi_weak **weak;  /* one per level, released by the locking thread */
+  int lock_failures; /* cmocka asserts only on the main thread */
 } race;
 
 /* Drops the whole nesting. */

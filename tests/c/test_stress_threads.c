@@ -36,9 +36,9 @@ enum { OBJECT_ROUNDS = 300 };
 
 static atomic_long finalized, alive_locks, dead_locks;
 static pthread_barrier_t round_start, round_end;
-static xffi_object *round_objects[2];       /* a Function and a String, fresh each round */
-static xffi_weak *round_weak[THREADS][2];   /* each thread's own weak references */
-static _Atomic int function_alive;          /* 1 while the round's Function has not been finalized */
+static xffi_object *round_objects[2];     /* a Function and a String, fresh each round */
+static xffi_weak *round_weak[THREADS][2]; /* each thread's own weak references */
+static _Atomic int function_alive;        /* 1 while the round's Function has not been finalized */
 
 static void finalize_function(void *resource) {
   (void)resource;
@@ -98,7 +98,8 @@ static void test_weak_locks_race_the_last_release_of_library_objects(void **stat
   pthread_t threads[THREADS];
   pthread_barrier_init(&round_start, NULL, THREADS + 1);
   pthread_barrier_init(&round_end, NULL, THREADS + 1);
-  for (intptr_t i = 0; i < THREADS; ++i) assert_int_equal(pthread_create(&threads[i], NULL, object_worker, (void *)i), 0);
+  for (intptr_t i = 0; i < THREADS; ++i)
+    assert_int_equal(pthread_create(&threads[i], NULL, object_worker, (void *)i), 0);
   for (int round = 0; round < OBJECT_ROUNDS; ++round) {
     atomic_store(&function_alive, 1);
     assert_int_equal(xffi_function_new(&round_objects[0], answer, NULL, finalize_function), XFFI_OK);
@@ -225,8 +226,10 @@ static void *type_worker(void *arg) {
       snprintf(key, sizeof(key), "stress.type.%d.%d", owner, k);
       int32_t index = -1;
       if (xffi_type_register(&index, key, XFFI_TYPE_OBJECT) != XFFI_OK) abort();
-      if (pass == 0) type_indices[owner][k][0] = index;
-      else type_indices[owner][k][1] = index;
+      if (pass == 0)
+        type_indices[owner][k][0] = index;
+      else
+        type_indices[owner][k][1] = index;
       const xffi_type_info *info = NULL;
       if (xffi_type_info_get_by_key(&info, key) != XFFI_OK || info->type_index != index) abort();
       if (xffi_type_info_get(&info, index) != XFFI_OK || strcmp(info->type_key.data, key) != 0) abort();

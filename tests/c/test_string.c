@@ -151,21 +151,21 @@ static void test_hash_values_are_the_same_on_every_target(void **state) {
     size_t size;
     uint64_t hash;
   } expected[] = {
-      {0, UINT64_C(0xffc472c0f0a42959)},   {1, UINT64_C(0xa30e3413404b1f19)},   {2, UINT64_C(0x5afea71836f5fe82)},
-      {3, UINT64_C(0xa21a81e4c4cf08a4)},   {4, UINT64_C(0xb707029132b559f9)},   {5, UINT64_C(0x70a52b47b887edfc)},
-      {7, UINT64_C(0xd209c148f833be2a)},   {8, UINT64_C(0x412220dacaa3cc47)},   {9, UINT64_C(0xf6aecd86b2ea6d3b)},
-      {15, UINT64_C(0x9373d2cf0e6ad882)},  {16, UINT64_C(0x90f01b9dfb34ebb1)},  {17, UINT64_C(0x4c476517031dbc02)},
-      {31, UINT64_C(0xc2d06aa0be1db710)},  {32, UINT64_C(0x52c789c188ecb54a)},  {33, UINT64_C(0xa3d917af7049a362)},
-      {47, UINT64_C(0xd854c55274bbb11f)},  {48, UINT64_C(0xe95ea8101a51ca6e)},  {63, UINT64_C(0x99af1aebd178da7d)},
-      {64, UINT64_C(0x3c4a2f205ece51f6)},  {65, UINT64_C(0xa96f25b6e65905be)},  {100, UINT64_C(0x5b7d446c80a1f4af)},
+      {0, UINT64_C(0xffc472c0f0a42959)},  {1, UINT64_C(0xa30e3413404b1f19)},  {2, UINT64_C(0x5afea71836f5fe82)},
+      {3, UINT64_C(0xa21a81e4c4cf08a4)},  {4, UINT64_C(0xb707029132b559f9)},  {5, UINT64_C(0x70a52b47b887edfc)},
+      {7, UINT64_C(0xd209c148f833be2a)},  {8, UINT64_C(0x412220dacaa3cc47)},  {9, UINT64_C(0xf6aecd86b2ea6d3b)},
+      {15, UINT64_C(0x9373d2cf0e6ad882)}, {16, UINT64_C(0x90f01b9dfb34ebb1)}, {17, UINT64_C(0x4c476517031dbc02)},
+      {31, UINT64_C(0xc2d06aa0be1db710)}, {32, UINT64_C(0x52c789c188ecb54a)}, {33, UINT64_C(0xa3d917af7049a362)},
+      {47, UINT64_C(0xd854c55274bbb11f)}, {48, UINT64_C(0xe95ea8101a51ca6e)}, {63, UINT64_C(0x99af1aebd178da7d)},
+      {64, UINT64_C(0x3c4a2f205ece51f6)}, {65, UINT64_C(0xa96f25b6e65905be)}, {100, UINT64_C(0x5b7d446c80a1f4af)},
   };
   unsigned char buf[100];
   for (int i = 0; i < 100; ++i) buf[i] = (unsigned char)(i * 37 + 11);
   for (size_t i = 0; i < sizeof expected / sizeof *expected; ++i) {
     uint64_t got = xffi_bytes_hash(buf, expected[i].size);
     if (got != expected[i].hash)
-      fail_msg("xffi_bytes_hash of %zu bytes: 0x%016llx, expected 0x%016llx", expected[i].size,
-               (unsigned long long)got, (unsigned long long)expected[i].hash);
+      fail_msg("xffi_bytes_hash of %zu bytes: 0x%016llx, expected 0x%016llx", expected[i].size, (unsigned long long)got,
+               (unsigned long long)expected[i].hash);
   }
 }
 

@@ -150,8 +150,8 @@ static void test_contiguity_and_shape_object(void **state) {
   xffi_object *shape = NULL;
   assert_int_equal(xffi_tensor_shape(&shape, t), XFFI_OK);
   int64_t expect[2] = {3, 2};
-  assert_true(xffi_dims_equal(xffi_shape_cell_of_unchecked(shape)->data, (int32_t)xffi_shape_cell_of_unchecked(shape)->size,
-                              expect, 2));
+  assert_true(xffi_dims_equal(xffi_shape_cell_of_unchecked(shape)->data,
+                              (int32_t)xffi_shape_cell_of_unchecked(shape)->size, expect, 2));
   xffi_object_dec_ref(shape);
   xffi_object_dec_ref(t);
   /* Dimensions of size 1 may have any stride. */

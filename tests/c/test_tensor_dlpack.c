@@ -182,8 +182,8 @@ static void check_bad_import(producer *p, const char *fragment_versioned, const 
   assert_int_equal(p->legacy_deleted, 0);
 }
 
-#define BOTH(field, value)           \
-  do {                               \
+#define BOTH(field, value)             \
+  do {                                 \
     p.managed.dl_tensor.field = value; \
     p.legacy.dl_tensor.field = value;  \
   } while (0)
@@ -208,8 +208,7 @@ static void test_import_rejects_malformed_tensors(void **state) {
                    "dtype has 0 bits");
   producer_init(&p);
   BOTH(dtype, xffi_dtype_make(kDLFloat, 32, 0));
-  check_bad_import(&p, "xffi_tensor_from_dlpack: dtype has 32 bits and 0 lanes, both must be non-zero",
-                   "0 lanes");
+  check_bad_import(&p, "xffi_tensor_from_dlpack: dtype has 32 bits and 0 lanes, both must be non-zero", "0 lanes");
   producer_init(&p);
   p.shape[0] = INT64_C(1) << 40;
   p.shape[1] = INT64_C(1) << 40;

@@ -21,7 +21,8 @@ static void test_same_key_with_another_parent_is_value_error(void **state) {
   int32_t a = 0, out = -5;
   assert_int_equal(xffi_type_register(&a, "test.Plant", XFFI_TYPE_OBJECT), XFFI_OK);
   assert_int_equal(xffi_type_register(&out, "test.Plant", XFFI_TYPE_STRING), XFFI_FAIL);
-  assert_raised(XFFI_KIND_VALUE, "type key 'test.Plant' is already registered with parent Object (index 64), not String (index 65)");
+  assert_raised(XFFI_KIND_VALUE,
+                "type key 'test.Plant' is already registered with parent Object (index 64), not String (index 65)");
   assert_int_equal(out, -5);
   /* A built-in key cannot be taken either. */
   assert_int_equal(xffi_type_register(&out, "String", a), XFFI_FAIL);
@@ -153,8 +154,9 @@ static void test_inheritance_depth_is_limited(void **state) {
   assert_true(xffi_object_is_a_unchecked(&obj.header, chain[XFFI_TYPE_MAX_DEPTH - 1]));
   int32_t out = -4;
   assert_int_equal(xffi_type_register(&out, "test.deep.TooDeep", chain[XFFI_TYPE_MAX_DEPTH]), XFFI_FAIL);
-  assert_raised(XFFI_KIND_VALUE, "xffi_type_register: cannot register 'test.deep.TooDeep' under test.deep.D1024 "
-                                 "(index ");
+  assert_raised(XFFI_KIND_VALUE,
+                "xffi_type_register: cannot register 'test.deep.TooDeep' under test.deep.D1024 "
+                "(index ");
   assert_int_equal(xffi_type_register(&out, "test.deep.TooDeep", chain[XFFI_TYPE_MAX_DEPTH]), XFFI_FAIL);
   assert_raised(XFFI_KIND_VALUE, "the parent is at depth 1024 and the deepest allowed type depth is 1024");
   assert_int_equal(out, -4);

@@ -36,7 +36,8 @@ static void *registrar(void *arg) {
       atomic_fetch_add(&failures, 1);
     plain p;
     xffi_object_init(&p.header, own_index[id][i], NULL);
-    if (!xffi_object_is_a_unchecked(&p.header, XFFI_TYPE_OBJECT) || xffi_object_is_a_unchecked(&p.header, XFFI_TYPE_STRING))
+    if (!xffi_object_is_a_unchecked(&p.header, XFFI_TYPE_OBJECT) ||
+        xffi_object_is_a_unchecked(&p.header, XFFI_TYPE_STRING))
       atomic_fetch_add(&failures, 1);
   }
   return NULL;

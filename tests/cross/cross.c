@@ -119,7 +119,8 @@ static void *call_job_run(void *arg) {
 
 int cross_call_in_threads(int64_t *out_sum, xffi_object *func, int num_threads, char *message, size_t message_size) {
   enum { MAX = 16 };
-  if (num_threads < 1 || num_threads > MAX) return xffi_error_raise(XFFI_KIND_VALUE, "cross_call_in_threads: bad count");
+  if (num_threads < 1 || num_threads > MAX)
+    return xffi_error_raise(XFFI_KIND_VALUE, "cross_call_in_threads: bad count");
   call_job jobs[MAX];
   pthread_t threads[MAX];
   for (int i = 0; i < num_threads; ++i) {

@@ -14,14 +14,14 @@
 
 static int failures;
 
-#define CHECK(cond, ...)                   \
-  do {                                     \
-    if (!(cond)) {                         \
-      ++failures;                          \
-      printf("FAIL %s: ", #cond);          \
-      printf(__VA_ARGS__);                 \
-      printf("\n");                        \
-    }                                      \
+#define CHECK(cond, ...)          \
+  do {                            \
+    if (!(cond)) {                \
+      ++failures;                 \
+      printf("FAIL %s: ", #cond); \
+      printf(__VA_ARGS__);        \
+      printf("\n");               \
+    }                             \
   } while (0)
 
 static const char text[] = "abcdefghijklmnop";
@@ -67,8 +67,8 @@ static void check_lookups(const char *kind, const xffi_object *map, int is_dict,
     for (int f = 0; f < 3; ++f) {
       const xffi_any *found = NULL;
       int status = is_dict ? xffi_map_lookup(&found, map, forms[f]) : xffi_map_lookup(&found, map, forms[f]);
-      CHECK(status == XFFI_OK && found && found->v_int64 == (int64_t)len, "%s: lookup of %zu bytes as %s", kind,
-            len, form_names[f]);
+      CHECK(status == XFFI_OK && found && found->v_int64 == (int64_t)len, "%s: lookup of %zu bytes as %s", kind, len,
+            form_names[f]);
     }
     xffi_any_release(&small);
     xffi_object_dec_ref(obj);

@@ -99,10 +99,16 @@ static void check_malformed(const xffi_any *v) {
 static xffi_byte_array text_model(const xffi_any *v, int kind) {
   xffi_byte_array t = {NULL, 0};
   switch (kind) {
-    case FK_RAW_STR: t.data = v->v_c_str; t.size = strlen(v->v_c_str); break;
+    case FK_RAW_STR:
+      t.data = v->v_c_str;
+      t.size = strlen(v->v_c_str);
+      break;
     case FK_BYTE_ARRAY: t = *v->v_bytes_ptr; break;
     case FK_SMALL_STR:
-    case FK_SMALL_BYTES: t.data = v->v_small; t.size = v->small_len; break;
+    case FK_SMALL_BYTES:
+      t.data = v->v_small;
+      t.size = v->small_len;
+      break;
     case FK_STRING:
     case FK_BYTES: t = xffi_string_cell_of_unchecked(v->v_obj); break;
     default: break;
@@ -174,8 +180,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   DLDevice dev = xffi_device_make(9, 9);
   status = xffi_any_to_device(&dev, &v);
   if (kind == FK_DEVICE) {
-    FUZZ_CHECK(status == XFFI_OK && dev.device_type == v.v_device.device_type &&
-               dev.device_id == v.v_device.device_id);
+    FUZZ_CHECK(status == XFFI_OK && dev.device_type == v.v_device.device_type && dev.device_id == v.v_device.device_id);
   } else {
     FUZZ_CHECK(status == XFFI_FAIL && dev.device_id == 9);
     fuzz_expect_raised(XFFI_KIND_TYPE, "xffi_any_to_device");
@@ -224,8 +229,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   }
 
   /* Object conversions against built-in, user, unregistered and arbitrary indices. */
-  int32_t targets[] = {XFFI_TYPE_OBJECT, XFFI_TYPE_STRING, XFFI_TYPE_FUNCTION, XFFI_TYPE_ARRAY, pool.base_type,
-                       pool.derived_type};
+  int32_t targets[] = {XFFI_TYPE_OBJECT, XFFI_TYPE_STRING, XFFI_TYPE_FUNCTION,
+                       XFFI_TYPE_ARRAY,  pool.base_type,   pool.derived_type};
   for (size_t t = 0; t < sizeof(targets) / sizeof(targets[0]); ++t) check_to_object(&v, kind, targets[t], &pool);
   int32_t bogus = (int32_t)fuzz_i64(&in);
   const xffi_type_info *info = NULL;

@@ -12,7 +12,8 @@ enum { MAX_ARGS = 8 };
 
 static int accepts(char c, int kind) {
   switch (c) {
-    case 'i': case 'b': return fuzz_kind_is_intlike(kind);
+    case 'i':
+    case 'b': return fuzz_kind_is_intlike(kind);
     case 'f': return fuzz_kind_is_intlike(kind) || kind == FK_FLOAT;
     case 's': return fuzz_kind_is_str(kind);
     case 'y': return fuzz_kind_is_bytes(kind);
@@ -71,7 +72,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     for (int32_t i = 0; i < num_args && bad_arg < 0; ++i)
       if (kinds[i] == FK_MALFORMED || !accepts(signature[i], kinds[i])) bad_arg = i;
   int malformed = bad_arg >= 0 && kinds[bad_arg] == FK_MALFORMED;
-  const char *expect_kind = unknown || malformed                    ? XFFI_KIND_VALUE
+  const char *expect_kind = unknown || malformed                  ? XFFI_KIND_VALUE
                             : num_args != sig_len || bad_arg >= 0 ? XFFI_KIND_TYPE
                                                                   : NULL;
 

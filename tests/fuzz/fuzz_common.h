@@ -30,12 +30,12 @@
 #include <xffi/sys/tensor.h>
 #include <xffi/sys/type.h>
 
-#define FUZZ_CHECK(cond)                                                               \
-  do {                                                                                 \
-    if (!(cond)) {                                                                     \
-      fprintf(stderr, "%s:%d: expectation failed: %s\n", __FILE__, __LINE__, #cond);   \
-      abort();                                                                         \
-    }                                                                                  \
+#define FUZZ_CHECK(cond)                                                             \
+  do {                                                                               \
+    if (!(cond)) {                                                                   \
+      fprintf(stderr, "%s:%d: expectation failed: %s\n", __FILE__, __LINE__, #cond); \
+      abort();                                                                       \
+    }                                                                                \
   } while (0)
 
 typedef struct fuzz_input {
@@ -63,10 +63,26 @@ static inline uint64_t fuzz_u64(fuzz_input *in) {
 /* An int64 that is often an edge value (0, +-1, small, around 2^31, 2^32,
  * 2^62, the extremes) and otherwise arbitrary. */
 static inline int64_t fuzz_i64(fuzz_input *in) {
-  static const int64_t edges[] = {0,          1,          -1,         2,          3,          7,
-                                  8,          16,         255,        -2,         INT32_MAX,  INT32_MIN,
-                                  UINT32_MAX, INT64_MAX,  INT64_MIN,  INT64_MAX / 2, (int64_t)1 << 31,
-                                  (int64_t)1 << 32,      (int64_t)1 << 62,      INT64_MIN + 1};
+  static const int64_t edges[] = {0,
+                                  1,
+                                  -1,
+                                  2,
+                                  3,
+                                  7,
+                                  8,
+                                  16,
+                                  255,
+                                  -2,
+                                  INT32_MAX,
+                                  INT32_MIN,
+                                  UINT32_MAX,
+                                  INT64_MAX,
+                                  INT64_MIN,
+                                  INT64_MAX / 2,
+                                  (int64_t)1 << 31,
+                                  (int64_t)1 << 32,
+                                  (int64_t)1 << 62,
+                                  INT64_MIN + 1};
   uint8_t pick = fuzz_u8(in);
   if (pick < 96) return (int64_t)(pick % 12);
   if (pick < 224) return edges[pick % (sizeof(edges) / sizeof(edges[0]))];
@@ -130,7 +146,7 @@ typedef struct fuzz_value_pool {
   DLTensor dltensor;
   xffi_byte_array byte_array;
   xffi_byte_array null_data; /* NULL data, non-zero size: malformed */
-  char text[64]; /* borrowed C string and byte array contents */
+  char text[64];             /* borrowed C string and byte array contents */
 } fuzz_value_pool;
 
 static inline xffi_object *fuzz_new_user(int32_t type_index) {
@@ -161,7 +177,7 @@ static inline void fuzz_pool_init(fuzz_value_pool *pool) {
 }
 
 static inline void fuzz_pool_release(fuzz_value_pool *pool) {
-  xffi_object *all[] = {pool->string, pool->bytes, pool->array, pool->map, pool->function,
+  xffi_object *all[] = {pool->string, pool->bytes, pool->array, pool->map,    pool->function,
                         pool->shape,  pool->error, pool->base,  pool->derived};
   for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); ++i) {
     FUZZ_CHECK(xffi_object_strong_count(all[i]) == 1); /* nothing kept a reference */
@@ -171,9 +187,32 @@ static inline void fuzz_pool_release(fuzz_value_pool *pool) {
 
 /* The kinds fuzz_make_value makes. */
 enum fuzz_kind {
-  FK_NONE, FK_INT, FK_BOOL, FK_FLOAT, FK_PTR, FK_DTYPE, FK_DEVICE, FK_DLTENSOR, FK_RAW_STR, FK_BYTE_ARRAY,
-  FK_SMALL_STR, FK_SMALL_BYTES, FK_STRING, FK_BYTES, FK_ARRAY, FK_MAP, FK_FUNCTION, FK_SHAPE, FK_ERROR,
-  FK_BASE, FK_DERIVED, FK_FOREIGN, FK_RVALUE, FK_UNKNOWN_PLAIN, FK_MALFORMED, FK_COUNT
+  FK_NONE,
+  FK_INT,
+  FK_BOOL,
+  FK_FLOAT,
+  FK_PTR,
+  FK_DTYPE,
+  FK_DEVICE,
+  FK_DLTENSOR,
+  FK_RAW_STR,
+  FK_BYTE_ARRAY,
+  FK_SMALL_STR,
+  FK_SMALL_BYTES,
+  FK_STRING,
+  FK_BYTES,
+  FK_ARRAY,
+  FK_MAP,
+  FK_FUNCTION,
+  FK_SHAPE,
+  FK_ERROR,
+  FK_BASE,
+  FK_DERIVED,
+  FK_FOREIGN,
+  FK_RVALUE,
+  FK_UNKNOWN_PLAIN,
+  FK_MALFORMED,
+  FK_COUNT
 };
 
 /* A malformed value, as only a foreign caller could make it (shapes as in
@@ -282,8 +321,6 @@ static inline int fuzz_kind_is_bytes(int k) {
   return fuzz_kind_is_str(k) || k == FK_BYTE_ARRAY || k == FK_SMALL_BYTES || k == FK_BYTES;
 }
 /* Whether the kind holds a live, registered object. */
-static inline int fuzz_kind_is_object(int k) {
-  return k >= FK_STRING && k <= FK_DERIVED;
-}
+static inline int fuzz_kind_is_object(int k) { return k >= FK_STRING && k <= FK_DERIVED; }
 
 #endif /* XFFI_FUZZ_COMMON_H */

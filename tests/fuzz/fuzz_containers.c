@@ -334,8 +334,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   domain d;
   for (int id = 0; id < IDS; ++id) {
     d.strings[id] = NULL;
-    if (id >= 16 && id < 32) snprintf(d.text[id], sizeof(d.text[id]), "s%d", id);
-    else snprintf(d.text[id], sizeof(d.text[id]), "a longer string, number %d", id);
+    if (id >= 16 && id < 32)
+      snprintf(d.text[id], sizeof(d.text[id]), "s%d", id);
+    else
+      snprintf(d.text[id], sizeof(d.text[id]), "a longer string, number %d", id);
     if (id >= 32 && id < 48) FUZZ_CHECK(xffi_string_from_c_str(&d.strings[id], d.text[id]) == XFFI_OK);
   }
   xffi_object *array = NULL, *list = NULL, *map = NULL, *dict = NULL;
@@ -353,10 +355,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   while (in.n) {
     uint8_t which = fuzz_u8(&in);
     switch (which % 6) {
-      case 0: seq_step(&d, &in, &array, &am, 0); check_seq(&d, array, &am); break;
-      case 1: seq_step(&d, &in, &list, &lm, 1); check_seq(&d, list, &lm); break;
-      case 2: map_step(&d, &in, &map, &mm, 0); check_map(&d, map, &mm); break;
-      case 3: map_step(&d, &in, &dict, &dm, 1); check_map(&d, dict, &dm); break;
+      case 0:
+        seq_step(&d, &in, &array, &am, 0);
+        check_seq(&d, array, &am);
+        break;
+      case 1:
+        seq_step(&d, &in, &list, &lm, 1);
+        check_seq(&d, list, &lm);
+        break;
+      case 2:
+        map_step(&d, &in, &map, &mm, 0);
+        check_map(&d, map, &mm);
+        break;
+      case 3:
+        map_step(&d, &in, &dict, &dm, 1);
+        check_map(&d, dict, &dm);
+        break;
       case 4: /* take (or drop) a snapshot of the Array */
         xffi_object_dec_ref(array_snap);
         array_snap = NULL;

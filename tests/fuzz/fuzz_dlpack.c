@@ -53,8 +53,10 @@ static int reaches_outside_address_space(const DLTensor *dl) {
   for (int32_t i = 0; dl->strides && i < dl->ndim; ++i) {
     int64_t s = dl->strides[i];
     fuzz_u128 step = (fuzz_u128)(dl->shape[i] - 1) * (s < 0 ? 0 - (fuzz_u128)s : (fuzz_u128)s);
-    if (s < 0) below += step;
-    else above += step;
+    if (s < 0)
+      below += step;
+    else
+      above += step;
   }
   fuzz_u128 bits = (fuzz_u128)dl->dtype.bits * dl->dtype.lanes;
   fuzz_u128 below_bytes = (below * bits + 7) / 8, span_bytes = ((below + above + 1) * bits + 7) / 8;
@@ -194,8 +196,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   static char buffer[64];
   fuzz_input in = {data, size};
   uint8_t mode = fuzz_u8(&in);
-  int legacy = mode & 1, with_strides = mode & 2, null_shape = (mode & 0x0c) == 0x0c,
-      null_data = (mode & 0x30) == 0x30, read_only_flag = (mode & 0x40) != 0;
+  int legacy = mode & 1, with_strides = mode & 2, null_shape = (mode & 0x0c) == 0x0c, null_data = (mode & 0x30) == 0x30,
+      read_only_flag = (mode & 0x40) != 0;
   int64_t shape[MAX_DIMS], strides[MAX_DIMS];
   DLTensor dl;
   memset(&dl, 0, sizeof(dl));
@@ -217,8 +219,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   /* Sometimes data is an arbitrary address, or one near the top of the
    * address space, for the checks that the tensor's bytes do not wrap. */
   uint8_t data_pick = fuzz_u8(&in);
-  if (!null_data && data_pick >= 224) dl.data = (void *)(UINTPTR_MAX - fuzz_u16(&in));
-  else if (!null_data && data_pick >= 192) dl.data = (void *)(uintptr_t)fuzz_u64(&in);
+  if (!null_data && data_pick >= 224)
+    dl.data = (void *)(UINTPTR_MAX - fuzz_u16(&in));
+  else if (!null_data && data_pick >= 192)
+    dl.data = (void *)(uintptr_t)fuzz_u64(&in);
 
   deleter_calls = 0;
   xffi_object *t = (xffi_object *)0x1;
@@ -229,8 +233,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (legacy) {
     status = xffi_tensor_from_dlpack_legacy(&t, &lm);
     read_only = 0;
-    if (status != XFFI_OK) fuzz_expect_raised(XFFI_KIND_VALUE, "xffi_tensor_from_dlpack_legacy");
-    else check_accepted(t, &dl, read_only), check_unchecked_agrees(t, NULL, &lm);
+    if (status != XFFI_OK)
+      fuzz_expect_raised(XFFI_KIND_VALUE, "xffi_tensor_from_dlpack_legacy");
+    else
+      check_accepted(t, &dl, read_only), check_unchecked_agrees(t, NULL, &lm);
     FUZZ_CHECK(memcmp(&lm.dl_tensor, &dl, sizeof(dl)) == 0); /* the producer's descriptor is never written */
   } else {
     memset(&m, 0, sizeof(m));

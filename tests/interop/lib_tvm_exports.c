@@ -12,7 +12,7 @@
 #include <tvm/ffi/c_api.h>
 
 #define EXPORT __attribute__((visibility("default")))
-#define DEFINE_EXPORT(name)                                                                           \
+#define DEFINE_EXPORT(name)                                                                              \
   EXPORT int __tvm_ffi_##name(void *handle, const TVMFFIAny *args, int32_t num_args, TVMFFIAny *result); \
   EXPORT int __tvm_ffi_##name(void *handle, const TVMFFIAny *args, int32_t num_args, TVMFFIAny *result)
 
@@ -33,9 +33,7 @@ static int expect_args(int32_t num_args, int32_t expected, const char *message) 
 /* A string argument in any of its forms. */
 static int get_str(TVMFFIByteArray *out, const TVMFFIAny *arg) {
   switch (arg->type_index) {
-    case kTVMFFIStr:
-      *out = *CELL(TVMFFIByteArray, arg->v_obj);
-      return 0;
+    case kTVMFFIStr: *out = *CELL(TVMFFIByteArray, arg->v_obj); return 0;
     case kTVMFFISmallStr:
       out->data = arg->v_bytes;
       out->size = arg->small_str_len;
@@ -44,8 +42,7 @@ static int get_str(TVMFFIByteArray *out, const TVMFFIAny *arg) {
       out->data = arg->v_c_str;
       out->size = strlen(arg->v_c_str);
       return 0;
-    default:
-      return raise_error("TypeError", "tvm_lib: expected a string argument");
+    default: return raise_error("TypeError", "tvm_lib: expected a string argument");
   }
 }
 
@@ -169,7 +166,8 @@ DEFINE_EXPORT(array_of) {
  * slot the callee used). */
 DEFINE_EXPORT(apply) {
   (void)handle;
-  if (num_args < 1 || args[0].type_index != kTVMFFIFunction) return raise_error("TypeError", "apply: expected a Function");
+  if (num_args < 1 || args[0].type_index != kTVMFFIFunction)
+    return raise_error("TypeError", "apply: expected a Function");
   return TVMFFIFunctionCall(args[0].v_obj, (TVMFFIAny *)args + 1, num_args - 1, result);
 }
 

@@ -16,7 +16,6 @@
 
 XFFI_DEFINE_ABI_MARKER(); /* once per library: xffi_module_load checks it */
 
-
 static atomic_int finalizer_count;
 static atomic_int tensor_deleter_count;
 

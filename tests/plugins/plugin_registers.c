@@ -10,7 +10,7 @@
  * "test.plugin.thing_type_index"; it exports add_one, fail and
  * thing_type_index as __tvm_ffi_* symbols. */
 #ifdef XFFI_TEST_PLUGIN_PIN_SELF
-#define _GNU_SOURCE /* dladdr, RTLD_NODELETE */
+#  define _GNU_SOURCE /* dladdr, RTLD_NODELETE */
 #endif
 #include <xffi/error.h>
 #include <xffi/function.h>
@@ -21,7 +21,7 @@
 #  define WIN32_LEAN_AND_MEAN
 #  include <windows.h>
 #elif defined(XFFI_TEST_PLUGIN_PIN_SELF)
-#include <dlfcn.h>
+#  include <dlfcn.h>
 
 /* Marks this already loaded library RTLD_NODELETE: no dlclose unloads it
  * (RTLD_NOLOAD | RTLD_NODELETE, documented by glibc and macOS alike). The

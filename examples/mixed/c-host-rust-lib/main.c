@@ -89,8 +89,7 @@ int main(void) {
   CHECK_OK(xffi_map_new(&labels));
   xffi_any key = xffi_any_c_str("home"), value = xffi_any_object(home);
   CHECK_OK(xffi_map_set(&labels, &key, &value));
-  CHECK(xffi_object_strong_count(a) == 3, "a is held by C, the array and the label: %u",
-        xffi_object_strong_count(a));
+  CHECK(xffi_object_strong_count(a) == 3, "a is held by C, the array and the label: %u", xffi_object_strong_count(a));
 
   /* Rust functions called through Function objects. */
   xffi_object *path_length = function("path_length"), *centroid = function("centroid");
@@ -163,8 +162,8 @@ int main(void) {
         (unsigned long long)st.points_created, (unsigned long long)st.points_dropped);
 
   /* Free everything from C. */
-  xffi_object *to_release[] = {a, b, c, home, middle, path, labels, empty, path_length, centroid,
-                               scale, describe, map_points, sum, distance};
+  xffi_object *to_release[] = {a,           b,        c,     home,     middle,     path, labels,  empty,
+                               path_length, centroid, scale, describe, map_points, sum,  distance};
   for (size_t i = 0; i < sizeof to_release / sizeof to_release[0]; ++i) xffi_object_dec_ref(to_release[i]);
   CHECK_OK(xcapi_unregister_globals());
 

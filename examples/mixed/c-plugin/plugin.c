@@ -107,7 +107,8 @@ static int box_payload_is(void *handle, const xffi_any *args, int32_t num_args, 
   const xffi_type_info *type = NULL;
   /* key.data is NUL-terminated for strings (small, String objects, C strings). */
   if (xffi_type_info_get_by_key(&type, key.data) != XFFI_OK) return XFFI_FAIL;
-  *result = xffi_any_bool(xffi_any_is_object(&box->payload) && xffi_object_is_a_type_unchecked(box->payload.v_obj, type));
+  *result =
+      xffi_any_bool(xffi_any_is_object(&box->payload) && xffi_object_is_a_type_unchecked(box->payload.v_obj, type));
   return XFFI_OK;
 }
 XFFI_EXPORT_FUNCTION(box_payload_is, box_payload_is);

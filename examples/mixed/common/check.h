@@ -24,34 +24,34 @@ static inline void check_print_raised(void) {
 }
 
 /* A condition that must hold. */
-#define CHECK(cond, ...)                                             \
-  do {                                                               \
-    if (cond) {                                                      \
-      ++check_passes;                                                \
-    } else {                                                         \
-      ++check_failures;                                              \
+#define CHECK(cond, ...)                                              \
+  do {                                                                \
+    if (cond) {                                                       \
+      ++check_passes;                                                 \
+    } else {                                                          \
+      ++check_failures;                                               \
       fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond); \
-      fprintf(stderr, __VA_ARGS__);                                  \
-      fputc('\n', stderr);                                           \
-    }                                                                \
+      fprintf(stderr, __VA_ARGS__);                                   \
+      fputc('\n', stderr);                                            \
+    }                                                                 \
   } while (0)
 
 /* A call that must return XFFI_OK; otherwise the raised error is printed. */
-#define CHECK_OK(call)                                                       \
-  do {                                                                       \
-    if ((call) == XFFI_OK) {                                                 \
-      ++check_passes;                                                        \
-    } else {                                                                 \
-      ++check_failures;                                                      \
+#define CHECK_OK(call)                                                                  \
+  do {                                                                                  \
+    if ((call) == XFFI_OK) {                                                            \
+      ++check_passes;                                                                   \
+    } else {                                                                            \
+      ++check_failures;                                                                 \
       fprintf(stderr, "FAIL %s:%d: %s returned an error\n", __FILE__, __LINE__, #call); \
-      check_print_raised();                                                  \
-    }                                                                        \
+      check_print_raised();                                                             \
+    }                                                                                   \
   } while (0)
 
 /* A call that must fail with an error of the given kind and message
  * (message NULL: any message). The raised error is consumed. */
-static inline void check_fails_(int status, const char *kind, const char *message, const char *what,
-                                const char *file, int line) {
+static inline void check_fails_(int status, const char *kind, const char *message, const char *what, const char *file,
+                                int line) {
   xffi_object *err = xffi_error_move_raised();
   const xffi_error_cell *cell = err ? xffi_error_cell_of_unchecked(err) : NULL;
   if (status != XFFI_OK && cell && strcmp(cell->kind.data, kind) == 0 &&
@@ -68,10 +68,10 @@ static inline void check_fails_(int status, const char *kind, const char *messag
 #define CHECK_FAILS(call, kind, message) check_fails_((call), (kind), (message), #call, __FILE__, __LINE__)
 
 /* The last line of main. */
-#define CHECK_SUMMARY(name)                                                                     \
-  do {                                                                                          \
-    printf("%s: %d checks passed, %d failed\n", (name), check_passes, check_failures);          \
-    return check_failures == 0 ? 0 : 1;                                                         \
+#define CHECK_SUMMARY(name)                                                            \
+  do {                                                                                 \
+    printf("%s: %d checks passed, %d failed\n", (name), check_passes, check_failures); \
+    return check_failures == 0 ? 0 : 1;                                                \
   } while (0)
 
 #endif /* XFFI_MIXED_CHECK_H */

@@ -36,9 +36,7 @@ static inline xffi_seq_cell *xffi_seq_cell_of_unchecked(const xffi_object *seq) 
   return XFFI_OBJECT_CELL(xffi_seq_cell, seq);
 }
 /* The number of elements. */
-static inline int64_t xffi_seq_size_unchecked(const xffi_object *seq) {
-  return xffi_seq_cell_of_unchecked(seq)->size;
-}
+static inline int64_t xffi_seq_size_unchecked(const xffi_object *seq) { return xffi_seq_cell_of_unchecked(seq)->size; }
 /* The elements (borrowed): valid until the sequence changes or is freed.
  * Iterate with `for (i = 0; i < xffi_seq_size_unchecked(s); ++i) use(&items[i]);`. */
 static inline const xffi_any *xffi_seq_items_unchecked(const xffi_object *seq) {

@@ -31,7 +31,8 @@ XFFI_EXTERN_C_BEGIN
 #if defined(__GNUC__) || defined(__clang__)
 __attribute__((noreturn, cold))
 #endif
-XFFI_API void xffi_object_ref_count_overflow_(void);
+XFFI_API void
+xffi_object_ref_count_overflow_(void);
 
 /* Fills a freshly allocated header: strong 1, weak 1. The caller owns the one
  * strong reference that results. */
@@ -51,16 +52,16 @@ static inline void xffi_object_init(xffi_object *obj, int32_t type_index, xffi_d
 /* The acquire side of a release decrement. ThreadSanitizer does not model
  * standalone fences, so under it an acquire load of the same word (which
  * orders the same way) is used instead. */
-#if defined(__SANITIZE_THREAD__)
-#  define XFFI_ACQUIRE_AFTER_RELEASE(word) ((void)__atomic_load_n((word), __ATOMIC_ACQUIRE))
-#elif defined(__has_feature)
-#  if __has_feature(thread_sanitizer)
+#  if defined(__SANITIZE_THREAD__)
 #    define XFFI_ACQUIRE_AFTER_RELEASE(word) ((void)__atomic_load_n((word), __ATOMIC_ACQUIRE))
+#  elif defined(__has_feature)
+#    if __has_feature(thread_sanitizer)
+#      define XFFI_ACQUIRE_AFTER_RELEASE(word) ((void)__atomic_load_n((word), __ATOMIC_ACQUIRE))
+#    endif
 #  endif
-#endif
-#ifndef XFFI_ACQUIRE_AFTER_RELEASE
-#  define XFFI_ACQUIRE_AFTER_RELEASE(word) __atomic_thread_fence(__ATOMIC_ACQUIRE)
-#endif
+#  ifndef XFFI_ACQUIRE_AFTER_RELEASE
+#    define XFFI_ACQUIRE_AFTER_RELEASE(word) __atomic_thread_fence(__ATOMIC_ACQUIRE)
+#  endif
 
 /* The reference count word as the atomic operations address it: 8-byte
  * aligned, which every object is (see the header above) even where the
@@ -69,7 +70,7 @@ static inline void xffi_object_init(xffi_object *obj, int32_t type_index, xffi_d
 typedef struct xffi_ref_counts_word {
   uint64_t value __attribute__((aligned(8)));
 } xffi_ref_counts_word;
-#define XFFI_REF_COUNTS(obj) (&((xffi_ref_counts_word *)(void *)&(obj)->ref_counts)->value)
+#  define XFFI_REF_COUNTS(obj) (&((xffi_ref_counts_word *)(void *)&(obj)->ref_counts)->value)
 
 /* Takes one more strong reference. NULL is allowed and ignored. Aborts if the
  * strong count had reached XFFI_REF_COUNT_LIMIT (see there). */

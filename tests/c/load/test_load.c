@@ -31,14 +31,14 @@
 #include "test_util.h"
 
 #if defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || __has_feature(memory_sanitizer) || \
-    __has_feature(hwaddress_sanitizer)
-#define LOAD_SANITIZER_ALLOCATOR 1
-#endif
+#  if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || __has_feature(memory_sanitizer) || \
+      __has_feature(hwaddress_sanitizer)
+#    define LOAD_SANITIZER_ALLOCATOR 1
+#  endif
 #endif
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__) || defined(__SANITIZE_HWADDRESS__)
-#undef LOAD_SANITIZER_ALLOCATOR
-#define LOAD_SANITIZER_ALLOCATOR 1
+#  undef LOAD_SANITIZER_ALLOCATOR
+#  define LOAD_SANITIZER_ALLOCATOR 1
 #endif
 
 /* Every heap allocation in the process, whoever makes it: this program, libc,
@@ -51,7 +51,7 @@ static _Atomic long allocations;
  * a hidden malloc stays out of the executable's dynamic symbol table, so
  * libc, the loader and loaded libraries would never call it (every count
  * would be 0). Exported, it interposes malloc for the whole process. */
-#define LOAD_EXPORT __attribute__((visibility("default")))
+#  define LOAD_EXPORT __attribute__((visibility("default")))
 extern void *__libc_malloc(size_t size);
 extern void *__libc_calloc(size_t count, size_t size);
 extern void *__libc_realloc(void *ptr, size_t size);
@@ -88,7 +88,7 @@ LOAD_EXPORT int posix_memalign(void **out, size_t alignment, size_t size) {
 }
 LOAD_EXPORT void free(void *ptr) { __libc_free(ptr); }
 static int install_counter(void) { return 1; }
-#define COUNTER_KIND "exported malloc family"
+#  define COUNTER_KIND "exported malloc family"
 #else
 /* A sanitizer's runtime owns malloc (its interceptors would lose to ours,
  * and its free would then reject glibc's blocks), so count through the
@@ -106,7 +106,7 @@ static void ignore_free(const volatile void *ptr) { (void)ptr; }
 static int install_counter(void) {
   return __sanitizer_install_malloc_and_free_hooks(count_allocation, ignore_free) > 0;
 }
-#define COUNTER_KIND "sanitizer allocator hooks"
+#  define COUNTER_KIND "sanitizer allocator hooks"
 #endif
 
 /* The name of the function at `offset` in the ELF image `file` (from its
@@ -252,10 +252,11 @@ static void test_dlopen_allocates_and_initialises_exactly_what_an_empty_library_
   print_message("dlopen allocations: baseline %ld, libxffi %ld, control (constructor allocates once) %ld\n",
                 baseline.allocations, xffi.allocations, control.allocations);
   const initialiser_list *base = &baseline.initialisers, *mine = &xffi.initialisers, *ctrl = &control.initialisers;
-  print_message("initialisers: baseline %ld (%s), libxffi %ld (%s), control %ld (%s); sanitizer module constructors "
-                "left aside: %ld, %ld, %ld\n",
-                base->count, base->names, mine->count, mine->names, ctrl->count, ctrl->names, base->sanitizer_count,
-                mine->sanitizer_count, ctrl->sanitizer_count);
+  print_message(
+      "initialisers: baseline %ld (%s), libxffi %ld (%s), control %ld (%s); sanitizer module constructors "
+      "left aside: %ld, %ld, %ld\n",
+      base->count, base->names, mine->count, mine->names, ctrl->count, ctrl->names, base->sanitizer_count,
+      mine->sanitizer_count, ctrl->sanitizer_count);
 
   /* The counter sees the loader's allocations, and the control's. */
   if (baseline.allocations <= 0) fail_msg("the counter saw no allocation in dlopen: it is not counting the loader");
