@@ -5,9 +5,7 @@
 #include "check.h"
 #include "map_table.h"
 
-int xffi_dict_new(xffi_object **out) { return xffi_map_do_new(__func__, XFFI_TYPE_DICT, out); }
-
-int xffi_dict_new_from(xffi_object **out, const xffi_any *keys, const xffi_any *values, int64_t count) {
+int xffi_dict_new(xffi_object **out, const xffi_any *keys, const xffi_any *values, int64_t count) {
   return xffi_map_do_new_from(__func__, XFFI_TYPE_DICT, out, keys, values, count);
 }
 

@@ -236,12 +236,6 @@ __attribute__((noinline, cold)) int xffi_map_raise_key_error(const char *fn, con
 
 /* ---- Shared bodies ---- */
 
-int xffi_map_do_new(const char *fn, int32_t type_index, xffi_object **out) {
-  if (!out) return xffi_raise_null_arg(fn, "out");
-  *out = xffi_map_alloc(type_index);
-  return *out ? XFFI_OK : XFFI_FAIL;
-}
-
 int xffi_map_do_length(const char *fn, int64_t *out, const xffi_object *map) {
   if (!out) return xffi_raise_null_arg(fn, "out");
   if (xffi_map_check_readable(fn, map) != XFFI_OK) return XFFI_FAIL;

@@ -336,7 +336,6 @@ int xffi_map_raise_key_error(const char *fn, const xffi_any *key);
 /* The shared bodies of the Map and Dict functions of the same name; fn is
  * the public function (__func__), for messages. out receives a new
  * reference. */
-int xffi_map_do_new(const char *fn, int32_t type_index, xffi_object **out);
 int xffi_map_do_length(const char *fn, int64_t *out, const xffi_object *map);
 int xffi_map_do_copy(const char *fn, int32_t type_index, xffi_object **out, const xffi_object *map);
 

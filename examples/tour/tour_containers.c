@@ -49,7 +49,7 @@ void tour_containers(void) {
 
   tour_heading("Containers: Map and Dict");
   xffi_object *dict = NULL;
-  xffi_dict_new(&dict);
+  xffi_dict_new(&dict, NULL, NULL, 0);
   const char *names[] = {"zeta", "alpha", "a name longer than seven"};
   for (int i = 0; i < 3; ++i) {
     xffi_any k = xffi_any_c_str(names[i]), v = xffi_any_int(i);

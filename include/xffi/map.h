@@ -66,16 +66,14 @@ typedef struct xffi_map_item {
 
 /* ======================= Map (immutable, copy-on-write) ======================= */
 
-/* Makes an empty Map. *out receives a new reference.
- * Errors: ValueError for a NULL out; MemoryError. */
-XFFI_API int xffi_map_new(xffi_object **out);
-
 /* Makes a Map of `count` pairs keys[i] -> values[i] (views, borrowed, copied),
  * in that order; a repeated key keeps its first position and its last value.
- * keys and values may be NULL when count is 0. *out receives a new reference.
+ * keys and values may be NULL when count is 0: xffi_map_new(&m, NULL, NULL, 0)
+ * makes an empty Map (as xffi_array_new does an empty Array). *out receives a
+ * new reference.
  * Errors: ValueError for NULL arguments or a negative count; TypeError for a
  * key or value that cannot be stored; MemoryError. */
-XFFI_API int xffi_map_new_from(xffi_object **out, const xffi_any *keys, const xffi_any *values, int64_t count);
+XFFI_API int xffi_map_new(xffi_object **out, const xffi_any *keys, const xffi_any *values, int64_t count);
 
 /* *out receives the number of entries of a Map or Dict (borrowed). */
 XFFI_API int xffi_map_length(int64_t *out, const xffi_object *map);
@@ -134,9 +132,8 @@ XFFI_API int xffi_map_clear(xffi_object **map);
 
 /* ======================= Dict (mutable, shared) ======================= */
 
-/* As xffi_map_new and xffi_map_new_from, making a Dict. */
-XFFI_API int xffi_dict_new(xffi_object **out);
-XFFI_API int xffi_dict_new_from(xffi_object **out, const xffi_any *keys, const xffi_any *values, int64_t count);
+/* As xffi_map_new, making a Dict. */
+XFFI_API int xffi_dict_new(xffi_object **out, const xffi_any *keys, const xffi_any *values, int64_t count);
 
 /* Read-only access to a Dict: the xffi_map_* functions above (length, get,
  * lookup, contains, next), which accept a Map or a Dict. */

@@ -219,7 +219,7 @@ static void __attribute__((noinline)) insert_baseline(void *ctx, uint64_t n) {
 static void __attribute__((noinline)) insert_dict(void *ctx, uint64_t n) {
   (void)ctx;
   xffi_object *dict;
-  if (xffi_dict_new(&dict) != XFFI_OK) abort();
+  if (xffi_dict_new(&dict, NULL, NULL, 0) != XFFI_OK) abort();
   for (uint64_t k = 0; k < n; ++k) {
     xffi_any key = xffi_any_int((int64_t)(k * 2654435761u)), value = xffi_any_int((int64_t)k);
     if (xffi_dict_set(dict, &key, &value) != XFFI_OK) abort();
@@ -298,7 +298,7 @@ static void insert_keys_in_blocks(const int64_t *keys, uint64_t n) {
   for (uint64_t k = 0; k < n; ++k) {
     if (k % NFLOOD == 0) {
       xffi_object_dec_ref(dict);
-      if (xffi_dict_new(&dict) != XFFI_OK) abort();
+      if (xffi_dict_new(&dict, NULL, NULL, 0) != XFFI_OK) abort();
     }
     xffi_any key = xffi_any_int(keys[k % NFLOOD]), value = xffi_any_int((int64_t)k);
     if (xffi_dict_set(dict, &key, &value) != XFFI_OK) abort();
@@ -412,7 +412,7 @@ static void measure_million(void) {
   bench_record("insert 1,000,000 int keys (once)", "baseline", (double)(t1 - t0) / (double)n, -1, -1,
                "open addressing int64->int64, 75% load");
   xffi_object *dict;
-  if (xffi_dict_new(&dict) != XFFI_OK) abort();
+  if (xffi_dict_new(&dict, NULL, NULL, 0) != XFFI_OK) abort();
   uint64_t m0 = bench_malloc_count();
   t0 = bench_now_ns();
   for (int64_t k = 0; k < n; ++k) {
@@ -441,7 +441,7 @@ int main(int argc, char **argv) {
   static lookup_ctx lc;
   static plain_table pt;
   lc.plain = &pt;
-  if (xffi_map_new(&lc.map) != XFFI_OK || xffi_dict_new(&lc.dict) != XFFI_OK) abort();
+  if (xffi_map_new(&lc.map, NULL, NULL, 0) != XFFI_OK || xffi_dict_new(&lc.dict, NULL, NULL, 0) != XFFI_OK) abort();
   for (int k = 0; k < NKEYS; ++k) {
     snprintf(lc.text[k], sizeof(lc.text[k]), "key/%04d/name", k);
     size_t len = strlen(lc.text[k]);
@@ -475,7 +475,7 @@ int main(int argc, char **argv) {
   static small_ctx sm;
   static plain_table spt;
   sm.plain = &spt;
-  if (xffi_map_new(&sm.map) != XFFI_OK) abort();
+  if (xffi_map_new(&sm.map, NULL, NULL, 0) != XFFI_OK) abort();
   for (int k = 0; k < NKEYS; ++k) {
     snprintf(sm.text[k], sizeof(sm.text[k]), "k%05d", k);
     xffi_any key = xffi_any_c_str(sm.text[k]), value = xffi_any_int(k);
@@ -497,7 +497,7 @@ int main(int argc, char **argv) {
   bench_op("insert int keys (fresh table, freed)", inserts, 2);
 
   static int_ctx ic;
-  if (xffi_dict_new(&ic.dict) != XFFI_OK) abort();
+  if (xffi_dict_new(&ic.dict, NULL, NULL, 0) != XFFI_OK) abort();
   for (int k = 0; k < NKEYS; ++k) {
     ic.keys[k] = (int64_t)((uint64_t)k * 2654435761u);
     xffi_any key = xffi_any_int(ic.keys[k]), value = xffi_any_int(k);

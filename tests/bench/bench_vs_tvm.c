@@ -634,7 +634,7 @@ int main(int argc, char **argv) {
     while (mc.slots[s] >= 0) s = (s + 1) & 2047;
     mc.slots[s] = (int16_t)i;
   }
-  CHECK(xffi_map_new_from(&mc.xffi_map, mc.keys, values, MAP_KEYS) == 0);
+  CHECK(xffi_map_new(&mc.xffi_map, mc.keys, values, MAP_KEYS) == 0);
   TVMFFIByteArray map_name = {"ffi.Map", 7}, map_get = {"ffi.MapGetItem", 14};
   void *make_map = NULL;
   CHECK(TVMFFIFunctionGetGlobal(&map_name, &make_map) == 0 && make_map);

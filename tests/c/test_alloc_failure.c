@@ -203,7 +203,7 @@ static void test_map_and_dict_set_fail_cleanly_through_growth_and_copy(void **st
       for (; n < SWEEP_LIMIT; ++n) {
         xffi_object *map = NULL, *other = NULL;
         int64_t live_before = failing_allocator_live();
-        assert_int_equal(is_dict ? xffi_dict_new(&map) : xffi_map_new(&map), XFFI_OK);
+        assert_int_equal(is_dict ? xffi_dict_new(&map, NULL, NULL, 0) : xffi_map_new(&map, NULL, NULL, 0), XFFI_OK);
         fill_map(&map, is_dict, sizes[s]);
         xffi_object *before = map;
         if (shared) {
@@ -244,14 +244,14 @@ static void test_map_new_from_and_copies_fail_cleanly(void **state) {
     values[i] = xffi_any_c_str(long_texts[(i + 1) % 3]);
   }
   xffi_object *source = NULL;
-  assert_int_equal(xffi_map_new_from(&source, keys, values, 20), XFFI_OK);
+  assert_int_equal(xffi_map_new(&source, keys, values, 20), XFFI_OK);
   for (int op = 0; op < 4; ++op) {
     int64_t n = 0;
     for (; n < SWEEP_LIMIT; ++n) {
       xffi_object *out = (xffi_object *)0x1;
       fail_nth(n);
-      int rc = op == 0   ? xffi_map_new_from(&out, keys, values, 20)
-               : op == 1 ? xffi_dict_new_from(&out, keys, values, 20)
+      int rc = op == 0   ? xffi_map_new(&out, keys, values, 20)
+               : op == 1 ? xffi_dict_new(&out, keys, values, 20)
                : op == 2 ? xffi_map_copy(&out, source)
                          : xffi_dict_copy(&out, source);
       disarm();

@@ -78,7 +78,7 @@ static void run(void *(*worker)(void *)) {
 
 static void readers_and_copy_on_write_writers_share_a_map(void **state) {
   (void)state;
-  assert_int_equal(xffi_map_new(&shared_map), XFFI_OK);
+  assert_int_equal(xffi_map_new(&shared_map, NULL, NULL, 0), XFFI_OK);
   for (int k = 0; k < KEYS; ++k) {
     char name[32];
     snprintf(name, sizeof(name), "shared key number %d", k);

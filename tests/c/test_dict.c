@@ -25,7 +25,7 @@ static int64_t dict_len(const xffi_object *dict) {
 static void changes_are_seen_by_every_holder(void **state) {
   (void)state;
   xffi_object *dict = NULL;
-  assert_int_equal(xffi_dict_new(&dict), XFFI_OK);
+  assert_int_equal(xffi_dict_new(&dict, NULL, NULL, 0), XFFI_OK);
   assert_int_equal(dict->type_index, XFFI_TYPE_DICT);
   xffi_object *alias = dict;
   xffi_object_inc_ref(alias);
@@ -52,7 +52,7 @@ static void pop_moves_the_value_out(void **state) {
   (void)state;
   counted_destroyed = 0;
   xffi_object *dict = NULL;
-  assert_int_equal(xffi_dict_new(&dict), XFFI_OK);
+  assert_int_equal(xffi_dict_new(&dict, NULL, NULL, 0), XFFI_OK);
   xffi_object *obj = counted_new();
   xffi_any k = xffi_any_int(1), v = xffi_any_object(obj);
   assert_int_equal(xffi_dict_set(dict, &k, &v), XFFI_OK);
@@ -72,7 +72,7 @@ static void iteration_and_conversion(void **state) {
   xffi_any keys[3] = {xffi_any_c_str("b"), xffi_any_c_str("a"), xffi_any_c_str("c")};
   xffi_any values[3] = {xffi_any_int(1), xffi_any_int(2), xffi_any_int(3)};
   xffi_object *dict = NULL;
-  assert_int_equal(xffi_dict_new_from(&dict, keys, values, 3), XFFI_OK);
+  assert_int_equal(xffi_dict_new(&dict, keys, values, 3), XFFI_OK);
   assert_int_equal(dict->type_index, XFFI_TYPE_DICT);
   assert_int_equal(xffi_dict_erase(dict, &keys[1]), XFFI_OK);
   assert_int_equal(xffi_dict_set(dict, &keys[1], &values[1]), XFFI_OK); /* "a" now last */
@@ -104,7 +104,7 @@ static void iteration_and_conversion(void **state) {
 static void changing_while_iterating_is_memory_safe(void **state) {
   (void)state;
   xffi_object *dict = NULL;
-  assert_int_equal(xffi_dict_new(&dict), XFFI_OK);
+  assert_int_equal(xffi_dict_new(&dict, NULL, NULL, 0), XFFI_OK);
   for (int i = 0; i < 100; ++i) {
     xffi_any k = xffi_any_int(i);
     assert_int_equal(xffi_dict_set(dict, &k, &k), XFFI_OK);
@@ -195,7 +195,7 @@ static void random_operations_match_a_reference_model(void **state) {
   model m;
   memset(&m, 0, sizeof(m));
   xffi_object *dict = NULL;
-  assert_int_equal(xffi_dict_new(&dict), XFFI_OK);
+  assert_int_equal(xffi_dict_new(&dict, NULL, NULL, 0), XFFI_OK);
   for (int step = 0; step < 30000; ++step) {
     /* Phases bias towards growth or shrinkage so both paths get exercised. */
     int growing = (step / 3000) % 2 == 0;
@@ -262,7 +262,7 @@ static void large_random_churn_stays_consistent(void **state) {
   static int64_t present[KEYS];
   memset(present, -1, sizeof(present));
   xffi_object *dict = NULL;
-  assert_int_equal(xffi_dict_new(&dict), XFFI_OK);
+  assert_int_equal(xffi_dict_new(&dict, NULL, NULL, 0), XFFI_OK);
   int64_t size = 0;
   for (int step = 0; step < 200000; ++step) {
     int phase_grow = (step / 20000) % 2 == 0;
@@ -299,7 +299,7 @@ static void large_random_churn_stays_consistent(void **state) {
 static void out_of_memory_leaves_the_dict_unchanged(void **state) {
   (void)state;
   xffi_object *dict = NULL;
-  assert_int_equal(xffi_dict_new(&dict), XFFI_OK);
+  assert_int_equal(xffi_dict_new(&dict, NULL, NULL, 0), XFFI_OK);
   xffi_any k = xffi_any_int(1), v = xffi_any_int(2);
   failing_allocator_fail_after(0);
   assert_int_equal(xffi_dict_set(dict, &k, &v), XFFI_FAIL);
@@ -313,7 +313,7 @@ static void out_of_memory_leaves_the_dict_unchanged(void **state) {
   failing_allocator_fail_after(-1);
   xffi_object *out = (xffi_object *)1;
   failing_allocator_fail_after(0);
-  assert_int_equal(xffi_dict_new(&out), XFFI_FAIL);
+  assert_int_equal(xffi_dict_new(&out, NULL, NULL, 0), XFFI_FAIL);
   assert_null(out);
   out = (xffi_object *)1;
   assert_int_equal(xffi_dict_copy(&out, dict), XFFI_FAIL);
@@ -326,8 +326,8 @@ static void out_of_memory_leaves_the_dict_unchanged(void **state) {
 static void bad_input_is_reported(void **state) {
   (void)state;
   xffi_object *dict = NULL, *map = NULL, *out = NULL;
-  assert_int_equal(xffi_dict_new(&dict), XFFI_OK);
-  assert_int_equal(xffi_map_new(&map), XFFI_OK);
+  assert_int_equal(xffi_dict_new(&dict, NULL, NULL, 0), XFFI_OK);
+  assert_int_equal(xffi_map_new(&map, NULL, NULL, 0), XFFI_OK);
   xffi_any k = xffi_any_int(1), missing = xffi_any_c_str("missing"), v = xffi_any_int(0), got = xffi_any_none();
   assert_int_equal(xffi_dict_set(dict, &k, &v), XFFI_OK);
   xffi_any rvalue = xffi_any_object(map);
@@ -337,15 +337,14 @@ static void bad_input_is_reported(void **state) {
   int64_t n = 0, cursor = 0;
   xffi_map_item item;
 
-  assert_int_equal(xffi_dict_new(NULL), XFFI_FAIL);
+  assert_int_equal(xffi_dict_new(NULL, NULL, NULL, 0), XFFI_FAIL);
   expect_error(XFFI_KIND_VALUE, "xffi_dict_new: out is NULL");
-  assert_int_equal(xffi_dict_new_from(NULL, &k, &v, 1), XFFI_FAIL);
-  expect_error(XFFI_KIND_VALUE, "xffi_dict_new_from: out is NULL");
-  assert_int_equal(xffi_dict_new_from(&out, &k, &v, -4), XFFI_FAIL);
-  expect_error(XFFI_KIND_VALUE, "xffi_dict_new_from: count is negative (-4)");
-  assert_int_equal(xffi_dict_new_from(&out, &k, &rvalue, 1), XFFI_FAIL);
-  expect_error(XFFI_KIND_TYPE,
-               "xffi_dict_new_from: value is an object rvalue reference (a move), which cannot be stored");
+  assert_int_equal(xffi_dict_new(NULL, &k, &v, 1), XFFI_FAIL);
+  expect_error(XFFI_KIND_VALUE, "xffi_dict_new: out is NULL");
+  assert_int_equal(xffi_dict_new(&out, &k, &v, -4), XFFI_FAIL);
+  expect_error(XFFI_KIND_VALUE, "xffi_dict_new: count is negative (-4)");
+  assert_int_equal(xffi_dict_new(&out, &k, &rvalue, 1), XFFI_FAIL);
+  expect_error(XFFI_KIND_TYPE, "xffi_dict_new: value is an object rvalue reference (a move), which cannot be stored");
   assert_null(out);
 
   assert_int_equal(xffi_map_length(NULL, dict), XFFI_FAIL);

@@ -44,7 +44,7 @@ static int64_t map_len(const xffi_object *map) {
 static void set_get_and_iterate_in_insertion_order(void **state) {
   (void)state;
   xffi_object *map = NULL;
-  assert_int_equal(xffi_map_new(&map), XFFI_OK);
+  assert_int_equal(xffi_map_new(&map, NULL, NULL, 0), XFFI_OK);
   assert_int_equal(map->type_index, XFFI_TYPE_MAP);
   assert_int_equal(map_len(map), 0);
   int64_t order[] = {5, -3, 100, 0, 42};
@@ -78,7 +78,7 @@ static void set_get_and_iterate_in_insertion_order(void **state) {
 static void string_forms_with_the_same_bytes_are_one_key(void **state) {
   (void)state;
   xffi_object *map = NULL;
-  assert_int_equal(xffi_map_new(&map), XFFI_OK);
+  assert_int_equal(xffi_map_new(&map, NULL, NULL, 0), XFFI_OK);
   xffi_object *short_obj = NULL, *long_obj = NULL, *long_obj2 = NULL;
   assert_int_equal(xffi_string_from_c_str(&short_obj, "abc"), XFFI_OK);
   assert_int_equal(xffi_string_from_c_str(&long_obj, "a key longer than seven"), XFFI_OK);
@@ -123,7 +123,7 @@ static void string_forms_with_the_same_bytes_are_one_key(void **state) {
 static void small_string_bytes_past_the_length_are_not_part_of_the_key(void **state) {
   (void)state;
   xffi_object *map = NULL;
-  assert_int_equal(xffi_map_new(&map), XFFI_OK);
+  assert_int_equal(xffi_map_new(&map, NULL, NULL, 0), XFFI_OK);
   xffi_any noisy, other_noise, clean;
   assert_int_equal(xffi_any_from_str(&noisy, "abc", 3), XFFI_OK);
   memset(noisy.v_small + 4, 0x5a, 4); /* past the length and its NUL */
@@ -169,7 +169,7 @@ static void small_keys_keep_their_text(void **state) {
   static const char text[] = "abcdefg";
   for (int is_dict = 0; is_dict < 2; ++is_dict) {
     xffi_object *map = NULL;
-    assert_int_equal(is_dict ? xffi_dict_new(&map) : xffi_map_new(&map), XFFI_OK);
+    assert_int_equal(is_dict ? xffi_dict_new(&map, NULL, NULL, 0) : xffi_map_new(&map, NULL, NULL, 0), XFFI_OK);
     for (size_t len = 0; len <= 7; ++len) {
       xffi_any key, value = xffi_any_int((int64_t)len);
       assert_int_equal(xffi_any_from_str(&key, text, len), XFFI_OK);
@@ -197,7 +197,7 @@ static void small_keys_keep_their_text(void **state) {
 static void int_bool_and_float_are_distinct_kinds(void **state) {
   (void)state;
   xffi_object *map = NULL;
-  assert_int_equal(xffi_map_new(&map), XFFI_OK);
+  assert_int_equal(xffi_map_new(&map, NULL, NULL, 0), XFFI_OK);
   xffi_any ki = xffi_any_int(1), kb = xffi_any_bool(1), kf = xffi_any_float(1.0);
   xffi_any v = xffi_any_int(0);
   assert_int_equal(xffi_map_set(&map, &ki, &v), XFFI_OK);
@@ -216,7 +216,7 @@ static void int_bool_and_float_are_distinct_kinds(void **state) {
 static void float_keys_merge_zeros_and_nans(void **state) {
   (void)state;
   xffi_object *map = NULL;
-  assert_int_equal(xffi_map_new(&map), XFFI_OK);
+  assert_int_equal(xffi_map_new(&map, NULL, NULL, 0), XFFI_OK);
   map_set_int(&map, 0, 0); /* int 0: a different key from 0.0 */
   xffi_any zero = xffi_any_float(0.0), neg_zero = xffi_any_float(-0.0), nan = xffi_any_float(NAN);
   xffi_any other_nan = xffi_any_float(-(double)NAN), v = xffi_any_int(5), w = xffi_any_int(6);
@@ -233,7 +233,7 @@ static void float_keys_merge_zeros_and_nans(void **state) {
 static void plain_values_compare_by_value_objects_by_identity(void **state) {
   (void)state;
   xffi_object *map = NULL;
-  assert_int_equal(xffi_map_new(&map), XFFI_OK);
+  assert_int_equal(xffi_map_new(&map, NULL, NULL, 0), XFFI_OK);
   xffi_object *a = counted_new(), *b = counted_new();
   xffi_any ka = xffi_any_object(a), kb = xffi_any_object(b), v = xffi_any_int(1);
   assert_int_equal(xffi_map_set(&map, &ka, &v), XFFI_OK);
@@ -271,7 +271,7 @@ static void plain_values_compare_by_value_objects_by_identity(void **state) {
 static void changes_on_a_shared_map_copy_it(void **state) {
   (void)state;
   xffi_object *map = NULL;
-  assert_int_equal(xffi_map_new(&map), XFFI_OK);
+  assert_int_equal(xffi_map_new(&map, NULL, NULL, 0), XFFI_OK);
   for (int i = 0; i < 10; ++i) map_set_int(&map, i, i);
   xffi_object *orig = map;
   xffi_object_inc_ref(orig);
@@ -320,7 +320,7 @@ static void changes_on_a_shared_map_copy_it(void **state) {
 static void pop_moves_the_value_out_and_copies_a_shared_map(void **state) {
   (void)state;
   xffi_object *map = NULL, *text = NULL;
-  assert_int_equal(xffi_map_new(&map), XFFI_OK);
+  assert_int_equal(xffi_map_new(&map, NULL, NULL, 0), XFFI_OK);
   map_set_int(&map, 1, 10);
   assert_int_equal(xffi_string_new(&text, "a value held by the map only", 28), XFFI_OK);
   xffi_any k2 = xffi_any_int(2), v2 = xffi_any_object(text);
@@ -359,7 +359,7 @@ static void pop_moves_the_value_out_and_copies_a_shared_map(void **state) {
   assert_int_equal(xffi_map_pop(&got, NULL, &k1), XFFI_FAIL);
   expect_error(XFFI_KIND_VALUE, "xffi_map_pop: map is NULL");
   xffi_object *dict = NULL;
-  assert_int_equal(xffi_dict_new(&dict), XFFI_OK);
+  assert_int_equal(xffi_dict_new(&dict, NULL, NULL, 0), XFFI_OK);
   assert_int_equal(xffi_map_pop(&got, &dict, &k1), XFFI_FAIL);
   expect_error(XFFI_KIND_TYPE, "xffi_map_pop: *map expected Map, got Dict");
   xffi_object_dec_ref(dict);
@@ -372,7 +372,7 @@ static void new_from_keeps_first_position_and_last_value(void **state) {
   xffi_any keys[4] = {xffi_any_c_str("x"), xffi_any_c_str("y"), xffi_any_c_str("x"), xffi_any_int(3)};
   xffi_any values[4] = {xffi_any_int(1), xffi_any_int(2), xffi_any_int(3), xffi_any_c_str("three")};
   xffi_object *map = NULL;
-  assert_int_equal(xffi_map_new_from(&map, keys, values, 4), XFFI_OK);
+  assert_int_equal(xffi_map_new(&map, keys, values, 4), XFFI_OK);
   assert_int_equal(map_len(map), 3);
   int64_t cursor = 0;
   xffi_map_item item;
@@ -388,7 +388,7 @@ static void new_from_keeps_first_position_and_last_value(void **state) {
   assert_int_equal(dict->type_index, XFFI_TYPE_DICT);
   assert_int_equal(map_get_int(dict, &keys[1]), 2);
   xffi_object *empty = NULL;
-  assert_int_equal(xffi_map_new_from(&empty, NULL, NULL, 0), XFFI_OK);
+  assert_int_equal(xffi_map_new(&empty, NULL, NULL, 0), XFFI_OK);
   assert_int_equal(map_len(empty), 0);
   xffi_object_dec_ref(empty);
   xffi_object_dec_ref(dict);
@@ -399,7 +399,7 @@ static void new_from_keeps_first_position_and_last_value(void **state) {
 static void many_erases_compact_and_release_memory(void **state) {
   (void)state;
   xffi_object *map = NULL;
-  assert_int_equal(xffi_map_new(&map), XFFI_OK);
+  assert_int_equal(xffi_map_new(&map, NULL, NULL, 0), XFFI_OK);
   const int n = 20000;
   for (int i = 0; i < n; ++i) map_set_int(&map, i, i);
   size_t full = 0;
@@ -437,7 +437,7 @@ static void many_erases_compact_and_release_memory(void **state) {
 static void bytes_per_entry_stay_under_48(void **state) {
   (void)state;
   xffi_object *map = NULL;
-  assert_int_equal(xffi_map_new(&map), XFFI_OK);
+  assert_int_equal(xffi_map_new(&map, NULL, NULL, 0), XFFI_OK);
   double worst = 0;
   for (int i = 0; i < 200000; ++i) {
     map_set_int(&map, (int64_t)i * 7919, i);
@@ -456,7 +456,7 @@ static void values_and_keys_are_released_exactly_once(void **state) {
   (void)state;
   counted_destroyed = 0;
   xffi_object *map = NULL;
-  assert_int_equal(xffi_map_new(&map), XFFI_OK);
+  assert_int_equal(xffi_map_new(&map, NULL, NULL, 0), XFFI_OK);
   for (int i = 0; i < 20; ++i) {
     xffi_object *obj = counted_new();
     xffi_any k = xffi_any_int(i), v = xffi_any_object(obj);
@@ -481,7 +481,7 @@ static void values_and_keys_are_released_exactly_once(void **state) {
 static void out_of_memory_leaves_the_map_unchanged(void **state) {
   (void)state;
   xffi_object *map = NULL;
-  assert_int_equal(xffi_map_new(&map), XFFI_OK);
+  assert_int_equal(xffi_map_new(&map, NULL, NULL, 0), XFFI_OK);
   /* 7 entries fill 8 slots to 80%: the next set rebuilds the index; with
    * 8 entries the next set grows the entry array. Either way the key copy is
    * the first allocation and the table the second. */
@@ -518,7 +518,7 @@ static void out_of_memory_leaves_the_map_unchanged(void **state) {
   assert_int_equal(map_get_int(map, &k0), 0);
   xffi_object *out = (xffi_object *)1;
   failing_allocator_fail_after(0);
-  assert_int_equal(xffi_map_new(&out), XFFI_FAIL);
+  assert_int_equal(xffi_map_new(&out, NULL, NULL, 0), XFFI_FAIL);
   assert_null(out);
   out = (xffi_object *)1;
   assert_int_equal(xffi_map_copy(&out, map), XFFI_FAIL);
@@ -529,7 +529,7 @@ static void out_of_memory_leaves_the_map_unchanged(void **state) {
   xffi_any keys[2] = {xffi_any_c_str("first long key"), xffi_any_c_str("second long key")};
   xffi_any values[2] = {xffi_any_int(1), xffi_any_int(2)};
   out = (xffi_object *)1;
-  assert_int_equal(xffi_map_new_from(&out, keys, values, 2), XFFI_FAIL);
+  assert_int_equal(xffi_map_new(&out, keys, values, 2), XFFI_FAIL);
   failing_allocator_fail_after(-1);
   expect_error(XFFI_KIND_MEMORY, "out of memory");
   assert_null(out);
@@ -540,9 +540,9 @@ static void out_of_memory_leaves_the_map_unchanged(void **state) {
 static void bad_input_is_reported(void **state) {
   (void)state;
   xffi_object *map = NULL, *dict = NULL, *str = NULL, *out = NULL, *null_obj = NULL;
-  assert_int_equal(xffi_map_new(&map), XFFI_OK);
+  assert_int_equal(xffi_map_new(&map, NULL, NULL, 0), XFFI_OK);
   map_set_int(&map, 1, 1);
-  assert_int_equal(xffi_dict_new(&dict), XFFI_OK);
+  assert_int_equal(xffi_dict_new(&dict, NULL, NULL, 0), XFFI_OK);
   assert_int_equal(xffi_string_from_c_str(&str, "not a map"), XFFI_OK);
   xffi_any k = xffi_any_int(1), missing = xffi_any_int(2), v = xffi_any_int(0), got = xffi_any_none();
   xffi_any rvalue = xffi_any_object(str);
@@ -553,19 +553,18 @@ static void bad_input_is_reported(void **state) {
   xffi_map_item item;
   size_t bytes = 0;
 
-  assert_int_equal(xffi_map_new(NULL), XFFI_FAIL);
+  assert_int_equal(xffi_map_new(NULL, NULL, NULL, 0), XFFI_FAIL);
   expect_error(XFFI_KIND_VALUE, "xffi_map_new: out is NULL");
-  assert_int_equal(xffi_map_new_from(NULL, &k, &v, 1), XFFI_FAIL);
-  expect_error(XFFI_KIND_VALUE, "xffi_map_new_from: out is NULL");
-  assert_int_equal(xffi_map_new_from(&out, NULL, &v, 1), XFFI_FAIL);
-  expect_error(XFFI_KIND_VALUE, "xffi_map_new_from: keys is NULL but count is 1");
-  assert_int_equal(xffi_map_new_from(&out, &k, NULL, 1), XFFI_FAIL);
-  expect_error(XFFI_KIND_VALUE, "xffi_map_new_from: values is NULL but count is 1");
-  assert_int_equal(xffi_map_new_from(&out, &k, &v, -1), XFFI_FAIL);
-  expect_error(XFFI_KIND_VALUE, "xffi_map_new_from: count is negative (-1)");
-  assert_int_equal(xffi_map_new_from(&out, &rvalue, &v, 1), XFFI_FAIL);
-  expect_error(XFFI_KIND_TYPE,
-               "xffi_map_new_from: key is an object rvalue reference (a move), which cannot be a map key");
+  assert_int_equal(xffi_map_new(NULL, &k, &v, 1), XFFI_FAIL);
+  expect_error(XFFI_KIND_VALUE, "xffi_map_new: out is NULL");
+  assert_int_equal(xffi_map_new(&out, NULL, &v, 1), XFFI_FAIL);
+  expect_error(XFFI_KIND_VALUE, "xffi_map_new: keys is NULL but count is 1");
+  assert_int_equal(xffi_map_new(&out, &k, NULL, 1), XFFI_FAIL);
+  expect_error(XFFI_KIND_VALUE, "xffi_map_new: values is NULL but count is 1");
+  assert_int_equal(xffi_map_new(&out, &k, &v, -1), XFFI_FAIL);
+  expect_error(XFFI_KIND_VALUE, "xffi_map_new: count is negative (-1)");
+  assert_int_equal(xffi_map_new(&out, &rvalue, &v, 1), XFFI_FAIL);
+  expect_error(XFFI_KIND_TYPE, "xffi_map_new: key is an object rvalue reference (a move), which cannot be a map key");
   assert_null(out);
 
   assert_int_equal(xffi_map_length(NULL, map), XFFI_FAIL);
@@ -682,7 +681,7 @@ static void probes_that_run_off_the_end_wrap_to_the_first_slot(void **state) {
   (void)state;
   for (int round = 0; round < 300; ++round) {
     xffi_object *map = NULL;
-    assert_int_equal(xffi_map_new(&map), XFFI_OK);
+    assert_int_equal(xffi_map_new(&map, NULL, NULL, 0), XFFI_OK);
     char text[7][16];
     xffi_any keys[7];
     for (int k = 0; k < 7; ++k) {

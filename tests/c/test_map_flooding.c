@@ -78,7 +78,7 @@ static double now_seconds(void) {
 static double time_dict_inserts(const xffi_any *keys, int n) {
   double start = now_seconds();
   xffi_object *dict = NULL;
-  assert_int_equal(xffi_dict_new(&dict), XFFI_OK);
+  assert_int_equal(xffi_dict_new(&dict, NULL, NULL, 0), XFFI_OK);
   for (int i = 0; i < n; ++i) {
     xffi_any value = xffi_any_int(i);
     assert_int_equal(xffi_dict_set(dict, &keys[i], &value), XFFI_OK);

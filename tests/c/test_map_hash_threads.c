@@ -36,7 +36,7 @@ static void key_text(char *buf, size_t cap, int k) { snprintf(buf, cap, "key-%d-
 static void *build(void *arg) {
   builder *b = arg;
   pthread_barrier_wait(b->start);
-  b->ok = xffi_dict_new(&b->dict) == XFFI_OK;
+  b->ok = xffi_dict_new(&b->dict, NULL, NULL, 0) == XFFI_OK;
   for (int k = 0; b->ok && k < KEYS; ++k) {
     char text[32];
     key_text(text, sizeof(text), k);

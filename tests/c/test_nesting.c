@@ -131,7 +131,7 @@ static int consume_call(void *resource, const xffi_any *args, int32_t num_args, 
   xffi_any keys[3] = {xffi_any_c_str("total"), xffi_any_c_str("kept"), xffi_any_c_str("lists")};
   xffi_any values[3] = {xffi_any_float(total), items[0], xffi_any_object(lists)};
   xffi_object *out = NULL;
-  int rc = xffi_map_new_from(&out, keys, values, 3);
+  int rc = xffi_map_new(&out, keys, values, 3);
   xffi_object_dec_ref(lists);
   if (rc != XFFI_OK) return XFFI_FAIL;
   *result = xffi_any_object(out); /* the new reference moves into the result */
@@ -162,7 +162,7 @@ static void an_array_of_maps_of_functions_and_tensors_frees_everything_once(void
     xffi_any keys[3] = {xffi_any_c_str("fn"), xffi_any_c_str("tensor"), xffi_any_c_str("list")};
     xffi_any values[3] = {xffi_any_object(fn), xffi_any_object(tensor), xffi_any_object(list)};
     xffi_object *map = NULL;
-    assert_int_equal(xffi_map_new_from(&map, keys, values, 3), XFFI_OK);
+    assert_int_equal(xffi_map_new(&map, keys, values, 3), XFFI_OK);
     xffi_any mv = xffi_any_object(map);
     assert_int_equal(xffi_array_push(&array, &mv), XFFI_OK);
     /* The containers hold everything now. */
@@ -220,7 +220,7 @@ static void a_failing_call_inside_the_nest_releases_everything(void **state) {
   xffi_any keys[2] = {xffi_any_c_str("fn"), xffi_any_c_str("tensor")};
   xffi_any values[2] = {xffi_any_object(fn), xffi_any_object(tensor)};
   xffi_object *map = NULL;
-  assert_int_equal(xffi_map_new_from(&map, keys, values, 2), XFFI_OK);
+  assert_int_equal(xffi_map_new(&map, keys, values, 2), XFFI_OK);
   xffi_object_dec_ref(fn);
   xffi_object_dec_ref(tensor);
   xffi_any mv = xffi_any_object(map);

@@ -73,7 +73,7 @@ static xffi_object *wrap_in_array(xffi_object *inner) {
 static xffi_object *wrap_in_map(xffi_object *inner) {
   xffi_object *outer = NULL;
   xffi_any key = xffi_any_int(7), value = xffi_any_object(inner);
-  assert_int_equal(xffi_map_new_from(&outer, &key, &value, 1), XFFI_OK);
+  assert_int_equal(xffi_map_new(&outer, &key, &value, 1), XFFI_OK);
   xffi_object_dec_ref(inner);
   return outer;
 }
@@ -81,7 +81,7 @@ static xffi_object *wrap_in_map(xffi_object *inner) {
 static xffi_object *wrap_in_dict(xffi_object *inner) {
   xffi_object *outer = NULL;
   xffi_any key = xffi_any_int(7), value = xffi_any_object(inner);
-  assert_int_equal(xffi_dict_new(&outer), XFFI_OK);
+  assert_int_equal(xffi_dict_new(&outer, NULL, NULL, 0), XFFI_OK);
   assert_int_equal(xffi_dict_set(outer, &key, &value), XFFI_OK);
   xffi_object_dec_ref(inner);
   return outer;

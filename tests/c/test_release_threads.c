@@ -61,7 +61,7 @@ static void test_deep_release_races_with_weak_locks(void **state) {
       xffi_any item = xffi_any_object(r.top);
       if (i % 2) {
         xffi_any key = xffi_any_int(i);
-        assert_int_equal(xffi_dict_new(&outer), XFFI_OK);
+        assert_int_equal(xffi_dict_new(&outer, NULL, NULL, 0), XFFI_OK);
         assert_int_equal(xffi_dict_set(outer, &key, &item), XFFI_OK);
       } else {
         assert_int_equal(xffi_list_new(&outer, &item, 1), XFFI_OK);

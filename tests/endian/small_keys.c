@@ -79,7 +79,7 @@ static void run(int is_dict, int is_bytes) {
   char kind[32];
   snprintf(kind, sizeof(kind), "%s of %s", is_dict ? "Dict" : "Map", is_bytes ? "bytes" : "str");
   xffi_object *map = NULL;
-  if ((is_dict ? xffi_dict_new(&map) : xffi_map_new(&map)) != XFFI_OK) {
+  if ((is_dict ? xffi_dict_new(&map, NULL, NULL, 0) : xffi_map_new(&map, NULL, NULL, 0)) != XFFI_OK) {
     CHECK(0, "%s: cannot create", kind);
     return;
   }

@@ -164,7 +164,7 @@ static inline void fuzz_pool_init(fuzz_value_pool *pool) {
   FUZZ_CHECK(xffi_string_from_c_str(&pool->string, "a String object, longer than seven bytes") == XFFI_OK);
   FUZZ_CHECK(xffi_bytes_new(&pool->bytes, "a Bytes\0object", 14) == XFFI_OK);
   FUZZ_CHECK(xffi_array_new(&pool->array, NULL, 0) == XFFI_OK);
-  FUZZ_CHECK(xffi_map_new(&pool->map) == XFFI_OK);
+  FUZZ_CHECK(xffi_map_new(&pool->map, NULL, NULL, 0) == XFFI_OK);
   FUZZ_CHECK(xffi_function_new(&pool->function, fuzz_noop_callback, NULL, NULL) == XFFI_OK);
   int64_t dims[2] = {2, 3};
   FUZZ_CHECK(xffi_shape_new(&pool->shape, dims, 2) == XFFI_OK);

@@ -241,8 +241,8 @@ static void malformed_step(fuzz_input *in, xffi_object **map, int is_dict) {
     default: {
       xffi_object *made = (xffi_object *)0x1;
       xffi_any keys[2] = {good, bad}, values[2] = {good, good};
-      status = is_dict ? xffi_dict_new_from(&made, keys, values, 2) : xffi_map_new_from(&made, keys, values, 2);
-      fn = is_dict ? "xffi_dict_new_from" : "xffi_map_new_from";
+      status = is_dict ? xffi_dict_new(&made, keys, values, 2) : xffi_map_new(&made, keys, values, 2);
+      fn = is_dict ? "xffi_dict_new" : "xffi_map_new";
       FUZZ_CHECK(made == NULL);
       break;
     }
@@ -343,8 +343,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   xffi_object *array = NULL, *list = NULL, *map = NULL, *dict = NULL;
   FUZZ_CHECK(xffi_array_new(&array, NULL, 0) == XFFI_OK);
   FUZZ_CHECK(xffi_list_new(&list, NULL, 0) == XFFI_OK);
-  FUZZ_CHECK(xffi_map_new(&map) == XFFI_OK);
-  FUZZ_CHECK(xffi_dict_new(&dict) == XFFI_OK);
+  FUZZ_CHECK(xffi_map_new(&map, NULL, NULL, 0) == XFFI_OK);
+  FUZZ_CHECK(xffi_dict_new(&dict, NULL, NULL, 0) == XFFI_OK);
   seq_model am = {{0}, 0}, lm = {{0}, 0};
   map_model mm = {{0}, {0}, 0}, dm = {{0}, {0}, 0};
   /* Snapshots: another holder's reference and what it must keep seeing. */

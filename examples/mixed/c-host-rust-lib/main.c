@@ -86,7 +86,7 @@ int main(void) {
   xffi_any items[3] = {xffi_any_object(a), xffi_any_object(b), xffi_any_object(c)};
   xffi_object *path = NULL, *labels = NULL;
   CHECK_OK(xffi_array_new(&path, items, 3));
-  CHECK_OK(xffi_map_new(&labels));
+  CHECK_OK(xffi_map_new(&labels, NULL, NULL, 0));
   xffi_any key = xffi_any_c_str("home"), value = xffi_any_object(home);
   CHECK_OK(xffi_map_set(&labels, &key, &value));
   CHECK(xffi_object_strong_count(a) == 3, "a is held by C, the array and the label: %u", xffi_object_strong_count(a));

@@ -120,7 +120,7 @@ int main(int argc, char **argv) {
   xffi_any items[2] = {xffi_any_object(counter), xffi_any_object(counter2)};
   xffi_object *array = NULL, *dict = NULL;
   CHECK_OK(xffi_array_new(&array, items, 2));
-  CHECK_OK(xffi_dict_new(&dict));
+  CHECK_OK(xffi_dict_new(&dict, NULL, NULL, 0));
   xffi_any key = xffi_any_c_str("hundred");
   CHECK_OK(xffi_dict_set(dict, &key, &items[1]));
   xffi_any from_dict = xffi_any_none();

@@ -212,10 +212,9 @@ pub struct xffi_map_item {
 }
 
 extern "C" {
-    /// New empty Map (new reference).
-    pub fn xffi_map_new(out: *mut *mut xffi_object) -> c_int;
-    /// New Map of `count` pairs (views, copied).
-    pub fn xffi_map_new_from(
+    /// New Map of `count` pairs (views, copied; NULL arrays with count 0
+    /// make an empty Map): `*out` receives a new reference.
+    pub fn xffi_map_new(
         out: *mut *mut xffi_object,
         keys: *const xffi_any,
         values: *const xffi_any,
@@ -236,8 +235,8 @@ extern "C" {
     /// `*out` receives the removed value (owned by the caller).
     pub fn xffi_map_pop(out: *mut xffi_any, map: *mut *mut xffi_object, key: *const xffi_any) -> c_int;
     pub fn xffi_map_clear(map: *mut *mut xffi_object) -> c_int;
-    pub fn xffi_dict_new(out: *mut *mut xffi_object) -> c_int;
-    pub fn xffi_dict_new_from(
+    /// As [`xffi_map_new`], making a Dict.
+    pub fn xffi_dict_new(
         out: *mut *mut xffi_object,
         keys: *const xffi_any,
         values: *const xffi_any,

@@ -138,11 +138,9 @@ impl<K: Element, V: Element> Map<K, V> {
 
     fn from_anys(keys: &[Any], values: &[Any]) -> Result<Self> {
         // SAFETY: parallel arrays of valid views (Any and xffi_any share a
-        // layout); xffi_map_new_from writes a new Map reference.
+        // layout); xffi_map_new writes a new Map reference.
         let obj = unsafe {
-            new_object(|out| {
-                sys::xffi_map_new_from(out, keys.as_ptr().cast(), values.as_ptr().cast(), keys.len() as i64)
-            })
+            new_object(|out| sys::xffi_map_new(out, keys.as_ptr().cast(), values.as_ptr().cast(), keys.len() as i64))
         }?;
         Ok(Map::from_checked(obj))
     }
@@ -350,7 +348,7 @@ impl<K: Element, V: Element> Dict<K, V> {
     /// ```
     pub fn new() -> Result<Self> {
         // SAFETY: xffi_dict_new writes a new Dict reference.
-        let obj = unsafe { new_object(|out| sys::xffi_dict_new(out)) }?;
+        let obj = unsafe { new_object(|out| sys::xffi_dict_new(out, core::ptr::null(), core::ptr::null(), 0)) }?;
         Ok(Dict::from_checked(obj))
     }
 
