@@ -112,7 +112,7 @@ fn c_index(func: &str, index: usize, len: usize) -> Result<i64> {
 }
 
 fn with_elem<T: Element>(v: &AnyView<'_>, index: usize) -> Result<T> {
-    T::from_view(v).map_err(|e| Error::new(e.kind(), &format!("element {index}: {}", e.message())))
+    T::from_view(v).map_err(|e| e.context(&format!("element {index}")))
 }
 
 wrapper! {

@@ -441,6 +441,27 @@ impl Error {
         check(unsafe { sys::xffi_error_set_cause(self.obj.as_ptr(), cause.into_raw()) })
     }
 
+    /// The same error seen from a wider place: a new error of the same kind
+    /// whose message is `"<prefix>: <message>"` and whose cause is `self`
+    /// (taken), so the original error object, its backtrace and its own
+    /// causes stay reachable through [`Error::cause`] and `source()`. If
+    /// linking the cause runs out of memory, the new error is returned
+    /// without it (its message still says everything).
+    ///
+    /// ```
+    /// let inner = xffi::Error::type_error("expected int, got float");
+    /// let outer = inner.context("argument 1");
+    /// assert_eq!(outer.kind(), xffi::ErrorKind::TypeError);
+    /// assert_eq!(outer.message(), "argument 1: expected int, got float");
+    /// assert_eq!(outer.cause().unwrap().message(), "expected int, got float");
+    /// ```
+    pub fn context(self, prefix: &str) -> Error {
+        let mut outer = Error::new(self.kind(), &format!("{prefix}: {}", self.message()));
+        // On failure set_cause has released `self`; `outer` is unchanged.
+        let _ = outer.set_cause(self);
+        outer
+    }
+
     /// Appends a frame (one line) to the backtrace, through the error's own
     /// update function (so it works on errors made by any runtime). Out of
     /// memory leaves the backtrace as it was.

@@ -188,5 +188,5 @@ pub fn check_count(name: &str, views: &[AnyView<'_>], expected: usize) -> Result
 /// Converts argument `index`; a failure keeps its kind and names the argument.
 #[doc(hidden)]
 pub fn arg<T: for<'v> FromAnyView<'v>>(name: &str, index: usize, view: &AnyView<'_>) -> Result<T> {
-    T::from_view(view).map_err(|e| Error::new(e.kind(), &format!("{name}: argument {index}: {}", e.message())))
+    T::from_view(view).map_err(|e| e.context(&format!("{name}: argument {index}")))
 }

@@ -353,7 +353,7 @@ fn wrong_arg_count(expected: usize, got: usize) -> Error {
 #[cold]
 #[inline(never)]
 fn wrong_arg(index: usize, e: Error) -> Error {
-    Error::new(e.kind(), &format!("argument {index}: {}", e.message()))
+    e.context(&format!("argument {index}"))
 }
 
 macro_rules! arity {

@@ -10,7 +10,7 @@ use xffi_sys as sys;
 
 use crate::any::{Any, AnyView, FromAnyView};
 use crate::array::{Access, Element, lock_for};
-use crate::error::{Error, Result, check};
+use crate::error::{Result, check};
 use crate::key::KeyView;
 use crate::object::ObjectRef;
 use crate::wrapper::{new_object, replace_object, wrapper};
@@ -89,8 +89,8 @@ fn map_contains<Q: KeyView + ?Sized>(obj: *mut sys::xffi_object, access: Access,
 }
 
 fn convert_pair<K: Element, V: Element>(k: &AnyView<'_>, v: &AnyView<'_>) -> Result<(K, V)> {
-    let key = k.get::<K>().map_err(|e| Error::new(e.kind(), &format!("key: {}", e.message())))?;
-    let value = v.get::<V>().map_err(|e| Error::new(e.kind(), &format!("value of key {k:?}: {}", e.message())))?;
+    let key = k.get::<K>().map_err(|e| e.context("key"))?;
+    let value = v.get::<V>().map_err(|e| e.context(&format!("value of key {k:?}")))?;
     Ok((key, value))
 }
 

@@ -242,11 +242,13 @@ impl Tensor {
     /// assert_eq!(xffi::Tensor::new(&[-1], xffi::DataType::I64).unwrap_err().kind(), xffi::ErrorKind::ValueError);
     /// ```
     pub fn new(shape: &[i64], dtype: DataType) -> Result<Tensor> {
+        // More than i32::MAX dimensions: -1 makes C refuse it (ValueError)
+        // instead of a wrapped count making a tensor of the wrong shape.
+        let ndim = i32::try_from(shape.len()).unwrap_or(-1);
         let mut out = ptr::null_mut();
-        // SAFETY: shape is shape.len() readable i64s, borrowed for the call
-        // (copied); out is writable. (A length past i32::MAX wraps: C then
-        // refuses the negative or short ndim, it never reads past the run.)
-        check(unsafe { sys::xffi_tensor_new(&mut out, shape.as_ptr(), shape.len() as i32, dtype.0) })?;
+        // SAFETY: shape is shape.len() >= ndim readable i64s, borrowed for the
+        // call (copied); out is writable.
+        check(unsafe { sys::xffi_tensor_new(&mut out, shape.as_ptr(), ndim, dtype.0) })?;
         // SAFETY: on success out holds a new reference to a Tensor, now ours.
         Ok(Tensor(unsafe { ObjectRef::from_raw(out) }.expect("xffi_tensor_new succeeded")))
     }

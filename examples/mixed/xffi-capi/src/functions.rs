@@ -157,8 +157,7 @@ pub extern "C" fn xcapi_register_globals(allow_override: c_int) -> c_int {
     boundary(F, || {
         for name in NAMES {
             let f = make(name)?.expect("every name in NAMES is known");
-            f.register_global(&format!("xcapi.{name}"), allow_override != 0)
-                .map_err(|e| Error::new(e.kind(), &format!("{F}: {}", e.message())))?;
+            f.register_global(&format!("xcapi.{name}"), allow_override != 0).map_err(|e| e.context(F))?;
         }
         Ok(())
     })
