@@ -61,7 +61,7 @@ typedef struct xcapi_stats {
 
 #ifdef __cplusplus
 extern "C" {
-#endif  // __cplusplus
+#endif // __cplusplus
 
 /**
  * Makes the Rust function `name` into an xffi Function object. The names
@@ -214,4 +214,4 @@ int xcapi_stats_get(struct xcapi_stats *out);
 }  // extern "C"
 #endif  // __cplusplus
 
-#endif /* XFFI_CAPI_H */
+#endif  /* XFFI_CAPI_H */

@@ -53,10 +53,14 @@ fn exported_names(dir: &Path, out: &mut Vec<String>) {
         }
         println!("cargo:rerun-if-changed={}", path.display());
         let text = fs::read_to_string(&path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
-        for line in text.lines() {
-            let Some(decl) = line.trim_start().strip_prefix("XFFI_API ") else {
-                continue;
-            };
+        // A declaration may span lines (`XFFI_API void` above its name, as
+        // clang-format writes it after an attribute): read up to its `(` or `;`.
+        for (start, _) in text.match_indices("XFFI_API ") {
+            let line_start = text[..start].rfind('\n').map_or(0, |i| i + 1);
+            if !text[line_start..start].trim().is_empty() {
+                continue; // mentioned inside a line (a comment, a macro body), not a declaration
+            }
+            let decl = &text[start + "XFFI_API ".len()..];
             let decl = &decl[..decl.find(['(', ';']).unwrap_or(decl.len())];
             let name = decl.rsplit(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).find(|s| !s.is_empty());
             if let Some(name) = name.filter(|n| n.starts_with("xffi_")) {
