@@ -17,9 +17,7 @@
 
 /* Raises kind with the message "<function>: <argument> " followed by the
  * formatted detail, and returns XFFI_FAIL. */
-#if defined(__GNUC__)
-__attribute__((format(printf, 4, 5)))
-#endif
+XFFI_PRINTF(4, 5)
 int xffi_raise_arg(const char *kind, const char *function, const char *argument, const char *detail_format, ...);
 
 /* ValueError "<function>: <argument> is NULL"; returns XFFI_FAIL. */
