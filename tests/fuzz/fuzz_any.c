@@ -240,7 +240,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     FUZZ_CHECK(xffi_any_to_object(&obj, &v, bogus) == XFFI_FAIL);
     fuzz_expect_raised(XFFI_KIND_TYPE, "xffi_any_to_object");
     FUZZ_CHECK(xffi_arg_to_object(&obj, &v, 1, 0, bogus, "fuzz_fn") == XFFI_FAIL);
-    fuzz_expect_raised(XFFI_KIND_VALUE, "xffi_arg_to_object");
+    fuzz_expect_raised(XFFI_KIND_TYPE, "xffi_arg_to_object");
   }
 
   /* An owned copy: same value, borrowed text copied, one more reference. */
