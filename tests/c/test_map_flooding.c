@@ -21,6 +21,7 @@
 
 #include <cmocka.h>
 
+#include "test_clock.h"
 #include "test_util.h"
 
 #include <xffi/map.h>
@@ -67,16 +68,10 @@ static uint64_t old_unmix(uint64_t h) {
  * low half, a different high half per key. */
 static uint64_t colliding_hash(int i) { return ((uint64_t)(i + 1) << 32) | UINT64_C(0x5eed1234); }
 
-static double now_seconds(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 /* Inserts keys[0..n) into a fresh Dict (value: the position), then finds
  * each; returns the seconds taken. */
 static double time_dict_inserts(const xffi_any *keys, int n) {
-  double start = now_seconds();
+  double start = test_cpu_seconds();
   xffi_object *dict = NULL;
   assert_int_equal(xffi_dict_new(&dict, NULL, NULL, 0), XFFI_OK);
   for (int i = 0; i < n; ++i) {
@@ -93,7 +88,7 @@ static double time_dict_inserts(const xffi_any *keys, int n) {
     assert_int_equal(found->v_int64, i);
   }
   xffi_object_dec_ref(dict);
-  return now_seconds() - start;
+  return test_cpu_seconds() - start;
 }
 
 /* Times the ordinary keys and the chosen ones, and checks the limit. */

@@ -6,12 +6,14 @@
  * first mixing constant all hash alike, whatever their last 8 bytes, so they
  * share one probe run and each registration scans all earlier ones. Names
  * are hashed with the process's secret key now (c/hash.h). Each test checks
- * that the chosen names do collide under xffi_bytes_hash, then times
+ * that the chosen names do collide under xffi_bytes_hash, then measures the
+ * thread's CPU time (other processes' load does not count) of
  * registering and finding them against as many ordinary names; the limit is
  * generous (20x the ordinary names plus 0.5 s). */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include <time.h>
 
+#include "test_clock.h"
 #include "test_util.h"
 
 #include <xffi/function.h>
@@ -19,12 +21,6 @@
 #include <xffi/type.h>
 
 #define NNAMES 20000
-
-static double now_seconds(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 /* Writes name number i of a family into out (17 bytes with the NUL). A
  * chosen name starts with the 8 bytes that xffi_bytes_hash xors to zero;
@@ -45,7 +41,7 @@ static void family_name(char out[17], int chosen, const char *prefix, int i) {
  * them all; returns the seconds taken. */
 static double time_globals(xffi_object *func, int chosen) {
   char name[17];
-  double start = now_seconds();
+  double start = test_cpu_seconds();
   for (int i = 0; i < NNAMES; ++i) {
     family_name(name, chosen, "global.o", i);
     assert_int_equal(xffi_function_global_register(name, func, 0), XFFI_OK);
@@ -61,7 +57,7 @@ static double time_globals(xffi_object *func, int chosen) {
     family_name(name, chosen, "global.o", i);
     assert_int_equal(xffi_function_global_erase(name), XFFI_OK);
   }
-  return now_seconds() - start;
+  return test_cpu_seconds() - start;
 }
 
 static void chosen_function_names_register_in_near_linear_time(void **state) {
@@ -84,7 +80,7 @@ static void chosen_function_names_register_in_near_linear_time(void **state) {
  * never removed, so each family is registered once per process. */
 static double time_types(int chosen) {
   char key[17];
-  double start = now_seconds();
+  double start = test_cpu_seconds();
   for (int i = 0; i < NNAMES; ++i) {
     family_name(key, chosen, "type.ord", i);
     int32_t index = -1;
@@ -96,7 +92,7 @@ static double time_types(int chosen) {
     assert_int_equal(xffi_type_info_get_by_key(&info, key), XFFI_OK);
     assert_true(info->type_index >= XFFI_TYPE_DYNAMIC_BEGIN);
   }
-  return now_seconds() - start;
+  return test_cpu_seconds() - start;
 }
 
 static void chosen_type_keys_register_in_near_linear_time(void **state) {

@@ -10,6 +10,7 @@
 #include <stdatomic.h>
 #include <time.h>
 
+#include "test_clock.h"
 #include "test_util.h"
 #include "registry_thread_util.h"
 
@@ -56,12 +57,6 @@ static void *busy_reader(void *arg) {
     atomic_fetch_add_explicit(&lookups_done, 2, memory_order_relaxed);
   }
   return NULL;
-}
-
-static double now_seconds(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 /* Fails the whole test (rather than hang ctest) if the writer is stuck. */
@@ -119,9 +114,9 @@ static void writer_bounded_with_busy_readers(int reader_count) {
         f = make(1000 * CHURN_MAGIC + round);
         assert_non_null(f);
       }
-      double started = now_seconds();
+      double started = test_wall_seconds();
       int status = f ? xffi_function_global_register(CHURN_NAME, f, 1) : xffi_function_global_erase(CHURN_NAME);
-      double took = now_seconds() - started;
+      double took = test_wall_seconds() - started;
       assert_int_equal(status, XFFI_OK);
       if (took >= WRITE_BOUND_SECONDS)
         fail_msg("%s (round %d) took %.3f s, bound %.1f s", steps[step], round, took, WRITE_BOUND_SECONDS);
