@@ -12,6 +12,14 @@
 #                              (builds passed failed tour), and prints
 #                              "cross TARGET: builds ..., tests N passed M failed,
 #                              tour identical ..." when the script exits
+#   cross_build_suite TOOLCHAIN
+#                              configures and builds xffi (library, suite,
+#                              tour; Debug, no benchmarks) for the toolchain
+#                              in $work/build, sets builds=yes, or prints the
+#                              errors of its logs and returns 1
+#   cross_reference_tour       builds (incrementally) and runs the x86-64 tour;
+#                              prints the path of its output, the reference
+#                              every target's tour must print
 #   cross_ctest                runs the suite in $work/build (log in
 #                              $work/ctest.log), prints its result lines and
 #                              sets status, passed and failed
@@ -56,4 +64,31 @@ cross_ctest() {
   grep -E '^\s*[0-9]+/[0-9]+ Test|tests passed|\*\*\*' "$work/ctest.log" | tail -40
   passed=$(grep -cE '^\s*[0-9]+/[0-9]+ Test .* Passed' "$work/ctest.log")
   failed=$(grep -cE '^\s*[0-9]+/[0-9]+ Test .*(\*\*\*|Failed|Not Run|Timeout)' "$work/ctest.log")
+}
+
+cross_build_suite() {
+  local toolchain=$1 tvm_include
+  tvm_include=$(python3 -m tvm_ffi.config --includedir 2>/dev/null || true)
+  export XFFI_CROSS_PREFIX=$prefix PKG_CONFIG_LIBDIR=$prefix/lib/pkgconfig
+  if cmake -S "$root" -B "$work/build" -G Ninja -DCMAKE_TOOLCHAIN_FILE="$toolchain" -DCMAKE_BUILD_TYPE=Debug \
+    -DXFFI_BUILD_BENCH=OFF -DXFFI_TVM_FFI_INCLUDE_DIR="$tvm_include" >"$work/configure.log" 2>&1 &&
+    cmake --build "$work/build" -j "$jobs" >"$work/build.log" 2>&1; then
+    builds=yes
+  else
+    cat "$work/configure.log" "$work/build.log" | grep -E 'error|Error|FAILED' | head -40
+    return 1
+  fi
+}
+
+cross_reference_tour() {
+  local repo dir
+  repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+  dir=$(realpath -m "${XFFI_BUILD_ROOT:-$repo/build}")/cross/host-tour
+  # Built (incrementally) and run every time: a reference kept from an older
+  # tree would compare the target's tour with another version's.
+  cmake -S "$repo" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DXFFI_BUILD_TESTS=OFF \
+    -DXFFI_BUILD_BENCH=OFF >/dev/null &&
+    cmake --build "$dir" --target tour >/dev/null &&
+    "$dir/examples/tour" >"$dir/tour.txt" || return 1
+  echo "$dir/tour.txt"
 }

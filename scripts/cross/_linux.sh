@@ -17,18 +17,6 @@ cross_jobs=${XFFI_JOBS:-2}
 
 source "$cross_root/scripts/cross/_install.sh"
 
-# The x86-64 tour's output, the reference every target's tour must print.
-cross_reference_tour() {
-  local dir=$cross_build/host-tour
-  # Built (incrementally) and run every time: a reference kept from an older
-  # tree would compare the target's tour with another version's.
-  cmake -S "$cross_root" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DXFFI_BUILD_TESTS=OFF \
-    -DXFFI_BUILD_BENCH=OFF >/dev/null &&
-    cmake --build "$dir" --target tour >/dev/null &&
-    "$dir/examples/tour" >"$dir/tour.txt" || return 1
-  echo "$dir/tour.txt"
-}
-
 linux_cross() {
   local target=$1 deb_arch=$2 compiler=${3:-}
   local label=$target${compiler:+-$compiler} toolchain=$cross_root/cmake/toolchains/$target.cmake

@@ -21,16 +21,7 @@ gcc_dlls=$(dirname "$(x86_64-w64-mingw32-gcc-posix -print-libgcc-file-name)")
 export WINEPATH="$prefix/bin;$work/build;$gcc_dlls;/usr/x86_64-w64-mingw32/lib"
 [ -d "$WINEPREFIX" ] || { /usr/lib/wine/wine64 wineboot -i >/dev/null 2>&1 || true; }
 
-tvm_include=$(python3 -m tvm_ffi.config --includedir 2>/dev/null || true)
-export XFFI_CROSS_PREFIX=$prefix PKG_CONFIG_LIBDIR=$prefix/lib/pkgconfig
-if cmake -S "$root" -B "$work/build" -G Ninja -DCMAKE_TOOLCHAIN_FILE="$toolchain" -DCMAKE_BUILD_TYPE=Debug \
-  -DXFFI_BUILD_BENCH=OFF -DXFFI_TVM_FFI_INCLUDE_DIR="$tvm_include" >"$work/configure.log" 2>&1 &&
-  cmake --build "$work/build" -j "$jobs" >"$work/build.log" 2>&1; then
-  builds=yes
-else
-  cat "$work/configure.log" "$work/build.log" | tail -40
-  exit 1
-fi
+cross_build_suite "$toolchain" || exit 1
 
 # The DLL a vendor ships must need nothing beyond the system's DLLs.
 imports=$(x86_64-w64-mingw32-objdump -p "$work/build/libxffi.dll" | sed -n 's/^\s*DLL Name: //p' | tr '\n' ' ')
@@ -47,9 +38,7 @@ cross_ctest
 
 # The tour's output must match the Linux x86-64 build's, byte for byte
 # (line ends aside: the Windows C runtime writes CRLF to a pipe).
-native=$build_root/cross/tour-native
-cmake -S "$root" -B "$native" -G Ninja -DCMAKE_BUILD_TYPE=Release -DXFFI_BUILD_TESTS=OFF -DXFFI_BUILD_BENCH=OFF \
-  >/dev/null && cmake --build "$native" --target tour >"$native.log" 2>&1 && "$native/examples/tour" >"$work/tour-native.txt"
+reference=$(cross_reference_tour) && cp "$reference" "$work/tour-native.txt"
 /usr/lib/wine/wine64 "$work/build/examples/tour.exe" 2>"$work/tour.err" | tr -d '\r' >"$work/tour.txt"
 if [ -s "$work/tour-native.txt" ] && cmp -s "$work/tour-native.txt" "$work/tour.txt"; then
   tour=yes

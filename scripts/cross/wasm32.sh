@@ -22,16 +22,7 @@ mkdir -p "$work"
 toolchain=$root/cmake/toolchains/wasm32-wasi.cmake
 bash scripts/cross/cmocka.sh "$toolchain" "$prefix" || { echo "building cmocka for wasm32-wasi failed"; exit 1; }
 
-tvm_include=$(python3 -m tvm_ffi.config --includedir 2>/dev/null || true)
-export XFFI_CROSS_PREFIX=$prefix PKG_CONFIG_LIBDIR=$prefix/lib/pkgconfig
-if cmake -S "$root" -B "$work/build" -G Ninja -DCMAKE_TOOLCHAIN_FILE="$toolchain" -DCMAKE_BUILD_TYPE=Debug \
-  -DXFFI_BUILD_BENCH=OFF -DXFFI_TVM_FFI_INCLUDE_DIR="$tvm_include" >"$work/configure.log" 2>&1 &&
-  cmake --build "$work/build" -j "$jobs" >"$work/build.log" 2>&1; then
-  builds=yes
-else
-  cat "$work/configure.log" "$work/build.log" | grep -E 'error|Error|FAILED' | head -40
-  exit 1
-fi
+cross_build_suite "$toolchain" || exit 1
 
 cross_ctest
 [ $status -ne 0 ] && grep -E 'error: |FAILED|!=|wasm backtrace' "$work/ctest.log" | head -40
@@ -39,9 +30,7 @@ cross_ctest
 # The tour's output must match the Linux x86-64 build's, byte for byte, or
 # differ exactly as scripts/cross/wasm32.tour.diff says (sizes that depend on
 # the pointer size).
-native=$build_root/cross/tour-native
-cmake -S "$root" -B "$native" -G Ninja -DCMAKE_BUILD_TYPE=Release -DXFFI_BUILD_TESTS=OFF -DXFFI_BUILD_BENCH=OFF \
-  >/dev/null && cmake --build "$native" --target tour >"$native.log" 2>&1 && "$native/examples/tour" >"$work/tour-native.txt"
+reference=$(cross_reference_tour) && cp "$reference" "$work/tour-native.txt"
 python3 scripts/cross/wasi-run.py "$work/build/examples/tour.wasm" >"$work/tour.txt" 2>"$work/tour.err"
 tour_ok=no
 if [ -s "$work/tour-native.txt" ] && cmp -s "$work/tour-native.txt" "$work/tour.txt"; then
