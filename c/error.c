@@ -154,7 +154,7 @@ void xffi_error_set_raised(xffi_object *err) {
     /* Only Errors may sit in the slot: callers read it as an error cell. */
     int32_t got = err->type_index;
     xffi_object_dec_ref_inline(err);
-    xffi_error_raise(XFFI_KIND_TYPE, "%s: err expected Error, got %s", __func__, xffi_type_key(got));
+    xffi_error_raise(XFFI_KIND_TYPE, "%s: err expected ffi.Error, got %s", __func__, xffi_type_key(got));
     return;
   }
   xffi_object *old = xffi_raised_slot;
@@ -230,7 +230,7 @@ static int is_error(const xffi_object *obj) { return obj && obj->type_index == X
  * the checks of c/check.h so that this file stays a leaf. */
 static int raise_not_error(const char *function, const char *argument, const xffi_object *obj) {
   if (!obj) return xffi_error_raise(XFFI_KIND_VALUE, "%s: %s is NULL", function, argument);
-  return xffi_error_raise(XFFI_KIND_TYPE, "%s: %s expected Error, got %s", function, argument,
+  return xffi_error_raise(XFFI_KIND_TYPE, "%s: %s expected ffi.Error, got %s", function, argument,
                           xffi_type_key(obj->type_index));
 }
 

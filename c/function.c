@@ -307,11 +307,11 @@ int xffi_arg_check_signature(const xffi_any *args, int32_t num_args, const char 
         break;
       case 'o':
         ok = xffi_any_is_object(a);
-        what = "Object";
+        what = "ffi.Object";
         break;
       case 'F':
         ok = xffi_any_is_object(a) && a->type_index == XFFI_TYPE_FUNCTION;
-        what = "Function";
+        what = "ffi.Function";
         break;
       default: /* '*' */
         ok = 1;

@@ -197,7 +197,7 @@ int xffi_map_check_readable(const char *fn, const xffi_object *map) {
   const char *arg = strncmp(fn, "xffi_dict", 9) == 0 ? "dict" : "map";
   if (!map) return xffi_raise_null_arg(fn, arg);
   xffi_any view = xffi_any_object((xffi_object *)map);
-  return xffi_error_raise(XFFI_KIND_TYPE, "%s: %s expected Map or Dict, got %s", fn, arg, xffi_any_kind_name(&view));
+  return xffi_error_raise(XFFI_KIND_TYPE, "%s: %s expected ffi.Map or ffi.Dict, got %s", fn, arg, xffi_any_kind_name(&view));
 }
 
 int xffi_map_check_ref(const char *fn, xffi_object **map) {

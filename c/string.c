@@ -137,7 +137,7 @@ int xffi_string_cell_of(xffi_byte_array *out, const xffi_object *obj) {
   XFFI_CHECK_ARG_NOT_NULL(out);
   XFFI_CHECK_ARG_NOT_NULL(obj);
   if (obj->type_index != XFFI_TYPE_STRING && obj->type_index != XFFI_TYPE_BYTES)
-    return xffi_error_raise(XFFI_KIND_TYPE, "%s: obj expected String or Bytes, got %s", __func__,
+    return xffi_error_raise(XFFI_KIND_TYPE, "%s: obj expected ffi.String or ffi.Bytes, got %s", __func__,
                             xffi_type_key(obj->type_index));
   *out = xffi_string_cell_of_unchecked(obj);
   return XFFI_OK;

@@ -52,7 +52,7 @@ static void test_long_strings_become_objects(void **state) {
   assert_int_equal(xffi_any_from_bytes(&v, "abcdefghij", 10), XFFI_OK);
   assert_int_equal(v.type_index, XFFI_TYPE_BYTES);
   assert_int_equal(xffi_any_to_str(&text, &v), XFFI_FAIL);
-  assert_raised(XFFI_KIND_TYPE, "xffi_any_to_str: expected str, got Bytes");
+  assert_raised(XFFI_KIND_TYPE, "xffi_any_to_str: expected str, got ffi.Bytes");
   xffi_any_release(&v);
 }
 
@@ -133,22 +133,22 @@ static void test_accessor_reports_expected_and_got(void **state) {
   xffi_any v = xffi_any_object(s);
   int64_t out = 99;
   assert_int_equal(xffi_any_to_int(&out, &v), XFFI_FAIL);
-  assert_raised(XFFI_KIND_TYPE, "xffi_any_to_int: expected int, got String");
+  assert_raised(XFFI_KIND_TYPE, "xffi_any_to_int: expected int, got ffi.String");
   assert_int_equal(out, 99);
   xffi_object *obj = NULL;
   assert_int_equal(xffi_any_to_object(&obj, &v, XFFI_TYPE_OBJECT), XFFI_OK);
   assert_ptr_equal(obj, s);
   assert_int_equal(xffi_any_to_object(&obj, &v, XFFI_TYPE_ERROR), XFFI_FAIL);
-  assert_raised(XFFI_KIND_TYPE, "xffi_any_to_object: expected Error, got String");
+  assert_raised(XFFI_KIND_TYPE, "xffi_any_to_object: expected ffi.Error, got ffi.String");
   xffi_any i = xffi_any_int(1);
   assert_int_equal(xffi_any_to_object(&obj, &i, XFFI_TYPE_STRING), XFFI_FAIL);
-  assert_raised(XFFI_KIND_TYPE, "expected String, got int");
+  assert_raised(XFFI_KIND_TYPE, "expected ffi.String, got int");
   xffi_any none = xffi_any_none();
   assert_int_equal(xffi_any_to_object(&obj, &none, XFFI_TYPE_STRING), XFFI_OK);
   assert_null(obj);
   assert_int_equal(xffi_any_to_object(&obj, &v, XFFI_TYPE_INT), XFFI_FAIL);
   assert_raised(XFFI_KIND_TYPE, "type_index 1 is not a registered object type");
-  assert_string_equal(xffi_any_kind_name(&v), "String");
+  assert_string_equal(xffi_any_kind_name(&v), "ffi.String");
   assert_string_equal(xffi_any_kind_name(NULL), "NULL");
   xffi_object_dec_ref(s);
 }

@@ -179,7 +179,7 @@ static void reserve_makes_room_and_copies_a_shared_array(void **state) {
   xffi_object *list = NULL;
   assert_int_equal(xffi_list_new(&list, NULL, 0), XFFI_OK);
   assert_int_equal(xffi_array_reserve(&list, 1), XFFI_FAIL);
-  expect_error(XFFI_KIND_TYPE, "xffi_array_reserve: *array expected Array, got List");
+  expect_error(XFFI_KIND_TYPE, "xffi_array_reserve: *array expected ffi.Array, got ffi.List");
   xffi_object_dec_ref(list);
   xffi_object_dec_ref(other);
   xffi_object_dec_ref(array);
@@ -427,7 +427,7 @@ static void bad_input_is_reported(void **state) {
   assert_int_equal(xffi_array_length(&n, NULL), XFFI_FAIL);
   expect_error(XFFI_KIND_VALUE, "xffi_array_length: array is NULL");
   assert_int_equal(xffi_array_length(&n, str), XFFI_FAIL);
-  expect_error(XFFI_KIND_TYPE, "xffi_array_length: array expected Array or List, got String");
+  expect_error(XFFI_KIND_TYPE, "xffi_array_length: array expected ffi.Array or ffi.List, got ffi.String");
   assert_int_equal(xffi_array_length(&n, list), XFFI_OK); /* a List is readable too */
 
   assert_int_equal(xffi_array_get(NULL, array, 0), XFFI_FAIL);
@@ -435,7 +435,7 @@ static void bad_input_is_reported(void **state) {
   assert_int_equal(xffi_array_get(&got, NULL, 0), XFFI_FAIL);
   expect_error(XFFI_KIND_VALUE, "xffi_array_get: array is NULL");
   assert_int_equal(xffi_array_get(&got, str, 0), XFFI_FAIL);
-  expect_error(XFFI_KIND_TYPE, "xffi_array_get: array expected Array or List, got String");
+  expect_error(XFFI_KIND_TYPE, "xffi_array_get: array expected ffi.Array or ffi.List, got ffi.String");
   assert_int_equal(xffi_array_get(&got, array, 2), XFFI_FAIL);
   expect_error(XFFI_KIND_INDEX, "xffi_array_get: index 2 is out of range for length 2");
   assert_int_equal(xffi_array_get(&got, array, -1), XFFI_FAIL);
@@ -446,7 +446,7 @@ static void bad_input_is_reported(void **state) {
   assert_int_equal(xffi_array_items(&items, NULL, array), XFFI_FAIL);
   expect_error(XFFI_KIND_VALUE, "xffi_array_items: out_size is NULL");
   assert_int_equal(xffi_array_items(&items, &n, str), XFFI_FAIL);
-  expect_error(XFFI_KIND_TYPE, "xffi_array_items: array expected Array or List, got String");
+  expect_error(XFFI_KIND_TYPE, "xffi_array_items: array expected ffi.Array or ffi.List, got ffi.String");
 
   assert_int_equal(xffi_array_slice(NULL, array, 0, 1), XFFI_FAIL);
   expect_error(XFFI_KIND_VALUE, "xffi_array_slice: out is NULL");
@@ -466,7 +466,7 @@ static void bad_input_is_reported(void **state) {
   assert_int_equal(xffi_array_set(&null_obj, 0, &v), XFFI_FAIL);
   expect_error(XFFI_KIND_VALUE, "xffi_array_set: *array is NULL");
   assert_int_equal(xffi_array_set(&list, 0, &v), XFFI_FAIL);
-  expect_error(XFFI_KIND_TYPE, "xffi_array_set: *array expected Array, got List");
+  expect_error(XFFI_KIND_TYPE, "xffi_array_set: *array expected ffi.Array, got ffi.List");
   assert_int_equal(xffi_array_set(&array, 5, &v), XFFI_FAIL);
   expect_error(XFFI_KIND_INDEX, "xffi_array_set: index 5 is out of range for length 2");
   assert_int_equal(xffi_array_set(&array, 0, NULL), XFFI_FAIL);
@@ -477,14 +477,14 @@ static void bad_input_is_reported(void **state) {
   assert_int_equal(xffi_array_push(NULL, &v), XFFI_FAIL);
   expect_error(XFFI_KIND_VALUE, "xffi_array_push: array is NULL");
   assert_int_equal(xffi_array_push(&str, &v), XFFI_FAIL);
-  expect_error(XFFI_KIND_TYPE, "xffi_array_push: *array expected Array, got String");
+  expect_error(XFFI_KIND_TYPE, "xffi_array_push: *array expected ffi.Array, got ffi.String");
   assert_int_equal(xffi_array_push(&array, NULL), XFFI_FAIL);
   expect_error(XFFI_KIND_VALUE, "xffi_array_push: value is NULL");
 
   assert_int_equal(xffi_array_pop(&got, NULL), XFFI_FAIL);
   expect_error(XFFI_KIND_VALUE, "xffi_array_pop: array is NULL");
   assert_int_equal(xffi_array_pop(&got, &list), XFFI_FAIL);
-  expect_error(XFFI_KIND_TYPE, "xffi_array_pop: *array expected Array, got List");
+  expect_error(XFFI_KIND_TYPE, "xffi_array_pop: *array expected ffi.Array, got ffi.List");
   xffi_object *empty = int_array(0);
   assert_int_equal(xffi_array_pop(&got, &empty), XFFI_FAIL);
   expect_error(XFFI_KIND_INDEX, "xffi_array_pop: pop from an empty Array");
@@ -502,7 +502,7 @@ static void bad_input_is_reported(void **state) {
   assert_int_equal(xffi_array_erase(NULL, 0), XFFI_FAIL);
   expect_error(XFFI_KIND_VALUE, "xffi_array_erase: array is NULL");
   assert_int_equal(xffi_array_erase(&list, 0), XFFI_FAIL);
-  expect_error(XFFI_KIND_TYPE, "xffi_array_erase: *array expected Array, got List");
+  expect_error(XFFI_KIND_TYPE, "xffi_array_erase: *array expected ffi.Array, got ffi.List");
   assert_int_equal(xffi_array_erase(&array, 2), XFFI_FAIL);
   expect_error(XFFI_KIND_INDEX, "xffi_array_erase: index 2 is out of range for length 2");
 
@@ -511,7 +511,7 @@ static void bad_input_is_reported(void **state) {
   assert_int_equal(xffi_array_clear(&null_obj), XFFI_FAIL);
   expect_error(XFFI_KIND_VALUE, "xffi_array_clear: *array is NULL");
   assert_int_equal(xffi_array_clear(&list), XFFI_FAIL);
-  expect_error(XFFI_KIND_TYPE, "xffi_array_clear: *array expected Array, got List");
+  expect_error(XFFI_KIND_TYPE, "xffi_array_clear: *array expected ffi.Array, got ffi.List");
 
   /* Nothing changed through all of that. */
   assert_int_equal(xffi_seq_size_unchecked(array), 2);

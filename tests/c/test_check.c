@@ -24,9 +24,9 @@ static void test_messages_name_function_argument_expected_and_got(void **state) 
   xffi_object *array = NULL;
   assert_int_equal(xffi_array_new(&array, NULL, 0), XFFI_OK);
   assert_int_equal(xffi_map_length(&length, array), XFFI_FAIL);
-  expect_error(XFFI_KIND_TYPE, "xffi_map_length: map expected Map or Dict, got Array");
+  expect_error(XFFI_KIND_TYPE, "xffi_map_length: map expected ffi.Map or ffi.Dict, got ffi.Array");
   assert_int_equal(xffi_error_append_frame(array, "frame"), XFFI_FAIL);
-  expect_error(XFFI_KIND_TYPE, "xffi_error_append_frame: err expected Error, got Array");
+  expect_error(XFFI_KIND_TYPE, "xffi_error_append_frame: err expected ffi.Error, got ffi.Array");
   xffi_object_dec_ref(array);
   xffi_any v = xffi_any_int(7);
   assert_int_equal(xffi_any_to_object(&obj, &v, XFFI_TYPE_INT), XFFI_FAIL);

@@ -364,11 +364,11 @@ static void bad_input_is_reported(void **state) {
   xffi_object *str = NULL;
   assert_int_equal(xffi_string_from_c_str(&str, "x"), XFFI_OK);
   assert_int_equal(xffi_map_get(&got, str, &k), XFFI_FAIL);
-  expect_error(XFFI_KIND_TYPE, "xffi_map_get: map expected Map or Dict, got String");
+  expect_error(XFFI_KIND_TYPE, "xffi_map_get: map expected ffi.Map or ffi.Dict, got ffi.String");
   assert_int_equal(xffi_map_next(&item, str, &cursor), XFFI_FAIL);
-  expect_error(XFFI_KIND_TYPE, "xffi_map_next: map expected Map or Dict, got String");
+  expect_error(XFFI_KIND_TYPE, "xffi_map_next: map expected ffi.Map or ffi.Dict, got ffi.String");
   assert_int_equal(xffi_dict_copy(&out, str), XFFI_FAIL);
-  expect_error(XFFI_KIND_TYPE, "xffi_dict_copy: dict expected Map or Dict, got String");
+  expect_error(XFFI_KIND_TYPE, "xffi_dict_copy: dict expected ffi.Map or ffi.Dict, got ffi.String");
   xffi_object_dec_ref(str);
   assert_int_equal(xffi_dict_copy(NULL, dict), XFFI_FAIL);
   expect_error(XFFI_KIND_VALUE, "xffi_dict_copy: out is NULL");
@@ -377,7 +377,7 @@ static void bad_input_is_reported(void **state) {
   assert_int_equal(xffi_dict_set(NULL, &k, &v), XFFI_FAIL);
   expect_error(XFFI_KIND_VALUE, "xffi_dict_set: dict is NULL");
   assert_int_equal(xffi_dict_set(map, &k, &v), XFFI_FAIL);
-  expect_error(XFFI_KIND_TYPE, "xffi_dict_set: dict expected Dict, got Map");
+  expect_error(XFFI_KIND_TYPE, "xffi_dict_set: dict expected ffi.Dict, got ffi.Map");
   assert_int_equal(xffi_dict_set(dict, NULL, &v), XFFI_FAIL);
   expect_error(XFFI_KIND_VALUE, "xffi_dict_set: key is NULL");
   assert_int_equal(xffi_dict_set(dict, &k, NULL), XFFI_FAIL);
@@ -388,7 +388,7 @@ static void bad_input_is_reported(void **state) {
   assert_int_equal(xffi_dict_erase(NULL, &k), XFFI_FAIL);
   expect_error(XFFI_KIND_VALUE, "xffi_dict_erase: dict is NULL");
   assert_int_equal(xffi_dict_erase(map, &k), XFFI_FAIL);
-  expect_error(XFFI_KIND_TYPE, "xffi_dict_erase: dict expected Dict, got Map");
+  expect_error(XFFI_KIND_TYPE, "xffi_dict_erase: dict expected ffi.Dict, got ffi.Map");
   assert_int_equal(xffi_dict_erase(dict, NULL), XFFI_FAIL);
   expect_error(XFFI_KIND_VALUE, "xffi_dict_erase: key is NULL");
   assert_int_equal(xffi_dict_erase(dict, &missing), XFFI_FAIL);
@@ -399,14 +399,14 @@ static void bad_input_is_reported(void **state) {
   assert_int_equal(xffi_dict_pop(&got, NULL, &k), XFFI_FAIL);
   expect_error(XFFI_KIND_VALUE, "xffi_dict_pop: dict is NULL");
   assert_int_equal(xffi_dict_pop(&got, map, &k), XFFI_FAIL);
-  expect_error(XFFI_KIND_TYPE, "xffi_dict_pop: dict expected Dict, got Map");
+  expect_error(XFFI_KIND_TYPE, "xffi_dict_pop: dict expected ffi.Dict, got ffi.Map");
   assert_int_equal(xffi_dict_pop(&got, dict, &missing), XFFI_FAIL);
   expect_error(XFFI_KIND_KEY, "xffi_dict_pop: key \"missing\" is not in the map");
 
   assert_int_equal(xffi_dict_clear(NULL), XFFI_FAIL);
   expect_error(XFFI_KIND_VALUE, "xffi_dict_clear: dict is NULL");
   assert_int_equal(xffi_dict_clear(map), XFFI_FAIL);
-  expect_error(XFFI_KIND_TYPE, "xffi_dict_clear: dict expected Dict, got Map");
+  expect_error(XFFI_KIND_TYPE, "xffi_dict_clear: dict expected ffi.Dict, got ffi.Map");
 
   assert_int_equal(dict_len(dict), 1);
   assert_null(xffi_error_peek_raised());

@@ -54,7 +54,7 @@ static void test_set_raised_steals_and_null_clears(void **state) {
   assert_int_equal(xffi_string_from_c_str(&s, "not an error"), XFFI_OK);
   xffi_object_inc_ref(s);
   xffi_error_set_raised(s);
-  assert_raised(XFFI_KIND_TYPE, "xffi_error_set_raised: err expected Error, got String");
+  assert_raised(XFFI_KIND_TYPE, "xffi_error_set_raised: err expected ffi.Error, got ffi.String");
   assert_int_equal(xffi_object_strong_count(s), 1);
   xffi_object_dec_ref(s);
 }
@@ -189,7 +189,7 @@ static void test_error_bad_input(void **state) {
   assert_null(err);
   assert_int_equal(xffi_string_from_c_str(&s, "not an error"), XFFI_OK);
   assert_int_equal(xffi_error_append_frame(s, "frame"), XFFI_FAIL);
-  assert_raised(XFFI_KIND_TYPE, "xffi_error_append_frame: err expected Error, got String");
+  assert_raised(XFFI_KIND_TYPE, "xffi_error_append_frame: err expected ffi.Error, got ffi.String");
   assert_int_equal(xffi_error_append_frame(NULL, "frame"), XFFI_FAIL);
   assert_raised(XFFI_KIND_VALUE, "xffi_error_append_frame: err is NULL");
   assert_int_equal(xffi_error_new(&err, "K", "m"), XFFI_OK);
@@ -197,11 +197,11 @@ static void test_error_bad_input(void **state) {
   assert_raised(XFFI_KIND_VALUE, "xffi_error_append_frame: frame is NULL");
   xffi_object_inc_ref(s);
   assert_int_equal(xffi_error_set_cause(err, s), XFFI_FAIL); /* stolen even so */
-  assert_raised(XFFI_KIND_TYPE, "xffi_error_set_cause: cause expected Error, got String");
+  assert_raised(XFFI_KIND_TYPE, "xffi_error_set_cause: cause expected ffi.Error, got ffi.String");
   assert_int_equal(xffi_object_strong_count(s), 1);
   xffi_object_inc_ref(err);
   assert_int_equal(xffi_error_set_cause(s, err), XFFI_FAIL);
-  assert_raised(XFFI_KIND_TYPE, "xffi_error_set_cause: err expected Error, got String");
+  assert_raised(XFFI_KIND_TYPE, "xffi_error_set_cause: err expected ffi.Error, got ffi.String");
   xffi_object_inc_ref(err);
   assert_int_equal(xffi_error_set_cause(err, err), XFFI_FAIL);
   assert_raised(XFFI_KIND_VALUE, "an error cannot be its own cause");

@@ -240,7 +240,7 @@ static void test_bad_input_is_reported(void **state) {
   assert_int_equal(xffi_function_global_register("test.registry.bad", NULL, 0), XFFI_FAIL);
   assert_raised(XFFI_KIND_VALUE, "xffi_function_global_register: func is NULL");
   assert_int_equal(xffi_function_global_register("test.registry.bad", s, 0), XFFI_FAIL);
-  assert_raised(XFFI_KIND_TYPE, "xffi_function_global_register: func expected Function, got String");
+  assert_raised(XFFI_KIND_TYPE, "xffi_function_global_register: func expected ffi.Function, got ffi.String");
   assert_int_equal(xffi_function_global_lookup(NULL, "x"), XFFI_FAIL);
   assert_raised(XFFI_KIND_VALUE, "xffi_function_global_lookup: out is NULL");
   assert_int_equal(xffi_function_global_lookup(&got, NULL), XFFI_FAIL);

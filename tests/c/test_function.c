@@ -361,7 +361,7 @@ static void check_bad_calls(call_fn call) {
   xffi_any result = xffi_any_int(5);
 
   assert_int_equal(call(s, args, 2, &result), XFFI_FAIL);
-  assert_raised(XFFI_KIND_TYPE, "xffi_function_call: func expected Function, got String");
+  assert_raised(XFFI_KIND_TYPE, "xffi_function_call: func expected ffi.Function, got ffi.String");
   assert_int_equal(result.type_index, XFFI_TYPE_NONE);
   assert_int_equal(call(NULL, args, 2, &result), XFFI_FAIL);
   assert_raised(XFFI_KIND_VALUE, "xffi_function_call: func is NULL");
@@ -425,19 +425,19 @@ static void test_arg_helpers_convert_and_name_position_expected_and_got(void **s
   assert_ptr_equal(o, s);
 
   assert_int_equal(xffi_arg_to_int_inline(&i, args, 6, 3, "my_func"), XFFI_FAIL);
-  assert_raised(XFFI_KIND_TYPE, "my_func: argument 3: expected int, got String");
+  assert_raised(XFFI_KIND_TYPE, "my_func: argument 3: expected int, got ffi.String");
   assert_int_equal(xffi_arg_to_float_inline(&d, args, 6, 5, "my_func"), XFFI_FAIL);
-  assert_raised(XFFI_KIND_TYPE, "my_func: argument 5: expected float, got Function");
+  assert_raised(XFFI_KIND_TYPE, "my_func: argument 5: expected float, got ffi.Function");
   assert_int_equal(xffi_arg_to_bool(&b, args, 6, 1, "my_func"), XFFI_FAIL);
   assert_raised(XFFI_KIND_TYPE, "my_func: argument 1: expected bool, got float");
   assert_int_equal(xffi_arg_to_str(&str, args, 6, 0, "my_func"), XFFI_FAIL);
   assert_raised(XFFI_KIND_TYPE, "my_func: argument 0: expected str, got int");
   assert_int_equal(xffi_arg_to_ptr(&p, args, 6, 3, "my_func"), XFFI_FAIL);
-  assert_raised(XFFI_KIND_TYPE, "my_func: argument 3: expected void*, got String");
+  assert_raised(XFFI_KIND_TYPE, "my_func: argument 3: expected void*, got ffi.String");
   assert_int_equal(xffi_arg_to_object(&o, args, 6, 3, XFFI_TYPE_FUNCTION, "my_func"), XFFI_FAIL);
-  assert_raised(XFFI_KIND_TYPE, "my_func: argument 3: expected Function, got String");
+  assert_raised(XFFI_KIND_TYPE, "my_func: argument 3: expected ffi.Function, got ffi.String");
   assert_int_equal(xffi_arg_to_object(&o, args, 6, 0, XFFI_TYPE_OBJECT, "my_func"), XFFI_FAIL);
-  assert_raised(XFFI_KIND_TYPE, "my_func: argument 0: expected Object, got int");
+  assert_raised(XFFI_KIND_TYPE, "my_func: argument 0: expected ffi.Object, got int");
   assert_int_equal(xffi_arg_to_int_inline(&i, args, 2, 2, "my_func"), XFFI_FAIL);
   assert_raised(XFFI_KIND_TYPE, "my_func: argument 2: missing (called with 2 arguments)");
   assert_int_equal(xffi_arg_to_int_inline(&i, args, 6, -1, "my_func"), XFFI_FAIL);
@@ -472,9 +472,9 @@ static void test_args_check_matches_counts_and_kinds(void **state) {
   assert_int_equal(xffi_arg_check_signature(args, 2, "ii", "g"), XFFI_FAIL);
   assert_raised(XFFI_KIND_TYPE, "g: argument 1: expected int, got float");
   assert_int_equal(xffi_arg_check_signature(args + 3, 1, "F", "g"), XFFI_FAIL);
-  assert_raised(XFFI_KIND_TYPE, "g: argument 0: expected Function, got str");
+  assert_raised(XFFI_KIND_TYPE, "g: argument 0: expected ffi.Function, got str");
   assert_int_equal(xffi_arg_check_signature(args + 8, 1, "o", "g"), XFFI_FAIL);
-  assert_raised(XFFI_KIND_TYPE, "g: argument 0: expected Object, got None");
+  assert_raised(XFFI_KIND_TYPE, "g: argument 0: expected ffi.Object, got None");
   assert_int_equal(xffi_arg_check_signature(args, 1, "q", "g"), XFFI_FAIL);
   assert_raised(XFFI_KIND_VALUE, "xffi_arg_check_signature: signature \"q\": unknown character 'q' at 0");
   assert_int_equal(xffi_arg_check_signature(args, 1, NULL, "g"), XFFI_FAIL);

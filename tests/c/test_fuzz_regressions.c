@@ -29,7 +29,7 @@ static void test_arg_get_object_refuses_object_of_unregistered_type_index(void *
   assert_int_equal(xffi_arg_to_object(&out, &arg, 1, 0, base, "my_fn"), XFFI_FAIL);
   assert_raised(XFFI_KIND_TYPE, "my_fn: argument 0: expected fuzz_regressions.Base, got <unregistered type>");
   assert_int_equal(xffi_arg_to_object(&out, &arg, 1, 0, XFFI_TYPE_STRING, "my_fn"), XFFI_FAIL);
-  assert_raised(XFFI_KIND_TYPE, "my_fn: argument 0: expected String");
+  assert_raised(XFFI_KIND_TYPE, "my_fn: argument 0: expected ffi.String");
   assert_ptr_equal(out, (xffi_object *)0x1);
 
   /* The same index in the dynamic range beyond the last registered type. */

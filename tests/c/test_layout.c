@@ -154,11 +154,11 @@ static void test_builtin_indices_are_registered_with_their_keys(void **state) {
     int32_t depth;
   } builtins[] = {
       {XFFI_TYPE_NONE, "None", 0},   {XFFI_TYPE_INT, "int", 0},       {XFFI_TYPE_BOOL, "bool", 0},
-      {XFFI_TYPE_FLOAT, "float", 0}, {XFFI_TYPE_OBJECT, "Object", 0}, {XFFI_TYPE_STRING, "String", 1},
-      {XFFI_TYPE_BYTES, "Bytes", 1}, {XFFI_TYPE_ERROR, "Error", 1},   {XFFI_TYPE_FUNCTION, "Function", 1},
-      {XFFI_TYPE_SHAPE, "Shape", 1}, {XFFI_TYPE_TENSOR, "Tensor", 1}, {XFFI_TYPE_ARRAY, "Array", 1},
-      {XFFI_TYPE_MAP, "Map", 1},     {XFFI_TYPE_MODULE, "Module", 1}, {XFFI_TYPE_LIST, "List", 1},
-      {XFFI_TYPE_DICT, "Dict", 1},
+      {XFFI_TYPE_FLOAT, "float", 0}, {XFFI_TYPE_OBJECT, "ffi.Object", 0}, {XFFI_TYPE_STRING, "ffi.String", 1},
+      {XFFI_TYPE_BYTES, "ffi.Bytes", 1}, {XFFI_TYPE_ERROR, "ffi.Error", 1},   {XFFI_TYPE_FUNCTION, "ffi.Function", 1},
+      {XFFI_TYPE_SHAPE, "ffi.Shape", 1}, {XFFI_TYPE_TENSOR, "ffi.Tensor", 1}, {XFFI_TYPE_ARRAY, "ffi.Array", 1},
+      {XFFI_TYPE_MAP, "ffi.Map", 1},     {XFFI_TYPE_MODULE, "ffi.Module", 1}, {XFFI_TYPE_LIST, "ffi.List", 1},
+      {XFFI_TYPE_DICT, "ffi.Dict", 1},
   };
   for (size_t i = 0; i < sizeof(builtins) / sizeof(builtins[0]); ++i) {
     const xffi_type_info *info = NULL;

@@ -239,7 +239,7 @@ static void bad_input_is_reported(void **state) {
   assert_int_equal(xffi_list_set(NULL, 0, &v), XFFI_FAIL);
   expect_error(XFFI_KIND_VALUE, "xffi_list_set: list is NULL");
   assert_int_equal(xffi_list_set(array, 0, &v), XFFI_FAIL);
-  expect_error(XFFI_KIND_TYPE, "xffi_list_set: list expected List, got Array");
+  expect_error(XFFI_KIND_TYPE, "xffi_list_set: list expected ffi.List, got ffi.Array");
   assert_int_equal(xffi_list_set(list, 2, &v), XFFI_FAIL);
   expect_error(XFFI_KIND_INDEX, "xffi_list_set: index 2 is out of range for length 2");
   assert_int_equal(xffi_list_set(list, 0, NULL), XFFI_FAIL);
@@ -250,14 +250,14 @@ static void bad_input_is_reported(void **state) {
   assert_int_equal(xffi_list_push(NULL, &v), XFFI_FAIL);
   expect_error(XFFI_KIND_VALUE, "xffi_list_push: list is NULL");
   assert_int_equal(xffi_list_push(array, &v), XFFI_FAIL);
-  expect_error(XFFI_KIND_TYPE, "xffi_list_push: list expected List, got Array");
+  expect_error(XFFI_KIND_TYPE, "xffi_list_push: list expected ffi.List, got ffi.Array");
   assert_int_equal(xffi_list_push(list, NULL), XFFI_FAIL);
   expect_error(XFFI_KIND_VALUE, "xffi_list_push: value is NULL");
 
   assert_int_equal(xffi_list_pop(&got, NULL), XFFI_FAIL);
   expect_error(XFFI_KIND_VALUE, "xffi_list_pop: list is NULL");
   assert_int_equal(xffi_list_pop(&got, array), XFFI_FAIL);
-  expect_error(XFFI_KIND_TYPE, "xffi_list_pop: list expected List, got Array");
+  expect_error(XFFI_KIND_TYPE, "xffi_list_pop: list expected ffi.List, got ffi.Array");
   xffi_object *empty = int_list(0);
   assert_int_equal(xffi_list_pop(&got, empty), XFFI_FAIL);
   expect_error(XFFI_KIND_INDEX, "xffi_list_pop: pop from an empty List");
@@ -275,19 +275,19 @@ static void bad_input_is_reported(void **state) {
   assert_int_equal(xffi_list_erase(list, -5), XFFI_FAIL);
   expect_error(XFFI_KIND_INDEX, "xffi_list_erase: index -5 is out of range for length 2");
   assert_int_equal(xffi_list_erase(array, 0), XFFI_FAIL);
-  expect_error(XFFI_KIND_TYPE, "xffi_list_erase: list expected List, got Array");
+  expect_error(XFFI_KIND_TYPE, "xffi_list_erase: list expected ffi.List, got ffi.Array");
 
   assert_int_equal(xffi_list_clear(NULL), XFFI_FAIL);
   expect_error(XFFI_KIND_VALUE, "xffi_list_clear: list is NULL");
   assert_int_equal(xffi_list_clear(array), XFFI_FAIL);
-  expect_error(XFFI_KIND_TYPE, "xffi_list_clear: list expected List, got Array");
+  expect_error(XFFI_KIND_TYPE, "xffi_list_clear: list expected ffi.List, got ffi.Array");
 
   assert_int_equal(xffi_list_reserve(NULL, 1), XFFI_FAIL);
   expect_error(XFFI_KIND_VALUE, "xffi_list_reserve: list is NULL");
   assert_int_equal(xffi_list_reserve(list, -1), XFFI_FAIL);
   expect_error(XFFI_KIND_VALUE, "xffi_list_reserve: capacity is negative (-1)");
   assert_int_equal(xffi_list_reserve(array, 1), XFFI_FAIL);
-  expect_error(XFFI_KIND_TYPE, "xffi_list_reserve: list expected List, got Array");
+  expect_error(XFFI_KIND_TYPE, "xffi_list_reserve: list expected ffi.List, got ffi.Array");
 
   assert_int_equal(xffi_seq_size_unchecked(list), 2);
   assert_null(xffi_error_peek_raised());

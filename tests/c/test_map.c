@@ -361,7 +361,7 @@ static void pop_moves_the_value_out_and_copies_a_shared_map(void **state) {
   xffi_object *dict = NULL;
   assert_int_equal(xffi_dict_new(&dict, NULL, NULL, 0), XFFI_OK);
   assert_int_equal(xffi_map_pop(&got, &dict, &k1), XFFI_FAIL);
-  expect_error(XFFI_KIND_TYPE, "xffi_map_pop: *map expected Map, got Dict");
+  expect_error(XFFI_KIND_TYPE, "xffi_map_pop: *map expected ffi.Map, got ffi.Dict");
   xffi_object_dec_ref(dict);
   xffi_object_dec_ref(other);
   xffi_object_dec_ref(map);
@@ -572,14 +572,14 @@ static void bad_input_is_reported(void **state) {
   assert_int_equal(xffi_map_length(&n, NULL), XFFI_FAIL);
   expect_error(XFFI_KIND_VALUE, "xffi_map_length: map is NULL");
   assert_int_equal(xffi_map_length(&n, str), XFFI_FAIL);
-  expect_error(XFFI_KIND_TYPE, "xffi_map_length: map expected Map or Dict, got String");
+  expect_error(XFFI_KIND_TYPE, "xffi_map_length: map expected ffi.Map or ffi.Dict, got ffi.String");
 
   assert_int_equal(xffi_map_get(NULL, map, &k), XFFI_FAIL);
   expect_error(XFFI_KIND_VALUE, "xffi_map_get: out is NULL");
   assert_int_equal(xffi_map_get(&got, NULL, &k), XFFI_FAIL);
   expect_error(XFFI_KIND_VALUE, "xffi_map_get: map is NULL");
   assert_int_equal(xffi_map_get(&got, str, &k), XFFI_FAIL);
-  expect_error(XFFI_KIND_TYPE, "xffi_map_get: map expected Map or Dict, got String");
+  expect_error(XFFI_KIND_TYPE, "xffi_map_get: map expected ffi.Map or ffi.Dict, got ffi.String");
   assert_int_equal(xffi_map_get(&got, map, NULL), XFFI_FAIL);
   expect_error(XFFI_KIND_VALUE, "xffi_map_get: key is NULL");
   assert_int_equal(xffi_map_get(&got, map, &missing), XFFI_FAIL);
@@ -592,7 +592,7 @@ static void bad_input_is_reported(void **state) {
   expect_error(XFFI_KIND_KEY, "xffi_map_get: key 1.5 is not in the map");
   xffi_any okey = xffi_any_object(dict);
   assert_int_equal(xffi_map_get(&got, map, &okey), XFFI_FAIL);
-  expect_error(XFFI_KIND_KEY, "xffi_map_get: key (a Dict) is not in the map");
+  expect_error(XFFI_KIND_KEY, "xffi_map_get: key (a ffi.Dict) is not in the map");
   assert_int_equal(xffi_map_get(&got, map, &rvalue), XFFI_FAIL);
   expect_error(XFFI_KIND_TYPE, "xffi_map_get: key is an object rvalue reference (a move), which cannot be a map key");
 
@@ -603,7 +603,7 @@ static void bad_input_is_reported(void **state) {
   assert_int_equal(xffi_map_lookup(&found, map, NULL), XFFI_FAIL);
   expect_error(XFFI_KIND_VALUE, "xffi_map_lookup: key is NULL");
   assert_int_equal(xffi_map_lookup(&found, str, &k), XFFI_FAIL);
-  expect_error(XFFI_KIND_TYPE, "xffi_map_lookup: map expected Map or Dict, got String");
+  expect_error(XFFI_KIND_TYPE, "xffi_map_lookup: map expected ffi.Map or ffi.Dict, got ffi.String");
 
   assert_int_equal(xffi_map_contains(NULL, map, &k), XFFI_FAIL);
   expect_error(XFFI_KIND_VALUE, "xffi_map_contains: out is NULL");
@@ -628,14 +628,14 @@ static void bad_input_is_reported(void **state) {
   assert_int_equal(xffi_map_copy(NULL, map), XFFI_FAIL);
   expect_error(XFFI_KIND_VALUE, "xffi_map_copy: out is NULL");
   assert_int_equal(xffi_map_copy(&out, str), XFFI_FAIL);
-  expect_error(XFFI_KIND_TYPE, "xffi_map_copy: map expected Map or Dict, got String");
+  expect_error(XFFI_KIND_TYPE, "xffi_map_copy: map expected ffi.Map or ffi.Dict, got ffi.String");
 
   assert_int_equal(xffi_map_set(NULL, &k, &v), XFFI_FAIL);
   expect_error(XFFI_KIND_VALUE, "xffi_map_set: map is NULL");
   assert_int_equal(xffi_map_set(&null_obj, &k, &v), XFFI_FAIL);
   expect_error(XFFI_KIND_VALUE, "xffi_map_set: *map is NULL");
   assert_int_equal(xffi_map_set(&dict, &k, &v), XFFI_FAIL);
-  expect_error(XFFI_KIND_TYPE, "xffi_map_set: *map expected Map, got Dict");
+  expect_error(XFFI_KIND_TYPE, "xffi_map_set: *map expected ffi.Map, got ffi.Dict");
   assert_int_equal(xffi_map_set(&map, NULL, &v), XFFI_FAIL);
   expect_error(XFFI_KIND_VALUE, "xffi_map_set: key is NULL");
   assert_int_equal(xffi_map_set(&map, &k, NULL), XFFI_FAIL);
@@ -648,7 +648,7 @@ static void bad_input_is_reported(void **state) {
   assert_int_equal(xffi_map_erase(NULL, &k), XFFI_FAIL);
   expect_error(XFFI_KIND_VALUE, "xffi_map_erase: map is NULL");
   assert_int_equal(xffi_map_erase(&dict, &k), XFFI_FAIL);
-  expect_error(XFFI_KIND_TYPE, "xffi_map_erase: *map expected Map, got Dict");
+  expect_error(XFFI_KIND_TYPE, "xffi_map_erase: *map expected ffi.Map, got ffi.Dict");
   assert_int_equal(xffi_map_erase(&map, NULL), XFFI_FAIL);
   expect_error(XFFI_KIND_VALUE, "xffi_map_erase: key is NULL");
   assert_int_equal(xffi_map_erase(&map, &missing), XFFI_FAIL);
@@ -659,12 +659,12 @@ static void bad_input_is_reported(void **state) {
   assert_int_equal(xffi_map_clear(&null_obj), XFFI_FAIL);
   expect_error(XFFI_KIND_VALUE, "xffi_map_clear: *map is NULL");
   assert_int_equal(xffi_map_clear(&str), XFFI_FAIL);
-  expect_error(XFFI_KIND_TYPE, "xffi_map_clear: *map expected Map, got String");
+  expect_error(XFFI_KIND_TYPE, "xffi_map_clear: *map expected ffi.Map, got ffi.String");
 
   assert_int_equal(xffi_map_memory_bytes(NULL, map), XFFI_FAIL);
   expect_error(XFFI_KIND_VALUE, "xffi_map_memory_bytes: out is NULL");
   assert_int_equal(xffi_map_memory_bytes(&bytes, str), XFFI_FAIL);
-  expect_error(XFFI_KIND_TYPE, "xffi_map_memory_bytes: map expected Map or Dict, got String");
+  expect_error(XFFI_KIND_TYPE, "xffi_map_memory_bytes: map expected ffi.Map or ffi.Dict, got ffi.String");
 
   assert_int_equal(map_len(map), 1);
   assert_null(xffi_error_peek_raised());

@@ -260,7 +260,7 @@ static void test_bad_input_is_reported(void **state) {
   assert_int_equal(xffi_module_lookup_function(&f, NULL, "twice"), XFFI_FAIL);
   assert_raised(XFFI_KIND_VALUE, "xffi_module_lookup_function: module is NULL");
   assert_int_equal(xffi_module_lookup_function(&f, s, "twice"), XFFI_FAIL);
-  assert_raised(XFFI_KIND_TYPE, "xffi_module_lookup_function: module expected Module, got String");
+  assert_raised(XFFI_KIND_TYPE, "xffi_module_lookup_function: module expected ffi.Module, got ffi.String");
   assert_int_equal(xffi_module_lookup_function(&f, m, NULL), XFFI_FAIL);
   assert_raised(XFFI_KIND_VALUE, "xffi_module_lookup_function: name is NULL");
   assert_int_equal(xffi_module_lookup_function(&f, m, ""), XFFI_FAIL);
@@ -270,7 +270,7 @@ static void test_bad_input_is_reported(void **state) {
   assert_int_equal(xffi_module_path(NULL, m), XFFI_FAIL);
   assert_raised(XFFI_KIND_VALUE, "xffi_module_path: out is NULL");
   assert_int_equal(xffi_module_path(&path, s), XFFI_FAIL);
-  assert_raised(XFFI_KIND_TYPE, "xffi_module_path: module expected Module, got String");
+  assert_raised(XFFI_KIND_TYPE, "xffi_module_path: module expected ffi.Module, got ffi.String");
   assert_int_equal(xffi_module_abi_version(NULL, m), XFFI_FAIL);
   assert_raised(XFFI_KIND_VALUE, "xffi_module_abi_version: out is NULL");
   assert_int_equal(xffi_module_abi_version(&abi, NULL), XFFI_FAIL);

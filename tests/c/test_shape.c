@@ -116,7 +116,7 @@ static void test_shape_in_any_round_trip(void **state) {
   xffi_object *back = NULL;
   assert_int_equal(xffi_any_to_object(&back, &v, XFFI_TYPE_SHAPE), XFFI_OK);
   assert_ptr_equal(back, s);
-  assert_string_equal(xffi_any_kind_name(&v), "Shape");
+  assert_string_equal(xffi_any_kind_name(&v), "ffi.Shape");
   xffi_any_release(&v);
 }
 
@@ -141,20 +141,20 @@ static void test_bad_inputs(void **state) {
   int64_t n;
   int eq;
   assert_int_equal(xffi_shape_cell_of(&cell, str), XFFI_FAIL);
-  assert_raised(XFFI_KIND_TYPE, "xffi_shape_cell_of: shape expected Shape, got String");
+  assert_raised(XFFI_KIND_TYPE, "xffi_shape_cell_of: shape expected ffi.Shape, got ffi.String");
   assert_int_equal(xffi_shape_cell_of(NULL, str), XFFI_FAIL);
   assert_raised(XFFI_KIND_VALUE, "xffi_shape_cell_of: out is NULL");
   assert_int_equal(xffi_shape_cell_of(&cell, NULL), XFFI_FAIL);
   assert_raised(XFFI_KIND_VALUE, "xffi_shape_cell_of: shape is NULL");
   assert_int_equal(xffi_shape_product(&n, str), XFFI_FAIL);
-  assert_raised(XFFI_KIND_TYPE, "xffi_shape_product: shape expected Shape, got String");
+  assert_raised(XFFI_KIND_TYPE, "xffi_shape_product: shape expected ffi.Shape, got ffi.String");
   assert_int_equal(xffi_shape_product(NULL, str), XFFI_FAIL);
   assert_raised(XFFI_KIND_VALUE, "xffi_shape_product: out is NULL");
   assert_int_equal(xffi_shape_new(&s, dims, 1), XFFI_OK);
   assert_int_equal(xffi_shape_equal(&eq, s, str), XFFI_FAIL);
-  assert_raised(XFFI_KIND_TYPE, "xffi_shape_equal: b expected Shape, got String");
+  assert_raised(XFFI_KIND_TYPE, "xffi_shape_equal: b expected ffi.Shape, got ffi.String");
   assert_int_equal(xffi_shape_equal(&eq, str, s), XFFI_FAIL);
-  assert_raised(XFFI_KIND_TYPE, "xffi_shape_equal: a expected Shape, got String");
+  assert_raised(XFFI_KIND_TYPE, "xffi_shape_equal: a expected ffi.Shape, got ffi.String");
   assert_int_equal(xffi_shape_equal(&eq, s, NULL), XFFI_FAIL);
   assert_raised(XFFI_KIND_VALUE, "xffi_shape_equal: b is NULL");
   assert_int_equal(xffi_shape_equal(NULL, s, s), XFFI_FAIL);

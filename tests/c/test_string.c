@@ -214,7 +214,7 @@ static void test_string_bad_input(void **state) {
   xffi_object *err = NULL;
   assert_int_equal(xffi_error_new(&err, "K", "m"), XFFI_OK);
   assert_int_equal(xffi_string_cell_of(&view, err), XFFI_FAIL);
-  assert_raised(XFFI_KIND_TYPE, "xffi_string_cell_of: obj expected String or Bytes, got Error");
+  assert_raised(XFFI_KIND_TYPE, "xffi_string_cell_of: obj expected ffi.String or ffi.Bytes, got ffi.Error");
   xffi_object_dec_ref(err);
   failing_allocator_fail_after(0);
   assert_int_equal(xffi_string_new(&s, "abc", 3), XFFI_FAIL);

@@ -22,11 +22,11 @@ static void test_same_key_with_another_parent_is_value_error(void **state) {
   assert_int_equal(xffi_type_register(&a, "test.Plant", XFFI_TYPE_OBJECT), XFFI_OK);
   assert_int_equal(xffi_type_register(&out, "test.Plant", XFFI_TYPE_STRING), XFFI_FAIL);
   assert_raised(XFFI_KIND_VALUE,
-                "type key 'test.Plant' is already registered with parent Object (index 64), not String (index 65)");
+                "type key 'test.Plant' is already registered with parent ffi.Object (index 64), not ffi.String (index 65)");
   assert_int_equal(out, -5);
   /* A built-in key cannot be taken either. */
-  assert_int_equal(xffi_type_register(&out, "String", a), XFFI_FAIL);
-  assert_raised(XFFI_KIND_VALUE, "type key 'String' is already registered with parent Object");
+  assert_int_equal(xffi_type_register(&out, "ffi.String", a), XFFI_FAIL);
+  assert_raised(XFFI_KIND_VALUE, "type key 'ffi.String' is already registered with parent ffi.Object");
 }
 
 static void test_lookup_by_key_and_index_gives_key_parent_depth_ancestors(void **state) {
@@ -122,8 +122,8 @@ static void test_builtin_key_is_reported_as_reserved(void **state) {
                 "xffi_type_register: type key 'int' is reserved for the built-in value type (index 1)");
   assert_int_equal(xffi_type_register(&out, "None", XFFI_TYPE_STRING), XFFI_FAIL);
   assert_raised(XFFI_KIND_VALUE, "type key 'None' is reserved for the built-in value type (index 0)");
-  assert_int_equal(xffi_type_register(&out, "Object", XFFI_TYPE_OBJECT), XFFI_FAIL);
-  assert_raised(XFFI_KIND_VALUE, "type key 'Object' is reserved for the built-in root object type (index 64)");
+  assert_int_equal(xffi_type_register(&out, "ffi.Object", XFFI_TYPE_OBJECT), XFFI_FAIL);
+  assert_raised(XFFI_KIND_VALUE, "type key 'ffi.Object' is reserved for the built-in root object type (index 64)");
   assert_int_equal(out, -9);
 }
 

@@ -146,7 +146,7 @@ int main(int argc, char **argv) {
   CHECK_FAILS(xffi_function_call(fn[MAKE_COUNTER], NULL, 0, &r), "TypeError",
               "make_counter: expected 1 arguments, got 0");
   CHECK_FAILS(XFFI_CALL(fn[COUNTER_VALUE], &r, xffi_any_object(array)), "TypeError",
-              "counter_value: argument 0: expected rplugin.Counter, got Array");
+              "counter_value: argument 0: expected rplugin.Counter, got ffi.Array");
   CHECK_FAILS(XFFI_CALL(fn[CALL_GLOBAL], &r, xffi_any_c_str("chost.missing"), xffi_any_int(1)), "KeyError",
               "call_global: no global function named 'chost.missing'");
   CHECK_FAILS(xffi_function_call(fn[REGISTER], NULL, 0, &r), "ValueError", NULL); /* the name is taken */

@@ -26,7 +26,7 @@ use crate::object::{ObjectRef, ObjectType, type_key_of};
 /// assert_eq!(s.get::<&str>().unwrap(), "a string longer than seven bytes");
 /// let err = s.get::<i64>().unwrap_err();
 /// assert_eq!(err.kind(), xffi::ErrorKind::TypeError);
-/// assert_eq!(err.message(), "xffi_any_to_int: expected int, got String"); // as C raised it
+/// assert_eq!(err.message(), "xffi_any_to_int: expected int, got ffi.String"); // as C raised it
 /// ```
 #[repr(transparent)]
 pub struct Any {
@@ -687,7 +687,7 @@ impl<'v> FromAnyView<'v> for Error {
                 return Ok(Error::from_raw(obj).expect("an Error object"));
             }
         }
-        Err(Error::type_error(&format!("expected Error, got {}", v.kind_name())))
+        Err(Error::type_error(&format!("expected ffi.Error, got {}", v.kind_name())))
     }
 }
 

@@ -140,7 +140,7 @@ wrapper! {
     /// Payload marker of Array objects (type index 71).
     #[derive(Debug)]
     pub struct ArrayObj { _cell: sys::xffi_seq_cell }
-    type_key = "Array", type_index = sys::XFFI_TYPE_ARRAY;
+    type_key = "ffi.Array", type_index = sys::XFFI_TYPE_ARRAY;
     shared_because = "immutable while shared (changes are copy-on-write)";
     example = "xffi::Array::<i64>::new().unwrap()";
 }
@@ -389,7 +389,7 @@ wrapper! {
     /// shared references (any holder may push), so it sits in an `UnsafeCell`
     /// and is read only under the List's lock (see `lock_for`), Debug included.
     pub struct ListObj { cell: UnsafeCell<sys::xffi_seq_cell> }
-    type_key = "List", type_index = sys::XFFI_TYPE_LIST;
+    type_key = "ffi.List", type_index = sys::XFFI_TYPE_LIST;
     shared_because = "this crate serialises every access from Rust under the List's lock";
     example = "xffi::List::<i64>::new().unwrap()";
 }

@@ -32,7 +32,7 @@ wrapper! {
     /// Payload marker of Function objects (type index 68).
     #[derive(Debug)]
     pub struct FunctionObj { cell: sys::xffi_function_cell }
-    type_key = "Function", type_index = sys::XFFI_TYPE_FUNCTION;
+    type_key = "ffi.Function", type_index = sys::XFFI_TYPE_FUNCTION;
     shared_because = "immutable, and a Rust closure must be `Send + Sync` to become a function";
     example = "xffi::Function::from_typed(|| Ok(1i64)).unwrap()";
     from_any_view = object;

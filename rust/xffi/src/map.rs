@@ -120,7 +120,7 @@ wrapper! {
     /// Payload marker of Map objects (type index 72).
     #[derive(Debug)]
     pub struct MapObj { _private: [u8; 0] }
-    type_key = "Map", type_index = sys::XFFI_TYPE_MAP;
+    type_key = "ffi.Map", type_index = sys::XFFI_TYPE_MAP;
     shared_because = "immutable while shared (changes are copy-on-write)";
     example = "xffi::Map::<i64, i64>::new().unwrap()";
 }
@@ -334,7 +334,7 @@ wrapper! {
     /// accesses with a lock (see [`crate::List`]).
     #[derive(Debug)]
     pub struct DictObj { _private: [u8; 0] }
-    type_key = "Dict", type_index = sys::XFFI_TYPE_DICT;
+    type_key = "ffi.Dict", type_index = sys::XFFI_TYPE_DICT;
     shared_because = "this crate serialises every access from Rust under the Dict's lock";
     example = "xffi::Dict::<i64, i64>::new().unwrap()";
 }

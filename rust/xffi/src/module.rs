@@ -46,7 +46,7 @@ wrapper! {
     /// Payload marker of Module objects (type index 73).
     #[derive(Debug)]
     pub struct ModuleObj { _private: [u8; 0] }
-    type_key = "Module", type_index = sys::XFFI_TYPE_MODULE;
+    type_key = "ffi.Module", type_index = sys::XFFI_TYPE_MODULE;
     shared_because = "immutable";
     example = "unsafe { xffi::Module::load(\"./libmyplugin.so\") }.unwrap()";
     doctest = "no_run";

@@ -56,7 +56,7 @@ pub unsafe trait IsA<P: ObjectType>: ObjectType {}
 /// use xffi::{Object, ObjectRef};
 /// let s = xffi::String::new("hi").unwrap();
 /// let obj: ObjectRef<Object> = s.into_object();
-/// assert_eq!(obj.type_key(), "String");
+/// assert_eq!(obj.type_key(), "ffi.String");
 /// ```
 #[derive(Debug)]
 pub struct Object {
@@ -66,7 +66,7 @@ pub struct Object {
 // SAFETY: every object is an instance of the root type 64, and the root's
 // payload is empty, so nothing is read at PAYLOAD_OFFSET.
 unsafe impl ObjectType for Object {
-    const TYPE_KEY: &'static str = "Object";
+    const TYPE_KEY: &'static str = "ffi.Object";
     #[inline(always)]
     fn type_index() -> i32 {
         sys::XFFI_TYPE_OBJECT
@@ -158,7 +158,7 @@ impl<T: ObjectType> ObjectRef<T> {
     /// let mut raw = std::ptr::null_mut();
     /// unsafe { xffi_sys::xffi_string_new(&mut raw, b"x".as_ptr().cast(), 1) };
     /// let s = unsafe { ObjectRef::<StringObj>::from_raw_checked(raw) }.unwrap();
-    /// assert_eq!(s.type_key(), "String");
+    /// assert_eq!(s.type_key(), "ffi.String");
     /// ```
     pub unsafe fn from_raw_checked(ptr: *mut sys::xffi_object) -> Result<Self> {
         // SAFETY: the caller's contract: a live object and its reference;
@@ -212,7 +212,7 @@ impl<T: ObjectType> ObjectRef<T> {
     /// The object's own type key.
     ///
     /// ```
-    /// assert_eq!(xffi::String::new("x").unwrap().into_object().type_key(), "String");
+    /// assert_eq!(xffi::String::new("x").unwrap().into_object().type_key(), "ffi.String");
     /// ```
     pub fn type_key(&self) -> &'static str {
         type_key_of(self.type_index())
@@ -264,7 +264,7 @@ impl<T: ObjectType> ObjectRef<T> {
     /// let s = xffi::String::new("x").unwrap().into_object();
     /// let s = s.downcast::<BytesObj>().unwrap_err();
     /// let s = s.downcast::<StringObj>().unwrap();
-    /// assert_eq!(s.type_key(), "String");
+    /// assert_eq!(s.type_key(), "ffi.String");
     /// ```
     #[inline(always)]
     pub fn downcast<U: ObjectType>(self) -> std::result::Result<ObjectRef<U>, Self> {
@@ -291,7 +291,7 @@ impl<T: ObjectType> ObjectRef<T> {
     /// ```
     /// let s = xffi::String::new("x").unwrap();
     /// let o: &xffi::ObjectRef<xffi::Object> = s.as_object();
-    /// assert_eq!(o.type_key(), "String");
+    /// assert_eq!(o.type_key(), "ffi.String");
     /// ```
     pub fn as_object(&self) -> &ObjectRef<Object> {
         // SAFETY: ObjectRef<T> and ObjectRef<Object> have the same layout
@@ -706,7 +706,7 @@ pub mod private {
 /// ```
 /// use xffi::{object_type, ObjectRef, StringObj};
 /// struct Impostor(u64);
-/// object_type!(Impostor, "Function"); // a built-in's key
+/// object_type!(Impostor, "ffi.Function"); // a built-in's key
 /// assert_eq!(ObjectRef::new(Impostor(0)).unwrap_err().kind(), xffi::ErrorKind::ValueError);
 /// struct FakeString(u64);
 /// object_type!(FakeString, "doc.FakeString", parent = StringObj);

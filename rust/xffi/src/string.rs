@@ -29,7 +29,7 @@ wrapper! {
     /// Payload marker of String objects (type index 65).
     #[derive(Debug)]
     pub struct StringObj { cell: sys::xffi_string_cell }
-    type_key = "String", type_index = sys::XFFI_TYPE_STRING;
+    type_key = "ffi.String", type_index = sys::XFFI_TYPE_STRING;
     shared_because = "immutable";
     example = "xffi::String::new(\"x\").unwrap()";
 }
@@ -45,7 +45,7 @@ wrapper! {
     /// Payload marker of Bytes objects (type index 66).
     #[derive(Debug)]
     pub struct BytesObj { cell: sys::xffi_string_cell }
-    type_key = "Bytes", type_index = sys::XFFI_TYPE_BYTES;
+    type_key = "ffi.Bytes", type_index = sys::XFFI_TYPE_BYTES;
     shared_because = "immutable";
     example = "xffi::Bytes::new(b\"x\").unwrap()";
 }
@@ -120,7 +120,7 @@ macro_rules! string_like {
                 }
                 let b = <&[u8]>::from_view(v)
                     .ok()
-                    .filter(|_| ($what == "Bytes") || <&str>::from_view(v).is_ok())
+                    .filter(|_| ($what == "ffi.Bytes") || <&str>::from_view(v).is_ok())
                     .ok_or_else(|| {
                         Error::type_error(&format!(concat!("expected ", $what, ", got {}"), v.kind_name()))
                     })?;
@@ -130,8 +130,8 @@ macro_rules! string_like {
     };
 }
 
-string_like!(String, StringObj, from_utf8_bytes, "String");
-string_like!(Bytes, BytesObj, new, "Bytes");
+string_like!(String, StringObj, from_utf8_bytes, "ffi.String");
+string_like!(Bytes, BytesObj, new, "ffi.Bytes");
 
 impl String {
     /// Makes a String (the characters are copied). Errors: MemoryError.

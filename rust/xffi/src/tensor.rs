@@ -25,7 +25,7 @@ wrapper! {
     /// Payload marker of Shape objects (type index 69).
     #[derive(Debug)]
     pub struct ShapeObj { cell: sys::xffi_shape_cell }
-    type_key = "Shape", type_index = sys::XFFI_TYPE_SHAPE;
+    type_key = "ffi.Shape", type_index = sys::XFFI_TYPE_SHAPE;
     shared_because = "immutable";
     example = "xffi::Shape::new(&[1]).unwrap()";
     from_any_view = object;
@@ -226,7 +226,7 @@ wrapper! {
     /// Payload marker of Tensor objects (type index 70).
     #[derive(Debug)]
     pub struct TensorObj { dl: sys::DLTensor }
-    type_key = "Tensor", type_index = sys::XFFI_TYPE_TENSOR;
+    type_key = "ffi.Tensor", type_index = sys::XFFI_TYPE_TENSOR;
     shared_because = "Rust only reads a tensor's header and, through checked views, its data; writing is `unsafe`";
     example = "xffi::Tensor::new(&[1], xffi::DataType::F32).unwrap()";
     from_any_view = object;

@@ -23,7 +23,7 @@ use crate::object::{ObjectRef, ObjectType};
 ///     /// Docs of the payload marker.
 ///     #[derive(Debug)]
 ///     pub struct ShapeObj { cell: sys::xffi_shape_cell }
-///     type_key = "Shape", type_index = sys::XFFI_TYPE_SHAPE;
+///     type_key = "ffi.Shape", type_index = sys::XFFI_TYPE_SHAPE;
 ///     shared_because = "immutable";             // why any thread may use it
 ///     example = "xffi::Shape::new(&[1]).unwrap()";
 ///     doctest = "no_run";                       // optional: the examples' fence

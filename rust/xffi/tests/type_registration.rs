@@ -26,9 +26,9 @@ fn a_key_belongs_to_one_rust_type() {
 }
 
 struct FakeFunction(u64);
-object_type!(FakeFunction, "Function");
+object_type!(FakeFunction, "ffi.Function");
 struct FakeObject(u64);
-object_type!(FakeObject, "Object");
+object_type!(FakeObject, "ffi.Object");
 
 #[test]
 fn built_in_keys_are_refused() {
@@ -53,7 +53,7 @@ struct ForeignFunction([u64; 2]);
 // pointer-sized words, which [u64; 2] reads as plain integers (never called
 // or dereferenced); the test only checks that it is refused as a base.
 unsafe impl ObjectType for ForeignFunction {
-    const TYPE_KEY: &'static str = "Function";
+    const TYPE_KEY: &'static str = "ffi.Function";
     fn type_index() -> i32 {
         xffi::sys::XFFI_TYPE_FUNCTION
     }
@@ -68,7 +68,7 @@ object_type!(OnForeign, "reg.OnForeign", parent = ForeignFunction, base = base);
 fn built_in_and_foreign_parents_are_refused() {
     let err = ObjectRef::new(FakeString(0)).unwrap_err();
     assert_eq!(err.kind(), xffi::ErrorKind::TypeError);
-    assert!(err.message().contains("parent String needs `base = field`"), "{}", err.message());
+    assert!(err.message().contains("parent ffi.String needs `base = field`"), "{}", err.message());
     let err = ObjectRef::new(OnForeign { base: ForeignFunction([0; 2]) }).unwrap_err();
     assert_eq!(err.kind(), xffi::ErrorKind::TypeError);
     assert!(err.message().contains("not a type defined with object_type!"), "{}", err.message());

@@ -164,8 +164,8 @@ fn set_cause_on_a_shared_error_leaves_the_other_holder_untouched() {
 fn messages_arrive_exactly_as_c_stored_them() {
     // C's accessor names itself; Rust passes the text on unchanged.
     let err = Any::from("a string longer than seven bytes").get::<i64>().unwrap_err();
-    assert_eq!(err.message(), "xffi_any_to_int: expected int, got String");
-    assert_eq!(err.to_string(), "TypeError: xffi_any_to_int: expected int, got String");
+    assert_eq!(err.message(), "xffi_any_to_int: expected int, got ffi.String");
+    assert_eq!(err.to_string(), "TypeError: xffi_any_to_int: expected int, got ffi.String");
 
     // Bytes that are not UTF-8 are kept: all of them in message_bytes, and
     // message/Display show each invalid one as U+FFFD instead of cutting there.

@@ -296,7 +296,7 @@ static void test_built_in_type_lookup_after_load_allocates_nothing(void **state)
   long before = atomic_load(&allocations);
   assert_int_equal(info_get(&info, XFFI_TYPE_STRING), XFFI_OK);
   long cost = atomic_load(&allocations) - before;
-  assert_string_equal(info->type_key.data, "String");
+  assert_string_equal(info->type_key.data, "ffi.String");
   assert_int_equal(cost, 0);
   dlclose(lib);
 }

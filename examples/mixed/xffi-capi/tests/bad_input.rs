@@ -102,7 +102,7 @@ fn point_coords_rejects_null_arguments_and_objects_of_other_types() {
         // SAFETY: each pointer is a writable slot, a live object or a C string, or NULL where allowed.
         unsafe { xcapi_point_coords(&mut x, &mut y, s.as_ptr()) },
         "TypeError",
-        "xcapi_point_coords: point: expected xcapi.Point, got String",
+        "xcapi_point_coords: point: expected xcapi.Point, got ffi.String",
     );
     let l = label(c"a label", &p);
     fails(
@@ -219,7 +219,7 @@ fn label_accessors_reject_null_arguments_and_non_labels() {
         // SAFETY: each pointer is a writable slot, a live object or a C string, or NULL where allowed.
         unsafe { xcapi_label_point(&mut out, s.as_ptr()) },
         "TypeError",
-        "xcapi_label_point: label: expected xcapi.Label, got String",
+        "xcapi_label_point: label: expected xcapi.Label, got ffi.String",
     );
     assert!(out.is_null());
 }
@@ -287,7 +287,7 @@ fn the_rust_functions_check_their_arguments() {
     let err = distance.call(&[pv, AnyView::object(&s)]).unwrap_err();
     assert_eq!(
         (err.kind(), err.message().as_ref()),
-        (xffi::ErrorKind::TypeError, "argument 1: expected xcapi.Point, got String")
+        (xffi::ErrorKind::TypeError, "argument 1: expected xcapi.Point, got ffi.String")
     );
     let err = distance.call(&[pv]).unwrap_err();
     assert_eq!((err.kind(), err.message().as_ref()), (xffi::ErrorKind::TypeError, "expected 2 arguments, got 1"));

@@ -1,0 +1,13 @@
+/* c/globals.c: the list of the runtime's tables of ffi.* global functions
+ * (c/builtin_globals.h). */
+#include "builtin_globals.h"
+
+void xffi_builtin_object_deleter(void *self, int flags) {
+  (void)self;
+  (void)flags;
+}
+
+const xffi_builtin_table *const xffi_builtin_tables[] = {
+    &xffi_globals_registry, &xffi_globals_misc, &xffi_globals_container, &xffi_globals_module, &xffi_globals_type,
+};
+const size_t xffi_builtin_table_count = sizeof(xffi_builtin_tables) / sizeof(xffi_builtin_tables[0]);

@@ -1,0 +1,97 @@
+/* xffi/reflection.h: the records that describe a type's fields, methods
+ * and metadata, and the columns of type attributes.
+ *
+ * Layouts shared with tvm-ffi 0.1 (TVMFFIFieldInfo, TVMFFIMethodInfo,
+ * TVMFFITypeMetadata, TVMFFITypeAttrColumn), so that libraries of both
+ * runtimes describe their types the same way. The registry copies every
+ * text and keeps its own reference to every object and Any it is given. */
+#ifndef XFFI_REFLECTION_H
+#define XFFI_REFLECTION_H
+
+#include <stdint.h>
+#include <xffi/any.h>
+#include <xffi/export.h>
+#include <xffi/type.h>
+
+XFFI_EXTERN_C_BEGIN
+
+/* Field flags (bits of xffi_field_info.flags). */
+enum {
+  XFFI_FIELD_WRITABLE = 1 << 0,
+  XFFI_FIELD_HAS_DEFAULT = 1 << 1,
+  XFFI_FIELD_IS_STATIC_METHOD = 1 << 2, /* on xffi_method_info.flags */
+  XFFI_FIELD_SEQ_HASH_IGNORE = 1 << 3,
+  XFFI_FIELD_SEQ_HASH_DEF_PATTERN = 1 << 4,
+  XFFI_FIELD_DEFAULT_FROM_FACTORY = 1 << 5,
+  XFFI_FIELD_REPR_OFF = 1 << 6,
+  XFFI_FIELD_COMPARE_OFF = 1 << 7,
+  XFFI_FIELD_HASH_OFF = 1 << 8,
+  XFFI_FIELD_INIT_OFF = 1 << 9,
+  XFFI_FIELD_KW_ONLY = 1 << 10,
+  XFFI_FIELD_SETTER_IS_FUNCTION = 1 << 11, /* setter is a Function object */
+  XFFI_FIELD_SEQ_HASH_DEF_SIMPLE = 1 << 12
+};
+
+/* Reads the field at field_addr into *result (a new reference). 0 or -1 with an error raised. */
+typedef int (*xffi_field_getter)(void *field_addr, xffi_any *result);
+/* Writes *value (borrowed) into the field at field_addr. 0 or -1 with an error raised. */
+typedef int (*xffi_field_setter)(void *field_addr, const xffi_any *value);
+/* Makes a default-initialised object: *result receives a new reference. */
+typedef int (*xffi_object_creator)(void **result);
+
+/* 120 bytes on 64-bit targets. */
+typedef struct xffi_field_info {
+  xffi_byte_array name;
+  xffi_byte_array doc;
+  xffi_byte_array metadata; /* JSON text */
+  int64_t flags;            /* XFFI_FIELD_* */
+  int64_t size;
+  int64_t alignment;
+  int64_t offset; /* bytes from the object's start */
+  xffi_field_getter getter;
+  void *setter; /* an xffi_field_setter, or a Function object with XFFI_FIELD_SETTER_IS_FUNCTION */
+  xffi_any default_value_or_factory;
+  int32_t field_static_type_index;
+} xffi_field_info;
+
+/* 72 bytes on 64-bit targets. */
+typedef struct xffi_method_info {
+  xffi_byte_array name;
+  xffi_byte_array doc;
+  xffi_byte_array metadata; /* JSON text */
+  int64_t flags;            /* XFFI_FIELD_IS_STATIC_METHOD or 0 */
+  xffi_any method;   /* a Function */
+} xffi_method_info;
+
+/* Structural equality and hashing kinds (xffi_type_metadata.structural_eq_hash_kind). */
+enum {
+  XFFI_SEQ_HASH_UNSUPPORTED = 0,
+  XFFI_SEQ_HASH_TREE_NODE = 1,
+  XFFI_SEQ_HASH_FREE_VAR = 2,
+  XFFI_SEQ_HASH_DAG_NODE = 3,
+  XFFI_SEQ_HASH_CONST_TREE_NODE = 4,
+  XFFI_SEQ_HASH_UNIQUE_INSTANCE = 5
+};
+
+/* 32 bytes on 64-bit targets. */
+typedef struct xffi_type_metadata {
+  xffi_byte_array doc;
+  xffi_object_creator creator; /* NULL if the type cannot be made empty */
+  int32_t total_size;          /* bytes of an object, header included */
+  int32_t structural_eq_hash_kind;
+} xffi_type_metadata;
+
+/* A column of one type attribute: the value of type index t is
+ * data[t - begin_index] when 0 <= t - begin_index < size and that entry is
+ * not None; otherwise the type has no such attribute. A column lives as long
+ * as the process at a fixed address; data may be replaced (never freed) as it
+ * grows. 16 bytes on 64-bit targets. */
+typedef struct xffi_type_attr_column {
+  const xffi_any *data;
+  int32_t size;
+  int32_t begin_index;
+} xffi_type_attr_column;
+
+XFFI_EXTERN_C_END
+
+#endif /* XFFI_REFLECTION_H */
