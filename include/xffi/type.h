@@ -31,6 +31,7 @@ enum {
   XFFI_TYPE_OBJECT_RVALUE = 10, /* an object being moved (views only) */
   XFFI_TYPE_SMALL_STR = 11,     /* up to 7 bytes of string stored inline */
   XFFI_TYPE_SMALL_BYTES = 12,   /* up to 7 bytes stored inline */
+  XFFI_TYPE_UNCHANGED = 13,     /* "leave as it is" marker (tvm-ffi's kTVMFFIUnchanged) */
   XFFI_TYPE_STATIC_OBJECT_BEGIN = 64,
   XFFI_TYPE_OBJECT = 64, /* the root of all objects */
   XFFI_TYPE_STRING = 65,
@@ -45,7 +46,9 @@ enum {
   XFFI_TYPE_OPAQUE_FOREIGN = 74,
   XFFI_TYPE_LIST = 75,
   XFFI_TYPE_DICT = 76,
-  XFFI_TYPE_BUILTIN_END = 77, /* one past the last built-in index in use */
+  XFFI_TYPE_VISIT_INTERRUPT = 77, /* ffi.VisitInterrupt (structural visitors) */
+  XFFI_TYPE_BIGINT = 78,          /* ffi.BigInt: integers wider than 64 bits */
+  XFFI_TYPE_BUILTIN_END = 77,     /* one past the last built-in index in use (79 once 77 and 78 have records) */
   XFFI_TYPE_DYNAMIC_BEGIN = 128
 };
 
