@@ -731,6 +731,10 @@ extern "C" {
 mod containers;
 mod dlpack;
 mod function;
+mod reflection;
+mod tvm_ffi;
 pub use containers::*;
 pub use dlpack::*;
 pub use function::*;
+pub use reflection::*;
+pub use tvm_ffi::*;

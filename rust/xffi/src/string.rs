@@ -122,8 +122,8 @@ macro_rules! string_like {
                     .ok()
                     .filter(|_| ($what == "ffi.Bytes") || <&str>::from_view(v).is_ok())
                     .ok_or_else(|| {
-                        Error::type_error(&format!(concat!("expected ", $what, ", got {}"), v.kind_name()))
-                    })?;
+                    Error::type_error(&format!(concat!("expected ", $what, ", got {}"), v.kind_name()))
+                })?;
                 $name::$new(b)
             }
         }

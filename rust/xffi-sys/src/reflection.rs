@@ -1,0 +1,95 @@
+//! The declarations of `reflection.h`: the records that describe a type's
+//! fields, methods and metadata, and type-attribute columns (layouts shared
+//! with tvm-ffi 0.1). Also the type indices of `type.h` that tvm-ffi 0.1.15
+//! added. Re-exported at the crate root.
+#![allow(non_camel_case_types, non_upper_case_globals, non_snake_case)]
+
+use super::*;
+use core::ffi::{c_int, c_void};
+
+/// tvm-ffi's "leave as it is" marker value (kTVMFFIUnchanged).
+pub const XFFI_TYPE_UNCHANGED: i32 = 13;
+/// ffi.VisitInterrupt (structural visitors).
+pub const XFFI_TYPE_VISIT_INTERRUPT: i32 = 77;
+/// ffi.BigInt: integers wider than 64 bits.
+pub const XFFI_TYPE_BIGINT: i32 = 78;
+
+pub const XFFI_FIELD_WRITABLE: u32 = 1 << 0;
+pub const XFFI_FIELD_HAS_DEFAULT: u32 = 1 << 1;
+pub const XFFI_FIELD_IS_STATIC_METHOD: u32 = 1 << 2;
+pub const XFFI_FIELD_SEQ_HASH_IGNORE: u32 = 1 << 3;
+pub const XFFI_FIELD_SEQ_HASH_DEF_PATTERN: u32 = 1 << 4;
+pub const XFFI_FIELD_DEFAULT_FROM_FACTORY: u32 = 1 << 5;
+pub const XFFI_FIELD_REPR_OFF: u32 = 1 << 6;
+pub const XFFI_FIELD_COMPARE_OFF: u32 = 1 << 7;
+pub const XFFI_FIELD_HASH_OFF: u32 = 1 << 8;
+pub const XFFI_FIELD_INIT_OFF: u32 = 1 << 9;
+pub const XFFI_FIELD_KW_ONLY: u32 = 1 << 10;
+pub const XFFI_FIELD_SETTER_IS_FUNCTION: u32 = 1 << 11;
+pub const XFFI_FIELD_SEQ_HASH_DEF_SIMPLE: u32 = 1 << 12;
+
+pub const XFFI_SEQ_HASH_UNSUPPORTED: u32 = 0;
+pub const XFFI_SEQ_HASH_TREE_NODE: u32 = 1;
+pub const XFFI_SEQ_HASH_FREE_VAR: u32 = 2;
+pub const XFFI_SEQ_HASH_DAG_NODE: u32 = 3;
+pub const XFFI_SEQ_HASH_CONST_TREE_NODE: u32 = 4;
+pub const XFFI_SEQ_HASH_UNIQUE_INSTANCE: u32 = 5;
+
+/// Reads the field at `field_addr` into `*result` (a new reference).
+pub type xffi_field_getter = Option<unsafe extern "C" fn(field_addr: *mut c_void, result: *mut xffi_any) -> c_int>;
+/// Writes `*value` (borrowed) into the field at `field_addr`.
+pub type xffi_field_setter = Option<unsafe extern "C" fn(field_addr: *mut c_void, value: *const xffi_any) -> c_int>;
+/// Makes a default-initialised object (`*result`: a new reference).
+pub type xffi_object_creator = Option<unsafe extern "C" fn(result: *mut *mut c_void) -> c_int>;
+
+/// A reflected field (tvm-ffi's TVMFFIFieldInfo).
+#[repr(C)]
+pub struct xffi_field_info {
+    pub name: xffi_byte_array,
+    pub doc: xffi_byte_array,
+    /// JSON text.
+    pub metadata: xffi_byte_array,
+    /// `XFFI_FIELD_*` bits.
+    pub flags: i64,
+    pub size: i64,
+    pub alignment: i64,
+    /// Bytes from the object's start.
+    pub offset: i64,
+    pub getter: xffi_field_getter,
+    /// An `xffi_field_setter`, or a Function object with `XFFI_FIELD_SETTER_IS_FUNCTION`.
+    pub setter: *mut c_void,
+    pub default_value_or_factory: xffi_any,
+    pub field_static_type_index: i32,
+}
+
+/// A reflected method (tvm-ffi's TVMFFIMethodInfo).
+#[repr(C)]
+pub struct xffi_method_info {
+    pub name: xffi_byte_array,
+    pub doc: xffi_byte_array,
+    /// JSON text.
+    pub metadata: xffi_byte_array,
+    /// `XFFI_FIELD_IS_STATIC_METHOD` or 0.
+    pub flags: i64,
+    /// A Function.
+    pub method: xffi_any,
+}
+
+/// A type's metadata (tvm-ffi's TVMFFITypeMetadata).
+#[repr(C)]
+pub struct xffi_type_metadata {
+    pub doc: xffi_byte_array,
+    pub creator: xffi_object_creator,
+    /// Bytes of an object, header included.
+    pub total_size: i32,
+    pub structural_eq_hash_kind: i32,
+}
+
+/// A column of one type attribute (tvm-ffi's TVMFFITypeAttrColumn): the value
+/// of type index `t` is `data[t - begin_index]` when in range and not None.
+#[repr(C)]
+pub struct xffi_type_attr_column {
+    pub data: *const xffi_any,
+    pub size: i32,
+    pub begin_index: i32,
+}
