@@ -4,8 +4,9 @@
  * signature (xffi_safe_call): handle is the static Function itself (unused),
  * args are borrowed views, *result receives an owned value; on failure an
  * error is raised (messages name the global: "ffi.ListInsert: ...") and
- * nothing has changed. tvm-ffi's conventions (src/ffi/container.cc) are
- * documented in docs/tvm-ffi.md. */
+ * nothing has changed. They follow tvm-ffi's conventions
+ * (src/ffi/container.cc), except that bad input is an error where tvm-ffi
+ * aborts or reads out of bounds (docs/bad-input.md). */
 #ifndef XFFI_GLOBALS_CONTAINER_H
 #define XFFI_GLOBALS_CONTAINER_H
 
