@@ -22,6 +22,20 @@
 int xffi_global_check_call(const char *fn, const xffi_any *args, int32_t num_args, int32_t expected,
                            const xffi_any *result);
 
+/* *out borrows argument index, which must be an object of exactly
+ * type_index (a built-in container type, which has no subtypes): the common
+ * case inline, anything else through xffi_arg_to_object's checks and
+ * messages ("<fn>: argument 0: expected ffi.List, got int"). Call after
+ * xffi_global_check_call (the argument is well formed). */
+static inline int xffi_global_object_arg(xffi_object **out, const xffi_any *args, int32_t num_args, int32_t index,
+                                         int32_t type_index, const char *fn) {
+  if (XFFI_LIKELY(index < num_args && args[index].type_index == type_index)) {
+    *out = args[index].v_obj;
+    return XFFI_OK;
+  }
+  return xffi_arg_to_object(out, args, num_args, index, type_index, fn);
+}
+
 /* Raises IndexError "<fn>: index <index> out of range for a <kind> of size
  * <size>" and returns XFFI_FAIL. */
 int xffi_global_raise_index(const char *fn, int64_t index, const char *kind, int64_t size);

@@ -47,8 +47,12 @@ typedef struct search_frame {
   int64_t position;             /* next index (sequences) or xffi_map_next cursor (maps) */
 } search_frame;
 
+/* Searches up to this deep keep their frames on the C stack (no allocation). */
+#define SEARCH_STACK_FRAMES 16
+
 typedef struct device_search {
-  search_frame *frames; /* owned, grown as needed */
+  search_frame *frames; /* on_stack, or owned heap memory once deeper */
+  search_frame on_stack[SEARCH_STACK_FRAMES];
   int64_t depth, capacity;
   xffi_object *seen; /* a Dict whose keys are the containers pushed (identity), made on first need */
   DLDevice found;
@@ -86,9 +90,12 @@ static int search_visit(device_search *s, const xffi_any *value) {
     if (xffi_dict_set(s->seen, value, &none) != XFFI_OK) return XFFI_FAIL;
   }
   if (s->depth == s->capacity) {
-    int64_t grown = s->capacity ? s->capacity * 2 : 16;
-    search_frame *frames = xffi_realloc(s->frames, (size_t)grown * sizeof *frames);
+    int64_t grown = s->capacity * 2;
+    if ((uint64_t)grown > SIZE_MAX / sizeof(search_frame)) return xffi_error_raise_out_of_memory();
+    search_frame *frames = s->frames == s->on_stack ? xffi_alloc((size_t)grown * sizeof *frames)
+                                                    : xffi_realloc(s->frames, (size_t)grown * sizeof *frames);
     if (!frames) return xffi_error_raise_out_of_memory();
+    if (s->frames == s->on_stack) memcpy(frames, s->on_stack, sizeof s->on_stack);
     s->frames = frames;
     s->capacity = grown;
   }
@@ -120,14 +127,20 @@ int xffi_global_container_find_first_non_cpu_device(void *handle, const xffi_any
   (void)handle;
   if (xffi_global_check_call("ffi.ContainerFindFirstNonCPUDevice", args, num_args, 1, result) != XFFI_OK)
     return XFFI_FAIL;
-  device_search s = {NULL, 0, 0, NULL, {kDLCPU, 0}, 0};
+  device_search s;
+  s.frames = s.on_stack;
+  s.depth = 0;
+  s.capacity = SEARCH_STACK_FRAMES;
+  s.seen = NULL;
+  s.found = (DLDevice){kDLCPU, 0};
+  s.has_found = 0;
   int status = search_visit(&s, &args[0]);
   while (status == XFFI_OK && !s.has_found && s.depth > 0) {
     const xffi_any *child;
     status = search_next_child(&s, &child);
     if (status == XFFI_OK && child) status = search_visit(&s, child);
   }
-  xffi_free(s.frames);
+  if (s.frames != s.on_stack) xffi_free(s.frames);
   if (s.seen) xffi_object_dec_ref(s.seen);
   if (status != XFFI_OK) return XFFI_FAIL;
   *result = xffi_any_device(s.found);

@@ -41,7 +41,7 @@ static int make_pairs(int32_t type_index, const char *fn, const xffi_any *args, 
 static int map_args(xffi_object **map, int32_t type_index, int32_t expected, const char *fn, const xffi_any *args,
                     int32_t num_args, const xffi_any *result) {
   if (xffi_global_check_call(fn, args, num_args, expected, result) != XFFI_OK) return XFFI_FAIL;
-  return xffi_arg_to_object(map, args, num_args, 0, type_index, fn);
+  return xffi_global_object_arg(map, args, num_args, 0, type_index, fn);
 }
 
 static int map_size(int32_t type_index, const char *fn, const xffi_any *args, int32_t num_args, xffi_any *result) {

@@ -12,7 +12,7 @@
 
 /* The sequence argument 0 of fn, which must be of type_index. */
 static int seq_arg(xffi_object **out, const xffi_any *args, int32_t num_args, int32_t type_index, const char *fn) {
-  return xffi_arg_to_object(out, args, num_args, 0, type_index, fn);
+  return xffi_global_object_arg(out, args, num_args, 0, type_index, fn);
 }
 
 static const char *seq_kind(int32_t type_index) { return type_index == XFFI_TYPE_LIST ? "List" : "Array"; }
@@ -195,7 +195,7 @@ int xffi_global_list_replace_slice(void *handle, const xffi_any *args, int32_t n
   int64_t start, stop;
   int empty;
   if (list_range_args(&list, &start, &stop, &empty, args, num_args, 4, fn, result) != XFFI_OK) return XFFI_FAIL;
-  if (xffi_arg_to_object(&replacement, args, num_args, 3, XFFI_TYPE_LIST, fn) != XFFI_OK) return XFFI_FAIL;
+  if (xffi_global_object_arg(&replacement, args, num_args, 3, XFFI_TYPE_LIST, fn) != XFFI_OK) return XFFI_FAIL;
   /* As tvm-ffi: an empty range with nothing to put in changes nothing; an
    * empty range with items inserts them at start, which must be a position. */
   int64_t size = xffi_seq_size_unchecked(list);

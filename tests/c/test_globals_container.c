@@ -5,6 +5,8 @@
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include "test_globals_util.h"
 
+#include "failing_allocator.h"
+
 #include "test_clock.h"
 
 static xffi_any obj(xffi_object *o) { return xffi_any_object(o); }
@@ -578,7 +580,71 @@ static void test_find_device_visits_shared_containers_once(void **state) {
   xffi_any_release(&level);
 }
 
+/* The common call, a flat container or a shallow nesting, allocates
+ * nothing; out of memory in a deeper search is a MemoryError, nothing leaked. */
+static void test_find_device_allocation(void **state) {
+  (void)state;
+  xffi_object *cuda = tensor_on(kDLCUDA, 1);
+  xffi_any flat = CALL_OK("ffi.List", I(1), I(2), I(3));
+  xffi_any nest = CALL_OK("ffi.Array", flat);
+  for (int i = 0; i < 12; ++i) {
+    xffi_any outer = CALL_OK("ffi.Array", nest, I(i));
+    xffi_any_release(&nest);
+    nest = outer;
+  }
+  uint64_t before = failing_allocator_attempts();
+  assert_int_equal(find_device(flat).device_type, kDLCPU);
+  assert_int_equal(failing_allocator_attempts(), before);
+  xffi_any deep = CALL_OK("ffi.Array", nest, nest, obj(cuda)); /* found after a shared 13-level nesting */
+  int64_t live = failing_allocator_live();
+  xffi_any result = xffi_any_none();
+  for (int64_t n = 0; n < 3; ++n) {
+    failing_allocator_fail_after(n);
+    int status = CALL("ffi.ContainerFindFirstNonCPUDevice", &result, deep);
+    failing_allocator_fail_after(-1);
+    if (status == XFFI_OK) {
+      assert_int_equal(result.v_device.device_type, kDLCUDA);
+    } else {
+      assert_raised(XFFI_KIND_MEMORY, "out of memory");
+      assert_int_equal(result.type_index, XFFI_TYPE_NONE);
+    }
+    assert_int_equal(failing_allocator_live(), live);
+  }
+  assert_int_equal(find_device(deep).device_type, kDLCUDA);
+  xffi_any_release(&deep);
+  xffi_any_release(&nest);
+  xffi_any_release(&flat);
+  release_tensor(cuda);
+}
+
+/* Constructors out of memory: a MemoryError, nothing half made or leaked. */
+static void test_constructors_out_of_memory(void **state) {
+  (void)state;
+  static const char *const makers[] = {"ffi.Array", "ffi.List", "ffi.Map", "ffi.Dict", "ffi.Shape"};
+  xffi_any args[40];
+  for (int i = 0; i < 40; ++i) args[i] = I(i);
+  args[2] = S("a string that needs an object");
+  for (size_t m = 0; m < 5; ++m) {
+    int32_t n = strcmp(makers[m], "ffi.Shape") == 0 ? 1 : 40; /* Shape takes ints only */
+    int64_t live = failing_allocator_live();
+    for (int64_t k = 0; k < 4; ++k) {
+      xffi_any result = xffi_any_none();
+      failing_allocator_fail_after(k);
+      int status = call_builtin(makers[m], args, n, &result);
+      failing_allocator_fail_after(-1);
+      if (status == XFFI_OK) {
+        xffi_any_release(&result);
+      } else {
+        assert_raised(XFFI_KIND_MEMORY, "out of memory");
+        assert_int_equal(result.type_index, XFFI_TYPE_NONE);
+      }
+      assert_int_equal(failing_allocator_live(), live);
+    }
+  }
+}
+
 int main(void) {
+  failing_allocator_install();
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_table_holds_every_container_global_as_a_static_function),
       cmocka_unit_test(test_lookup_by_name_finds_the_static_functions),
@@ -600,6 +666,8 @@ int main(void) {
       cmocka_unit_test(test_find_device_in_a_cycle_ends),
       cmocka_unit_test(test_find_device_deep_nesting_uses_bounded_stack),
       cmocka_unit_test(test_find_device_visits_shared_containers_once),
+      cmocka_unit_test(test_find_device_allocation),
+      cmocka_unit_test(test_constructors_out_of_memory),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
