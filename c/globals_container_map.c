@@ -16,12 +16,11 @@
 #include "global_args.h"
 #include "globals_container.h"
 
-static int make_pairs(int32_t type_index, const char *fn, const xffi_any *args, int32_t num_args,
-                      xffi_any *result) {
+static int make_pairs(int32_t type_index, const char *fn, const xffi_any *args, int32_t num_args, xffi_any *result) {
   if (xffi_global_check_call(fn, args, num_args, XFFI_GLOBAL_ANY_COUNT, result) != XFFI_OK) return XFFI_FAIL;
   if (num_args % 2 != 0)
-    return xffi_error_raise(XFFI_KIND_VALUE, "%s: expected key, value pairs (an even number of arguments), got %d",
-                            fn, (int)num_args);
+    return xffi_error_raise(XFFI_KIND_VALUE, "%s: expected key, value pairs (an even number of arguments), got %d", fn,
+                            (int)num_args);
   xffi_object *map = NULL;
   int is_dict = type_index == XFFI_TYPE_DICT;
   if ((is_dict ? xffi_dict_new(&map, NULL, NULL, 0) : xffi_map_new(&map, NULL, NULL, 0)) != XFFI_OK) return XFFI_FAIL;
@@ -54,15 +53,14 @@ static int map_size(int32_t type_index, const char *fn, const xffi_any *args, in
 }
 
 /* Looks args[1] up in the map args[0]; an absent key gives *found NULL. */
-static int map_find(const xffi_any **found, int32_t type_index, const char *fn, const xffi_any *args,
-                    int32_t num_args, const xffi_any *result) {
+static int map_find(const xffi_any **found, int32_t type_index, const char *fn, const xffi_any *args, int32_t num_args,
+                    const xffi_any *result) {
   xffi_object *map;
   if (map_args(&map, type_index, 2, fn, args, num_args, result) != XFFI_OK) return XFFI_FAIL;
   return xffi_map_lookup(found, map, &args[1]);
 }
 
-static int map_get_item(int32_t type_index, const char *fn, const xffi_any *args, int32_t num_args,
-                        xffi_any *result) {
+static int map_get_item(int32_t type_index, const char *fn, const xffi_any *args, int32_t num_args, xffi_any *result) {
   const xffi_any *found;
   if (map_find(&found, type_index, fn, args, num_args, result) != XFFI_OK) return XFFI_FAIL;
   if (!found) return xffi_global_raise_missing_key(fn, &args[1]);

@@ -35,7 +35,8 @@ static int seq_index_args(xffi_object **seq, int64_t *index, const xffi_any *arg
 static int seq_make(int32_t type_index, const char *fn, const xffi_any *args, int32_t num_args, xffi_any *result) {
   if (xffi_global_check_call(fn, args, num_args, XFFI_GLOBAL_ANY_COUNT, result) != XFFI_OK) return XFFI_FAIL;
   xffi_object *seq = NULL;
-  int status = type_index == XFFI_TYPE_LIST ? xffi_list_new(&seq, args, num_args) : xffi_array_new(&seq, args, num_args);
+  int status =
+      type_index == XFFI_TYPE_LIST ? xffi_list_new(&seq, args, num_args) : xffi_array_new(&seq, args, num_args);
   if (status != XFFI_OK) return XFFI_FAIL;
   *result = xffi_any_object(seq); /* the new reference moves into the result */
   return XFFI_OK;
@@ -56,8 +57,7 @@ static int seq_size(int32_t type_index, const char *fn, const xffi_any *args, in
   return XFFI_OK;
 }
 
-static int seq_contains(int32_t type_index, const char *fn, const xffi_any *args, int32_t num_args,
-                        xffi_any *result) {
+static int seq_contains(int32_t type_index, const char *fn, const xffi_any *args, int32_t num_args, xffi_any *result) {
   xffi_object *seq;
   if (xffi_global_check_call(fn, args, num_args, 2, result) != XFFI_OK) return XFFI_FAIL;
   if (seq_arg(&seq, args, num_args, type_index, fn) != XFFI_OK) return XFFI_FAIL;

@@ -8,12 +8,14 @@
 #include "globals_container.h"
 
 /* The sentinels: static, immortal objects of type ffi.Object (no body). */
-xffi_object xffi_missing_object = {
-    .ref_counts = XFFI_BUILTIN_REF_COUNTS, .type_index = XFFI_TYPE_OBJECT, .reserved = 0,
-    .deleter = xffi_builtin_object_deleter};
-static xffi_object kwargs_object = {
-    .ref_counts = XFFI_BUILTIN_REF_COUNTS, .type_index = XFFI_TYPE_OBJECT, .reserved = 0,
-    .deleter = xffi_builtin_object_deleter};
+xffi_object xffi_missing_object = {.ref_counts = XFFI_BUILTIN_REF_COUNTS,
+                                   .type_index = XFFI_TYPE_OBJECT,
+                                   .reserved = 0,
+                                   .deleter = xffi_builtin_object_deleter};
+static xffi_object kwargs_object = {.ref_counts = XFFI_BUILTIN_REF_COUNTS,
+                                    .type_index = XFFI_TYPE_OBJECT,
+                                    .reserved = 0,
+                                    .deleter = xffi_builtin_object_deleter};
 
 static int global_string(void *handle, const xffi_any *args, int32_t num_args, xffi_any *result) {
   (void)handle;

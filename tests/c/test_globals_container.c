@@ -44,15 +44,41 @@ static xffi_object *int_list(int64_t n) {
 /* ---- the table ---- */
 
 static const char *const container_names[] = {
-    "ffi.Array",          "ffi.ArrayGetItem",    "ffi.ArraySize",       "ffi.ArrayContains",
-    "ffi.List",           "ffi.ListGetItem",     "ffi.ListSetItem",     "ffi.ListSize",
-    "ffi.ListContains",   "ffi.ListAppend",      "ffi.ListInsert",      "ffi.ListPop",
-    "ffi.ListErase",      "ffi.ListEraseRange",  "ffi.ListReplaceSlice", "ffi.ListReverse",
-    "ffi.ListClear",      "ffi.ListReserve",     "ffi.Map",             "ffi.MapSize",
-    "ffi.MapGetItem",     "ffi.MapCount",        "ffi.MapForwardIterFunctor", "ffi.MapGetItemOrMissing",
-    "ffi.Dict",           "ffi.DictSize",        "ffi.DictGetItem",     "ffi.DictSetItem",
-    "ffi.DictCount",      "ffi.DictErase",       "ffi.DictClear",       "ffi.DictForwardIterFunctor",
-    "ffi.DictGetItemOrMissing", "ffi.Shape",     "ffi.ContainerFindFirstNonCPUDevice",
+    "ffi.Array",
+    "ffi.ArrayGetItem",
+    "ffi.ArraySize",
+    "ffi.ArrayContains",
+    "ffi.List",
+    "ffi.ListGetItem",
+    "ffi.ListSetItem",
+    "ffi.ListSize",
+    "ffi.ListContains",
+    "ffi.ListAppend",
+    "ffi.ListInsert",
+    "ffi.ListPop",
+    "ffi.ListErase",
+    "ffi.ListEraseRange",
+    "ffi.ListReplaceSlice",
+    "ffi.ListReverse",
+    "ffi.ListClear",
+    "ffi.ListReserve",
+    "ffi.Map",
+    "ffi.MapSize",
+    "ffi.MapGetItem",
+    "ffi.MapCount",
+    "ffi.MapForwardIterFunctor",
+    "ffi.MapGetItemOrMissing",
+    "ffi.Dict",
+    "ffi.DictSize",
+    "ffi.DictGetItem",
+    "ffi.DictSetItem",
+    "ffi.DictCount",
+    "ffi.DictErase",
+    "ffi.DictClear",
+    "ffi.DictForwardIterFunctor",
+    "ffi.DictGetItemOrMissing",
+    "ffi.Shape",
+    "ffi.ContainerFindFirstNonCPUDevice",
 };
 #define CONTAINER_COUNT (sizeof(container_names) / sizeof(container_names[0]))
 
@@ -422,8 +448,10 @@ static void check_iteration(const char *make, const char *functor_of) {
     xffi_any key = xffi_any_none(), value = xffi_any_none(), more = xffi_any_none();
     assert_int_equal(XFFI_CALL(f.v_obj, &key, I(0)), XFFI_OK);
     assert_int_equal(XFFI_CALL(f.v_obj, &value, I(1)), XFFI_OK);
-    if (want_keys[i] >= 0) assert_int_equal(int_of(key), want_keys[i]);
-    else assert_int_equal(key.type_index, XFFI_TYPE_SMALL_STR);
+    if (want_keys[i] >= 0)
+      assert_int_equal(int_of(key), want_keys[i]);
+    else
+      assert_int_equal(key.type_index, XFFI_TYPE_SMALL_STR);
     if (i == 1) assert_int_equal(int_of(value), 20);
     xffi_any_release(&key);
     xffi_any_release(&value);

@@ -29,8 +29,8 @@ static inline int call_builtin(const char *name, const xffi_any *args, int32_t n
   return xffi_function_call(builtin(name), args, n, result);
 }
 
-#define CALL(name, result, ...)                                                  \
-  call_builtin((name), (const xffi_any[]){__VA_ARGS__},                          \
+#define CALL(name, result, ...)                         \
+  call_builtin((name), (const xffi_any[]){__VA_ARGS__}, \
                (int32_t)(sizeof((const xffi_any[]){__VA_ARGS__}) / sizeof(xffi_any)), (result))
 
 /* Calls name and asserts success, returning the owned result. */
@@ -43,8 +43,8 @@ static inline xffi_any call_builtin_ok(const char *name, const xffi_any *args, i
   return result;
 }
 
-#define CALL_OK(name, ...)                                      \
-  call_builtin_ok((name), (const xffi_any[]){__VA_ARGS__},      \
+#define CALL_OK(name, ...)                                 \
+  call_builtin_ok((name), (const xffi_any[]){__VA_ARGS__}, \
                   (int32_t)(sizeof((const xffi_any[]){__VA_ARGS__}) / sizeof(xffi_any)))
 
 #endif /* XFFI_TEST_GLOBALS_UTIL_H */
