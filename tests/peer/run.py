@@ -39,6 +39,7 @@ import signal
 import subprocess
 import sys
 import tarfile
+import tempfile
 import time
 import urllib.request
 
@@ -127,7 +128,7 @@ def run_file(tree, side_dir, env, test_file, skip, timeout):
         with open(skip_file, "w", encoding="utf-8") as f:
             f.write("".join(i + "\n" for i in sorted(left_out)))
         open(current, "w").close()
-        basetemp = os.path.join(side_dir, "tmp", f"{stem}.{attempt}")
+        basetemp = os.path.join(os.path.realpath(os.path.join(side_dir, "tmp")), f"{stem}.{attempt}")
         command = [sys.executable, "-m", "pytest", *PYTEST_FLAGS, f"--peer-outcomes={outcomes}",
                    f"--peer-current={current}", f"--peer-skip={skip_file}", f"--basetemp={basetemp}", test_file]
         with open(log, "a", encoding="utf-8") as out:
@@ -176,7 +177,12 @@ def read_records(path):
 def run_side(name, tree, work, files, skip, jobs, timeout, pythonpath):
     side_dir = os.path.join(work, name)
     shutil.rmtree(side_dir, ignore_errors=True)
-    os.makedirs(os.path.join(side_dir, "tmp"))
+    # pytest's temporary directories go outside the repository: a test of the
+    # suite (test_stubgen_rust) expects its loose files to be in no Cargo
+    # crate, and the repository's root is one.
+    temp = tempfile.mkdtemp(prefix=f"xffi-peer-{name}-")
+    os.makedirs(side_dir)
+    os.symlink(temp, os.path.join(side_dir, "tmp"))
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(p for p in (pythonpath, HERE) if p)
     # JIT-built modules link the runtime they were built against: one cache per side.
@@ -196,6 +202,7 @@ def run_side(name, tree, work, files, skip, jobs, timeout, pythonpath):
                     if previous is None or previous[0] not in ("crashed", "timed out"):
                         run.outcomes[record["id"]] = (record["outcome"], record["message"])
     run.seconds = time.monotonic() - start
+    shutil.rmtree(temp, ignore_errors=True)
     with open(os.path.join(work, name + ".json"), "w", encoding="utf-8") as f:
         json.dump(run.to_json(), f, indent=0)
     return run
