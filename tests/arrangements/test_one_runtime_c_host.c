@@ -159,11 +159,11 @@ static int teardown(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-    cmocka_unit_test(test_runtime_defines_what_the_kernel_imports),
-    cmocka_unit_test(test_kernel_loads_and_calls_on_xffi),
-    cmocka_unit_test(test_kernel_errors_arrive_in_xffis_slot),
-    cmocka_unit_test(test_kernel_finds_the_hosts_globals),
-    cmocka_unit_test(test_no_tvm_ffi_library_is_mapped),
+      cmocka_unit_test(test_runtime_defines_what_the_kernel_imports),
+      cmocka_unit_test(test_kernel_loads_and_calls_on_xffi),
+      cmocka_unit_test(test_kernel_errors_arrive_in_xffis_slot),
+      cmocka_unit_test(test_kernel_finds_the_hosts_globals),
+      cmocka_unit_test(test_no_tvm_ffi_library_is_mapped),
   };
   return cmocka_run_group_tests(tests, NULL, teardown);
 }

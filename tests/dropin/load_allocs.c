@@ -70,9 +70,7 @@ int posix_memalign(void **out, size_t alignment, size_t size) {
   return 0;
 }
 
-void free(void *ptr) {
-  __libc_free(ptr);
-}
+void free(void *ptr) { __libc_free(ptr); }
 
 int main(int argc, char **argv) {
   if (argc < 2) {

@@ -7,6 +7,4 @@ static _Thread_local int xffi_reference_slot;
 
 XFFI_API int xffi_reference_touch(void);
 
-int xffi_reference_touch(void) {
-  return ++xffi_reference_slot;
-}
+int xffi_reference_touch(void) { return ++xffi_reference_slot; }
