@@ -11,7 +11,7 @@
 # issue 15 (the import of tvm_ffi needs the 38 its core and testing library
 # use). The Python ones load xffi's libraries into python3, so they are not
 # run under sanitizers. The Rust host is rust/xffi-tests/tests/one_runtime.rs.
-if(NOT XFFI_TVM_FFI_HEADERS OR NOT CMAKE_SYSTEM_NAME STREQUAL "Linux" OR NOT TARGET xffi_shared)
+if(NOT XFFI_TVM_FFI_HEADERS OR NOT CMAKE_SYSTEM_NAME STREQUAL "Linux" OR NOT TARGET xffi_shared OR CMAKE_CROSSCOMPILING)
   return()
 endif()
 set(XFFI_ARRANGEMENTS_DIR ${CMAKE_CURRENT_SOURCE_DIR}/arrangements)
