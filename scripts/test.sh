@@ -124,7 +124,7 @@ tvm_loads_xffi() {
 
 peer_suite() {
   python3 tests/peer/known_failures.py &&
-    python3 -m pytest -q -p no:cacheprovider tests/peer/test_peer_driver.py &&
+    python3 -m pytest -q -p no:cacheprovider tests/peer/test_peer_driver.py tests/arrangements/test_check_arrangements.py &&
     XFFI_BUILD_ROOT="$build" XFFI_JOBS="$jobs" python3 tests/peer/run.py --work "$build/peer"
 }
 

@@ -75,6 +75,33 @@ print("ANSWER", lib["add_int"](40, 2))
 """
 
 
+BINDING = re.compile(r"binding file (\S+) \[\d+\] to (\S+) \[\d+\]: \w+ symbol `([^']+)'")
+
+
+def cross_bindings(lines, plugin_name):
+    """Reads LD_DEBUG=bindings lines ("binding file A [0] to B [0]: normal
+    symbol `S' [V]"); returns (bindings read, messages for those that cross
+    between the wheel's runtime and xffi's: the wheel binding anything to
+    libxffi, xffi or its plugin binding a TVMFFI* to the wheel, anyone else
+    binding a TVMFFI* to libxffi while the wheel serves)."""
+    seen, crossed = 0, []
+    for line in lines:
+        m = BINDING.search(line)
+        if not m:
+            continue
+        seen += 1
+        src, dst, symbol = (os.path.basename(m.group(1)), os.path.basename(m.group(2)), m.group(3))
+        from_xffi = src == plugin_name or src.startswith("libxffi.so")
+        to_xffi = dst.startswith("libxffi.so")
+        if from_xffi and dst == "libtvm_ffi.so" and symbol.startswith("TVMFFI"):
+            crossed.append(f"xffi binds {symbol} to the wheel's runtime: {line.strip()}")
+        elif src == "libtvm_ffi.so" and to_xffi:
+            crossed.append(f"the wheel's runtime binds {symbol} to libxffi: {line.strip()}")
+        elif not from_xffi and to_xffi and symbol.startswith("TVMFFI"):
+            crossed.append(f"{src} binds {symbol} to libxffi while the wheel's runtime serves: {line.strip()}")
+    return seen, crossed
+
+
 def check_wheel_plugin(plugin):
     with tempfile.TemporaryDirectory() as tmp:
         env = dict(os.environ, LD_DEBUG="bindings", LD_DEBUG_OUTPUT=os.path.join(tmp, "ld"))
@@ -87,26 +114,8 @@ def check_wheel_plugin(plugin):
     failures = []
     if probe.returncode != 0 or "ANSWER 42" not in probe.stdout:
         failures.append(f"the plugin did not answer (exit status {probe.returncode})")
-    # "binding file A [0] to B [0]: normal symbol `S' [V]"
-    binding = re.compile(r"binding file (\S+) \[\d+\] to (\S+) \[\d+\]: \w+ symbol `([^']+)'")
-    xffi_side = (os.path.basename(plugin), "libxffi.so")
-    seen = 0
-    for line in lines:
-        m = binding.search(line)
-        if not m:
-            continue
-        src, dst, symbol = m.group(1), m.group(2), m.group(3)
-        seen += 1
-        from_xffi = any(os.path.basename(src).startswith(x) for x in xffi_side)
-        to_xffi = os.path.basename(dst).startswith("libxffi.so")
-        from_wheel = os.path.basename(src) == "libtvm_ffi.so"
-        to_wheel = os.path.basename(dst) == "libtvm_ffi.so"
-        if from_xffi and to_wheel and symbol.startswith("TVMFFI"):
-            failures.append(f"xffi binds {symbol} to the wheel's runtime: {line.strip()}")
-        if from_wheel and to_xffi:
-            failures.append(f"the wheel's runtime binds {symbol} to libxffi: {line.strip()}")
-        if not from_xffi and to_xffi and symbol.startswith("TVMFFI"):
-            failures.append(f"{src} binds {symbol} to libxffi while the wheel's runtime serves: {line.strip()}")
+    seen, crossed = cross_bindings(lines, os.path.basename(plugin))
+    failures += crossed
     print(f"{seen} bindings read")
     if seen == 0:
         failures.append("LD_DEBUG=bindings gave nothing to read")
