@@ -3,6 +3,7 @@ known_failures.py, peer_ledger.py) on a small fake suite; fast, no sdist.
 
     python3 -m pytest -q -p no:cacheprovider tests/peer/test_peer_driver.py"""
 import os
+import subprocess
 import sys
 import textwrap
 
@@ -133,3 +134,17 @@ def test_verdict_rules():
 def test_checked_in_list_is_well_formed():
     _, errors = known_failures.load()
     assert errors == []
+
+
+def test_known_list_marks_listed_tests_strict_xfail(fake_tree, tmp_path):
+    tree, side, env = fake_tree
+    p = "tests/python/test_fake.py::"
+    known = tmp_path / "known.txt"
+    known.write_text(f"reason: fails\n{p}test_c_fails\nreason: passes now\n{p}test_a_passes\n{p}test_zz_gone\n")
+    out = subprocess.run([sys.executable, "-m", "pytest", *run.PYTEST_FLAGS, f"--peer-known={known}",
+                          "-k", "test_a_passes or test_c_fails", "tests/python/test_fake.py"],
+                         cwd=tree, env=env, capture_output=True, text=True)
+    assert out.returncode == 1, out.stdout
+    assert "XPASS(strict)" in out.stdout and "passes now" in out.stdout
+    assert "1 xfailed" in out.stdout
+    assert f"not collected: {p}test_zz_gone" in out.stdout
