@@ -10,7 +10,11 @@ sudo_if_needed() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
 debian_packages=(pkg-config ninja-build)
 if [ "$what" = test ]; then
   # libclang-dev: bindgen (rust/xffi-systest) reads the headers through libclang.
-  debian_packages+=(libcmocka-dev clang libclang-rt-14-dev libclang-dev valgrind clang-format)
+  # g++: the C++ kernel of the one-runtime tests, and the JIT-built modules of
+  # tvm-ffi's own suite (tests/peer; its sdist is fetched at test time by
+  # tests/peer/run.py, hash-pinned, with pip, and its rust_static_init test
+  # builds with cargo).
+  debian_packages+=(libcmocka-dev clang libclang-rt-14-dev libclang-dev valgrind clang-format g++)
 fi
 missing=()
 for p in "${debian_packages[@]}"; do

@@ -8,6 +8,10 @@
 #      find_package and pkg-config.
 #   Python: numpy exchanging tensors with xffi over DLPack; tvm-ffi's Python
 #      package loading and calling a library written with xffi.
+#   Peer suite: tvm-ffi's own Python suite (the pinned sdist, fetched and
+#      cached at test time) on the wheel's runtime and on xffi's drop-in
+#      (scripts/tvm-ffi-on-xffi.sh), judged against tests/peer/known-failures.txt
+#      (tests/peer/run.py; docs/tvm-ffi.md).
 #   Rust: cargo test (doctests included), cross-language tests under valgrind
 #      (cargo's runner: scripts/cargo-valgrind.sh), cargo package of each crate;
 #      clippy with warnings and undocumented unsafe blocks as errors.
@@ -95,7 +99,18 @@ installed_package() {
     PKG_CONFIG_PATH="$(dirname "$(find "$prefix" -name xffi.pc)")" sh -c \
       'cc -std=c11 -o "$1/consumer_pkgconfig" tests/install/consumer.c $(pkg-config --cflags --libs xffi) -Wl,-rpath,"$(pkg-config --variable=libdir xffi)"' _ "$consumer" &&
     "$consumer/consumer_pkgconfig" &&
-    ! (ldd "$prefix"/lib*/libxffi.so | grep -q 'libstdc++')
+    ! (ldd "$prefix"/lib*/libxffi.so | grep -q 'libstdc++') &&
+    installed_dropin "$prefix"
+}
+
+installed_dropin() { # prefix: a plain install leaves the libtvm_ffi.so drop-in out; its component installs it
+  local prefix=$1
+  if ls "$prefix"/lib*/libtvm_ffi.so >/dev/null 2>&1; then
+    echo "a plain install put the libtvm_ffi.so drop-in into $prefix"
+    return 1
+  fi
+  cmake --install "$build/release" --prefix "$prefix" --component tvm_ffi_dropin >/dev/null &&
+    readelf -d "$prefix"/lib*/libtvm_ffi.so | grep -q 'SONAME.*\[libtvm_ffi.so\]'
 }
 
 numpy_dlpack() {
@@ -105,6 +120,12 @@ numpy_dlpack() {
 tvm_loads_xffi() {
   XFFI_INTEROP_XFFI_LIB="$build/release/tests/libxffi_interop_xffi_exports.so" \
     python3 -m pytest -q -p no:cacheprovider tests/interop/test_tvm_loads_xffi.py
+}
+
+peer_suite() {
+  python3 tests/peer/known_failures.py &&
+    python3 -m pytest -q -p no:cacheprovider tests/peer/test_peer_driver.py tests/arrangements/test_check_arrangements.py &&
+    XFFI_BUILD_ROOT="$build" XFFI_JOBS="$jobs" python3 tests/peer/run.py --work "$build/peer"
 }
 
 rust_crates() {
@@ -142,6 +163,7 @@ step "release build (library, benchmarks, tour)" release_build
 step "installed package: find_package and pkg-config" installed_package
 step "numpy exchanges tensors with xffi over DLPack" numpy_dlpack
 step "tvm-ffi (Python) loads and calls a library written with xffi" tvm_loads_xffi
+step "tvm-ffi's own Python suite on xffi's runtime (peer suite, known-failures list)" peer_suite
 step "Rust crates: tests, doctests, valgrind, cargo package" rust_crates
 step "Rust lints: clippy -D warnings -D clippy::undocumented_unsafe_blocks" rust_lints
 step "mixed C and Rust: cbindgen header, three examples, one runtime (valgrind)" mixed_c_and_rust

@@ -79,7 +79,10 @@ if(XFFI_INTEROP_TVM_INCLUDE AND EXISTS "${XFFI_INTEROP_TVM_INCLUDE}/tvm/ffi/c_ap
 
   add_executable(test_interop_host ${XFFI_INTEROP_DIR}/test_interop_host.c)
   target_include_directories(test_interop_host PRIVATE ${XFFI_INTEROP_TVM_INCLUDE} ${CMAKE_CURRENT_SOURCE_DIR}/c)
-  target_link_libraries(test_interop_host PRIVATE xffi_shared ${XFFI_TVM_FFI_LIBRARY} PkgConfig::CMOCKA
+  # The wheel's library first: libxffi exports TVMFFI* too, and the first in
+  # the global scope serves this program's TVMFFI* calls (meant for tvm-ffi)
+  # and the wheel's own (it is not linked -Bsymbolic); docs/tvm-ffi.md.
+  target_link_libraries(test_interop_host PRIVATE ${XFFI_TVM_FFI_LIBRARY} xffi_shared PkgConfig::CMOCKA
     ${CMAKE_DL_LIBS})
   set_target_properties(test_interop_host PROPERTIES BUILD_RPATH "${XFFI_INTEROP_TVM_LIBDIR}")
   target_compile_definitions(test_interop_host PRIVATE

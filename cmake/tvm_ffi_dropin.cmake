@@ -1,0 +1,52 @@
+# The libtvm_ffi.so drop-in (issue 15, docs/tvm-ffi.md): the objects of
+# libxffi linked once more as a shared library whose file name and SONAME are
+# libtvm_ffi.so, so that a program or library linked against tvm-ffi's
+# runtime (NEEDED libtvm_ffi.so) runs on xffi's. It exports what libxffi
+# exports: every xffi_* and TVMFFI* function (XFFI_API).
+#
+# Built with the shared libraries (XFFI_TVM_FFI_DROPIN, ON); installed only
+# when asked for, as the component `tvm_ffi_dropin`:
+#   cmake --install BUILD --component tvm_ffi_dropin
+# A plain `cmake --install` leaves it out, so installing xffi never shadows a
+# real tvm-ffi in the library directory.
+#
+# Both shared libraries bind their own symbols internally
+# (-Bsymbolic-functions): in a process that also holds tvm-ffi's
+# libtvm_ffi.so (or a second xffi), xffi's calls to its own TVMFFI* and xffi_*
+# functions stay inside it instead of binding to whichever library the
+# global scope offers first.
+option(XFFI_TVM_FFI_DROPIN "Build libtvm_ffi.so, xffi serving tvm-ffi's C ABI (install component tvm_ffi_dropin)" ON)
+
+if(NOT XFFI_SHARED_LIBRARIES OR WIN32 OR APPLE)
+  # The drop-in is an ELF shared library with tvm-ffi's SONAME; elsewhere
+  # tvm-ffi's libraries name their runtime differently (not done yet).
+  set(XFFI_TVM_FFI_DROPIN OFF)
+endif()
+
+set(XFFI_SYMBOLIC_FLAG -Wl,-Bsymbolic-functions)
+if(XFFI_SHARED_LIBRARIES AND NOT WIN32 AND NOT APPLE)
+  xffi_linker_accepts(${XFFI_SYMBOLIC_FLAG} XFFI_LINKER_HAS_SYMBOLIC_FUNCTIONS)
+  if(NOT XFFI_LINKER_HAS_SYMBOLIC_FUNCTIONS)
+    message(FATAL_ERROR "the linker does not take ${XFFI_SYMBOLIC_FLAG}: xffi's shared libraries "
+      "would bind their own calls to other libraries' TVMFFI* functions")
+  endif()
+  target_link_options(xffi_shared PRIVATE ${XFFI_SYMBOLIC_FLAG})
+endif()
+
+if(XFFI_TVM_FFI_DROPIN)
+  add_library(xffi_tvm_ffi SHARED $<TARGET_OBJECTS:xffi_objects>)
+  # No VERSION/SOVERSION: the file is libtvm_ffi.so and CMake gives it that
+  # SONAME, the name tvm-ffi's libraries record in NEEDED.
+  set_target_properties(xffi_tvm_ffi PROPERTIES OUTPUT_NAME tvm_ffi EXPORT_NAME tvm_ffi)
+  target_include_directories(xffi_tvm_ffi PUBLIC
+    $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/include>
+    $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
+  target_link_libraries(xffi_tvm_ffi PUBLIC Threads::Threads ${CMAKE_DL_LIBS})
+  target_link_options(xffi_tvm_ffi PRIVATE ${XFFI_SYMBOLIC_FLAG})
+  if(XFFI_LINKER_HAS_NO_UNDEFINED)
+    target_link_options(xffi_tvm_ffi PRIVATE ${XFFI_NO_UNDEFINED_FLAG})
+  endif()
+  add_library(xffi::tvm_ffi ALIAS xffi_tvm_ffi)
+  install(TARGETS xffi_tvm_ffi
+    LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT tvm_ffi_dropin EXCLUDE_FROM_ALL)
+endif()

@@ -1,0 +1,37 @@
+# Checks of the libtvm_ffi.so drop-in (cmake/tvm_ffi_dropin.cmake) by
+# tests/dropin/check_dropin.py:
+# - tvm_ffi_dropin_properties: SONAME, libc only, <= 400 KB stripped, the
+#   same xffi_* exports as libxffi, no self-call bound at run time in either
+#   shared library, no heap allocation of its own at dlopen (counted by
+#   load_allocs against reference_lib, a library of the same shape). The
+#   count and the size are skipped under sanitizers (their runtime owns
+#   malloc and their instrumentation is not the product).
+# - tvm_ffi_dropin_abi (label one_runtime): all 50 TVMFFI* functions of
+#   include/xffi/tvm_ffi.h are defined and exported.
+# Native Linux builds only: the checks run this machine's binutils and
+# dlopen the library here (a cross build's cannot be).
+if(NOT TARGET xffi_tvm_ffi OR NOT CMAKE_SYSTEM_NAME STREQUAL "Linux" OR CMAKE_CROSSCOMPILING)
+  return()
+endif()
+find_package(Python3 COMPONENTS Interpreter QUIET)
+if(NOT Python3_Interpreter_FOUND)
+  message(WARNING "drop-in checks: no python3; tvm_ffi_dropin_properties is not run")
+  return()
+endif()
+set(XFFI_DROPIN_DIR ${CMAKE_CURRENT_SOURCE_DIR}/dropin)
+set(XFFI_DROPIN_CHECK ${Python3_EXECUTABLE} ${XFFI_DROPIN_DIR}/check_dropin.py)
+if(XFFI_SANITIZE)
+  add_test(NAME tvm_ffi_dropin_properties COMMAND ${XFFI_DROPIN_CHECK} properties
+    $<TARGET_FILE:xffi_tvm_ffi> $<TARGET_FILE:xffi_shared> - - --no-size)
+else()
+  add_executable(xffi_dropin_load_allocs ${XFFI_DROPIN_DIR}/load_allocs.c)
+  target_link_libraries(xffi_dropin_load_allocs PRIVATE ${CMAKE_DL_LIBS})
+  add_library(xffi_dropin_reference MODULE ${XFFI_DROPIN_DIR}/reference_lib.c)
+  target_include_directories(xffi_dropin_reference PRIVATE ${PROJECT_SOURCE_DIR}/include)
+  add_test(NAME tvm_ffi_dropin_properties COMMAND ${XFFI_DROPIN_CHECK} properties
+    $<TARGET_FILE:xffi_tvm_ffi> $<TARGET_FILE:xffi_shared>
+    $<TARGET_FILE:xffi_dropin_load_allocs> $<TARGET_FILE:xffi_dropin_reference>)
+endif()
+add_test(NAME tvm_ffi_dropin_abi COMMAND ${XFFI_DROPIN_CHECK} abi
+  $<TARGET_FILE:xffi_tvm_ffi> ${PROJECT_SOURCE_DIR}/include/xffi/tvm_ffi.h)
+set_tests_properties(tvm_ffi_dropin_abi PROPERTIES LABELS one_runtime)

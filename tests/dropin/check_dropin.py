@@ -1,0 +1,126 @@
+#!/usr/bin/env python3
+"""Checks the libtvm_ffi.so drop-in (issue 15, docs/tvm-ffi.md), as ctest runs it.
+
+  check_dropin.py properties DROPIN LIBXFFI LOAD_ALLOCS REFERENCE_LIB [--no-size]
+      SONAME libtvm_ffi.so; NEEDED only libc (and the loader, libpthread,
+      libdl that threads and dl need on older glibc); <= 400 KB stripped
+      (--no-size under sanitizers, whose instrumentation is not the
+      product); the same xffi_* exports as libxffi; no relocation binds a
+      call to one of its own exported functions through the global scope
+      (-Bsymbolic-functions); no heap allocation of its own when loaded
+      (as many as the reference library: the dynamic loader's own).
+  check_dropin.py abi DROPIN TVM_FFI_H
+      every TVMFFI* function declared in include/xffi/tvm_ffi.h is defined
+      and exported (the 50 functions of tvm-ffi 0.1.15's libtvm_ffi.so).
+
+Needs binutils (readelf, nm, strip). Prints what it measured; exits 1 on any failed check."""
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+SIZE_LIMIT = 400 * 1024
+ALLOWED_NEEDED = re.compile(r"^(libc\.so\.\d+|ld-linux[-\w.]*\.so\.\d+|libpthread\.so\.0|libdl\.so\.2)$")
+
+
+def run(*args):
+    return subprocess.run(args, check=True, capture_output=True, text=True).stdout
+
+
+def dynamic_entries(lib, tag):
+    return re.findall(r"\(" + tag + r"\)\s+[^[]*\[([^\]]*)\]", run("readelf", "-d", lib))
+
+
+def defined_symbols(lib):
+    """name -> nm type letter of the dynamic symbols lib defines."""
+    out = {}
+    for line in run("nm", "-D", "--defined-only", lib).splitlines():
+        parts = line.split()
+        if len(parts) == 3:
+            out[parts[2].split("@")[0]] = parts[1]
+    return out
+
+
+def stripped_size(lib):
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "stripped.so")
+        run("strip", "-o", out, lib)
+        return os.path.getsize(out)
+
+
+def self_bound_calls(lib, functions):
+    """Relocations naming one of lib's own exported functions: without
+    -Bsymbolic-functions each call to it would be bound at run time, to
+    whichever library of the process defines the name first."""
+    found = set()
+    for line in run("readelf", "-r", "-W", lib).splitlines():
+        fields = line.split()
+        if len(fields) >= 5 and fields[0][:1].isalnum() and fields[4].split("@")[0] in functions:
+            found.add(fields[4].split("@")[0])
+    return sorted(found)
+
+
+def allocations(load_allocs, lib):
+    out = run(load_allocs, lib)
+    return int(out.split()[-1])
+
+
+def check_properties(dropin, libxffi, load_allocs, reference, size_check):
+    failures = []
+    soname = dynamic_entries(dropin, "SONAME")
+    print(f"SONAME: {soname}")
+    if soname != ["libtvm_ffi.so"]:
+        failures.append(f"SONAME is {soname}, expected libtvm_ffi.so (the name tvm-ffi's libraries need)")
+    needed = dynamic_entries(dropin, "NEEDED")
+    print(f"NEEDED: {needed}")
+    extra = [n for n in needed if not ALLOWED_NEEDED.match(n)]
+    if extra:
+        failures.append(f"NEEDED has {extra}: the drop-in may need libc only (and the loader, libpthread, libdl)")
+    size = stripped_size(dropin)
+    print(f"stripped size: {size} bytes (limit {SIZE_LIMIT}{'' if size_check else ', not checked here'})")
+    if size_check and size > SIZE_LIMIT:
+        failures.append(f"stripped size {size} bytes exceeds {SIZE_LIMIT}")
+    ours, theirs = defined_symbols(dropin), defined_symbols(libxffi)
+    missing = sorted(n for n in theirs if n.startswith("xffi_") and n not in ours)
+    print(f"exports: {sum(n.startswith('xffi_') for n in ours)} xffi_*, {sum(n.startswith('TVMFFI') for n in ours)} TVMFFI*")
+    if missing:
+        failures.append(f"libxffi exports {len(missing)} xffi_* the drop-in does not: {missing[:10]}")
+    for lib in (dropin, libxffi):
+        functions = {n for n, t in defined_symbols(lib).items() if t in "TtiW" and (n.startswith("xffi_") or n.startswith("TVMFFI"))}
+        bound = self_bound_calls(lib, functions)
+        print(f"{os.path.basename(lib)}: {len(functions)} exported functions, {len(bound)} bound at run time")
+        if bound:
+            failures.append(f"{lib} binds calls to its own {bound[:10]} at run time (link it -Bsymbolic-functions)")
+    if load_allocs:
+        base, count = allocations(load_allocs, reference), allocations(load_allocs, dropin)
+        print(f"allocations during dlopen: drop-in {count}, reference library {base} (the dynamic loader's)")
+        if count > base:
+            failures.append(f"loading the drop-in allocates {count - base} times beyond the dynamic loader's {base}")
+    return failures
+
+
+def check_abi(dropin, header):
+    declared = sorted(set(re.findall(r"\b(TVMFFI\w+)\s*\(", open(header).read())))
+    ours = defined_symbols(dropin)
+    missing = [n for n in declared if ours.get(n, "") not in ("T", "t", "W", "i")]
+    print(f"{len(declared)} TVMFFI* declared in {os.path.basename(header)}, {len(declared) - len(missing)} defined and exported")
+    return [f"not defined: {', '.join(missing)}"] if missing else []
+
+
+def main(argv):
+    if len(argv) >= 6 and argv[1] == "properties":
+        load_allocs = argv[4] if argv[4] != "-" else None
+        failures = check_properties(argv[2], argv[3], load_allocs, argv[5], "--no-size" not in argv[6:])
+    elif len(argv) == 4 and argv[1] == "abi":
+        failures = check_abi(argv[2], argv[3])
+    else:
+        print(__doc__, file=sys.stderr)
+        return 2
+    for f in failures:
+        print(f"FAILED: {f}")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
