@@ -19,6 +19,7 @@
 #include <xffi/tvm_ffi.h>
 
 #include "builtin_globals.h"
+#include "failing_allocator.h"
 
 /* The static Function of a module global, by name (borrowed, immortal). */
 static xffi_object *global(const char *name) {
@@ -536,6 +537,42 @@ static void test_library_bin_builds_the_import_tree(void **state) {
   assert_int_equal(xffi_function_global_erase("ffi.Module.load_from_bytes.xffitest"), XFFI_OK);
 }
 
+/* Each allocation of a load (embedded tree, import, context symbols) and of
+ * a first LookupFromImports (its cache) failing in turn: a MemoryError, and
+ * every block made on the way is freed. */
+static void test_allocation_failures_leave_nothing_behind(void **state) {
+  (void)state;
+  xffi_object *loader;
+  assert_int_equal(xffi_function_new(&loader, load_xffitest, NULL, NULL), XFFI_OK);
+  assert_int_equal(xffi_function_global_register("ffi.Module.load_from_bytes.xffitest", loader, 0), XFFI_OK);
+  xffi_object_dec_ref(loader);
+  int64_t live = failing_allocator_live();
+  int64_t failures = 0;
+  for (int64_t n = 0;; ++n) {
+    failing_allocator_fail_after(n);
+    xffi_object *m = NULL;
+    void *handle = NULL;
+    int status = xffi_module_load(&m, XFFI_TEST_PLUGIN_TVM_MODULE_BIN);
+    if (status == XFFI_OK) status = TVMFFIEnvModLookupFromImports(m, "twice", &handle);
+    failing_allocator_fail_after(-1);
+    if (status != XFFI_OK) {
+      xffi_object *err = xffi_error_move_raised();
+      assert_non_null(err);
+      assert_true(xffi_error_is_kind(err, XFFI_KIND_MEMORY));
+      xffi_object_dec_ref(err);
+      ++failures;
+    } else {
+      assert_non_null(handle);
+    }
+    if (m) xffi_object_dec_ref(m);
+    assert_int_equal(failing_allocator_live(), live);
+    if (status == XFFI_OK) break;
+  }
+  print_message("%lld allocation points failed in turn\n", (long long)failures);
+  assert_true(failures >= 5);
+  assert_int_equal(xffi_function_global_erase("ffi.Module.load_from_bytes.xffitest"), XFFI_OK);
+}
+
 static double now_seconds(void) {
   struct timespec t;
   clock_gettime(CLOCK_MONOTONIC, &t);
@@ -633,17 +670,20 @@ static void test_tvm_ffi_cxx_library_runs_on_xffi(void **state) {
 #    define TVM_CXX_TEST
 #  endif
 
-#  define TVM_MODULE_PLUGIN_TESTS                                                                                   \
-    cmocka_unit_test(test_loader_writes_context_symbols_and_library_ctx),                                           \
-        cmocka_unit_test(test_imports_are_searched_depth_first_after_the_module),                                   \
-        cmocka_unit_test(test_lookup_from_imports_caches_and_falls_back_to_globals),                                \
-        cmocka_unit_test(test_library_bin_builds_the_import_tree), cmocka_unit_test(test_deep_and_diamond_imports), \
+#  define TVM_MODULE_PLUGIN_TESTS                                                    \
+    cmocka_unit_test(test_loader_writes_context_symbols_and_library_ctx),            \
+        cmocka_unit_test(test_imports_are_searched_depth_first_after_the_module),    \
+        cmocka_unit_test(test_lookup_from_imports_caches_and_falls_back_to_globals), \
+        cmocka_unit_test(test_library_bin_builds_the_import_tree),                   \
+        cmocka_unit_test(test_allocation_failures_leave_nothing_behind),             \
+        cmocka_unit_test(test_deep_and_diamond_imports),                             \
         cmocka_unit_test(test_load_from_file_dispatches_by_extension), TVM_CXX_TEST
 #else
 #  define TVM_MODULE_PLUGIN_TESTS
 #endif
 
 int main(void) {
+  failing_allocator_install();
   const struct CMUnitTest tests[] = {cmocka_unit_test(test_table_lists_the_sixteen_module_globals),
                                      cmocka_unit_test(test_system_lib_finds_functions_with_and_without_prefix),
                                      cmocka_unit_test(test_system_lib_fills_its_library_ctx),
