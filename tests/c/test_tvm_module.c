@@ -152,6 +152,35 @@ static void test_system_lib_finds_functions_with_and_without_prefix(void **state
   xffi_any_release(&lib);
 }
 
+static double seconds_now(void) { return (double)clock() / CLOCKS_PER_SEC; }
+
+/* 300,000 system symbols registered in descending order (each one would go
+ * first in a sorted array) and all found again: linear work. */
+static void test_system_lib_table_takes_many_symbols(void **state) {
+  (void)state;
+  enum { SYMBOLS = 300000 };
+  char name[64];
+  double start = seconds_now();
+  for (int i = SYMBOLS - 1; i >= 0; --i) {
+    snprintf(name, sizeof name, "__tvm_ffi_many_%06d", i);
+    assert_int_equal(TVMFFIEnvModRegisterSystemLibSymbol(name, address_of(sys_add_one)), 0);
+  }
+  double registered = seconds_now();
+  xffi_any lib, r;
+  assert_int_equal(CALL_GLOBAL("ffi.SystemLib", &lib, xffi_any_c_str("many_")), XFFI_OK);
+  for (int i = 0; i < SYMBOLS; ++i) {
+    snprintf(name, sizeof name, "%06d", i);
+    assert_int_equal(CALL_GLOBAL("ffi.ModuleImplementsFunction", &r, lib, xffi_any_c_str(name), xffi_any_bool(0)),
+                     XFFI_OK);
+    assert_true(r.v_int64);
+  }
+  double found = seconds_now();
+  print_message("%d system symbols: registered in %.3f s, found in %.3f s (CPU)\n", SYMBOLS, registered - start,
+                found - registered);
+  assert_true(registered - start < 3.0); /* 0.2 s; a sorted array took 15 s */
+  xffi_any_release(&lib);
+}
+
 static void *system_ctx_variable;
 
 static void test_system_lib_fills_its_library_ctx(void **state) {
@@ -687,6 +716,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {cmocka_unit_test(test_table_lists_the_sixteen_module_globals),
                                      cmocka_unit_test(test_system_lib_finds_functions_with_and_without_prefix),
                                      cmocka_unit_test(test_system_lib_fills_its_library_ctx),
+                                     cmocka_unit_test(test_system_lib_table_takes_many_symbols),
                                      cmocka_unit_test(test_malformed_library_bin_is_a_runtime_error),
                                      cmocka_unit_test(test_library_module_kind_mask_formats_source_and_write),
                                      cmocka_unit_test(test_module_globals_add_keeps_one_reference),
