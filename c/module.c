@@ -22,13 +22,8 @@
 #include "check.h"
 #include "internal.h"
 #include "module_internal.h"
+#include "name_table.h"
 #include "platform.h"
-
-/* One TVMFFIEnvModLookupFromImports result: the cache owns function. */
-typedef struct cached_function {
-  char *name; /* NUL-terminated copy */
-  xffi_object *function;
-} cached_function;
 
 typedef struct module_object {
   xffi_object header;
@@ -39,8 +34,7 @@ typedef struct module_object {
   uint64_t visit_mark;   /* the last search that reached this module */
   xffi_object **imports; /* strong references, in import order */
   size_t import_count, import_capacity;
-  cached_function *cache; /* TVMFFIEnvModLookupFromImports' results */
-  size_t cache_count, cache_capacity;
+  xffi_name_table cache; /* TVMFFIEnvModLookupFromImports' results: owns each Function */
   /* Immutable: */
   size_t path_len;
   char path[];
@@ -131,18 +125,14 @@ static xffi_function_callback symbol_as_callback(void *address) {
 
 /* ---- Life ---- */
 
+static void release_function(void *function) { xffi_object_dec_ref(function); }
+
 static void release_contents(module_object *m) {
   /* Imports may nest deeply: release them with bounded stack. */
   while (m->import_count > 0) xffi_object_dec_ref(m->imports[--m->import_count]);
   xffi_free(m->imports);
   m->imports = NULL;
-  while (m->cache_count > 0) {
-    cached_function *entry = &m->cache[--m->cache_count];
-    xffi_free(entry->name);
-    xffi_object_dec_ref(entry->function);
-  }
-  xffi_free(m->cache);
-  m->cache = NULL;
+  xffi_name_table_clear(&m->cache, release_function);
 }
 
 static void module_deleter(void *self, int flags) {
@@ -508,50 +498,32 @@ int xffi_module_clear_imports(xffi_object *module) {
 
 /* ---- TVMFFIEnvModLookupFromImports ---- */
 
-static xffi_object *cache_find(module_object *m, const char *name) {
-  for (size_t i = 0; i < m->cache_count; ++i)
-    if (strcmp(m->cache[i].name, name) == 0) return m->cache[i].function;
-  return NULL;
-}
-
 int xffi_module_lookup_from_imports(xffi_object **out, xffi_object *module, const char *name) {
   *out = NULL;
   module_object *m;
   if (module_arg(&m, module, __func__) != XFFI_OK) return XFFI_FAIL;
+  xffi_byte_array bytes = {name, strlen(name)};
   xffi_mutex_lock(&modules_lock);
-  xffi_object *cached = cache_find(m, name);
+  xffi_object *cached = xffi_name_table_find(&m->cache, name, bytes.size);
   xffi_mutex_unlock(&modules_lock);
   if (cached) {
     *out = cached;
     return XFFI_OK;
   }
-  xffi_byte_array bytes = {name, strlen(name)};
   xffi_object *function;
   if (xffi_module_imports_function(&function, module, bytes) != XFFI_OK) return XFFI_FAIL;
   if (!function && xffi_function_global_lookup_bytes(&function, bytes) != XFFI_OK) return XFFI_FAIL;
   if (!function)
     return xffi_error_raise(XFFI_KIND_RUNTIME, "Cannot find function %s in the imported modules or global registry",
                             name);
-  char *copy = xffi_alloc(bytes.size + 1);
-  if (copy) memcpy(copy, name, bytes.size + 1);
   xffi_mutex_lock(&modules_lock);
-  cached = cache_find(m, name); /* another thread may have been first */
-  if (!cached && copy && m->cache_count == m->cache_capacity && m->cache_capacity < SIZE_MAX / 4 / sizeof *m->cache) {
-    size_t grown = m->cache_capacity ? m->cache_capacity * 2 : 4;
-    cached_function *bigger = xffi_realloc(m->cache, grown * sizeof *bigger);
-    if (bigger) {
-      m->cache = bigger;
-      m->cache_capacity = grown;
-    }
-  }
-  if (!cached && copy && m->cache_count < m->cache_capacity) {
-    m->cache[m->cache_count++] = (cached_function){copy, function};
+  cached = xffi_name_table_find(&m->cache, name, bytes.size); /* another thread may have been first */
+  void *previous = NULL;
+  if (!cached && xffi_name_table_put(&m->cache, name, bytes.size, function, &previous)) {
     cached = function;
-    copy = NULL;
     function = NULL;
   }
   xffi_mutex_unlock(&modules_lock);
-  xffi_free(copy);
   if (function) xffi_object_dec_ref(function); /* another thread's is cached, or no room */
   if (!cached) return xffi_error_raise_out_of_memory();
   *out = cached;

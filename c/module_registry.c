@@ -3,7 +3,7 @@
  *   pairs written into the `void*` variable `name` of every library loaded
  *   afterwards;
  * - the system library (TVMFFIEnvModRegisterSystemLibSymbol): name ->
- *   address in a hash table, and one Module per prefix
+ *   address (c/name_table.h), and one Module per prefix
  *   (ffi.SystemLib), made once and kept for the process's life;
  * - the modules kept alive (ffi.ModuleGlobalsAdd / Remove).
  * Each table has its own lock and grows by doubling; names are copied. Like
@@ -11,9 +11,9 @@
  * load: the tables start empty and static. */
 #include <string.h>
 
-#include "hash.h"
 #include "internal.h"
 #include "module_internal.h"
+#include "name_table.h"
 #include "platform.h"
 
 typedef struct named_address {
@@ -76,87 +76,24 @@ void xffi_module_write_context_symbols(xffi_object *module) {
   }
 }
 
-/* The system library's table: open addressing with linear probing over a
- * power-of-two array at most half full, keyed with the process's secret
- * hash (c/hash.h), so registering n symbols costs O(n) whatever the names
- * (a sorted array costs O(n^2) moves). Entries are never removed. */
-typedef struct system_symbol {
-  char *name; /* NULL: an empty slot */
-  size_t len;
-  uint64_t hash;
-  void *address;
-} system_symbol;
-
-static struct {
-  xffi_mutex lock;
-  system_symbol *slots;
-  size_t count, capacity;
-} system_symbols = {XFFI_MUTEX_INITIALIZER, NULL, 0, 0};
-
-static uint64_t name_hash(const char *name, size_t len) {
-  xffi_hash_key_ensure();
-  return xffi_keyed_hash_bytes(name, len);
-}
-
-/* The slot of name, or the empty slot where it would go (the lock held,
- * capacity > 0). */
-static system_symbol *system_slot(const char *name, size_t len, uint64_t hash) {
-  size_t mask = system_symbols.capacity - 1;
-  for (size_t i = (size_t)hash & mask;; i = (i + 1) & mask) {
-    system_symbol *slot = &system_symbols.slots[i];
-    if (!slot->name || (slot->hash == hash && slot->len == len && memcmp(slot->name, name, len) == 0)) return slot;
-  }
-}
-
-/* Room for one more symbol (the lock held): 0 when out of memory. */
-static int system_reserve(void) {
-  if ((system_symbols.count + 1) * 2 <= system_symbols.capacity) return 1;
-  if (system_symbols.capacity > SIZE_MAX / 4 / sizeof(system_symbol)) return 0;
-  size_t grown = system_symbols.capacity ? system_symbols.capacity * 2 : 64;
-  system_symbol *old = system_symbols.slots;
-  size_t old_capacity = system_symbols.capacity;
-  system_symbols.slots = xffi_alloc_zeroed(grown, sizeof(system_symbol));
-  if (!system_symbols.slots) {
-    system_symbols.slots = old;
-    return 0;
-  }
-  system_symbols.capacity = grown;
-  for (size_t i = 0; i < old_capacity; ++i)
-    if (old[i].name) *system_slot(old[i].name, old[i].len, old[i].hash) = old[i];
-  xffi_free(old);
-  return 1;
-}
+/* The system library's table (c/name_table.h: registering n symbols costs
+ * O(n) whatever the names). */
+static xffi_mutex system_symbols_lock = XFFI_MUTEX_INITIALIZER;
+static xffi_name_table system_symbols; /* guarded by system_symbols_lock */
 
 int xffi_system_lib_register(const char *name, void *symbol) {
-  size_t len = strlen(name);
-  uint64_t hash = name_hash(name, len);
-  char *copy = copy_name(name);
-  if (!copy) return xffi_error_raise_out_of_memory();
-  int room = 1;
-  xffi_mutex_lock(&system_symbols.lock);
-  system_symbol *slot = system_symbols.capacity ? system_slot(name, len, hash) : NULL;
-  if (slot && slot->name) {
-    slot->address = symbol; /* tvm-ffi: the later address wins */
-  } else if ((room = system_reserve()) != 0) {
-    *system_slot(name, len, hash) = (system_symbol){copy, len, hash, symbol};
-    system_symbols.count++;
-    copy = NULL;
-  }
-  xffi_mutex_unlock(&system_symbols.lock);
-  xffi_free(copy);
-  return room ? XFFI_OK : xffi_error_raise_out_of_memory();
+  void *previous;
+  xffi_mutex_lock(&system_symbols_lock);
+  /* tvm-ffi: a later address for a known name wins. */
+  int stored = xffi_name_table_put(&system_symbols, name, strlen(name), symbol, &previous);
+  xffi_mutex_unlock(&system_symbols_lock);
+  return stored ? XFFI_OK : xffi_error_raise_out_of_memory();
 }
 
 void *xffi_system_lib_symbol(const char *name) {
-  size_t len = strlen(name);
-  uint64_t hash = name_hash(name, len);
-  void *address = NULL;
-  xffi_mutex_lock(&system_symbols.lock);
-  if (system_symbols.capacity) {
-    system_symbol *slot = system_slot(name, len, hash);
-    if (slot->name) address = slot->address;
-  }
-  xffi_mutex_unlock(&system_symbols.lock);
+  xffi_mutex_lock(&system_symbols_lock);
+  void *address = xffi_name_table_find(&system_symbols, name, strlen(name));
+  xffi_mutex_unlock(&system_symbols_lock);
   return address;
 }
 
