@@ -336,6 +336,28 @@ static void test_env_entry_points_refuse_bad_input(void **state) {
       CALL_GLOBAL("ffi.ModuleGetFunctionDoc", &r, xffi_any_object(&foreign), xffi_any_c_str("f"), xffi_any_bool(1)),
       XFFI_FAIL);
   assert_raised(XFFI_KIND_TYPE, "a Module of another runtime");
+  /* Every global taking a Module refuses an int and another runtime's Module there. */
+  static const struct {
+    const char *name;
+    int32_t count;
+  } takes_module[] = {
+      {"ffi.ModuleGetFunction", 3},        {"ffi.ModuleGetFunctionDoc", 3}, {"ffi.ModuleGetFunctionMetadata", 3},
+      {"ffi.ModuleImplementsFunction", 3}, {"ffi.ModuleGetKind", 1},        {"ffi.ModuleGetPropertyMask", 1},
+      {"ffi.ModuleGetWriteFormats", 1},    {"ffi.ModuleInspectSource", 2},  {"ffi.ModuleWriteToFile", 3},
+      {"ffi.ModuleImportModule", 2},       {"ffi.ModuleClearImports", 1},   {"ffi.ModuleGlobalsAdd", 1},
+      {"ffi.ModuleGlobalsRemove", 1}};
+  for (size_t i = 0; i < sizeof takes_module / sizeof takes_module[0]; ++i) {
+    int lookup = takes_module[i].count == 3 && strstr(takes_module[i].name, "WriteToFile") == NULL;
+    xffi_any args[3] = {xffi_any_int(1), xffi_any_c_str("f"), lookup ? xffi_any_bool(1) : xffi_any_c_str("so")};
+    if (strcmp(takes_module[i].name, "ffi.ModuleImportModule") == 0) args[1] = lib;
+    char expected[96];
+    snprintf(expected, sizeof expected, "%s: argument 0", takes_module[i].name);
+    assert_int_equal(xffi_function_call(global(takes_module[i].name), args, takes_module[i].count, &r), XFFI_FAIL);
+    assert_raised(XFFI_KIND_TYPE, expected);
+    args[0] = xffi_any_object(&foreign);
+    assert_int_equal(xffi_function_call(global(takes_module[i].name), args, takes_module[i].count, &r), XFFI_FAIL);
+    assert_raised(XFFI_KIND_TYPE, "a Module of another runtime");
+  }
   assert_int_equal(CALL_GLOBAL("ffi.ModuleGetKind", &r, lib, lib), XFFI_FAIL);
   assert_raised(XFFI_KIND_TYPE, "ffi.ModuleGetKind: expected 1 argument, got 2");
   assert_int_equal(xffi_function_call(global("ffi.ModuleClearImports"), NULL, 1, &r), XFFI_FAIL);
