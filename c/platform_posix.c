@@ -37,7 +37,9 @@
 
 void *xffi_library_open(const char *path, char *why, size_t why_size) {
   dlerror(); /* clear any stale message */
-  void *library = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  /* Lazy binding, as tvm-ffi's loader: a library built with tvm-ffi's C++
+   * headers may name libtvm_ffi's C++ helpers on paths it never takes. */
+  void *library = dlopen(path, RTLD_LAZY | RTLD_LOCAL);
   if (!library) {
     const char *message = dlerror();
     snprintf(why, why_size, "%s", message ? message : "unknown dlopen error");

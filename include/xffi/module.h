@@ -86,7 +86,8 @@
 
 XFFI_EXTERN_C_BEGIN
 
-/* Loads the shared library at path (dlopen; LoadLibraryExW on Windows, path
+/* Loads the shared library at path (dlopen with lazy binding as tvm-ffi's
+ * loader; LoadLibraryExW on Windows, path
  * being UTF-8: a path with a directory is opened as it is, a bare name is
  * searched for as the system loader does) and checks
  * its ABI marker. *out receives a new reference to a Module; the library
@@ -96,7 +97,12 @@ XFFI_EXTERN_C_BEGIN
  * be: see docs/plugins.md; so must plugins whose objects, with deleters in
  * the plugin's code, may outlive the Module and its functions). Loading the
  * same path twice gives two Modules sharing the one loaded library. path is
- * borrowed.
+ * borrowed. As tvm-ffi's loader it writes the registered context symbols
+ * (TVMFFIEnvModRegisterContextSymbol) into the library, builds the import
+ * tree the library embeds (__tvm_ffi__library_bin; *out is then its root)
+ * and sets the library's __tvm_ffi__library_ctx to its Module: see
+ * docs/plugins.md. A malformed embedded tree, or a kind whose
+ * ffi.Module.load_from_bytes.<kind> loader is missing, is a RuntimeError.
  * Errors: ValueError for a NULL out, NULL or empty path; RuntimeError
  * "xffi_module_load: cannot load '<path>': <the system's message>" for a
  * missing or broken file, and "xffi_module_load: '<path>' was built for xffi
@@ -108,12 +114,15 @@ XFFI_API int xffi_module_load(xffi_object **out, const char *path);
 /* Gets the function name exported by module (borrowed) as __tvm_ffi_<name>.
  * *out receives a new reference to a Function that keeps the module alive,
  * or NULL if the library exports no such function (not an error).
+ * Only the module's own functions: ffi.ModuleGetFunction with query_imports
+ * searches its imports too.
  * Errors: ValueError for a NULL out, NULL or empty name; TypeError if module
- * is not a Module (ValueError if NULL); MemoryError. */
+ * is not a Module this runtime made (ValueError if NULL); MemoryError. */
 XFFI_API int xffi_module_lookup_function(xffi_object **out, xffi_object *module, const char *name);
 
-/* The path the module was loaded from, borrowed from the module
- * (NUL-terminated). Errors: ValueError/TypeError as above. */
+/* The path the module was loaded from (for the system library: its symbol
+ * prefix), borrowed from the module (NUL-terminated). Errors:
+ * ValueError/TypeError as above. */
 XFFI_API int xffi_module_path(const char **out, xffi_object *module);
 
 /* The xffi ABI version the library was built with, or 0 if it carries no

@@ -213,12 +213,21 @@ XFFI_API int TVMFFIEnvCheckSignals(void);
 /* Registers a host entry point by name: PyErr_CheckSignals,
  * PyGILState_Ensure, PyGILState_Release. */
 XFFI_API int TVMFFIEnvRegisterCAPI(const char *name, void *symbol);
-/* Looks func_name up for a library module (library_ctx): its imports, then
- * the global registry. *out is borrowed (the module caches it). */
+/* Looks func_name up for a library module (library_ctx, borrowed: the
+ * value the loader wrote into the library's __tvm_ffi__library_ctx): its
+ * imports, depth first, then the global registry. *out is BORROWED: the
+ * module caches the Function and keeps it while the module lives.
+ * Errors: ValueError for a NULL out, library_ctx or func_name, or an empty
+ * name; TypeError if library_ctx is no Module of this runtime; RuntimeError
+ * "Cannot find function N in the imported modules or global registry". */
 XFFI_API int TVMFFIEnvModLookupFromImports(void *library_ctx, const char *func_name, void **out);
-/* Every library loaded from now on gets its void* variable name set to symbol. */
+/* Every library loaded from now on that defines a void* variable named name
+ * gets it set to symbol (name copied; symbol stored as it is, never
+ * dereferenced). Errors: ValueError for a NULL or empty name; MemoryError. */
 XFFI_API int TVMFFIEnvModRegisterContextSymbol(const char *name, void *symbol);
-/* Adds name -> symbol to the system library's table (always returns 0). */
+/* Adds name -> symbol to the system library's table (name copied; a known
+ * name gets the new address). 0 on success, as tvm-ffi always returns;
+ * unlike it, -1 with ValueError for a NULL or empty name, MemoryError. */
 XFFI_API int TVMFFIEnvModRegisterSystemLibSymbol(const char *name, void *symbol);
 
 XFFI_EXTERN_C_END

@@ -312,8 +312,8 @@ static void test_loading_says_it_is_compiled_out_and_leaves_nothing(void **state
   expect_error(XFFI_KIND_RUNTIME,
                "xffi_module_load: cannot load 'plugin.wasm': loading shared libraries is not supported on "
                "WebAssembly (WASI): this build of xffi has module loading compiled out");
-  /* The module allocation and the error were all there was; both are gone. */
-  assert_int_equal(failing_allocator_attempts(), before + 2);
+  /* The error was all there was (the module is made once the library is open). */
+  assert_int_equal(failing_allocator_attempts(), before + 1);
 }
 
 static void test_bad_input_is_reported_before_loading(void **state) {
