@@ -546,8 +546,8 @@ int xffi_registry_set(xffi_byte_array name, xffi_object *func, xffi_byte_array d
     xffi_mutex_unlock(&writer_lock);
     xffi_free_aligned(e);
     return xffi_error_raise(duplicate_kind,
-                            "%s: a function named '%.*s' is already registered (pass allow_override to replace it)",
-                            fn, (int)name.size, name.data);
+                            "%s: a function named '%.*s' is already registered (pass allow_override to replace it)", fn,
+                            (int)name.size, name.data);
   }
   if (replaced) {
     xffi_object_inc_ref_inline(func);
@@ -588,8 +588,8 @@ int xffi_registry_remove(xffi_byte_array name, int *out_removed) {
     if (!hider) return xffi_error_raise_out_of_memory();
   }
   xffi_mutex_lock(&writer_lock);
-  _Atomic(entry *) *slot = find_slot(atomic_load_explicit(&current.table, memory_order_relaxed), hash, name.data,
-                                     name.size);
+  _Atomic(entry *) *slot =
+      find_slot(atomic_load_explicit(&current.table, memory_order_relaxed), hash, name.data, name.size);
   entry *removed = slot ? atomic_load_explicit(slot, memory_order_relaxed) : NULL;
   if (removed && removed->func) {
     atomic_store_explicit(slot, hider ? hider : TOMBSTONE, memory_order_seq_cst);
@@ -631,8 +631,8 @@ int xffi_function_global_info(xffi_any *out_doc, xffi_any *out_metadata, int *ou
   uint64_t hash = name_hash(name.data, name.size);
   /* Copied under the lock: a writer may retire the entry as soon as it drops it. */
   xffi_mutex_lock(&writer_lock);
-  _Atomic(entry *) *slot = find_slot(atomic_load_explicit(&current.table, memory_order_relaxed), hash, name.data,
-                                     name.size);
+  _Atomic(entry *) *slot =
+      find_slot(atomic_load_explicit(&current.table, memory_order_relaxed), hash, name.data, name.size);
   const char *doc = "", *metadata = "";
   size_t doc_len = 0, metadata_len = 0;
   int found = 0;

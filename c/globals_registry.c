@@ -97,8 +97,7 @@ static int global_metadata(void *self, const xffi_any *args, int32_t num_args, x
   int found = 0;
   if (xffi_function_global_info(NULL, result, &found, name) != XFFI_OK) return XFFI_FAIL;
   if (!found)
-    return xffi_error_raise(XFFI_KIND_RUNTIME, "%s: global function is not found: %.*s", fn, (int)name.size,
-                            name.data);
+    return xffi_error_raise(XFFI_KIND_RUNTIME, "%s: global function is not found: %.*s", fn, (int)name.size, name.data);
   return XFFI_OK;
 }
 
@@ -135,7 +134,7 @@ XFFI_BUILTIN_FUNCTION(global_metadata_function, global_metadata);
 XFFI_BUILTIN_FUNCTION(function_from_extern_c_function, function_from_extern_c);
 
 /* Metadata as tvm-ffi's registry gives it: the signature as a type schema. */
-#define SCHEMA(ret, params)                                                                             \
+#define SCHEMA(ret, params)                                                                                          \
   "{\"type_schema\":\"{\\\"type\\\":\\\"ffi.Function\\\",\\\"named_args\\\":{\\\"return\\\":[{\\\"type\\\":\\\"" ret \
   "\\\"}],\\\"params\\\":[" params "]}}\"}"
 #define PARAM(type) "{\\\"type\\\":\\\"" type "\\\"}"

@@ -162,8 +162,7 @@ int TVMFFIEnvTensorAlloc(DLTensor *prototype, void **out) {
   int status = allocator(prototype, &managed, NULL, tensor_alloc_set_error);
   if (status != 0) {
     if (!xffi_raised_slot)
-      xffi_error_raise(XFFI_KIND_RUNTIME, "%s: the allocator failed (status %d) without saying why", __func__,
-                       status);
+      xffi_error_raise(XFFI_KIND_RUNTIME, "%s: the allocator failed (status %d) without saying why", __func__, status);
     return status;
   }
   if (!managed) return xffi_error_raise(XFFI_KIND_RUNTIME, "%s: the allocator returned no tensor", __func__);

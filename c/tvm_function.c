@@ -79,8 +79,7 @@ call_refused(void *func, const xffi_any *args, int32_t num_args, const xffi_any 
 
 int TVMFFIFunctionCall(void *func, xffi_any *args, int32_t num_args, xffi_any *result) {
   xffi_object *f = func;
-  if (XFFI_UNLIKELY(!f || f->type_index != XFFI_TYPE_FUNCTION || !result || num_args < 0 ||
-                    (!args && num_args > 0)))
+  if (XFFI_UNLIKELY(!f || f->type_index != XFFI_TYPE_FUNCTION || !result || num_args < 0 || (!args && num_args > 0)))
     return call_refused(func, args, num_args, result);
   /* The bare call, as tvm-ffi's: result is not reset, the status and the
    * error (in whichever slot the callee raised it) are the callee's. */

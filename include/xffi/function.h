@@ -204,8 +204,7 @@ XFFI_API int xffi_function_global_erase(const char *name);
  * TVMFFIFunctionSetGlobalFromMethodInfo (xffi/tvm_ffi.h) keep theirs.
  * Errors: ValueError for a NULL out_found, or NULL name.data with
  * name.size > 0; MemoryError (then both are None). */
-XFFI_API int xffi_function_global_info(xffi_any *out_doc, xffi_any *out_metadata, int *out_found,
-                                       xffi_byte_array name);
+XFFI_API int xffi_function_global_info(xffi_any *out_doc, xffi_any *out_metadata, int *out_found, xffi_byte_array name);
 
 /* Lists the registered names: writes min(capacity, total) new String
  * references to out_names[0..] (out_names may be NULL when capacity is 0)

@@ -50,7 +50,8 @@ static void test_streams_and_allocators_are_per_thread(void **state) {
   (void)state;
   pthread_t threads[THREADS];
   atomic_store(&threads_failed, 0);
-  for (intptr_t i = 0; i < THREADS; ++i) assert_int_equal(pthread_create(&threads[i], NULL, stream_thread, (void *)i), 0);
+  for (intptr_t i = 0; i < THREADS; ++i)
+    assert_int_equal(pthread_create(&threads[i], NULL, stream_thread, (void *)i), 0);
   for (int i = 0; i < THREADS; ++i) assert_int_equal(pthread_join(threads[i], NULL), 0);
   assert_int_equal(atomic_load(&threads_failed), 0);
   assert_null(TVMFFIEnvGetStream(kDLCUDA, 0)); /* the main thread's own, untouched */
