@@ -21,4 +21,13 @@ int xffi_registry_set(xffi_byte_array name, xffi_object *func, xffi_byte_array d
  * Errors: MemoryError (hiding a built-in needs a record; nothing changed). */
 int xffi_registry_remove(xffi_byte_array name, int *out_removed) XFFI_INTERNAL;
 
+/* A Function as TVMFFIFunctionCreate makes it (safe_call not NULL): with
+ * self and deleter both NULL the cell calls safe_call with the Function
+ * itself, otherwise with self, and deleter(self) runs when it dies. *out
+ * receives a new reference. For the runtime's own callers, so that they
+ * never call an exported TVMFFI* name (which another loaded runtime could
+ * interpose). Errors: MemoryError (then self is still the caller's). */
+int xffi_function_from_extern_c(xffi_object **out, void *self, xffi_safe_call safe_call,
+                                void (*deleter)(void *)) XFFI_INTERNAL;
+
 #endif /* XFFI_FUNC_REGISTRY_H */

@@ -10,7 +10,6 @@
 
 #include <xffi/function.h>
 #include <xffi/string.h>
-#include <xffi/tvm_ffi.h>
 
 #include "builtin_globals.h"
 #include "func_registry.h"
@@ -120,8 +119,8 @@ static int function_from_extern_c(void *self, const xffi_any *args, int32_t num_
   memcpy(&safe_call, &call, sizeof safe_call);
   memcpy(&release, &deleter, sizeof release);
   if (!deleter) release = NULL;
-  void *f = NULL;
-  if (TVMFFIFunctionCreate(resource, safe_call, release, &f) != XFFI_OK) return XFFI_FAIL;
+  xffi_object *f = NULL;
+  if (xffi_function_from_extern_c(&f, resource, safe_call, release) != XFFI_OK) return XFFI_FAIL;
   *result = xffi_any_object(f);
   return XFFI_OK;
 }

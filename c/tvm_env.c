@@ -138,10 +138,15 @@ int TVMFFIEnvSetDLPackManagedTensorAllocator(DLPackManagedTensorAllocator alloca
   return XFFI_OK;
 }
 
-DLPackManagedTensorAllocator TVMFFIEnvGetDLPackManagedTensorAllocator(void) {
+/* The thread's allocator, else the process's (static: the runtime's own
+ * callers never call an exported TVMFFI* name, which another loaded runtime
+ * could interpose). */
+static DLPackManagedTensorAllocator tensor_allocator_in_force(void) {
   DLPackManagedTensorAllocator allocator = my_tensor_allocator;
   return allocator ? allocator : atomic_load_explicit(&global_tensor_allocator, memory_order_acquire);
 }
+
+DLPackManagedTensorAllocator TVMFFIEnvGetDLPackManagedTensorAllocator(void) { return tensor_allocator_in_force(); }
 
 /* How an allocator reports its failure: raised in the calling thread. */
 static void tensor_alloc_set_error(void *error_context, const char *kind, const char *message) {
@@ -153,7 +158,7 @@ int TVMFFIEnvTensorAlloc(DLTensor *prototype, void **out) {
   XFFI_CHECK_ARG_NOT_NULL(out);
   *out = NULL;
   XFFI_CHECK_ARG_NOT_NULL(prototype);
-  DLPackManagedTensorAllocator allocator = TVMFFIEnvGetDLPackManagedTensorAllocator();
+  DLPackManagedTensorAllocator allocator = tensor_allocator_in_force();
   if (!allocator)
     return xffi_error_raise(XFFI_KIND_RUNTIME,
                             "%s: no DLPack tensor allocator is set (TVMFFIEnvSetDLPackManagedTensorAllocator)",

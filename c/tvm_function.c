@@ -19,16 +19,19 @@ static int check_byte_array(const char *fn, const char *argument, const xffi_byt
   return XFFI_OK;
 }
 
+int xffi_function_from_extern_c(xffi_object **out, void *self, xffi_safe_call safe_call, void (*deleter)(void *)) {
+  /* Nothing to pass or release: the cell calls safe_call with the Function
+   * itself (tvm-ffi's rule). Otherwise safe_call gets self in its place. */
+  return !self && !deleter ? xffi_function_new_direct(out, safe_call, NULL, NULL)
+                           : xffi_function_new(out, safe_call, self, deleter);
+}
+
 int TVMFFIFunctionCreate(void *self, xffi_safe_call safe_call, void (*deleter)(void *self), void **out) {
   XFFI_CHECK_ARG_NOT_NULL(out);
   *out = NULL;
   XFFI_CHECK_ARG_NOT_NULL(safe_call);
   xffi_object *f = NULL;
-  /* Nothing to pass or release: the cell calls safe_call with the Function
-   * itself (tvm-ffi's rule). Otherwise safe_call gets self in its place. */
-  int status = !self && !deleter ? xffi_function_new_direct(&f, safe_call, NULL, NULL)
-                                 : xffi_function_new(&f, safe_call, self, deleter);
-  if (status != XFFI_OK) return XFFI_FAIL;
+  if (xffi_function_from_extern_c(&f, self, safe_call, deleter) != XFFI_OK) return XFFI_FAIL;
   *out = f;
   return XFFI_OK;
 }
