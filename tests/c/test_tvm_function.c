@@ -500,6 +500,32 @@ static void test_function_from_extern_c(void **state) {
   assert_int_equal(deleted, 1);
 }
 
+/* Every listed name resolves and appears once, built-ins of every area's
+ * table included (two tables giving one name would make one unreachable). */
+static void test_every_listed_name_resolves_once(void **state) {
+  (void)state;
+  int64_t total = 0;
+  assert_int_equal(xffi_function_global_names(NULL, &total, 0), XFFI_OK);
+  xffi_object **names = calloc((size_t)total + 1, sizeof *names);
+  assert_non_null(names);
+  int64_t count = 0;
+  assert_int_equal(xffi_function_global_names(names, &count, total), XFFI_OK);
+  assert_int_equal(count, total);
+  for (int64_t i = 0; i < count; ++i) {
+    xffi_byte_array a = xffi_string_cell_of_unchecked(names[i]);
+    void *f = NULL;
+    assert_int_equal(TVMFFIFunctionGetGlobal(&a, &f), 0);
+    if (!f) fail_msg("listed but not found: %.*s", (int)a.size, a.data);
+    xffi_object_dec_ref(f);
+    for (int64_t j = 0; j < i; ++j) {
+      xffi_byte_array b = xffi_string_cell_of_unchecked(names[j]);
+      if (a.size == b.size && memcmp(a.data, b.data, a.size) == 0) fail_msg("listed twice: %.*s", (int)a.size, a.data);
+    }
+  }
+  for (int64_t i = 0; i < count; ++i) xffi_object_dec_ref(names[i]);
+  free(names);
+}
+
 int main(void) {
   failing_allocator_install();
   const struct CMUnitTest tests[] = {
@@ -518,6 +544,7 @@ int main(void) {
       cmocka_unit_test(test_names_functor_protocol),
       cmocka_unit_test(test_remove_and_metadata_bad_input),
       cmocka_unit_test(test_function_from_extern_c),
+      cmocka_unit_test(test_every_listed_name_resolves_once),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
