@@ -75,8 +75,10 @@
 #include <xffi/string.h>
 #include <xffi/sys/testing.h>
 
-#include "hash.h"
+#include "builtin_index.h"
 #include "check.h"
+#include "func_registry.h"
+#include "hash.h"
 #include "internal.h"
 #include "platform.h"
 #include "string_internal.h"
@@ -110,12 +112,20 @@ static inline size_t retired_link_offset(size_t used) {
   return (used + _Alignof(retired) - 1) & ~(size_t)(_Alignof(retired) - 1);
 }
 
+/* An entry with no function hides the built-in global of its name (see
+ * "Built-in globals" below). Doc and metadata texts follow the name in the
+ * same block (each NUL-terminated); lookups never read them. */
 typedef struct entry {
   uint64_t hash;
-  xffi_object *func; /* the registry's strong reference */
+  xffi_object *func; /* the registry's strong reference, or NULL: hides a built-in */
   size_t len;
-  char name[]; /* len bytes and a NUL */
+  size_t doc_len;
+  size_t metadata_len;
+  char name[]; /* len bytes and a NUL, then the doc and the metadata, each with a NUL */
 } entry;
+
+static inline const char *entry_doc(const entry *e) { return e->name + e->len + 1; }
+static inline const char *entry_metadata(const entry *e) { return entry_doc(e) + e->doc_len + 1; }
 
 typedef struct table {
   size_t mask; /* capacity - 1; capacity is a power of two */
@@ -127,7 +137,7 @@ typedef struct table {
 static _Alignas(CACHE_LINE) union {
   entry e;
   char line[CACHE_LINE];
-} tombstone_line = {{0, NULL, SIZE_MAX}};
+} tombstone_line = {{0, NULL, SIZE_MAX, 0, 0}};
 #define TOMBSTONE (&tombstone_line.e)
 
 #define INITIAL_CAPACITY 64
@@ -145,7 +155,7 @@ _Static_assert(sizeof current == CACHE_LINE, "the table pointer and epoch have t
 
 /* Writers' state, guarded by writer_lock. */
 static xffi_mutex writer_lock = XFFI_MUTEX_INITIALIZER;
-static size_t live_count;     /* live entries in current.table */
+static size_t live_count;     /* entries in current.table (with a function or hiding a built-in) */
 static size_t used_count;     /* live entries + tombstones */
 static retired *retired_list; /* newest first, so epochs never grow along it */
 static size_t retired_count;  /* links on retired_list */
@@ -289,6 +299,23 @@ static inline int entry_matches(const entry *e, uint64_t hash, const char *name,
   return e->hash == hash && e->len == len && names_equal(e->name, name, len);
 }
 
+/* ---- Built-in globals ----
+ * The runtime's own ffi.* functions live in static tables (c/builtin_globals.h)
+ * and are never copied into the table: a lookup that finds no entry for a
+ * name asks the static index (c/builtin_index.h). An entry of the same name
+ * overrides the built-in (registering one needs allow_override, as for any
+ * taken name); removing a built-in, or an entry that overrode one, leaves
+ * an entry with no function, which hides it. */
+
+/* The built-in function named name, with a new reference (to a static,
+ * immortal object), or NULL. */
+static inline xffi_object *builtin_function(const char *name, size_t len, uint64_t hash) {
+  const xffi_builtin_global *g = xffi_builtin_find(name, len, hash);
+  if (!g) return NULL;
+  xffi_object_inc_ref_inline(&g->function->header);
+  return &g->function->header;
+}
+
 /* The lookup itself, for the announcement word of the calling thread's
  * reader record; out and name are checked by the callers and hash is
  * name_hash(name, len). The epoch load is seq_cst so that it cannot
@@ -301,19 +328,22 @@ lookup_in(_Atomic uint64_t *my, xffi_object **out, const char *name, size_t len,
   uint64_t epoch = atomic_load_explicit(&current.epoch, memory_order_seq_cst);
   atomic_store_explicit(my, epoch << 1 | 1, memory_order_seq_cst); /* enter */
   xffi_object *found = NULL;
+  int matched = 0;
   table *t = atomic_load_explicit(&current.table, memory_order_seq_cst);
   if (t) {
     for (size_t i = (size_t)hash & t->mask;; i = (i + 1) & t->mask) {
       entry *e = atomic_load_explicit(&t->slots[i], memory_order_seq_cst);
       if (!e) break;
       if (entry_matches(e, hash, name, len)) {
-        found = e->func;                   /* never NULL: only the tombstone has none, and it matches nothing */
+        matched = 1;
+        found = e->func;                   /* NULL when it hides a built-in */
         xffi_object_inc_ref_inline(found); /* aborts at the count limit like every increment */
         break;
       }
     }
   }
   atomic_store_explicit(my, 0, memory_order_release); /* leave */
+  if (!matched) found = builtin_function(name, len, hash);
   *out = found;
   return XFFI_OK;
 }
@@ -382,7 +412,9 @@ static int insert_entry(table *t, entry *e) {
 static inline size_t table_readable_bytes(size_t capacity) {
   return sizeof(table) + capacity * sizeof(_Atomic(entry *));
 }
-static inline size_t entry_readable_bytes(size_t len) { return sizeof(entry) + len + 1; }
+static inline size_t entry_readable_bytes(const entry *e) {
+  return sizeof(entry) + e->len + 1 + e->doc_len + 1 + e->metadata_len + 1;
+}
 
 /* Cache-line aligned and padded (see "Cache lines" above); capacity is at
  * most a few times the number of entries, so the size cannot overflow. */
@@ -463,45 +495,61 @@ static int reserve_one(void) {
 }
 
 /* Cache-line aligned and padded (see "Cache lines" above), with room for
- * the retired link. Freed with xffi_free_aligned. */
-static entry *entry_new(uint64_t hash, const char *name, size_t len, xffi_object *func) {
-  if (len > SIZE_MAX - sizeof(entry) - sizeof(retired) - 2 * CACHE_LINE) return NULL;
-  size_t bytes = retired_link_offset(entry_readable_bytes(len)) + sizeof(retired);
+ * the retired link. func is the registry's reference to be (not taken
+ * here), or NULL for an entry hiding a built-in; the texts are copied.
+ * Freed with xffi_free_aligned. NULL when memory runs out (nothing raised). */
+static entry *entry_new(uint64_t hash, xffi_byte_array name, xffi_object *func, xffi_byte_array doc,
+                        xffi_byte_array metadata) {
+  size_t slack = SIZE_MAX - sizeof(entry) - sizeof(retired) - 2 * CACHE_LINE - 3;
+  if (name.size > slack || doc.size > slack - name.size || metadata.size > slack - name.size - doc.size) return NULL;
+  entry header = {hash, func, name.size, doc.size, metadata.size};
+  size_t bytes = retired_link_offset(entry_readable_bytes(&header)) + sizeof(retired);
   entry *e = xffi_alloc_aligned(CACHE_LINE, whole_lines(bytes));
   if (!e) return NULL;
-  e->hash = hash;
-  e->func = func;
-  e->len = len;
-  memcpy(e->name, name, len);
-  e->name[len] = '\0';
+  *e = header;
+  char *text = e->name;
+  if (name.size) memcpy(text, name.data, name.size);
+  text[name.size] = '\0';
+  text += name.size + 1;
+  if (doc.size) memcpy(text, doc.data, doc.size);
+  text[doc.size] = '\0';
+  text += doc.size + 1;
+  if (metadata.size) memcpy(text, metadata.data, metadata.size);
+  text[metadata.size] = '\0';
   return e;
 }
 
 /* Retires the entry the caller just unpublished, with the registry's
- * reference to its function. Writers only. */
-static void retire_entry(entry *e) { retire(e, entry_readable_bytes(e->len), e->func); }
+ * reference to its function (if any). Writers only. */
+static void retire_entry(entry *e) { retire(e, entry_readable_bytes(e), e->func); }
 
-int xffi_function_global_register(const char *name, xffi_object *func, int allow_override) {
-  XFFI_CHECK_ARG_NOT_NULL(name);
-  if (!name[0]) return xffi_error_raise(XFFI_KIND_VALUE, "%s: name is empty", __func__);
-  XFFI_CHECK_ARG_OBJECT(func, XFFI_TYPE_FUNCTION);
-  size_t len = strlen(name);
-  uint64_t hash = name_hash(name, len);
-  entry *e = entry_new(hash, name, len, func);
+/* Frees what the epoch allows, after the caller's write, and drops the lock. */
+static void unlock_and_reclaim(void) {
+  retired *ready = detach_reclaimable();
+  xffi_mutex_unlock(&writer_lock);
+  release_retired(ready);
+}
+
+int xffi_registry_set(xffi_byte_array name, xffi_object *func, xffi_byte_array doc, xffi_byte_array metadata,
+                      int allow_override, const char *duplicate_kind, const char *fn) {
+  uint64_t hash = name_hash(name.data, name.size);
+  entry *e = entry_new(hash, name, func, doc, metadata);
   if (!e) return xffi_error_raise_out_of_memory();
 
   xffi_mutex_lock(&writer_lock);
   table *t = atomic_load_explicit(&current.table, memory_order_relaxed);
-  _Atomic(entry *) *slot = find_slot(t, hash, name, len);
-  if (slot) {
-    if (!allow_override) {
-      xffi_mutex_unlock(&writer_lock);
-      xffi_free_aligned(e);
-      return xffi_error_raise(XFFI_KIND_VALUE,
-                              "%s: a function named '%s' is already registered (pass allow_override to replace it)",
-                              __func__, name);
-    }
-    entry *replaced = atomic_load_explicit(slot, memory_order_relaxed);
+  _Atomic(entry *) *slot = find_slot(t, hash, name.data, name.size);
+  entry *replaced = slot ? atomic_load_explicit(slot, memory_order_relaxed) : NULL;
+  /* Taken: by a live entry, or by a built-in no entry overrides or hides. */
+  int taken = replaced ? replaced->func != NULL : xffi_builtin_find(name.data, name.size, hash) != NULL;
+  if (taken && !allow_override) {
+    xffi_mutex_unlock(&writer_lock);
+    xffi_free_aligned(e);
+    return xffi_error_raise(duplicate_kind,
+                            "%s: a function named '%.*s' is already registered (pass allow_override to replace it)", fn,
+                            (int)name.size, name.data);
+  }
+  if (replaced) {
     xffi_object_inc_ref_inline(func);
     atomic_store_explicit(slot, e, memory_order_seq_cst);
     retire_entry(replaced);
@@ -515,30 +563,102 @@ int xffi_function_global_register(const char *name, xffi_object *func, int allow
     used_count += (size_t)insert_entry(atomic_load_explicit(&current.table, memory_order_relaxed), e);
     live_count++;
   }
-  retired *ready = detach_reclaimable();
-  xffi_mutex_unlock(&writer_lock);
-  release_retired(ready);
+  unlock_and_reclaim();
+  return XFFI_OK;
+}
+
+int xffi_function_global_register(const char *name, xffi_object *func, int allow_override) {
+  XFFI_CHECK_ARG_NOT_NULL(name);
+  if (!name[0]) return xffi_error_raise(XFFI_KIND_VALUE, "%s: name is empty", __func__);
+  XFFI_CHECK_ARG_OBJECT(func, XFFI_TYPE_FUNCTION);
+  xffi_byte_array none = {NULL, 0};
+  return xffi_registry_set((xffi_byte_array){name, strlen(name)}, func, none, none, allow_override, XFFI_KIND_VALUE,
+                           __func__);
+}
+
+int xffi_registry_remove(xffi_byte_array name, int *out_removed) {
+  uint64_t hash = name_hash(name.data, name.size);
+  *out_removed = 0;
+  /* Removing a built-in, or an entry overriding one, leaves a hiding entry:
+   * made before the lock, and freed unused otherwise. */
+  entry *hider = NULL;
+  if (xffi_builtin_find(name.data, name.size, hash)) {
+    xffi_byte_array none = {NULL, 0};
+    hider = entry_new(hash, name, NULL, none, none);
+    if (!hider) return xffi_error_raise_out_of_memory();
+  }
+  xffi_mutex_lock(&writer_lock);
+  _Atomic(entry *) *slot =
+      find_slot(atomic_load_explicit(&current.table, memory_order_relaxed), hash, name.data, name.size);
+  entry *removed = slot ? atomic_load_explicit(slot, memory_order_relaxed) : NULL;
+  if (removed && removed->func) {
+    atomic_store_explicit(slot, hider ? hider : TOMBSTONE, memory_order_seq_cst);
+    if (!hider) live_count--;
+    hider = NULL;
+    retire_entry(removed);
+    *out_removed = 1;
+  } else if (!removed && hider) {
+    if (reserve_one() != XFFI_OK) {
+      xffi_mutex_unlock(&writer_lock);
+      xffi_free_aligned(hider);
+      return XFFI_FAIL;
+    }
+    used_count += (size_t)insert_entry(atomic_load_explicit(&current.table, memory_order_relaxed), hider);
+    live_count++;
+    hider = NULL;
+    *out_removed = 1;
+  }
+  unlock_and_reclaim();
+  xffi_free_aligned(hider); /* unused: nothing of that name was visible */
   return XFFI_OK;
 }
 
 int xffi_function_global_erase(const char *name) {
   XFFI_CHECK_ARG_NOT_NULL(name);
   if (!name[0]) return xffi_error_raise(XFFI_KIND_VALUE, "%s: name is empty", __func__);
-  size_t len = strlen(name);
-  uint64_t hash = name_hash(name, len);
+  int removed = 0;
+  if (xffi_registry_remove((xffi_byte_array){name, strlen(name)}, &removed) != XFFI_OK) return XFFI_FAIL;
+  if (!removed) return xffi_error_raise(XFFI_KIND_KEY, "%s: no global function named '%s'", __func__, name);
+  return XFFI_OK;
+}
+
+int xffi_function_global_info(xffi_any *out_doc, xffi_any *out_metadata, int *out_found, xffi_byte_array name) {
+  XFFI_CHECK_ARG_NOT_NULL(out_found);
+  XFFI_CHECK_ARG(name.data, name.data || !name.size, XFFI_KIND_VALUE, "is NULL but name.size is %zu", name.size);
+  if (out_doc) *out_doc = xffi_any_none();
+  if (out_metadata) *out_metadata = xffi_any_none();
+  *out_found = 0;
+  uint64_t hash = name_hash(name.data, name.size);
+  /* Copied under the lock: a writer may retire the entry as soon as it drops it. */
   xffi_mutex_lock(&writer_lock);
-  _Atomic(entry *) *slot = find_slot(atomic_load_explicit(&current.table, memory_order_relaxed), hash, name, len);
-  if (!slot) {
-    xffi_mutex_unlock(&writer_lock);
-    return xffi_error_raise(XFFI_KIND_KEY, "%s: no global function named '%s'", __func__, name);
+  _Atomic(entry *) *slot =
+      find_slot(atomic_load_explicit(&current.table, memory_order_relaxed), hash, name.data, name.size);
+  const char *doc = "", *metadata = "";
+  size_t doc_len = 0, metadata_len = 0;
+  int found = 0;
+  if (slot) {
+    const entry *e = atomic_load_explicit(slot, memory_order_relaxed);
+    if (e->func) {
+      found = 1;
+      doc = entry_doc(e), doc_len = e->doc_len;
+      metadata = entry_metadata(e), metadata_len = e->metadata_len;
+    }
+  } else {
+    const xffi_builtin_global *g = xffi_builtin_find(name.data, name.size, hash);
+    if (g) {
+      found = 1;
+      if (g->metadata) metadata = g->metadata, metadata_len = strlen(g->metadata);
+    }
   }
-  entry *removed = atomic_load_explicit(slot, memory_order_relaxed);
-  atomic_store_explicit(slot, TOMBSTONE, memory_order_seq_cst);
-  live_count--;
-  retire_entry(removed);
-  retired *ready = detach_reclaimable();
+  int status = XFFI_OK;
+  if (found && out_doc) status = xffi_any_from_str(out_doc, doc, doc_len);
+  if (found && status == XFFI_OK && out_metadata) status = xffi_any_from_str(out_metadata, metadata, metadata_len);
   xffi_mutex_unlock(&writer_lock);
-  release_retired(ready);
+  if (status != XFFI_OK) {
+    if (out_doc) xffi_any_release(out_doc);
+    return XFFI_FAIL;
+  }
+  *out_found = found;
   return XFFI_OK;
 }
 
@@ -551,6 +671,17 @@ size_t xffi_testing_registry_reclaim(void) {
   return waiting;
 }
 
+/* Writes a new String of name to out_names[*written] if there is room
+ * (*written grows), counting it in *total either way. */
+static int list_name(xffi_object **out_names, size_t capacity, size_t *written, size_t *total, const char *name,
+                     size_t len) {
+  ++*total;
+  if (*written >= capacity) return XFFI_OK;
+  if (xffi_string_new(&out_names[*written], name, len) != XFFI_OK) return XFFI_FAIL;
+  ++*written;
+  return XFFI_OK;
+}
+
 int xffi_function_global_names(xffi_object **out_names, int64_t *out_count, int64_t requested_capacity) {
   XFFI_CHECK_ARG_NOT_NULL(out_count);
   if (requested_capacity < 0)
@@ -561,20 +692,23 @@ int xffi_function_global_names(xffi_object **out_names, int64_t *out_count, int6
                             (long long)requested_capacity);
   /* Fewer names than that can ever exist, so the cast cannot cut a real count. */
   size_t capacity = (uint64_t)requested_capacity > SIZE_MAX ? SIZE_MAX : (size_t)requested_capacity;
+  size_t builtins = xffi_builtin_count();
   xffi_mutex_lock(&writer_lock);
   table *t = atomic_load_explicit(&current.table, memory_order_relaxed);
-  size_t written = 0;
+  size_t written = 0, total = 0;
   int status = XFFI_OK;
-  for (size_t i = 0; t && i <= t->mask && written < capacity; ++i) {
+  /* Entries with a function, then the built-ins no entry overrides or hides. */
+  for (size_t i = 0; t && i <= t->mask && status == XFFI_OK; ++i) {
     entry *e = atomic_load_explicit(&t->slots[i], memory_order_relaxed);
-    if (!e || e == TOMBSTONE) continue;
-    if (xffi_string_new(&out_names[written], e->name, e->len) != XFFI_OK) {
-      status = XFFI_FAIL;
-      break;
-    }
-    written++;
+    if (!e || e == TOMBSTONE || !e->func) continue;
+    status = list_name(out_names, capacity, &written, &total, e->name, e->len);
   }
-  size_t total = live_count;
+  for (size_t i = 0; i < builtins && status == XFFI_OK; ++i) {
+    const char *name = xffi_builtin_at(i)->name;
+    size_t len = strlen(name);
+    if (find_slot(t, name_hash(name, len), name, len)) continue;
+    status = list_name(out_names, capacity, &written, &total, name, len);
+  }
   xffi_mutex_unlock(&writer_lock);
   if (status != XFFI_OK) {
     for (size_t i = 0; i < written; ++i) {

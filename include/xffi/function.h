@@ -172,8 +172,9 @@ XFFI_API int xffi_arg_check_signature(const xffi_any *args, int32_t num_args, co
  * copied (borrowed). */
 
 /* Registers func (borrowed: the registry takes its own reference) under
- * name. If the name is taken, fails unless allow_override is non-zero, in
- * which case the previous function's registry reference is released.
+ * name. If the name is taken (a built-in ffi.* function's name included),
+ * fails unless allow_override is non-zero, in which case the previous
+ * function's registry reference is released (a built-in is only shadowed).
  * Errors: ValueError for a NULL or empty name, NULL func, or a taken name
  * without allow_override; TypeError if func is not a Function; MemoryError. */
 XFFI_API int xffi_function_global_register(const char *name, xffi_object *func, int allow_override);
@@ -189,13 +190,28 @@ XFFI_API int xffi_function_global_lookup_bytes(xffi_object **out, xffi_byte_arra
 
 /* Removes name and releases the registry's reference to its function (after
  * lookups in flight have finished). Functions already handed out stay valid.
- * Errors: ValueError for a NULL or empty name; KeyError if no function has it. */
+ * Removing a built-in ffi.* function hides it from lookups and listings.
+ * Errors: ValueError for a NULL or empty name; KeyError if no function has
+ * it; MemoryError (hiding a built-in takes a small record). */
 XFFI_API int xffi_function_global_erase(const char *name);
+
+/* The doc and the metadata (JSON text) kept for the global function name
+ * (a byte run): *out_found says whether a function has that name; if so,
+ * *out_doc and *out_metadata (each may be NULL when not wanted) receive
+ * owned string values (empty when none was given; release them with
+ * xffi_any_release), else they are None. Built-in ffi.* functions have their
+ * metadata and no doc. Functions registered through
+ * TVMFFIFunctionSetGlobalFromMethodInfo (xffi/tvm_ffi.h) keep theirs.
+ * Errors: ValueError for a NULL out_found, or NULL name.data with
+ * name.size > 0; MemoryError (then both are None). */
+XFFI_API int xffi_function_global_info(xffi_any *out_doc, xffi_any *out_metadata, int *out_found, xffi_byte_array name);
 
 /* Lists the registered names: writes min(capacity, total) new String
  * references to out_names[0..] (out_names may be NULL when capacity is 0)
  * and the total number of names to *out_count. Call with capacity 0 to size
- * the buffer; names registered in between may make the total grow.
+ * the buffer; names registered in between may make the total grow. The
+ * runtime's built-in ffi.* functions are listed too (after the others),
+ * unless removed.
  * Errors: ValueError for a NULL out_count, NULL out_names with
  * capacity > 0, or a negative capacity; MemoryError (nothing is written to
  * out_names then). */
