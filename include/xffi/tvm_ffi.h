@@ -163,10 +163,12 @@ XFFI_API int TVMFFITypeRegisterMethod(int32_t type_index, const xffi_method_info
 /* Sets the metadata of type_index (once). */
 XFFI_API int TVMFFITypeRegisterMetadata(int32_t type_index, const xffi_type_metadata *metadata);
 /* Sets attribute attr_name of type_index to *attr_value (copied); type_index
- * -1 or 0 with None only makes sure the column exists. */
+ * 0 (None) only makes sure the column exists. A second value for the same
+ * type is a RuntimeError. */
 XFFI_API int TVMFFITypeRegisterAttr(int32_t type_index, const xffi_byte_array *attr_name, const xffi_any *attr_value);
-/* The column of attr_name (borrowed, immortal), or NULL with an error raised
- * when no such column exists. */
+/* The column of attr_name (borrowed, immortal), or NULL when no such column
+ * exists (no error, as in tvm-ffi); NULL with an error raised for a NULL
+ * name. */
 XFFI_API const xffi_type_attr_column *TVMFFIGetTypeAttrColumn(const xffi_byte_array *attr_name);
 /* A native backtrace of the calling thread as text (borrowed from
  * thread-local storage until the thread's next call), most recent frame
