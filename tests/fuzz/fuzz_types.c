@@ -98,6 +98,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       } else if (model_index[k] && model_parent[k] != parent) {
         FUZZ_CHECK(status == XFFI_FAIL && out == -7);
         fuzz_expect_raised(XFFI_KIND_VALUE, "xffi_type_register");
+      } else if (parent != XFFI_TYPE_OBJECT && parent < XFFI_TYPE_BUILTIN_END) {
+        /* Built-in object types other than Object take no subtypes (tvm-ffi's child slots). */
+        FUZZ_CHECK(status == XFFI_FAIL && out == -7);
+        fuzz_expect_raised(XFFI_KIND_TYPE, "xffi_type_register");
       } else {
         FUZZ_CHECK(status == XFFI_OK && out >= XFFI_TYPE_DYNAMIC_BEGIN);
         if (model_index[k]) FUZZ_CHECK(out == model_index[k]);
