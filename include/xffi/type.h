@@ -2,9 +2,9 @@
  *
  * Plain values (None, int, ...) and built-in objects have fixed indices shared
  * with tvm-ffi 0.1. User types are registered at run time by a unique key and
- * receive an index from 128 up. Single inheritance: each type records its
- * depth and its ancestors, so is-instance is O(1) with no call
- * (xffi/sys/type.h). */
+ * receive an index from 128 up (or inside a parent's reserved child slots).
+ * Single inheritance: each type records its depth and its ancestors, so
+ * is-instance is O(1) with no call (xffi/sys/type.h). */
 #ifndef XFFI_TYPE_H
 #define XFFI_TYPE_H
 
@@ -106,11 +106,15 @@ XFFI_API uint64_t xffi_type_key_hash(const char *data, size_t size);
 /* Registers a type under a unique key with a parent object type and writes
  * its index to *out_type_index. Registering the same key with the same
  * parent again returns the same index; the same key with another parent is a
- * ValueError. Thread-safe. type_key is copied (borrowed).
+ * ValueError. The type reserves no child slots of its own and takes its
+ * index as tvm-ffi's TVMFFITypeGetOrAllocIndex(key, -1, depth, 0, 1, parent)
+ * would (xffi/tvm_ffi.h): a free slot of the parent's range, else the next
+ * index at the end of the table. Thread-safe. type_key is copied (borrowed).
  * Errors: ValueError for a NULL out, NULL or empty key, a key of a built-in
  * type with no parent (Object, int, ...), or a parent already at
  * XFFI_TYPE_MAX_DEPTH; TypeError if parent_type_index is not a registered
- * object type; MemoryError. */
+ * object type or takes no subtypes (no free child slot and no overflow: every
+ * built-in object type but ffi.Object); MemoryError. */
 XFFI_API int xffi_type_register(int32_t *out_type_index, const char *type_key, int32_t parent_type_index);
 
 /* Looks up a type by key. *out receives a borrowed, immortal record.
