@@ -257,10 +257,16 @@ static int allocate_locked(int32_t *out, pending_error *error, const char *funct
 int xffi_type_get_or_alloc(int32_t *out, const char *function, const char *key, size_t size,
                            int32_t static_type_index, int32_t type_depth, int32_t num_child_slots,
                            int32_t child_slots_can_overflow, int32_t parent_type_index) {
+  /* Known keys (every C++ type after its first library, every query) need no lock. */
+  const xffi_type_info *existing = xffi_type_find_by_key(key, size);
+  if (existing) {
+    *out = existing->type_index;
+    return XFFI_OK;
+  }
   pending_error error = {NULL, ""};
   int status = XFFI_OK;
   xffi_mutex_lock(&registry_lock);
-  const xffi_type_info *existing = xffi_type_find_by_key(key, size);
+  existing = xffi_type_find_by_key(key, size);
   if (existing) {
     *out = existing->type_index; /* tvm-ffi checks nothing else for a known key */
   } else if (parent_type_index == -2) {
