@@ -2,8 +2,9 @@
 # against the wheel's headers (tests/tvm_ffi_headers.cmake) and linked with
 # xffi's static library only, so tvm-ffi's inline type code (index
 # allocation, IsInstance) runs on xffi's registry. Not built without the
-# headers or a C++ compiler (with a warning).
-if(XFFI_TVM_FFI_HEADERS AND EXISTS "${XFFI_TVM_FFI_HEADERS}/tvm/ffi/object.h")
+# headers or a C++ compiler (with a warning), nor when cross compiling (the
+# wheel's headers are the host's).
+if(XFFI_TVM_FFI_HEADERS AND EXISTS "${XFFI_TVM_FFI_HEADERS}/tvm/ffi/object.h" AND NOT CMAKE_CROSSCOMPILING)
   include(CheckLanguage)
   check_language(CXX)
   if(CMAKE_CXX_COMPILER)

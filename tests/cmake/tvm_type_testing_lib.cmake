@@ -3,7 +3,7 @@
 # libtvm_ffi.so already loaded: here xffi's objects plus weak stand-ins for
 # the functions of other areas (tests/c/tvm_type/stand_ins.c), in a
 # directory of its own. Built with the wheel and shared libraries on ELF
-# platforms only.
+# platforms only, never when cross compiling (the wheel's library is the host's).
 set(XFFI_TVM_TYPE_WHEEL_LIB "")
 if(XFFI_TVM_FFI_HEADERS)
   get_filename_component(XFFI_TVM_TYPE_WHEEL_LIBDIR "${XFFI_TVM_FFI_HEADERS}/../lib" ABSOLUTE)
@@ -11,7 +11,7 @@ if(XFFI_TVM_FFI_HEADERS)
     set(XFFI_TVM_TYPE_WHEEL_LIB "${XFFI_TVM_TYPE_WHEEL_LIBDIR}/libtvm_ffi_testing.so")
   endif()
 endif()
-if(XFFI_TVM_TYPE_WHEEL_LIB AND XFFI_SHARED_LIBRARIES AND UNIX AND NOT APPLE)
+if(XFFI_TVM_TYPE_WHEEL_LIB AND XFFI_SHARED_LIBRARIES AND UNIX AND NOT APPLE AND NOT CMAKE_CROSSCOMPILING)
   set(XFFI_TVM_TYPE_DIR ${CMAKE_CURRENT_SOURCE_DIR}/c/tvm_type)
   add_library(xffi_tvm_type_runtime SHARED ${XFFI_TVM_TYPE_DIR}/stand_ins.c $<TARGET_OBJECTS:xffi_objects>)
   target_include_directories(xffi_tvm_type_runtime PUBLIC ${PROJECT_SOURCE_DIR}/include)
