@@ -9,11 +9,10 @@
 #include "type_internal.h"
 
 /* A key or name argument: not NULL, and data not NULL when it has bytes. */
-#define CHECK_BYTE_ARRAY(arg)                                                                           \
-  do {                                                                                                  \
-    XFFI_CHECK_ARG_NOT_NULL(arg);                                                                       \
-    XFFI_CHECK_ARG(arg, (arg)->data || !(arg)->size, XFFI_KIND_VALUE, "has NULL data but size %zu", \
-                   (arg)->size);                                                                        \
+#define CHECK_BYTE_ARRAY(arg)                                                                                     \
+  do {                                                                                                            \
+    XFFI_CHECK_ARG_NOT_NULL(arg);                                                                                 \
+    XFFI_CHECK_ARG(arg, (arg)->data || !(arg)->size, XFFI_KIND_VALUE, "has NULL data but size %zu", (arg)->size); \
   } while (0)
 
 int TVMFFITypeKeyToIndex(const xffi_byte_array *type_key, int32_t *out_type_index) {
@@ -32,9 +31,8 @@ static int32_t get_or_alloc(const xffi_byte_array *type_key, int32_t static_type
   CHECK_BYTE_ARRAY(type_key);
   XFFI_CHECK_ARG(type_key, type_key->size > 0, XFFI_KIND_VALUE, "is empty");
   int32_t index = -1;
-  if (xffi_type_get_or_alloc(&index, "TVMFFITypeGetOrAllocIndex", type_key->data, type_key->size,
-                             static_type_index, type_depth, num_child_slots, child_slots_can_overflow,
-                             parent_type_index) != XFFI_OK)
+  if (xffi_type_get_or_alloc(&index, "TVMFFITypeGetOrAllocIndex", type_key->data, type_key->size, static_type_index,
+                             type_depth, num_child_slots, child_slots_can_overflow, parent_type_index) != XFFI_OK)
     return -1;
   return index;
 }
@@ -71,8 +69,7 @@ int TVMFFITypeRegisterAttr(int32_t type_index, const xffi_byte_array *attr_name,
 
 const xffi_type_attr_column *TVMFFIGetTypeAttrColumn(const xffi_byte_array *attr_name) {
   if (!attr_name || (!attr_name->data && attr_name->size)) {
-    xffi_error_raise(XFFI_KIND_VALUE, "%s: attr_name %s", __func__,
-                     attr_name ? "has NULL data but a size" : "is NULL");
+    xffi_error_raise(XFFI_KIND_VALUE, "%s: attr_name %s", __func__, attr_name ? "has NULL data but a size" : "is NULL");
     return NULL;
   }
   return xffi_type_attr_column_find(attr_name->data, attr_name->size);

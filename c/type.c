@@ -217,8 +217,8 @@ static int allocate_locked(int32_t *out, pending_error *error, const char *funct
                    (int)size, key, static_index >= type_count ? "past the table" : "taken by another type");
     index = static_index;
   } else if (!parent) {
-    return defer(error, XFFI_KIND_VALUE, "%s: '%.*s' has neither a parent nor a static_type_index", function,
-                 (int)size, key);
+    return defer(error, XFFI_KIND_VALUE, "%s: '%.*s' has neither a parent nor a static_type_index", function, (int)size,
+                 key);
   } else if (parent->allocated_slots <= parent->num_slots - num_slots) {
     index = parent->info.type_index + parent->allocated_slots; /* inside the parent's reserved range */
     from_parent_range = 1;
@@ -236,8 +236,8 @@ static int allocate_locked(int32_t *out, pending_error *error, const char *funct
                  function, (int)size, key, parent->info.type_key.data, (int)parent->info.type_index);
   }
   if (parent && index <= parent->info.type_index)
-    return defer(error, XFFI_KIND_VALUE, "%s: index %d of '%.*s' is not above its parent's (%d)", function,
-                 (int)index, (int)size, key, (int)parent->info.type_index);
+    return defer(error, XFFI_KIND_VALUE, "%s: index %d of '%.*s' is not above its parent's (%d)", function, (int)index,
+                 (int)size, key, (int)parent->info.type_index);
   /* A child of a type that cannot overflow cannot either. */
   if (parent && !parent->can_overflow) can_overflow = 0;
   xffi_type_entry *entry = NULL;
@@ -254,9 +254,9 @@ static int allocate_locked(int32_t *out, pending_error *error, const char *funct
   return XFFI_OK;
 }
 
-int xffi_type_get_or_alloc(int32_t *out, const char *function, const char *key, size_t size,
-                           int32_t static_type_index, int32_t type_depth, int32_t num_child_slots,
-                           int32_t child_slots_can_overflow, int32_t parent_type_index) {
+int xffi_type_get_or_alloc(int32_t *out, const char *function, const char *key, size_t size, int32_t static_type_index,
+                           int32_t type_depth, int32_t num_child_slots, int32_t child_slots_can_overflow,
+                           int32_t parent_type_index) {
   /* Known keys (every C++ type after its first library, every query) need no lock. */
   const xffi_type_info *existing = xffi_type_find_by_key(key, size);
   if (existing) {
@@ -280,9 +280,9 @@ int xffi_type_get_or_alloc(int32_t *out, const char *function, const char *key, 
       status = defer(&error, XFFI_KIND_VALUE, "%s: parent_type_index %d of '%.*s' is neither an index, -1 nor -2",
                      function, (int)parent_type_index, (int)size, key);
     else if (type_depth != (parent ? parent->info.type_depth + 1 : 0))
-      status = defer(&error, XFFI_KIND_VALUE, "%s: type_depth %d of '%.*s' should be %d (%s)", function,
-                     (int)type_depth, (int)size, key, parent ? parent->info.type_depth + 1 : 0,
-                     parent ? "its parent's depth + 1" : "a root");
+      status =
+          defer(&error, XFFI_KIND_VALUE, "%s: type_depth %d of '%.*s' should be %d (%s)", function, (int)type_depth,
+                (int)size, key, parent ? parent->info.type_depth + 1 : 0, parent ? "its parent's depth + 1" : "a root");
     else if (type_depth > XFFI_TYPE_MAX_DEPTH)
       status = defer(&error, XFFI_KIND_VALUE, "%s: type_depth %d of '%.*s' is deeper than XFFI_TYPE_MAX_DEPTH (%d)",
                      function, (int)type_depth, (int)size, key, (int)XFFI_TYPE_MAX_DEPTH);
@@ -339,13 +339,13 @@ int xffi_type_register(int32_t *out_type_index, const char *type_key, int32_t pa
    * if the parents agree): placed as tvm-ffi places the types its
    * Python package defines, with no child slots of its own. */
   int32_t index = -1;
-  if (xffi_type_get_or_alloc(&index, __func__, type_key, size, -1, parent->type_depth + 1, 0, 1,
-                             parent_type_index) != XFFI_OK)
+  if (xffi_type_get_or_alloc(&index, __func__, type_key, size, -1, parent->type_depth + 1, 0, 1, parent_type_index) !=
+      XFFI_OK)
     return XFFI_FAIL;
   const xffi_type_info *made = info_at(index);
   if (made->type_depth == 0 || made->type_ancestors[made->type_depth - 1]->type_index != parent_type_index)
-    return xffi_error_raise(XFFI_KIND_VALUE, "%s: type key '%s' was registered meanwhile with another parent",
-                            __func__, type_key);
+    return xffi_error_raise(XFFI_KIND_VALUE, "%s: type key '%s' was registered meanwhile with another parent", __func__,
+                            type_key);
   *out_type_index = index;
   return XFFI_OK;
 }

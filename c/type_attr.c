@@ -19,23 +19,24 @@
 typedef struct named_column {
   xffi_type_attr_column column; /* first: the column pointer is the node pointer */
   xffi_byte_array name;
-  int32_t capacity;             /* room in column.data */
-  struct named_column *next;    /* dynamic columns only */
+  int32_t capacity;          /* room in column.data */
+  struct named_column *next; /* dynamic columns only */
 } named_column;
 
-#define STATIC_COLUMN(name) {{NULL, 0, 0}, {(name), sizeof(name) - 1}, 0, NULL}
+#define STATIC_COLUMN(name) \
+  { {NULL, 0, 0}, {(name), sizeof(name) - 1}, 0, NULL }
 
 /* tvm-ffi's runtime pre-creates these (docs/one-runtime/abi.md §4). */
 static named_column static_columns[] = {
-    STATIC_COLUMN("__any_hash__"),       STATIC_COLUMN("__any_equal__"),
-    STATIC_COLUMN("__ffi_enum__"),       STATIC_COLUMN("__s_equal__"),
-    STATIC_COLUMN("__s_hash__"),         STATIC_COLUMN("__s_visit__"),
-    STATIC_COLUMN("__s_mutate__"),       STATIC_COLUMN("__s_maybe_inplace_mutate__"),
-    STATIC_COLUMN("__data_to_json__"),   STATIC_COLUMN("__data_from_json__"),
+    STATIC_COLUMN("__any_hash__"),         STATIC_COLUMN("__any_equal__"),
+    STATIC_COLUMN("__ffi_enum__"),         STATIC_COLUMN("__s_equal__"),
+    STATIC_COLUMN("__s_hash__"),           STATIC_COLUMN("__s_visit__"),
+    STATIC_COLUMN("__s_mutate__"),         STATIC_COLUMN("__s_maybe_inplace_mutate__"),
+    STATIC_COLUMN("__data_to_json__"),     STATIC_COLUMN("__data_from_json__"),
     STATIC_COLUMN("__ffi_shallow_copy__"), STATIC_COLUMN("__ffi_repr__"),
-    STATIC_COLUMN("__ffi_hash__"),       STATIC_COLUMN("__ffi_eq__"),
-    STATIC_COLUMN("__ffi_compare__"),    STATIC_COLUMN("__ffi_new__"),
-    STATIC_COLUMN("__ffi_init__"),       STATIC_COLUMN("__ffi_convert__"),
+    STATIC_COLUMN("__ffi_hash__"),         STATIC_COLUMN("__ffi_eq__"),
+    STATIC_COLUMN("__ffi_compare__"),      STATIC_COLUMN("__ffi_new__"),
+    STATIC_COLUMN("__ffi_init__"),         STATIC_COLUMN("__ffi_convert__"),
     STATIC_COLUMN("__ffi_type_final__"),
 };
 #define STATIC_COLUMN_COUNT (sizeof(static_columns) / sizeof(static_columns[0]))
@@ -103,8 +104,8 @@ static int column_reserve(named_column *c, int32_t index) {
 
 int xffi_type_register_attr_in(const char *function, int32_t type_index, const char *name, size_t name_size,
                                const xffi_any *value) {
-  if (!name && name_size) return xffi_raise_arg(XFFI_KIND_VALUE, function, "name", "is NULL but its size is %zu",
-                                                name_size);
+  if (!name && name_size)
+    return xffi_raise_arg(XFFI_KIND_VALUE, function, "name", "is NULL but its size is %zu", name_size);
   if (!value) return xffi_raise_null_arg(function, "value");
   /* Index 0 (None) only makes sure the column exists, as in tvm-ffi; other
    * indices must name a registered type, which bounds the column's size. */

@@ -11,21 +11,21 @@
 
 #define OBJECT_ENTRY (XFFI_TYPE_BUILTIN_VALUE_COUNT) /* ffi.Object's position in the array */
 
-static const xffi_type_info *const ancestors_of_object_children[1] = {
-    &xffi_type_builtin_entries[OBJECT_ENTRY].info};
+static const xffi_type_info *const ancestors_of_object_children[1] = {&xffi_type_builtin_entries[OBJECT_ENTRY].info};
 
-#define ENTRY(index, depth, key, ancestors, hash, overflow, metadata)                              \
-  {                                                                                                \
-    {(index), (depth), {(key), sizeof(key) - 1}, (ancestors), UINT64_C(hash), 0, 0, NULL, NULL,   \
-     (metadata)},                                                                                  \
-        1, 1, (overflow), 0, 0, {{NULL, 0}, NULL, 0, 0}                                            \
+#define ENTRY(index, depth, key, ancestors, hash, overflow, metadata)                                              \
+  {                                                                                                                \
+    {(index), (depth), {(key), sizeof(key) - 1}, (ancestors), UINT64_C(hash), 0, 0, NULL, NULL, (metadata)}, 1, 1, \
+        (overflow), 0, 0, {                                                                                        \
+      {NULL, 0}, NULL, 0, 0                                                                                        \
+    }                                                                                                              \
   }
 #define VALUE(index, key, hash) ENTRY(index, 0, key, NULL, hash, 0, NULL)
 #define CHILD(index, key, hash) ENTRY(index, 1, key, ancestors_of_object_children, hash, 0, NULL)
 
 /* ffi.Object's own metadata, as tvm-ffi registers it: 24 bytes (the header), no creator. */
-static const xffi_type_metadata object_metadata = {{"", 0}, NULL, (int32_t)sizeof(xffi_object),
-                                                   XFFI_SEQ_HASH_UNSUPPORTED};
+static const xffi_type_metadata object_metadata = {
+    {"", 0}, NULL, (int32_t)sizeof(xffi_object), XFFI_SEQ_HASH_UNSUPPORTED};
 
 xffi_type_entry xffi_type_builtin_entries[XFFI_TYPE_BUILTIN_COUNT] = {
     VALUE(XFFI_TYPE_NONE, "None", 0xfb6ac968ce0ca5aa),

@@ -14,11 +14,11 @@
  * after `info` changes under the registry lock only. */
 typedef struct xffi_type_entry {
   xffi_type_info info;
-  int32_t num_slots;       /* indices reserved for the type and its children: child slots + 1 */
-  int32_t allocated_slots; /* of num_slots in use, starting at 1 (the type itself) */
-  int32_t can_overflow;    /* 1: children past the reserved range take indices from the counter */
-  int32_t field_capacity;  /* room in info.fields */
-  int32_t method_capacity; /* room in info.methods */
+  int32_t num_slots;                   /* indices reserved for the type and its children: child slots + 1 */
+  int32_t allocated_slots;             /* of num_slots in use, starting at 1 (the type itself) */
+  int32_t can_overflow;                /* 1: children past the reserved range take indices from the counter */
+  int32_t field_capacity;              /* room in info.fields */
+  int32_t method_capacity;             /* room in info.methods */
   xffi_type_metadata metadata_storage; /* what info.metadata points at, once set */
 } xffi_type_entry;
 
@@ -48,9 +48,9 @@ const xffi_type_info *xffi_type_find_by_key(const char *key, size_t size) XFFI_I
 
 /* TVMFFITypeGetOrAllocIndex's semantics (c/type.c), with errors raised
  * instead of exits: *out receives the index (-2 for a miss in query mode). */
-int xffi_type_get_or_alloc(int32_t *out, const char *function, const char *key, size_t size,
-                           int32_t static_type_index, int32_t type_depth, int32_t num_child_slots,
-                           int32_t child_slots_can_overflow, int32_t parent_type_index) XFFI_INTERNAL;
+int xffi_type_get_or_alloc(int32_t *out, const char *function, const char *key, size_t size, int32_t static_type_index,
+                           int32_t type_depth, int32_t num_child_slots, int32_t child_slots_can_overflow,
+                           int32_t parent_type_index) XFFI_INTERNAL;
 
 /* Reflection and attributes by byte-array names (c/type_reflection.c,
  * c/type_attr.c); function names the caller in messages. */

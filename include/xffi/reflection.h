@@ -60,7 +60,7 @@ typedef struct xffi_method_info {
   xffi_byte_array doc;
   xffi_byte_array metadata; /* JSON text */
   int64_t flags;            /* XFFI_FIELD_IS_STATIC_METHOD or 0 */
-  xffi_any method;   /* a Function */
+  xffi_any method;          /* a Function */
 } xffi_method_info;
 
 /* Structural equality and hashing kinds (xffi_type_metadata.structural_eq_hash_kind). */

@@ -240,8 +240,8 @@ static void test_builtin_indices_are_registered_with_their_keys(void **state) {
     const char *key;
     int32_t depth;
   } builtins[] = {
-      {XFFI_TYPE_NONE, "None", 0},   {XFFI_TYPE_INT, "int", 0},       {XFFI_TYPE_BOOL, "bool", 0},
-      {XFFI_TYPE_FLOAT, "float", 0}, {XFFI_TYPE_OBJECT, "ffi.Object", 0}, {XFFI_TYPE_STRING, "ffi.String", 1},
+      {XFFI_TYPE_NONE, "None", 0},       {XFFI_TYPE_INT, "int", 0},           {XFFI_TYPE_BOOL, "bool", 0},
+      {XFFI_TYPE_FLOAT, "float", 0},     {XFFI_TYPE_OBJECT, "ffi.Object", 0}, {XFFI_TYPE_STRING, "ffi.String", 1},
       {XFFI_TYPE_BYTES, "ffi.Bytes", 1}, {XFFI_TYPE_ERROR, "ffi.Error", 1},   {XFFI_TYPE_FUNCTION, "ffi.Function", 1},
       {XFFI_TYPE_SHAPE, "ffi.Shape", 1}, {XFFI_TYPE_TENSOR, "ffi.Tensor", 1}, {XFFI_TYPE_ARRAY, "ffi.Array", 1},
       {XFFI_TYPE_MAP, "ffi.Map", 1},     {XFFI_TYPE_MODULE, "ffi.Module", 1}, {XFFI_TYPE_LIST, "ffi.List", 1},

@@ -184,10 +184,11 @@ static void test_metadata_is_set_once(void **state) {
 }
 
 static const char *const precreated[] = {
-    "__any_hash__",     "__any_equal__",        "__ffi_enum__",        "__s_equal__",   "__s_hash__",
-    "__s_visit__",      "__s_mutate__",         "__s_maybe_inplace_mutate__", "__data_to_json__",
-    "__data_from_json__", "__ffi_shallow_copy__", "__ffi_repr__",        "__ffi_hash__",  "__ffi_eq__",
-    "__ffi_compare__",  "__ffi_new__",          "__ffi_init__",        "__ffi_convert__", "__ffi_type_final__",
+    "__any_hash__",     "__any_equal__",      "__ffi_enum__",         "__s_equal__",
+    "__s_hash__",       "__s_visit__",        "__s_mutate__",         "__s_maybe_inplace_mutate__",
+    "__data_to_json__", "__data_from_json__", "__ffi_shallow_copy__", "__ffi_repr__",
+    "__ffi_hash__",     "__ffi_eq__",         "__ffi_compare__",      "__ffi_new__",
+    "__ffi_init__",     "__ffi_convert__",    "__ffi_type_final__",
 };
 
 /* First test to touch columns: the pre-created ones exist before anything is registered. */
@@ -297,7 +298,8 @@ static void test_get_registered_type_keys_lists_the_table_in_order(void **state)
   int32_t mine = new_type("test.keys.Mine");
   const xffi_builtin_global *global = NULL;
   for (size_t i = 0; i < xffi_globals_type.count; ++i)
-    if (strcmp(xffi_globals_type.entries[i].name, "ffi.GetRegisteredTypeKeys") == 0) global = &xffi_globals_type.entries[i];
+    if (strcmp(xffi_globals_type.entries[i].name, "ffi.GetRegisteredTypeKeys") == 0)
+      global = &xffi_globals_type.entries[i];
   assert_non_null(global);
   xffi_any result = xffi_any_none();
   assert_int_equal(xffi_function_call((xffi_object *)global->function, NULL, 0, &result), XFFI_OK);

@@ -21,8 +21,9 @@ static void test_same_key_with_another_parent_is_value_error(void **state) {
   int32_t a = 0, out = -5;
   assert_int_equal(xffi_type_register(&a, "test.Plant", XFFI_TYPE_OBJECT), XFFI_OK);
   assert_int_equal(xffi_type_register(&out, "test.Plant", XFFI_TYPE_STRING), XFFI_FAIL);
-  assert_raised(XFFI_KIND_VALUE,
-                "type key 'test.Plant' is already registered with parent ffi.Object (index 64), not ffi.String (index 65)");
+  assert_raised(
+      XFFI_KIND_VALUE,
+      "type key 'test.Plant' is already registered with parent ffi.Object (index 64), not ffi.String (index 65)");
   assert_int_equal(out, -5);
   /* A built-in key cannot be taken either. */
   assert_int_equal(xffi_type_register(&out, "ffi.String", a), XFFI_FAIL);

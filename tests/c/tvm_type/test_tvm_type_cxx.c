@@ -17,9 +17,9 @@ static void test_cxx_types_are_placed_in_child_slots_then_overflow(void **state)
   cxx_types_indices(idx);
   int32_t base = idx[0], mid = idx[1], leaf = idx[2], sibling = idx[3];
   assert_true(base >= XFFI_TYPE_DYNAMIC_BEGIN);
-  assert_int_equal(mid, base + 1);  /* inside Base's 2 reserved slots */
-  assert_int_equal(leaf, mid + 1);  /* inside Mid's 1 reserved slot */
-  assert_true(sibling > leaf);      /* Base's range is full: overflow */
+  assert_int_equal(mid, base + 1); /* inside Base's 2 reserved slots */
+  assert_int_equal(leaf, mid + 1); /* inside Mid's 1 reserved slot */
+  assert_true(sibling > leaf);     /* Base's range is full: overflow */
   const xffi_type_info *info = TVMFFIGetTypeInfo(leaf);
   assert_int_equal(info->type_depth, 3);
   assert_string_equal(info->type_ancestors[1]->type_key.data, "test.cxx.Base");
