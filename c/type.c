@@ -66,7 +66,7 @@ void xffi_type_unlock(void) { xffi_mutex_unlock(&registry_lock); }
 
 static const xffi_type_info *builtin_by_key(const char *key, size_t size) {
   for (size_t i = 0; i < XFFI_TYPE_BUILTIN_COUNT; ++i) {
-    const xffi_type_info *info = &xffi_type_builtin_entries[i].info;
+    const xffi_type_info *info = &xffi_type_builtin_entries[i].stored.info;
     if (info->type_key.size == size && memcmp(info->type_key.data, key, size) == 0) return info;
   }
   return NULL;
@@ -113,7 +113,7 @@ static int map_reserve_one(void) {
       if (keys->slots[i].info) map_put(map, keys->slots[i].info, keys->slots[i].hash);
   } else {
     for (size_t i = 0; i < XFFI_TYPE_BUILTIN_COUNT; ++i) {
-      const xffi_type_info *info = &xffi_type_builtin_entries[i].info;
+      const xffi_type_info *info = &xffi_type_builtin_entries[i].stored.info;
       map_put(map, info, key_hash(info->type_key.data, info->type_key.size));
     }
   }
@@ -157,19 +157,25 @@ static int is_object_type(const xffi_type_info *info) {
 /* Writers only: the new entry, its ancestors and key in one allocation. */
 static xffi_type_entry *make_entry(int32_t index, int32_t depth, const xffi_type_info *parent, const char *key,
                                    size_t size, int32_t num_slots, int32_t can_overflow) {
-  size_t bytes = sizeof(xffi_type_entry) + (size_t)depth * sizeof(xffi_type_info *) + size + 1;
+  size_t bytes = sizeof(xffi_type_entry) + (size_t)depth * (sizeof(xffi_type_info *) + sizeof(int32_t)) + size + 1;
   xffi_type_entry *entry = xffi_alloc_zeroed(1, bytes);
   if (!entry) return NULL;
   const xffi_type_info **ancestors = (const xffi_type_info **)(entry + 1);
-  char *key_copy = (char *)(ancestors + depth);
+  int32_t *ancestor_indices = (int32_t *)(ancestors + depth);
+  char *key_copy = (char *)(ancestor_indices + depth);
   if (parent) {
-    if (parent->type_depth)
+    const xffi_type_record_ *parent_record = (const xffi_type_record_ *)parent;
+    if (parent->type_depth) {
       memcpy(ancestors, parent->type_ancestors, (size_t)parent->type_depth * sizeof(ancestors[0]));
+      memcpy(ancestor_indices, parent_record->ancestor_indices_, (size_t)parent->type_depth * sizeof(int32_t));
+    }
     ancestors[depth - 1] = parent;
+    ancestor_indices[depth - 1] = parent->type_index;
   }
   memcpy(key_copy, key, size);
   key_copy[size] = '\0';
-  xffi_type_info *info = &entry->info;
+  xffi_type_info *info = &entry->stored.info;
+  entry->stored.ancestor_indices_ = depth ? ancestor_indices : NULL;
   info->type_index = index;
   info->type_depth = depth;
   info->type_key.data = key_copy;
@@ -220,11 +226,11 @@ static int allocate_locked(int32_t *out, pending_error *error, const char *funct
     return defer(error, XFFI_KIND_VALUE, "%s: '%.*s' has neither a parent nor a static_type_index", function, (int)size,
                  key);
   } else if (parent->allocated_slots <= parent->num_slots - num_slots) {
-    index = parent->info.type_index + parent->allocated_slots; /* inside the parent's reserved range */
+    index = parent->stored.info.type_index + parent->allocated_slots; /* inside the parent's reserved range */
     from_parent_range = 1;
     if (info_at(index))
       return defer(error, XFFI_KIND_VALUE, "%s: index %d reserved under %s for '%.*s' is taken by %s", function,
-                   (int)index, parent->info.type_key.data, (int)size, key, info_at(index)->type_key.data);
+                   (int)index, parent->stored.info.type_key.data, (int)size, key, info_at(index)->type_key.data);
   } else if (parent->can_overflow) {
     if (type_count > INT32_MAX - num_slots)
       return defer(error, XFFI_KIND_RUNTIME, "%s: no type indices left for '%.*s'", function, (int)size, key);
@@ -233,23 +239,24 @@ static int allocate_locked(int32_t *out, pending_error *error, const char *funct
   } else {
     return defer(error, XFFI_KIND_TYPE,
                  "%s: cannot register '%.*s' under %s (index %d): it has no free child slot and does not overflow",
-                 function, (int)size, key, parent->info.type_key.data, (int)parent->info.type_index);
+                 function, (int)size, key, parent->stored.info.type_key.data, (int)parent->stored.info.type_index);
   }
-  if (parent && index <= parent->info.type_index)
+  if (parent && index <= parent->stored.info.type_index)
     return defer(error, XFFI_KIND_VALUE, "%s: index %d of '%.*s' is not above its parent's (%d)", function, (int)index,
-                 (int)size, key, (int)parent->info.type_index);
+                 (int)size, key, (int)parent->stored.info.type_index);
   /* A child of a type that cannot overflow cannot either. */
   if (parent && !parent->can_overflow) can_overflow = 0;
   xffi_type_entry *entry = NULL;
   if (map_reserve_one() != XFFI_OK || table_reserve(new_count) != XFFI_OK ||
-      !(entry = make_entry(index, depth, parent ? &parent->info : NULL, key, size, num_slots, can_overflow != 0)))
+      !(entry =
+            make_entry(index, depth, parent ? &parent->stored.info : NULL, key, size, num_slots, can_overflow != 0)))
     return defer(error, XFFI_KIND_MEMORY, "%s: out of memory registering '%.*s'", function, (int)size, key);
   if (from_parent_range) parent->allocated_slots += num_slots;
   /* Publish the record in the table before the count, and before the key. */
   const xffi_type_info **table = (const xffi_type_info **)xffi_type_table_;
-  __atomic_store_n(&table[index], &entry->info, __ATOMIC_RELEASE);
+  __atomic_store_n(&table[index], &entry->stored.info, __ATOMIC_RELEASE);
   __atomic_store_n(&type_count, new_count, __ATOMIC_RELEASE);
-  map_put(keys, &entry->info, key_hash(key, size));
+  map_put(keys, &entry->stored.info, key_hash(key, size));
   *out = index;
   return XFFI_OK;
 }
@@ -273,16 +280,16 @@ int xffi_type_get_or_alloc(int32_t *out, const char *function, const char *key, 
     *out = -2; /* query only */
   } else {
     xffi_type_entry *parent = parent_type_index >= 0 ? xffi_type_entry_at(parent_type_index) : NULL;
-    if (parent_type_index >= 0 && (!parent || !is_object_type(&parent->info)))
+    if (parent_type_index >= 0 && (!parent || !is_object_type(&parent->stored.info)))
       status = defer(&error, XFFI_KIND_TYPE, "%s: parent_type_index %d of '%.*s' is not a registered object type",
                      function, (int)parent_type_index, (int)size, key);
     else if (parent_type_index < -1)
       status = defer(&error, XFFI_KIND_VALUE, "%s: parent_type_index %d of '%.*s' is neither an index, -1 nor -2",
                      function, (int)parent_type_index, (int)size, key);
-    else if (type_depth != (parent ? parent->info.type_depth + 1 : 0))
-      status =
-          defer(&error, XFFI_KIND_VALUE, "%s: type_depth %d of '%.*s' should be %d (%s)", function, (int)type_depth,
-                (int)size, key, parent ? parent->info.type_depth + 1 : 0, parent ? "its parent's depth + 1" : "a root");
+    else if (type_depth != (parent ? parent->stored.info.type_depth + 1 : 0))
+      status = defer(&error, XFFI_KIND_VALUE, "%s: type_depth %d of '%.*s' should be %d (%s)", function,
+                     (int)type_depth, (int)size, key, parent ? parent->stored.info.type_depth + 1 : 0,
+                     parent ? "its parent's depth + 1" : "a root");
     else if (type_depth > XFFI_TYPE_MAX_DEPTH)
       status = defer(&error, XFFI_KIND_VALUE, "%s: type_depth %d of '%.*s' is deeper than XFFI_TYPE_MAX_DEPTH (%d)",
                      function, (int)type_depth, (int)size, key, (int)XFFI_TYPE_MAX_DEPTH);

@@ -11,17 +11,21 @@
 
 #define OBJECT_ENTRY (XFFI_TYPE_BUILTIN_VALUE_COUNT) /* ffi.Object's position in the array */
 
-static const xffi_type_info *const ancestors_of_object_children[1] = {&xffi_type_builtin_entries[OBJECT_ENTRY].info};
+static const xffi_type_info *const ancestors_of_object_children[1] = {
+    &xffi_type_builtin_entries[OBJECT_ENTRY].stored.info};
+static const int32_t ancestor_indices_of_object_children[1] = {XFFI_TYPE_OBJECT};
 
-#define ENTRY(index, depth, key, ancestors, hash, overflow, metadata)                                              \
-  {                                                                                                                \
-    {(index), (depth), {(key), sizeof(key) - 1}, (ancestors), UINT64_C(hash), 0, 0, NULL, NULL, (metadata)}, 1, 1, \
-        (overflow), 0, 0, {                                                                                        \
-      {NULL, 0}, NULL, 0, 0                                                                                        \
-    }                                                                                                              \
+#define ENTRY(index, depth, key, ancestors, ancestor_indices, hash, overflow, metadata)                       \
+  {                                                                                                           \
+    {{(index), (depth), {(key), sizeof(key) - 1}, (ancestors), UINT64_C(hash), 0, 0, NULL, NULL, (metadata)}, \
+     (ancestor_indices)},                                                                                     \
+        1, 1, (overflow), 0, 0, {                                                                             \
+      {NULL, 0}, NULL, 0, 0                                                                                   \
+    }                                                                                                         \
   }
-#define VALUE(index, key, hash) ENTRY(index, 0, key, NULL, hash, 0, NULL)
-#define CHILD(index, key, hash) ENTRY(index, 1, key, ancestors_of_object_children, hash, 0, NULL)
+#define VALUE(index, key, hash) ENTRY(index, 0, key, NULL, NULL, hash, 0, NULL)
+#define CHILD(index, key, hash) \
+  ENTRY(index, 1, key, ancestors_of_object_children, ancestor_indices_of_object_children, hash, 0, NULL)
 
 /* ffi.Object's own metadata, as tvm-ffi registers it: 24 bytes (the header), no creator. */
 static const xffi_type_metadata object_metadata = {
@@ -42,7 +46,7 @@ xffi_type_entry xffi_type_builtin_entries[XFFI_TYPE_BUILTIN_COUNT] = {
     VALUE(XFFI_TYPE_SMALL_STR, "ffi.SmallStr", 0xf2ac8dbc73691e03),
     VALUE(XFFI_TYPE_SMALL_BYTES, "ffi.SmallBytes", 0x168b84b7018a151d),
     VALUE(XFFI_TYPE_UNCHANGED, "ffi.Unchanged", 0x852fac5f072fc19e),
-    ENTRY(XFFI_TYPE_OBJECT, 0, "ffi.Object", NULL, 0x33a211b274fa0106, 1, &object_metadata),
+    ENTRY(XFFI_TYPE_OBJECT, 0, "ffi.Object", NULL, NULL, 0x33a211b274fa0106, 1, &object_metadata),
     CHILD(XFFI_TYPE_STRING, "ffi.String", 0x9cffcd16e9064976),
     CHILD(XFFI_TYPE_BYTES, "ffi.Bytes", 0x5ddcbe18da0b4aa8),
     CHILD(XFFI_TYPE_ERROR, "ffi.Error", 0xf5caa49da693165e),
@@ -59,8 +63,8 @@ xffi_type_entry xffi_type_builtin_entries[XFFI_TYPE_BUILTIN_COUNT] = {
     CHILD(XFFI_TYPE_BIGINT, "ffi.BigInt", 0x487cadd8abd8177b),
 };
 
-#define V(i) [i] = &xffi_type_builtin_entries[i].info
-#define O(i) [i] = &xffi_type_builtin_entries[OBJECT_ENTRY + (i)-XFFI_TYPE_OBJECT].info
+#define V(i) [i] = &xffi_type_builtin_entries[i].stored.info
+#define O(i) [i] = &xffi_type_builtin_entries[OBJECT_ENTRY + (i)-XFFI_TYPE_OBJECT].stored.info
 const xffi_type_info *xffi_type_builtin_table[XFFI_TYPE_DYNAMIC_BEGIN] = {
     V(0),  V(1),  V(2),  V(3),  V(4),  V(5),  V(6),  V(7),  V(8),  V(9),  V(10), V(11), V(12), V(13), O(64),
     O(65), O(66), O(67), O(68), O(69), O(70), O(71), O(72), O(73), O(74), O(75), O(76), O(77), O(78),

@@ -9,11 +9,12 @@
 
 #include "internal.h"
 
-/* A registered type: the public record first (so a record pointer is an
- * entry pointer), then what only the registry reads. Immortal. Everything
- * after `info` changes under the registry lock only. */
+/* A registered type: the stored record first (xffi/sys/type.h: the public
+ * record and its ancestors' indices), so a record pointer is an entry
+ * pointer, then what only the registry reads. Immortal. Everything after
+ * `stored` changes under the registry lock only. */
 typedef struct xffi_type_entry {
-  xffi_type_info info;
+  xffi_type_record_ stored;
   int32_t num_slots;                   /* indices reserved for the type and its children: child slots + 1 */
   int32_t allocated_slots;             /* of num_slots in use, starting at 1 (the type itself) */
   int32_t can_overflow;                /* 1: children past the reserved range take indices from the counter */

@@ -74,8 +74,8 @@ int xffi_type_register_field_in(const char *function, int32_t type_index, const 
   xffi_type_lock();
   xffi_type_entry *entry = xffi_type_entry_at(type_index);
   int duplicate = 0;
-  for (int32_t i = 0; entry && i < entry->info.num_fields; ++i) {
-    const xffi_byte_array *name = &entry->info.fields[i].name;
+  for (int32_t i = 0; entry && i < entry->stored.info.num_fields; ++i) {
+    const xffi_byte_array *name = &entry->stored.info.fields[i].name;
     if (name->size == info->name.size && (!name->size || memcmp(name->data, info->name.data, name->size) == 0))
       duplicate = 1;
   }
@@ -84,9 +84,9 @@ int xffi_type_register_field_in(const char *function, int32_t type_index, const 
     xffi_any_release(&field.default_value_or_factory);
     if (!entry) return raise_no_type(function, type_index);
     return xffi_raise_arg(XFFI_KIND_VALUE, function, "info->name", "'%.*s' is already a field of %s",
-                          (int)info->name.size, info->name.data, entry->info.type_key.data);
+                          (int)info->name.size, info->name.data, entry->stored.info.type_key.data);
   }
-  if (reserve_one((const void **)&entry->info.fields, entry->info.num_fields, &entry->field_capacity,
+  if (reserve_one((const void **)&entry->stored.info.fields, entry->stored.info.num_fields, &entry->field_capacity,
                   sizeof(xffi_field_info)) != XFFI_OK ||
       copy_texts(texts, 3) != XFFI_OK) {
     xffi_type_unlock();
@@ -95,8 +95,8 @@ int xffi_type_register_field_in(const char *function, int32_t type_index, const 
   }
   /* The setter, when it is a Function, stays alive as long as the record. */
   if ((field.flags & XFFI_FIELD_SETTER_IS_FUNCTION) && field.setter) xffi_object_inc_ref(field.setter);
-  ((xffi_field_info *)entry->info.fields)[entry->info.num_fields] = field;
-  __atomic_store_n(&entry->info.num_fields, entry->info.num_fields + 1, __ATOMIC_RELEASE);
+  ((xffi_field_info *)entry->stored.info.fields)[entry->stored.info.num_fields] = field;
+  __atomic_store_n(&entry->stored.info.num_fields, entry->stored.info.num_fields + 1, __ATOMIC_RELEASE);
   xffi_type_unlock();
   return XFFI_OK;
 }
@@ -119,15 +119,15 @@ int xffi_type_register_method_in(const char *function, int32_t type_index, const
     xffi_any_release(&method.method);
     return raise_no_type(function, type_index);
   }
-  if (reserve_one((const void **)&entry->info.methods, entry->info.num_methods, &entry->method_capacity,
+  if (reserve_one((const void **)&entry->stored.info.methods, entry->stored.info.num_methods, &entry->method_capacity,
                   sizeof(xffi_method_info)) != XFFI_OK ||
       copy_texts(texts, 3) != XFFI_OK) {
     xffi_type_unlock();
     xffi_any_release(&method.method);
     return xffi_error_raise_out_of_memory();
   }
-  ((xffi_method_info *)entry->info.methods)[entry->info.num_methods] = method;
-  __atomic_store_n(&entry->info.num_methods, entry->info.num_methods + 1, __ATOMIC_RELEASE);
+  ((xffi_method_info *)entry->stored.info.methods)[entry->stored.info.num_methods] = method;
+  __atomic_store_n(&entry->stored.info.num_methods, entry->stored.info.num_methods + 1, __ATOMIC_RELEASE);
   xffi_type_unlock();
   return XFFI_OK;
 }
@@ -140,18 +140,18 @@ int xffi_type_register_metadata_in(const char *function, int32_t type_index, con
 
   xffi_type_lock();
   xffi_type_entry *entry = xffi_type_entry_at(type_index);
-  if (!entry || entry->info.metadata) {
+  if (!entry || entry->stored.info.metadata) {
     xffi_type_unlock();
     if (!entry) return raise_no_type(function, type_index);
     return xffi_error_raise(XFFI_KIND_RUNTIME, "%s: the metadata of %s (index %d) is already registered", function,
-                            entry->info.type_key.data, (int)type_index);
+                            entry->stored.info.type_key.data, (int)type_index);
   }
   if (copy_texts(texts, 1) != XFFI_OK) {
     xffi_type_unlock();
     return xffi_error_raise_out_of_memory();
   }
   entry->metadata_storage = copy;
-  __atomic_store_n(&entry->info.metadata, &entry->metadata_storage, __ATOMIC_RELEASE);
+  __atomic_store_n(&entry->stored.info.metadata, &entry->metadata_storage, __ATOMIC_RELEASE);
   xffi_type_unlock();
   return XFFI_OK;
 }
