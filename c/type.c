@@ -9,67 +9,21 @@
  * structure grows, the new one is filled and then published; the old one
  * stays valid for readers still holding it, parked on a retired list that
  * keeps it reachable (it is small: growth doubles, so retired memory is less
- * than the live structure). Records are immortal. */
+ * than the live structure). Records are immortal.
+ *
+ * Indices follow tvm-ffi: a type reserves num_child_slots indices right
+ * after its own for its children; a child takes the next free run of its
+ * parent's range, or, once that is full and the parent may overflow, a run
+ * at the end of the table (type_count, the counter). */
 #include <stdio.h>
 #include <string.h>
 
 #include "hash.h"
 #include "check.h"
-#include "internal.h"
 #include "platform.h"
+#include "type_internal.h"
 
-/* ---- Built-in types: static, so nothing runs or allocates at load. ---- */
-
-static const int32_t ancestors_of_builtin_object[1] = {XFFI_TYPE_OBJECT};
-
-#define BUILTIN(index, depth, key, ancestors) \
-  { (index), (depth), {(key), sizeof(key) - 1}, (ancestors) }
-
-static const xffi_type_info builtin_infos[] = {
-    BUILTIN(XFFI_TYPE_NONE, 0, "None", NULL),
-    BUILTIN(XFFI_TYPE_INT, 0, "int", NULL),
-    BUILTIN(XFFI_TYPE_BOOL, 0, "bool", NULL),
-    BUILTIN(XFFI_TYPE_FLOAT, 0, "float", NULL),
-    BUILTIN(XFFI_TYPE_OPAQUE_PTR, 0, "void*", NULL),
-    BUILTIN(XFFI_TYPE_DTYPE, 0, "DataType", NULL),
-    BUILTIN(XFFI_TYPE_DEVICE, 0, "Device", NULL),
-    BUILTIN(XFFI_TYPE_DLTENSOR_PTR, 0, "DLTensor*", NULL),
-    BUILTIN(XFFI_TYPE_RAW_STR, 0, "const char*", NULL),
-    BUILTIN(XFFI_TYPE_BYTE_ARRAY_PTR, 0, "TVMFFIByteArray*", NULL),
-    BUILTIN(XFFI_TYPE_OBJECT_RVALUE, 0, "ObjectRValueRef", NULL),
-    BUILTIN(XFFI_TYPE_SMALL_STR, 0, "ffi.SmallStr", NULL),
-    BUILTIN(XFFI_TYPE_SMALL_BYTES, 0, "ffi.SmallBytes", NULL),
-    BUILTIN(XFFI_TYPE_OBJECT, 0, "ffi.Object", NULL),
-    BUILTIN(XFFI_TYPE_STRING, 1, "ffi.String", ancestors_of_builtin_object),
-    BUILTIN(XFFI_TYPE_BYTES, 1, "ffi.Bytes", ancestors_of_builtin_object),
-    BUILTIN(XFFI_TYPE_ERROR, 1, "ffi.Error", ancestors_of_builtin_object),
-    BUILTIN(XFFI_TYPE_FUNCTION, 1, "ffi.Function", ancestors_of_builtin_object),
-    BUILTIN(XFFI_TYPE_SHAPE, 1, "ffi.Shape", ancestors_of_builtin_object),
-    BUILTIN(XFFI_TYPE_TENSOR, 1, "ffi.Tensor", ancestors_of_builtin_object),
-    BUILTIN(XFFI_TYPE_ARRAY, 1, "ffi.Array", ancestors_of_builtin_object),
-    BUILTIN(XFFI_TYPE_MAP, 1, "ffi.Map", ancestors_of_builtin_object),
-    BUILTIN(XFFI_TYPE_MODULE, 1, "ffi.Module", ancestors_of_builtin_object),
-    BUILTIN(XFFI_TYPE_OPAQUE_FOREIGN, 1, "ffi.OpaquePyObject", ancestors_of_builtin_object),
-    BUILTIN(XFFI_TYPE_LIST, 1, "ffi.List", ancestors_of_builtin_object),
-    BUILTIN(XFFI_TYPE_DICT, 1, "ffi.Dict", ancestors_of_builtin_object),
-};
-#define BUILTIN_COUNT (sizeof(builtin_infos) / sizeof(builtin_infos[0]))
-
-/* builtin_infos lists the value types (indices 0 to XFFI_TYPE_SMALL_BYTES)
- * first, then the object types from XFFI_TYPE_OBJECT on, each run in index
- * order: so a value type's record is at its index, an object type's at its
- * offset from XFFI_TYPE_OBJECT past the value types. */
-#define BUILTIN_VALUE_TYPES (XFFI_TYPE_SMALL_BYTES + 1)
-#define B(i) [i] = &builtin_infos[i]
-#define BO(i) [i] = &builtin_infos[BUILTIN_VALUE_TYPES + (i)-XFFI_TYPE_OBJECT]
-static const xffi_type_info *builtin_table[XFFI_TYPE_DYNAMIC_BEGIN] = {
-    B(0),   B(1),   B(2),   B(3),   B(4),   B(5),   B(6),   B(7),   B(8),   B(9),   B(10),  B(11),  B(12),
-    BO(64), BO(65), BO(66), BO(67), BO(68), BO(69), BO(70), BO(71), BO(72), BO(73), BO(74), BO(75), BO(76),
-};
-#undef B
-#undef BO
-
-const xffi_type_info *const *xffi_type_table_ = builtin_table;
+const xffi_type_info *const *xffi_type_table_ = xffi_type_builtin_table;
 
 /* ---- Mutable state, guarded by registry_lock for writers. ---- */
 
@@ -78,8 +32,8 @@ static int32_t type_count = XFFI_TYPE_DYNAMIC_BEGIN; /* published with release *
 static int32_t table_capacity = XFFI_TYPE_DYNAMIC_BEGIN;
 
 /* A slot's hash is written before its record is published (release), so a
- * reader that sees the record sees its hash. Built-in records are static and
- * carry no hash of their own, hence the copy here. */
+ * reader that sees the record sees its hash. The map's hash is keyed (unlike
+ * the record's type_key_hash, which anyone can compute). */
 typedef struct key_slot {
   uint64_t hash;
   const xffi_type_info *info;
@@ -107,9 +61,12 @@ static uint64_t key_hash(const char *key, size_t size) {
   return xffi_keyed_hash_bytes(key, size);
 }
 
+void xffi_type_lock(void) { xffi_mutex_lock(&registry_lock); }
+void xffi_type_unlock(void) { xffi_mutex_unlock(&registry_lock); }
+
 static const xffi_type_info *builtin_by_key(const char *key, size_t size) {
-  for (size_t i = 0; i < BUILTIN_COUNT; ++i) {
-    const xffi_type_info *info = &builtin_infos[i];
+  for (size_t i = 0; i < XFFI_TYPE_BUILTIN_COUNT; ++i) {
+    const xffi_type_info *info = &xffi_type_builtin_entries[i].stored.info;
     if (info->type_key.size == size && memcmp(info->type_key.data, key, size) == 0) return info;
   }
   return NULL;
@@ -133,7 +90,7 @@ static void map_put(key_map *map, const xffi_type_info *info, uint64_t hash) {
   map->used++;
 }
 
-static int retire(void *memory) {
+int xffi_type_retire(void *memory) {
   retired *r = xffi_alloc(sizeof(retired));
   if (!r) return XFFI_FAIL;
   r->memory = memory;
@@ -155,12 +112,12 @@ static int map_reserve_one(void) {
     for (size_t i = 0; i <= keys->mask; ++i)
       if (keys->slots[i].info) map_put(map, keys->slots[i].info, keys->slots[i].hash);
   } else {
-    for (size_t i = 0; i < BUILTIN_COUNT; ++i) {
-      const xffi_type_info *info = &builtin_infos[i];
+    for (size_t i = 0; i < XFFI_TYPE_BUILTIN_COUNT; ++i) {
+      const xffi_type_info *info = &xffi_type_builtin_entries[i].stored.info;
       map_put(map, info, key_hash(info->type_key.data, info->type_key.size));
     }
   }
-  if (keys && retire(keys) != XFFI_OK) {
+  if (keys && xffi_type_retire(keys) != XFFI_OK) {
     xffi_free(map);
     return XFFI_FAIL;
   }
@@ -168,15 +125,15 @@ static int map_reserve_one(void) {
   return XFFI_OK;
 }
 
-/* Writers only: makes room in the index table for one more type. */
-static int table_reserve_one(void) {
-  if (type_count < table_capacity) return XFFI_OK;
-  if (table_capacity > INT32_MAX / 2) return XFFI_FAIL;
-  int32_t new_capacity = table_capacity * 2;
+/* Writers only: makes the index table hold count rows (holes NULL). */
+static int table_reserve(int32_t count) {
+  if (count <= table_capacity) return XFFI_OK;
+  int32_t new_capacity = table_capacity <= INT32_MAX / 2 ? table_capacity * 2 : INT32_MAX;
+  if (new_capacity < count) new_capacity = count;
   const xffi_type_info **table = xffi_alloc_zeroed((size_t)new_capacity, sizeof(table[0]));
   if (!table) return XFFI_FAIL;
   memcpy(table, xffi_type_table_, (size_t)type_count * sizeof(table[0]));
-  if (xffi_type_table_ != builtin_table && retire((void *)xffi_type_table_) != XFFI_OK) {
+  if (xffi_type_table_ != xffi_type_builtin_table && xffi_type_retire((void *)xffi_type_table_) != XFFI_OK) {
     xffi_free(table);
     return XFFI_FAIL;
   }
@@ -191,28 +148,162 @@ static const xffi_type_info *info_at(int32_t index) {
   return __atomic_load_n(&xffi_type_table_, __ATOMIC_ACQUIRE)[index];
 }
 
+xffi_type_entry *xffi_type_entry_at(int32_t type_index) { return (xffi_type_entry *)info_at(type_index); }
+
 static int is_object_type(const xffi_type_info *info) {
   return info && info->type_index >= XFFI_TYPE_STATIC_OBJECT_BEGIN;
 }
 
-/* Writers only: the new record, its ancestors and key in one allocation. */
-static xffi_type_info *make_record(int32_t index, const xffi_type_info *parent, const char *key, size_t size) {
-  int32_t depth = parent->type_depth + 1;
-  size_t bytes = sizeof(xffi_type_info) + (size_t)depth * sizeof(int32_t) + size + 1;
-  xffi_type_info *info = xffi_alloc(bytes);
-  if (!info) return NULL;
-  int32_t *ancestors = (int32_t *)(info + 1);
-  char *key_copy = (char *)(ancestors + depth);
-  if (parent->type_depth) memcpy(ancestors, parent->type_ancestors, (size_t)parent->type_depth * sizeof(int32_t));
-  ancestors[depth - 1] = parent->type_index;
+/* Writers only: the new entry, its ancestors and key in one allocation. */
+static xffi_type_entry *make_entry(int32_t index, int32_t depth, const xffi_type_info *parent, const char *key,
+                                   size_t size, int32_t num_slots, int32_t can_overflow) {
+  size_t bytes = sizeof(xffi_type_entry) + (size_t)depth * (sizeof(xffi_type_info *) + sizeof(int32_t)) + size + 1;
+  xffi_type_entry *entry = xffi_alloc_zeroed(1, bytes);
+  if (!entry) return NULL;
+  const xffi_type_info **ancestors = (const xffi_type_info **)(entry + 1);
+  int32_t *ancestor_indices = (int32_t *)(ancestors + depth);
+  char *key_copy = (char *)(ancestor_indices + depth);
+  if (parent) {
+    const xffi_type_record_ *parent_record = (const xffi_type_record_ *)parent;
+    if (parent->type_depth) {
+      memcpy(ancestors, parent->type_ancestors, (size_t)parent->type_depth * sizeof(ancestors[0]));
+      memcpy(ancestor_indices, parent_record->ancestor_indices_, (size_t)parent->type_depth * sizeof(int32_t));
+    }
+    ancestors[depth - 1] = parent;
+    ancestor_indices[depth - 1] = parent->type_index;
+  }
   memcpy(key_copy, key, size);
   key_copy[size] = '\0';
+  xffi_type_info *info = &entry->stored.info;
+  entry->stored.ancestor_indices_ = depth ? ancestor_indices : NULL;
   info->type_index = index;
   info->type_depth = depth;
   info->type_key.data = key_copy;
   info->type_key.size = size;
-  info->type_ancestors = ancestors;
-  return info;
+  info->type_ancestors = depth ? ancestors : NULL;
+  info->type_key_hash = xffi_type_key_hash(key, size);
+  entry->num_slots = num_slots;
+  entry->allocated_slots = 1;
+  entry->can_overflow = can_overflow;
+  return entry;
+}
+
+const xffi_type_info *xffi_type_find_by_key(const char *key, size_t size) {
+  const key_map *map = __atomic_load_n(&keys, __ATOMIC_ACQUIRE);
+  return map ? map_find(map, key, size, key_hash(key, size)) : builtin_by_key(key, size);
+}
+
+/* An error found under the lock, raised once the lock is released (raising
+ * allocates, and an installed allocator may call back into the registry). */
+typedef struct pending_error {
+  const char *kind;
+  char message[320];
+} pending_error;
+
+XFFI_PRINTF(3, 4)
+static int defer(pending_error *error, const char *kind, const char *format, ...) {
+  va_list args;
+  va_start(args, format);
+  vsnprintf(error->message, sizeof(error->message), format, args);
+  va_end(args);
+  error->kind = kind;
+  return XFFI_FAIL;
+}
+
+/* Writers only: places a new type (key not registered yet) and publishes it.
+ * parent is NULL for a root. */
+static int allocate_locked(int32_t *out, pending_error *error, const char *function, const char *key, size_t size,
+                           int32_t static_index, int32_t depth, int32_t num_child_slots, int32_t can_overflow,
+                           xffi_type_entry *parent) {
+  int32_t num_slots = num_child_slots + 1, index, new_count = type_count;
+  int from_parent_range = 0;
+  if (static_index >= 0) {
+    if (static_index >= type_count || info_at(static_index))
+      return defer(error, XFFI_KIND_VALUE, "%s: static_type_index %d for '%.*s' is %s", function, (int)static_index,
+                   (int)size, key, static_index >= type_count ? "past the table" : "taken by another type");
+    index = static_index;
+  } else if (!parent) {
+    return defer(error, XFFI_KIND_VALUE, "%s: '%.*s' has neither a parent nor a static_type_index", function, (int)size,
+                 key);
+  } else if (parent->allocated_slots <= parent->num_slots - num_slots) {
+    index = parent->stored.info.type_index + parent->allocated_slots; /* inside the parent's reserved range */
+    from_parent_range = 1;
+    if (info_at(index))
+      return defer(error, XFFI_KIND_VALUE, "%s: index %d reserved under %s for '%.*s' is taken by %s", function,
+                   (int)index, parent->stored.info.type_key.data, (int)size, key, info_at(index)->type_key.data);
+  } else if (parent->can_overflow) {
+    if (type_count > INT32_MAX - num_slots)
+      return defer(error, XFFI_KIND_RUNTIME, "%s: no type indices left for '%.*s'", function, (int)size, key);
+    index = type_count;
+    new_count = type_count + num_slots;
+  } else {
+    return defer(error, XFFI_KIND_TYPE,
+                 "%s: cannot register '%.*s' under %s (index %d): it has no free child slot and does not overflow",
+                 function, (int)size, key, parent->stored.info.type_key.data, (int)parent->stored.info.type_index);
+  }
+  if (parent && index <= parent->stored.info.type_index)
+    return defer(error, XFFI_KIND_VALUE, "%s: index %d of '%.*s' is not above its parent's (%d)", function, (int)index,
+                 (int)size, key, (int)parent->stored.info.type_index);
+  /* A child of a type that cannot overflow cannot either. */
+  if (parent && !parent->can_overflow) can_overflow = 0;
+  xffi_type_entry *entry = NULL;
+  if (map_reserve_one() != XFFI_OK || table_reserve(new_count) != XFFI_OK ||
+      !(entry =
+            make_entry(index, depth, parent ? &parent->stored.info : NULL, key, size, num_slots, can_overflow != 0)))
+    return defer(error, XFFI_KIND_MEMORY, "%s: out of memory registering '%.*s'", function, (int)size, key);
+  if (from_parent_range) parent->allocated_slots += num_slots;
+  /* Publish the record in the table before the count, and before the key. */
+  const xffi_type_info **table = (const xffi_type_info **)xffi_type_table_;
+  __atomic_store_n(&table[index], &entry->stored.info, __ATOMIC_RELEASE);
+  __atomic_store_n(&type_count, new_count, __ATOMIC_RELEASE);
+  map_put(keys, &entry->stored.info, key_hash(key, size));
+  *out = index;
+  return XFFI_OK;
+}
+
+int xffi_type_get_or_alloc(int32_t *out, const char *function, const char *key, size_t size, int32_t static_type_index,
+                           int32_t type_depth, int32_t num_child_slots, int32_t child_slots_can_overflow,
+                           int32_t parent_type_index) {
+  /* Known keys (every C++ type after its first library, every query) need no lock. */
+  const xffi_type_info *existing = xffi_type_find_by_key(key, size);
+  if (existing) {
+    *out = existing->type_index;
+    return XFFI_OK;
+  }
+  pending_error error = {NULL, ""};
+  int status = XFFI_OK;
+  xffi_mutex_lock(&registry_lock);
+  existing = xffi_type_find_by_key(key, size);
+  if (existing) {
+    *out = existing->type_index; /* tvm-ffi checks nothing else for a known key */
+  } else if (parent_type_index == -2) {
+    *out = -2; /* query only */
+  } else {
+    xffi_type_entry *parent = parent_type_index >= 0 ? xffi_type_entry_at(parent_type_index) : NULL;
+    if (parent_type_index >= 0 && (!parent || !is_object_type(&parent->stored.info)))
+      status = defer(&error, XFFI_KIND_TYPE, "%s: parent_type_index %d of '%.*s' is not a registered object type",
+                     function, (int)parent_type_index, (int)size, key);
+    else if (parent_type_index < -1)
+      status = defer(&error, XFFI_KIND_VALUE, "%s: parent_type_index %d of '%.*s' is neither an index, -1 nor -2",
+                     function, (int)parent_type_index, (int)size, key);
+    else if (type_depth != (parent ? parent->stored.info.type_depth + 1 : 0))
+      status = defer(&error, XFFI_KIND_VALUE, "%s: type_depth %d of '%.*s' should be %d (%s)", function,
+                     (int)type_depth, (int)size, key, parent ? parent->stored.info.type_depth + 1 : 0,
+                     parent ? "its parent's depth + 1" : "a root");
+    else if (type_depth > XFFI_TYPE_MAX_DEPTH)
+      status = defer(&error, XFFI_KIND_VALUE, "%s: type_depth %d of '%.*s' is deeper than XFFI_TYPE_MAX_DEPTH (%d)",
+                     function, (int)type_depth, (int)size, key, (int)XFFI_TYPE_MAX_DEPTH);
+    else if (num_child_slots < 0 || num_child_slots > XFFI_TYPE_MAX_CHILD_SLOTS)
+      status = defer(&error, XFFI_KIND_VALUE,
+                     "%s: num_child_slots %d of '%.*s' is outside 0..%d (XFFI_TYPE_MAX_CHILD_SLOTS)", function,
+                     (int)num_child_slots, (int)size, key, (int)XFFI_TYPE_MAX_CHILD_SLOTS);
+    else
+      status = allocate_locked(out, &error, function, key, size, static_type_index, type_depth, num_child_slots,
+                               child_slots_can_overflow, parent);
+  }
+  xffi_mutex_unlock(&registry_lock);
+  if (status != XFFI_OK) return xffi_error_raise(error.kind, "%s", error.message);
+  return XFFI_OK;
 }
 
 int xffi_type_register(int32_t *out_type_index, const char *type_key, int32_t parent_type_index) {
@@ -232,21 +323,16 @@ int xffi_type_register(int32_t *out_type_index, const char *type_key, int32_t pa
                             "deepest allowed type depth is %d (XFFI_TYPE_MAX_DEPTH)",
                             __func__, type_key, parent->type_key.data, (int)parent_type_index, (int)parent->type_depth,
                             (int)XFFI_TYPE_MAX_DEPTH);
-  uint64_t hash = key_hash(type_key, size);
-
-  xffi_mutex_lock(&registry_lock);
-  const xffi_type_info *existing = keys ? map_find(keys, type_key, size, hash) : builtin_by_key(type_key, size);
-  if (existing && existing->type_depth == 0) {
+  /* Stricter than tvm-ffi: a known key must come with the parent it has. */
+  const xffi_type_info *existing = xffi_type_find_by_key(type_key, size);
+  if (existing && existing->type_depth == 0)
     /* A built-in root (Object) or plain value type (int, float, ...): it has
      * no parent to compare, so say what it is instead. */
-    xffi_mutex_unlock(&registry_lock);
     return xffi_error_raise(XFFI_KIND_VALUE, "%s: type key '%s' is reserved for the built-in %s type (index %d)",
                             __func__, type_key, is_object_type(existing) ? "root object" : "value",
                             (int)existing->type_index);
-  }
   if (existing) {
-    int32_t existing_parent = existing->type_depth ? existing->type_ancestors[existing->type_depth - 1] : -1;
-    xffi_mutex_unlock(&registry_lock);
+    int32_t existing_parent = existing->type_ancestors[existing->type_depth - 1]->type_index;
     if (existing_parent == parent_type_index) {
       *out_type_index = existing->type_index;
       return XFFI_OK;
@@ -256,33 +342,25 @@ int xffi_type_register(int32_t *out_type_index, const char *type_key, int32_t pa
                             __func__, type_key, xffi_type_key(existing_parent), (int)existing_parent,
                             xffi_type_key(parent_type_index), (int)parent_type_index);
   }
-  if (type_count == INT32_MAX) {
-    xffi_mutex_unlock(&registry_lock);
-    return xffi_error_raise(XFFI_KIND_RUNTIME, "%s: all %d type indices are in use", __func__, (int)INT32_MAX);
-  }
-  xffi_type_info *info = NULL;
-  if (map_reserve_one() != XFFI_OK || table_reserve_one() != XFFI_OK ||
-      !(info = make_record(type_count, parent, type_key, size))) {
-    xffi_mutex_unlock(&registry_lock);
-    return xffi_error_raise_out_of_memory();
-  }
-  /* Publish the record in the table before the count, and before the key. */
-  const xffi_type_info **table = (const xffi_type_info **)xffi_type_table_;
-  __atomic_store_n(&table[type_count], info, __ATOMIC_RELEASE);
-  __atomic_store_n(&type_count, type_count + 1, __ATOMIC_RELEASE);
-  map_put(keys, info, hash);
-  *out_type_index = info->type_index;
-  xffi_mutex_unlock(&registry_lock);
+  /* A new key (or one another thread registers meanwhile: then its index,
+   * if the parents agree): placed as tvm-ffi places the types its
+   * Python package defines, with no child slots of its own. */
+  int32_t index = -1;
+  if (xffi_type_get_or_alloc(&index, __func__, type_key, size, -1, parent->type_depth + 1, 0, 1, parent_type_index) !=
+      XFFI_OK)
+    return XFFI_FAIL;
+  const xffi_type_info *made = info_at(index);
+  if (made->type_depth == 0 || made->type_ancestors[made->type_depth - 1]->type_index != parent_type_index)
+    return xffi_error_raise(XFFI_KIND_VALUE, "%s: type key '%s' was registered meanwhile with another parent", __func__,
+                            type_key);
+  *out_type_index = index;
   return XFFI_OK;
 }
 
 int xffi_type_info_get_by_key(const xffi_type_info **out, const char *type_key) {
   XFFI_CHECK_ARG_NOT_NULL(out);
   XFFI_CHECK_ARG_NOT_NULL(type_key);
-  size_t size = strlen(type_key);
-  const key_map *map = __atomic_load_n(&keys, __ATOMIC_ACQUIRE);
-  const xffi_type_info *info =
-      map ? map_find(map, type_key, size, key_hash(type_key, size)) : builtin_by_key(type_key, size);
+  const xffi_type_info *info = xffi_type_find_by_key(type_key, strlen(type_key));
   if (!info) return xffi_error_raise(XFFI_KIND_KEY, "%s: no type is registered with key '%s'", __func__, type_key);
   *out = info;
   return XFFI_OK;

@@ -48,7 +48,7 @@ static void types_and_objects(void) {
   xffi_type_info_get(&shape_info, shape_t);
   printf("  registered %s (index %d, depth %d), ancestors:", square_info->type_key.data, (int)square_t,
          (int)square_info->type_depth);
-  for (int d = 0; d < square_info->type_depth; ++d) printf(" %s", xffi_type_key(square_info->type_ancestors[d]));
+  for (int d = 0; d < square_info->type_depth; ++d) printf(" %s", square_info->type_ancestors[d]->type_key.data);
   printf("\n");
 
   xffi_object *square = shape_new(square_t, "square", 4.0);

@@ -60,7 +60,7 @@ typedef struct xffi_method_info {
   xffi_byte_array doc;
   xffi_byte_array metadata; /* JSON text */
   int64_t flags;            /* XFFI_FIELD_IS_STATIC_METHOD or 0 */
-  xffi_any method;   /* a Function */
+  xffi_any method;          /* a Function */
 } xffi_method_info;
 
 /* Structural equality and hashing kinds (xffi_type_metadata.structural_eq_hash_kind). */
@@ -91,6 +91,40 @@ typedef struct xffi_type_attr_column {
   int32_t size;
   int32_t begin_index;
 } xffi_type_attr_column;
+
+/* ---- Registration (thread-safe; what a type's record points at) ----
+ * Each returns XFFI_OK, or XFFI_FAIL with the error raised and nothing kept. */
+
+/* Appends a copy of *info (borrowed) to type_index's own fields: name, doc
+ * and metadata are copied; default_value_or_factory is kept as an owned copy
+ * when XFFI_FIELD_HAS_DEFAULT is set (else None); a Function setter
+ * (XFFI_FIELD_SETTER_IS_FUNCTION) gets a reference of the registry's. The
+ * record's fields pointer may change (the old array stays readable).
+ * Errors: ValueError for NULL info, a NULL text with a size, or a name the
+ * type already has; IndexError for an unregistered type_index; the errors of
+ * xffi_any_copy for the default; MemoryError. */
+XFFI_API int xffi_type_register_field(int32_t type_index, const xffi_field_info *info);
+
+/* Appends a copy of *info (borrowed) to type_index's own methods: texts
+ * copied, method kept as an owned copy. Errors as for fields (no name check). */
+XFFI_API int xffi_type_register_method(int32_t type_index, const xffi_method_info *info);
+
+/* Sets type_index's metadata to a copy of *metadata (borrowed; doc copied),
+ * once. Errors: ValueError for NULL, IndexError for an unregistered index,
+ * RuntimeError when the type has metadata already, MemoryError. */
+XFFI_API int xffi_type_register_metadata(int32_t type_index, const xffi_type_metadata *metadata);
+
+/* Sets attribute name (borrowed, copied) of type_index to an owned copy of
+ * *value (borrowed). type_index XFFI_TYPE_NONE only makes sure the column
+ * exists. Errors: ValueError for NULL name or value, IndexError for an
+ * unregistered type_index, RuntimeError when the type has a (non-None) value
+ * already, the errors of xffi_any_copy, MemoryError. */
+XFFI_API int xffi_type_register_attr(int32_t type_index, const char *name, const xffi_any *value);
+
+/* *out receives the column of attribute name (borrowed, immortal), or NULL
+ * when no such column exists (not an error). Lock-free.
+ * Errors: ValueError for NULL out or name. */
+XFFI_API int xffi_type_attr_column_lookup(const xffi_type_attr_column **out, const char *name);
 
 XFFI_EXTERN_C_END
 

@@ -163,10 +163,12 @@ XFFI_API int TVMFFITypeRegisterMethod(int32_t type_index, const xffi_method_info
 /* Sets the metadata of type_index (once). */
 XFFI_API int TVMFFITypeRegisterMetadata(int32_t type_index, const xffi_type_metadata *metadata);
 /* Sets attribute attr_name of type_index to *attr_value (copied); type_index
- * -1 or 0 with None only makes sure the column exists. */
+ * 0 (None) only makes sure the column exists. A second value for the same
+ * type is a RuntimeError. */
 XFFI_API int TVMFFITypeRegisterAttr(int32_t type_index, const xffi_byte_array *attr_name, const xffi_any *attr_value);
-/* The column of attr_name (borrowed, immortal), or NULL with an error raised
- * when no such column exists. */
+/* The column of attr_name (borrowed, immortal), or NULL when no such column
+ * exists (no error, as in tvm-ffi); NULL with an error raised for a NULL
+ * name. */
 XFFI_API const xffi_type_attr_column *TVMFFIGetTypeAttrColumn(const xffi_byte_array *attr_name);
 /* A native backtrace of the calling thread as text (borrowed from
  * thread-local storage until the thread's next call), most recent frame
@@ -176,7 +178,12 @@ XFFI_API const xffi_byte_array *TVMFFIBacktrace(const char *filename, int lineno
 /* The index of type_key, registering it under parent_type_index if new:
  * static_type_index >= 0 asks for that index; num_child_slots reserves
  * indices for children; parent_type_index -2 only queries (-2 when unknown).
- * Returns the index, or -1 with an error raised. */
+ * A known key returns its index whatever else is asked (as tvm-ffi).
+ * Returns the index, or -1 with an error raised where tvm-ffi exits: NULL or
+ * empty key, type_depth not the parent's + 1, num_child_slots outside
+ * 0..XFFI_TYPE_MAX_CHILD_SLOTS, an unregistered or non-object parent, a
+ * parent with no free child slot that cannot overflow, a taken static index.
+ * type_key is borrowed (copied). */
 XFFI_API int32_t TVMFFITypeGetOrAllocIndex(const xffi_byte_array *type_key, int32_t static_type_index,
                                            int32_t type_depth, int32_t num_child_slots,
                                            int32_t child_slots_can_overflow, int32_t parent_type_index);

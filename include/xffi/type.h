@@ -2,9 +2,9 @@
  *
  * Plain values (None, int, ...) and built-in objects have fixed indices shared
  * with tvm-ffi 0.1. User types are registered at run time by a unique key and
- * receive an index from 128 up. Single inheritance: each type records its
- * depth and its ancestors, so is-instance is O(1) with no call
- * (xffi/sys/type.h). */
+ * receive an index from 128 up (or inside a parent's reserved child slots).
+ * Single inheritance: each type records its depth and its ancestors, so
+ * is-instance is O(1) with no call (xffi/sys/type.h). */
 #ifndef XFFI_TYPE_H
 #define XFFI_TYPE_H
 
@@ -48,7 +48,7 @@ enum {
   XFFI_TYPE_DICT = 76,
   XFFI_TYPE_VISIT_INTERRUPT = 77, /* ffi.VisitInterrupt (structural visitors) */
   XFFI_TYPE_BIGINT = 78,          /* ffi.BigInt: integers wider than 64 bits */
-  XFFI_TYPE_BUILTIN_END = 77,     /* one past the last built-in index in use (79 once 77 and 78 have records) */
+  XFFI_TYPE_BUILTIN_END = 79,     /* one past the last built-in index */
   XFFI_TYPE_DYNAMIC_BEGIN = 128
 };
 
@@ -58,16 +58,34 @@ typedef struct xffi_byte_array {
   size_t size;
 } xffi_byte_array;
 
-/* What the registry knows about a type. Records are immutable once
- * registered and live as long as the process: pointers to them may be cached.
+struct xffi_field_info;    /* xffi/reflection.h */
+struct xffi_method_info;   /* xffi/reflection.h */
+struct xffi_type_metadata; /* xffi/reflection.h */
+
+/* What the registry knows about a type: tvm-ffi's TVMFFITypeInfo (72 bytes
+ * on 64-bit targets). Records live as long as the process at a fixed
+ * address, so pointers to them may be cached; everything in them is owned by
+ * the registry (borrowed by readers).
  * - type_depth: 0 for the root Object and for plain values, parent depth + 1 otherwise.
- * - type_ancestors[d], for d < type_depth, is the index of the ancestor at depth d
- *   (type_ancestors[type_depth - 1] is the parent). */
+ * - type_ancestors[d], for d < type_depth, is the record of the ancestor at
+ *   depth d (type_ancestors[type_depth - 1] is the parent); NULL at depth 0.
+ * - type_key_hash: libstdc++'s std::hash of the key bytes (_Hash_bytes, seed
+ *   0xc70f6907), the value tvm-ffi's Linux builds store (xffi_type_key_hash).
+ * - num_fields/fields, num_methods/methods: the type's own reflection records
+ *   (not inherited); the arrays may move when a record is added (the old one
+ *   stays readable), so read the count first, then the pointer.
+ * - metadata: NULL until set (once). */
 typedef struct xffi_type_info {
   int32_t type_index;
   int32_t type_depth;
   xffi_byte_array type_key;
-  const int32_t *type_ancestors;
+  const struct xffi_type_info *const *type_ancestors;
+  uint64_t type_key_hash;
+  int32_t num_fields;
+  int32_t num_methods;
+  const struct xffi_field_info *fields;
+  const struct xffi_method_info *methods;
+  const struct xffi_type_metadata *metadata;
 } xffi_type_info;
 
 /* The deepest type depth a registered type may have (Object is depth 0, a
@@ -75,14 +93,28 @@ typedef struct xffi_type_info {
  * is-instance stays O(1); the limit bounds a record to 4 KiB of ancestors. */
 #define XFFI_TYPE_MAX_DEPTH 1024
 
+/* The most child slots a type may reserve (TVMFFITypeGetOrAllocIndex): each
+ * slot is a row of the index table, so the limit bounds what one call can
+ * make the table grow by. */
+#define XFFI_TYPE_MAX_CHILD_SLOTS 65535
+
+/* libstdc++'s std::hash<std::string_view> of size bytes at data (its
+ * _Hash_bytes with seed 0xc70f6907): the type_key_hash of a record. data is
+ * borrowed; NULL is allowed when size is 0. */
+XFFI_API uint64_t xffi_type_key_hash(const char *data, size_t size);
+
 /* Registers a type under a unique key with a parent object type and writes
  * its index to *out_type_index. Registering the same key with the same
  * parent again returns the same index; the same key with another parent is a
- * ValueError. Thread-safe. type_key is copied (borrowed).
+ * ValueError. The type reserves no child slots of its own and takes its
+ * index as tvm-ffi's TVMFFITypeGetOrAllocIndex(key, -1, depth, 0, 1, parent)
+ * would (xffi/tvm_ffi.h): a free slot of the parent's range, else the next
+ * index at the end of the table. Thread-safe. type_key is copied (borrowed).
  * Errors: ValueError for a NULL out, NULL or empty key, a key of a built-in
  * type with no parent (Object, int, ...), or a parent already at
  * XFFI_TYPE_MAX_DEPTH; TypeError if parent_type_index is not a registered
- * object type; MemoryError. */
+ * object type or takes no subtypes (no free child slot and no overflow: every
+ * built-in object type but ffi.Object); MemoryError. */
 XFFI_API int xffi_type_register(int32_t *out_type_index, const char *type_key, int32_t parent_type_index);
 
 /* Looks up a type by key. *out receives a borrowed, immortal record.

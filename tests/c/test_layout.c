@@ -3,6 +3,8 @@
  * given) checked against tvm-ffi's own declarations. */
 #include "test_util.h"
 
+#include <xffi/reflection.h>
+
 #define SAME(a, b) _Static_assert((long long)(a) == (long long)(b), #a " == " #b)
 
 /* ---- The facts, frozen. ----
@@ -47,8 +49,46 @@ SAME(offsetof(xffi_function_head, cell), 24);
 SAME(offsetof(xffi_function_head, resource), 24 + 2 * P);                             /* 40 */
 SAME(sizeof(xffi_function_head), ROUND_UP(24 + 3 * P, _Alignof(xffi_function_head))); /* 48 */
 
+/* The type record and what it points at: tvm-ffi's TVMFFITypeInfo,
+ * TVMFFIFieldInfo, TVMFFIMethodInfo, TVMFFITypeMetadata, TVMFFITypeAttrColumn
+ * (64-bit figures; 32-bit targets compare with tvm-ffi's header below). */
+#if UINTPTR_MAX == UINT64_MAX
+SAME(sizeof(xffi_type_info), 72);
+SAME(offsetof(xffi_type_info, type_index), 0);
+SAME(offsetof(xffi_type_info, type_depth), 4);
+SAME(offsetof(xffi_type_info, type_key), 8);
+SAME(offsetof(xffi_type_info, type_ancestors), 24);
+SAME(offsetof(xffi_type_info, type_key_hash), 32);
+SAME(offsetof(xffi_type_info, num_fields), 40);
+SAME(offsetof(xffi_type_info, num_methods), 44);
+SAME(offsetof(xffi_type_info, fields), 48);
+SAME(offsetof(xffi_type_info, methods), 56);
+SAME(offsetof(xffi_type_info, metadata), 64);
+SAME(sizeof(xffi_field_info), 120);
+SAME(offsetof(xffi_field_info, flags), 48);
+SAME(offsetof(xffi_field_info, offset), 72);
+SAME(offsetof(xffi_field_info, getter), 80);
+SAME(offsetof(xffi_field_info, setter), 88);
+SAME(offsetof(xffi_field_info, default_value_or_factory), 96);
+SAME(offsetof(xffi_field_info, field_static_type_index), 112);
+SAME(sizeof(xffi_method_info), 72);
+SAME(offsetof(xffi_method_info, flags), 48);
+SAME(offsetof(xffi_method_info, method), 56);
+SAME(sizeof(xffi_type_metadata), 32);
+SAME(offsetof(xffi_type_metadata, creator), 16);
+SAME(offsetof(xffi_type_metadata, total_size), 24);
+SAME(offsetof(xffi_type_metadata, structural_eq_hash_kind), 28);
+SAME(sizeof(xffi_type_attr_column), 16);
+SAME(offsetof(xffi_type_attr_column, size), 8);
+SAME(offsetof(xffi_type_attr_column, begin_index), 12);
+#endif
+
 SAME(XFFI_TYPE_NONE, 0);
 SAME(XFFI_TYPE_SMALL_BYTES, 12);
+SAME(XFFI_TYPE_UNCHANGED, 13);
+SAME(XFFI_TYPE_VISIT_INTERRUPT, 77);
+SAME(XFFI_TYPE_BIGINT, 78);
+SAME(XFFI_TYPE_BUILTIN_END, 79);
 SAME(XFFI_TYPE_OBJECT, 64);
 SAME(XFFI_TYPE_DICT, 76);
 SAME(XFFI_TYPE_DYNAMIC_BEGIN, 128);
@@ -130,6 +170,53 @@ SAME(XFFI_TYPE_OPAQUE_FOREIGN, kTVMFFIOpaquePyObject);
 SAME(XFFI_TYPE_LIST, kTVMFFIList);
 SAME(XFFI_TYPE_DICT, kTVMFFIDict);
 SAME(XFFI_TYPE_DYNAMIC_BEGIN, kTVMFFIDynObjectBegin);
+SAME(XFFI_TYPE_UNCHANGED, kTVMFFIUnchanged);
+SAME(XFFI_TYPE_VISIT_INTERRUPT, kTVMFFIVisitInterrupt);
+SAME(XFFI_TYPE_BIGINT, kTVMFFIBigInt);
+SAME(XFFI_TYPE_BUILTIN_END, kTVMFFIStaticObjectEnd);
+
+SAME(sizeof(xffi_type_info), sizeof(TVMFFITypeInfo));
+SAME(_Alignof(xffi_type_info), _Alignof(TVMFFITypeInfo));
+SAME_FIELD(xffi_type_info, type_index, TVMFFITypeInfo, type_index);
+SAME_FIELD(xffi_type_info, type_depth, TVMFFITypeInfo, type_depth);
+SAME_FIELD(xffi_type_info, type_key, TVMFFITypeInfo, type_key);
+SAME_FIELD(xffi_type_info, type_ancestors, TVMFFITypeInfo, type_ancestors);
+SAME_FIELD(xffi_type_info, type_key_hash, TVMFFITypeInfo, type_key_hash);
+SAME_FIELD(xffi_type_info, num_fields, TVMFFITypeInfo, num_fields);
+SAME_FIELD(xffi_type_info, num_methods, TVMFFITypeInfo, num_methods);
+SAME_FIELD(xffi_type_info, fields, TVMFFITypeInfo, fields);
+SAME_FIELD(xffi_type_info, methods, TVMFFITypeInfo, methods);
+SAME_FIELD(xffi_type_info, metadata, TVMFFITypeInfo, metadata);
+SAME(sizeof(xffi_field_info), sizeof(TVMFFIFieldInfo));
+SAME_FIELD(xffi_field_info, name, TVMFFIFieldInfo, name);
+SAME_FIELD(xffi_field_info, doc, TVMFFIFieldInfo, doc);
+SAME_FIELD(xffi_field_info, metadata, TVMFFIFieldInfo, metadata);
+SAME_FIELD(xffi_field_info, flags, TVMFFIFieldInfo, flags);
+SAME_FIELD(xffi_field_info, size, TVMFFIFieldInfo, size);
+SAME_FIELD(xffi_field_info, alignment, TVMFFIFieldInfo, alignment);
+SAME_FIELD(xffi_field_info, offset, TVMFFIFieldInfo, offset);
+SAME_FIELD(xffi_field_info, getter, TVMFFIFieldInfo, getter);
+SAME_FIELD(xffi_field_info, setter, TVMFFIFieldInfo, setter);
+SAME_FIELD(xffi_field_info, default_value_or_factory, TVMFFIFieldInfo, default_value_or_factory);
+SAME_FIELD(xffi_field_info, field_static_type_index, TVMFFIFieldInfo, field_static_type_index);
+SAME(sizeof(xffi_method_info), sizeof(TVMFFIMethodInfo));
+SAME_FIELD(xffi_method_info, name, TVMFFIMethodInfo, name);
+SAME_FIELD(xffi_method_info, doc, TVMFFIMethodInfo, doc);
+SAME_FIELD(xffi_method_info, metadata, TVMFFIMethodInfo, metadata);
+SAME_FIELD(xffi_method_info, flags, TVMFFIMethodInfo, flags);
+SAME_FIELD(xffi_method_info, method, TVMFFIMethodInfo, method);
+SAME(sizeof(xffi_type_metadata), sizeof(TVMFFITypeMetadata));
+SAME_FIELD(xffi_type_metadata, doc, TVMFFITypeMetadata, doc);
+SAME_FIELD(xffi_type_metadata, creator, TVMFFITypeMetadata, creator);
+SAME_FIELD(xffi_type_metadata, total_size, TVMFFITypeMetadata, total_size);
+SAME_FIELD(xffi_type_metadata, structural_eq_hash_kind, TVMFFITypeMetadata, structural_eq_hash_kind);
+SAME(sizeof(xffi_type_attr_column), sizeof(TVMFFITypeAttrColumn));
+SAME_FIELD(xffi_type_attr_column, data, TVMFFITypeAttrColumn, data);
+SAME_FIELD(xffi_type_attr_column, size, TVMFFITypeAttrColumn, size);
+SAME_FIELD(xffi_type_attr_column, begin_index, TVMFFITypeAttrColumn, begin_index);
+SAME(XFFI_FIELD_WRITABLE, kTVMFFIFieldFlagBitMaskWritable);
+SAME(XFFI_FIELD_HAS_DEFAULT, kTVMFFIFieldFlagBitMaskHasDefault);
+SAME(XFFI_FIELD_SETTER_IS_FUNCTION, kTVMFFIFieldFlagBitSetterIsFunctionObj);
 #endif
 
 /* The run-time half: the wheel's header was really compared, or, when the
@@ -153,8 +240,8 @@ static void test_builtin_indices_are_registered_with_their_keys(void **state) {
     const char *key;
     int32_t depth;
   } builtins[] = {
-      {XFFI_TYPE_NONE, "None", 0},   {XFFI_TYPE_INT, "int", 0},       {XFFI_TYPE_BOOL, "bool", 0},
-      {XFFI_TYPE_FLOAT, "float", 0}, {XFFI_TYPE_OBJECT, "ffi.Object", 0}, {XFFI_TYPE_STRING, "ffi.String", 1},
+      {XFFI_TYPE_NONE, "None", 0},       {XFFI_TYPE_INT, "int", 0},           {XFFI_TYPE_BOOL, "bool", 0},
+      {XFFI_TYPE_FLOAT, "float", 0},     {XFFI_TYPE_OBJECT, "ffi.Object", 0}, {XFFI_TYPE_STRING, "ffi.String", 1},
       {XFFI_TYPE_BYTES, "ffi.Bytes", 1}, {XFFI_TYPE_ERROR, "ffi.Error", 1},   {XFFI_TYPE_FUNCTION, "ffi.Function", 1},
       {XFFI_TYPE_SHAPE, "ffi.Shape", 1}, {XFFI_TYPE_TENSOR, "ffi.Tensor", 1}, {XFFI_TYPE_ARRAY, "ffi.Array", 1},
       {XFFI_TYPE_MAP, "ffi.Map", 1},     {XFFI_TYPE_MODULE, "ffi.Module", 1}, {XFFI_TYPE_LIST, "ffi.List", 1},

@@ -68,7 +68,7 @@ static void test_concurrent_registration_of_same_and_different_keys(void **state
   const xffi_type_info *last = NULL;
   assert_int_equal(xffi_type_info_get(&last, shared_index[0][SHARED_KEYS - 1]), XFFI_OK);
   assert_int_equal(last->type_depth, SHARED_KEYS);
-  assert_int_equal(last->type_ancestors[SHARED_KEYS - 1], shared_index[0][SHARED_KEYS - 2]);
+  assert_int_equal(last->type_ancestors[SHARED_KEYS - 1]->type_index, shared_index[0][SHARED_KEYS - 2]);
 }
 
 int main(void) {

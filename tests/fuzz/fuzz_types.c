@@ -62,7 +62,7 @@ static void check_type(int k) {
   /* The ancestor chain, from the parent up. */
   int32_t at = model_parent[k];
   for (int32_t d = depth - 1; d >= 0; --d) {
-    FUZZ_CHECK(by_key->type_ancestors[d] == at);
+    FUZZ_CHECK(by_key->type_ancestors[d]->type_index == at);
     int pk = model_key_of(at);
     at = pk >= 0 ? model_parent[pk] : XFFI_TYPE_OBJECT;
   }
@@ -72,7 +72,7 @@ static void check_type(int k) {
   for (int j = 0; j < KEYS; ++j) {
     if (!model_index[j]) continue;
     int expect = 0;
-    for (int32_t d = 0; d < depth; ++d) expect |= by_key->type_ancestors[d] == model_index[j];
+    for (int32_t d = 0; d < depth; ++d) expect |= by_key->type_ancestors[d]->type_index == model_index[j];
     expect |= j == k;
     int is = -1;
     FUZZ_CHECK(xffi_object_is_a(&is, &obj, model_index[j]) == XFFI_OK && is == expect);
@@ -98,6 +98,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       } else if (model_index[k] && model_parent[k] != parent) {
         FUZZ_CHECK(status == XFFI_FAIL && out == -7);
         fuzz_expect_raised(XFFI_KIND_VALUE, "xffi_type_register");
+      } else if (parent != XFFI_TYPE_OBJECT && parent < XFFI_TYPE_BUILTIN_END) {
+        /* Built-in object types other than Object take no subtypes (tvm-ffi's child slots). */
+        FUZZ_CHECK(status == XFFI_FAIL && out == -7);
+        fuzz_expect_raised(XFFI_KIND_TYPE, "xffi_type_register");
       } else {
         FUZZ_CHECK(status == XFFI_OK && out >= XFFI_TYPE_DYNAMIC_BEGIN);
         if (model_index[k]) FUZZ_CHECK(out == model_index[k]);

@@ -18,6 +18,16 @@ XFFI_EXTERN_C_BEGIN
  * xffi_type_info_get). */
 XFFI_API extern const xffi_type_info *const *xffi_type_table_;
 
+/* How the registry stores every record it hands out (trailing underscore:
+ * private to the inline functions below): the public record, then the
+ * indices of its ancestors (ancestor_indices_[d] is
+ * info.type_ancestors[d]->type_index), so that is-instance reads an index
+ * with no load through the ancestor's record. */
+typedef struct xffi_type_record_ {
+  xffi_type_info info;
+  const int32_t *ancestor_indices_;
+} xffi_type_record_;
+
 /* The record of an object's own type, with no call and no lock. obj is borrowed
  * and must be a live object created by a registered type. */
 static inline const xffi_type_info *xffi_object_type_info_unchecked(const xffi_object *obj) {
@@ -36,13 +46,9 @@ static inline int xffi_object_is_a_type_unchecked(const xffi_object *obj, const 
   /* Each field is read once, into a register: 12 instructions on x86-64. */
   int32_t index = obj->type_index, target = type->type_index;
   if (index == target) return 1;
-#if defined(__GNUC__) || defined(__clang__)
-  const xffi_type_info *info = __atomic_load_n(&xffi_type_table_, __ATOMIC_ACQUIRE)[index];
-#else
-  const xffi_type_info *info = xffi_type_table_[index];
-#endif
+  const xffi_type_record_ *record = (const xffi_type_record_ *)xffi_object_type_info_unchecked(obj);
   int32_t depth = type->type_depth;
-  return info->type_depth > depth && info->type_ancestors[depth] == target;
+  return record->info.type_depth > depth && record->ancestor_indices_[depth] == target;
 }
 
 /* The same test by type index, for callers that do not keep a record.
@@ -54,9 +60,9 @@ static inline int xffi_object_is_a_unchecked(const xffi_object *obj, int32_t typ
 #else
   const xffi_type_info *const *table = xffi_type_table_;
 #endif
-  const xffi_type_info *info = table[obj->type_index];
+  const xffi_type_record_ *record = (const xffi_type_record_ *)table[obj->type_index];
   int32_t depth = table[type_index]->type_depth;
-  return info->type_depth > depth && info->type_ancestors[depth] == type_index;
+  return record->info.type_depth > depth && record->ancestor_indices_[depth] == type_index;
 }
 
 XFFI_EXTERN_C_END

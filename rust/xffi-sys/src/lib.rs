@@ -277,6 +277,7 @@ pub const XFFI_TYPE_BYTE_ARRAY_PTR: i32 = 9;
 pub const XFFI_TYPE_OBJECT_RVALUE: i32 = 10;
 pub const XFFI_TYPE_SMALL_STR: i32 = 11;
 pub const XFFI_TYPE_SMALL_BYTES: i32 = 12;
+pub const XFFI_TYPE_UNCHANGED: i32 = 13;
 pub const XFFI_TYPE_STATIC_OBJECT_BEGIN: i32 = 64;
 pub const XFFI_TYPE_OBJECT: i32 = 64;
 pub const XFFI_TYPE_STRING: i32 = 65;
@@ -291,10 +292,14 @@ pub const XFFI_TYPE_MODULE: i32 = 73;
 pub const XFFI_TYPE_OPAQUE_FOREIGN: i32 = 74;
 pub const XFFI_TYPE_LIST: i32 = 75;
 pub const XFFI_TYPE_DICT: i32 = 76;
-pub const XFFI_TYPE_BUILTIN_END: i32 = 77;
+pub const XFFI_TYPE_VISIT_INTERRUPT: i32 = 77;
+pub const XFFI_TYPE_BIGINT: i32 = 78;
+pub const XFFI_TYPE_BUILTIN_END: i32 = 79;
 pub const XFFI_TYPE_DYNAMIC_BEGIN: i32 = 128;
 /// The deepest type depth a registered type may have (Object is depth 0).
 pub const XFFI_TYPE_MAX_DEPTH: i32 = 1024;
+/// The most child slots a type may reserve (`TVMFFITypeGetOrAllocIndex`).
+pub const XFFI_TYPE_MAX_CHILD_SLOTS: i32 = 65535;
 
 /// A borrowed run of bytes (not necessarily NUL-terminated).
 #[repr(C)]
@@ -304,15 +309,40 @@ pub struct xffi_byte_array {
     pub size: usize,
 }
 
-/// A type record: immutable once registered, immortal.
+/// A type record, tvm-ffi's `TVMFFITypeInfo` (72 bytes on 64-bit targets):
+/// immortal, at a fixed address, owned by the registry.
+/// `type_ancestors[d]` (d < `type_depth`) is the record of the ancestor at
+/// depth d. `fields`, `methods` and `metadata` point at the records of
+/// `xffi/reflection.h` (`xffi_field_info`, `xffi_method_info`,
+/// `xffi_type_metadata`); the field and method arrays may move when one is
+/// added, so read the count first.
 #[repr(C)]
 #[derive(Debug)]
 pub struct xffi_type_info {
     pub type_index: i32,
     pub type_depth: i32,
     pub type_key: xffi_byte_array,
-    pub type_ancestors: *const i32,
+    pub type_ancestors: *const *const xffi_type_info,
+    pub type_key_hash: u64,
+    pub num_fields: i32,
+    pub num_methods: i32,
+    pub fields: *const c_void,
+    pub methods: *const c_void,
+    pub metadata: *const c_void,
 }
+
+#[cfg(target_pointer_width = "64")]
+const _: () = {
+    assert!(core::mem::size_of::<xffi_type_info>() == 72);
+    assert!(core::mem::offset_of!(xffi_type_info, type_key) == 8);
+    assert!(core::mem::offset_of!(xffi_type_info, type_ancestors) == 24);
+    assert!(core::mem::offset_of!(xffi_type_info, type_key_hash) == 32);
+    assert!(core::mem::offset_of!(xffi_type_info, num_fields) == 40);
+    assert!(core::mem::offset_of!(xffi_type_info, num_methods) == 44);
+    assert!(core::mem::offset_of!(xffi_type_info, fields) == 48);
+    assert!(core::mem::offset_of!(xffi_type_info, methods) == 56);
+    assert!(core::mem::offset_of!(xffi_type_info, metadata) == 64);
+};
 
 extern "C" {
     /// The lock-free table of type records (private to the inline is-instance).
@@ -332,6 +362,8 @@ extern "C" {
     pub fn xffi_type_key(type_index: i32) -> *const c_char;
     /// One past the largest type index in use.
     pub fn xffi_type_count() -> i32;
+    /// libstdc++'s `std::hash` of `size` bytes at `data`: a record's `type_key_hash`.
+    pub fn xffi_type_key_hash(data: *const c_char, size: usize) -> u64;
     /// Checked is-instance: `*out` receives 1 or 0.
     /// Errors: ValueError (NULL out/obj), IndexError (unregistered type_index).
     pub fn xffi_object_is_a(out: *mut c_int, obj: *const xffi_object, type_index: i32) -> c_int;
@@ -374,7 +406,7 @@ pub unsafe fn xffi_object_is_a_unchecked(obj: *const xffi_object, type_index: i3
     let table = type_table();
     let info = *table.add((*obj).type_index as usize);
     let depth = (**table.add(type_index as usize)).type_depth;
-    (*info).type_depth > depth && *(*info).type_ancestors.add(depth as usize) == type_index
+    (*info).type_depth > depth && (**(*info).type_ancestors.add(depth as usize)).type_index == type_index
 }
 
 /// O(1) is-instance against a type record (mirror of the C inline
@@ -390,7 +422,7 @@ pub unsafe fn xffi_object_is_a_type_unchecked(obj: *const xffi_object, type_: *c
     }
     let info = *type_table().add(index as usize);
     let depth = (*type_).type_depth;
-    ((*info).type_depth > depth && *(*info).type_ancestors.add(depth as usize) == target) as c_int
+    ((*info).type_depth > depth && (**(*info).type_ancestors.add(depth as usize)).type_index == target) as c_int
 }
 
 // ---------------------------------------------------------------------------

@@ -1,0 +1,171 @@
+/* c/type_reflection.c: a type's own fields, methods and metadata
+ * (TVMFFITypeRegisterField/Method/Metadata and their xffi_type_register_*
+ * forms).
+ *
+ * The registry keeps its own copy of everything it is given: texts are
+ * copied, default values and methods are owned copies, a Function setter
+ * gets a reference. Records are appended to arrays that double when full;
+ * the array in the record is replaced by the bigger one, and the old one is
+ * retired, not freed, because C++ inline code and the Python package read
+ * fields/methods with no lock and may still hold it. The new count is
+ * published after the record it counts. */
+#include <string.h>
+
+#include "check.h"
+#include "type_internal.h"
+
+/* Copies of up to three texts in one immortal block, NUL-terminated each.
+ * Returns XFFI_FAIL (nothing raised) when out of memory. */
+static int copy_texts(xffi_byte_array *texts[], size_t count) {
+  size_t total = 0;
+  for (size_t i = 0; i < count; ++i) total += texts[i]->size + 1;
+  char *block = xffi_alloc(total);
+  if (!block) return XFFI_FAIL;
+  for (size_t i = 0; i < count; ++i) {
+    if (texts[i]->size) memcpy(block, texts[i]->data, texts[i]->size);
+    block[texts[i]->size] = '\0';
+    texts[i]->data = block;
+    block += texts[i]->size + 1;
+  }
+  return XFFI_OK;
+}
+
+static int check_text(const char *function, const char *argument, const xffi_byte_array *text) {
+  if (!text->data && text->size)
+    return xffi_raise_arg(XFFI_KIND_VALUE, function, argument, "is NULL but its size is %zu", text->size);
+  return XFFI_OK;
+}
+
+/* Under the lock: makes room for one more record in *array (count used,
+ * *capacity room), retiring the old array. XFFI_FAIL when out of memory. */
+static int reserve_one(const void **array, int32_t count, int32_t *capacity, size_t record_size) {
+  if (count < *capacity) return XFFI_OK;
+  if (*capacity > INT32_MAX / 2) return XFFI_FAIL;
+  int32_t new_capacity = *capacity ? *capacity * 2 : 4;
+  void *grown = xffi_alloc((size_t)new_capacity * record_size);
+  if (!grown) return XFFI_FAIL;
+  if (count) memcpy(grown, *array, (size_t)count * record_size);
+  if (*array && xffi_type_retire((void *)*array) != XFFI_OK) {
+    xffi_free(grown);
+    return XFFI_FAIL;
+  }
+  __atomic_store_n(array, grown, __ATOMIC_RELEASE);
+  *capacity = new_capacity;
+  return XFFI_OK;
+}
+
+static int raise_no_type(const char *function, int32_t type_index) {
+  return xffi_raise_arg(XFFI_KIND_INDEX, function, "type_index", "%d is not a registered type", (int)type_index);
+}
+
+int xffi_type_register_field_in(const char *function, int32_t type_index, const xffi_field_info *info) {
+  if (!info) return xffi_raise_null_arg(function, "info");
+  if (check_text(function, "info->name", &info->name) != XFFI_OK ||
+      check_text(function, "info->doc", &info->doc) != XFFI_OK ||
+      check_text(function, "info->metadata", &info->metadata) != XFFI_OK)
+    return XFFI_FAIL;
+  xffi_field_info field = *info;
+  field.default_value_or_factory = xffi_any_none();
+  if ((info->flags & XFFI_FIELD_HAS_DEFAULT) &&
+      xffi_any_copy(&field.default_value_or_factory, &info->default_value_or_factory) != XFFI_OK)
+    return XFFI_FAIL;
+  xffi_byte_array *texts[] = {&field.name, &field.doc, &field.metadata};
+
+  xffi_type_lock();
+  xffi_type_entry *entry = xffi_type_entry_at(type_index);
+  int duplicate = 0;
+  for (int32_t i = 0; entry && i < entry->stored.info.num_fields; ++i) {
+    const xffi_byte_array *name = &entry->stored.info.fields[i].name;
+    if (name->size == info->name.size && (!name->size || memcmp(name->data, info->name.data, name->size) == 0))
+      duplicate = 1;
+  }
+  if (!entry || duplicate) {
+    xffi_type_unlock();
+    xffi_any_release(&field.default_value_or_factory);
+    if (!entry) return raise_no_type(function, type_index);
+    return xffi_raise_arg(XFFI_KIND_VALUE, function, "info->name", "'%.*s' is already a field of %s",
+                          (int)info->name.size, info->name.data, entry->stored.info.type_key.data);
+  }
+  if (reserve_one((const void **)&entry->stored.info.fields, entry->stored.info.num_fields, &entry->field_capacity,
+                  sizeof(xffi_field_info)) != XFFI_OK ||
+      copy_texts(texts, 3) != XFFI_OK) {
+    xffi_type_unlock();
+    xffi_any_release(&field.default_value_or_factory);
+    return xffi_error_raise_out_of_memory();
+  }
+  /* The setter, when it is a Function, stays alive as long as the record. */
+  if ((field.flags & XFFI_FIELD_SETTER_IS_FUNCTION) && field.setter) xffi_object_inc_ref(field.setter);
+  ((xffi_field_info *)entry->stored.info.fields)[entry->stored.info.num_fields] = field;
+  __atomic_store_n(&entry->stored.info.num_fields, entry->stored.info.num_fields + 1, __ATOMIC_RELEASE);
+  xffi_type_unlock();
+  return XFFI_OK;
+}
+
+int xffi_type_register_method_in(const char *function, int32_t type_index, const xffi_method_info *info) {
+  if (!info) return xffi_raise_null_arg(function, "info");
+  if (check_text(function, "info->name", &info->name) != XFFI_OK ||
+      check_text(function, "info->doc", &info->doc) != XFFI_OK ||
+      check_text(function, "info->metadata", &info->metadata) != XFFI_OK)
+    return XFFI_FAIL;
+  xffi_method_info method = *info;
+  method.method = xffi_any_none();
+  if (xffi_any_copy(&method.method, &info->method) != XFFI_OK) return XFFI_FAIL;
+  xffi_byte_array *texts[] = {&method.name, &method.doc, &method.metadata};
+
+  xffi_type_lock();
+  xffi_type_entry *entry = xffi_type_entry_at(type_index);
+  if (!entry) {
+    xffi_type_unlock();
+    xffi_any_release(&method.method);
+    return raise_no_type(function, type_index);
+  }
+  if (reserve_one((const void **)&entry->stored.info.methods, entry->stored.info.num_methods, &entry->method_capacity,
+                  sizeof(xffi_method_info)) != XFFI_OK ||
+      copy_texts(texts, 3) != XFFI_OK) {
+    xffi_type_unlock();
+    xffi_any_release(&method.method);
+    return xffi_error_raise_out_of_memory();
+  }
+  ((xffi_method_info *)entry->stored.info.methods)[entry->stored.info.num_methods] = method;
+  __atomic_store_n(&entry->stored.info.num_methods, entry->stored.info.num_methods + 1, __ATOMIC_RELEASE);
+  xffi_type_unlock();
+  return XFFI_OK;
+}
+
+int xffi_type_register_metadata_in(const char *function, int32_t type_index, const xffi_type_metadata *metadata) {
+  if (!metadata) return xffi_raise_null_arg(function, "metadata");
+  if (check_text(function, "metadata->doc", &metadata->doc) != XFFI_OK) return XFFI_FAIL;
+  xffi_type_metadata copy = *metadata;
+  xffi_byte_array *texts[] = {&copy.doc};
+
+  xffi_type_lock();
+  xffi_type_entry *entry = xffi_type_entry_at(type_index);
+  if (!entry || entry->stored.info.metadata) {
+    xffi_type_unlock();
+    if (!entry) return raise_no_type(function, type_index);
+    return xffi_error_raise(XFFI_KIND_RUNTIME, "%s: the metadata of %s (index %d) is already registered", function,
+                            entry->stored.info.type_key.data, (int)type_index);
+  }
+  if (copy_texts(texts, 1) != XFFI_OK) {
+    xffi_type_unlock();
+    return xffi_error_raise_out_of_memory();
+  }
+  entry->metadata_storage = copy;
+  __atomic_store_n(&entry->stored.info.metadata, &entry->metadata_storage, __ATOMIC_RELEASE);
+  xffi_type_unlock();
+  return XFFI_OK;
+}
+
+/* ---- The xffi_* forms (xffi/reflection.h) ---- */
+
+int xffi_type_register_field(int32_t type_index, const xffi_field_info *info) {
+  return xffi_type_register_field_in(__func__, type_index, info);
+}
+
+int xffi_type_register_method(int32_t type_index, const xffi_method_info *info) {
+  return xffi_type_register_method_in(__func__, type_index, info);
+}
+
+int xffi_type_register_metadata(int32_t type_index, const xffi_type_metadata *metadata) {
+  return xffi_type_register_metadata_in(__func__, type_index, metadata);
+}
