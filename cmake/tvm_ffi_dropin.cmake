@@ -1,8 +1,8 @@
 # The libtvm_ffi.so drop-in (issue 15, docs/tvm-ffi.md): the objects of
 # libxffi linked once more as a shared library whose file name and SONAME are
 # libtvm_ffi.so, so that a program or library linked against tvm-ffi's
-# runtime (NEEDED libtvm_ffi.so) runs on xffi's. It exports what libxffi
-# exports: every xffi_* and TVMFFI* function (XFFI_API).
+# runtime (NEEDED libtvm_ffi.so) runs on xffi's. It exports every xffi_*
+# and TVMFFI* function (XFFI_API); libxffi.so exports xffi_* only.
 #
 # Built with the shared libraries (XFFI_TVM_FFI_DROPIN, ON); installed only
 # when asked for, as the component `tvm_ffi_dropin`:
@@ -31,6 +31,17 @@ if(XFFI_SHARED_LIBRARIES AND NOT WIN32 AND NOT APPLE)
       "would bind their own calls to other libraries' TVMFFI* functions")
   endif()
   target_link_options(xffi_shared PRIVATE ${XFFI_SYMBOLIC_FLAG})
+  # libxffi.so exports xffi_* only (the native API, cmake/xffi_native.map);
+  # the drop-in below exports tvm-ffi's names too. So a program that loads
+  # tvm-ffi's own libtvm_ffi.so next to libxffi.so never sees two definitions
+  # of a TVMFFI* function, and tvm-ffi's library (not -Bsymbolic) cannot bind
+  # its calls to xffi's. A program that hosts tvm-ffi kernels on xffi links
+  # xffi::tvm_ffi (C) or exports the static runtime's symbols (Rust).
+  xffi_linker_accepts(-Wl,--version-script=${PROJECT_SOURCE_DIR}/cmake/xffi_native.map XFFI_LINKER_HAS_VERSION_SCRIPT)
+  if(XFFI_LINKER_HAS_VERSION_SCRIPT)
+    target_link_options(xffi_shared PRIVATE -Wl,--version-script=${PROJECT_SOURCE_DIR}/cmake/xffi_native.map)
+    set_property(TARGET xffi_shared APPEND PROPERTY LINK_DEPENDS ${PROJECT_SOURCE_DIR}/cmake/xffi_native.map)
+  endif()
 endif()
 
 if(XFFI_TVM_FFI_DROPIN)

@@ -26,7 +26,7 @@ if(NOT CMAKE_CXX_COMPILER AND CMAKE_C_COMPILER_ID MATCHES "Clang")
 endif()
 include(CheckLanguage)
 check_language(CXX)
-if(CMAKE_CXX_COMPILER)
+if(CMAKE_CXX_COMPILER AND TARGET xffi_tvm_ffi)
   enable_language(CXX)
   # Built as tvm-ffi's users build: the wheel's headers, no runtime linked
   # (its TVMFFI* stay undefined until the process provides them).
@@ -37,7 +37,7 @@ if(CMAKE_CXX_COMPILER)
 
   add_executable(test_one_runtime_c_host ${XFFI_ARRANGEMENTS_DIR}/test_one_runtime_c_host.c)
   target_include_directories(test_one_runtime_c_host PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/c)
-  target_link_libraries(test_one_runtime_c_host PRIVATE xffi_shared PkgConfig::CMOCKA ${CMAKE_DL_LIBS})
+  target_link_libraries(test_one_runtime_c_host PRIVATE xffi_tvm_ffi PkgConfig::CMOCKA ${CMAKE_DL_LIBS})
   target_compile_definitions(test_one_runtime_c_host PRIVATE
     XFFI_ARRANGEMENT_KERNEL="$<TARGET_FILE:xffi_arrangement_kernel>"
     XFFI_ARRANGEMENT_WHEEL_RUNTIME="${XFFI_WHEEL_RUNTIME}")
@@ -45,7 +45,7 @@ if(CMAKE_CXX_COMPILER)
   add_test(NAME test_one_runtime_c_host COMMAND test_one_runtime_c_host)
   set_tests_properties(test_one_runtime_c_host PROPERTIES LABELS one_runtime)
 else()
-  message(WARNING "arrangements: no C++ compiler; test_one_runtime_c_host is not built")
+  message(WARNING "arrangements: no C++ compiler or no drop-in; test_one_runtime_c_host is not built")
 endif()
 
 find_package(Python3 COMPONENTS Interpreter QUIET)

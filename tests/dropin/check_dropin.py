@@ -5,7 +5,7 @@
       SONAME libtvm_ffi.so; NEEDED only libc (and the loader, libpthread,
       libdl that threads and dl need on older glibc); <= 400 KB stripped
       (--no-size under sanitizers, whose instrumentation is not the
-      product); the same xffi_* exports as libxffi; no relocation binds a
+      product); the same xffi_* exports as libxffi, which exports nothing else; no relocation binds a
       call to one of its own exported functions through the global scope
       (-Bsymbolic-functions); no heap allocation of its own when loaded
       (as many as the reference library: the dynamic loader's own).
@@ -86,6 +86,9 @@ def check_properties(dropin, libxffi, load_allocs, reference, size_check):
     print(f"exports: {sum(n.startswith('xffi_') for n in ours)} xffi_*, {sum(n.startswith('TVMFFI') for n in ours)} TVMFFI*")
     if missing:
         failures.append(f"libxffi exports {len(missing)} xffi_* the drop-in does not: {missing[:10]}")
+    foreign = sorted(n for n in theirs if not n.startswith("xffi_"))
+    if foreign:
+        failures.append(f"libxffi exports names other than xffi_* (TVMFFI* belong to the drop-in only): {foreign[:10]}")
     for lib in (dropin, libxffi):
         functions = {n for n, t in defined_symbols(lib).items() if t in "TtiW" and (n.startswith("xffi_") or n.startswith("TVMFFI"))}
         bound = self_bound_calls(lib, functions)
