@@ -141,6 +141,25 @@ int xffi_error_new_bytes(xffi_object **out, xffi_byte_array kind, xffi_byte_arra
   return XFFI_OK;
 }
 
+xffi_object *xffi_error_create_quiet(xffi_byte_array kind, xffi_byte_array message, xffi_byte_array backtrace,
+                                     xffi_object *cause, xffi_object *extra_context) {
+  error_object *err = error_alloc(kind, message.size);
+  if (!err) return NULL;
+  if (message.size) memcpy((char *)err->cell.message.data, message.data, message.size);
+  if (backtrace.size) {
+    error_update_backtrace(err, &backtrace, XFFI_BACKTRACE_REPLACE);
+    if (err->cell.backtrace.size != backtrace.size) { /* out of memory */
+      xffi_free(err);
+      return NULL;
+    }
+  }
+  xffi_object_inc_ref_inline(cause);
+  xffi_object_inc_ref_inline(extra_context);
+  err->cell.cause_chain = cause;
+  err->cell.extra_context = extra_context;
+  return &err->header;
+}
+
 int xffi_error_new(xffi_object **out, const char *kind, const char *message) {
   XFFI_CHECK_ARG_NOT_NULL(out);
   XFFI_CHECK_ARG_NOT_NULL(kind);

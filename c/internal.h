@@ -95,6 +95,16 @@ void xffi_free_aligned(void *ptr);
  * whose contents own nothing: frees the memory on flag 2 or 3. */
 void xffi_deleter_plain(void *self, int flags);
 
+/* The object allocator protocol (c/tvm_object.c): a block for an object
+ * body of size bytes (alignment a power of two) with an
+ * xffi_object_alloc_header immediately before it, from the allocator set by
+ * TVMFFISetCustomAllocator or the built-in one; NULL with an error raised.
+ * xffi_runtime_object_free (for the last weak release; NULL ignored) gives
+ * such a body back through its header's delete_space. Never call it on an
+ * object another runtime or C++ inline code allocated. */
+void *xffi_runtime_object_alloc(size_t size, size_t alignment, int32_t type_index);
+void xffi_runtime_object_free(void *body);
+
 /* ---- Releasing nested objects with bounded stack ----
  * A deleter that releases other objects (elements, causes, owners) brackets
  * that work with these, so that releasing a deep nesting does not recurse
@@ -148,10 +158,22 @@ static inline void xffi_release_end(void) {
  * Argument checks and their messages ("<function>: <argument> <detail>")
  * are in c/check.h. */
 
-/* If tvm-ffi is in the process and its raised slot holds an error, moves it
- * into xffi's slot and returns 1; otherwise returns 0 and changes nothing.
- * For callers that saw a callee fail with xffi's slot empty (c/tvm_error.c). */
-int xffi_error_adopt_tvm_raised(void);
+/* A new Error (a new reference) with copies of kind, message and
+ * backtrace (each a view whose data may be NULL only when its size is 0),
+ * taking its own references to cause (an Error, or NULL) and extra_context
+ * (any object, or NULL), both borrowed. NULL when out of memory, with
+ * nothing raised: TVMFFIErrorCreate must not touch the raised slot. */
+xffi_object *xffi_error_create_quiet(xffi_byte_array kind, xffi_byte_array message, xffi_byte_array backtrace,
+                                     xffi_object *cause, xffi_object *extra_context);
+
+/* The calling thread's native stack as tvm-ffi's backtrace text (c/backtrace.c;
+ * borrowed, valid until the thread's next capture). first_kept is the return
+ * address into the runtime's caller: frames before it are the runtime's own
+ * and are left out (NULL keeps all). filename, lineno and func, when
+ * filename and func are given, replace the caller's frame. Unless
+ * cross_ffi_boundary, it stops at the FFI call or the Python interpreter. */
+const xffi_byte_array *xffi_backtrace_capture(void *first_kept, const char *filename, int lineno, const char *func,
+                                              int cross_ffi_boundary);
 
 /* ---- Validation of Any values that callers hand in ----
  * A foreign caller can fill an Any with any bits. The shapes that would make

@@ -103,4 +103,20 @@ void xffi_thread_yield(void);
  * bytes it got, fewer than size when there is no such source. */
 size_t xffi_os_random(void *buf, size_t size);
 
+/* ---- The native stack (c/platform_unwind.c) ----
+ * xffi_platform_stack writes up to max return addresses of the calling
+ * thread, innermost first (its own frame included), and returns how many:
+ * 0 where no unwinder exists. xffi_platform_describe_frame names the module
+ * (a path) and the nearest exported symbol of pc, with pc's offset from the
+ * symbol (or the module's base when there is no symbol); the texts are the
+ * loader's (borrowed, valid while the module stays loaded), each NULL when
+ * unknown. Returns 1 if the module is known, else 0. */
+typedef struct xffi_frame_description {
+  const char *module;
+  const char *symbol;
+  size_t offset;
+} xffi_frame_description;
+size_t xffi_platform_stack(void **frames, size_t max);
+int xffi_platform_describe_frame(void *pc, xffi_frame_description *out);
+
 #endif /* XFFI_PLATFORM_H */
