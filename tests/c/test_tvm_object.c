@@ -1,0 +1,179 @@
+/* tvm-ffi's version, reference counting, opaque objects and the custom
+ * allocator protocol (header before the body, delete_space on the last weak
+ * release, each object freed by the allocator that made it). */
+#include "failing_allocator.h"
+
+#include "test_util.h"
+
+#include <xffi/tvm_ffi.h>
+
+static void test_version_is_tvm_ffi_headers(void **state) {
+  (void)state;
+  xffi_tvm_version v = {9, 9, 9};
+  TVMFFIGetVersion(&v);
+  assert_int_equal(v.major, 0);
+  assert_int_equal(v.minor, 1);
+  assert_int_equal(v.patch, 16);
+  TVMFFIGetVersion(NULL); /* ignored, no crash */
+}
+
+static void test_inc_dec_ref(void **state) {
+  (void)state;
+  xffi_object *s = NULL;
+  assert_int_equal(xffi_string_from_c_str(&s, "a string longer than seven"), XFFI_OK);
+  assert_int_equal(TVMFFIObjectIncRef(s), 0);
+  assert_int_equal(xffi_object_strong_count(s), 2);
+  assert_int_equal(TVMFFIObjectDecRef(s), 0);
+  assert_int_equal(xffi_object_strong_count(s), 1);
+  assert_int_equal(TVMFFIObjectDecRef(s), 0);
+  assert_int_equal(TVMFFIObjectIncRef(NULL), -1);
+  expect_error(XFFI_KIND_VALUE, "TVMFFIObjectIncRef: obj is NULL");
+  assert_int_equal(TVMFFIObjectDecRef(NULL), -1);
+  expect_error(XFFI_KIND_VALUE, "TVMFFIObjectDecRef: obj is NULL");
+}
+
+static int handle_deleted;
+static void count_handle_delete(void *handle) {
+  assert_ptr_equal(handle, &handle_deleted);
+  handle_deleted++;
+}
+
+static void test_create_opaque(void **state) {
+  (void)state;
+  handle_deleted = 0;
+  void *obj = NULL;
+  assert_int_equal(TVMFFIObjectCreateOpaque(&handle_deleted, 74, count_handle_delete, &obj), 0);
+  assert_int_equal(((xffi_object *)obj)->type_index, 74);
+  /* tvm-ffi's TVMFFIOpaqueObjectCell: the handle right after the header. */
+  assert_ptr_equal(*XFFI_OBJECT_CELL(void *, obj), &handle_deleted);
+  assert_int_equal(xffi_object_strong_count(obj), 1);
+  TVMFFIObjectIncRef(obj);
+  TVMFFIObjectDecRef(obj);
+  assert_int_equal(handle_deleted, 0);
+  TVMFFIObjectDecRef(obj);
+  assert_int_equal(handle_deleted, 1);
+  /* A NULL deleter is allowed: nothing to call. */
+  assert_int_equal(TVMFFIObjectCreateOpaque(NULL, 74, NULL, &obj), 0);
+  TVMFFIObjectDecRef(obj);
+}
+
+static void test_create_opaque_bad_input(void **state) {
+  (void)state;
+  void *obj = (void *)0x1;
+  assert_int_equal(TVMFFIObjectCreateOpaque(NULL, 75, NULL, &obj), -1);
+  assert_null(obj);
+  expect_error(XFFI_KIND_RUNTIME,
+               "TVMFFIObjectCreateOpaque: type_index must be 74 (ffi.OpaquePyObject), the only opaque type, got 75");
+  assert_int_equal(TVMFFIObjectCreateOpaque(NULL, 74, NULL, NULL), -1);
+  expect_error(XFFI_KIND_VALUE, "TVMFFIObjectCreateOpaque: out is NULL");
+}
+
+static void test_create_opaque_out_of_memory(void **state) {
+  (void)state;
+  void *obj = NULL;
+  failing_allocator_fail_after(0);
+  assert_int_equal(TVMFFIObjectCreateOpaque(NULL, 74, NULL, &obj), -1);
+  failing_allocator_fail_after(-1);
+  assert_null(obj);
+  assert_raised(XFFI_KIND_MEMORY, "out of memory");
+}
+
+/* A counting allocator with a private 16-byte prefix, as tvm_ffi's Python
+ * installs: {tag; header} before the body. */
+typedef struct counting {
+  int allocated, freed, fail_without_raising;
+  int32_t last_type_index;
+} counting;
+static counting counter;
+
+static void counting_delete_space(void *body) {
+  counter.freed++;
+  free((char *)body - 16);
+}
+
+static void *counting_allocate(size_t size, size_t alignment, int32_t type_index, void *context) {
+  counting *c = context;
+  assert_true(alignment <= 16);
+  if (c->fail_without_raising) return NULL;
+  char *block = aligned_alloc(16, 16 + ((size + 15) / 16) * 16);
+  if (!block) return NULL;
+  char *body = block + 16;
+  ((xffi_object_alloc_header *)(void *)(body - 8))->delete_space = counting_delete_space;
+  c->allocated++;
+  c->last_type_index = type_index;
+  return body;
+}
+
+static void test_custom_allocator_protocol(void **state) {
+  (void)state;
+  xffi_custom_allocator *builtin = TVMFFIGetCustomAllocator();
+  assert_non_null(builtin);
+  assert_non_null(builtin->allocate);
+  /* The built-in one puts a header before the body too. */
+  void *obj = NULL;
+  assert_int_equal(TVMFFIObjectCreateOpaque(NULL, 74, NULL, &obj), 0);
+  assert_non_null(((xffi_object_alloc_header *)obj - 1)->delete_space);
+  TVMFFIObjectDecRef(obj);
+  /* Called directly, it returns a body with a header, freed by delete_space. */
+  void *body = builtin->allocate(40, 8, 74, builtin->context);
+  assert_non_null(body);
+  assert_int_equal((uintptr_t)body % 16, 0);
+  ((xffi_object_alloc_header *)body - 1)->delete_space(body);
+  body = builtin->allocate(64, 64, 74, builtin->context);
+  assert_int_equal((uintptr_t)body % 64, 0);
+  ((xffi_object_alloc_header *)body - 1)->delete_space(body);
+
+  memset(&counter, 0, sizeof(counter));
+  xffi_custom_allocator mine = {counting_allocate, &counter};
+  assert_int_equal(TVMFFISetCustomAllocator(&mine), 0);
+  assert_ptr_equal(TVMFFIGetCustomAllocator(), &mine); /* borrowed, not copied */
+  void *a = NULL, *b = NULL;
+  assert_int_equal(TVMFFIObjectCreateOpaque(NULL, 74, NULL, &a), 0);
+  assert_int_equal(counter.allocated, 1);
+  assert_int_equal(counter.last_type_index, 74);
+  /* A weak reference keeps the memory after the last strong one. */
+  xffi_weak *weak = NULL;
+  assert_int_equal(xffi_weak_new(&weak, a), XFFI_OK);
+  TVMFFIObjectDecRef(a);
+  assert_int_equal(counter.freed, 0);
+  xffi_weak_release(weak);
+  assert_int_equal(counter.freed, 1);
+  /* An object outlives the allocator's replacement and still goes back to it. */
+  assert_int_equal(TVMFFIObjectCreateOpaque(NULL, 74, NULL, &b), 0);
+  assert_int_equal(TVMFFISetCustomAllocator(NULL), 0);
+  assert_ptr_equal(TVMFFIGetCustomAllocator(), builtin);
+  TVMFFIObjectDecRef(b);
+  assert_int_equal(counter.allocated, 2);
+  assert_int_equal(counter.freed, 2);
+}
+
+static void test_custom_allocator_failures(void **state) {
+  (void)state;
+  memset(&counter, 0, sizeof(counter));
+  counter.fail_without_raising = 1;
+  xffi_custom_allocator mine = {counting_allocate, &counter};
+  assert_int_equal(TVMFFISetCustomAllocator(&mine), 0);
+  void *obj = (void *)0x1;
+  assert_int_equal(TVMFFIObjectCreateOpaque(NULL, 74, NULL, &obj), -1);
+  assert_null(obj);
+  assert_raised(XFFI_KIND_MEMORY, "out of memory"); /* it raised nothing: the runtime does */
+  TVMFFISetCustomAllocator(NULL);
+  xffi_custom_allocator broken = {NULL, NULL};
+  assert_int_equal(TVMFFISetCustomAllocator(&broken), -1);
+  expect_error(XFFI_KIND_VALUE, "TVMFFISetCustomAllocator: allocator->allocate is NULL");
+  assert_ptr_not_equal(TVMFFIGetCustomAllocator(), &broken);
+}
+
+int main(void) {
+  failing_allocator_install();
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_version_is_tvm_ffi_headers),
+      cmocka_unit_test(test_inc_dec_ref),
+      cmocka_unit_test(test_create_opaque),
+      cmocka_unit_test(test_create_opaque_bad_input),
+      cmocka_unit_test(test_create_opaque_out_of_memory),
+      cmocka_unit_test(test_custom_allocator_protocol),
+      cmocka_unit_test(test_custom_allocator_failures),
+  };
+  return cmocka_run_group_tests_name("tvm_object", tests, NULL, NULL);
+}
