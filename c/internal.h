@@ -210,6 +210,14 @@ static inline int xffi_any_check(const char *fn, const char *what, const xffi_an
   return XFFI_LIKELY(xffi_any_is_well_formed(v)) ? XFFI_OK : xffi_any_raise_malformed(fn, what, v);
 }
 
+/* ---- Tensors ---- */
+/* A Tensor describing prototype (borrowed; ndim >= 0 and a shape when
+ * ndim > 0, checked by the caller): its data pointer, dtype, device and
+ * byte_offset as they are, shape and strides copied (compact strides when
+ * NULL). It holds a new reference to source (borrowed) and frees no data.
+ * *out receives a new reference, or NULL with MemoryError (c/tensor.c). */
+int xffi_tensor_view_new(xffi_object **out, xffi_object *source, const DLTensor *prototype);
+
 /* ---- Strings ---- */
 /* The total allocation size for a String/Bytes of n bytes, or 0 on overflow. */
 size_t xffi_string_alloc_size(size_t n);

@@ -225,6 +225,42 @@ int xffi_tensor_new(xffi_object **out, const int64_t *shape, int32_t ndim, DLDat
   return XFFI_OK;
 }
 
+/* A view (TVMFFITensorCreateUnsafeView): producer holds a strong reference
+ * to the source Tensor, and the memory comes from the runtime's object
+ * allocator (the header protocol of c/tvm_object.c). */
+static void deleter_view(void *self, int flags) {
+  tensor_object *t = (tensor_object *)self;
+  if (flags & XFFI_DELETE_CONTENTS) {
+    if (xffi_release_begin(t, flags, deleter_view)) return;
+    xffi_object_dec_ref_inline(t->producer);
+    xffi_release_end();
+  }
+  if (flags & XFFI_DELETE_MEMORY) xffi_runtime_object_free(self);
+}
+
+int xffi_tensor_view_new(xffi_object **out, xffi_object *source, const DLTensor *prototype) {
+  *out = NULL;
+  int32_t ndim = prototype->ndim;
+  tensor_object *t = xffi_runtime_object_alloc(header_size(ndim), _Alignof(tensor_object), XFFI_TYPE_TENSOR);
+  if (!t) return XFFI_FAIL;
+  xffi_object_init(&t->header, XFFI_TYPE_TENSOR, deleter_view);
+  t->dl = *prototype;
+  t->dl.shape = t->dims;
+  t->dl.strides = t->dims + ndim;
+  t->flags = 0;
+  xffi_object_inc_ref_inline(source);
+  t->producer = source;
+  if (ndim) {
+    memcpy(t->dims, prototype->shape, (size_t)ndim * sizeof(int64_t));
+    if (prototype->strides)
+      memcpy(t->dims + ndim, prototype->strides, (size_t)ndim * sizeof(int64_t));
+    else
+      compact_strides(t->dims + ndim, t->dims, ndim);
+  }
+  *out = &t->header;
+  return XFFI_OK;
+}
+
 /* ---- Import ---- */
 
 /* The deleters of our own exports, to recognise a round trip. */
