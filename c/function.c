@@ -119,7 +119,7 @@ int xffi_function_call_raw(xffi_object *func, const xffi_any *args, int32_t num_
 
 int xffi_function_call_failed_(xffi_any *result, int status) {
   xffi_any_release(result);
-  if (!xffi_raised_slot)
+  if (!xffi_raised_slot && !xffi_error_adopt_tvm_raised())
     return xffi_error_raise(XFFI_KIND_RUNTIME,
                             "xffi_function_call: the callee returned status %d without raising an error", status);
   return XFFI_FAIL;

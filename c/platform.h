@@ -32,9 +32,10 @@ void *xffi_library_symbol(void *library, const char *name);
 /* The address of name only if library itself defines it (not one of its
  * dependencies), or NULL. */
 void *xffi_library_own_symbol(void *library, const char *name);
-/* name in the program or any library already loaded under library_stem (the
- * platform's prefix and suffix are added: "tvm_ffi" is libtvm_ffi.so,
- * libtvm_ffi.dylib or tvm_ffi.dll); never loads anything. NULL if absent. */
+/* name in the library already loaded under library_stem (the platform's
+ * prefix and suffix are added: "tvm_ffi" is libtvm_ffi.so, libtvm_ffi.dylib
+ * or tvm_ffi.dll), else in the program's global scope; never loads
+ * anything. NULL if absent. */
 void *xffi_loaded_symbol(const char *library_stem, const char *name);
 
 /* ---- Aligned allocation (alignment: a power of two) ----
@@ -118,5 +119,8 @@ typedef struct xffi_frame_description {
 } xffi_frame_description;
 size_t xffi_platform_stack(void **frames, size_t max);
 int xffi_platform_describe_frame(void *pc, xffi_frame_description *out);
+/* Whether addresses a and b lie in the same loaded module (where the loader
+ * cannot say: whether they are equal). */
+int xffi_platform_same_module(const void *a, const void *b);
 
 #endif /* XFFI_PLATFORM_H */

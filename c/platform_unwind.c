@@ -2,7 +2,8 @@
  * (c/backtrace.c). Where the C library has an unwinder (glibc, macOS and the
  * BSDs: <execinfo.h>) the return addresses come from it and dladdr names
  * their module and nearest exported symbol; elsewhere (musl, Windows, WASI)
- * there are no frames and the backtrace is empty text. */
+ * there are no frames and the backtrace is empty text. The same loader
+ * query says whether two addresses lie in one module. */
 #if defined(__APPLE__)
 #  define _DARWIN_C_SOURCE /* dladdr */
 #elif !defined(_WIN32)
@@ -40,6 +41,12 @@ int xffi_platform_describe_frame(void *pc, xffi_frame_description *out) {
   return 1;
 }
 
+int xffi_platform_same_module(const void *a, const void *b) {
+  Dl_info ia, ib;
+  if (!dladdr(a, &ia) || !dladdr(b, &ib)) return 0;
+  return ia.dli_fbase == ib.dli_fbase;
+}
+
 #else
 
 size_t xffi_platform_stack(void **frames, size_t max) {
@@ -55,5 +62,9 @@ int xffi_platform_describe_frame(void *pc, xffi_frame_description *out) {
   out->offset = 0;
   return 0;
 }
+
+/* Without a loader to ask, two addresses are taken to be in one module only
+ * when they are equal. */
+int xffi_platform_same_module(const void *a, const void *b) { return a == b; }
 
 #endif

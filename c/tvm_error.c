@@ -1,13 +1,23 @@
 /* c/tvm_error.c: tvm-ffi's error functions (TVMFFIError*), over xffi's one
  * thread-local raised slot (c/error.c). xffi's own API and every TVMFFI*
- * caller read and write the same slot, so an error raised on either side is
- * seen on the other with no copying or forwarding. */
+ * caller served by this library read and write the same slot, so an error
+ * raised on either side is seen on the other with no copying, and xffi's
+ * own code never calls a TVMFFI* name (another runtime could interpose it).
+ *
+ * Two runtimes in one process (the wheel's libtvm_ffi.so beside xffi, each
+ * serving its own callers) keep two slots. Only then, and only on failure
+ * paths, errors are handed across: a function xffi exports that fails also
+ * gives the error to the other runtime (xffi_error_forward_to_tvm), whose
+ * callers read only its slot, and an xffi caller of the other runtime's
+ * Function that failed takes the error from there
+ * (xffi_error_adopt_tvm_raised). With one runtime both find nothing. */
 #include <string.h>
 
 #include <xffi/tvm_ffi.h>
 
 #include "check.h"
 #include "internal.h"
+#include "platform.h"
 
 #if defined(__GNUC__) || defined(__clang__)
 #  define RETURN_ADDRESS() __builtin_return_address(0)
@@ -15,9 +25,41 @@
 #  define RETURN_ADDRESS() NULL
 #endif
 
+/* name in another tvm-ffi runtime loaded in the process (the wheel's
+ * libtvm_ffi.so), or NULL when there is none or the one found is this
+ * library (compared by module, not by address: a runtime loaded globally
+ * may have interposed this library's own references to the name). Looked
+ * up on failure paths only; never loads anything. */
+static void *foreign_symbol(const char *name) {
+  void *found = xffi_loaded_symbol("tvm_ffi", name);
+  if (!found || xffi_platform_same_module(found, (void *)(uintptr_t)&xffi_raise_clock)) return NULL;
+  return found;
+}
+
+typedef void (*set_raised_fn)(void *error);
+typedef void (*move_raised_fn)(void **result);
+
+int xffi_error_adopt_tvm_raised(void) {
+  union {
+    void *p;
+    move_raised_fn f;
+  } move = {foreign_symbol("TVMFFIErrorMoveFromRaised")};
+  if (!move.p) return 0;
+  void *err = NULL;
+  move.f(&err);
+  if (!err) return 0;
+  xffi_error_set_raised(err); /* steals it; refuses a non-Error */
+  return 1;
+}
+
 int xffi_error_forward_to_tvm(void) {
-  if (!xffi_raised_slot)
-    xffi_error_raise(XFFI_KIND_RUNTIME, "an xffi function failed without raising an error");
+  if (!xffi_raised_slot) xffi_error_raise(XFFI_KIND_RUNTIME, "an xffi function failed without raising an error");
+  union {
+    void *p;
+    set_raised_fn f;
+  } foreign = {foreign_symbol("TVMFFIErrorSetRaised")};
+  /* It takes its own reference: the error stays in xffi's slot as well. */
+  if (foreign.p && xffi_raised_slot) foreign.f(xffi_raised_slot);
   return XFFI_FAIL;
 }
 

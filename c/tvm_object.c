@@ -35,57 +35,62 @@ int TVMFFIObjectDecRef(void *obj) {
   return 0;
 }
 
-/* ---- The allocator protocol ---- */
+/* ---- The allocator protocol (see internal.h) ---- */
 
-/* The built-in allocator: the library's aligned allocation (so an allocator
- * installed with xffi_allocator_install backs it too). The block starts
- * with a prefix of max(16, alignment) bytes whose last 8 are the header and
- * whose first pointer is the block itself, for delete_space. */
-#define DEFAULT_PREFIX 16
+void xffi_object_space_free_prefixed(void *body) { xffi_free((char *)body - XFFI_OBJECT_SPACE_PREFIX); }
 
-static void default_delete_space(void *body) {
-  void *block = *(void **)((char *)body - DEFAULT_PREFIX);
+/* Bodies aligned beyond what xffi_alloc guarantees: an aligned block whose
+ * prefix is max(16, alignment) bytes and whose first word points at the
+ * block, for delete_space. */
+static void free_aligned_space(void *body) {
+  void *block = *(void **)((char *)body - XFFI_OBJECT_SPACE_PREFIX);
   xffi_free_aligned(block);
 }
 
-static void *default_allocate(size_t size, size_t alignment, int32_t type_index, void *context) {
+static void *builtin_allocate(size_t size, size_t alignment, int32_t type_index, void *context) {
   (void)type_index;
   (void)context;
-  size_t prefix = alignment > DEFAULT_PREFIX ? alignment : DEFAULT_PREFIX;
-  if (size > SIZE_MAX - prefix) {
-    xffi_error_raise_out_of_memory();
-    return NULL;
+  if (alignment <= _Alignof(max_align_t)) {
+    char *block = xffi_object_space_block(size);
+    if (!block) {
+      xffi_error_raise_out_of_memory();
+      return NULL;
+    }
+    return block + XFFI_OBJECT_SPACE_PREFIX;
   }
-  char *block = xffi_alloc_aligned(prefix, prefix + size);
+  size_t prefix = alignment > XFFI_OBJECT_SPACE_PREFIX ? alignment : XFFI_OBJECT_SPACE_PREFIX;
+  char *block = size > SIZE_MAX - prefix ? NULL : xffi_alloc_aligned(prefix, prefix + size);
   if (!block) {
     xffi_error_raise_out_of_memory();
     return NULL;
   }
   char *body = block + prefix;
-  *(void **)(body - DEFAULT_PREFIX) = block;
-  ((xffi_object_alloc_header *)(void *)(body - sizeof(xffi_object_alloc_header)))->delete_space =
-      default_delete_space;
+  *(void **)(body - XFFI_OBJECT_SPACE_PREFIX) = block;
+  ((xffi_object_alloc_header *)(void *)(body - sizeof(xffi_object_alloc_header)))->delete_space = free_aligned_space;
   return body;
 }
 
-static xffi_custom_allocator default_allocator = {default_allocate, NULL};
-/* The allocator set by TVMFFISetCustomAllocator, or NULL (borrowed). */
-static _Atomic(xffi_custom_allocator *) custom_allocator;
+static xffi_custom_allocator builtin_allocator = {builtin_allocate, NULL};
+_Atomic(xffi_custom_allocator *) xffi_custom_allocator_set;
 
-xffi_custom_allocator *TVMFFIGetCustomAllocator(void) {
-  xffi_custom_allocator *a = atomic_load_explicit(&custom_allocator, memory_order_acquire);
-  return a ? a : &default_allocator;
+/* Internal callers use this, never the exported name, which another
+ * runtime loaded globally could interpose. */
+static xffi_custom_allocator *allocator_in_use(void) {
+  xffi_custom_allocator *a = atomic_load_explicit(&xffi_custom_allocator_set, memory_order_acquire);
+  return a ? a : &builtin_allocator;
 }
+
+xffi_custom_allocator *TVMFFIGetCustomAllocator(void) { return allocator_in_use(); }
 
 int TVMFFISetCustomAllocator(xffi_custom_allocator *allocator) {
   if (allocator && !allocator->allocate)
     return xffi_error_raise(XFFI_KIND_VALUE, "%s: allocator->allocate is NULL", __func__);
-  atomic_store_explicit(&custom_allocator, allocator, memory_order_release);
+  atomic_store_explicit(&xffi_custom_allocator_set, allocator, memory_order_release);
   return 0;
 }
 
-void *xffi_runtime_object_alloc(size_t size, size_t alignment, int32_t type_index) {
-  xffi_custom_allocator *a = TVMFFIGetCustomAllocator();
+void *xffi_runtime_object_alloc_slow(size_t size, size_t alignment, int32_t type_index) {
+  xffi_custom_allocator *a = allocator_in_use();
   uint64_t begun = xffi_raise_clock_now();
   void *body = a->allocate(size, alignment, type_index, a->context);
   if (!body) {
