@@ -88,21 +88,24 @@ static counting counter;
 
 static void counting_delete_space(void *body) {
   counter.freed++;
-  free((char *)body - 16);
+  free(*(void **)((char *)body - 16));
 }
 
 static void *counting_allocate(size_t size, size_t alignment, int32_t type_index, void *context) {
   counting *c = context;
-  assert_true(alignment <= 16);
   if (c->fail_without_raising) return NULL;
-  char *block = aligned_alloc(16, 16 + ((size + 15) / 16) * 16);
+  size_t prefix = alignment > 16 ? alignment : 16;
+  char *block = aligned_alloc(prefix, ((prefix + size + prefix - 1) / prefix) * prefix);
   if (!block) return NULL;
-  char *body = block + 16;
+  char *body = block + prefix;
+  *(void **)(body - 16) = block;
   ((xffi_object_alloc_header *)(void *)(body - 8))->delete_space = counting_delete_space;
   c->allocated++;
   c->last_type_index = type_index;
   return body;
 }
+
+static xffi_object_alloc_header *header_of(const void *obj) { return (xffi_object_alloc_header *)obj - 1; }
 
 static void test_custom_allocator_protocol(void **state) {
   (void)state;
@@ -147,6 +150,51 @@ static void test_custom_allocator_protocol(void **state) {
   assert_int_equal(counter.freed, 2);
 }
 
+/* Every kind of object the runtime allocates has the header, from the
+ * built-in allocator and from a custom one. */
+static void test_every_runtime_object_has_the_header(void **state) {
+  (void)state;
+  for (int custom = 0; custom < 2; ++custom) {
+    memset(&counter, 0, sizeof(counter));
+    xffi_custom_allocator mine = {counting_allocate, &counter};
+    if (custom) assert_int_equal(TVMFFISetCustomAllocator(&mine), 0);
+    xffi_object *str = NULL, *bytes = NULL, *err = NULL, *tensor = NULL;
+    assert_int_equal(xffi_string_from_c_str(&str, "a string of more than seven bytes"), XFFI_OK);
+    assert_int_equal(xffi_bytes_new(&bytes, "bytes", 5), XFFI_OK);
+    assert_int_equal(xffi_error_new(&err, "ValueError", "message"), XFFI_OK);
+    int64_t shape[] = {3, 3};
+    assert_int_equal(xffi_tensor_new(&tensor, shape, 2, (DLDataType){kDLFloat, 32, 1}), XFFI_OK);
+    assert_int_equal((uintptr_t)xffi_tensor_cell_of_unchecked(tensor)->data % XFFI_TENSOR_ALIGNMENT, 0);
+    int64_t words[] = {1, 2};
+    xffi_byte_array in = {(const char *)words, sizeof(words)};
+    xffi_any big;
+    assert_int_equal(TVMFFIBigIntFromByteArray(&in, &big), 0);
+    xffi_object *objects[] = {str, bytes, err, tensor, big.v_obj};
+    for (size_t i = 0; i < 5; ++i) {
+      assert_non_null(header_of(objects[i])->delete_space);
+      if (custom) assert_ptr_equal(header_of(objects[i])->delete_space, counting_delete_space);
+    }
+    if (custom) {
+      assert_int_equal(counter.allocated, 5);
+      assert_int_equal(counter.last_type_index, XFFI_TYPE_BIGINT);
+      assert_int_equal(TVMFFISetCustomAllocator(NULL), 0);
+      /* A String from the custom allocator (no cached hash word) finds the
+       * same map entry as an equal built-in one. */
+      xffi_object *again = NULL, *map = NULL;
+      assert_int_equal(xffi_string_from_c_str(&again, "a string of more than seven bytes"), XFFI_OK);
+      xffi_any key = xffi_any_object(again), value = xffi_any_int(5), probe = xffi_any_object(str);
+      assert_int_equal(xffi_map_new(&map, &key, &value, 1), XFFI_OK);
+      int found = 0;
+      assert_int_equal(xffi_map_contains(&found, map, &probe), XFFI_OK);
+      assert_true(found);
+      xffi_object_dec_ref(map);
+      xffi_object_dec_ref(again);
+    }
+    for (size_t i = 0; i < 5; ++i) xffi_object_dec_ref(objects[i]);
+    if (custom) assert_int_equal(counter.freed, 5);
+  }
+}
+
 static void test_custom_allocator_failures(void **state) {
   (void)state;
   memset(&counter, 0, sizeof(counter));
@@ -173,6 +221,7 @@ int main(void) {
       cmocka_unit_test(test_create_opaque_bad_input),
       cmocka_unit_test(test_create_opaque_out_of_memory),
       cmocka_unit_test(test_custom_allocator_protocol),
+      cmocka_unit_test(test_every_runtime_object_has_the_header),
       cmocka_unit_test(test_custom_allocator_failures),
   };
   return cmocka_run_group_tests_name("tvm_object", tests, NULL, NULL);
