@@ -73,12 +73,14 @@ XFFI_API int xffi_error_pass(const char *frame);
 
 /* Ends a failing function that tvm-ffi code may call: `return
  * xffi_error_forward_to_tvm();`. xffi serves tvm-ffi's C ABI over the same
- * thread-local slot (TVMFFIErrorMoveFromRaised reads xffi's slot), so a
+ * thread-local slot (TVMFFIErrorMoveFromRaised reads xffi's slot), so the
  * raised error stays where it is; when none is raised a RuntimeError is, so
- * a tvm-ffi caller never sees a failure without an error. Always returns
- * XFFI_FAIL. XFFI_EXPORT_FUNCTION does it for exported functions by itself.
- * (Before xffi served the ABI itself this moved the error into a separate
- * tvm-ffi library's slot; kept for the Rust crate and existing callers.) */
+ * a caller never sees a failure without an error. When a distinct tvm-ffi
+ * runtime is loaded as well (the wheel's libtvm_ffi.so beside xffi), that
+ * runtime's slot gets the same error (it takes its own reference), since its
+ * callers read only there. Always returns XFFI_FAIL. XFFI_EXPORT_FUNCTION
+ * does it for exported functions by itself. Looks symbols up: meant for the
+ * failure path. */
 XFFI_API int xffi_error_forward_to_tvm(void);
 
 /* Sets err's cause (err borrowed; steals the reference to cause, even on
