@@ -217,6 +217,14 @@ static void test_out_of_memory(void **state) {
   (void)state;
   xffi_byte_array kind = text("E"), msg = text("m"), bt = text("  File \"x\", line 1, in f\n");
   TVMFFIBacktrace(NULL, 0, NULL, 0); /* the thread's backtrace buffer exists */
+  /* An error already raised is still there after a failed ErrorCreate. */
+  xffi_error_raise(XFFI_KIND_KEY, "raised before");
+  failing_allocator_fail_after(0);
+  void *none = (void *)0x1;
+  assert_int_equal(TVMFFIErrorCreate(&kind, &msg, NULL, &none), -1);
+  failing_allocator_fail_after(-1);
+  assert_null(none);
+  expect_error(XFFI_KIND_KEY, "raised before");
   for (int n = 0;; ++n) {
     uint64_t before = failing_successes - failing_frees;
     void *err = NULL;
