@@ -141,7 +141,6 @@ const xffi_byte_array *xffi_backtrace_capture(void *first_kept, const char *file
 #  define RETURN_ADDRESS() NULL
 #endif
 
-const xffi_byte_array *TVMFFIBacktrace(const char *filename, int lineno, const char *func,
-                                       int cross_ffi_boundary) {
+const xffi_byte_array *TVMFFIBacktrace(const char *filename, int lineno, const char *func, int cross_ffi_boundary) {
   return xffi_backtrace_capture(RETURN_ADDRESS(), filename, lineno, func, cross_ffi_boundary);
 }

@@ -88,19 +88,19 @@ _Static_assert(sizeof(string_head) == STRING_PREFIX + sizeof(xffi_object) &&
                    offsetof(string_head, delete_space) == STRING_PREFIX - sizeof(void (*)(void *)),
                "the hash word, the allocation header, then the object header");
 
-#define STRING_HEAD(type)                                                                      \
-  {                                                                                            \
-    0, xffi_object_space_free_prefixed, {                                                      \
-      XFFI_REF_INITIAL, (type), 0, { .deleter = xffi_string_deleter }                          \
-    }                                                                                          \
+#define STRING_HEAD(type)                                             \
+  {                                                                   \
+    0, xffi_object_space_free_prefixed, {                             \
+      XFFI_REF_INITIAL, (type), 0, { .deleter = xffi_string_deleter } \
+    }                                                                 \
   }
 static const string_head string_heads[2] = {STRING_HEAD(XFFI_TYPE_STRING), STRING_HEAD(XFFI_TYPE_BYTES)};
 
 /* string_build when a custom allocator is set (out of line). */
 static int __attribute__((noinline))
 string_build_custom(xffi_object **out, const char *data, size_t size, int32_t type_index) {
-  string_object *s = xffi_runtime_object_alloc_slow(sizeof(string_object) + size + 1, _Alignof(string_object),
-                                                    type_index);
+  string_object *s =
+      xffi_runtime_object_alloc_slow(sizeof(string_object) + size + 1, _Alignof(string_object), type_index);
   if (!s) {
     *out = NULL;
     return XFFI_FAIL; /* the allocator raised */

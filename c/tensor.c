@@ -207,8 +207,8 @@ int xffi_tensor_new(xffi_object **out, const int64_t *shape, int32_t ndim, DLDat
   if (nbytes > SIZE_MAX - data_offset)
     return xffi_error_raise(XFFI_KIND_VALUE, "%s: %llu bytes of data do not fit in memory", __func__,
                             (unsigned long long)nbytes);
-  tensor_object *t = (tensor_object *)xffi_runtime_object_alloc(data_offset + (size_t)nbytes, XFFI_TENSOR_ALIGNMENT,
-                                                                XFFI_TYPE_TENSOR);
+  tensor_object *t =
+      (tensor_object *)xffi_runtime_object_alloc(data_offset + (size_t)nbytes, XFFI_TENSOR_ALIGNMENT, XFFI_TYPE_TENSOR);
   if (!t) return XFFI_FAIL;
   xffi_object_init(&t->header, XFFI_TYPE_TENSOR, deleter_owned);
   char *data = (char *)t + data_offset;
@@ -306,8 +306,8 @@ adopt_checked(xffi_object **out, const char *fn, const DLTensor *src, void *prod
     return xffi_error_raise(XFFI_KIND_VALUE, "%s: data is NULL but the tensor has %lld elements", fn, (long long)numel);
   if (address_span_ok(fn, src, numel) != XFFI_OK) return XFFI_FAIL;
   int32_t ndim = src->ndim;
-  tensor_object *t = (tensor_object *)xffi_runtime_object_alloc(header_size(ndim), _Alignof(tensor_object),
-                                                                XFFI_TYPE_TENSOR);
+  tensor_object *t =
+      (tensor_object *)xffi_runtime_object_alloc(header_size(ndim), _Alignof(tensor_object), XFFI_TYPE_TENSOR);
   if (!t) return XFFI_FAIL;
   xffi_object *obj = adopted_init(t, src, ndim, producer, flags);
   if (ndim) {

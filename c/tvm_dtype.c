@@ -23,9 +23,24 @@ enum { CUSTOM_CODE_BEGIN = 129 };
 
 /* The family names by DLPack type code (tvm-ffi prints these); NULL: none. */
 static const char *const code_names[] = {
-    "int",          "uint",        "float",          "handle",        "bfloat",          NULL /* complex */,
-    "bool",         "float8_e3m4", "float8_e4m3",    "float8_e4m3b11fnuz", "float8_e4m3fn", "float8_e4m3fnuz",
-    "float8_e5m2",  "float8_e5m2fnuz", "float8_e8m0fnu", "float6_e2m3fn", "float6_e3m2fn", "float4_e2m1fn",
+    "int",
+    "uint",
+    "float",
+    "handle",
+    "bfloat",
+    NULL /* complex */,
+    "bool",
+    "float8_e3m4",
+    "float8_e4m3",
+    "float8_e4m3b11fnuz",
+    "float8_e4m3fn",
+    "float8_e4m3fnuz",
+    "float8_e5m2",
+    "float8_e5m2fnuz",
+    "float8_e8m0fnu",
+    "float6_e2m3fn",
+    "float6_e3m2fn",
+    "float4_e2m1fn",
 };
 enum { FIRST_NAMED_BITS_CODE = 7 }; /* float8_e3m4 and later spell their bits in the name */
 
@@ -81,7 +96,8 @@ static int parse_lanes(parse *p, int scalable, uint16_t *out) {
   uint32_t lanes = 0;
   if (parse_digits(p, &lanes) != XFFI_OK) return XFFI_FAIL;
   if (p->at == digits || lanes == 0)
-    return xffi_error_raise(XFFI_KIND_VALUE, "Invalid lanes specification in dtype '%.*s'. Lanes must be a positive integer.",
+    return xffi_error_raise(XFFI_KIND_VALUE,
+                            "Invalid lanes specification in dtype '%.*s'. Lanes must be a positive integer.",
                             (int)p->size, p->text);
   if (lanes > UINT16_MAX)
     return xffi_error_raise(XFFI_KIND_VALUE, "Lanes value %u is out of range for uint16_t in dtype '%.*s'",
@@ -115,9 +131,14 @@ static int parse_small_float(parse *p, size_t offset, const variant *variants, s
 }
 
 static const variant float8_variants[] = {
-    {"e4m3b11fnuz", kDLFloat8_e4m3b11fnuz}, {"e4m3fnuz", kDLFloat8_e4m3fnuz}, {"e4m3fn", kDLFloat8_e4m3fn},
-    {"e5m2fnuz", kDLFloat8_e5m2fnuz},       {"e8m0fnu", kDLFloat8_e8m0fnu},   {"e3m4", kDLFloat8_e3m4},
-    {"e4m3", kDLFloat8_e4m3},               {"e5m2", kDLFloat8_e5m2},
+    {"e4m3b11fnuz", kDLFloat8_e4m3b11fnuz},
+    {"e4m3fnuz", kDLFloat8_e4m3fnuz},
+    {"e4m3fn", kDLFloat8_e4m3fn},
+    {"e5m2fnuz", kDLFloat8_e5m2fnuz},
+    {"e8m0fnu", kDLFloat8_e8m0fnu},
+    {"e3m4", kDLFloat8_e3m4},
+    {"e4m3", kDLFloat8_e4m3},
+    {"e5m2", kDLFloat8_e5m2},
 };
 static const variant float6_variants[] = {{"e2m3fn", kDLFloat6_e2m3fn}, {"e3m2fn", kDLFloat6_e3m2fn}};
 static const variant float4_variants[] = {{"e2m1fn", kDLFloat4_e2m1fn}};
@@ -150,7 +171,8 @@ static int parse_custom(parse *p, DLDataType *out) {
   if (status != XFFI_OK) return XFFI_FAIL;
   if (result.type_index != XFFI_TYPE_INT || result.v_int64 < CUSTOM_CODE_BEGIN || result.v_int64 > 255) {
     xffi_any_release(&result);
-    return xffi_error_raise(XFFI_KIND_VALUE, "dtype.get_custom_type_code returned no custom type code (%d..255) for `%.*s`",
+    return xffi_error_raise(XFFI_KIND_VALUE,
+                            "dtype.get_custom_type_code returned no custom type code (%d..255) for `%.*s`",
                             CUSTOM_CODE_BEGIN, (int)name_size, name);
   }
   out->code = (uint8_t)result.v_int64;
@@ -168,7 +190,8 @@ static int parse_dtype(parse *p, DLDataType *out) {
   } else if (starts(p, 0, "bool")) {
     out->code = kDLBool, out->bits = 8, skip = 4;
   } else if (starts(p, 0, "float8_")) {
-    return parse_small_float(p, 7, float8_variants, sizeof(float8_variants) / sizeof(variant), 8, 0, "float8 type", out);
+    return parse_small_float(p, 7, float8_variants, sizeof(float8_variants) / sizeof(variant), 8, 0, "float8 type",
+                             out);
   } else if (starts(p, 0, "float6_")) {
     return parse_small_float(p, 7, float6_variants, 2, 6, 0, "float6 type", out);
   } else if (starts(p, 0, "float4_")) {

@@ -147,8 +147,8 @@ void TVMFFIErrorSetRaisedFromCStrParts(const char *kind, const char **message_pa
 static int check_text(const char *function, const char *argument, const xffi_byte_array *text) {
   if (!text) return xffi_error_raise(XFFI_KIND_VALUE, "%s: %s is NULL", function, argument);
   if (!text->data && text->size)
-    return xffi_error_raise(XFFI_KIND_VALUE, "%s: %s->data is NULL but %s->size is %zu", function, argument,
-                            argument, text->size);
+    return xffi_error_raise(XFFI_KIND_VALUE, "%s: %s->data is NULL but %s->size is %zu", function, argument, argument,
+                            text->size);
   return XFFI_OK;
 }
 
@@ -156,8 +156,7 @@ static int check_text(const char *function, const char *argument, const xffi_byt
  * (xffi's addition: tvm-ffi crashes on them); running out of memory returns
  * -1 with nothing raised, as tvm-ffi documents. */
 static int create_error(const char *function, const xffi_byte_array *kind, const xffi_byte_array *message,
-                        const xffi_byte_array *backtrace, xffi_object *cause, xffi_object *extra_context,
-                        void **out) {
+                        const xffi_byte_array *backtrace, xffi_object *cause, xffi_object *extra_context, void **out) {
   if (!out) return xffi_error_raise(XFFI_KIND_VALUE, "%s: out is NULL", function);
   *out = NULL;
   if (check_text(function, "kind", kind) || check_text(function, "message", message)) return XFFI_FAIL;
@@ -178,7 +177,7 @@ int TVMFFIErrorCreate(const xffi_byte_array *kind, const xffi_byte_array *messag
 }
 
 int TVMFFIErrorCreateWithCauseAndExtraContext(const xffi_byte_array *kind, const xffi_byte_array *message,
-                                              const xffi_byte_array *backtrace, void *cause_chain,
-                                              void *extra_context, void **out) {
+                                              const xffi_byte_array *backtrace, void *cause_chain, void *extra_context,
+                                              void **out) {
   return create_error(__func__, kind, message, backtrace, cause_chain, extra_context, out);
 }

@@ -53,8 +53,7 @@ static int check_requirements(const char *function, const DLTensor *t, int32_t r
   return XFFI_OK;
 }
 
-int TVMFFITensorFromDLPack(DLManagedTensor *from, int32_t require_alignment, int32_t require_contiguous,
-                           void **out) {
+int TVMFFITensorFromDLPack(DLManagedTensor *from, int32_t require_alignment, int32_t require_contiguous, void **out) {
   XFFI_CHECK_ARG_NOT_NULL(out);
   *out = NULL;
   XFFI_CHECK_ARG_NOT_NULL(from);

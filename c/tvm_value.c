@@ -16,8 +16,7 @@ int TVMFFIAnyViewToOwnedAny(const xffi_any *any_view, xffi_any *out) {
     xffi_object **slot = view.v_ptr;
     if (!slot) {
       *out = xffi_any_none();
-      return xffi_error_raise(XFFI_KIND_VALUE, "%s: any_view is an object rvalue reference with a NULL slot",
-                              __func__);
+      return xffi_error_raise(XFFI_KIND_VALUE, "%s: any_view is an object rvalue reference with a NULL slot", __func__);
     }
     xffi_object *obj = *slot;
     if (!obj) {
@@ -43,8 +42,8 @@ static int text_from(const char *function, const xffi_byte_array *input, xffi_an
   if (!input) return xffi_error_raise(XFFI_KIND_VALUE, "%s: input is NULL", function);
   if (!input->data && input->size)
     return xffi_error_raise(XFFI_KIND_VALUE, "%s: input->data is NULL but input->size is %zu", function, input->size);
-  int status = is_bytes ? xffi_any_from_bytes(out, input->data, input->size)
-                        : xffi_any_from_str(out, input->data, input->size);
+  int status =
+      is_bytes ? xffi_any_from_bytes(out, input->data, input->size) : xffi_any_from_str(out, input->data, input->size);
   if (status != XFFI_OK) *out = xffi_any_none();
   return status;
 }

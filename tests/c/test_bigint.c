@@ -85,7 +85,8 @@ static void test_bad_input(void **state) {
   char bytes[12] = {0};
   xffi_byte_array odd = {bytes, 12}, broken = {NULL, 8};
   assert_int_equal(TVMFFIBigIntFromByteArray(&odd, &out), -1);
-  expect_error(XFFI_KIND_VALUE, "TVMFFIBigIntFromByteArray: BigInt content must contain whole 64-bit words, got 12 bytes");
+  expect_error(XFFI_KIND_VALUE,
+               "TVMFFIBigIntFromByteArray: BigInt content must contain whole 64-bit words, got 12 bytes");
   assert_int_equal(TVMFFIBigIntFromByteArray(&broken, &out), -1);
   expect_error(XFFI_KIND_VALUE, "TVMFFIBigIntFromByteArray: input->data is NULL but input->size is 8");
   assert_int_equal(TVMFFIBigIntFromByteArray(NULL, &out), -1);
@@ -124,10 +125,8 @@ static void test_out_of_memory(void **state) {
 int main(void) {
   failing_allocator_install();
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_small_values_are_ints),
-      cmocka_unit_test(test_wide_values_are_bigint_objects),
-      cmocka_unit_test(test_unaligned_input),
-      cmocka_unit_test(test_bad_input),
+      cmocka_unit_test(test_small_values_are_ints), cmocka_unit_test(test_wide_values_are_bigint_objects),
+      cmocka_unit_test(test_unaligned_input),       cmocka_unit_test(test_bad_input),
       cmocka_unit_test(test_out_of_memory),
   };
   return cmocka_run_group_tests_name("bigint", tests, NULL, NULL);
