@@ -135,7 +135,8 @@ const xffi_byte_array *xffi_backtrace_capture(void *first_kept, const char *file
   return &thread_result;
 }
 
-#if defined(__GNUC__) || defined(__clang__)
+/* WebAssembly has no return addresses to read. */
+#if (defined(__GNUC__) || defined(__clang__)) && !defined(__wasm__)
 #  define RETURN_ADDRESS() __builtin_return_address(0)
 #else
 #  define RETURN_ADDRESS() NULL

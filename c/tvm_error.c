@@ -19,7 +19,8 @@
 #include "internal.h"
 #include "platform.h"
 
-#if defined(__GNUC__) || defined(__clang__)
+/* WebAssembly has no return addresses to read. */
+#if (defined(__GNUC__) || defined(__clang__)) && !defined(__wasm__)
 #  define RETURN_ADDRESS() __builtin_return_address(0)
 #else
 #  define RETURN_ADDRESS() NULL

@@ -3,9 +3,8 @@
  * CreateWithCause borrows both objects), messages from parts, backtraces in
  * the format tvm_ffi's Python parses, and bad input raising, never aborting. */
 #define _POSIX_C_SOURCE 200809L
-#include <time.h>
-
 #include "failing_allocator.h"
+#include "test_clock.h"
 
 #include "test_util.h"
 
@@ -115,11 +114,13 @@ static void test_backtrace_format_and_caller_frame(void **state) {
   assert_true(bt->size > 0);
   assert_non_null(strstr(bt->data, "test_tvm_error"));
 #endif
-  /* Env limit: 0 frames leaves only the given location. */
+#if !defined(_WIN32)
+  /* TVM_TRACEBACK_LIMIT 1: the given location alone. */
   setenv("TVM_TRACEBACK_LIMIT", "1", 1);
   bt = TVMFFIBacktrace("f.py", 1, "g", 1);
   assert_string_equal(bt->data, "  File \"f.py\", line 1, in g\n");
   unsetenv("TVM_TRACEBACK_LIMIT");
+#endif
 }
 
 /* A raised error carries the native backtrace; xffi's own raises do not pay for one. */
@@ -142,13 +143,11 @@ static void test_set_raised_from_cstr_carries_a_backtrace(void **state) {
 /* Capturing is cheap: 1,000 backtraces well within a generous bound. */
 static void test_backtrace_is_cheap(void **state) {
   (void)state;
-  struct timespec a, b;
-  clock_gettime(CLOCK_MONOTONIC, &a);
+  double start = test_cpu_seconds();
   for (int i = 0; i < 1000; ++i) TVMFFIBacktrace(NULL, 0, NULL, 0);
-  clock_gettime(CLOCK_MONOTONIC, &b);
-  double seconds = (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) * 1e-9;
+  double seconds = test_cpu_seconds() - start;
   if (getenv("XFFI_TEST_VERBOSE")) printf("1000 backtraces: %.3f ms\n", seconds * 1e3);
-  assert_true(seconds < 2.0);
+  assert_true(seconds < 2.0); /* about 30 ms measured: 60x headroom */
 }
 
 static void test_create_copies_texts_and_returns_a_new_reference(void **state) {

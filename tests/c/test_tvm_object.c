@@ -91,13 +91,17 @@ static void counting_delete_space(void *body) {
   free(*(void **)((char *)body - 16));
 }
 
+/* malloc and align by hand (aligned_alloc is not everywhere): the body is
+ * at least 16 bytes into the block, and the block's address sits 16 bytes
+ * before the body. */
 static void *counting_allocate(size_t size, size_t alignment, int32_t type_index, void *context) {
   counting *c = context;
   if (c->fail_without_raising) return NULL;
-  size_t prefix = alignment > 16 ? alignment : 16;
-  char *block = aligned_alloc(prefix, ((prefix + size + prefix - 1) / prefix) * prefix);
+  if (alignment < 16) alignment = 16;
+  char *block = malloc(16 + alignment + size);
   if (!block) return NULL;
-  char *body = block + prefix;
+  char *body = block + 16;
+  body += (alignment - (uintptr_t)body % alignment) % alignment;
   *(void **)(body - 16) = block;
   ((xffi_object_alloc_header *)(void *)(body - 8))->delete_space = counting_delete_space;
   c->allocated++;
