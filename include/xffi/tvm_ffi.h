@@ -63,9 +63,9 @@ typedef struct xffi_custom_allocator {
 
 /* Writes the tvm-ffi version served (0.1.16). NULL is ignored. */
 XFFI_API void TVMFFIGetVersion(xffi_tvm_version *out);
-/* One more strong reference to obj (borrowed). */
+/* One more strong reference to obj (borrowed); NULL is a ValueError. */
 XFFI_API int TVMFFIObjectIncRef(void *obj);
-/* Drops one strong reference to obj (stolen). */
+/* Drops one strong reference to obj (stolen); NULL is a no-op (returns 0). */
 XFFI_API int TVMFFIObjectDecRef(void *obj);
 /* An ffi.OpaquePyObject (type_index must be 74) holding handle; deleter(handle)
  * runs when it dies. *out receives a new reference. */
