@@ -73,8 +73,8 @@ void TVMFFIErrorMoveFromRaised(void **result) {
 }
 
 void TVMFFIErrorSetRaised(void *error) {
-  if (!error) {
-    xffi_error_raise(XFFI_KIND_VALUE, "%s: error is NULL", __func__);
+  if (!error) { /* tvm-ffi's meaning: the slot is emptied */
+    xffi_error_set_raised(NULL);
     return;
   }
   /* The caller keeps its reference; the slot takes one of its own

@@ -98,8 +98,8 @@ XFFI_API int TVMFFIAnyViewToOwnedAny(const xffi_any *any_view, xffi_any *out);
 XFFI_API int TVMFFIFunctionCall(void *func, xffi_any *args, int32_t num_args, xffi_any *result);
 /* Moves the calling thread's raised error into *result (a new reference, or NULL). */
 XFFI_API void TVMFFIErrorMoveFromRaised(void **result);
-/* Raises error: the slot takes its own reference (error is borrowed). A
- * NULL error raises a ValueError, a non-Error a TypeError. */
+/* Raises error: the slot takes its own reference (error is borrowed). NULL
+ * empties the slot (as in tvm-ffi); a non-Error raises a TypeError instead. */
 XFFI_API void TVMFFIErrorSetRaised(void *error);
 /* Raises a new error of kind with message and a native backtrace. */
 XFFI_API void TVMFFIErrorSetRaisedFromCStr(const char *kind, const char *message);
