@@ -47,15 +47,17 @@ static void error_deleter(void *self, int flags) {
     }
     xffi_free(err->owned_backtrace);
   }
-  if (flags & XFFI_DELETE_MEMORY) xffi_free(err);
+  if (flags & XFFI_DELETE_MEMORY) xffi_runtime_object_free(err);
 }
 
 /* Allocates an error with room for kind and a message of message_size bytes;
- * the caller writes the message at the returned object's message.data. */
+ * the caller writes the message at the returned object's message.data.
+ * NULL when out of memory, possibly with an error raised by the object
+ * allocator (callers raise their own). */
 static error_object *error_alloc(xffi_byte_array kind, size_t message_size) {
   size_t bytes = sizeof(error_object) + kind.size + 1 + message_size + 1;
   if (bytes < kind.size || bytes < message_size) return NULL;
-  error_object *err = xffi_alloc(bytes);
+  error_object *err = xffi_runtime_object_alloc(bytes, _Alignof(error_object), XFFI_TYPE_ERROR);
   if (!err) return NULL;
   xffi_object_init(&err->header, XFFI_TYPE_ERROR, error_deleter);
   char *kind_copy = err->text;
@@ -139,6 +141,33 @@ int xffi_error_new_bytes(xffi_object **out, xffi_byte_array kind, xffi_byte_arra
   if (message.size) memcpy((char *)err->cell.message.data, message.data, message.size);
   *out = &err->header;
   return XFFI_OK;
+}
+
+xffi_object *xffi_error_create_quiet(xffi_byte_array kind, xffi_byte_array message, xffi_byte_array backtrace,
+                                     xffi_object *cause, xffi_object *extra_context) {
+  /* The object allocator raises when it fails: the raised slot (and when it
+   * was filled) is put back as it was. */
+  xffi_object *raised = xffi_raised_slot;
+  uint64_t raised_tick = raised_at;
+  xffi_raised_slot = NULL;
+  error_object *err = error_alloc(kind, message.size);
+  if (err && message.size) memcpy((char *)err->cell.message.data, message.data, message.size);
+  if (err && backtrace.size) {
+    error_update_backtrace(err, &backtrace, XFFI_BACKTRACE_REPLACE);
+    if (err->cell.backtrace.size != backtrace.size) { /* out of memory */
+      xffi_runtime_object_free(err);
+      err = NULL;
+    }
+  }
+  xffi_object_dec_ref_inline(xffi_raised_slot);
+  xffi_raised_slot = raised;
+  raised_at = raised_tick;
+  if (!err) return NULL;
+  xffi_object_inc_ref_inline(cause);
+  xffi_object_inc_ref_inline(extra_context);
+  err->cell.cause_chain = cause;
+  err->cell.extra_context = extra_context;
+  return &err->header;
 }
 
 int xffi_error_new(xffi_object **out, const char *kind, const char *message) {

@@ -95,6 +95,56 @@ void xffi_free_aligned(void *ptr);
  * whose contents own nothing: frees the memory on flag 2 or 3. */
 void xffi_deleter_plain(void *self, int flags);
 
+/* ---- The object allocator protocol (c/tvm_object.c) ----
+ * Every object the runtime allocates has an xffi_object_alloc_header (its
+ * delete_space) in the 8 bytes immediately before its body, and its deleter
+ * gives the memory back through it on the last weak release, so each object
+ * returns to the allocator that made it. The body comes from the allocator
+ * set by TVMFFISetCustomAllocator, or from the built-in one, which takes its
+ * blocks from xffi's allocator (xffi_alloc: the default or the one
+ * installed with xffi_allocator_install) with a 16-byte prefix:
+ *   [8 bytes private][delete_space][body...]
+ * xffi_runtime_object_alloc returns a body of size bytes aligned to
+ * alignment (a power of two), or NULL with an error raised (MemoryError, or
+ * the custom allocator's). xffi_runtime_object_free (NULL ignored) calls the
+ * body's delete_space. Never call it on an object another runtime or C++
+ * inline code allocated: those have no header. */
+#define XFFI_OBJECT_SPACE_PREFIX 16
+/* The allocator set by TVMFFISetCustomAllocator, or NULL for the built-in one. */
+extern _Atomic(struct xffi_custom_allocator *) xffi_custom_allocator_set XFFI_INTERNAL;
+/* delete_space of the built-in allocator's plain blocks (body - 16 is the block). */
+void xffi_object_space_free_prefixed(void *body);
+void *xffi_runtime_object_alloc_slow(size_t size, size_t alignment, int32_t type_index);
+void xffi_runtime_object_free(void *body);
+
+/* Whether objects come from the built-in allocator (one acquire load: the
+ * custom allocator's struct is read after it). */
+static inline int xffi_runtime_allocator_is_builtin(void) {
+  return atomic_load_explicit(&xffi_custom_allocator_set, memory_order_acquire) == NULL;
+}
+
+/* The block behind a built-in body of size bytes: prefix, then the body;
+ * NULL when out of memory (nothing raised). For callers that fill the
+ * prefix's private word themselves (c/string.c keeps its hash there). */
+static inline char *xffi_object_space_block(size_t size) {
+  if (XFFI_UNLIKELY(size > SIZE_MAX - XFFI_OBJECT_SPACE_PREFIX)) return NULL;
+  char *block = (char *)xffi_alloc(XFFI_OBJECT_SPACE_PREFIX + size);
+  if (XFFI_UNLIKELY(!block)) return NULL;
+  void (**delete_space)(void *) = (void (**)(void *))(void *)(block + XFFI_OBJECT_SPACE_PREFIX - sizeof(void *));
+  *delete_space = xffi_object_space_free_prefixed;
+  return block;
+}
+
+static inline void *xffi_runtime_object_alloc(size_t size, size_t alignment, int32_t type_index) {
+  if (XFFI_LIKELY(alignment <= _Alignof(max_align_t) && xffi_runtime_allocator_is_builtin())) {
+    char *block = xffi_object_space_block(size);
+    if (XFFI_LIKELY(block != NULL)) return block + XFFI_OBJECT_SPACE_PREFIX;
+    xffi_error_raise_out_of_memory();
+    return NULL;
+  }
+  return xffi_runtime_object_alloc_slow(size, alignment, type_index);
+}
+
 /* ---- Releasing nested objects with bounded stack ----
  * A deleter that releases other objects (elements, causes, owners) brackets
  * that work with these, so that releasing a deep nesting does not recurse
@@ -148,10 +198,29 @@ static inline void xffi_release_end(void) {
  * Argument checks and their messages ("<function>: <argument> <detail>")
  * are in c/check.h. */
 
-/* If tvm-ffi is in the process and its raised slot holds an error, moves it
- * into xffi's slot and returns 1; otherwise returns 0 and changes nothing.
- * For callers that saw a callee fail with xffi's slot empty (c/tvm_error.c). */
+/* A callee that failed with xffi's slot empty may be another tvm-ffi
+ * runtime's Function (the wheel's libtvm_ffi.so loaded beside xffi): when
+ * such a distinct runtime is loaded and its slot holds an error, moves it
+ * into xffi's slot and returns 1; otherwise returns 0 and changes nothing
+ * (c/tvm_error.c). With one runtime in the process it finds nothing. */
 int xffi_error_adopt_tvm_raised(void);
+
+/* A new Error (a new reference) with copies of kind, message and
+ * backtrace (each a view whose data may be NULL only when its size is 0),
+ * taking its own references to cause (an Error, or NULL) and extra_context
+ * (any object, or NULL), both borrowed. NULL when out of memory, with
+ * nothing raised: TVMFFIErrorCreate must not touch the raised slot. */
+xffi_object *xffi_error_create_quiet(xffi_byte_array kind, xffi_byte_array message, xffi_byte_array backtrace,
+                                     xffi_object *cause, xffi_object *extra_context);
+
+/* The calling thread's native stack as tvm-ffi's backtrace text (c/backtrace.c;
+ * borrowed, valid until the thread's next capture). first_kept is the return
+ * address into the runtime's caller: frames before it are the runtime's own
+ * and are left out (NULL keeps all). filename, lineno and func, when
+ * filename and func are given, replace the caller's frame. Unless
+ * cross_ffi_boundary, it stops at the FFI call or the Python interpreter. */
+const xffi_byte_array *xffi_backtrace_capture(void *first_kept, const char *filename, int lineno, const char *func,
+                                              int cross_ffi_boundary);
 
 /* ---- Validation of Any values that callers hand in ----
  * A foreign caller can fill an Any with any bits. The shapes that would make
@@ -187,6 +256,14 @@ int xffi_any_raise_malformed(const char *fn, const char *what, const xffi_any *v
 static inline int xffi_any_check(const char *fn, const char *what, const xffi_any *v) {
   return XFFI_LIKELY(xffi_any_is_well_formed(v)) ? XFFI_OK : xffi_any_raise_malformed(fn, what, v);
 }
+
+/* ---- Tensors ---- */
+/* A Tensor describing prototype (borrowed; ndim >= 0 and a shape when
+ * ndim > 0, checked by the caller): its data pointer, dtype, device and
+ * byte_offset as they are, shape and strides copied (compact strides when
+ * NULL). It holds a new reference to source (borrowed) and frees no data.
+ * *out receives a new reference, or NULL with MemoryError (c/tensor.c). */
+int xffi_tensor_view_new(xffi_object **out, xffi_object *source, const DLTensor *prototype);
 
 /* ---- Strings ---- */
 /* The total allocation size for a String/Bytes of n bytes, or 0 on overflow. */

@@ -32,9 +32,10 @@ void *xffi_library_symbol(void *library, const char *name);
 /* The address of name only if library itself defines it (not one of its
  * dependencies), or NULL. */
 void *xffi_library_own_symbol(void *library, const char *name);
-/* name in the program or any library already loaded under library_stem (the
- * platform's prefix and suffix are added: "tvm_ffi" is libtvm_ffi.so,
- * libtvm_ffi.dylib or tvm_ffi.dll); never loads anything. NULL if absent. */
+/* name in the library already loaded under library_stem (the platform's
+ * prefix and suffix are added: "tvm_ffi" is libtvm_ffi.so, libtvm_ffi.dylib
+ * or tvm_ffi.dll), else in the program's global scope; never loads
+ * anything. NULL if absent. */
 void *xffi_loaded_symbol(const char *library_stem, const char *name);
 
 /* ---- Aligned allocation (alignment: a power of two) ----
@@ -102,5 +103,24 @@ void xffi_thread_yield(void);
  * (getrandom or /dev/urandom, rand_s, WASI's random_get); returns how many
  * bytes it got, fewer than size when there is no such source. */
 size_t xffi_os_random(void *buf, size_t size);
+
+/* ---- The native stack (c/platform_unwind.c) ----
+ * xffi_platform_stack writes up to max return addresses of the calling
+ * thread, innermost first (its own frame included), and returns how many:
+ * 0 where no unwinder exists. xffi_platform_describe_frame names the module
+ * (a path) and the nearest exported symbol of pc, with pc's offset from the
+ * symbol (or the module's base when there is no symbol); the texts are the
+ * loader's (borrowed, valid while the module stays loaded), each NULL when
+ * unknown. Returns 1 if the module is known, else 0. */
+typedef struct xffi_frame_description {
+  const char *module;
+  const char *symbol;
+  size_t offset;
+} xffi_frame_description;
+size_t xffi_platform_stack(void **frames, size_t max);
+int xffi_platform_describe_frame(void *pc, xffi_frame_description *out);
+/* Whether addresses a and b lie in the same loaded module (where the loader
+ * cannot say: whether they are equal). */
+int xffi_platform_same_module(const void *a, const void *b);
 
 #endif /* XFFI_PLATFORM_H */

@@ -93,18 +93,20 @@ void *xffi_library_own_symbol(void *library, const char *name) {
 }
 
 void *xffi_loaded_symbol(const char *library_stem, const char *name) {
-  void *sym = dlsym(RTLD_DEFAULT, name);
-  if (sym) return sym;
-  /* A library loaded as a dependency of one opened with RTLD_LOCAL is not in
-   * the global scope; find it by name if (and only if) it is loaded. */
+  /* The named library first, if (and only if) it is loaded: it may have
+   * been loaded as a dependency of one opened with RTLD_LOCAL, outside the
+   * global scope, and another library may define the same name globally
+   * (libxffi itself serves tvm-ffi's names). */
   char file[256];
-  if (snprintf(file, sizeof file, "%s%s%s", LIBRARY_PREFIX, library_stem, LIBRARY_SUFFIX) >= (int)sizeof file)
-    return NULL;
-  void *library = dlopen(file, RTLD_LAZY | RTLD_NOLOAD);
-  if (!library) return NULL;
-  sym = dlsym(library, name);
-  dlclose(library); /* drops the reference RTLD_NOLOAD took; the library stays */
-  return sym;
+  if (snprintf(file, sizeof file, "%s%s%s", LIBRARY_PREFIX, library_stem, LIBRARY_SUFFIX) < (int)sizeof file) {
+    void *library = dlopen(file, RTLD_LAZY | RTLD_NOLOAD);
+    if (library) {
+      void *sym = dlsym(library, name);
+      dlclose(library); /* drops the reference RTLD_NOLOAD took; the library stays */
+      if (sym) return sym;
+    }
+  }
+  return dlsym(RTLD_DEFAULT, name);
 }
 
 void *xffi_platform_aligned_alloc(size_t alignment, size_t size) {

@@ -79,13 +79,16 @@ void *xffi_library_symbol(void *library, const char *name) {
 void *xffi_library_own_symbol(void *library, const char *name) { return xffi_library_symbol(library, name); }
 
 void *xffi_loaded_symbol(const char *library_stem, const char *name) {
-  void *sym = address_of(GetProcAddress(GetModuleHandleW(NULL), name));
-  if (sym) return sym;
+  /* The named library first (only if already loaded; the count is not
+   * changed), then the program. */
   char file[256];
-  if (snprintf(file, sizeof file, "%s.dll", library_stem) >= (int)sizeof file) return NULL;
-  HMODULE library = NULL; /* only if already loaded; the count is not changed */
-  if (!GetModuleHandleExA(GET_MODULE_HANDLE_EX_FLAG_UNCHANGED_REFCOUNT, file, &library)) return NULL;
-  return address_of(GetProcAddress(library, name));
+  HMODULE library = NULL;
+  if (snprintf(file, sizeof file, "%s.dll", library_stem) < (int)sizeof file &&
+      GetModuleHandleExA(GET_MODULE_HANDLE_EX_FLAG_UNCHANGED_REFCOUNT, file, &library)) {
+    void *sym = address_of(GetProcAddress(library, name));
+    if (sym) return sym;
+  }
+  return address_of(GetProcAddress(GetModuleHandleW(NULL), name));
 }
 
 void *xffi_platform_aligned_alloc(size_t alignment, size_t size) {

@@ -7,14 +7,14 @@
 #include "string_internal.h"
 
 /* Header, cell, then the bytes and a NUL, in one allocation that starts
- * with the cached hash word (c/string_internal.h). */
+ * with the cached hash word and the allocation header (c/string_internal.h). */
 typedef struct string_object {
   xffi_object header;
   xffi_string_cell cell;
   char bytes[];
 } string_object;
 
-#define STRING_PREFIX sizeof(uint64_t)
+#define STRING_PREFIX XFFI_OBJECT_SPACE_PREFIX
 #define STRING_OVERHEAD (STRING_PREFIX + sizeof(string_object) + 1)
 
 size_t xffi_string_alloc_size(size_t n) {
@@ -22,9 +22,16 @@ size_t xffi_string_alloc_size(size_t n) {
   return bytes > n ? bytes : 0;
 }
 
-/* The allocation begins with the hash word, before the header. */
+/* The built-in allocator's block begins with the hash word and the
+ * allocation header, before the object header. Its delete_space frees it. */
 void xffi_string_deleter(void *self, int flags) {
-  if (flags & XFFI_DELETE_MEMORY) xffi_free((char *)self - STRING_PREFIX);
+  if (flags & XFFI_DELETE_MEMORY) xffi_runtime_object_free(self);
+}
+
+/* A String or Bytes from a custom allocator (TVMFFISetCustomAllocator):
+ * the allocator owns the prefix, so there is no hash word. */
+static void string_deleter_custom_space(void *self, int flags) {
+  if (flags & XFFI_DELETE_MEMORY) xffi_runtime_object_free(self);
 }
 
 uint64_t xffi_string_hash_fill(const xffi_object *obj) {
@@ -68,30 +75,51 @@ static inline void copy_short(char *dst, const char *src, size_t n) {
   }
 }
 
-/* The first 32 bytes of the allocation, as string_make writes them: the
- * hash word (0: not computed yet) and the header as xffi_object_init fills
- * it. Copied from a constant, they cost two 16-byte moves. */
+/* The first 40 bytes of the allocation, as string_make writes them: the
+ * hash word (0: not computed yet), the allocation header and the object
+ * header as xffi_object_init fills it. Copied from a constant. */
 typedef struct string_head {
   uint64_t hash;
+  void (*delete_space)(void *body);
   xffi_object header;
 } string_head;
 _Static_assert(sizeof(string_head) == STRING_PREFIX + sizeof(xffi_object) &&
-                   offsetof(string_head, header) == STRING_PREFIX,
-               "the hash word, then the header");
+                   offsetof(string_head, header) == STRING_PREFIX &&
+                   offsetof(string_head, delete_space) == STRING_PREFIX - sizeof(void (*)(void *)),
+               "the hash word, the allocation header, then the object header");
 
 #define STRING_HEAD(type)                                             \
   {                                                                   \
-    0, {                                                              \
+    0, xffi_object_space_free_prefixed, {                             \
       XFFI_REF_INITIAL, (type), 0, { .deleter = xffi_string_deleter } \
     }                                                                 \
   }
 static const string_head string_heads[2] = {STRING_HEAD(XFFI_TYPE_STRING), STRING_HEAD(XFFI_TYPE_BYTES)};
 
+/* string_build when a custom allocator is set (out of line). */
+static int __attribute__((noinline))
+string_build_custom(xffi_object **out, const char *data, size_t size, int32_t type_index) {
+  string_object *s =
+      xffi_runtime_object_alloc_slow(sizeof(string_object) + size + 1, _Alignof(string_object), type_index);
+  if (!s) {
+    *out = NULL;
+    return XFFI_FAIL; /* the allocator raised */
+  }
+  xffi_object_init(&s->header, type_index, string_deleter_custom_space);
+  s->cell.data = s->bytes;
+  s->cell.size = size;
+  if (size) memcpy(s->bytes, data, size);
+  s->bytes[size] = '\0';
+  *out = &s->header;
+  return XFFI_OK;
+}
+
 /* Allocates and fills a String (type_index XFFI_TYPE_STRING) or Bytes
  * (XFFI_TYPE_BYTES) of size bytes; the arguments are checked, size <=
  * SIZE_MAX - STRING_OVERHEAD, and size <= 32 if is_short. */
 static inline int string_build(xffi_object **out, const char *data, size_t size, int32_t type_index, int is_short) {
-  char *block = xffi_alloc(STRING_OVERHEAD + size);
+  if (XFFI_UNLIKELY(!xffi_runtime_allocator_is_builtin())) return string_build_custom(out, data, size, type_index);
+  char *block = xffi_object_space_block(sizeof(string_object) + size + 1);
   if (XFFI_UNLIKELY(!block)) return string_no_memory(out);
   memcpy(block, &string_heads[type_index == XFFI_TYPE_BYTES], sizeof(string_head));
   string_object *s = (string_object *)(void *)(block + STRING_PREFIX);

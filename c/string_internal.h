@@ -11,9 +11,11 @@
 #include "internal.h"
 
 /* ---- The cached hash of String and Bytes objects ----
- * The String and Bytes objects made by c/string.c are allocated as
- *   [uint64 hash][24-byte header][16-byte cell][bytes][NUL]
- * with the object pointer at the header (so the tvm-ffi layout is unchanged:
+ * The String and Bytes objects made by c/string.c with the built-in object
+ * allocator are allocated as
+ *   [uint64 hash][allocation header][24-byte header][16-byte cell][bytes][NUL]
+ * (the allocation header is tvm-ffi's, c/internal.h) with the object pointer
+ * at the header (so the tvm-ffi layout is unchanged:
  * the bytes still follow the cell). The hash word holds the keyed map hash
  * of the bytes (xffi_keyed_hash_bytes, not xffi_bytes_hash: map keys must not
  * be floodable); it is 0 until the first xffi_string_hash, which fills it
@@ -22,7 +24,7 @@
  * deleter is xffi_string_deleter have the word; String objects made by other
  * code (another runtime, another language) are hashed every time. */
 
-/* Frees such an object's allocation (which starts 8 bytes before it). */
+/* Frees such an object's allocation (which starts 16 bytes before it). */
 void xffi_string_deleter(void *self, int flags);
 
 /* Computes, caches and returns the hash of an object of ours (out of line). */
@@ -37,7 +39,7 @@ typedef struct xffi_string_hash_slot {
 } xffi_string_hash_slot;
 
 static inline xffi_string_hash_slot *xffi_string_hash_word(const xffi_object *obj) {
-  return (xffi_string_hash_slot *)(uintptr_t)obj - 1;
+  return (xffi_string_hash_slot *)(uintptr_t)obj - 2; /* before the allocation header */
 }
 
 /* xffi_keyed_hash_bytes of a String or Bytes object's bytes (obj borrowed,

@@ -3,8 +3,10 @@
  * Layout of one Tensor allocation:
  *   xffi_object header | DLTensor | flags | producer | shape[ndim] | strides[ndim]
  * and, for tensors made by xffi_tensor_new, padding to 64 bytes and the data.
- * Two deleters: owned data (one aligned allocation) and adopted (a DLPack
- * 1.x or, flagged, a legacy producer to release). */
+ * Every Tensor comes from the runtime's object allocator (with the
+ * allocation header before it, c/internal.h). Three deleters: owned data
+ * (one allocation, 64-byte aligned), adopted (a DLPack 1.x or, flagged, a
+ * legacy producer to release) and view (a source Tensor to release). */
 #include <string.h>
 
 #include <xffi/dtype.h>
@@ -34,7 +36,7 @@ static tensor_object *as_tensor(const xffi_object *obj) { return (tensor_object 
 /* ---- Deleters ---- */
 
 static void deleter_owned(void *self, int flags) {
-  if (flags & XFFI_DELETE_MEMORY) xffi_free_aligned(self);
+  if (flags & XFFI_DELETE_MEMORY) xffi_runtime_object_free(self);
 }
 
 /* An adopted tensor: releases the producer (never NULL: adopt is always
@@ -51,7 +53,7 @@ static void deleter_adopted(void *self, int flags) {
       if (m->deleter) m->deleter(m);
     }
   }
-  if (flags & XFFI_DELETE_MEMORY) xffi_free(self);
+  if (flags & XFFI_DELETE_MEMORY) xffi_runtime_object_free(self);
 }
 
 /* ---- Validation ---- */
@@ -205,8 +207,9 @@ int xffi_tensor_new(xffi_object **out, const int64_t *shape, int32_t ndim, DLDat
   if (nbytes > SIZE_MAX - data_offset)
     return xffi_error_raise(XFFI_KIND_VALUE, "%s: %llu bytes of data do not fit in memory", __func__,
                             (unsigned long long)nbytes);
-  tensor_object *t = (tensor_object *)xffi_alloc_aligned(XFFI_TENSOR_ALIGNMENT, data_offset + (size_t)nbytes);
-  if (!t) return xffi_error_raise_out_of_memory();
+  tensor_object *t =
+      (tensor_object *)xffi_runtime_object_alloc(data_offset + (size_t)nbytes, XFFI_TENSOR_ALIGNMENT, XFFI_TYPE_TENSOR);
+  if (!t) return XFFI_FAIL;
   xffi_object_init(&t->header, XFFI_TYPE_TENSOR, deleter_owned);
   char *data = (char *)t + data_offset;
   memset(data, 0, (size_t)nbytes);
@@ -221,6 +224,42 @@ int xffi_tensor_new(xffi_object **out, const int64_t *shape, int32_t ndim, DLDat
   t->producer = NULL;
   if (ndim) memcpy(t->dims, shape, (size_t)ndim * sizeof(int64_t));
   compact_strides(t->dims + ndim, t->dims, ndim);
+  *out = &t->header;
+  return XFFI_OK;
+}
+
+/* A view (TVMFFITensorCreateUnsafeView): producer holds a strong reference
+ * to the source Tensor, and the memory comes from the runtime's object
+ * allocator (the header protocol of c/tvm_object.c). */
+static void deleter_view(void *self, int flags) {
+  tensor_object *t = (tensor_object *)self;
+  if (flags & XFFI_DELETE_CONTENTS) {
+    if (xffi_release_begin(t, flags, deleter_view)) return;
+    xffi_object_dec_ref_inline(t->producer);
+    xffi_release_end();
+  }
+  if (flags & XFFI_DELETE_MEMORY) xffi_runtime_object_free(self);
+}
+
+int xffi_tensor_view_new(xffi_object **out, xffi_object *source, const DLTensor *prototype) {
+  *out = NULL;
+  int32_t ndim = prototype->ndim;
+  tensor_object *t = xffi_runtime_object_alloc(header_size(ndim), _Alignof(tensor_object), XFFI_TYPE_TENSOR);
+  if (!t) return XFFI_FAIL;
+  xffi_object_init(&t->header, XFFI_TYPE_TENSOR, deleter_view);
+  t->dl = *prototype;
+  t->dl.shape = t->dims;
+  t->dl.strides = t->dims + ndim;
+  t->flags = 0;
+  xffi_object_inc_ref_inline(source);
+  t->producer = source;
+  if (ndim) {
+    memcpy(t->dims, prototype->shape, (size_t)ndim * sizeof(int64_t));
+    if (prototype->strides)
+      memcpy(t->dims + ndim, prototype->strides, (size_t)ndim * sizeof(int64_t));
+    else
+      compact_strides(t->dims + ndim, t->dims, ndim);
+  }
   *out = &t->header;
   return XFFI_OK;
 }
@@ -267,8 +306,9 @@ adopt_checked(xffi_object **out, const char *fn, const DLTensor *src, void *prod
     return xffi_error_raise(XFFI_KIND_VALUE, "%s: data is NULL but the tensor has %lld elements", fn, (long long)numel);
   if (address_span_ok(fn, src, numel) != XFFI_OK) return XFFI_FAIL;
   int32_t ndim = src->ndim;
-  tensor_object *t = (tensor_object *)xffi_alloc(header_size(ndim));
-  if (!t) return xffi_error_raise_out_of_memory();
+  tensor_object *t =
+      (tensor_object *)xffi_runtime_object_alloc(header_size(ndim), _Alignof(tensor_object), XFFI_TYPE_TENSOR);
+  if (!t) return XFFI_FAIL;
   xffi_object *obj = adopted_init(t, src, ndim, producer, flags);
   if (ndim) {
     memcpy(t->dims, src->shape, (size_t)ndim * sizeof(int64_t));
@@ -307,8 +347,8 @@ adopt(xffi_object **out, const char *fn, const DLTensor *src, void *producer, ui
 #if defined(__GNUC__)
   if (size == 0) __builtin_unreachable(); /* ndim >= 0: spares xffi_alloc's size-0 test */
 #endif
-  tensor_object *t = (tensor_object *)xffi_alloc(size);
-  if (XFFI_UNLIKELY(!t)) return xffi_error_raise_out_of_memory();
+  tensor_object *t = (tensor_object *)xffi_runtime_object_alloc(size, _Alignof(tensor_object), XFFI_TYPE_TENSOR);
+  if (XFFI_UNLIKELY(!t)) return XFFI_FAIL;
   const int64_t *shape = src->shape, *strides = src->strides;
   int64_t elem_bits = (int64_t)src->dtype.bits * src->dtype.lanes;
   int64_t *dims = t->dims, *steps = t->dims + ndim;
@@ -351,7 +391,7 @@ adopt(xffi_object **out, const char *fn, const DLTensor *src, void *producer, ui
   *out = adopted_init(t, src, ndim, producer, flags);
   return XFFI_OK;
 slow_free:
-  xffi_free(t);
+  xffi_runtime_object_free(t);
 slow:
   return adopt_checked(out, fn, src, producer, flags);
 }
@@ -367,8 +407,9 @@ adopt_unchecked(xffi_object **out, const char *fn, const DLTensor *src, void *pr
   int32_t ndim = src->ndim;
   if (XFFI_UNLIKELY(ndim < 0 || (!src->shape && ndim != 0)))
     return *out = NULL, adopt_checked(out, fn, src, producer, flags); /* raises the precise error */
-  tensor_object *t = (tensor_object *)xffi_alloc(header_size(ndim));
-  if (XFFI_UNLIKELY(!t)) return *out = NULL, xffi_error_raise_out_of_memory();
+  tensor_object *t =
+      (tensor_object *)xffi_runtime_object_alloc(header_size(ndim), _Alignof(tensor_object), XFFI_TYPE_TENSOR);
+  if (XFFI_UNLIKELY(!t)) return *out = NULL, XFFI_FAIL;
   int64_t *dims = t->dims, *steps = t->dims + ndim;
   const int64_t *shape = src->shape, *strides = src->strides;
   /* A plain loop: tensors have few dimensions, and two memcpy calls would

@@ -71,16 +71,15 @@ XFFI_API int xffi_error_append_frame(xffi_object *err, const char *frame);
  * one-liner for a layer that passes an error on. */
 XFFI_API int xffi_error_pass(const char *frame);
 
-/* Hands the raised error to tvm-ffi: when tvm-ffi 0.1 is in the process,
- * the error in xffi's slot moves to tvm-ffi's (the Error layout is shared;
- * tvm-ffi takes its own reference and xffi's slot is left empty), so a
- * tvm-ffi caller finds it. Without tvm-ffi it stays in xffi's slot. If xffi's
- * slot is empty, an error already in tvm-ffi's slot is left there, and when
- * there is none a RuntimeError is raised into it, so a tvm-ffi caller never
- * sees a failure without an error. Always returns XFFI_FAIL: `return
- * xffi_error_forward_to_tvm();` ends a failing function that tvm-ffi code
- * may call. XFFI_EXPORT_FUNCTION does it for exported functions by itself; xffi
- * callers take such errors back (xffi_function_call). Runs dlsym; meant for the
+/* Ends a failing function that tvm-ffi code may call: `return
+ * xffi_error_forward_to_tvm();`. xffi serves tvm-ffi's C ABI over the same
+ * thread-local slot (TVMFFIErrorMoveFromRaised reads xffi's slot), so the
+ * raised error stays where it is; when none is raised a RuntimeError is, so
+ * a caller never sees a failure without an error. When a distinct tvm-ffi
+ * runtime is loaded as well (the wheel's libtvm_ffi.so beside xffi), that
+ * runtime's slot gets the same error (it takes its own reference), since its
+ * callers read only there. Always returns XFFI_FAIL. XFFI_EXPORT_FUNCTION
+ * does it for exported functions by itself. Looks symbols up: meant for the
  * failure path. */
 XFFI_API int xffi_error_forward_to_tvm(void);
 

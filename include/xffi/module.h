@@ -55,9 +55,9 @@
  *   XFFI_EXPORT_FUNCTION(add_one, add_one);
  *
  * defines the exported symbol __tvm_ffi_add_one. Either runtime may load the
- * library: when impl fails and tvm-ffi is in the process, its error moves to
- * tvm-ffi's slot (xffi_error_forward_to_tvm), where a tvm-ffi caller looks;
- * an xffi caller takes it back from there. */
+ * library: when impl fails its error is in xffi's raised slot, which xffi
+ * callers and every TVMFFI* caller served by xffi read; when another tvm-ffi
+ * runtime is loaded as well, it gets the error too (xffi_error_forward_to_tvm). */
 #define XFFI_EXPORT_FUNCTION(name, impl)                                                                          \
   XFFI_EXPORT_LINKAGE_ XFFI_DLL_EXPORT int __tvm_ffi_##name(void *handle, const xffi_any *args, int32_t num_args, \
                                                             xffi_any *result);                                    \

@@ -63,14 +63,16 @@ typedef struct xffi_custom_allocator {
 
 /* Writes the tvm-ffi version served (0.1.16). NULL is ignored. */
 XFFI_API void TVMFFIGetVersion(xffi_tvm_version *out);
-/* One more strong reference to obj (borrowed). */
+/* One more strong reference to obj (borrowed); NULL is a ValueError. */
 XFFI_API int TVMFFIObjectIncRef(void *obj);
-/* Drops one strong reference to obj (stolen). */
+/* Drops one strong reference to obj (stolen); NULL is a no-op (returns 0). */
 XFFI_API int TVMFFIObjectDecRef(void *obj);
 /* An ffi.OpaquePyObject (type_index must be 74) holding handle; deleter(handle)
  * runs when it dies. *out receives a new reference. */
 XFFI_API int TVMFFIObjectCreateOpaque(void *handle, int32_t type_index, void (*deleter)(void *handle), void **out);
-/* The allocator in use (borrowed; never NULL: the built-in one until set). */
+/* The allocator in use (borrowed; never NULL: the built-in one until set,
+ * which takes its blocks from xffi's allocator, xffi/sys/allocator.h). Every
+ * object the runtime allocates comes from it, with the header above. */
 XFFI_API xffi_custom_allocator *TVMFFIGetCustomAllocator(void);
 /* Makes allocator (borrowed for the rest of the process, not copied) the
  * object allocator; NULL restores the built-in one. */
@@ -96,13 +98,16 @@ XFFI_API int TVMFFIAnyViewToOwnedAny(const xffi_any *any_view, xffi_any *out);
 XFFI_API int TVMFFIFunctionCall(void *func, xffi_any *args, int32_t num_args, xffi_any *result);
 /* Moves the calling thread's raised error into *result (a new reference, or NULL). */
 XFFI_API void TVMFFIErrorMoveFromRaised(void **result);
-/* Raises error: the slot takes its own reference (error is borrowed). */
+/* Raises error: the slot takes its own reference (error is borrowed). NULL
+ * empties the slot (as in tvm-ffi); a non-Error raises a TypeError instead. */
 XFFI_API void TVMFFIErrorSetRaised(void *error);
 /* Raises a new error of kind with message and a native backtrace. */
 XFFI_API void TVMFFIErrorSetRaisedFromCStr(const char *kind, const char *message);
 /* The same with the message concatenated from num_parts parts (NULL parts skipped). */
 XFFI_API void TVMFFIErrorSetRaisedFromCStrParts(const char *kind, const char **message_parts, int32_t num_parts);
-/* A new Error (*out, new reference). On failure returns -1 without raising. */
+/* A new Error (*out, new reference) with copies of the texts (backtrace may
+ * be NULL: empty). Out of memory returns -1 without raising (the slot is left
+ * as it was); bad arguments (NULL kind, message or out) raise a ValueError. */
 XFFI_API int TVMFFIErrorCreate(const xffi_byte_array *kind, const xffi_byte_array *message,
                                const xffi_byte_array *backtrace, void **out);
 /* The same with a cause (an Error or NULL) and any extra context object (or
@@ -125,8 +130,10 @@ XFFI_API int TVMFFITensorFromDLPackVersioned(DLManagedTensorVersioned *from, int
                                              int32_t require_contiguous, void **out);
 /* As TVMFFITensorToDLPack, for versioned DLPack tensors. */
 XFFI_API int TVMFFITensorToDLPackVersioned(void *from, DLManagedTensorVersioned **out);
-/* A Tensor describing prototype's data, shape and strides (copied), keeping a
- * reference to source (borrowed) and freeing no data. Not validated. */
+/* A Tensor describing prototype's data, shape and strides (copied; compact
+ * strides when NULL), keeping a reference to source (borrowed; a Tensor) and
+ * freeing no data. The data is not validated; ndim and shape are. *out
+ * receives a new reference. */
 XFFI_API int TVMFFITensorCreateUnsafeView(void *source, const DLTensor *prototype, void **out);
 
 /* ---- Strings, bytes, big integers, dtypes ---- */
@@ -138,7 +145,8 @@ XFFI_API int TVMFFIBytesFromByteArray(const xffi_byte_array *input, xffi_any *ou
 /* An int or a new ffi.BigInt from whole 64-bit two's complement words, least
  * significant first, native byte order (normalised: an int when it fits). */
 XFFI_API int TVMFFIBigIntFromByteArray(const xffi_byte_array *input, xffi_any *out);
-/* The words of an int or BigInt (borrowed from *value). */
+/* The words of an int or BigInt (borrowed from *value). Anything else
+ * gives {NULL, 0} with a TypeError (ValueError for NULL) raised. */
 XFFI_API xffi_byte_array TVMFFIBigIntGetContentByteArray(const xffi_any *value);
 /* Parses a dtype, with tvm-ffi's aliases (i8, u32, f16, bf16, fp8_e4m3fn, ...). */
 XFFI_API int TVMFFIDataTypeFromString(const xffi_byte_array *str, DLDataType *out);

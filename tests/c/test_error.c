@@ -243,17 +243,6 @@ static void test_out_of_memory_is_reported_without_allocating(void **state) {
   assert_raised(XFFI_KIND_KEY, "original");
 }
 
-/* This process has no tvm-ffi: forwarding leaves the error where xffi
- * callers look (the case with tvm-ffi is in tests/interop). */
-static void test_forward_to_tvm_without_tvm_ffi_keeps_the_error(void **state) {
-  (void)state;
-  xffi_error_raise(XFFI_KIND_VALUE, "stays %s", "here");
-  assert_int_equal(xffi_error_forward_to_tvm(), XFFI_FAIL);
-  expect_error(XFFI_KIND_VALUE, "stays here");
-  assert_int_equal(xffi_error_forward_to_tvm(), XFFI_FAIL); /* nothing raised: nothing made up */
-  assert_null(xffi_error_peek_raised());
-}
-
 int main(void) {
   failing_allocator_install();
   const struct CMUnitTest tests[] = {
@@ -266,7 +255,6 @@ int main(void) {
       cmocka_unit_test(test_cause_cycles_are_refused),
       cmocka_unit_test(test_error_bad_input),
       cmocka_unit_test(test_out_of_memory_is_reported_without_allocating),
-      cmocka_unit_test(test_forward_to_tvm_without_tvm_ffi_keeps_the_error),
   };
   return cmocka_run_group_tests_name("error", tests, NULL, NULL);
 }

@@ -28,7 +28,12 @@
  * go away. context is borrowed for the rest of the process and passed, as
  * it is, to every function; the library never releases it. A block returned
  * by allocate, reallocate or allocate_aligned belongs to the library until
- * it hands it to deallocate (or deallocate_aligned). */
+ * it hands it to deallocate (or deallocate_aligned).
+ *
+ * Objects. Objects the runtime allocates come from tvm-ffi's object
+ * allocator (TVMFFISetCustomAllocator, xffi/tvm_ffi.h) with its allocation
+ * header before the body; its built-in allocator, in use until one is set,
+ * takes its blocks from this allocator. */
 #ifndef XFFI_SYS_ALLOCATOR_H
 #define XFFI_SYS_ALLOCATOR_H
 

@@ -168,10 +168,10 @@ fn fail(err: Error) -> c_int {
 }
 
 /// Leaves the raised error where the caller will look for it: xffi's slot,
-/// moved on to tvm-ffi's when tvm-ffi is in the process (xffi callers take it
-/// back). Returns `XFFI_FAIL`.
+/// which every `TVMFFI*` caller served by xffi reads too, and also the slot of
+/// a distinct tvm-ffi runtime when one is loaded. Returns `XFFI_FAIL`.
 fn forward_raised() -> c_int {
-    // SAFETY: no preconditions (it only moves the raised error between slots).
+    // SAFETY: no preconditions (it only hands the raised error to the slots).
     unsafe { crate::sys::xffi_error_forward_to_tvm() }
 }
 
