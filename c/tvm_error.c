@@ -6,8 +6,8 @@
  *
  * Two runtimes in one process (the wheel's libtvm_ffi.so beside xffi, each
  * serving its own callers) keep two slots. Only then, and only on failure
- * paths, errors are handed across: a function xffi exports that fails also
- * gives the error to the other runtime (xffi_error_forward_to_tvm), whose
+ * paths, errors are handed across: a function xffi exports that fails moves
+ * its error to the other runtime (xffi_error_forward_to_tvm), whose
  * callers read only its slot, and an xffi caller of the other runtime's
  * Function that failed takes the error from there
  * (xffi_error_adopt_tvm_raised). With one runtime both find nothing. */
@@ -54,13 +54,30 @@ int xffi_error_adopt_tvm_raised(void) {
 }
 
 int xffi_error_forward_to_tvm(void) {
-  if (!xffi_raised_slot) xffi_error_raise(XFFI_KIND_RUNTIME, "an xffi function failed without raising an error");
   union {
     void *p;
     set_raised_fn f;
   } foreign = {foreign_symbol("TVMFFIErrorSetRaised")};
-  /* It takes its own reference: the error stays in xffi's slot as well. */
-  if (foreign.p && xffi_raised_slot) foreign.f(xffi_raised_slot);
+  /* One runtime (no other tvm-ffi loaded): the error stays in the one slot. */
+  if (!foreign.p) {
+    if (!xffi_raised_slot) xffi_error_raise(XFFI_KIND_RUNTIME, "an xffi function failed without raising an error");
+    return XFFI_FAIL;
+  }
+  /* Two runtimes: the caller of an export is the other runtime, which reads
+   * its own slot, so the error moves there (nothing stale stays in xffi's). */
+  xffi_object *err = xffi_error_move_raised();
+  if (!err) {
+    /* An error the other runtime already holds (its callee's, passed on) stays. */
+    if (xffi_error_adopt_tvm_raised())
+      err = xffi_error_move_raised();
+    else
+      err = (xffi_error_raise(XFFI_KIND_RUNTIME, "an xffi function failed without raising an error"),
+             xffi_error_move_raised());
+  }
+  if (err) {
+    foreign.f(err); /* takes its own reference */
+    xffi_object_dec_ref(err);
+  }
   return XFFI_FAIL;
 }
 

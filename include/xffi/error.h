@@ -72,15 +72,15 @@ XFFI_API int xffi_error_append_frame(xffi_object *err, const char *frame);
 XFFI_API int xffi_error_pass(const char *frame);
 
 /* Ends a failing function that tvm-ffi code may call: `return
- * xffi_error_forward_to_tvm();`. xffi serves tvm-ffi's C ABI over the same
- * thread-local slot (TVMFFIErrorMoveFromRaised reads xffi's slot), so the
- * raised error stays where it is; when none is raised a RuntimeError is, so
- * a caller never sees a failure without an error. When a distinct tvm-ffi
- * runtime is loaded as well (the wheel's libtvm_ffi.so beside xffi), that
- * runtime's slot gets the same error (it takes its own reference), since its
- * callers read only there. Always returns XFFI_FAIL. XFFI_EXPORT_FUNCTION
- * does it for exported functions by itself. Looks symbols up: meant for the
- * failure path. */
+ * xffi_error_forward_to_tvm();`. With one runtime in the process (xffi alone,
+ * or xffi serving tvm-ffi's C ABI through its libtvm_ffi.so drop-in) the
+ * raised error stays in the one slot, which TVMFFIErrorMoveFromRaised reads.
+ * When a distinct tvm-ffi runtime is loaded as well (the wheel's
+ * libtvm_ffi.so beside libxffi.so), the caller is that runtime, which reads
+ * only its own slot: the error moves there. When none is raised a
+ * RuntimeError is, so a caller never sees a failure without an error. Always
+ * returns XFFI_FAIL. XFFI_EXPORT_FUNCTION does it for exported functions by
+ * itself. Looks symbols up: meant for the failure path. */
 XFFI_API int xffi_error_forward_to_tvm(void);
 
 /* Sets err's cause (err borrowed; steals the reference to cause, even on

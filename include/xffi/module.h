@@ -57,7 +57,7 @@
  * defines the exported symbol __tvm_ffi_add_one. Either runtime may load the
  * library: when impl fails its error is in xffi's raised slot, which xffi
  * callers and every TVMFFI* caller served by xffi read; when another tvm-ffi
- * runtime is loaded as well, it gets the error too (xffi_error_forward_to_tvm). */
+ * runtime is loaded as well, the error moves to its slot (xffi_error_forward_to_tvm). */
 #define XFFI_EXPORT_FUNCTION(name, impl)                                                                          \
   XFFI_EXPORT_LINKAGE_ XFFI_DLL_EXPORT int __tvm_ffi_##name(void *handle, const xffi_any *args, int32_t num_args, \
                                                             xffi_any *result);                                    \

@@ -48,13 +48,21 @@ static int mappings_of(const char *path) {
 }
 
 /* A mapping whose file name is libtvm_ffi.so (any tvm-ffi runtime). */
-static int tvm_ffi_runtime_mapped(void) {
+/* Whether a libtvm_ffi.so other than xffi's drop-in (XFFI_ARRANGEMENT_DROPIN,
+ * which this host links) is mapped: compared by file identity, not path. */
+static int foreign_tvm_ffi_runtime_mapped(void) {
+  struct stat dropin;
+  assert_int_equal(stat(XFFI_ARRANGEMENT_DROPIN, &dropin), 0);
   FILE *maps = fopen("/proc/self/maps", "r");
   assert_non_null(maps);
   char line[4096];
   int found = 0;
   while (fgets(line, sizeof line, maps)) {
-    found |= strstr(line, "/libtvm_ffi.so\n") != NULL;
+    char *path = strchr(line, '/');
+    if (!path || !strstr(path, "/libtvm_ffi.so\n")) continue;
+    path[strcspn(path, "\n")] = '\0';
+    struct stat mapped;
+    if (stat(path, &mapped) != 0 || mapped.st_dev != dropin.st_dev || mapped.st_ino != dropin.st_ino) found = 1;
   }
   fclose(maps);
   return found;
@@ -146,7 +154,14 @@ static void test_kernel_finds_the_hosts_globals(void **state) {
 static void test_no_tvm_ffi_library_is_mapped(void **state) {
   (void)state;
   assert_int_equal(mappings_of(XFFI_ARRANGEMENT_WHEEL_RUNTIME), 0);
-  assert_false(tvm_ffi_runtime_mapped());
+  assert_false(foreign_tvm_ffi_runtime_mapped());
+  /* The kernel's imports resolve to the drop-in. */
+  Dl_info info;
+  assert_true(dladdr(dlsym(RTLD_DEFAULT, "TVMFFIFunctionCall"), &info) != 0);
+  struct stat served, dropin;
+  assert_int_equal(stat(info.dli_fname, &served), 0);
+  assert_int_equal(stat(XFFI_ARRANGEMENT_DROPIN, &dropin), 0);
+  assert_true(served.st_ino == dropin.st_ino && served.st_dev == dropin.st_dev);
 }
 
 static int teardown(void **state) {

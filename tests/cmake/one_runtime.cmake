@@ -40,7 +40,8 @@ if(CMAKE_CXX_COMPILER AND TARGET xffi_tvm_ffi)
   target_link_libraries(test_one_runtime_c_host PRIVATE xffi_tvm_ffi PkgConfig::CMOCKA ${CMAKE_DL_LIBS})
   target_compile_definitions(test_one_runtime_c_host PRIVATE
     XFFI_ARRANGEMENT_KERNEL="$<TARGET_FILE:xffi_arrangement_kernel>"
-    XFFI_ARRANGEMENT_WHEEL_RUNTIME="${XFFI_WHEEL_RUNTIME}")
+    XFFI_ARRANGEMENT_WHEEL_RUNTIME="${XFFI_WHEEL_RUNTIME}"
+    XFFI_ARRANGEMENT_DROPIN="$<TARGET_FILE:xffi_tvm_ffi>")
   add_dependencies(test_one_runtime_c_host xffi_arrangement_kernel)
   add_test(NAME test_one_runtime_c_host COMMAND test_one_runtime_c_host)
   set_tests_properties(test_one_runtime_c_host PROPERTIES LABELS one_runtime)
