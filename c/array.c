@@ -156,7 +156,8 @@ static inline int check_seq_arg(const char *fn, const xffi_object *obj) {
   if (!obj) return xffi_raise_null_arg(fn, arg);
   if (xffi_object_is_seq(obj)) return XFFI_OK;
   xffi_any view = xffi_any_object((xffi_object *)obj);
-  return xffi_error_raise(XFFI_KIND_TYPE, "%s: %s expected ffi.Array or ffi.List, got %s", fn, arg, xffi_any_kind_name(&view));
+  return xffi_error_raise(XFFI_KIND_TYPE, "%s: %s expected ffi.Array or ffi.List, got %s", fn, arg,
+                          xffi_any_kind_name(&view));
 }
 
 static int check_index(const char *fn, int64_t index, int64_t size, int allow_end) {

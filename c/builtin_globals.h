@@ -19,17 +19,18 @@ void xffi_builtin_object_deleter(void *self, int flags);
 
 /* Defines a static Function object var that calls safe_call with itself as
  * handle (a safe_call of signature xffi_safe_call). */
-#define XFFI_BUILTIN_FUNCTION(var, safe_call)                                                          \
-  static xffi_function_head var = {                                                                    \
-      {.ref_counts = XFFI_BUILTIN_REF_COUNTS, .type_index = XFFI_TYPE_FUNCTION, .reserved = 0,          \
-       .deleter = xffi_builtin_object_deleter},                                                        \
-      {(safe_call), NULL},                                                                             \
-      NULL}
+#define XFFI_BUILTIN_FUNCTION(var, safe_call)                                \
+  static xffi_function_head var = {{.ref_counts = XFFI_BUILTIN_REF_COUNTS,   \
+                                    .type_index = XFFI_TYPE_FUNCTION,        \
+                                    .reserved = 0,                           \
+                                    .deleter = xffi_builtin_object_deleter}, \
+                                   {(safe_call), NULL},                      \
+                                   NULL}
 
 typedef struct xffi_builtin_global {
-  const char *name;              /* the full name, e.g. "ffi.ArraySize" */
-  xffi_function_head *function;  /* a static Function (XFFI_BUILTIN_FUNCTION) */
-  const char *metadata;          /* JSON text, or NULL */
+  const char *name;             /* the full name, e.g. "ffi.ArraySize" */
+  xffi_function_head *function; /* a static Function (XFFI_BUILTIN_FUNCTION) */
+  const char *metadata;         /* JSON text, or NULL */
 } xffi_builtin_global;
 
 typedef struct xffi_builtin_table {
