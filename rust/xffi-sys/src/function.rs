@@ -149,6 +149,14 @@ extern "C" {
     pub fn xffi_function_global_lookup(out: *mut *mut xffi_object, name: *const c_char) -> c_int;
     /// The same with a byte-run name.
     pub fn xffi_function_global_lookup_bytes(out: *mut *mut xffi_object, name: xffi_byte_array) -> c_int;
+    /// The doc and metadata (JSON) of the global `name`: `*out_found` is 1 and
+    /// both are owned string values (empty when none was given), or 0 and both None.
+    pub fn xffi_function_global_info(
+        out_doc: *mut xffi_any,
+        out_metadata: *mut xffi_any,
+        out_found: *mut c_int,
+        name: xffi_byte_array,
+    ) -> c_int;
     /// Removes `name`. Errors: ValueError, KeyError.
     pub fn xffi_function_global_erase(name: *const c_char) -> c_int;
     /// Lists registered names as new String references.

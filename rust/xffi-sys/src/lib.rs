@@ -326,9 +326,20 @@ pub struct xffi_type_info {
     pub type_key_hash: u64,
     pub num_fields: i32,
     pub num_methods: i32,
-    pub fields: *const c_void,
-    pub methods: *const c_void,
-    pub metadata: *const c_void,
+    pub fields: *const xffi_field_info,
+    pub methods: *const xffi_method_info,
+    pub metadata: *const xffi_type_metadata,
+}
+
+/// How the registry stores a record (`sys/type.h`, private to the inline
+/// is-instance: trailing underscore): the public record, then the indices of
+/// its ancestors, so is-instance compares an index with no load through the
+/// ancestor's record.
+#[repr(C)]
+#[derive(Debug)]
+pub struct xffi_type_record_ {
+    pub info: xffi_type_info,
+    pub ancestor_indices_: *const i32,
 }
 
 #[cfg(target_pointer_width = "64")]

@@ -5,7 +5,7 @@
 #![allow(non_camel_case_types, non_upper_case_globals, non_snake_case)]
 
 use super::*;
-use core::ffi::{c_int, c_void};
+use core::ffi::{c_char, c_int, c_void};
 
 /// tvm-ffi's "leave as it is" marker value (kTVMFFIUnchanged).
 pub const XFFI_TYPE_UNCHANGED: i32 = 13;
@@ -92,4 +92,19 @@ pub struct xffi_type_attr_column {
     pub data: *const xffi_any,
     pub size: i32,
     pub begin_index: i32,
+}
+
+extern "C" {
+    /// Appends a copy of `*info` (borrowed: texts copied, default kept as an
+    /// owned copy) to `type_index`'s own fields. Errors: ValueError, IndexError,
+    /// MemoryError.
+    pub fn xffi_type_register_field(type_index: i32, info: *const xffi_field_info) -> c_int;
+    /// Appends a copy of `*info` (borrowed) to `type_index`'s own methods.
+    pub fn xffi_type_register_method(type_index: i32, info: *const xffi_method_info) -> c_int;
+    /// Sets `type_index`'s metadata to a copy of `*metadata` (borrowed), once.
+    pub fn xffi_type_register_metadata(type_index: i32, metadata: *const xffi_type_metadata) -> c_int;
+    /// Sets attribute `name` (borrowed, copied) of `type_index` to an owned copy of `*value` (borrowed).
+    pub fn xffi_type_register_attr(type_index: i32, name: *const c_char, value: *const xffi_any) -> c_int;
+    /// `*out` receives the column of attribute `name` (borrowed, immortal), or null when none exists.
+    pub fn xffi_type_attr_column_lookup(out: *mut *const xffi_type_attr_column, name: *const c_char) -> c_int;
 }
