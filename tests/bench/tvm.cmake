@@ -3,20 +3,7 @@
 # tests/cmake/interop.cmake. Included from tests/bench/CMakeLists.txt after
 # the bench_* targets exist. Without the wheel the program is not built.
 include_guard(GLOBAL)
-set(XFFI_BENCH_TVM_INCLUDE "${XFFI_TVM_FFI_INCLUDE_DIR}")
-if(NOT XFFI_BENCH_TVM_INCLUDE)
-  find_package(Python3 COMPONENTS Interpreter QUIET)
-  if(Python3_Interpreter_FOUND)
-    execute_process(COMMAND ${Python3_EXECUTABLE} -m tvm_ffi.config --includedir
-      OUTPUT_VARIABLE XFFI_BENCH_TVM_INCLUDE OUTPUT_STRIP_TRAILING_WHITESPACE
-      RESULT_VARIABLE XFFI_BENCH_TVM_RESULT ERROR_QUIET)
-    if(NOT XFFI_BENCH_TVM_RESULT EQUAL 0)
-      set(XFFI_BENCH_TVM_INCLUDE "")
-    endif()
-  endif()
-endif()
-get_filename_component(XFFI_BENCH_TVM_LIBDIR "${XFFI_BENCH_TVM_INCLUDE}/../lib" ABSOLUTE)
-find_library(XFFI_BENCH_TVM_LIBRARY NAMES tvm_ffi PATHS "${XFFI_BENCH_TVM_LIBDIR}" NO_DEFAULT_PATH)
+include(${CMAKE_CURRENT_LIST_DIR}/tvm_wheel.cmake)
 
 if(TARGET bench_vs_tvm AND XFFI_BENCH_TVM_INCLUDE AND XFFI_BENCH_TVM_LIBRARY)
   target_include_directories(bench_vs_tvm PRIVATE ${XFFI_BENCH_TVM_INCLUDE})
