@@ -12,6 +12,9 @@ a Python no-op function in the same loop (the same-process baseline, which
 shows how loaded the machine was). With valgrind, each side also gets
 instructions per call: the whole process under callgrind with N calls minus
 with 0 calls, divided by N.
+The overlay's process checks that the wheel's libtvm_ffi.so is not mapped
+(compared by inode) and that the libtvm_ffi.so serving it is xffi's (it
+exports xffi_string_new); it fails otherwise.
 
 Before the overlay works end to end, the wheel side is measured and reported
 and the xffi side fails with the reason (exit status 1); the script needs no
@@ -74,6 +77,11 @@ def child(options):
     if options.forbid and identity(options.forbid) in {identity(p) for p in libraries}:
         sys.exit(f"the wheel's runtime {options.forbid} is mapped in the overlay's process: "
                  f"the overlay did not take effect (mapped: {libraries})")
+    if options.forbid:  # the overlay's side: its libtvm_ffi.so must be xffi's
+        import ctypes
+        served = [p for p in libraries if os.path.basename(p).startswith(("libtvm_ffi.so", "libxffi"))]
+        if not any(hasattr(ctypes.CDLL(p), "xffi_string_new") for p in served):
+            sys.exit(f"the overlay's runtime ({served}) is not xffi's: it exports no xffi_string_new")
     function = tvm_ffi.get_global_func(FUNCTION, allow_missing=True)
     if function is None:
         sys.exit(f"the global function {FUNCTION} is missing on this runtime")
