@@ -46,6 +46,10 @@ int main(int argc, char **argv) { return argc == 2 ? load_once(argv[1]) : 2; }
 #  include <xffi/sys/object.h>
 #  include <xffi/sys/type.h>
 
+/* last, after every header that may declare TVMFFI* (c_api.h, and xffi's own
+ * since issue 15): these names then call the wheel's library through pointers */
+#  include "bench_tvm_api.h"
+
 #  define CHECK(x)                                                      \
     do {                                                                \
       if (!(x)) {                                                       \
@@ -571,30 +575,8 @@ static void library_facts(int use_callgrind, const char *dropin) {
   }
 }
 
-/* The tvm-ffi rows must measure the wheel's library. Once xffi_static defines
- * TVMFFI* functions itself, this program's calls would bind to those (and,
- * exported from the executable, the wheel's own internal calls too): the
- * tvm-ffi rows would silently measure xffi. Refuse to run then. */
-static void check_tvm_ffi_is_the_wheel(void) {
-  union {
-    int (*f)(TVMFFIObjectHandle);
-    void *p;
-  } symbol = {TVMFFIObjectIncRef};
-  Dl_info info;
-  const char *name = dladdr(symbol.p, &info) && info.dli_fname ? info.dli_fname : "";
-  const char *base = strrchr(name, '/') ? strrchr(name, '/') + 1 : name;
-  if (strcmp(base, "libtvm_ffi.so") != 0) {
-    fprintf(stderr,
-            "bench_vs_tvm: TVMFFIObjectIncRef comes from '%s', not from the wheel's libtvm_ffi.so: "
-            "the tvm-ffi rows would measure xffi (xffi_static defines TVMFFI* itself); "
-            "run tvm-ffi in its own process (as bench_map_vs_tvm.py does)\n",
-            name);
-    exit(1);
-  }
-}
-
 int main(int argc, char **argv) {
-  check_tvm_ffi_is_the_wheel();
+  bench_tvm_api_load(XFFI_BENCH_TVM_LIB); /* before any TVMFFI* call: the wheel's own functions */
   /* --dropin PATH (this program's own option, removed before the harness's) */
   const char *dropin = NULL;
 #  ifdef XFFI_BENCH_DROPIN_LIB

@@ -14,6 +14,10 @@ if(TARGET bench_vs_tvm AND XFFI_BENCH_TVM_INCLUDE AND XFFI_BENCH_TVM_LIBRARY)
   # (The project builds with hidden visibility, which would keep the
   # harness's malloc out of the dynamic symbol table: default here.)
   set_target_properties(bench_vs_tvm PROPERTIES ENABLE_EXPORTS ON C_VISIBILITY_PRESET default)
+  # ...but never xffi_static's own TVMFFI* (issue 15): exported from the
+  # executable they would interpose the wheel's internal calls to its own
+  # functions. The program calls the wheel through bench_tvm_api.h.
+  target_link_options(bench_vs_tvm PRIVATE -Wl,--exclude-libs,ALL)
   # The library facts: each library's first load, in a fresh process of a
   # loader linked to neither runtime.
   add_executable(bench_vs_tvm_loader ${PROJECT_SOURCE_DIR}/tests/bench/bench_vs_tvm.c ${PROJECT_SOURCE_DIR}/tests/bench/bench_harness.c)
@@ -23,7 +27,8 @@ if(TARGET bench_vs_tvm AND XFFI_BENCH_TVM_INCLUDE AND XFFI_BENCH_TVM_LIBRARY)
   set_target_properties(bench_vs_tvm_loader PROPERTIES ENABLE_EXPORTS ON C_VISIBILITY_PRESET default
     RUNTIME_OUTPUT_DIRECTORY $<TARGET_FILE_DIR:bench_vs_tvm>)
   add_dependencies(bench_vs_tvm bench_vs_tvm_loader bench_empty_lib bench_deps_lib xffi_shared)
-  target_compile_definitions(bench_vs_tvm PRIVATE XFFI_BENCH_XFFI_LIB="$<TARGET_FILE:xffi_shared>")
+  target_compile_definitions(bench_vs_tvm PRIVATE XFFI_BENCH_XFFI_LIB="$<TARGET_FILE:xffi_shared>"
+    XFFI_BENCH_TVM_LIB="${XFFI_BENCH_TVM_LIBRARY}")
   # The libtvm_ffi.so drop-in (the shared library target named tvm_ffi, or
   # with OUTPUT_NAME tvm_ffi, anywhere in the project), when it is built:
   # its library facts are measured beside libxffi's and the wheel's.
