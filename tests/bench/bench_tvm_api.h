@@ -7,8 +7,9 @@
  * to xffi's definitions, and its "tvm-ffi" rows would silently measure xffi.
  * (The executable also keeps xffi_static's symbols out of its dynamic symbol
  * table, -Wl,--exclude-libs,ALL in tvm.cmake, so that the wheel's own
- * internal calls are not interposed by xffi's.) A pointer call costs what a
- * call through the PLT does: one indirect jump.
+ * internal calls are not interposed by xffi's.) A call through a pointer is
+ * one indirect call, one instruction less than a call through the PLT (a call
+ * to the stub, then its indirect jump).
  *
  * Include after every header that declares TVMFFI* names, in one file; call
  * bench_tvm_api_load(path of the wheel's libtvm_ffi.so) before using them. */
