@@ -80,6 +80,7 @@ static uint64_t child_iterations;
 static char self_path[4096];
 
 #define CALLGRIND_ITERATIONS 20000
+static uint64_t iteration_multiple = 1;
 
 void bench_init(int argc, char **argv) {
   ssize_t n = readlink("/proc/self/exe", self_path, sizeof(self_path) - 1);
@@ -107,6 +108,19 @@ void bench_init(int argc, char **argv) {
   }
 }
 
+int bench_selected(const char *op) {
+  if (child_mode) return strcmp(op, child_op) == 0;
+  return !only || strstr(op, only) != NULL;
+}
+
+void bench_set_iteration_multiple(uint64_t multiple) { iteration_multiple = multiple ? multiple : 1; }
+
+/* n rounded up to a multiple of iteration_multiple (at least one multiple). */
+static uint64_t whole_multiples(uint64_t n) {
+  uint64_t m = iteration_multiple;
+  return n <= m ? m : (n + m - 1) / m * m;
+}
+
 /* Runs one case under callgrind in a child process; instructions per iteration. */
 static double callgrind_instructions(const char *op, const bench_case *c) {
   char out_file[] = "/tmp/xffi-bench-callgrind-XXXXXX";
@@ -115,7 +129,8 @@ static double callgrind_instructions(const char *op, const bench_case *c) {
   close(fd);
   char out_arg[128], iterations[32];
   snprintf(out_arg, sizeof(out_arg), "--callgrind-out-file=%s", out_file);
-  snprintf(iterations, sizeof(iterations), "%d", CALLGRIND_ITERATIONS);
+  uint64_t count = whole_multiples(CALLGRIND_ITERATIONS);
+  snprintf(iterations, sizeof(iterations), "%llu", (unsigned long long)count);
   pid_t pid = fork();
   if (pid == 0) {
     int devnull = open("/dev/null", 1);
@@ -133,7 +148,7 @@ static double callgrind_instructions(const char *op, const bench_case *c) {
     char line[512];
     while (fgets(line, sizeof(line), f)) {
       if (!strncmp(line, "summary:", 8) || !strncmp(line, "totals:", 7)) {
-        result = strtod(strchr(line, ':') + 1, NULL) / CALLGRIND_ITERATIONS;
+        result = strtod(strchr(line, ':') + 1, NULL) / (double)count;
         break;
       }
     }
@@ -153,7 +168,7 @@ static uint64_t calibrate(const bench_case *c, uint64_t target_ns) {
     if (elapsed >= target_ns / 4 || iterations >= (UINT64_C(1) << 34)) {
       double per = (double)elapsed / (double)iterations;
       uint64_t want = per > 0 ? (uint64_t)((double)target_ns / per) : iterations * 4;
-      return want ? want : 1;
+      return whole_multiples(want ? want : 1);
     }
     iterations *= 4;
   }

@@ -20,6 +20,10 @@
 
 #include <stdint.h>
 
+#ifdef __cplusplus
+extern "C" { /* bench_map_tvm.cc, the C++ program, uses this C harness */
+#endif
+
 /* Runs the operation `iterations` times. ctx is the case's own state. The
  * function must do the same work for every call (set up in ctx beforehand). */
 typedef void (*bench_fn)(void *ctx, uint64_t iterations);
@@ -34,6 +38,17 @@ void bench_init(int argc, char **argv);
 
 /* Measures every case of one operation; cases[0] is the baseline. */
 void bench_op(const char *op, const bench_case *cases, int num_cases);
+
+/* Whether bench_op(op, ...) would measure anything in this process (the
+ * --only filter; in a callgrind child, only its own op): lets a program skip
+ * an expensive set-up (a map of a million entries) that nothing will use. */
+int bench_selected(const char *op);
+
+/* Makes every later bench_op run each case a multiple of `multiple`
+ * iterations (timed rounds and the callgrind run; 1: no constraint). An op
+ * that cycles through a fixed set of keys (a Map of a million entries, each
+ * probed once per cycle) then counts every key equally. */
+void bench_set_iteration_multiple(uint64_t multiple);
 
 /* Records a figure measured by the program itself (for example a throughput
  * ratio between thread counts, or bytes per entry). Pass a negative number
@@ -53,5 +68,9 @@ uint64_t bench_now_ns(void);
 
 /* Prints the table and the JSON lines; returns the process exit status. */
 int bench_finish(void);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* XFFI_BENCH_HARNESS_H */

@@ -7,7 +7,8 @@
  * fresh child process).
  *
  * Built only with the wheel (tests/bench/tvm.cmake). Run:
- *   build/tests/bench/bench_vs_tvm        (--no-callgrind, --quick, --only SUBSTR)
+ *   build/tests/bench/bench_vs_tvm        (--no-callgrind, --quick, --only SUBSTR,
+ *                                          --dropin PATH: another libtvm_ffi.so drop-in to measure)
  * The table goes to docs/tvm-ffi.md. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -44,6 +45,10 @@ int main(int argc, char **argv) { return argc == 2 ? load_once(argv[1]) : 2; }
 #  include <xffi/sys/function.h>
 #  include <xffi/sys/object.h>
 #  include <xffi/sys/type.h>
+
+/* last, after every header that may declare TVMFFI* (c_api.h, and xffi's own
+ * since issue 15): these names then call the wheel's library through pointers */
+#  include "bench_tvm_api.h"
 
 #  define CHECK(x)                                                      \
     do {                                                                \
@@ -532,7 +537,58 @@ static void measure_library(lib_facts *facts, const char path[1200], int use_cal
   }
 }
 
+/* The libraries measured, each in a fresh process: the empty library, libxffi,
+ * the wheel's libtvm_ffi.so, the empty library with libxffi's dependencies,
+ * and xffi's libtvm_ffi.so drop-in (dropin: NULL when there is none). */
+static void library_facts(int use_callgrind, const char *dropin) {
+  enum { NUM_LIBRARIES = 5 };
+  char path[NUM_LIBRARIES][1200];
+  static const char *impls[NUM_LIBRARIES] = {"baseline", "xffi", "tvm-ffi", "baseline+deps", "xffi drop-in"};
+  Dl_info info;
+  snprintf(path[0], sizeof path[0], "%s/libbench_empty_lib.so", self_dir);
+#  ifdef XFFI_BENCH_XFFI_LIB
+  snprintf(path[1], sizeof path[1], "%s", XFFI_BENCH_XFFI_LIB);
+#  else
+  snprintf(path[1], sizeof path[1], "%s/../../libxffi.so", self_dir);
+#  endif
+  union {
+    int (*f)(TVMFFIObjectHandle);
+    void *p;
+  } tvm_symbol = {TVMFFIObjectIncRef};
+  CHECK(dladdr(tvm_symbol.p, &info) && info.dli_fname);
+  snprintf(path[2], sizeof path[2], "%s", info.dli_fname);
+  /* an empty library with libxffi's dependencies (libc, ld-linux): the
+   * loader allocates for a dependency list, whoever the library is */
+  snprintf(path[3], sizeof path[3], "%s/libbench_deps_lib.so", self_dir);
+  snprintf(path[4], sizeof path[4], "%s", dropin ? dropin : "");
+  for (int i = 0; i < NUM_LIBRARIES; i++) {
+    if (!path[i][0]) {
+      bench_record("library: first load (dlopen)", impls[i], -1, -1, -1,
+                   "not built (no CMake target with OUTPUT_NAME tvm_ffi; or pass --dropin PATH)");
+      continue;
+    }
+    lib_facts f;
+    measure_library(&f, path[i], use_callgrind);
+    char note[700];
+    snprintf(note, sizeof note, "%.1f KB stripped; needs: %s", f.stripped_kb, f.needed);
+    bench_record("library: first load (dlopen)", impls[i], f.ns, f.instructions, f.allocations, note);
+  }
+}
+
 int main(int argc, char **argv) {
+  bench_tvm_api_load(XFFI_BENCH_TVM_LIB); /* before any TVMFFI* call: the wheel's own functions */
+  /* --dropin PATH (this program's own option, removed before the harness's) */
+  const char *dropin = NULL;
+#  ifdef XFFI_BENCH_DROPIN_LIB
+  dropin = XFFI_BENCH_DROPIN_LIB;
+#  endif
+  for (int i = 1; i + 1 < argc; i++)
+    if (strcmp(argv[i], "--dropin") == 0) {
+      dropin = argv[i + 1];
+      memmove(&argv[i], &argv[i + 2], (size_t)(argc - i - 1) * sizeof argv[0]); /* keeps argv[argc] */
+      argc -= 2;
+      break;
+    }
   ssize_t len = readlink("/proc/self/exe", self_dir, sizeof self_dir - 1);
   CHECK(len > 0);
   self_dir[len] = 0;
@@ -687,29 +743,7 @@ int main(int argc, char **argv) {
   bench_op("DLPack import + release, xffi unchecked", imports_unchecked, 3);
 
   /* library facts, each library loaded for the first time in a fresh process */
-  if (!only) {
-    char path[4][1200];
-    Dl_info info;
-    snprintf(path[0], sizeof path[0], "%s/libbench_empty_lib.so", self_dir);
-    snprintf(path[1], sizeof path[1], "%s/../../libxffi.so", self_dir);
-    /* an empty library with libxffi's dependencies (libc, ld-linux): the
-     * loader allocates for a dependency list, whoever the library is */
-    snprintf(path[3], sizeof path[3], "%s/libbench_deps_lib.so", self_dir);
-    union {
-      int (*f)(TVMFFIObjectHandle);
-      void *p;
-    } tvm_symbol = {TVMFFIObjectIncRef};
-    CHECK(dladdr(tvm_symbol.p, &info) && info.dli_fname);
-    snprintf(path[2], sizeof path[2], "%s", info.dli_fname);
-    static const char *impls[4] = {"baseline", "xffi", "tvm-ffi", "baseline+deps"};
-    for (int i = 0; i < 4; i++) {
-      lib_facts f;
-      measure_library(&f, path[i], use_callgrind);
-      char note[700];
-      snprintf(note, sizeof note, "%.1f KB stripped; needs: %s", f.stripped_kb, f.needed);
-      bench_record("library: first load (dlopen)", impls[i], f.ns, f.instructions, f.allocations, note);
-    }
-  }
+  if (!only) library_facts(use_callgrind, dropin);
 
   xffi_object_dec_ref(xf0);
   xffi_object_dec_ref(xf2);
