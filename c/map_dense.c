@@ -56,6 +56,7 @@ void xffi_map_dense_table_size(uint64_t cap, uint32_t *fib_shift, uint64_t *n_sl
 
 int xffi_map_dense_alloc_blocks(map_object *m, uint64_t n_slots, uint32_t fib_shift) {
   uint64_t n_blocks = (n_slots + MAP_BLOCK_CAP - 1) / MAP_BLOCK_CAP;
+  if (n_blocks > SIZE_MAX / MAP_BLOCK_BYTES) return xffi_error_raise_out_of_memory(); /* 32-bit targets */
   unsigned char *blocks = xffi_alloc((size_t)(n_blocks * MAP_BLOCK_BYTES));
   if (!blocks) return xffi_error_raise_out_of_memory();
   for (uint64_t b = 0; b < n_blocks; ++b) memset(blocks + b * MAP_BLOCK_BYTES, 0xFF, MAP_BLOCK_CAP);

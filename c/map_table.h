@@ -31,6 +31,8 @@
 #ifndef XFFI_MAP_TABLE_H
 #define XFFI_MAP_TABLE_H
 
+#include <stddef.h>
+#include <stdint.h>
 #include <string.h>
 
 #include <xffi/map.h>
@@ -76,18 +78,25 @@ typedef struct map_object {
   uint64_t list_tail;
 } map_object;
 
+/* The small header: MapBaseObj, the fields up to data_deleter (56 bytes on
+ * 64-bit targets); inline pairs start there. */
+#define MAP_SMALL_HEADER_BYTES offsetof(map_object, fib_shift)
+#define MAP_BLOCK_BYTES (MAP_BLOCK_CAP + MAP_BLOCK_CAP * sizeof(map_item))
+
 _Static_assert(sizeof(map_pair) == 32, "a pair is two Anys");
 _Static_assert(sizeof(map_item) == 48, "a dense item is 48 bytes");
+_Static_assert(MAP_SMALL_HEADER_BYTES + MAP_SMALL_INIT * sizeof(map_pair) >= sizeof(map_object),
+               "a small map object can become dense in place");
+#if UINTPTR_MAX == UINT64_MAX
+/* Measured from tvm-ffi's headers (docs/one-runtime/layouts.md 2.1). The
+ * same declarations give C++'s layout on other targets too. */
 _Static_assert(sizeof(map_object) == 80, "the dense map object is 80 bytes");
 _Static_assert(offsetof(map_object, data) == 24 && offsetof(map_object, size) == 32 &&
                    offsetof(map_object, slots) == 40 && offsetof(map_object, data_deleter) == 48 &&
                    offsetof(map_object, fib_shift) == 56 && offsetof(map_object, list_head) == 64 &&
                    offsetof(map_object, list_tail) == 72,
                "tvm-ffi's MapBaseObj/DenseMapBaseObj offsets");
-
-/* The bytes of the small header (before the inline pairs). */
-#define MAP_SMALL_HEADER_BYTES 56
-#define MAP_BLOCK_BYTES (MAP_BLOCK_CAP + MAP_BLOCK_CAP * sizeof(map_item))
+#endif
 
 static inline map_object *map_of(const xffi_object *obj) { return (map_object *)obj; }
 static inline int map_is_small(const map_object *m) { return (m->slots & MAP_SMALL_TAG) != 0; }

@@ -103,7 +103,7 @@ static void check_dense(const xffi_object *obj, uint64_t size, uint64_t slots, u
   assert_int_equal(m->list_head, head);
   assert_int_equal(m->list_tail, tail);
   for (uint64_t i = 0; i < slots; ++i) {
-    const unsigned char *byte = (const unsigned char *)m->data + (i / 16) * 784 + i % 16;
+    const unsigned char *byte = (const unsigned char *)m->data + (i / 16) * MAP_BLOCK_BYTES + i % 16;
     if (*byte != meta[i])
       fail_msg("slot %llu: metadata 0x%02x, tvm-ffi has 0x%02x", (unsigned long long)i, *byte, meta[i]);
   }
@@ -170,7 +170,7 @@ static void small_layout_is_tvm_ffis(void **state) {
   const map_object *m = (const map_object *)map;
   assert_true(m->slots & MAP_SMALL_TAG);
   assert_int_equal(m->slots & ~MAP_SMALL_TAG, 2);
-  assert_ptr_equal(m->data, (const char *)map + 56); /* inline pairs */
+  assert_ptr_equal(m->data, (const char *)map + MAP_SMALL_HEADER_BYTES); /* inline pairs */
   assert_null(m->data_deleter);
   set(&map, 7, 70);
   set(&map, 8, 80);
