@@ -27,8 +27,8 @@ const uint64_t xffi_map_jumps[MAP_NUM_JUMPS] = {
     UINT64_C(203280589587557251), UINT64_C(457381325854679626), UINT64_C(1029107982097042876),
     UINT64_C(2315492959180353330), UINT64_C(5209859154120846435)};
 
-/* The most chain elements a relocation moves (xffi's own inserts); longer
- * chains make the insert rehash instead (still a valid table for C++). */
+/* The most chain elements a relocation moves; a longer chain tail makes the
+ * insert rehash instead (still a valid table for C++; tvm-ffi would move it). */
 #define RELOCATE_MAX 64
 
 static inline int meta_is_head(unsigned char meta) { return (meta & 0x80u) == 0; }
@@ -76,7 +76,7 @@ int xffi_map_dense_find(uint64_t *out, const map_object *m, const xffi_any *key,
   unsigned char meta = *map_meta(m, i);
   if (!meta_is_head(meta)) return XFFI_OK;
   for (uint64_t steps = 0; steps <= m->size; ++steps) {
-    int eq;
+    int eq = 0;
     if (xffi_map_any_equal(&eq, &map_item_at(m, i)->key, key) != XFFI_OK) return XFFI_FAIL;
     if (eq) {
       *out = i;
@@ -152,7 +152,7 @@ static int next_empty(const map_object *m, uint64_t i, uint64_t *slot, unsigned 
 
 /* The slot before i in its chain (i is not a head). */
 static int find_prev(uint64_t *out, const map_object *m, uint64_t i) {
-  uint64_t hash;
+  uint64_t hash = 0;
   if (xffi_map_any_hash(&hash, &map_item_at(m, i)->key) != XFFI_OK) return XFFI_FAIL;
   uint64_t prev = map_fib_slot(hash, m->fib_shift);
   for (uint64_t steps = 0; steps <= m->slots; ++steps) {
@@ -167,27 +167,39 @@ static int find_prev(uint64_t *out, const map_object *m, uint64_t i) {
                           (unsigned long long)i);
 }
 
+/* Where each element of a relocated chain tail goes: its new slot and the
+ * jump that links it from its predecessor. */
+typedef struct relocation_plan {
+  uint64_t dest[RELOCATE_MAX];
+  unsigned char jump[RELOCATE_MAX];
+  int n;
+} relocation_plan;
+
 /* A dry run of the relocation below: whether every element of the chain
  * tail starting at target finds an empty slot (so the real run, which
- * mutates, cannot stop half way). Slots taken and vacated by earlier steps
- * are tracked in small arrays; a tail longer than RELOCATE_MAX is refused. */
-static int relocation_fits(const map_object *m, uint64_t target, uint64_t w) {
-  uint64_t taken[RELOCATE_MAX], vacated[RELOCATE_MAX];
-  int n_taken = 0, n_vacated = 0;
+ * mutates, cannot stop half way), recording where each goes. Slots taken and
+ * vacated by earlier steps are tracked in the plan and a small array; a tail
+ * longer than RELOCATE_MAX is refused. */
+static int plan_relocation(relocation_plan *plan, const map_object *m, uint64_t target, uint64_t w) {
+  uint64_t vacated[RELOCATE_MAX];
+  int n_vacated = 0;
   uint64_t r = target;
+  plan->n = 0;
   for (;;) {
-    if (n_taken == RELOCATE_MAX) return 0;
+    if (plan->n == RELOCATE_MAX) return 0;
     int found = 0;
     for (unsigned j = 1; j < MAP_NUM_JUMPS && !found; ++j) {
       uint64_t c = (w + xffi_map_jumps[j]) % m->slots;
       int empty = *map_meta(m, c) == MAP_META_EMPTY;
       for (int k = 0; k < n_vacated; ++k)
         if (vacated[k] == c) empty = 1;
-      for (int k = 0; k < n_taken; ++k)
-        if (taken[k] == c) empty = 0;
+      for (int k = 0; k < plan->n; ++k)
+        if (plan->dest[k] == c) empty = 0;
       if (c == target) empty = 0; /* protected */
       if (empty) {
-        taken[n_taken++] = c;
+        plan->dest[plan->n] = c;
+        plan->jump[plan->n] = (unsigned char)j;
+        plan->n += 1;
         w = c;
         found = 1;
       }
@@ -201,29 +213,23 @@ static int relocation_fits(const map_object *m, uint64_t target, uint64_t w) {
 }
 
 /* Moves the chain tail that starts at target (a body slot of another chain)
- * to empty slots reachable from its predecessor, so that target becomes free
- * (tvm-ffi's TrySpareListHead; the first vacated slot is marked protected
- * until the new head is written). Must fit (relocation_fits). */
-static void relocate_tail(map_object *m, uint64_t target, uint64_t w) {
+ * to the slots of the plan, each reachable from its predecessor, so that
+ * target becomes free (tvm-ffi's TrySpareListHead, same choices; the first
+ * vacated slot is marked protected until the new head is written). */
+static void relocate_tail(map_object *m, uint64_t target, uint64_t w, const relocation_plan *plan) {
   uint64_t r = target;
-  int first = 1;
-  for (;;) {
-    uint64_t empty;
-    unsigned jump;
-    (void)next_empty(m, w, &empty, &jump); /* found: checked by the dry run */
-    map_item *from = map_item_at(m, r), *to = map_item_at(m, empty);
+  for (int k = 0; k < plan->n; ++k) {
+    uint64_t dest = plan->dest[k];
+    map_item *from = map_item_at(m, r), *to = map_item_at(m, dest);
     to->key = from->key;
     to->value = from->value;
-    *map_meta(m, empty) = 0x80u;
-    list_replace(m, r, empty);
+    *map_meta(m, dest) = 0x80u;
+    list_replace(m, r, dest);
     unsigned char r_meta = *map_meta(m, r);
-    *map_meta(m, r) = first ? MAP_META_PROTECTED : MAP_META_EMPTY;
-    first = 0;
-    meta_set_jump(m, w, jump);
-    w = empty;
-    uint64_t next = meta_jump(r_meta);
-    if (next == 0) return;
-    r = (r + next) % m->slots;
+    *map_meta(m, r) = k == 0 ? MAP_META_PROTECTED : MAP_META_EMPTY;
+    meta_set_jump(m, w, plan->jump[k]);
+    w = dest;
+    r = (r + meta_jump(r_meta)) % m->slots;
   }
 }
 
@@ -269,10 +275,11 @@ static int try_insert(const char *fn, map_object *m, const xffi_any *key, const 
   }
   if (!meta_is_head(meta)) {
     if (is_full(m)) return TRY_NEEDS_REHASH;
-    uint64_t w;
+    uint64_t w = 0;
     if (find_prev(&w, m, i) != XFFI_OK) return TRY_FAILED;
-    if (!relocation_fits(m, i, w)) return TRY_NEEDS_REHASH;
-    relocate_tail(m, i, w);
+    relocation_plan plan;
+    if (!plan_relocation(&plan, m, i, w)) return TRY_NEEDS_REHASH;
+    relocate_tail(m, i, w, &plan);
     put_item(m, i, 0x00u, key, value);
     return TRY_INSERTED;
   }
@@ -287,8 +294,8 @@ static int try_insert(const char *fn, map_object *m, const xffi_any *key, const 
     }
   }
   if (is_full(m)) return TRY_NEEDS_REHASH;
-  uint64_t empty;
-  unsigned jump;
+  uint64_t empty = 0;
+  unsigned jump = 0;
   if (!next_empty(m, i, &empty, &jump)) return TRY_NEEDS_REHASH;
   put_item(m, empty, 0x80u, key, value);
   meta_set_jump(m, i, jump);
@@ -301,7 +308,7 @@ static int refill(const char *fn, map_object *t, const map_object *m, const xffi
                   uint64_t hash) {
   for (uint64_t i = m->list_head; i != MAP_NONE; i = map_item_at(m, i)->next) {
     const map_item *it = map_item_at(m, i);
-    uint64_t h;
+    uint64_t h = 0;
     if (xffi_map_any_hash(&h, &it->key) != XFFI_OK) return TRY_FAILED;
     int rc = try_insert(fn, t, &it->key, &it->value, h, 0);
     if (rc != TRY_INSERTED) return rc;
@@ -348,8 +355,8 @@ int xffi_map_dense_insert_new(const char *fn, map_object *m, xffi_any *key, xffi
   if (rc == TRY_FAILED) return XFFI_FAIL;
   if (m->slots == 0) {
     /* Emptied by tvm-ffi's ReleaseMemory: start again at 8 slots. */
-    uint64_t n;
-    uint32_t shift;
+    uint64_t n = 0;
+    uint32_t shift = 0;
     xffi_map_dense_table_size(MAP_SMALL_MAX, &shift, &n);
     map_object t;
     memset(&t, 0, sizeof(t));
@@ -364,15 +371,15 @@ int xffi_map_dense_insert_new(const char *fn, map_object *m, xffi_any *key, xffi
 }
 
 int xffi_map_dense_from_small(map_object *m, uint64_t cap) {
-  uint64_t n;
-  uint32_t shift;
+  uint64_t n = 0;
+  uint32_t shift = 0;
   xffi_map_dense_table_size(cap, &shift, &n);
   map_object t;
   memset(&t, 0, sizeof(t));
   if (xffi_map_dense_alloc_blocks(&t, n, shift) != XFFI_OK) return XFFI_FAIL;
   const map_pair *pairs = map_small_pairs(m);
   for (uint64_t k = 0; k < m->size; ++k) {
-    uint64_t h;
+    uint64_t h = 0;
     /* A small table of distinct keys always fits an 8-slot table. */
     if (xffi_map_any_hash(&h, &pairs[k].key) != XFFI_OK ||
         try_insert("", &t, &pairs[k].key, &pairs[k].value, h, 0) != TRY_INSERTED) {

@@ -38,13 +38,12 @@ static int key_probe(const char *fn, xffi_any *probe, const xffi_any *key) {
 /* Inserts the absent key (owned, moved in) with value (owned, moved in) into
  * m, in tvm-ffi's way: small up to 4 pairs, then dense. On failure both are
  * still the caller's and m is unchanged. */
-static int insert_new(const char *fn, map_object *m, xffi_any *key, xffi_any *value) {
+static int insert_new(const char *fn, map_object *m, xffi_any *key, xffi_any *value, uint64_t hash, int hashed) {
   if (map_is_small(m)) {
     if (m->size < MAP_SMALL_MAX) return xffi_map_small_append(m, key, value);
     if (xffi_map_dense_from_small(m, m->size) != XFFI_OK) return XFFI_FAIL;
   }
-  uint64_t hash;
-  if (xffi_map_any_hash(&hash, key) != XFFI_OK) return XFFI_FAIL;
+  if (!hashed && xffi_map_any_hash(&hash, key) != XFFI_OK) return XFFI_FAIL;
   return xffi_map_dense_insert_new(fn, m, key, value, hash);
 }
 
@@ -76,8 +75,9 @@ static int map_set(const char *fn, xffi_object **target, int cow, const xffi_any
   if (key_probe(fn, &probe, key) != XFFI_OK) return XFFI_FAIL;
   if (copy_in(fn, "value", &owned_value, value) != XFFI_OK) goto fail;
   const xffi_any *found;
-  uint64_t pos;
-  if (xffi_map_find(&found, &pos, map_of(*target), &probe) != XFFI_OK) goto fail;
+  uint64_t pos = 0, hash = 0;
+  int hashed = 0;
+  if (xffi_map_find(&found, &pos, &hash, &hashed, map_of(*target), &probe) != XFFI_OK) goto fail;
   xffi_object *copy;
   map_object *m = writable(target, cow, &copy);
   if (!m) goto fail;
@@ -91,7 +91,8 @@ static int map_set(const char *fn, xffi_object **target, int cow, const xffi_any
     return XFFI_OK;
   }
   /* Stored keys are owned and never borrowed: a C string becomes a String. */
-  if (copy_in(fn, "key", &owned_key, &probe) != XFFI_OK || insert_new(fn, m, &owned_key, &owned_value) != XFFI_OK) {
+  if (copy_in(fn, "key", &owned_key, &probe) != XFFI_OK ||
+      insert_new(fn, m, &owned_key, &owned_value, hash, hashed) != XFFI_OK) {
     if (copy) xffi_object_dec_ref_inline(copy);
     goto fail;
   }
@@ -110,8 +111,9 @@ static int map_erase(const char *fn, xffi_object **target, int cow, const xffi_a
   xffi_any probe;
   if (key_probe(fn, &probe, key) != XFFI_OK) return XFFI_FAIL;
   const xffi_any *found;
-  uint64_t pos;
-  if (xffi_map_find(&found, &pos, map_of(*target), &probe) != XFFI_OK) return XFFI_FAIL;
+  uint64_t pos = 0, hash = 0;
+  int hashed = 0;
+  if (xffi_map_find(&found, &pos, &hash, &hashed, map_of(*target), &probe) != XFFI_OK) return XFFI_FAIL;
   if (!found) return xffi_map_raise_key_error(fn, key);
   xffi_object *copy;
   map_object *m = writable(target, cow, &copy);

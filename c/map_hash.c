@@ -1,48 +1,14 @@
-/* c/map_hash.c: the hash and equality of map keys, exactly tvm-ffi's AnyHash
- * and AnyEqual (docs/one-runtime/layouts.md 2.5): C++ code compiled against
- * tvm-ffi's headers computes home slots in maps xffi made, and the reverse,
- * so both runtimes must agree on every bit. Unkeyed by necessity: see the
- * flooding section of docs/map.md. */
+/* c/map_hash.c: the out-of-line parts of map key hashing and equality
+ * (c/map_key.h has tvm-ffi's AnyHash and AnyEqual inline): objects whose type
+ * registers `__any_hash__`/`__any_equal__` (type attribute columns), and key
+ * normalization. C++ code compiled against tvm-ffi's headers computes home
+ * slots in maps xffi made, and the reverse, so both runtimes must agree on
+ * every bit. Unkeyed by necessity: see docs/map.md, "Hostile keys". */
 #include <xffi/function.h>
 #include <xffi/tvm_ffi.h>
 
 #include "check.h"
 #include "map_table.h"
-
-#define HASH_MULTIPLIER UINT64_C(1099511628211)
-#define HASH_MOD UINT64_C(2147483647)
-
-static inline uint64_t hash_combine(uint64_t key, uint64_t value) {
-  return key ^ (value + UINT64_C(0x9e3779b9) + (key << 6) + (key >> 2));
-}
-
-/* One little-endian word of up to 8 bytes, zero-extended (byte order fixed,
- * so the value is the same on every machine). */
-static inline uint64_t le_word(const char *p, size_t n) {
-  uint64_t w = 0;
-  for (size_t i = 0; i < n; ++i) w |= (uint64_t)(unsigned char)p[i] << (8 * i);
-  return w;
-}
-
-uint64_t xffi_map_stable_hash_bytes(const char *data, size_t size) {
-  uint64_t r = 0;
-  size_t i = 0;
-  for (; i + 8 <= size; i += 8) r = (r * HASH_MULTIPLIER + le_word(data + i, 8)) % HASH_MOD;
-  if (i < size) r = (r * HASH_MULTIPLIER + le_word(data + i, size - i)) % HASH_MOD;
-  return r;
-}
-
-/* Text kinds: the stored four, and the borrowed forms a probe may be. */
-static int is_text(int32_t t) {
-  return t == XFFI_TYPE_STRING || t == XFFI_TYPE_BYTES || t == XFFI_TYPE_SMALL_STR || t == XFFI_TYPE_SMALL_BYTES ||
-         t == XFFI_TYPE_RAW_STR || t == XFFI_TYPE_BYTE_ARRAY_PTR;
-}
-
-static int is_str_kind(int32_t t) {
-  return t == XFFI_TYPE_STRING || t == XFFI_TYPE_SMALL_STR || t == XFFI_TYPE_RAW_STR;
-}
-
-static xffi_byte_array text_of(const xffi_any *v);
 
 /* The custom entry of type t in the column named name (borrowed), or NULL. */
 static const xffi_any *custom_entry(const char *name, int32_t t) {
@@ -94,91 +60,35 @@ static int call_custom(const char *what, const xffi_any *entry, const xffi_any *
   return XFFI_OK;
 }
 
-int xffi_map_any_hash(uint64_t *out, const xffi_any *key) {
+int xffi_map_object_hash(uint64_t *out, const xffi_any *key) {
   int32_t t = key->type_index;
-  uint64_t word;
-  memcpy(&word, &key->v_int64, sizeof(word));
-  switch (t) {
-    case XFFI_TYPE_SMALL_STR:
-    case XFFI_TYPE_SMALL_BYTES:
-      /* The same value as the equal String/Bytes: one zero-padded word. */
-      *out = hash_combine(t == XFFI_TYPE_SMALL_STR ? XFFI_TYPE_STRING : XFFI_TYPE_BYTES,
-                          le_word(key->v_small, sizeof(key->v_small)) % HASH_MOD);
-      return XFFI_OK;
-    case XFFI_TYPE_STRING:
-    case XFFI_TYPE_BYTES:
-    case XFFI_TYPE_RAW_STR: /* a probe of more than 7 bytes: hashed as the String it stands for */
-    case XFFI_TYPE_BYTE_ARRAY_PTR: {
-      xffi_byte_array b = text_of(key);
-      *out =
-          hash_combine(is_str_kind(t) ? XFFI_TYPE_STRING : XFFI_TYPE_BYTES, xffi_map_stable_hash_bytes(b.data, b.size));
-      return XFFI_OK;
-    }
-    default: break;
-  }
-  if (t >= XFFI_TYPE_STATIC_OBJECT_BEGIN) {
+  if (map_may_be_custom(t)) {
     const xffi_any *entry = custom_entry("__any_hash__", t);
     if (entry) {
-      int64_t h;
+      int64_t h = 0;
       if (call_custom("hash (__any_hash__)", entry, key, 1, XFFI_TYPE_INT, &h) != XFFI_OK) return XFFI_FAIL;
-      *out = hash_combine((uint64_t)t, (uint64_t)h);
+      *out = map_hash_combine((uint64_t)t, (uint64_t)h);
       return XFFI_OK;
     }
   }
-  *out = hash_combine((uint64_t)(uint32_t)t, word);
+  uint64_t word; /* the 8 payload bytes, as tvm-ffi hashes any other value */
+  memcpy(&word, &key->v_int64, sizeof(word));
+  *out = map_hash_combine((uint64_t)(uint32_t)t, word);
   return XFFI_OK;
 }
 
-/* The bytes of a text value (is_text). */
-static xffi_byte_array text_of(const xffi_any *v) {
-  xffi_byte_array b;
-  switch (v->type_index) {
-    case XFFI_TYPE_SMALL_STR:
-    case XFFI_TYPE_SMALL_BYTES:
-      b.data = v->v_small;
-      b.size = v->small_len;
-      return b;
-    case XFFI_TYPE_RAW_STR:
-      b.data = v->v_c_str;
-      b.size = strlen(v->v_c_str);
-      return b;
-    case XFFI_TYPE_BYTE_ARRAY_PTR: return *v->v_bytes_ptr;
-    default: return xffi_string_cell_of_unchecked(v->v_obj);
-  }
-}
-
-static int same_text(const xffi_any *a, const xffi_any *b) {
-  xffi_byte_array x = text_of(a), y = text_of(b);
-  return x.size == y.size && (x.size == 0 || memcmp(x.data, y.data, x.size) == 0);
-}
-
-int xffi_map_any_equal(int *out, const xffi_any *a, const xffi_any *b) {
-  if (memcmp(a, b, sizeof(xffi_any)) == 0) {
-    *out = 1;
-    return XFFI_OK;
-  }
-  int32_t ta = a->type_index, tb = b->type_index;
+int xffi_map_object_equal(int *out, const xffi_any *a, const xffi_any *b) {
   *out = 0;
-  if (ta == tb) {
-    if (ta == XFFI_TYPE_STRING || ta == XFFI_TYPE_BYTES) {
-      *out = same_text(a, b);
-    } else if (ta >= XFFI_TYPE_STATIC_OBJECT_BEGIN) {
-      const xffi_any *entry = custom_entry("__any_equal__", ta);
-      if (entry) {
-        xffi_any args[2] = {*a, *b};
-        int64_t eq;
-        if (call_custom("equality (__any_equal__)", entry, args, 2, XFFI_TYPE_BOOL, &eq) != XFFI_OK) return XFFI_FAIL;
-        *out = eq != 0;
-      }
-    }
-    return XFFI_OK;
-  }
-  /* Different kinds: only a small and an object form of the same text kind. */
-  if (is_text(ta) && is_text(tb) && is_str_kind(ta) == is_str_kind(tb)) *out = same_text(a, b);
+  const xffi_any *entry = custom_entry("__any_equal__", a->type_index);
+  if (!entry) return XFFI_OK; /* identity: the 16 bytes differ */
+  xffi_any args[2] = {*a, *b};
+  int64_t eq = 0;
+  if (call_custom("equality (__any_equal__)", entry, args, 2, XFFI_TYPE_BOOL, &eq) != XFFI_OK) return XFFI_FAIL;
+  *out = eq != 0;
   return XFFI_OK;
 }
 
-int xffi_map_key_normalize(const char *fn, xffi_any *out, const xffi_any *key) {
+int xffi_map_key_normalize_slow(const char *fn, xffi_any *out, const xffi_any *key) {
   *out = *key;
   switch (key->type_index) {
     case XFFI_TYPE_OBJECT_RVALUE:

@@ -7,6 +7,44 @@
 #include "check.h"
 #include "map_table.h"
 
+/* Finds the normalized key probe in m: *out the stored value or NULL. The
+ * scan and the chain walk of xffi_map_find, here with the hash and equality
+ * inline (c/map_key.h), for the lookups' sake. */
+static inline int find_value(const xffi_any **out, const map_object *m, const xffi_any *probe) {
+  *out = NULL;
+  int eq = 0;
+  if (map_is_small(m)) {
+    const map_pair *pairs = map_small_pairs(m);
+    for (uint64_t i = 0, n = m->size; i < n; ++i) {
+      if (XFFI_UNLIKELY(xffi_map_any_equal(&eq, &pairs[i].key, probe) != XFFI_OK)) return XFFI_FAIL;
+      if (eq) {
+        *out = &pairs[i].value;
+        return XFFI_OK;
+      }
+    }
+    return XFFI_OK;
+  }
+  if (m->size == 0) return XFFI_OK;
+  uint64_t hash = 0;
+  if (XFFI_UNLIKELY(xffi_map_any_hash(&hash, probe) != XFFI_OK)) return XFFI_FAIL;
+  uint64_t i = map_fib_slot(hash, m->fib_shift);
+  unsigned char meta = *map_meta(m, i);
+  if (meta & 0x80u) return XFFI_OK; /* not the head of a chain: absent */
+  for (uint64_t steps = 0; steps <= m->size; ++steps) {
+    const map_item *it = map_item_at(m, i);
+    if (XFFI_UNLIKELY(xffi_map_any_equal(&eq, &it->key, probe) != XFFI_OK)) return XFFI_FAIL;
+    if (eq) {
+      *out = &it->value;
+      return XFFI_OK;
+    }
+    uint64_t jump = xffi_map_jumps[meta & 0x7Fu];
+    if (jump == 0) break;
+    i = (i + jump) % m->slots;
+    meta = *map_meta(m, i);
+  }
+  return XFFI_OK;
+}
+
 /* Finds key in a readable map: *out the stored value (borrowed) or NULL. */
 static int map_lookup(const char *fn, const xffi_any **out, const xffi_object *map, const xffi_any *key) {
   if (XFFI_UNLIKELY(!out)) return xffi_raise_null_arg(fn, "out");
@@ -15,8 +53,7 @@ static int map_lookup(const char *fn, const xffi_any **out, const xffi_object *m
   if (XFFI_UNLIKELY(!xffi_any_is_well_formed(key))) return xffi_any_raise_malformed(fn, "key", key);
   xffi_any probe;
   if (XFFI_UNLIKELY(xffi_map_key_normalize(fn, &probe, key) != XFFI_OK)) return XFFI_FAIL;
-  uint64_t pos;
-  return xffi_map_find(out, &pos, map_of(map), &probe);
+  return find_value(out, map_of(map), &probe);
 }
 
 int xffi_map_lookup(const xffi_any **out, const xffi_object *map, const xffi_any *key) {

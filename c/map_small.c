@@ -6,7 +6,7 @@
 int xffi_map_small_find(uint64_t *out, const map_object *m, const xffi_any *key) {
   const map_pair *pairs = map_small_pairs(m);
   for (uint64_t i = 0; i < m->size; ++i) {
-    int eq;
+    int eq = 0;
     if (xffi_map_any_equal(&eq, &pairs[i].key, key) != XFFI_OK) return XFFI_FAIL;
     if (eq) {
       *out = i;

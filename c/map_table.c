@@ -66,19 +66,23 @@ void xffi_map_clear_pairs(map_object *m) {
   }
 }
 
-int xffi_map_find(const xffi_any **value_out, uint64_t *pos_out, const map_object *m, const xffi_any *key) {
+int xffi_map_find(const xffi_any **value_out, uint64_t *pos_out, uint64_t *hash_out, int *hashed, const map_object *m,
+                  const xffi_any *key) {
   *value_out = NULL;
+  *hashed = 0;
   if (map_is_small(m)) {
-    uint64_t i;
+    uint64_t i = 0;
     if (xffi_map_small_find(&i, m, key) != XFFI_OK) return XFFI_FAIL;
     *pos_out = i;
     if (i < m->size) *value_out = &map_small_pairs(m)[i].value;
     return XFFI_OK;
   }
   *pos_out = MAP_NONE;
-  if (m->size == 0) return XFFI_OK;
-  uint64_t hash, slot;
-  if (xffi_map_any_hash(&hash, key) != XFFI_OK || xffi_map_dense_find(&slot, m, key, hash) != XFFI_OK) return XFFI_FAIL;
+  uint64_t hash = 0, slot = 0;
+  if (xffi_map_any_hash(&hash, key) != XFFI_OK) return XFFI_FAIL;
+  *hash_out = hash;
+  *hashed = 1;
+  if (xffi_map_dense_find(&slot, m, key, hash) != XFFI_OK) return XFFI_FAIL;
   *pos_out = slot;
   if (slot != MAP_NONE) *value_out = &map_item_at(m, slot)->value;
   return XFFI_OK;
@@ -139,8 +143,7 @@ xffi_object *xffi_map_clone(int32_t type_index, const map_object *src) {
 
 /* ---- Argument checks and messages ---- */
 
-int xffi_map_check_readable(const char *fn, const xffi_object *map) {
-  if (XFFI_LIKELY(map && is_map_kind(map))) return XFFI_OK;
+int xffi_map_check_readable_slow(const char *fn, const xffi_object *map) {
   const char *arg = strncmp(fn, "xffi_dict", 9) == 0 ? "dict" : "map";
   if (!map) return xffi_raise_null_arg(fn, arg);
   xffi_any view = xffi_any_object((xffi_object *)map);
@@ -148,7 +151,7 @@ int xffi_map_check_readable(const char *fn, const xffi_object *map) {
                           xffi_any_kind_name(&view));
 }
 
-int xffi_map_check_ref(const char *fn, xffi_object **map) {
+int xffi_map_check_ref_slow(const char *fn, xffi_object **map) {
   if (!map) return xffi_raise_null_arg(fn, "map");
   if (!*map) return xffi_raise_null_arg(fn, "*map");
   return xffi_check_object_arg(fn, "*map", *map, XFFI_TYPE_MAP);

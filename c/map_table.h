@@ -5,8 +5,9 @@
  * own inline code, so every offset, constant and rule below is shared with
  * C++ code compiled against them (docs/one-runtime/layouts.md, Part 2).
  *
- * Files: this header (layout, accessors, shared declarations), c/map_hash.c
- * (the key hash and equality: AnyHash, AnyEqual), c/map_small.c (maps of at
+ * Files: this header (layout, accessors, shared declarations), c/map_key.h
+ * (the key hash and equality: AnyHash, AnyEqual), c/map_hash.c (their
+ * custom-column paths, key normalization), c/map_small.c (maps of at
  * most 4 pairs), c/map_dense.c (the block table), c/map_table.c (objects,
  * release, copies, dispatch, argument checks), c/map_edit.c (set, erase,
  * pop), c/map_lookup.c (lookups), c/map_iter.c (iteration), c/map.c (the Map
@@ -39,6 +40,7 @@
 #include <xffi/string.h>
 
 #include "internal.h"
+#include "map_key.h"
 
 #define MAP_SMALL_TAG (UINT64_C(1) << 63)
 #define MAP_SMALL_MAX 4 /* pairs a small map may hold */
@@ -129,19 +131,24 @@ static inline int xffi_map_is_unique(const xffi_object *obj) {
   return __atomic_load_n(XFFI_REF_COUNTS(obj), __ATOMIC_ACQUIRE) == XFFI_REF_INITIAL;
 }
 
-/* ---- c/map_hash.c: tvm-ffi's AnyHash and AnyEqual ----
- * Keys are normalized stored keys or normalized probes (xffi_map_key_normalize):
- * never borrowed strings or rvalues. Both return XFFI_OK or XFFI_FAIL (a
- * custom __any_hash__/__any_equal__ function failed; its error is raised). */
-uint64_t xffi_map_stable_hash_bytes(const char *data, size_t size);
-int xffi_map_any_hash(uint64_t *out, const xffi_any *key);
-int xffi_map_any_equal(int *out, const xffi_any *a, const xffi_any *b);
+/* ---- c/map_hash.c (and c/map_key.h: AnyHash, AnyEqual) ---- */
 /* Turns a key view (borrowed, well formed) into the form tvm-ffi stores and
  * compares: borrowed C strings and byte arrays of at most 7 bytes become small
  * strings/bytes (longer ones stay borrowed: hashed and compared as the
  * String/Bytes they stand for, never stored), padding bytes zeroed, bools
  * 0/1. *out is a view (borrowed from key). TypeError for an rvalue reference. */
-int xffi_map_key_normalize(const char *fn, xffi_any *out, const xffi_any *key);
+int xffi_map_key_normalize_slow(const char *fn, xffi_any *out, const xffi_any *key);
+static inline int xffi_map_key_normalize(const char *fn, xffi_any *out, const xffi_any *key) {
+  int32_t t = key->type_index;
+  /* Ints, floats, None, pointers, devices and objects other than rvalues:
+   * the value as it is, with tvm-ffi's zero padding. */
+  if (XFFI_LIKELY(t == XFFI_TYPE_INT || t == XFFI_TYPE_FLOAT || t >= XFFI_TYPE_STATIC_OBJECT_BEGIN)) {
+    *out = *key;
+    out->small_len = 0;
+    return XFFI_OK;
+  }
+  return xffi_map_key_normalize_slow(fn, out, key);
+}
 
 /* ---- c/map_small.c ---- */
 /* The index of the pair equal to key, or size when absent. */
@@ -184,8 +191,10 @@ xffi_object *xffi_map_alloc(int32_t type_index, uint64_t inline_pairs);
 /* The data deleter of storage xffi allocates (pair arrays and blocks). */
 void xffi_map_free_storage(void *data);
 /* Finds key (a normalized view) in a map: *value_out the stored value's
- * address or NULL; *pos_out the small index or dense slot. */
-int xffi_map_find(const xffi_any **value_out, uint64_t *pos_out, const map_object *m, const xffi_any *key);
+ * address or NULL; *pos_out the small index or dense slot; *hash_out the
+ * key's hash when the map is dense (else not computed: *hashed 0). */
+int xffi_map_find(const xffi_any **value_out, uint64_t *pos_out, uint64_t *hash_out, int *hashed, const map_object *m,
+                  const xffi_any *key);
 /* Releases every pair, keeping the storage. */
 void xffi_map_clear_pairs(map_object *m);
 /* A new map of type_index holding m's pairs (new references), in the same
@@ -193,8 +202,16 @@ void xffi_map_clear_pairs(map_object *m);
 xffi_object *xffi_map_clone(int32_t type_index, const map_object *m);
 /* Argument checks: map (borrowed) must be a Map or a Dict; *map a Map. The
  * argument is named "dict" for fn xffi_dict_*, else "map". */
-int xffi_map_check_readable(const char *fn, const xffi_object *map);
-int xffi_map_check_ref(const char *fn, xffi_object **map);
+int xffi_map_check_readable_slow(const char *fn, const xffi_object *map);
+static inline int xffi_map_check_readable(const char *fn, const xffi_object *map) {
+  if (XFFI_LIKELY(map && is_map_kind(map))) return XFFI_OK;
+  return xffi_map_check_readable_slow(fn, map);
+}
+int xffi_map_check_ref_slow(const char *fn, xffi_object **map);
+static inline int xffi_map_check_ref(const char *fn, xffi_object **map) {
+  if (XFFI_LIKELY(map && *map && (*map)->type_index == XFFI_TYPE_MAP)) return XFFI_OK;
+  return xffi_map_check_ref_slow(fn, map);
+}
 /* KeyError "<fn>: key <key> is not in the map" (key borrowed). */
 int xffi_map_raise_key_error(const char *fn, const xffi_any *key);
 int xffi_map_do_length(const char *fn, int64_t *out, const xffi_object *map);
