@@ -84,7 +84,7 @@ int xffi_map_dense_find(uint64_t *out, const map_object *m, const xffi_any *key,
     }
     uint64_t jump = meta_jump(meta);
     if (jump == 0) return XFFI_OK;
-    i = (i + jump) % m->slots;
+    i = map_wrap(m, i + jump);
     meta = *map_meta(m, i);
   }
   return XFFI_OK; /* a chain longer than the map: corrupt; the key is absent */
@@ -140,7 +140,7 @@ static int is_full(const map_object *m) { return (double)(m->size + 1) > (double
 /* The first empty slot reachable from i by jump 1..125: *slot and *jump. */
 static int next_empty(const map_object *m, uint64_t i, uint64_t *slot, unsigned *jump) {
   for (unsigned j = 1; j < MAP_NUM_JUMPS; ++j) {
-    uint64_t c = (i + xffi_map_jumps[j]) % m->slots;
+    uint64_t c = map_wrap(m, i + xffi_map_jumps[j]);
     if (*map_meta(m, c) == MAP_META_EMPTY) {
       *slot = c;
       *jump = j;
@@ -156,7 +156,7 @@ static int find_prev(uint64_t *out, const map_object *m, uint64_t i) {
   if (xffi_map_any_hash(&hash, &map_item_at(m, i)->key) != XFFI_OK) return XFFI_FAIL;
   uint64_t prev = map_fib_slot(hash, m->fib_shift);
   for (uint64_t steps = 0; steps <= m->slots; ++steps) {
-    uint64_t next = (prev + meta_jump(*map_meta(m, prev))) % m->slots;
+    uint64_t next = map_wrap(m, prev + meta_jump(*map_meta(m, prev)));
     if (next == i) {
       *out = prev;
       return XFFI_OK;
@@ -189,7 +189,7 @@ static int plan_relocation(relocation_plan *plan, const map_object *m, uint64_t 
     if (plan->n == RELOCATE_MAX) return 0;
     int found = 0;
     for (unsigned j = 1; j < MAP_NUM_JUMPS && !found; ++j) {
-      uint64_t c = (w + xffi_map_jumps[j]) % m->slots;
+      uint64_t c = map_wrap(m, w + xffi_map_jumps[j]);
       int empty = *map_meta(m, c) == MAP_META_EMPTY;
       for (int k = 0; k < n_vacated; ++k)
         if (vacated[k] == c) empty = 1;
@@ -208,7 +208,7 @@ static int plan_relocation(relocation_plan *plan, const map_object *m, uint64_t 
     if (r != target) vacated[n_vacated++] = r;
     uint64_t jump = meta_jump(*map_meta(m, r));
     if (jump == 0) return 1;
-    r = (r + jump) % m->slots;
+    r = map_wrap(m, r + jump);
   }
 }
 
@@ -229,7 +229,7 @@ static void relocate_tail(map_object *m, uint64_t target, uint64_t w, const relo
     *map_meta(m, r) = k == 0 ? MAP_META_PROTECTED : MAP_META_EMPTY;
     meta_set_jump(m, w, plan->jump[k]);
     w = dest;
-    r = (r + meta_jump(r_meta)) % m->slots;
+    r = map_wrap(m, r + meta_jump(r_meta));
   }
 }
 
@@ -284,7 +284,7 @@ static int try_insert(const char *fn, map_object *m, const xffi_any *key, const 
     return TRY_INSERTED;
   }
   uint64_t steps = 0;
-  for (uint64_t jump; (jump = meta_jump(*map_meta(m, i))) != 0; i = (i + jump) % m->slots) {
+  for (uint64_t jump; (jump = meta_jump(*map_meta(m, i))) != 0; i = map_wrap(m, i + jump)) {
     if (limit_chain && ++steps >= MAP_MAX_CHAIN) {
       xffi_error_raise(XFFI_KIND_VALUE,
                        "%s: %llu keys of this map share one hash chain (at most %d): refusing to insert another "
@@ -407,7 +407,7 @@ int xffi_map_dense_remove_at(map_object *m, uint64_t i, xffi_any *key_out, xffi_
     uint64_t last = i, prev = i;
     for (uint64_t jump; (jump = meta_jump(*map_meta(m, last))) != 0;) {
       prev = last;
-      last = (last + jump) % m->slots;
+      last = map_wrap(m, last + jump);
     }
     *key_out = it->key;
     *value_out = it->value;

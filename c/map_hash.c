@@ -10,14 +10,27 @@
 #include "check.h"
 #include "map_table.h"
 
-/* The custom entry of type t in the column named name (borrowed), or NULL. */
-static const xffi_any *custom_entry(const char *name, int32_t t) {
-  xffi_byte_array attr = {name, strlen(name)};
-  const xffi_type_attr_column *col = TVMFFIGetTypeAttrColumn(&attr);
-  if (!col || !col->data) return NULL;
+/* The columns, once they exist: a column lives at a fixed address for the
+ * rest of the process (xffi/reflection.h), so it is asked for by name only
+ * until it is found. */
+static const xffi_type_attr_column *hash_column, *equal_column;
+
+/* The custom entry of type t in the column named name (borrowed), or NULL.
+ * The column's size is read before its data: the registry publishes a grown
+ * data array before the size that covers it. */
+static const xffi_any *custom_entry(const char *name, const xffi_type_attr_column **cache, int32_t t) {
+  const xffi_type_attr_column *col = __atomic_load_n(cache, __ATOMIC_ACQUIRE);
+  if (!col) {
+    xffi_byte_array attr = {name, strlen(name)};
+    col = TVMFFIGetTypeAttrColumn(&attr);
+    if (!col) return NULL;
+    __atomic_store_n(cache, col, __ATOMIC_RELEASE);
+  }
+  int32_t size = __atomic_load_n(&col->size, __ATOMIC_ACQUIRE);
+  const xffi_any *data = __atomic_load_n(&col->data, __ATOMIC_ACQUIRE);
   int64_t offset = (int64_t)t - col->begin_index;
-  if (offset < 0 || offset >= col->size) return NULL;
-  const xffi_any *entry = &col->data[offset];
+  if (!data || offset < 0 || offset >= size) return NULL;
+  const xffi_any *entry = &data[offset];
   return entry->type_index == XFFI_TYPE_NONE ? NULL : entry;
 }
 
@@ -63,7 +76,7 @@ static int call_custom(const char *what, const xffi_any *entry, const xffi_any *
 int xffi_map_object_hash(uint64_t *out, const xffi_any *key) {
   int32_t t = key->type_index;
   if (map_may_be_custom(t)) {
-    const xffi_any *entry = custom_entry("__any_hash__", t);
+    const xffi_any *entry = custom_entry("__any_hash__", &hash_column, t);
     if (entry) {
       int64_t h = 0;
       if (call_custom("hash (__any_hash__)", entry, key, 1, XFFI_TYPE_INT, &h) != XFFI_OK) return XFFI_FAIL;
@@ -79,7 +92,7 @@ int xffi_map_object_hash(uint64_t *out, const xffi_any *key) {
 
 int xffi_map_object_equal(int *out, const xffi_any *a, const xffi_any *b) {
   *out = 0;
-  const xffi_any *entry = custom_entry("__any_equal__", a->type_index);
+  const xffi_any *entry = custom_entry("__any_equal__", &equal_column, a->type_index);
   if (!entry) return XFFI_OK; /* identity: the 16 bytes differ */
   xffi_any args[2] = {*a, *b};
   int64_t eq = 0;

@@ -39,14 +39,17 @@ static inline int find_value(const xffi_any **out, const map_object *m, const xf
     }
     uint64_t jump = xffi_map_jumps[meta & 0x7Fu];
     if (jump == 0) break;
-    i = (i + jump) % m->slots;
+    i = map_wrap(m, i + jump);
     meta = *map_meta(m, i);
   }
   return XFFI_OK;
 }
 
-/* Finds key in a readable map: *out the stored value (borrowed) or NULL. */
-static int map_lookup(const char *fn, const xffi_any **out, const xffi_object *map, const xffi_any *key) {
+/* Finds key in a readable map: *out the stored value (borrowed) or NULL.
+ * Every check and key form; out of line, so that the fast path below stays
+ * small. */
+static int __attribute__((noinline))
+map_lookup_general(const char *fn, const xffi_any **out, const xffi_object *map, const xffi_any *key) {
   if (XFFI_UNLIKELY(!out)) return xffi_raise_null_arg(fn, "out");
   if (XFFI_UNLIKELY(xffi_map_check_readable(fn, map) != XFFI_OK)) return XFFI_FAIL;
   if (XFFI_UNLIKELY(!key)) return xffi_raise_null_arg(fn, "key");
@@ -54,6 +57,15 @@ static int map_lookup(const char *fn, const xffi_any **out, const xffi_object *m
   xffi_any probe;
   if (XFFI_UNLIKELY(xffi_map_key_normalize(fn, &probe, key) != XFFI_OK)) return XFFI_FAIL;
   return find_value(out, map_of(map), &probe);
+}
+
+/* The commonest keys, a String object or an int already in tvm-ffi's form
+ * (zero padding), are looked up as they are; the rest goes the general way. */
+static inline int map_lookup(const char *fn, const xffi_any **out, const xffi_object *map, const xffi_any *key) {
+  if (XFFI_LIKELY(out && map && is_map_kind(map) && key && key->small_len == 0 &&
+                  ((key->type_index == XFFI_TYPE_STRING && key->v_obj) || key->type_index == XFFI_TYPE_INT)))
+    return find_value(out, map_of(map), key);
+  return map_lookup_general(fn, out, map, key);
 }
 
 int xffi_map_lookup(const xffi_any **out, const xffi_object *map, const xffi_any *key) {

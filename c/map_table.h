@@ -117,6 +117,10 @@ static inline map_item *map_item_at(const map_object *m, uint64_t i) {
 /* The 126 jump distances of a chain (tvm-ffi's kNextProbeLocation). */
 extern const uint64_t xffi_map_jumps[MAP_NUM_JUMPS];
 
+/* Slot x modulo the slot count, a power of two in every dense table (tvm-ffi
+ * sizes them so); the mask keeps any index in range even if it were not. */
+static inline uint64_t map_wrap(const map_object *m, uint64_t x) { return x & (m->slots - 1); }
+
 static inline uint64_t map_fib_slot(uint64_t hash, uint32_t fib_shift) {
   return (UINT64_C(11400714819323198485) * hash) >> fib_shift;
 }

@@ -7,7 +7,7 @@
 // median ns per operation. Rust's HashMap on the same keys:
 // tests/bench/map_hashmap.rs (docs/map.md says how to run both).
 //
-//   build/.../tests/bench/bench_map_vs_tvm [--quick]
+//   build/.../tests/bench/bench_map_vs_tvm [--quick] [--size 10|1000|1000000]
 #include <tvm/ffi/container/map.h>
 #include <tvm/ffi/string.h>
 
@@ -15,6 +15,7 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -116,11 +117,17 @@ double Median(std::vector<double> v) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  bool quick = argc > 1 && strcmp(argv[1], "--quick") == 0;
+  bool quick = false;
+  int64_t only = 0;
+  for (int a = 1; a < argc; ++a) {
+    if (strcmp(argv[a], "--quick") == 0) quick = true;
+    if (strcmp(argv[a], "--size") == 0 && a + 1 < argc) only = atoll(argv[++a]);
+  }
   const int rounds = quick ? 3 : 7;
   const Case cases[] = {{10, 200000, 4000000}, {1000, 2000, 4000000}, {1000000, 2, 4000000}};
   printf("| operation | entries | xffi ns/op | tvm-ffi C++ ns/op | xffi / tvm-ffi |\n|---|---|---|---|---|\n");
   for (const Case& c : cases) {
+    if (only && c.n != only) continue;
     int64_t builds = quick ? std::max<int64_t>(1, c.builds / 10) : c.builds;
     int64_t lookups = quick ? c.lookups / 10 : c.lookups;
     std::vector<std::string> names = KeyNames(c.n);
