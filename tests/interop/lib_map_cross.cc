@@ -62,8 +62,16 @@ ffi::Map<ffi::String, int64_t> MapWith(ffi::Map<ffi::String, int64_t> map, int64
   return map;
 }
 
+// Erases every `step`-th key from..to-1 of a Dict made elsewhere, in place
+// (tvm-ffi moves each chain's last element into the hole); returns the size.
+int64_t DictEraseEvery(ffi::Dict<ffi::String, int64_t> dict, int64_t from, int64_t to, int64_t step) {
+  for (int64_t i = from; i < to; i += step) dict.erase(ffi::String(KeyName(i)));
+  return static_cast<int64_t>(dict.size());
+}
+
 }  // namespace
 
+TVM_FFI_DLL_EXPORT_TYPED_FUNC(dict_erase_every, DictEraseEvery)
 TVM_FFI_DLL_EXPORT_TYPED_FUNC(sum_found, SumFound)
 TVM_FFI_DLL_EXPORT_TYPED_FUNC(make_map, MakeMap)
 TVM_FFI_DLL_EXPORT_TYPED_FUNC(dict_set_range, DictSetRange)

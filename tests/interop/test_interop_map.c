@@ -165,12 +165,67 @@ static void cpp_copies_shared_maps_xffi_made_on_write(void **state) {
   xffi_object_dec_ref(map_with);
 }
 
+/* Erasures cross too: xffi erases from a map, C++ finds exactly the rest;
+ * C++ erases from a Dict xffi made, xffi finds exactly the rest. */
+static void erasures_by_either_side_are_seen_by_the_other(void **state) {
+  (void)state;
+  xffi_object *sum_found = cross_fn("sum_found"), *erase_every = cross_fn("dict_erase_every");
+  for (size_t s = 0; s < NUM_SIZES; ++s) {
+    int64_t n = sizes[s];
+    xffi_object *dict = NULL;
+    assert_int_equal(xffi_dict_new(&dict, NULL, NULL, 0), XFFI_OK);
+    for (int64_t i = 0; i < n; ++i) set_key(&dict, 1, i, i * 10);
+    int64_t expected = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      char name[64];
+      key_name(name, sizeof name, i);
+      xffi_any k = xffi_any_c_str(name);
+      if (i % 3 == 0) {
+        assert_int_equal(xffi_dict_erase(dict, &k), XFFI_OK);
+        expected += 1000000; /* SumFound's count of a missing key */
+      } else {
+        expected += i * 10;
+      }
+    }
+    xffi_any r;
+    assert_int_equal(XFFI_CALL(sum_found, &r, xffi_any_object(dict), xffi_any_int(n)), XFFI_OK);
+    assert_int_equal(r.v_int64, expected);
+    /* C++ erases the keys i % 3 == 1; xffi finds only i % 3 == 2. */
+    assert_int_equal(
+        XFFI_CALL(erase_every, &r, xffi_any_object(dict), xffi_any_int(1), xffi_any_int(n), xffi_any_int(3)), XFFI_OK);
+    int64_t left = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      char name[64];
+      key_name(name, sizeof name, i);
+      xffi_any k = xffi_any_c_str(name);
+      const xffi_any *found = NULL;
+      assert_int_equal(xffi_map_lookup(&found, dict, &k), XFFI_OK);
+      if (i % 3 == 2) {
+        assert_non_null(found);
+        assert_int_equal(found->v_int64, i * 10);
+        ++left;
+      } else {
+        assert_null(found);
+      }
+    }
+    assert_int_equal(r.v_int64, left);
+    int64_t cursor = 0, seen = 0;
+    xffi_map_item item;
+    while (xffi_map_next(&item, dict, &cursor) == XFFI_OK && item.key) ++seen;
+    assert_int_equal(seen, left);
+    xffi_object_dec_ref(dict);
+  }
+  xffi_object_dec_ref(erase_every);
+  xffi_object_dec_ref(sum_found);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(cpp_finds_keys_in_maps_xffi_made),
       cmocka_unit_test(xffi_reads_and_changes_maps_cpp_made),
       cmocka_unit_test(cpp_grows_dicts_xffi_made_in_place),
       cmocka_unit_test(cpp_copies_shared_maps_xffi_made_on_write),
+      cmocka_unit_test(erasures_by_either_side_are_seen_by_the_other),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }
