@@ -80,9 +80,11 @@ typedef struct map_object {
   uint64_t list_tail;
 } map_object;
 
-/* The small header: MapBaseObj, the fields up to data_deleter (56 bytes on
- * 64-bit targets); inline pairs start there. */
-#define MAP_SMALL_HEADER_BYTES offsetof(map_object, fib_shift)
+/* The small header: MapBaseObj, the fields up to data_deleter, rounded up to
+ * the pairs' alignment (56 bytes on 64-bit targets, as tvm-ffi's
+ * sizeof(SmallMapBaseObj)); inline pairs start there. */
+#define MAP_SMALL_HEADER_BYTES \
+  ((offsetof(map_object, fib_shift) + _Alignof(map_pair) - 1) / _Alignof(map_pair) * _Alignof(map_pair))
 #define MAP_BLOCK_BYTES (MAP_BLOCK_CAP + MAP_BLOCK_CAP * sizeof(map_item))
 
 _Static_assert(sizeof(map_pair) == 32, "a pair is two Anys");
