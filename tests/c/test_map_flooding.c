@@ -11,7 +11,7 @@
  * error instead of quadratic time. Each test builds the chosen keys (and
  * checks that they do share a home slot under tvm-ffi's hash), floods a
  * Dict until it refuses, then checks what is left. Time limits are generous
- * (CPU seconds, 10x and more over the measured figures in docs/map.md). */
+ * (CPU seconds, relative to ordinary keys: within_bound). */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -110,6 +110,13 @@ static double time_ordinary_ints(void) {
   return test_cpu_seconds() - start;
 }
 
+/* The time a refused flood may take: relative to 40,000 ordinary keys on
+ * the same machine (emulated targets run 10x slower), 150x plus a second
+ * (about 9x the measured floods).
+ * Measured (Debug, x86-64): floods 0.40-0.49 s, ordinary 0.02 s; an
+ * unbounded chain of 40,000 keys would take about 100 times the floods. */
+static double within_bound(double ordinary) { return 150 * ordinary + 1.0; }
+
 static void int_keys_chosen_to_collide_are_refused_in_bounded_time(void **state) {
   (void)state;
   xffi_any *keys = calloc(NKEYS, sizeof(xffi_any));
@@ -122,10 +129,10 @@ static void int_keys_chosen_to_collide_are_refused_in_bounded_time(void **state)
   xffi_object *dict = NULL;
   double seconds = 0;
   int inserted = flood(&dict, keys, NKEYS, &seconds);
-  printf("int flood: %d keys in, %.3f s CPU; %d ordinary keys: %.3f s\n", inserted, seconds, NKEYS,
-         time_ordinary_ints());
+  double ordinary = time_ordinary_ints();
+  printf("int flood: %d keys in, %.3f s CPU; %d ordinary keys: %.3f s\n", inserted, seconds, NKEYS, ordinary);
   assert_true(inserted >= 1000 && inserted < NKEYS); /* refused, but not early */
-  assert_true(seconds < 5.0);
+  assert_true(seconds < within_bound(ordinary));
   check_intact(dict, keys, inserted);
   xffi_object_dec_ref(dict);
   free(keys);
@@ -151,9 +158,10 @@ static void bytes_keys_chosen_to_collide_are_refused_in_bounded_time(void **stat
   xffi_object *dict = NULL;
   double seconds = 0;
   int inserted = flood(&dict, keys, NKEYS, &seconds);
-  printf("bytes flood: %d keys in, %.3f s CPU\n", inserted, seconds);
+  double ordinary = time_ordinary_ints();
+  printf("bytes flood: %d keys in, %.3f s CPU; %d ordinary keys: %.3f s\n", inserted, seconds, NKEYS, ordinary);
   assert_true(inserted >= 1000 && inserted < NKEYS);
-  assert_true(seconds < 5.0);
+  assert_true(seconds < within_bound(ordinary));
   check_intact(dict, keys, inserted);
   xffi_object_dec_ref(dict);
   for (int i = 0; i < NKEYS; ++i) xffi_any_release(&keys[i]);
