@@ -15,6 +15,6 @@ int xffi_dict_copy(xffi_object **out, const xffi_object *dict) {
 
 int xffi_dict_clear(xffi_object *dict) {
   XFFI_CHECK_ARG_OBJECT(dict, XFFI_TYPE_DICT);
-  xffi_map_cell_clear(cell_of(dict));
+  xffi_map_clear_pairs(map_of(dict));
   return XFFI_OK;
 }

@@ -20,10 +20,10 @@ int xffi_map_copy(xffi_object **out, const xffi_object *map) {
 int xffi_map_clear(xffi_object **map) {
   if (xffi_map_check_ref(__func__, map) != XFFI_OK) return XFFI_FAIL;
   if (xffi_map_is_unique(*map)) {
-    xffi_map_cell_clear(cell_of(*map));
+    xffi_map_clear_pairs(map_of(*map));
     return XFFI_OK;
   }
-  xffi_object *empty = xffi_map_alloc(XFFI_TYPE_MAP);
+  xffi_object *empty = xffi_map_alloc(XFFI_TYPE_MAP, MAP_SMALL_INIT);
   if (!empty) return XFFI_FAIL;
   xffi_object *old = *map;
   *map = empty;
@@ -34,8 +34,17 @@ int xffi_map_clear(xffi_object **map) {
 int xffi_map_memory_bytes(size_t *out, const xffi_object *map) {
   XFFI_CHECK_ARG_NOT_NULL(out);
   if (xffi_map_check_readable(__func__, map) != XFFI_OK) return XFFI_FAIL;
-  const map_cell *c = cell_of(map);
-  *out = sizeof(map_object) + (size_t)c->capacity * sizeof(map_entry) +
-         (cell_has_index(c) ? index_bytes(c->num_slots) : 0);
+  const map_object *m = map_of(map);
+  /* Objects xffi allocates hold 2 to 4 pairs inline (c/map_table.c). */
+  size_t bytes = MAP_SMALL_HEADER_BYTES + MAP_SMALL_INIT * sizeof(map_pair);
+  if (m->data_deleter && m->data) {
+    if (map_is_small(m))
+      bytes += (size_t)map_small_slots(m) * sizeof(map_pair);
+    else
+      bytes += (size_t)((m->slots + MAP_BLOCK_CAP - 1) / MAP_BLOCK_CAP) * MAP_BLOCK_BYTES;
+  } else if (map_is_small(m) && map_small_slots(m) > MAP_SMALL_INIT) {
+    bytes += (size_t)(map_small_slots(m) - MAP_SMALL_INIT) * sizeof(map_pair);
+  }
+  *out = bytes;
   return XFFI_OK;
 }

@@ -1,13 +1,15 @@
 /* c/map_edit.c: setting and erasing keys of Map (copy-on-write) and Dict
- * (in place): xffi_map_set, _erase, _pop and the Dict ones, here with the shared
- * bodies inline; and building a map from arrays of keys and values. */
+ * (in place): xffi_map_set, _erase, _pop and the Dict ones, with the shared
+ * bodies; and building a map from arrays of keys and values. The rules are
+ * tvm-ffi's (c/map_table.h): a small map keeps an overwritten key in place, a
+ * dense one moves it to the end of the iteration order. */
 #include <string.h>
 
 #include "check.h"
 #include "map_table.h"
 
-/* Copies a key or value view into an owned value, refusing rvalues and
- * malformed values (*owned is None then). */
+/* Copies a value view into an owned value, refusing rvalues and malformed
+ * values (*owned is None then). */
 static inline int copy_in(const char *fn, const char *what, xffi_any *owned, const xffi_any *view) {
   if (XFFI_UNLIKELY(!xffi_any_is_well_formed(view))) {
     *owned = xffi_any_none();
@@ -20,90 +22,110 @@ static inline int copy_in(const char *fn, const char *what, xffi_any *owned, con
     return XFFI_OK;
   }
   *owned = xffi_any_none();
-  if (view->type_index == XFFI_TYPE_OBJECT_RVALUE)
+  if (t == XFFI_TYPE_OBJECT_RVALUE)
     return xffi_error_raise(XFFI_KIND_TYPE, "%s: %s is an object rvalue reference (a move), which cannot be stored", fn,
                             what);
   return xffi_any_copy(owned, view);
 }
 
-/* Zeroes the bytes of an inline small key past its length, as the small
- * string lookup (c/map_lookup.c) expects of stored keys (they are no part of
- * the value). */
-static inline void zero_small_tail(xffi_any *key) {
-  if ((key->type_index == XFFI_TYPE_SMALL_STR || key->type_index == XFFI_TYPE_SMALL_BYTES) && key->small_len <= 7)
-    memset(key->v_small + key->small_len, 0, sizeof(key->v_small) - key->small_len);
+/* A key as maps compare it: *probe a view in tvm-ffi's form
+ * (xffi_map_key_normalize), borrowed from key. No allocation. */
+static int key_probe(const char *fn, xffi_any *probe, const xffi_any *key) {
+  if (XFFI_UNLIKELY(!xffi_any_is_well_formed(key))) return xffi_any_raise_malformed(fn, "key", key);
+  return xffi_map_key_normalize(fn, probe, key);
 }
 
-/* Sets key -> value in *target (borrowed). For a Map (cow != 0) a shared map
- * is first replaced by a private copy: *target's reference is then released
- * and replaced by the copy's; a Dict is changed in place. key and value are
- * borrowed views, copied in. Inline: each public function gets its own copy,
- * with cow a constant. */
-static inline int map_set(const char *fn, xffi_object **target, int cow, const xffi_any *key, const xffi_any *value) {
+/* Inserts the absent key (owned, moved in) with value (owned, moved in) into
+ * m, in tvm-ffi's way: small up to 4 pairs, then dense. On failure both are
+ * still the caller's and m is unchanged. */
+static int insert_new(const char *fn, map_object *m, xffi_any *key, xffi_any *value, uint64_t hash, int hashed) {
+  if (map_is_small(m)) {
+    if (m->size < MAP_SMALL_MAX) return xffi_map_small_append(m, key, value);
+    if (xffi_map_dense_from_small(m, m->size) != XFFI_OK) return XFFI_FAIL;
+  }
+  if (!hashed && xffi_map_any_hash(&hash, key) != XFFI_OK) return XFFI_FAIL;
+  return xffi_map_dense_insert_new(fn, m, key, value, hash);
+}
+
+/* The object a change applies to: *target itself, or for a shared Map
+ * (cow) a private copy with the same positions (*copy, a new reference),
+ * which replaces *target only once the change has succeeded (commit). */
+static map_object *writable(xffi_object **target, int cow, xffi_object **copy) {
+  *copy = NULL;
+  if (!cow || xffi_map_is_unique(*target)) return map_of(*target);
+  *copy = xffi_map_clone(XFFI_TYPE_MAP, map_of(*target));
+  return *copy ? map_of(*copy) : NULL;
+}
+
+/* Puts a successful copy in place of the caller's reference (released). */
+static void commit(xffi_object **target, xffi_object *copy) {
+  if (!copy) return;
+  xffi_object *old = *target;
+  *target = copy;
+  xffi_object_dec_ref_inline(old);
+}
+
+/* Sets key -> value in *target. For a Map (cow != 0) a shared map is first
+ * replaced by a private copy; a Dict is changed in place. key and value are
+ * borrowed views, copied in. */
+static int map_set(const char *fn, xffi_object **target, int cow, const xffi_any *key, const xffi_any *value) {
   if (!key) return xffi_raise_null_arg(fn, "key");
   if (!value) return xffi_raise_null_arg(fn, "value");
-  if (XFFI_UNLIKELY(!xffi_any_is_well_formed(key))) return xffi_any_raise_malformed(fn, "key", key);
-  probe p;
-  if (probe_init(&p, fn, key) != XFFI_OK) return XFFI_FAIL;
-  xffi_any owned_value;
-  if (copy_in(fn, "value", &owned_value, value) != XFFI_OK) return XFFI_FAIL;
-  xffi_object *obj = *target;
-  uint32_t i = cell_find_slot(cell_of(obj), &p);
-  xffi_any owned_key = xffi_any_none();
-  if (i == UINT32_MAX && copy_in(fn, "key", &owned_key, key) != XFFI_OK) {
-    xffi_any_release(&owned_value);
-    return XFFI_FAIL;
-  }
-  zero_small_tail(&owned_key);
-  if (cow && !xffi_map_is_unique(obj)) {
-    xffi_object *copy = xffi_map_clone(XFFI_TYPE_MAP, cell_of(obj), i == UINT32_MAX ? 1 : 0);
-    if (!copy) {
-      xffi_any_release(&owned_key);
-      xffi_any_release(&owned_value);
-      return XFFI_FAIL;
-    }
-    *target = copy;
-    xffi_object_dec_ref_inline(obj);
-    obj = copy;
-    if (i != UINT32_MAX) i = cell_find_slot(cell_of(obj), &p);
-  }
-  map_cell *c = cell_of(obj);
-  if (i != UINT32_MAX) {
-    xffi_any *slot = &c->entries[(c->slots[i] & c->index_mask) - 1].value;
+  xffi_any probe, owned_key = xffi_any_none(), owned_value;
+  if (key_probe(fn, &probe, key) != XFFI_OK) return XFFI_FAIL;
+  if (copy_in(fn, "value", &owned_value, value) != XFFI_OK) goto fail;
+  const xffi_any *found;
+  uint64_t pos = 0, hash = 0;
+  int hashed = 0;
+  if (xffi_map_find(&found, &pos, &hash, &hashed, map_of(*target), &probe) != XFFI_OK) goto fail;
+  xffi_object *copy;
+  map_object *m = writable(target, cow, &copy);
+  if (!m) goto fail;
+  if (found) {
+    xffi_any *slot = map_is_small(m) ? &map_small_pairs(m)[pos].value : &map_item_at(m, pos)->value;
     xffi_any old = *slot;
     *slot = owned_value;
+    if (!map_is_small(m)) xffi_map_dense_move_to_end(m, pos);
     xffi_any_release(&old);
+    commit(target, copy);
     return XFFI_OK;
   }
-  if (xffi_map_cell_reserve_one(c) != XFFI_OK) {
-    xffi_any_release(&owned_key);
-    xffi_any_release(&owned_value);
-    return XFFI_FAIL;
+  /* Stored keys are owned and never borrowed: a C string becomes a String. */
+  if (copy_in(fn, "key", &owned_key, &probe) != XFFI_OK ||
+      insert_new(fn, m, &owned_key, &owned_value, hash, hashed) != XFFI_OK) {
+    if (copy) xffi_object_dec_ref_inline(copy);
+    goto fail;
   }
-  xffi_map_cell_append(c, p.hash, &owned_key, &owned_value);
+  commit(target, copy);
   return XFFI_OK;
+fail:
+  xffi_any_release(&owned_key);
+  xffi_any_release(&owned_value);
+  return XFFI_FAIL;
 }
 
 /* Removes key from *target (copy-on-write for a Map, as map_set), moving the
  * value into *value_out (a new reference) if given, else releasing it. */
-static inline int map_erase(const char *fn, xffi_object **target, int cow, const xffi_any *key, xffi_any *value_out) {
+static int map_erase(const char *fn, xffi_object **target, int cow, const xffi_any *key, xffi_any *value_out) {
   if (!key) return xffi_raise_null_arg(fn, "key");
-  if (XFFI_UNLIKELY(!xffi_any_is_well_formed(key))) return xffi_any_raise_malformed(fn, "key", key);
-  probe p;
-  if (probe_init(&p, fn, key) != XFFI_OK) return XFFI_FAIL;
-  xffi_object *obj = *target;
-  uint32_t i = cell_find_slot(cell_of(obj), &p);
-  if (i == UINT32_MAX) return xffi_map_raise_key_error(fn, key);
-  if (cow && !xffi_map_is_unique(obj)) {
-    xffi_object *copy = xffi_map_clone(XFFI_TYPE_MAP, cell_of(obj), 0);
-    if (!copy) return XFFI_FAIL;
-    *target = copy;
-    xffi_object_dec_ref_inline(obj);
-    obj = copy;
-    i = cell_find_slot(cell_of(obj), &p);
-  }
+  xffi_any probe;
+  if (key_probe(fn, &probe, key) != XFFI_OK) return XFFI_FAIL;
+  const xffi_any *found;
+  uint64_t pos = 0, hash = 0;
+  int hashed = 0;
+  if (xffi_map_find(&found, &pos, &hash, &hashed, map_of(*target), &probe) != XFFI_OK) return XFFI_FAIL;
+  if (!found) return xffi_map_raise_key_error(fn, key);
+  xffi_object *copy;
+  map_object *m = writable(target, cow, &copy);
+  if (!m) return XFFI_FAIL;
   xffi_any old_key, old_value;
-  xffi_map_cell_remove_at(cell_of(obj), i, &old_key, &old_value);
+  if (map_is_small(m)) {
+    xffi_map_small_remove_at(m, pos, &old_key, &old_value);
+  } else if (xffi_map_dense_remove_at(m, pos, &old_key, &old_value) != XFFI_OK) {
+    if (copy) xffi_object_dec_ref_inline(copy);
+    return XFFI_FAIL;
+  }
+  commit(target, copy);
   xffi_any_release(&old_key);
   if (value_out)
     *value_out = old_value;
@@ -121,9 +143,15 @@ int xffi_map_do_new_from(const char *fn, int32_t type_index, xffi_object **out, 
     return xffi_error_raise(XFFI_KIND_VALUE, "%s: keys is NULL but count is %lld", fn, (long long)count);
   if (count > 0 && !values)
     return xffi_error_raise(XFFI_KIND_VALUE, "%s: values is NULL but count is %lld", fn, (long long)count);
-  if (count > MAP_MAX_ENTRIES) return xffi_error_raise_out_of_memory();
-  xffi_object *obj = xffi_map_alloc(type_index);
+  if ((uint64_t)count > MAP_MAX_SLOTS / 2) return xffi_error_raise_out_of_memory();
+  /* Sized as tvm-ffi's CreateFromRange sizes it: small below 4 pairs, else
+   * a dense table for count entries. */
+  xffi_object *obj = xffi_map_alloc(type_index, count < MAP_SMALL_MAX ? (uint64_t)count : MAP_SMALL_INIT);
   if (!obj) return XFFI_FAIL;
+  if (count >= MAP_SMALL_MAX && xffi_map_dense_from_small(map_of(obj), (uint64_t)count) != XFFI_OK) {
+    xffi_object_dec_ref_inline(obj);
+    return XFFI_FAIL;
+  }
   for (int64_t k = 0; k < count; ++k) {
     if (map_set(fn, &obj, 0, &keys[k], &values[k]) != XFFI_OK) {
       xffi_object_dec_ref_inline(obj);
@@ -153,9 +181,7 @@ int xffi_map_pop(xffi_any *out, xffi_object **map, const xffi_any *key) {
 }
 
 int xffi_dict_set(xffi_object *dict, const xffi_any *key, const xffi_any *value) {
-  if (XFFI_UNLIKELY(!dict || dict->type_index != XFFI_TYPE_DICT) &&
-      xffi_check_object_arg(__func__, "dict", dict, XFFI_TYPE_DICT) != XFFI_OK)
-    return XFFI_FAIL;
+  XFFI_CHECK_ARG_OBJECT(dict, XFFI_TYPE_DICT);
   return map_set(__func__, &dict, 0, key, value);
 }
 

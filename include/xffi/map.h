@@ -1,11 +1,13 @@
 /* xffi/map.h: Map (immutable, copy-on-write) and Dict (mutable, shared).
  *
- * Hash maps from Any keys to Any values that iterate in insertion order, like
- * a Python dict. Every operation is O(1) on average, erase included, and many
- * erases cause no slowdown (holes are compacted away once they outnumber the
- * live entries). Memory: a dense entry array of (key, value) pairs, 32 bytes
- * each, plus an index of 4-byte slots kept at most 80% full; about 37 to 47
- * bytes per entry in total for large maps, the two Anys included.
+ * Hash maps from Any keys to Any values that iterate in insertion order, in
+ * tvm-ffi's layout (docs/map.md): the same objects are read, changed and
+ * freed by C++ code compiled against tvm-ffi's headers, so a Map made here is
+ * a tvm::ffi::Map there and the reverse. A map of at most 4 entries keeps
+ * them in an array scanned in order (no hashing); a larger one is a hash
+ * table of 16-slot blocks, 49 bytes per slot, 50% to 99% full (about 50 to
+ * 100 bytes per entry, the two Anys included). Lookups, inserts and erases
+ * are O(1) on average; erases leave no tombstones; tables never shrink.
  *
  * Meaning, as for Array and List (xffi/array.h):
  * - A Map is a value. Functions that "change" one take `xffi_object **map`
@@ -19,25 +21,32 @@
  *
  * Keys. Stored keys and values are owned copies of the views passed in
  * (xffi_any_copy: a borrowed C string becomes a small string or a String).
- * Key equality:
+ * Key equality is tvm-ffi's AnyEqual:
  * - strings compare by bytes: a small string, a String object and a borrowed
  *   C string with the same bytes are the same key; likewise bytes (small
  *   bytes, Bytes objects, borrowed byte arrays). A string is never equal to
  *   bytes with the same content;
  * - int, bool and float are distinct kinds: int 1, bool true and float 1.0
  *   are three different keys (no cross-kind numeric equality, unlike Python);
- * - floats compare by value, except that 0.0 and -0.0 are one key and every
- *   NaN is one key (so a NaN key can be found again);
+ * - floats compare by their bits: 0.0 and -0.0 are two keys, a NaN is found
+ *   again only by a NaN with the same bits;
  * - None, opaque pointers, DLTensor pointers, dtypes and devices compare by
- *   value; every other object (Arrays, Maps, Functions, user objects...)
- *   compares by identity (the same object), never by contents.
+ *   value; other objects compare by identity (the same object), unless their
+ *   type registers `__any_equal__`/`__any_hash__` attributes (type attribute
+ *   columns, xffi/tvm_ffi.h), which then decide; their errors are returned.
  * An object rvalue reference (a move) is refused as a key or value (TypeError),
  * a malformed key or value (xffi/any.h) too (ValueError).
  *
- * Keys are hashed with a secret drawn from the OS once per process, so
- * callers cannot choose keys that collide (hash flooding): inserts and
- * lookups stay O(1) on average whatever the keys. Iteration order does not
- * depend on it (insertion order).
+ * Order. New keys go last. Setting an existing key keeps its place in a map
+ * of at most 4 entries, and moves it to the end in a larger one (tvm-ffi's
+ * rule; a map that once held 5 entries keeps the larger layout).
+ *
+ * Hash flooding. The hash is tvm-ffi's, unkeyed (C++ code computes it
+ * too), so callers can choose keys that collide. xffi's own inserts refuse,
+ * with a ValueError, a key whose collision chain already holds 4096 keys or
+ * a table that cannot place its keys while mostly empty: a flood costs
+ * bounded time per insert and ends in an error. C++ code inserting into the
+ * same map is not bounded (docs/map.md).
  *
  * Read-only functions exist once, under Map names (xffi_map_length, _get,
  * _lookup, _contains, _next), and accept either a Map or a Dict; copy exists
@@ -67,7 +76,8 @@ typedef struct xffi_map_item {
 /* ======================= Map (immutable, copy-on-write) ======================= */
 
 /* Makes a Map of `count` pairs keys[i] -> values[i] (views, borrowed, copied),
- * in that order; a repeated key keeps its first position and its last value.
+ * set in that order; a repeated key gets its last value (and, from 4 pairs
+ * on, moves to the end, as each set does).
  * keys and values may be NULL when count is 0: xffi_map_new(&m, NULL, NULL, 0)
  * makes an empty Map (as xffi_array_new does an empty Array). *out receives a
  * new reference.
@@ -93,8 +103,8 @@ XFFI_API int xffi_map_lookup(const xffi_any **out, const xffi_object *map, const
 XFFI_API int xffi_map_contains(int *out, const xffi_object *map, const xffi_any *key);
 
 /* Iterates a Map or Dict in insertion order. *cursor starts at 0 and is
- * advanced by each call; *out receives the next entry (borrowed pointers),
- * or key NULL when there is none left:
+ * advanced by each call (an opaque position); *out receives the next entry
+ * (borrowed pointers), or key NULL when there is none left:
  *
  *   int64_t cursor = 0; xffi_map_item item;
  *   while (xffi_map_next(&item, map, &cursor) == XFFI_OK && item.key) { ... }
@@ -112,8 +122,10 @@ XFFI_API int xffi_map_copy(xffi_object **out, const xffi_object *map);
  * owned by the caller, possibly replaced. */
 
 /* Sets key -> value (views, borrowed, copied). A new key goes last in the
- * iteration order; an existing key keeps its place and its stored key, and
- * its old value is released. Errors: ValueError, TypeError, MemoryError. */
+ * iteration order; an existing key keeps its stored key, its old value is
+ * released, and it keeps its place (at most 4 entries) or moves to the end
+ * (more). Errors: ValueError (also for a flood of colliding keys), TypeError,
+ * MemoryError. */
 XFFI_API int xffi_map_set(xffi_object **map, const xffi_any *key, const xffi_any *value);
 
 /* Removes key and its value (both released). Errors: ValueError, TypeError,
@@ -126,7 +138,8 @@ XFFI_API int xffi_map_erase(xffi_object **map, const xffi_any *key);
  * copy only); on failure *map and *out are unchanged. */
 XFFI_API int xffi_map_pop(xffi_any *out, xffi_object **map, const xffi_any *key);
 
-/* Removes every entry. A shared map is replaced by a new empty one.
+/* Removes every entry (released); a unique map keeps its storage. A shared
+ * map is replaced by a new empty one.
  * Errors: ValueError, TypeError, MemoryError (shared map only). */
 XFFI_API int xffi_map_clear(xffi_object **map);
 
@@ -149,11 +162,12 @@ XFFI_API int xffi_dict_erase(xffi_object *dict, const xffi_any *key);
 /* Removes key and moves its value into *out (which must hold nothing needing
  * release; the caller owns the result). KeyError if absent. Never allocates. */
 XFFI_API int xffi_dict_pop(xffi_any *out, xffi_object *dict, const xffi_any *key);
-/* Removes every entry and frees the tables. */
+/* Removes every entry (released), keeping the storage. */
 XFFI_API int xffi_dict_clear(xffi_object *dict);
 
-/* *out receives the bytes of heap memory a Map or Dict uses (object, entry
- * array and index), for measurements. Errors: ValueError, TypeError. */
+/* *out receives the bytes of heap memory a Map or Dict uses (the object
+ * with its inline pairs, and the pair array or blocks it owns), for
+ * measurements. Errors: ValueError, TypeError. */
 XFFI_API int xffi_map_memory_bytes(size_t *out, const xffi_object *map);
 
 XFFI_EXTERN_C_END

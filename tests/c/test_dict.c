@@ -131,6 +131,7 @@ typedef struct model {
   int key[MODEL_MAX];
   int64_t value[MODEL_MAX];
   int size;
+  int dense; /* tvm-ffi's layout: dense once a 5th key came; never small again */
 } model;
 
 static uint64_t rng_state = 0x9e3779b97f4a7c15u;
@@ -209,9 +210,17 @@ static void random_operations_match_a_reference_model(void **state) {
       int64_t value = (int64_t)(rng() % 1000000);
       xffi_any v = xffi_any_int(value);
       assert_int_equal(xffi_dict_set(dict, &key, &v), XFFI_OK);
-      if (at >= 0) {
-        m.value[at] = value;
+      if (at >= 0 && !m.dense) {
+        m.value[at] = value; /* small: the key keeps its place */
+      } else if (at >= 0) {
+        /* dense: the key moves to the end of the order */
+        int moved = m.key[at];
+        memmove(&m.key[at], &m.key[at + 1], (size_t)(m.size - at - 1) * sizeof(int));
+        memmove(&m.value[at], &m.value[at + 1], (size_t)(m.size - at - 1) * sizeof(int64_t));
+        m.key[m.size - 1] = moved;
+        m.value[m.size - 1] = value;
       } else {
+        if (m.size == 4) m.dense = 1;
         m.key[m.size] = k;
         m.value[m.size] = value;
         m.size++;
@@ -300,12 +309,15 @@ static void out_of_memory_leaves_the_dict_unchanged(void **state) {
   (void)state;
   xffi_object *dict = NULL;
   assert_int_equal(xffi_dict_new(&dict, NULL, NULL, 0), XFFI_OK);
-  xffi_any k = xffi_any_int(1), v = xffi_any_int(2);
+  xffi_any k = xffi_any_int(1), v = xffi_any_int(2), k10 = xffi_any_int(10), k11 = xffi_any_int(11);
+  /* Two pairs live inline in the object; the third needs an array. */
+  assert_int_equal(xffi_dict_set(dict, &k10, &v), XFFI_OK);
+  assert_int_equal(xffi_dict_set(dict, &k11, &v), XFFI_OK);
   failing_allocator_fail_after(0);
   assert_int_equal(xffi_dict_set(dict, &k, &v), XFFI_FAIL);
   failing_allocator_fail_after(-1);
   expect_error(XFFI_KIND_MEMORY, "out of memory");
-  assert_int_equal(dict_len(dict), 0);
+  assert_int_equal(dict_len(dict), 2);
   assert_int_equal(xffi_dict_set(dict, &k, &v), XFFI_OK);
   /* Erase and pop never allocate. */
   failing_allocator_fail_after(0);

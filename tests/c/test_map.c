@@ -48,15 +48,18 @@ static void set_get_and_iterate_in_insertion_order(void **state) {
   assert_int_equal(map->type_index, XFFI_TYPE_MAP);
   assert_int_equal(map_len(map), 0);
   int64_t order[] = {5, -3, 100, 0, 42};
-  for (int i = 0; i < 5; ++i) map_set_int(&map, order[i], i * 10);
-  map_set_int(&map, 100, 777); /* an existing key keeps its place */
+  for (int i = 0; i < 4; ++i) map_set_int(&map, order[i], i * 10);
+  map_set_int(&map, 100, 555); /* small (4 pairs): an existing key keeps its place */
+  map_set_int(&map, order[4], 40);
+  map_set_int(&map, 100, 777); /* dense (5 pairs): it moves to the end, as in tvm-ffi */
   assert_int_equal(map_len(map), 5);
+  int64_t dense_order[] = {5, -3, 0, 42, 100}, dense_values[] = {0, 10, 30, 40, 777};
   int64_t cursor = 0;
   xffi_map_item item;
   int i = 0;
   while (xffi_map_next(&item, map, &cursor) == XFFI_OK && item.key) {
-    assert_int_equal(item.key->v_int64, order[i]);
-    assert_int_equal(item.value->v_int64, order[i] == 100 ? 777 : i * 10);
+    assert_int_equal(item.key->v_int64, dense_order[i]);
+    assert_int_equal(item.value->v_int64, dense_values[i]);
     ++i;
   }
   assert_int_equal(i, 5);
@@ -213,7 +216,10 @@ static void int_bool_and_float_are_distinct_kinds(void **state) {
   xffi_object_dec_ref(map);
 }
 
-static void float_keys_merge_zeros_and_nans(void **state) {
+/* Floats are keys by their bits, as in tvm-ffi (its AnyEqual compares the
+ * 16 bytes): 0.0 and -0.0 are two keys, a NaN is found again only by the
+ * same NaN bits. */
+static void float_keys_compare_by_bits(void **state) {
   (void)state;
   xffi_object *map = NULL;
   assert_int_equal(xffi_map_new(&map, NULL, NULL, 0), XFFI_OK);
@@ -221,12 +227,20 @@ static void float_keys_merge_zeros_and_nans(void **state) {
   xffi_any zero = xffi_any_float(0.0), neg_zero = xffi_any_float(-0.0), nan = xffi_any_float(NAN);
   xffi_any other_nan = xffi_any_float(-(double)NAN), v = xffi_any_int(5), w = xffi_any_int(6);
   assert_int_equal(xffi_map_set(&map, &neg_zero, &v), XFFI_OK);
-  assert_int_equal(map_get_int(map, &zero), 5);
+  assert_int_equal(map_get_int(map, &neg_zero), 5);
+  assert_int_equal(map_has(map, zero), 0);
   assert_int_equal(xffi_map_set(&map, &nan, &w), XFFI_OK);
-  assert_int_equal(map_get_int(map, &other_nan), 6);
+  assert_int_equal(map_get_int(map, &nan), 6);
+  assert_int_equal(map_has(map, other_nan), 0);
   xffi_any f = xffi_any_float(2.5);
   assert_int_equal(map_has(map, f), 0);
   assert_int_equal(map_len(map), 3);
+  /* The same in the dense layout (more than 4 pairs). */
+  for (int64_t k = 1; k <= 4; ++k) map_set_int(&map, k, k);
+  assert_int_equal(map_get_int(map, &neg_zero), 5);
+  assert_int_equal(map_has(map, zero), 0);
+  assert_int_equal(map_get_int(map, &nan), 6);
+  assert_int_equal(map_has(map, other_nan), 0);
   xffi_object_dec_ref(map);
 }
 
@@ -367,15 +381,28 @@ static void pop_moves_the_value_out_and_copies_a_shared_map(void **state) {
   xffi_object_dec_ref(map);
 }
 
-static void new_from_keeps_first_position_and_last_value(void **state) {
+/* The pairs are set in order, as tvm-ffi's CreateFromRange does: a repeated
+ * key takes its last value; below 4 pairs (a small map) it keeps its first
+ * place, from 4 pairs on (a dense table) it moves to the end. */
+static void new_from_sets_pairs_in_order(void **state) {
   (void)state;
   xffi_any keys[4] = {xffi_any_c_str("x"), xffi_any_c_str("y"), xffi_any_c_str("x"), xffi_any_int(3)};
   xffi_any values[4] = {xffi_any_int(1), xffi_any_int(2), xffi_any_int(3), xffi_any_c_str("three")};
+  xffi_object *small = NULL;
+  assert_int_equal(xffi_map_new(&small, keys, values, 3), XFFI_OK);
+  assert_int_equal(map_len(small), 2);
+  int64_t cursor = 0;
+  xffi_map_item item;
+  assert_int_equal(xffi_map_next(&item, small, &cursor), XFFI_OK);
+  assert_string_equal(item.key->v_small, "x");
+  assert_int_equal(item.value->v_int64, 3);
+  xffi_object_dec_ref(small);
   xffi_object *map = NULL;
   assert_int_equal(xffi_map_new(&map, keys, values, 4), XFFI_OK);
   assert_int_equal(map_len(map), 3);
-  int64_t cursor = 0;
-  xffi_map_item item;
+  cursor = 0;
+  assert_int_equal(xffi_map_next(&item, map, &cursor), XFFI_OK);
+  assert_string_equal(item.key->v_small, "y");
   assert_int_equal(xffi_map_next(&item, map, &cursor), XFFI_OK);
   assert_string_equal(item.key->v_small, "x");
   assert_int_equal(item.value->v_int64, 3);
@@ -396,7 +423,11 @@ static void new_from_keeps_first_position_and_last_value(void **state) {
   xffi_object_dec_ref(map);
 }
 
-static void many_erases_compact_and_release_memory(void **state) {
+/* tvm-ffi's dense table never shrinks and erases leave no tombstones: after
+ * erasing all but 3 of 20000 keys the table keeps its size, iteration sees
+ * only the survivors, and insert/erase churn neither grows the table nor
+ * slows down. */
+static void many_erases_keep_the_table_without_tombstones(void **state) {
   (void)state;
   xffi_object *map = NULL;
   assert_int_equal(xffi_map_new(&map, NULL, NULL, 0), XFFI_OK);
@@ -404,15 +435,15 @@ static void many_erases_compact_and_release_memory(void **state) {
   for (int i = 0; i < n; ++i) map_set_int(&map, i, i);
   size_t full = 0;
   assert_int_equal(xffi_map_memory_bytes(&full, map), XFFI_OK);
-  assert_true(full <= (size_t)n * 48 + 1024);
+  assert_true(full <= (size_t)n * 100 + 1024);
   for (int i = 0; i < n - 3; ++i) {
     xffi_any k = xffi_any_int(i);
     assert_int_equal(xffi_map_erase(&map, &k), XFFI_OK);
   }
   assert_int_equal(map_len(map), 3);
-  size_t small = 0;
-  assert_int_equal(xffi_map_memory_bytes(&small, map), XFFI_OK);
-  assert_true(small < 4096); /* tables shrank with the contents */
+  size_t after = 0;
+  assert_int_equal(xffi_map_memory_bytes(&after, map), XFFI_OK);
+  assert_int_equal(after, full);
   /* Iteration sees exactly the three survivors, in order. */
   int64_t cursor = 0, seen = 0;
   xffi_map_item item;
@@ -421,20 +452,22 @@ static void many_erases_compact_and_release_memory(void **state) {
     ++seen;
   }
   assert_int_equal(seen, 3);
-  assert_true(cursor <= 8); /* no long scan over holes */
-  /* Churn: insert/erase cycles keep the map small and correct. */
   for (int round = 0; round < 50000; ++round) {
     map_set_int(&map, 1000000 + round, round);
     xffi_any k = xffi_any_int(1000000 + round);
     assert_int_equal(xffi_map_erase(&map, &k), XFFI_OK);
   }
   assert_int_equal(map_len(map), 3);
-  assert_int_equal(xffi_map_memory_bytes(&small, map), XFFI_OK);
-  assert_true(small < 4096);
+  assert_int_equal(xffi_map_memory_bytes(&after, map), XFFI_OK);
+  assert_int_equal(after, full);
   xffi_object_dec_ref(map);
 }
 
-static void bytes_per_entry_stay_under_48(void **state) {
+/* Dense slots are 49 bytes (an item and a metadata byte) and a table is
+ * about 50% to 99% full (a chain that finds no empty slot within its 125
+ * jumps rehashes a little earlier, at 96-98% here): about 100 bytes per
+ * entry, never 110. */
+static void bytes_per_entry_stay_under_110(void **state) {
   (void)state;
   xffi_object *map = NULL;
   assert_int_equal(xffi_map_new(&map, NULL, NULL, 0), XFFI_OK);
@@ -448,7 +481,7 @@ static void bytes_per_entry_stay_under_48(void **state) {
       if (per > worst) worst = per;
     }
   }
-  assert_true(worst <= 48.0);
+  assert_true(worst <= 110.0);
   xffi_object_dec_ref(map);
 }
 
@@ -482,11 +515,14 @@ static void out_of_memory_leaves_the_map_unchanged(void **state) {
   (void)state;
   xffi_object *map = NULL;
   assert_int_equal(xffi_map_new(&map, NULL, NULL, 0), XFFI_OK);
-  /* 7 entries fill 8 slots to 80%: the next set rebuilds the index; with
-   * 8 entries the next set grows the entry array. Either way the key copy is
-   * the first allocation and the table the second. */
+  /* The growth points: 2 pairs fill the inline pairs (the next set makes a
+   * 4-pair array), 4 fill a small map (the next makes a dense table of 8
+   * slots), 7 fill 8 slots to 99% (the next rehashes into 16). Each time the
+   * key copy is the first allocation and the table the second. */
   xffi_any k = xffi_any_c_str("a long key that must be copied"), v = xffi_any_int(1);
-  for (int fill = 7; fill <= 8; ++fill) {
+  const int fills[] = {2, 4, 7};
+  for (size_t f = 0; f < sizeof(fills) / sizeof(fills[0]); ++f) {
+    int fill = fills[f];
     while (map_len(map) < fill) map_set_int(&map, map_len(map), map_len(map));
     for (int64_t after = 0; after < 2; ++after) {
       xffi_object *before = map;
@@ -731,13 +767,13 @@ int main(void) {
       cmocka_unit_test(small_string_bytes_past_the_length_are_not_part_of_the_key),
       cmocka_unit_test(small_keys_keep_their_text),
       cmocka_unit_test(int_bool_and_float_are_distinct_kinds),
-      cmocka_unit_test(float_keys_merge_zeros_and_nans),
+      cmocka_unit_test(float_keys_compare_by_bits),
       cmocka_unit_test(plain_values_compare_by_value_objects_by_identity),
       cmocka_unit_test(changes_on_a_shared_map_copy_it),
       cmocka_unit_test(pop_moves_the_value_out_and_copies_a_shared_map),
-      cmocka_unit_test(new_from_keeps_first_position_and_last_value),
-      cmocka_unit_test(many_erases_compact_and_release_memory),
-      cmocka_unit_test(bytes_per_entry_stay_under_48),
+      cmocka_unit_test(new_from_sets_pairs_in_order),
+      cmocka_unit_test(many_erases_keep_the_table_without_tombstones),
+      cmocka_unit_test(bytes_per_entry_stay_under_110),
       cmocka_unit_test(values_and_keys_are_released_exactly_once),
       cmocka_unit_test(out_of_memory_leaves_the_map_unchanged),
       cmocka_unit_test(bad_input_is_reported),

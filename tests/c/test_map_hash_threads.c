@@ -1,8 +1,7 @@
-/* tests/c/test_map_hash_threads.c: the map hash's secret key is drawn once
- * per process (c/hash.c) even when the first maps are created by several
- * threads at once: every thread must hash with the same key, or a Dict built
- * by one thread would miss its own keys when another thread looks them up.
- * Run under ThreadSanitizer too (label threads). */
+/* tests/c/test_map_hash_threads.c: Dicts built by several threads at once,
+ * their first maps in the process included, find their own keys when other
+ * threads look them up: the map hash (tvm-ffi's AnyHash, c/map_hash.c) is
+ * the same on every thread. Run under ThreadSanitizer too (label threads). */
 #define _POSIX_C_SOURCE 200809L /* pthread barriers */
 #include <pthread.h>
 #include <setjmp.h>

@@ -4,7 +4,10 @@
  * Values come from a small domain of ids so that keys repeat: ints, short
  * strings (inline), long strings (String objects) given either as borrowed C
  * strings or as String objects (the same key either way), and the floats
- * 0.0, -0.0 (the same key as 0.0) and two NaNs (one key). Snapshots (extra
+ * 0.0, -0.0 and two NaNs (four keys: tvm-ffi compares floats by bits). The
+ * order follows tvm-ffi's rules: a set of an existing key keeps its place in
+ * a small map and moves it to the end once the map is dense (it became so
+ * when a 5th key came; only a fresh empty map is small again). Snapshots (extra
  * references taken along the way) check copy-on-write: a shared Array or Map
  * never changes under its other holders. Indices go out of range on purpose:
  * the model predicts IndexError and KeyError. Malformed keys and values
@@ -15,8 +18,8 @@
 
 enum { IDS = 52, MAX_SEQ = 64, MAX_MAP = IDS };
 
-/* Canonical key of an id: -0.0 is 0.0, every NaN is one key. */
-static int canon(int id) { return id == 49 ? 48 : id == 51 ? 50 : id; }
+/* Canonical key of an id: every id is its own key (floats by bits). */
+static int canon(int id) { return id; }
 
 typedef struct domain {
   xffi_object *strings[IDS]; /* String objects for the long-string ids */
@@ -39,7 +42,10 @@ static xffi_any value_of(domain *d, int id, int as_object) {
 /* The canonical id a stored value stands for, or -1. */
 static int id_of(domain *d, const xffi_any *v) {
   if (v->type_index == XFFI_TYPE_INT) return v->v_int64 >= 0 && v->v_int64 < 16 ? (int)v->v_int64 : -1;
-  if (v->type_index == XFFI_TYPE_FLOAT) return isnan(v->v_float64) ? 50 : v->v_float64 == 0.0 ? 48 : -1;
+  if (v->type_index == XFFI_TYPE_FLOAT) {
+    if (isnan(v->v_float64)) return signbit(v->v_float64) ? 51 : 50;
+    return v->v_float64 == 0.0 ? (signbit(v->v_float64) ? 49 : 48) : -1;
+  }
   xffi_byte_array s;
   if (v->type_index == XFFI_TYPE_RAW_STR || v->type_index == XFFI_TYPE_BYTE_ARRAY_PTR) return -1; /* never stored */
   if (xffi_any_to_str(&s, v) != XFFI_OK) {
@@ -63,6 +69,7 @@ typedef struct seq_model {
 typedef struct map_model {
   int keys[MAX_MAP], vals[MAX_MAP]; /* insertion order */
   int size;
+  int dense; /* tvm-ffi's dense layout: an overwrite moves the key to the end */
 } map_model;
 
 static int map_find(const map_model *m, int key) {
@@ -71,19 +78,25 @@ static int map_find(const map_model *m, int key) {
   return -1;
 }
 
+static void map_model_erase(map_model *m, int at) {
+  memmove(&m->keys[at], &m->keys[at + 1], (size_t)(m->size - at - 1) * sizeof(int));
+  memmove(&m->vals[at], &m->vals[at + 1], (size_t)(m->size - at - 1) * sizeof(int));
+  m->size--;
+}
+
 static void map_model_set(map_model *m, int key, int val) {
   int at = map_find(m, key);
+  if (at >= 0 && m->dense) {
+    map_model_erase(m, at);
+    at = -1;
+  } else if (at < 0 && m->size == 4) {
+    m->dense = 1;
+  }
   if (at < 0) {
     at = m->size++;
     m->keys[at] = canon(key);
   }
   m->vals[at] = canon(val);
-}
-
-static void map_model_erase(map_model *m, int at) {
-  memmove(&m->keys[at], &m->keys[at + 1], (size_t)(m->size - at - 1) * sizeof(int));
-  memmove(&m->vals[at], &m->vals[at + 1], (size_t)(m->size - at - 1) * sizeof(int));
-  m->size--;
 }
 
 static void check_seq(domain *d, const xffi_object *seq, const seq_model *m) {
@@ -315,8 +328,14 @@ static void map_step(domain *d, fuzz_input *in, xffi_object **map, map_model *m,
     }
     default: /* clear (rarely) */
       if (key % 4) return;
+      /* A shared Map is replaced by a fresh (small) one; otherwise the
+       * storage, and so the layout, stays. */
+      int fresh = !is_dict && xffi_object_strong_count(*map) > 1;
       status = is_dict ? xffi_dict_clear(*map) : xffi_map_clear(map);
-      if (status == XFFI_OK) m->size = 0;
+      if (status == XFFI_OK) {
+        m->size = 0;
+        if (fresh) m->dense = 0;
+      }
       break;
   }
   if (expect_ok) {
@@ -346,11 +365,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   FUZZ_CHECK(xffi_map_new(&map, NULL, NULL, 0) == XFFI_OK);
   FUZZ_CHECK(xffi_dict_new(&dict, NULL, NULL, 0) == XFFI_OK);
   seq_model am = {{0}, 0}, lm = {{0}, 0};
-  map_model mm = {{0}, {0}, 0}, dm = {{0}, {0}, 0};
+  map_model mm = {{0}, {0}, 0, 0}, dm = {{0}, {0}, 0, 0};
   /* Snapshots: another holder's reference and what it must keep seeing. */
   xffi_object *array_snap = NULL, *map_snap = NULL;
   seq_model array_snap_model = {{0}, 0};
-  map_model map_snap_model = {{0}, {0}, 0};
+  map_model map_snap_model = {{0}, {0}, 0, 0};
 
   while (in.n) {
     uint8_t which = fuzz_u8(&in);

@@ -101,8 +101,11 @@ wrapper! {
     /// `Map<K, V>` checks every entry once, so a read fails only where making
     /// a `K` or `V` needs memory (an [`crate::String`] from a short string).
     ///
-    /// Keys: strings by content, ints/bools/floats as distinct kinds, other
-    /// objects by identity (see `xffi/map.h`). Lookups take a borrowed key,
+    /// Keys: strings by content, ints/bools/floats as distinct kinds (floats
+    /// by their bits: `0.0` and `-0.0` are two keys), other objects by
+    /// identity, as tvm-ffi compares them (see `xffi/map.h`). Setting an
+    /// existing key of a map of more than 4 entries moves it to the end of
+    /// the order, as tvm-ffi's Map does. Lookups take a borrowed key,
     /// `&Q` where `K: Borrow<Q>` (see [`KeyView`]), and report errors rather
     /// than "absent".
     ///
@@ -251,7 +254,8 @@ impl<K: Element, V: Element> Map<K, V> {
         unsafe { replace_object(&mut self.obj, f) }
     }
 
-    /// Sets `key` to `value` (copy-on-write). Errors: MemoryError.
+    /// Sets `key` to `value` (copy-on-write). Errors: MemoryError; ValueError
+    /// when too many keys collide (hash flooding, see `xffi/map.h`).
     ///
     /// ```
     /// let mut m = xffi::Map::<String, i64>::new().unwrap();
@@ -408,7 +412,8 @@ impl<K: Element, V: Element> Dict<K, V> {
         map_contains(self.raw(), Access::Locked, key)
     }
 
-    /// Sets `key` to `value`. Errors: MemoryError.
+    /// Sets `key` to `value`. Errors: MemoryError; ValueError when too many
+    /// keys collide (hash flooding, see `xffi/map.h`).
     ///
     /// ```
     /// let d = xffi::Dict::<i64, String>::new().unwrap();

@@ -1,0 +1,78 @@
+// tests/interop/lib_map_cross.cc: a library written in C++ against the
+// apache-tvm-ffi wheel's headers and libtvm_ffi.so alone (no xffi header).
+// Map and Dict have no exported C function in tvm-ffi: this code reads,
+// builds and grows them with the headers' inline C++ (hashing, probing,
+// rehashing, in-place switching and freeing through data_deleter). The xffi
+// host (test_interop_map.c) hands it maps xffi made and reads the ones made
+// here; the AddressSanitizer build checks every buffer changes hands once.
+#include <tvm/ffi/container/dict.h>
+#include <tvm/ffi/container/map.h>
+#include <tvm/ffi/function.h>
+#include <tvm/ffi/string.h>
+
+#include <string>
+
+namespace {
+
+namespace ffi = tvm::ffi;
+
+// Key i of the shared key set: short ones (held inline as small strings)
+// and long ones (String objects) alternate.
+std::string KeyName(int64_t i) {
+  return i % 2 == 0 ? "k" + std::to_string(i) : "a longer key, number " + std::to_string(i);
+}
+
+// Finds keys 0..n-1 in a Map<String, int64_t> made elsewhere with C++'s
+// own find; returns the sum of the values found plus 1,000,000 per key
+// missing, and checks that iteration visits exactly size() pairs.
+int64_t SumFound(ffi::Map<ffi::String, int64_t> map, int64_t n) {
+  int64_t sum = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    auto it = map.find(ffi::String(KeyName(i)));
+    sum += it == map.end() ? 1000000 : (*it).second;
+  }
+  int64_t seen = 0;
+  for (auto kv : map) {
+    (void)kv;
+    ++seen;
+  }
+  if (seen != static_cast<int64_t>(map.size())) sum = -1;
+  if (map.find(ffi::String("absent key")) != map.end()) sum = -2;
+  return sum;
+}
+
+// Makes a Map<String, int64_t> of keys 0..n-1, value i * 10.
+ffi::Map<ffi::String, int64_t> MakeMap(int64_t n) {
+  ffi::Map<ffi::String, int64_t> map;
+  for (int64_t i = 0; i < n; ++i) map.Set(ffi::String(KeyName(i)), i * 10);
+  return map;
+}
+
+// Sets keys from..to-1 (value i * 10) in a Dict made elsewhere: Dict::Set
+// switches grown storage into the same object, so the caller sees them.
+int64_t DictSetRange(ffi::Dict<ffi::String, int64_t> dict, int64_t from, int64_t to) {
+  for (int64_t i = from; i < to; ++i) dict.Set(ffi::String(KeyName(i)), i * 10);
+  return static_cast<int64_t>(dict.size());
+}
+
+// Sets key i (value i * 10 + 1) in a Map made elsewhere, copy-on-write:
+// returns the new map; the argument is left as it was.
+ffi::Map<ffi::String, int64_t> MapWith(ffi::Map<ffi::String, int64_t> map, int64_t i) {
+  map.Set(ffi::String(KeyName(i)), i * 10 + 1);
+  return map;
+}
+
+// Erases every `step`-th key from..to-1 of a Dict made elsewhere, in place
+// (tvm-ffi moves each chain's last element into the hole); returns the size.
+int64_t DictEraseEvery(ffi::Dict<ffi::String, int64_t> dict, int64_t from, int64_t to, int64_t step) {
+  for (int64_t i = from; i < to; i += step) dict.erase(ffi::String(KeyName(i)));
+  return static_cast<int64_t>(dict.size());
+}
+
+}  // namespace
+
+TVM_FFI_DLL_EXPORT_TYPED_FUNC(dict_erase_every, DictEraseEvery)
+TVM_FFI_DLL_EXPORT_TYPED_FUNC(sum_found, SumFound)
+TVM_FFI_DLL_EXPORT_TYPED_FUNC(make_map, MakeMap)
+TVM_FFI_DLL_EXPORT_TYPED_FUNC(dict_set_range, DictSetRange)
+TVM_FFI_DLL_EXPORT_TYPED_FUNC(map_with, MapWith)
