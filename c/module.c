@@ -233,7 +233,7 @@ static int own_function(xffi_object **out, module_object *m, xffi_byte_array nam
 int xffi_module_lookup_function(xffi_object **out, xffi_object *module, const char *name) {
   XFFI_CHECK_ARG_NOT_NULL(out);
   *out = NULL;
-  module_object *m;
+  module_object *m = NULL;
   if (module_arg(&m, module, __func__) != XFFI_OK) return XFFI_FAIL;
   XFFI_CHECK_ARG_NOT_NULL(name);
   if (!name[0]) return xffi_error_raise(XFFI_KIND_VALUE, "%s: name is empty", __func__);
@@ -242,7 +242,7 @@ int xffi_module_lookup_function(xffi_object **out, xffi_object *module, const ch
 
 int xffi_module_path(const char **out, xffi_object *module) {
   XFFI_CHECK_ARG_NOT_NULL(out);
-  module_object *m;
+  module_object *m = NULL;
   if (module_arg(&m, module, __func__) != XFFI_OK) return XFFI_FAIL;
   *out = m->path;
   return XFFI_OK;
@@ -250,7 +250,7 @@ int xffi_module_path(const char **out, xffi_object *module) {
 
 int xffi_module_abi_version(int32_t *out, xffi_object *module) {
   XFFI_CHECK_ARG_NOT_NULL(out);
-  module_object *m;
+  module_object *m = NULL;
   if (module_arg(&m, module, __func__) != XFFI_OK) return XFFI_FAIL;
   *out = m->abi_version;
   return XFFI_OK;
@@ -358,7 +358,7 @@ static int find_defining(module_object **out, module_object *root, int with_root
 }
 
 int xffi_module_get_function(xffi_object **out, xffi_object *module, xffi_byte_array name, int query_imports) {
-  module_object *m;
+  module_object *m = NULL;
   *out = NULL;
   if (module_arg(&m, module, __func__) != XFFI_OK) return XFFI_FAIL;
   if (own_function(out, m, name) != XFFI_OK) return XFFI_FAIL;
@@ -382,7 +382,7 @@ int xffi_module_imports_function(xffi_object **out, xffi_object *module, xffi_by
 }
 
 int xffi_module_implements(int *out, xffi_object *module, xffi_byte_array name, int query_imports) {
-  module_object *m;
+  module_object *m = NULL;
   *out = 0;
   if (module_arg(&m, module, __func__) != XFFI_OK) return XFFI_FAIL;
   int out_of_memory;
@@ -422,7 +422,7 @@ static int call_text_getter(xffi_any *out, void *address, const char *symbol_hea
 
 int xffi_module_get_text(xffi_any *out, xffi_object *module, const char *prefix, xffi_byte_array name,
                          int query_imports) {
-  module_object *m;
+  module_object *m = NULL;
   *out = xffi_any_none();
   if (module_arg(&m, module, __func__) != XFFI_OK) return XFFI_FAIL;
   module_object *owner = NULL;
@@ -448,7 +448,7 @@ int xffi_module_get_text(xffi_any *out, xffi_object *module, const char *prefix,
 /* ---- Imports ---- */
 
 int xffi_module_import(xffi_object *module, xffi_object *other) {
-  module_object *m, *o;
+  module_object *m = NULL, *o = NULL;
   if (module_arg(&m, module, __func__) != XFFI_OK) return XFFI_FAIL;
   if (module_arg(&o, other, __func__) != XFFI_OK) return XFFI_FAIL;
   /* A cycle: m is other itself or among other's imports, at any depth. */
@@ -482,7 +482,7 @@ int xffi_module_import(xffi_object *module, xffi_object *other) {
 }
 
 int xffi_module_clear_imports(xffi_object *module) {
-  module_object *m;
+  module_object *m = NULL;
   if (module_arg(&m, module, __func__) != XFFI_OK) return XFFI_FAIL;
   xffi_mutex_lock(&modules_lock);
   xffi_object **imports = m->imports;
@@ -500,7 +500,7 @@ int xffi_module_clear_imports(xffi_object *module) {
 
 int xffi_module_lookup_from_imports(xffi_object **out, xffi_object *module, const char *name) {
   *out = NULL;
-  module_object *m;
+  module_object *m = NULL;
   if (module_arg(&m, module, __func__) != XFFI_OK) return XFFI_FAIL;
   xffi_byte_array bytes = {name, strlen(name)};
   xffi_mutex_lock(&modules_lock);

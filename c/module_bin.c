@@ -44,7 +44,7 @@ static int read_u64(uint64_t *out, bin_reader *r, const char *what) {
 
 /* A vec<u64>: *out borrows the items (read with load_u64_le). */
 static int read_vec(const unsigned char **out, uint64_t *out_count, bin_reader *r, const char *what) {
-  uint64_t count;
+  uint64_t count = 0;
   if (read_u64(&count, r, what) != XFFI_OK) return XFFI_FAIL;
   if (count > r->left / 8) return malformed(what);
   *out = r->data;
@@ -56,7 +56,7 @@ static int read_vec(const unsigned char **out, uint64_t *out_count, bin_reader *
 
 /* A str: *out borrows the bytes. */
 static int read_str(xffi_byte_array *out, bin_reader *r, const char *what) {
-  uint64_t size;
+  uint64_t size = 0;
   if (read_u64(&size, r, what) != XFFI_OK) return XFFI_FAIL;
   if (size > r->left) return malformed(what);
   out->data = (const char *)r->data;

@@ -19,15 +19,3 @@ if(TARGET xffi_interop_list_grow)
   add_dependencies(test_interop_map xffi_interop_map_cross)
   add_test(NAME test_interop_map COMMAND test_interop_map)
 endif()
-
-# bench_map_vs_tvm (tests/bench/bench_map_vs_tvm.cc): xffi's Map against
-# tvm-ffi's inline C++ Map compiled here against the same wheel, with the
-# benchmarks. Defined here, where C++ is enabled; a benchmark, not a test.
-if(TARGET xffi_interop_list_grow AND XFFI_BUILD_BENCH)
-  add_executable(bench_map_vs_tvm ${PROJECT_SOURCE_DIR}/tests/bench/bench_map_vs_tvm.cc)
-  target_include_directories(bench_map_vs_tvm SYSTEM PRIVATE ${XFFI_INTEROP_TVM_INCLUDE})
-  target_link_libraries(bench_map_vs_tvm PRIVATE xffi_static ${XFFI_TVM_FFI_LIBRARY})
-  target_compile_features(bench_map_vs_tvm PRIVATE cxx_std_17)
-  set_target_properties(bench_map_vs_tvm PROPERTIES COMPILE_OPTIONS "-O2;-Wall;-Wextra;-Wno-unused-parameter"
-    BUILD_RPATH "${XFFI_INTEROP_TVM_LIBDIR}" RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/tests/bench)
-endif()
