@@ -19,17 +19,18 @@ void xffi_builtin_object_deleter(void *self, int flags);
 
 /* Defines a static Function object var that calls safe_call with itself as
  * handle (a safe_call of signature xffi_safe_call). */
-#define XFFI_BUILTIN_FUNCTION(var, safe_call)                                                          \
-  static xffi_function_head var = {                                                                    \
-      {.ref_counts = XFFI_BUILTIN_REF_COUNTS, .type_index = XFFI_TYPE_FUNCTION, .reserved = 0,          \
-       .deleter = xffi_builtin_object_deleter},                                                        \
-      {(safe_call), NULL},                                                                             \
-      NULL}
+#define XFFI_BUILTIN_FUNCTION(var, safe_call)                                \
+  static xffi_function_head var = {{.ref_counts = XFFI_BUILTIN_REF_COUNTS,   \
+                                    .type_index = XFFI_TYPE_FUNCTION,        \
+                                    .reserved = 0,                           \
+                                    .deleter = xffi_builtin_object_deleter}, \
+                                   {(safe_call), NULL},                      \
+                                   NULL}
 
 typedef struct xffi_builtin_global {
-  const char *name;              /* the full name, e.g. "ffi.ArraySize" */
-  xffi_function_head *function;  /* a static Function (XFFI_BUILTIN_FUNCTION) */
-  const char *metadata;          /* JSON text, or NULL */
+  const char *name;             /* the full name, e.g. "ffi.ArraySize" */
+  xffi_function_head *function; /* a static Function (XFFI_BUILTIN_FUNCTION) */
+  const char *metadata;         /* JSON text, or NULL */
 } xffi_builtin_global;
 
 typedef struct xffi_builtin_table {
@@ -43,6 +44,7 @@ extern const xffi_builtin_table xffi_globals_misc XFFI_INTERNAL;      /* String,
 extern const xffi_builtin_table xffi_globals_registry XFFI_INTERNAL;  /* the global registry's own */
 extern const xffi_builtin_table xffi_globals_module XFFI_INTERNAL;    /* modules and the system library */
 extern const xffi_builtin_table xffi_globals_type XFFI_INTERNAL;      /* the type registry's */
+extern const xffi_builtin_table xffi_globals_auto_init XFFI_INTERNAL; /* ffi._RegisterFFIInit (c/auto_init.c) */
 extern const xffi_builtin_table xffi_globals_pending XFFI_INTERNAL;   /* those of later issues: each call raises */
 
 /* All tables, in the order names are listed. */
