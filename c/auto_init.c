@@ -1,5 +1,6 @@
-/* c/auto_init.c: ffi._RegisterFFIInit, the constructor tvm-ffi generates
- * from a type's reflected fields.
+/* c/auto_init.c: making objects from their reflected fields:
+ * ffi._RegisterFFIInit, the constructor tvm-ffi generates for a type, and
+ * ffi.MakeObjectFromPackedArgs, which sets fields by name.
  *
  * A library built against tvm-ffi's headers calls the global (when it
  * exists) for each type it registers without an explicit constructor; the
@@ -225,6 +226,78 @@ static int register_auto_init(int32_t type_index) {
   return status;
 }
 
+/* The fields named by keys: args[1], args[3], ... are names, each followed
+ * by its value; the others take their defaults. */
+static int bind_by_name(const init_plan *plan, xffi_object *obj, const xffi_any *args, int32_t num_args) {
+  static const char fn[] = "ffi.MakeObjectFromPackedArgs";
+  const char *key = plan->type->type_key.data;
+  int32_t num_keys = (num_args - 1) / 2;
+  if (num_keys > AUTO_INIT_MAX_FIELDS)
+    return xffi_error_raise(XFFI_KIND_TYPE, "%s: %d field values for type `%s`, more than it can have", fn,
+                            (int)num_keys, key);
+  unsigned char found[AUTO_INIT_MAX_FIELDS] = {0};
+  xffi_byte_array names[AUTO_INIT_MAX_FIELDS];
+  for (int32_t k = 0; k < num_keys; ++k)
+    if (xffi_arg_to_str(&names[k], args, num_args, 1 + 2 * k, fn) != XFFI_OK) return XFFI_FAIL;
+  for (int32_t fi = 0; fi < plan->num_fields; ++fi) {
+    const xffi_field_info *f = plan->fields[fi];
+    int32_t k = 0;
+    while (k < num_keys &&
+           (found[k] || names[k].size != f->name.size || memcmp(names[k].data, f->name.data, f->name.size) != 0))
+      ++k;
+    if (k < num_keys) {
+      if (call_setter(f, obj, &args[2 + 2 * k]) != XFFI_OK) return raise_field_error(plan, f, "field");
+      found[k] = 1;
+    } else if (has_default(f)) {
+      if (set_default(plan, f, obj) != XFFI_OK) return XFFI_FAIL;
+    } else {
+      return xffi_error_raise(XFFI_KIND_TYPE, "Required field `%.*s` not set in type `%s`", (int)f->name.size,
+                              f->name.data, key);
+    }
+  }
+  for (int32_t k = 0; k < num_keys; ++k)
+    if (!found[k])
+      return xffi_error_raise(XFFI_KIND_TYPE, "Type `%s` does not have field `%.*s`", key, (int)names[k].size,
+                              names[k].data);
+  return XFFI_OK;
+}
+
+/* ffi.MakeObjectFromPackedArgs(type, name, value, ...): type is a type
+ * index or key; *result receives a new reference to the object. */
+static int global_make_object(void *handle, const xffi_any *args, int32_t num_args, xffi_any *result) {
+  (void)handle;
+  static const char fn[] = "ffi.MakeObjectFromPackedArgs";
+  if (xffi_global_check_call(fn, args, num_args, XFFI_GLOBAL_ANY_COUNT, result) != XFFI_OK) return XFFI_FAIL;
+  if (num_args < 1 || num_args % 2 == 0)
+    return xffi_error_raise(XFFI_KIND_TYPE, "%s: expected a type then name/value pairs, got %d arguments", fn,
+                            (int)num_args);
+  const xffi_type_info *type = NULL;
+  if (args[0].type_index == XFFI_TYPE_INT) {
+    if (args[0].v_int64 >= XFFI_TYPE_STATIC_OBJECT_BEGIN && args[0].v_int64 <= INT32_MAX)
+      type = xffi_type_info_find((int32_t)args[0].v_int64);
+  } else {
+    xffi_byte_array name;
+    if (xffi_arg_to_str(&name, args, num_args, 0, fn) != XFFI_OK) return XFFI_FAIL;
+    if (xffi_type_runtime_ensure() != XFFI_OK) return XFFI_FAIL;
+    type = xffi_type_find_by_key(name.data, name.size);
+  }
+  if (!type || type->type_index < XFFI_TYPE_STATIC_OBJECT_BEGIN)
+    return xffi_raise_arg(XFFI_KIND_INDEX, fn, "type", "is not a registered object type");
+  init_plan *plan = xffi_alloc(sizeof(init_plan));
+  if (!plan) return xffi_error_raise_out_of_memory();
+  xffi_object *obj = NULL;
+  int status = make_plan(plan, type);
+  if (status == XFFI_OK) status = create_empty(&obj, type);
+  if (status == XFFI_OK) status = bind_by_name(plan, obj, args, num_args);
+  xffi_free(plan);
+  if (status != XFFI_OK) {
+    xffi_object_dec_ref(obj);
+    return XFFI_FAIL;
+  }
+  *result = xffi_any_object(obj); /* the new reference moves into the result */
+  return XFFI_OK;
+}
+
 static int global_register_ffi_init(void *handle, const xffi_any *args, int32_t num_args, xffi_any *result) {
   (void)handle;
   static const char fn[] = "ffi._RegisterFFIInit";
@@ -240,9 +313,11 @@ static int global_register_ffi_init(void *handle, const xffi_any *args, int32_t 
 }
 
 XFFI_BUILTIN_FUNCTION(register_ffi_init_function, global_register_ffi_init);
+XFFI_BUILTIN_FUNCTION(make_object_function, global_make_object);
 
 static const xffi_builtin_global auto_init_globals[] = {
     {"ffi._RegisterFFIInit", &register_ffi_init_function, NULL},
+    {"ffi.MakeObjectFromPackedArgs", &make_object_function, NULL},
 };
 
 const xffi_builtin_table xffi_globals_auto_init = {auto_init_globals,

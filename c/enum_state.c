@@ -4,8 +4,8 @@
  * Dict) and its extensible attribute columns (a Dict). Laid out as tvm-ffi
  * 0.1.15 lays it out (three object fields at offsets 24, 32, 40), so C++
  * code and the package read it directly. The type itself is registered by
- * c/type_runtime.c, which also lists ffi.EnumState's static method
- * __ffi_init__ (xffi_enum_state_init_function). */
+ * c/type_runtime.c, which also registers ffi.EnumState's static method
+ * __ffi_init__ (xffi_enum_state_methods). */
 #include <stddef.h>
 #include <string.h>
 
@@ -13,6 +13,7 @@
 #include "enum_state.h"
 #include "global_args.h"
 #include "type_internal.h"
+#include "type_runtime.h"
 
 typedef struct enum_state_object {
   xffi_object header;
@@ -76,4 +77,5 @@ static int enum_state_init(void *handle, const xffi_any *args, int32_t num_args,
 
 XFFI_BUILTIN_FUNCTION(enum_state_init_function, enum_state_init);
 
-xffi_object *xffi_enum_state_init_function(void) { return &enum_state_init_function.header; }
+const xffi_runtime_method xffi_enum_state_methods[] = {{"__ffi_init__", &enum_state_init_function, 1}};
+const int32_t xffi_enum_state_method_count = 1;

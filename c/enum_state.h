@@ -10,8 +10,4 @@
  * if the type cannot be registered). */
 int xffi_enum_state_new(xffi_object **out) XFFI_INTERNAL;
 
-/* ffi.EnumState's static method __ffi_init__: a static, immortal Function
- * (borrowed) taking no arguments and returning a new EnumState. */
-xffi_object *xffi_enum_state_init_function(void) XFFI_INTERNAL;
-
 #endif /* XFFI_ENUM_STATE_H */

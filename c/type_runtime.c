@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "enum_state.h"
+#include "type_runtime.h"
 #include "platform.h"
 #include "type_internal.h"
 
@@ -122,7 +122,8 @@ typedef struct runtime_type {
   const char *parent_key; /* an earlier entry of runtime_types, or "ffi.Object" */
   const runtime_field *fields;
   int32_t num_fields;
-  xffi_object *(*init)(void); /* its static __ffi_init__ (borrowed), or NULL */
+  const xffi_runtime_method *methods;
+  const int32_t *num_methods;
 } runtime_type;
 
 #define SCHEMA_INT "{\"type\":\"int\"}"
@@ -177,17 +178,18 @@ static const runtime_field visit_interrupt_fields[] = {
 /* In tvm-ffi's registration order. ffi.VisitInterrupt is a static record
  * (index 77): only its field is added here. */
 static const runtime_type runtime_types[] = {
-    {"ffi.EnumState", "ffi.Object", FIELDS(enum_state_fields), xffi_enum_state_init_function},
-    {"ffi.Enum", "ffi.Object", FIELDS(enum_fields), NULL},
-    {"ffi.IntEnum", "ffi.Enum", FIELDS(int_enum_fields), NULL},
-    {"ffi.StrEnum", "ffi.Enum", FIELDS(str_enum_fields), NULL},
-    {"ffi.reflection.AccessStep", "ffi.Object", FIELDS(access_step_fields), NULL},
-    {"ffi.reflection.AccessPath", "ffi.Object", FIELDS(access_path_fields), NULL},
-    {"ffi.StructuralVisitor", "ffi.Object", NULL, 0, NULL},
-    {"ffi.VisitErrorContext", "ffi.Object", FIELDS(visit_error_context_fields), NULL},
-    {"ffi.StructuralMutator", "ffi.Object", NULL, 0, NULL},
-    {"ffi.StructuralKey", "ffi.Object", FIELDS(structural_key_fields), NULL},
-    {"ffi.VisitInterrupt", NULL, FIELDS(visit_interrupt_fields), NULL},
+    {"ffi.EnumState", "ffi.Object", FIELDS(enum_state_fields), xffi_enum_state_methods, &xffi_enum_state_method_count},
+    {"ffi.Enum", "ffi.Object", FIELDS(enum_fields), NULL, NULL},
+    {"ffi.IntEnum", "ffi.Enum", FIELDS(int_enum_fields), NULL, NULL},
+    {"ffi.StrEnum", "ffi.Enum", FIELDS(str_enum_fields), NULL, NULL},
+    {"ffi.reflection.AccessStep", "ffi.Object", FIELDS(access_step_fields), NULL, NULL},
+    {"ffi.reflection.AccessPath", "ffi.Object", FIELDS(access_path_fields), xffi_access_path_methods,
+     &xffi_access_path_method_count},
+    {"ffi.StructuralVisitor", "ffi.Object", NULL, 0, NULL, NULL},
+    {"ffi.VisitErrorContext", "ffi.Object", FIELDS(visit_error_context_fields), NULL, NULL},
+    {"ffi.StructuralMutator", "ffi.Object", NULL, 0, NULL, NULL},
+    {"ffi.StructuralKey", "ffi.Object", FIELDS(structural_key_fields), NULL, NULL},
+    {"ffi.VisitInterrupt", NULL, FIELDS(visit_interrupt_fields), NULL, NULL},
 };
 
 static const char function_name[] = "xffi_type_runtime_ensure";
@@ -240,21 +242,20 @@ static int register_fields(const runtime_type *type, const xffi_type_info *info)
   return XFFI_OK;
 }
 
-/* Adds the type's static __ffi_init__ unless it has it already. */
-static int register_init(const runtime_type *type, const xffi_type_info *info) {
-  if (!type->init || __atomic_load_n(&info->num_methods, __ATOMIC_ACQUIRE) > 0) return XFFI_OK;
-  xffi_method_info method;
-  memset(&method, 0, sizeof(method));
-  method.name = text_of("__ffi_init__");
-  method.doc = text_of(NULL);
-  char metadata[256];
-  method.metadata.data = metadata;
-  method.metadata.size = metadata_of(metadata, sizeof(metadata),
-                                     "{\"type\":\"ffi.Function\",\"named_args\":{\"return\":[{\"type\":"
-                                     "\"ffi.Object\"}],\"params\":[]}}");
-  method.flags = XFFI_FIELD_IS_STATIC_METHOD;
-  method.method = xffi_any_object(type->init()); /* the registry takes its own reference */
-  return xffi_type_register_method_in(function_name, info->type_index, &method);
+/* Adds the methods of type that it does not have yet, in order. */
+static int register_methods(const runtime_type *type, const xffi_type_info *info) {
+  int32_t count = type->num_methods ? *type->num_methods : 0;
+  for (int32_t i = __atomic_load_n(&info->num_methods, __ATOMIC_ACQUIRE); i < count; ++i) {
+    xffi_method_info method;
+    memset(&method, 0, sizeof(method));
+    method.name = text_of(type->methods[i].name);
+    method.doc = text_of(NULL);
+    method.metadata = text_of(NULL);
+    method.flags = type->methods[i].is_static ? XFFI_FIELD_IS_STATIC_METHOD : 0;
+    method.method = xffi_any_object(&type->methods[i].function->header); /* the registry takes its own reference */
+    if (xffi_type_register_method_in(function_name, info->type_index, &method) != XFFI_OK) return XFFI_FAIL;
+  }
+  return XFFI_OK;
 }
 
 static int register_all(void) {
@@ -270,7 +271,7 @@ static int register_all(void) {
         return XFFI_FAIL;
       info = xffi_type_info_find(index);
     }
-    if (register_fields(type, info) != XFFI_OK || register_init(type, info) != XFFI_OK) return XFFI_FAIL;
+    if (register_fields(type, info) != XFFI_OK || register_methods(type, info) != XFFI_OK) return XFFI_FAIL;
   }
   return XFFI_OK;
 }

@@ -1,7 +1,7 @@
-/* ffi._RegisterFFIInit (c/auto_init.c): the constructor generated from a
- * type's reflected fields, as tvm-ffi's C++ libraries and Python package
- * ask for it; positional and KWARGS binding, defaults, factories, required
- * fields, and bad input (an error, never a crash). */
+/* ffi._RegisterFFIInit and ffi.MakeObjectFromPackedArgs (c/auto_init.c):
+ * objects made from a type's reflected fields, as tvm-ffi's C++ libraries
+ * and Python package ask for them; positional and KWARGS binding, defaults,
+ * factories, required fields, and bad input (an error, never a crash). */
 #include "test_util.h"
 
 #include <xffi/reflection.h>
@@ -225,6 +225,52 @@ static void test_a_type_without_creator_or_ffi_new_cannot_be_made(void **state) 
   assert_raised(XFFI_KIND_RUNTIME, "does not support reflection creation");
 }
 
+static xffi_any raw_str(const char *text) {
+  xffi_any v = xffi_any_none();
+  v.type_index = XFFI_TYPE_RAW_STR;
+  v.v_c_str = text;
+  return v;
+}
+
+static void test_make_object_from_packed_args_sets_fields_by_name(void **state) {
+  (void)state;
+  xffi_any result = xffi_any_none();
+  /* Unlike __ffi_init__, every field without a default is required, init-off or not (as in tvm-ffi). */
+  xffi_any args[7] = {xffi_any_int(point_index), raw_str("z"),      xffi_any_int(4), raw_str("x"),
+                      xffi_any_int(2),           raw_str("hidden"), xffi_any_int(-3)};
+  assert_int_equal(call_global("ffi.MakeObjectFromPackedArgs", args, 7, &result), 0);
+  point *p = (point *)(void *)result.v_obj;
+  assert_int_equal(p->x, 2);
+  assert_int_equal(p->y, 7);
+  assert_int_equal(p->z, 4);
+  assert_int_equal(p->hidden, -3);
+  xffi_any_release(&result);
+  /* By key, too. */
+  args[0] = raw_str("test.auto_init.Point");
+  assert_int_equal(call_global("ffi.MakeObjectFromPackedArgs", args, 7, &result), 0);
+  xffi_any_release(&result);
+  /* A required field left out; an unknown name; an odd count; a bad type. */
+  int before = destroyed;
+  assert_int_equal(call_global("ffi.MakeObjectFromPackedArgs", args, 3, &result), -1);
+  assert_raised(XFFI_KIND_TYPE, "Required field `x` not set in type `test.auto_init.Point`");
+  args[1] = raw_str("nope");
+  assert_int_equal(call_global("ffi.MakeObjectFromPackedArgs", args, 7, &result), -1);
+  assert_raised(XFFI_KIND_TYPE, "Type `test.auto_init.Point` does not have field `nope`");
+  assert_int_equal(destroyed - before, 2);
+  assert_int_equal(call_global("ffi.MakeObjectFromPackedArgs", args, 4, &result), -1);
+  assert_raised(XFFI_KIND_TYPE, "expected a type then name/value pairs");
+  args[0] = xffi_any_int(XFFI_TYPE_FLOAT);
+  assert_int_equal(call_global("ffi.MakeObjectFromPackedArgs", args, 1, &result), -1);
+  assert_raised(XFFI_KIND_INDEX, "is not a registered object type");
+  args[0] = raw_str("no.such.Type");
+  assert_int_equal(call_global("ffi.MakeObjectFromPackedArgs", args, 1, &result), -1);
+  assert_raised(XFFI_KIND_INDEX, "is not a registered object type");
+  args[0] = xffi_any_float(1.0);
+  assert_int_equal(call_global("ffi.MakeObjectFromPackedArgs", args, 1, &result), -1);
+  assert_raised(XFFI_KIND_TYPE, "ffi.MakeObjectFromPackedArgs");
+  assert_int_equal(result.type_index, XFFI_TYPE_NONE);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_positional_arguments_fill_fields_and_defaults_fill_the_rest),
@@ -232,6 +278,7 @@ int main(void) {
       cmocka_unit_test(test_bad_calls_raise_type_errors_and_free_the_object),
       cmocka_unit_test(test_register_ffi_init_refuses_bad_type_indices),
       cmocka_unit_test(test_a_type_without_creator_or_ffi_new_cannot_be_made),
+      cmocka_unit_test(test_make_object_from_packed_args_sets_fields_by_name),
   };
   return cmocka_run_group_tests(tests, setup, NULL);
 }

@@ -169,6 +169,102 @@ static void test_runtime_field_setters_refuse_wrong_kinds_and_keep_values(void *
   xffi_any_release(&entry.str_index);
 }
 
+/* Calls method name of ffi.reflection.AccessPath with args; returns its status. */
+static int call_path_method(const char *name, xffi_any *args, int32_t num_args, xffi_any *result) {
+  const xffi_type_info *info = info_of("ffi.reflection.AccessPath");
+  for (int32_t i = 0; i < info->num_methods; ++i)
+    if (strcmp(info->methods[i].name.data, name) == 0)
+      return TVMFFIFunctionCall(info->methods[i].method.v_obj, args, num_args, result);
+  fail_msg("AccessPath has no method %s", name);
+  return -1;
+}
+
+static xffi_any path_call_ok(const char *name, xffi_any self, xffi_any arg) {
+  xffi_any args[2] = {self, arg}, result = xffi_any_none();
+  assert_int_equal(call_path_method(name, args, 2, &result), 0);
+  return result;
+}
+
+static int64_t field_int(xffi_any obj, const char *type_key, const char *name) {
+  const xffi_field_info *f = field_of(info_of(type_key), name);
+  xffi_any v = xffi_any_none();
+  assert_int_equal(f->getter((char *)obj.v_obj + f->offset, &v), 0);
+  return v.v_int64;
+}
+
+static void test_access_paths_extend_compare_and_list_their_steps(void **state) {
+  (void)state;
+  xffi_any root = xffi_any_none(), other_root = xffi_any_none();
+  assert_int_equal(call_path_method("_root", NULL, 0, &root), 0);
+  assert_int_equal(call_path_method("_root", NULL, 0, &other_root), 0);
+  xffi_any name = xffi_any_none();
+  name.type_index = XFFI_TYPE_RAW_STR;
+  name.v_c_str = "layer";
+  xffi_any a = path_call_ok("_attr", root, name);
+  xffi_any ai = path_call_ok("_array_item", a, xffi_any_int(2));
+  xffi_any b = path_call_ok("_attr", other_root, name);
+  assert_int_equal(field_int(ai, "ffi.reflection.AccessPath", "depth"), 2);
+  /* Equality by steps (keys by value: the two "layer" are distinct copies). */
+  xffi_any eq = path_call_ok("_path_equal", a, b);
+  assert_true(eq.v_int64);
+  eq = path_call_ok("_path_equal", a, ai);
+  assert_false(eq.v_int64);
+  assert_true(path_call_ok("_is_prefix_of", b, ai).v_int64);
+  assert_true(path_call_ok("_is_prefix_of", root, root).v_int64);
+  assert_false(path_call_ok("_is_prefix_of", ai, a).v_int64);
+  xffi_any missing = path_call_ok("_map_item_missing", root, xffi_any_int(5));
+  assert_false(path_call_ok("_is_prefix_of", missing, ai).v_int64);
+  /* to_steps: root first. */
+  xffi_any steps = xffi_any_none(), self = ai;
+  assert_int_equal(call_path_method("_to_steps", &self, 1, &steps), 0);
+  assert_int_equal(steps.type_index, XFFI_TYPE_ARRAY);
+  const xffi_seq_cell *cell = xffi_seq_cell_of_unchecked(steps.v_obj);
+  assert_int_equal(cell->size, 2);
+  const xffi_any *items = (const xffi_any *)cell->data;
+  assert_int_equal(field_int(items[0], "ffi.reflection.AccessStep", "kind"), 0); /* ATTR */
+  assert_int_equal(field_int(items[1], "ffi.reflection.AccessStep", "kind"), 1); /* ARRAY_ITEM */
+  assert_int_equal(field_int(missing, "ffi.reflection.AccessPath", "depth"), 1);
+  /* Bad input: wrong self, wrong key kinds, wrong counts. */
+  xffi_any result = xffi_any_none();
+  xffi_any bad[2] = {xffi_any_int(1), name};
+  assert_int_equal(call_path_method("_attr", bad, 2, &result), -1);
+  assert_raised(XFFI_KIND_TYPE, "AccessPath._attr: self expected ffi.reflection.AccessPath, got int");
+  bad[0] = root;
+  bad[1] = xffi_any_int(3);
+  assert_int_equal(call_path_method("_attr", bad, 2, &result), -1);
+  assert_raised(XFFI_KIND_TYPE, "expected str, got int");
+  bad[1] = name;
+  assert_int_equal(call_path_method("_array_item", bad, 2, &result), -1);
+  assert_raised(XFFI_KIND_TYPE, "expected int");
+  assert_int_equal(call_path_method("_extend", bad, 2, &result), -1);
+  assert_raised(XFFI_KIND_TYPE, "expected ffi.reflection.AccessStep");
+  assert_int_equal(call_path_method("_path_equal", bad, 2, &result), -1);
+  assert_raised(XFFI_KIND_TYPE, "expected ffi.reflection.AccessPath");
+  assert_int_equal(call_path_method("_to_steps", bad, 2, &result), -1);
+  assert_raised(XFFI_KIND_TYPE, "AccessPath._to_steps");
+  assert_int_equal(result.type_index, XFFI_TYPE_NONE);
+  xffi_any_release(&steps);
+  xffi_any_release(&missing);
+  xffi_any_release(&b);
+  xffi_any_release(&ai);
+  xffi_any_release(&a);
+  xffi_any_release(&other_root);
+  xffi_any_release(&root);
+}
+
+static void test_a_long_access_path_is_released_with_bounded_stack(void **state) {
+  (void)state;
+  xffi_any path = xffi_any_none();
+  assert_int_equal(call_path_method("_root", NULL, 0, &path), 0);
+  for (int i = 0; i < 200000; ++i) {
+    xffi_any next = path_call_ok("_array_item", path, xffi_any_int(i));
+    xffi_any_release(&path);
+    path = next;
+  }
+  assert_int_equal(field_int(path, "ffi.reflection.AccessPath", "depth"), 200000);
+  xffi_any_release(&path); /* would overflow the stack if each parent recursed */
+}
+
 static void test_pending_globals_exist_and_fail_naming_themselves(void **state) {
   (void)state;
   static const char *const names[] = {"ffi.DeepCopy",    "ffi.RecursiveEq", "ffi.RecursiveLt",  "ffi.RecursiveLe",
@@ -196,6 +292,8 @@ int main(void) {
       cmocka_unit_test(test_runtime_fields_have_tvm_ffi_layout_and_schema),
       cmocka_unit_test(test_enum_state_init_makes_an_empty_state_with_readable_fields),
       cmocka_unit_test(test_runtime_field_setters_refuse_wrong_kinds_and_keep_values),
+      cmocka_unit_test(test_access_paths_extend_compare_and_list_their_steps),
+      cmocka_unit_test(test_a_long_access_path_is_released_with_bounded_stack),
       cmocka_unit_test(test_pending_globals_exist_and_fail_naming_themselves),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
