@@ -53,6 +53,11 @@ const xffi_type_info *xffi_type_find_by_key(const char *key, size_t size) XFFI_I
  * error raised when memory runs out (the next call retries). */
 int xffi_type_runtime_ensure(void) XFFI_INTERNAL;
 
+/* Registers the built-in object types' "__ffi_convert__" attributes
+ * (c/type_convert.c); part of xffi_type_runtime_ensure. XFFI_FAIL with an
+ * error raised when memory runs out (a retry adds only what is missing). */
+int xffi_type_register_builtin_converters(void) XFFI_INTERNAL;
+
 /* TVMFFITypeGetOrAllocIndex's semantics (c/type.c), with errors raised
  * instead of exits: *out receives the index (-2 for a miss in query mode). */
 int xffi_type_get_or_alloc(int32_t *out, const char *function, const char *key, size_t size, int32_t static_type_index,

@@ -273,7 +273,7 @@ static int register_all(void) {
     }
     if (register_fields(type, info) != XFFI_OK || register_methods(type, info) != XFFI_OK) return XFFI_FAIL;
   }
-  return XFFI_OK;
+  return xffi_type_register_builtin_converters();
 }
 
 /* Set once every runtime type is registered. */

@@ -265,6 +265,52 @@ static void test_a_long_access_path_is_released_with_bounded_stack(void **state)
   xffi_any_release(&path); /* would overflow the stack if each parent recursed */
 }
 
+static xffi_object *converter_of(int32_t type_index) {
+  xffi_byte_array name = bytes_of("__ffi_convert__");
+  const xffi_type_attr_column *column = TVMFFIGetTypeAttrColumn(&name);
+  assert_non_null(column);
+  assert_true(type_index >= column->begin_index && type_index - column->begin_index < column->size);
+  const xffi_any *value = &column->data[type_index - column->begin_index];
+  assert_int_equal(value->type_index, XFFI_TYPE_FUNCTION);
+  return value->v_obj;
+}
+
+static void test_builtin_types_convert_what_they_accept_and_refuse_the_rest(void **state) {
+  (void)state;
+  info_of("ffi.Object"); /* the registry's first use registers the converters */
+  static const int32_t types[] = {XFFI_TYPE_OBJECT,   XFFI_TYPE_STRING, XFFI_TYPE_BYTES,  XFFI_TYPE_ERROR,
+                                  XFFI_TYPE_FUNCTION, XFFI_TYPE_SHAPE,  XFFI_TYPE_TENSOR, XFFI_TYPE_ARRAY,
+                                  XFFI_TYPE_LIST,     XFFI_TYPE_MAP,    XFFI_TYPE_DICT};
+  for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); ++i) converter_of(types[i]);
+  /* Shape from an Array of ints; not from one holding a string. */
+  xffi_any items[3] = {xffi_any_int(1), xffi_any_int(2), xffi_any_int(3)};
+  xffi_object *array = NULL;
+  assert_int_equal(xffi_array_new(&array, items, 3), XFFI_OK);
+  xffi_any arg = xffi_any_object(array), result = xffi_any_none();
+  assert_int_equal(TVMFFIFunctionCall(converter_of(XFFI_TYPE_SHAPE), &arg, 1, &result), 0);
+  assert_int_equal(result.type_index, XFFI_TYPE_SHAPE);
+  xffi_any_release(&result);
+  xffi_object_dec_ref(array);
+  items[1].type_index = XFFI_TYPE_RAW_STR;
+  items[1].v_c_str = "x";
+  assert_int_equal(xffi_array_new(&array, items, 3), XFFI_OK);
+  arg = xffi_any_object(array);
+  assert_int_equal(TVMFFIFunctionCall(converter_of(XFFI_TYPE_SHAPE), &arg, 1, &result), -1);
+  assert_raised(XFFI_KIND_TYPE, "Cannot cast from `ffi.Array` to `ffi.Shape`");
+  xffi_object_dec_ref(array);
+  /* A String from a borrowed C string (copied); None stays None as an Object; an int is no Error. */
+  assert_int_equal(TVMFFIFunctionCall(converter_of(XFFI_TYPE_STRING), &items[1], 1, &result), 0);
+  assert_int_equal(result.type_index, XFFI_TYPE_SMALL_STR);
+  arg = xffi_any_none();
+  assert_int_equal(TVMFFIFunctionCall(converter_of(XFFI_TYPE_OBJECT), &arg, 1, &result), 0);
+  assert_int_equal(result.type_index, XFFI_TYPE_NONE);
+  arg = xffi_any_int(3);
+  assert_int_equal(TVMFFIFunctionCall(converter_of(XFFI_TYPE_ERROR), &arg, 1, &result), -1);
+  assert_raised(XFFI_KIND_TYPE, "Cannot cast from `int` to `ffi.Error`");
+  assert_int_equal(TVMFFIFunctionCall(converter_of(XFFI_TYPE_ERROR), NULL, 0, &result), -1);
+  assert_raised(XFFI_KIND_TYPE, "__ffi_convert__");
+}
+
 static void test_pending_globals_exist_and_fail_naming_themselves(void **state) {
   (void)state;
   static const char *const names[] = {"ffi.DeepCopy",    "ffi.RecursiveEq", "ffi.RecursiveLt",  "ffi.RecursiveLe",
@@ -294,6 +340,7 @@ int main(void) {
       cmocka_unit_test(test_runtime_field_setters_refuse_wrong_kinds_and_keep_values),
       cmocka_unit_test(test_access_paths_extend_compare_and_list_their_steps),
       cmocka_unit_test(test_a_long_access_path_is_released_with_bounded_stack),
+      cmocka_unit_test(test_builtin_types_convert_what_they_accept_and_refuse_the_rest),
       cmocka_unit_test(test_pending_globals_exist_and_fail_naming_themselves),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
