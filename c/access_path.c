@@ -253,18 +253,28 @@ XFFI_BUILTIN_FUNCTION(is_prefix_of_function, path_is_prefix_of);
 XFFI_BUILTIN_FUNCTION(to_steps_function, path_to_steps);
 XFFI_BUILTIN_FUNCTION(path_equal_function, path_equal);
 
+/* Type schemas: a Function returning R with parameters P (JSON lists). */
+#define SCHEMA(R, P) "{\"type\":\"ffi.Function\",\"named_args\":{\"return\":[" R "],\"params\":[" P "]}}"
+#define PATH "{\"type\":\"ffi.reflection.AccessPath\"}"
+#define STEP "{\"type\":\"ffi.reflection.AccessStep\"}"
+#define STR "{\"type\":\"ffi.String\"}"
+#define INT "{\"type\":\"int\"}"
+#define ANY "{\"type\":\"Any\"}"
+#define BOOL "{\"type\":\"bool\"}"
+#define STEPS "{\"type\":\"ffi.Array\",\"args\":[" STEP "]}"
+
 const xffi_runtime_method xffi_access_path_methods[] = {
-    {"_root", &root_function, 1},
-    {"_extend", &extend_function, 0},
-    {"_attr", &attr_function, 0},
-    {"_array_item", &array_item_function, 0},
-    {"_map_item", &map_item_function, 0},
-    {"_attr_missing", &attr_missing_function, 0},
-    {"_array_item_missing", &array_item_missing_function, 0},
-    {"_map_item_missing", &map_item_missing_function, 0},
-    {"_is_prefix_of", &is_prefix_of_function, 0},
-    {"_to_steps", &to_steps_function, 0},
-    {"_path_equal", &path_equal_function, 0},
+    {"_root", &root_function, 1, SCHEMA(PATH, "")},
+    {"_extend", &extend_function, 0, SCHEMA(PATH, PATH "," STEP)},
+    {"_attr", &attr_function, 0, SCHEMA(PATH, PATH "," STR)},
+    {"_array_item", &array_item_function, 0, SCHEMA(PATH, PATH "," INT)},
+    {"_map_item", &map_item_function, 0, SCHEMA(PATH, PATH "," ANY)},
+    {"_attr_missing", &attr_missing_function, 0, SCHEMA(PATH, PATH "," STR)},
+    {"_array_item_missing", &array_item_missing_function, 0, SCHEMA(PATH, PATH "," INT)},
+    {"_map_item_missing", &map_item_missing_function, 0, SCHEMA(PATH, PATH "," ANY)},
+    {"_is_prefix_of", &is_prefix_of_function, 0, SCHEMA(BOOL, PATH "," PATH)},
+    {"_to_steps", &to_steps_function, 0, SCHEMA(STEPS, PATH)},
+    {"_path_equal", &path_equal_function, 0, SCHEMA(BOOL, PATH "," PATH)},
 };
 const int32_t xffi_access_path_method_count =
     (int32_t)(sizeof(xffi_access_path_methods) / sizeof(xffi_access_path_methods[0]));

@@ -77,5 +77,7 @@ static int enum_state_init(void *handle, const xffi_any *args, int32_t num_args,
 
 XFFI_BUILTIN_FUNCTION(enum_state_init_function, enum_state_init);
 
-const xffi_runtime_method xffi_enum_state_methods[] = {{"__ffi_init__", &enum_state_init_function, 1}};
+const xffi_runtime_method xffi_enum_state_methods[] = {
+    {"__ffi_init__", &enum_state_init_function, 1,
+     "{\"type\":\"ffi.Function\",\"named_args\":{\"return\":[{\"type\":\"ffi.Object\"}],\"params\":[]}}"}};
 const int32_t xffi_enum_state_method_count = 1;

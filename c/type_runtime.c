@@ -250,7 +250,9 @@ static int register_methods(const runtime_type *type, const xffi_type_info *info
     memset(&method, 0, sizeof(method));
     method.name = text_of(type->methods[i].name);
     method.doc = text_of(NULL);
-    method.metadata = text_of(NULL);
+    char metadata[512];
+    method.metadata.data = metadata;
+    method.metadata.size = metadata_of(metadata, sizeof(metadata), type->methods[i].type_schema);
     method.flags = type->methods[i].is_static ? XFFI_FIELD_IS_STATIC_METHOD : 0;
     method.method = xffi_any_object(&type->methods[i].function->header); /* the registry takes its own reference */
     if (xffi_type_register_method_in(function_name, info->type_index, &method) != XFFI_OK) return XFFI_FAIL;

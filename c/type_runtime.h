@@ -9,6 +9,7 @@ typedef struct xffi_runtime_method {
   const char *name;
   xffi_function_head *function; /* static, immortal (XFFI_BUILTIN_FUNCTION) */
   int is_static;                /* 0: the object comes as argument 0 */
+  const char *type_schema;      /* the Function's type, JSON (tvm-ffi's) */
 } xffi_runtime_method;
 
 /* ffi.EnumState's (c/enum_state.c): __ffi_init__. */

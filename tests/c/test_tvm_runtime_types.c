@@ -93,6 +93,7 @@ static void test_enum_state_init_makes_an_empty_state_with_readable_fields(void 
   assert_int_equal(info->num_methods, 1);
   const xffi_method_info *init = &info->methods[0];
   assert_string_equal(init->name.data, "__ffi_init__");
+  assert_non_null(strstr(init->metadata.data, "{\"type_schema\":\"{\\\"type\\\":\\\"ffi.Function\\\""));
   assert_true(init->flags & XFFI_FIELD_IS_STATIC_METHOD);
   xffi_any result = xffi_any_none();
   assert_int_equal(TVMFFIFunctionCall(init->method.v_obj, NULL, 0, &result), 0);
@@ -194,6 +195,11 @@ static int64_t field_int(xffi_any obj, const char *type_key, const char *name) {
 
 static void test_access_paths_extend_compare_and_list_their_steps(void **state) {
   (void)state;
+  /* Every method carries its type schema (the package's stub generator reads it). */
+  const xffi_type_info *path_info = info_of("ffi.reflection.AccessPath");
+  assert_int_equal(path_info->num_methods, 11);
+  for (int32_t i = 0; i < path_info->num_methods; ++i)
+    assert_non_null(strstr(path_info->methods[i].metadata.data, "\"type_schema\""));
   xffi_any root = xffi_any_none(), other_root = xffi_any_none();
   assert_int_equal(call_path_method("_root", NULL, 0, &root), 0);
   assert_int_equal(call_path_method("_root", NULL, 0, &other_root), 0);
