@@ -44,6 +44,8 @@ extern const xffi_builtin_table xffi_globals_misc XFFI_INTERNAL;      /* String,
 extern const xffi_builtin_table xffi_globals_registry XFFI_INTERNAL;  /* the global registry's own */
 extern const xffi_builtin_table xffi_globals_module XFFI_INTERNAL;    /* modules and the system library */
 extern const xffi_builtin_table xffi_globals_type XFFI_INTERNAL;      /* the type registry's */
+extern const xffi_builtin_table xffi_globals_auto_init XFFI_INTERNAL; /* ffi._RegisterFFIInit (c/auto_init.c) */
+extern const xffi_builtin_table xffi_globals_pending XFFI_INTERNAL;   /* those of later issues: each call raises */
 
 /* All tables, in the order names are listed. */
 extern const xffi_builtin_table *const xffi_builtin_tables[] XFFI_INTERNAL;

@@ -546,7 +546,8 @@ int xffi_registry_set(xffi_byte_array name, xffi_object *func, xffi_byte_array d
     xffi_mutex_unlock(&writer_lock);
     xffi_free_aligned(e);
     return xffi_error_raise(duplicate_kind,
-                            "%s: a function named '%.*s' is already registered (pass allow_override to replace it)", fn,
+                            /* tvm-ffi's wording, which its callers match: "`name` is already registered" */
+                            "%s: Global Function `%.*s` is already registered (pass allow_override to replace it)", fn,
                             (int)name.size, name.data);
   }
   if (replaced) {

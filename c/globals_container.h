@@ -61,5 +61,8 @@ XFFI_DECLARE_GLOBAL_CALL(xffi_global_container_find_first_non_cpu_device);
  * object of type ffi.Object (c/globals_misc.c; borrowed: take a reference
  * to hand it out). */
 extern xffi_object xffi_missing_object XFFI_INTERNAL;
+/* The KWARGS sentinel that ffi.GetKwargsObject returns: keyword arguments
+ * follow it as name/value pairs (c/globals_misc.c; borrowed, immortal). */
+extern xffi_object xffi_kwargs_object XFFI_INTERNAL;
 
 #endif /* XFFI_GLOBALS_CONTAINER_H */

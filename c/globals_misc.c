@@ -12,10 +12,10 @@ xffi_object xffi_missing_object = {.ref_counts = XFFI_BUILTIN_REF_COUNTS,
                                    .type_index = XFFI_TYPE_OBJECT,
                                    .reserved = 0,
                                    .deleter = xffi_builtin_object_deleter};
-static xffi_object kwargs_object = {.ref_counts = XFFI_BUILTIN_REF_COUNTS,
-                                    .type_index = XFFI_TYPE_OBJECT,
-                                    .reserved = 0,
-                                    .deleter = xffi_builtin_object_deleter};
+xffi_object xffi_kwargs_object = {.ref_counts = XFFI_BUILTIN_REF_COUNTS,
+                                  .type_index = XFFI_TYPE_OBJECT,
+                                  .reserved = 0,
+                                  .deleter = xffi_builtin_object_deleter};
 
 static int global_string(void *handle, const xffi_any *args, int32_t num_args, xffi_any *result) {
   (void)handle;
@@ -60,7 +60,7 @@ static int global_get_invalid_object(void *handle, const xffi_any *args, int32_t
 
 static int global_get_kwargs_object(void *handle, const xffi_any *args, int32_t num_args, xffi_any *result) {
   (void)handle;
-  return return_sentinel("ffi.GetKwargsObject", &kwargs_object, args, num_args, result);
+  return return_sentinel("ffi.GetKwargsObject", &xffi_kwargs_object, args, num_args, result);
 }
 
 XFFI_BUILTIN_FUNCTION(string_function, global_string);

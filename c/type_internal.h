@@ -47,6 +47,17 @@ int xffi_type_retire(void *memory) XFFI_INTERNAL;
  * of key (size bytes, borrowed), or NULL. Lock-free. */
 const xffi_type_info *xffi_type_find_by_key(const char *key, size_t size) XFFI_INTERNAL;
 
+/* Registers, once, the reflected types that tvm-ffi's runtime defines
+ * itself (c/type_runtime.c). The registry's key lookups and index
+ * allocations call it first, so nothing runs at load. XFFI_FAIL with an
+ * error raised when memory runs out (the next call retries). */
+int xffi_type_runtime_ensure(void) XFFI_INTERNAL;
+
+/* Registers the built-in object types' "__ffi_convert__" attributes
+ * (c/type_convert.c); part of xffi_type_runtime_ensure. XFFI_FAIL with an
+ * error raised when memory runs out (a retry adds only what is missing). */
+int xffi_type_register_builtin_converters(void) XFFI_INTERNAL;
+
 /* TVMFFITypeGetOrAllocIndex's semantics (c/type.c), with errors raised
  * instead of exits: *out receives the index (-2 for a miss in query mode). */
 int xffi_type_get_or_alloc(int32_t *out, const char *function, const char *key, size_t size, int32_t static_type_index,

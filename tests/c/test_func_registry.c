@@ -81,7 +81,7 @@ static void test_duplicate_fails_unless_override_which_releases_the_old(void **s
   assert_int_equal(xffi_function_global_register("test.registry.dup", a, 0), XFFI_OK);
   assert_int_equal(xffi_function_global_register("test.registry.dup", b, 0), XFFI_FAIL);
   assert_raised(XFFI_KIND_VALUE,
-                "xffi_function_global_register: a function named 'test.registry.dup' is already registered "
+                "xffi_function_global_register: Global Function `test.registry.dup` is already registered "
                 "(pass allow_override to replace it)");
   assert_int_equal(xffi_object_strong_count(b), 1);
   assert_int_equal(call_global("test.registry.dup"), 1);
