@@ -68,7 +68,7 @@ static void path_deleter(void *self, int flags) {
 
 /* *out: a new step holding a copy of *key (borrowed). */
 static int step_new(xffi_object **out, int32_t kind, const xffi_any *key) {
-  int32_t index;
+  int32_t index = 0;
   if (type_index_of(&index, step_key, sizeof(step_key) - 1) != XFFI_OK) return XFFI_FAIL;
   xffi_any copy;
   if (xffi_any_copy(&copy, key) != XFFI_OK) return XFFI_FAIL;
@@ -87,7 +87,7 @@ static int step_new(xffi_object **out, int32_t kind, const xffi_any *key) {
 /* *out: a new path extending parent (borrowed; NULL for the root) by step
  * (stolen, NULL for the root). On failure step is released. */
 static int path_new(xffi_object **out, xffi_object *parent, xffi_object *step) {
-  int32_t index;
+  int32_t index = 0;
   access_path *path = NULL;
   if (type_index_of(&index, path_key, sizeof(path_key) - 1) == XFFI_OK)
     path = xffi_runtime_object_alloc(sizeof(access_path), _Alignof(access_path), index);
@@ -107,7 +107,7 @@ static int path_new(xffi_object **out, xffi_object *parent, xffi_object *step) {
 /* Checks a method call: `expected` arguments, the first an AccessPath. */
 static int check_self(access_path **self, const char *fn, const xffi_any *args, int32_t num_args, int32_t expected,
                       xffi_any *result) {
-  int32_t index;
+  int32_t index = 0;
   if (xffi_global_check_call(fn, args, num_args, expected, result) != XFFI_OK ||
       type_index_of(&index, path_key, sizeof(path_key) - 1) != XFFI_OK)
     return XFFI_FAIL;
@@ -135,8 +135,8 @@ static int path_root(void *handle, const xffi_any *args, int32_t num_args, xffi_
 static int path_extend(void *handle, const xffi_any *args, int32_t num_args, xffi_any *result) {
   (void)handle;
   static const char fn[] = "AccessPath._extend";
-  access_path *self;
-  int32_t step_index;
+  access_path *self = NULL;
+  int32_t step_index = 0;
   xffi_object *path;
   if (check_self(&self, fn, args, num_args, 2, result) != XFFI_OK ||
       type_index_of(&step_index, step_key, sizeof(step_key) - 1) != XFFI_OK)
@@ -155,7 +155,7 @@ static int is_string(const xffi_any *v) {
 
 /* The step-making methods: self and a key of the kind's type. */
 static int extend_by(const char *fn, int32_t kind, const xffi_any *args, int32_t num_args, xffi_any *result) {
-  access_path *self;
+  access_path *self = NULL;
   xffi_object *step, *path;
   if (check_self(&self, fn, args, num_args, 2, result) != XFFI_OK) return XFFI_FAIL;
   if ((kind == KIND_ATTR || kind == KIND_ATTR_MISSING) && !is_string(&args[1]))
@@ -197,7 +197,7 @@ static int same_path(const access_path *a, const access_path *b) {
 
 static int path_is_prefix_of(void *handle, const xffi_any *args, int32_t num_args, xffi_any *result) {
   (void)handle;
-  access_path *self;
+  access_path *self = NULL;
   if (check_self(&self, "AccessPath._is_prefix_of", args, num_args, 2, result) != XFFI_OK) return XFFI_FAIL;
   const access_path *other = (const access_path *)(const void *)args[1].v_obj;
   if (args[1].type_index != self->header.type_index)
@@ -214,7 +214,7 @@ static int path_is_prefix_of(void *handle, const xffi_any *args, int32_t num_arg
 
 static int path_equal(void *handle, const xffi_any *args, int32_t num_args, xffi_any *result) {
   (void)handle;
-  access_path *self;
+  access_path *self = NULL;
   if (check_self(&self, "AccessPath._path_equal", args, num_args, 2, result) != XFFI_OK) return XFFI_FAIL;
   if (args[1].type_index != self->header.type_index)
     return xffi_raise_arg(XFFI_KIND_TYPE, "AccessPath._path_equal", "other", "expected %s, got %s", path_key,
@@ -227,7 +227,7 @@ static int path_equal(void *handle, const xffi_any *args, int32_t num_args, xffi
 /* The steps from the root to self, as an Array of AccessStep. */
 static int path_to_steps(void *handle, const xffi_any *args, int32_t num_args, xffi_any *result) {
   (void)handle;
-  access_path *self;
+  access_path *self = NULL;
   xffi_object *array = NULL;
   if (check_self(&self, "AccessPath._to_steps", args, num_args, 1, result) != XFFI_OK) return XFFI_FAIL;
   xffi_any *steps = self->depth ? xffi_alloc((size_t)self->depth * sizeof(xffi_any)) : NULL;

@@ -88,14 +88,14 @@ static int int_of(int64_t *out, const xffi_any *value) {
 }
 
 static int set_int64(void *field, const xffi_any *value) {
-  int64_t v;
+  int64_t v = 0;
   if (int_of(&v, value) != XFFI_OK) return XFFI_FAIL;
   memcpy(field, &v, sizeof(v));
   return XFFI_OK;
 }
 
 static int set_int32(void *field, const xffi_any *value) {
-  int64_t v;
+  int64_t v = 0;
   if (int_of(&v, value) != XFFI_OK) return XFFI_FAIL;
   if (v < INT32_MIN || v > INT32_MAX)
     return xffi_error_raise(XFFI_KIND_VALUE, "%s: %lld does not fit a 32-bit field", setter_name, (long long)v);
