@@ -116,19 +116,36 @@ def make_run(outcomes, collected=None, errors=()):
 def test_verdict_rules():
     p = "tests/python/test_v.py::"
     wheel = make_run({p + "ok": "passed", p + "regress": "passed", p + "listed": "passed",
-                      p + "listed_passes": "passed", p + "skip_w": "skipped", p + "gone": "passed"})
+                      p + "listed_passes": "passed", p + "skip_w": "skipped", p + "gone": "passed",
+                      "tests/python/test_w.py::t": "passed"})
     xffi = make_run({p + "ok": "passed", p + "regress": "crashed", p + "listed": "failed",
                      p + "listed_passes": "passed", p + "skip_w": "failed"},
-                    errors=[("tests/python/test_v.py", "boom")])
+                    errors=[("tests/python/test_w.py", "boom")])
     known = {p + "listed": "r", p + "listed_passes": "r", p + "skip_w": "r", p + "gone": "r"}
     v = known_failures.verdict(wheel, xffi, known)
-    assert [i for i, _ in v["regressions"]] == [p + "regress"]
+    assert [i for i, _ in v["regressions"]] == [p + "regress", "tests/python/test_w.py::t"]
     assert [i for i, _ in v["listed_but_passing"]] == [p + "listed_passes"]
     assert sorted(i for i, _ in v["stale"]) == [p + "gone", p + "skip_w"]
     assert any("boom" in line for line in v["collection"])
     assert any(line.endswith(p + "gone") for line in v["collection"])
     # A failure on xffi of a test that does not pass on the wheel is ignored.
     assert p + "skip_w" not in [i for i, _ in v["regressions"]]
+
+
+def test_a_file_that_fails_to_collect_is_known_only_when_all_its_passes_are_listed():
+    b, c = "tests/python/test_b.py::", "tests/python/test_c.py::"
+    wheel = make_run({b + "one": "passed", b + "two": "passed", b + "skipped": "skipped",
+                      c + "one": "passed", c + "two": "passed"})
+    xffi = make_run({}, errors=[("tests/python/test_b.py", "ImportError: x"),
+                                ("tests/python/test_c.py", "ImportError: y")])
+    known = {b + "one": "r", b + "two": "r", c + "one": "r"}
+    v = known_failures.verdict(wheel, xffi, known)
+    # test_b.py: every pass listed, so its error is known and its ids are not stale.
+    assert v["stale"] == [] and v["listed_but_passing"] == []
+    assert not any("test_b.py" in line for line in v["collection"])
+    # test_c.py: one pass unlisted: a regression, and the collection error fails the run.
+    assert [i for i, _ in v["regressions"]] == [c + "two"]
+    assert any("collection error in tests/python/test_c.py" in line for line in v["collection"])
 
 
 def test_checked_in_list_is_well_formed():
