@@ -20,13 +20,14 @@ static xffi_any raised_as_any(void) {
   return out;
 }
 
-/* The words of a BigInt argument; raises (naming hook) when it is not one. */
+/* The words of an integer argument (a BigInt, or an int as one word, as
+ * tvm-ffi's as_or_throw<BigInt> accepts both); raises (naming hook) for
+ * anything else. */
 static int words_of(xffi_byte_array *out, const char *hook, const xffi_any *value) {
-  if (!value || value->type_index != XFFI_TYPE_BIGINT || !value->v_obj ||
-      value->v_obj->type_index != XFFI_TYPE_BIGINT) {
-    if (!value) return xffi_raise_null_arg(hook, "value");
-    return xffi_raise_type_mismatch(hook, "ffi.BigInt", value);
-  }
+  if (!value) return xffi_raise_null_arg(hook, "value");
+  int is_int = value->type_index == XFFI_TYPE_INT;
+  int is_big = value->type_index == XFFI_TYPE_BIGINT && value->v_obj && value->v_obj->type_index == XFFI_TYPE_BIGINT;
+  if (!is_int && !is_big) return xffi_raise_type_mismatch(hook, "ffi.BigInt", value);
   *out = TVMFFIBigIntGetContentByteArray(value);
   return XFFI_OK;
 }
@@ -34,7 +35,9 @@ static int words_of(xffi_byte_array *out, const char *hook, const xffi_any *valu
 xffi_any xffi_bigint_any_hash(const xffi_any *value) {
   xffi_byte_array words;
   if (words_of(&words, "ffi.BigInt __any_hash__", value) != XFFI_OK) return raised_as_any();
-  /* tvm-ffi returns the unsigned hash bit-cast to int64. */
+  /* tvm-ffi's BigInt::hash: an int is its own hash; wider values hash their
+   * words. The unsigned hash is returned bit-cast to int64. */
+  if (value->type_index == XFFI_TYPE_INT) return xffi_any_int(value->v_int64);
   uint64_t h = map_stable_hash_bytes(words.data, words.size);
   int64_t as_int;
   memcpy(&as_int, &h, sizeof(as_int));
@@ -46,7 +49,7 @@ xffi_any xffi_bigint_any_equal(const xffi_any *a, const xffi_any *b) {
   if (words_of(&x, "ffi.BigInt __any_equal__", a) != XFFI_OK ||
       words_of(&y, "ffi.BigInt __any_equal__", b) != XFFI_OK)
     return raised_as_any();
-  /* Values are normalised (no redundant sign word), so equal integers have
-   * equal words. */
+  /* Values are normalised (no redundant sign word; an int is one word), so
+   * equal integers have equal words. */
   return xffi_any_bool(x.size == y.size && memcmp(x.data, y.data, x.size) == 0);
 }

@@ -101,10 +101,30 @@ static void bigint_hooks_refuse_other_values(void **state) {
   assert_int_equal(c->data[XFFI_TYPE_BIGINT].type_index, XFFI_TYPE_OPAQUE_PTR);
   xffi_any (*hash)(const xffi_any *);
   memcpy(&hash, &c->data[XFFI_TYPE_BIGINT].v_ptr, sizeof(hash));
-  xffi_any not_big = xffi_any_int(3);
-  xffi_any result = hash(&not_big);
+  /* An int is accepted, as tvm-ffi's as_or_throw<BigInt> does: its own hash. */
+  xffi_any small = xffi_any_int(-3);
+  xffi_any result = hash(&small);
+  assert_int_equal(result.type_index, XFFI_TYPE_INT);
+  assert_int_equal(result.v_int64, -3);
+  xffi_any not_int = xffi_any_float(3.0);
+  result = hash(&not_int);
   assert_int_equal(result.type_index, XFFI_TYPE_ERROR);
   xffi_any_release(&result);
+  result = hash(NULL);
+  assert_int_equal(result.type_index, XFFI_TYPE_ERROR);
+  xffi_any_release(&result);
+  xffi_byte_array equal_name = bytes_of("__any_equal__");
+  const xffi_type_attr_column *e = TVMFFIGetTypeAttrColumn(&equal_name);
+  xffi_any (*equal)(const xffi_any *, const xffi_any *);
+  memcpy(&equal, &e->data[XFFI_TYPE_BIGINT].v_ptr, sizeof(equal));
+  xffi_any big = bigint_of(two_to_64, 2);
+  result = equal(&big, &not_int);
+  assert_int_equal(result.type_index, XFFI_TYPE_ERROR);
+  xffi_any_release(&result);
+  result = equal(&big, &small);
+  assert_int_equal(result.type_index, XFFI_TYPE_BOOL);
+  assert_int_equal(result.v_int64, 0);
+  xffi_any_release(&big);
   assert_null(xffi_error_peek_raised()); /* the error is in the result, not left in the slot */
 }
 
