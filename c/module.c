@@ -17,6 +17,7 @@
 
 #include <xffi/function.h>
 #include <xffi/module.h>
+#include <xffi/array.h>
 #include <xffi/string.h>
 
 #include "check.h"
@@ -494,6 +495,26 @@ int xffi_module_clear_imports(xffi_object *module) {
   while (count > 0) xffi_object_dec_ref(imports[--count]);
   xffi_free(imports);
   return XFFI_OK;
+}
+
+int xffi_module_imports_array(xffi_object **out, xffi_object *module) {
+  module_object *m = NULL;
+  *out = NULL;
+  if (module_arg(&m, module, __func__) != XFFI_OK) return XFFI_FAIL;
+  xffi_mutex_lock(&modules_lock);
+  size_t count = m->import_count;
+  xffi_any *items = count ? xffi_alloc(count * sizeof(xffi_any)) : NULL;
+  int status = XFFI_FAIL;
+  if (count && !items) {
+    xffi_mutex_unlock(&modules_lock);
+    return xffi_error_raise_out_of_memory();
+  }
+  for (size_t i = 0; i < count; ++i) items[i] = xffi_any_object(m->imports[i]);
+  /* The Array takes its own references while the imports cannot change. */
+  status = xffi_array_new(out, items, (int64_t)count);
+  xffi_mutex_unlock(&modules_lock);
+  xffi_free(items);
+  return status;
 }
 
 /* ---- TVMFFIEnvModLookupFromImports ---- */

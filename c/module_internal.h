@@ -89,6 +89,9 @@ int xffi_module_implements(int *out, xffi_object *module, xffi_byte_array name, 
 /* ModuleImportModule: refuses a cycle with RuntimeError. Borrowed both. */
 int xffi_module_import(xffi_object *module, xffi_object *other);
 int xffi_module_clear_imports(xffi_object *module);
+/* The imports of module (borrowed) in import order, as ffi.Module's
+ * reflected field imports_ reads them: *out receives a new ffi.Array. */
+int xffi_module_imports_array(xffi_object **out, xffi_object *module);
 
 /* TVMFFIEnvModLookupFromImports: *out borrowed from module's cache. */
 int xffi_module_lookup_from_imports(xffi_object **out, xffi_object *module, const char *name);

@@ -9,9 +9,15 @@
  * runs and cost nothing at load; others are made on first registration and
  * prepended to a list that readers walk with no lock. When a column grows,
  * the bigger data array is filled, then published, then the size; the old
- * array is retired, not freed, since a reader may still hold it. */
+ * array is retired, not freed, since a reader may still hold it.
+ *
+ * The runtime's own entries (ffi.BigInt's __any_hash__ and __any_equal__,
+ * as tvm-ffi registers them) live in static arrays too, filled once before
+ * any column is found: ISO C cannot put a function's address in a void *
+ * initializer, so the pointers are copied in at first use, not at load. */
 #include <string.h>
 
+#include "bigint_hash.h"
 #include "check.h"
 #include "platform.h"
 #include "type_internal.h"
@@ -21,14 +27,27 @@ typedef struct named_column {
   xffi_byte_array name;
   int32_t capacity;          /* room in column.data */
   struct named_column *next; /* dynamic columns only */
+  int static_data;           /* column.data is a static array: never retired */
 } named_column;
 
 #define STATIC_COLUMN(name) \
-  { {NULL, 0, 0}, {(name), sizeof(name) - 1}, 0, NULL }
+  { {NULL, 0, 0}, {(name), sizeof(name) - 1}, 0, NULL, 0 }
+/* A column whose data starts as a static array of entries (None until
+ * fill_runtime_entries). */
+#define STATIC_COLUMN_WITH(name, array) \
+  {                                                                                  \
+    {(array), (int32_t)(sizeof(array) / sizeof(array[0])), 0}, {(name), sizeof(name) - 1}, \
+        (int32_t)(sizeof(array) / sizeof(array[0])), NULL, 1                         \
+  }
+
+/* Indices 0..ffi.BigInt of the two hook columns (all bytes zero: None). */
+static xffi_any any_hash_entries[XFFI_TYPE_BIGINT + 1];
+static xffi_any any_equal_entries[XFFI_TYPE_BIGINT + 1];
 
 /* tvm-ffi's runtime pre-creates these (docs/one-runtime/abi.md §4). */
 static named_column static_columns[] = {
-    STATIC_COLUMN("__any_hash__"),         STATIC_COLUMN("__any_equal__"),
+    STATIC_COLUMN_WITH("__any_hash__", any_hash_entries),
+    STATIC_COLUMN_WITH("__any_equal__", any_equal_entries),
     STATIC_COLUMN("__ffi_enum__"),         STATIC_COLUMN("__s_equal__"),
     STATIC_COLUMN("__s_hash__"),           STATIC_COLUMN("__s_visit__"),
     STATIC_COLUMN("__s_mutate__"),         STATIC_COLUMN("__s_maybe_inplace_mutate__"),
@@ -44,11 +63,32 @@ static named_column static_columns[] = {
 static named_column *dynamic_columns; /* published with release */
 static xffi_mutex attr_lock = XFFI_MUTEX_INITIALIZER;
 
+/* Stores a native hook (the bits of a function pointer, as tvm-ffi's
+ * NativeFunctionView does) into a None entry: payload first, then the tag. */
+static void put_native_hook(xffi_any *entry, const void *function_bits) {
+  void *address;
+  memcpy(&address, function_bits, sizeof(address));
+  entry->small_len = 0;
+  entry->v_ptr = address;
+  __atomic_store_n(&entry->type_index, XFFI_TYPE_OPAQUE_PTR, __ATOMIC_RELEASE);
+}
+
+static void fill_runtime_entries(void) {
+  xffi_any (*hash)(const xffi_any *) = xffi_bigint_any_hash;
+  xffi_any (*equal)(const xffi_any *, const xffi_any *) = xffi_bigint_any_equal;
+  _Static_assert(sizeof(hash) == sizeof(void *) && sizeof(equal) == sizeof(void *),
+                 "a function pointer fits an OpaquePtr");
+  put_native_hook(&any_hash_entries[XFFI_TYPE_BIGINT], &hash);
+  put_native_hook(&any_equal_entries[XFFI_TYPE_BIGINT], &equal);
+}
+static xffi_once runtime_entries_once = XFFI_ONCE_INITIALIZER;
+
 static int same_name(const named_column *c, const char *name, size_t size) {
   return c->name.size == size && (!size || memcmp(c->name.data, name, size) == 0);
 }
 
 static named_column *find_column(const char *name, size_t size) {
+  xffi_call_once(&runtime_entries_once, fill_runtime_entries);
   for (size_t i = 0; i < STATIC_COLUMN_COUNT; ++i)
     if (same_name(&static_columns[i], name, size)) return &static_columns[i];
   for (named_column *c = __atomic_load_n(&dynamic_columns, __ATOMIC_ACQUIRE); c;
@@ -89,7 +129,7 @@ static int column_reserve(named_column *c, int32_t index) {
     if (c->column.size) memcpy(data, c->column.data, (size_t)c->column.size * sizeof(xffi_any));
     for (int32_t i = c->column.size; i < capacity; ++i) data[i] = xffi_any_none();
     xffi_type_lock();
-    int kept = !c->column.data || xffi_type_retire((void *)c->column.data) == XFFI_OK;
+    int kept = !c->column.data || c->static_data || xffi_type_retire((void *)c->column.data) == XFFI_OK;
     xffi_type_unlock();
     if (!kept) {
       xffi_free(data);
@@ -97,6 +137,7 @@ static int column_reserve(named_column *c, int32_t index) {
     }
     __atomic_store_n(&c->column.data, data, __ATOMIC_RELEASE);
     c->capacity = capacity;
+    c->static_data = 0;
   }
   __atomic_store_n(&c->column.size, index + 1, __ATOMIC_RELEASE);
   return XFFI_OK;

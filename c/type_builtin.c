@@ -24,12 +24,22 @@ static const int32_t ancestor_indices_of_object_children[1] = {XFFI_TYPE_OBJECT}
     }                                                                                                         \
   }
 #define VALUE(index, key, hash) ENTRY(index, 0, key, NULL, NULL, hash, 0, NULL)
-#define CHILD(index, key, hash) \
-  ENTRY(index, 1, key, ancestors_of_object_children, ancestor_indices_of_object_children, hash, 0, NULL)
+#define CHILD_WITH(index, key, hash, metadata) \
+  ENTRY(index, 1, key, ancestors_of_object_children, ancestor_indices_of_object_children, hash, 0, metadata)
+#define CHILD(index, key, hash) CHILD_WITH(index, key, hash, NULL)
 
 /* ffi.Object's own metadata, as tvm-ffi registers it: 24 bytes (the header), no creator. */
 static const xffi_type_metadata object_metadata = {
     {"", 0}, NULL, (int32_t)sizeof(xffi_object), XFFI_SEQ_HASH_UNSUPPORTED};
+
+/* tvm-ffi's ObjectDef metadata of three static types (sizeof of its C++
+ * classes; no creator, structural kind unsupported), which its stub
+ * generator reads to check layouts: ModuleObj is a vtable pointer, the
+ * header and two references (48); VisitInterruptObj the header and an Any
+ * (40); BigIntObj the header and a word count (32). */
+static const xffi_type_metadata module_metadata = {{"", 0}, NULL, 48, XFFI_SEQ_HASH_UNSUPPORTED};
+static const xffi_type_metadata visit_interrupt_metadata = {{"", 0}, NULL, 40, XFFI_SEQ_HASH_UNSUPPORTED};
+static const xffi_type_metadata bigint_metadata = {{"", 0}, NULL, 32, XFFI_SEQ_HASH_UNSUPPORTED};
 
 xffi_type_entry xffi_type_builtin_entries[XFFI_TYPE_BUILTIN_COUNT] = {
     VALUE(XFFI_TYPE_NONE, "None", 0xfb6ac968ce0ca5aa),
@@ -55,12 +65,12 @@ xffi_type_entry xffi_type_builtin_entries[XFFI_TYPE_BUILTIN_COUNT] = {
     CHILD(XFFI_TYPE_TENSOR, "ffi.Tensor", 0xa0c01a8167c48cc0),
     CHILD(XFFI_TYPE_ARRAY, "ffi.Array", 0x811300c104284401),
     CHILD(XFFI_TYPE_MAP, "ffi.Map", 0x66acedc0a716b876),
-    CHILD(XFFI_TYPE_MODULE, "ffi.Module", 0xfd67a8eacd498400),
+    CHILD_WITH(XFFI_TYPE_MODULE, "ffi.Module", 0xfd67a8eacd498400, &module_metadata),
     CHILD(XFFI_TYPE_OPAQUE_FOREIGN, "ffi.OpaquePyObject", 0xad85a0b68e3b37a5),
     CHILD(XFFI_TYPE_LIST, "ffi.List", 0x073959a12faa06c3),
     CHILD(XFFI_TYPE_DICT, "ffi.Dict", 0x2fc59098b8d363a4),
-    CHILD(XFFI_TYPE_VISIT_INTERRUPT, "ffi.VisitInterrupt", 0xcdf134df0ae8c86f),
-    CHILD(XFFI_TYPE_BIGINT, "ffi.BigInt", 0x487cadd8abd8177b),
+    CHILD_WITH(XFFI_TYPE_VISIT_INTERRUPT, "ffi.VisitInterrupt", 0xcdf134df0ae8c86f, &visit_interrupt_metadata),
+    CHILD_WITH(XFFI_TYPE_BIGINT, "ffi.BigInt", 0x487cadd8abd8177b, &bigint_metadata),
 };
 
 #define V(i) [i] = &xffi_type_builtin_entries[i].stored.info

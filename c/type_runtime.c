@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "module_internal.h"
 #include "type_runtime.h"
 #include "platform.h"
 #include "type_internal.h"
@@ -42,6 +43,18 @@ static int get_int32(void *field, xffi_any *result) {
   int32_t value;
   memcpy(&value, field, sizeof(value));
   *result = xffi_any_int(value);
+  return XFFI_OK;
+}
+
+/* ffi.Module's imports_: xffi's modules keep their imports elsewhere (under
+ * the modules lock), so the getter finds the module from the field's address
+ * (tvm-ffi's offset, module_imports_offset) and builds the Array. */
+enum { module_imports_offset = 24 };
+static int get_module_imports(void *field, xffi_any *result) {
+  xffi_object *module = (xffi_object *)(void *)((char *)field - module_imports_offset);
+  xffi_object *array = NULL;
+  if (xffi_module_imports_array(&array, module) != XFFI_OK) return XFFI_FAIL;
+  *result = xffi_any_object(array);
   return XFFI_OK;
 }
 
@@ -92,6 +105,15 @@ static int set_int64(void *field, const xffi_any *value) {
   if (int_of(&v, value) != XFFI_OK) return XFFI_FAIL;
   memcpy(field, &v, sizeof(v));
   return XFFI_OK;
+}
+
+/* imports_ is read-only (def_ro): imports change through
+ * ffi.ModuleImportModule and ffi.ModuleClearImports. */
+static int set_module_imports(void *field, const xffi_any *value) {
+  (void)field;
+  (void)value;
+  return xffi_error_raise(XFFI_KIND_TYPE,
+                          "ffi.Module.imports_ is read-only: use ffi.ModuleImportModule or ffi.ModuleClearImports");
 }
 
 static int set_int32(void *field, const xffi_any *value) {
@@ -174,9 +196,14 @@ static const runtime_field visit_interrupt_fields[] = {
     {"value", NULL, SCHEMA_ANY, 16, 24, get_any, set_any, -1},
 };
 
+static const runtime_field module_fields[] = {
+    {"imports_", NULL, "{\"type\":\"ffi.Array\",\"args\":[{\"type\":\"Any\"}]}", 8, module_imports_offset,
+     get_module_imports, set_module_imports, XFFI_TYPE_ARRAY},
+};
+
 #define FIELDS(array) array, (int32_t)(sizeof(array) / sizeof(array[0]))
-/* In tvm-ffi's registration order. ffi.VisitInterrupt is a static record
- * (index 77): only its field is added here. */
+/* In tvm-ffi's registration order. ffi.VisitInterrupt (77) and ffi.Module
+ * (73) are static records: only their fields are added here. */
 static const runtime_type runtime_types[] = {
     {"ffi.EnumState", "ffi.Object", FIELDS(enum_state_fields), xffi_enum_state_methods, &xffi_enum_state_method_count},
     {"ffi.Enum", "ffi.Object", FIELDS(enum_fields), NULL, NULL},
@@ -190,6 +217,7 @@ static const runtime_type runtime_types[] = {
     {"ffi.StructuralMutator", "ffi.Object", NULL, 0, NULL, NULL},
     {"ffi.StructuralKey", "ffi.Object", FIELDS(structural_key_fields), NULL, NULL},
     {"ffi.VisitInterrupt", NULL, FIELDS(visit_interrupt_fields), NULL, NULL},
+    {"ffi.Module", NULL, FIELDS(module_fields), NULL, NULL},
 };
 
 static const char function_name[] = "xffi_type_runtime_ensure";

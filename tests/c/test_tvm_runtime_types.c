@@ -5,6 +5,7 @@
  * that must exist but fail clearly when called (c/globals_pending.c). */
 #include "test_util.h"
 
+#include <xffi/array.h>
 #include <xffi/reflection.h>
 #include <xffi/tvm_ffi.h>
 
@@ -338,6 +339,81 @@ static void test_pending_globals_exist_and_fail_naming_themselves(void **state) 
   }
 }
 
+/* Calls the global name with args; *result is a new reference. */
+static void call_global(const char *name, xffi_any *args, int32_t num_args, xffi_any *result) {
+  xffi_byte_array n = bytes_of(name);
+  void *function = NULL;
+  assert_int_equal(TVMFFIFunctionGetGlobal(&n, &function), 0);
+  assert_non_null(function);
+  *result = xffi_any_none();
+  assert_int_equal(TVMFFIFunctionCall(function, args, num_args, result), 0);
+  TVMFFIObjectDecRef(function);
+}
+
+/* tvm-ffi's ObjectDef metadata of ffi.Module, ffi.VisitInterrupt and
+ * ffi.BigInt (its stub generator checks layouts with them), and Module's one
+ * reflected field, imports_, read through its getter. */
+static void test_static_types_carry_tvm_ffi_object_metadata(void **state) {
+  (void)state;
+  static const struct {
+    const char *key;
+    int32_t index, total_size, num_fields;
+  } expected[] = {
+      {"ffi.Module", XFFI_TYPE_MODULE, 48, 1},
+      {"ffi.VisitInterrupt", XFFI_TYPE_VISIT_INTERRUPT, 40, 1},
+      {"ffi.BigInt", XFFI_TYPE_BIGINT, 32, 0},
+  };
+  for (size_t i = 0; i < sizeof(expected) / sizeof(expected[0]); ++i) {
+    const xffi_type_info *info = info_of(expected[i].key);
+    assert_int_equal(info->type_index, expected[i].index);
+    assert_non_null(info->metadata);
+    assert_int_equal(info->metadata->total_size, expected[i].total_size);
+    assert_null(info->metadata->creator);
+    assert_int_equal(info->metadata->structural_eq_hash_kind, XFFI_SEQ_HASH_UNSUPPORTED);
+    assert_int_equal(info->num_fields, expected[i].num_fields);
+  }
+  /* Metadata stays tvm-ffi's: a second registration is refused. */
+  xffi_type_metadata again = {{"", 0}, NULL, 8, XFFI_SEQ_HASH_UNSUPPORTED};
+  assert_int_not_equal(TVMFFITypeRegisterMetadata(XFFI_TYPE_MODULE, &again), 0);
+  assert_raised(XFFI_KIND_RUNTIME, "metadata of ffi.Module (index 73) is already registered");
+
+  const xffi_field_info *imports = field_of(info_of("ffi.Module"), "imports_");
+  assert_int_equal(imports->offset, 24);
+  assert_int_equal(imports->size, 8);
+  assert_int_equal(imports->alignment, 8);
+  assert_int_equal(imports->field_static_type_index, XFFI_TYPE_ARRAY);
+  assert_non_null(strstr(imports->metadata.data, "ffi.Array"));
+
+  xffi_any prefix_a = xffi_any_c_str("runtime_types_a_"), prefix_b = xffi_any_c_str("runtime_types_b_");
+  xffi_any a, b, none;
+  call_global("ffi.SystemLib", &prefix_a, 1, &a);
+  call_global("ffi.SystemLib", &prefix_b, 1, &b);
+  xffi_any pair[2] = {a, b};
+  call_global("ffi.ModuleImportModule", pair, 2, &none);
+  xffi_any got = xffi_any_none();
+  assert_int_equal(imports->getter((char *)a.v_obj + imports->offset, &got), 0);
+  assert_int_equal(got.type_index, XFFI_TYPE_ARRAY);
+  xffi_any item = xffi_any_none();
+  assert_int_equal(xffi_array_get(&item, got.v_obj, 0), XFFI_OK);
+  assert_ptr_equal(item.v_obj, b.v_obj);
+  int64_t length = -1;
+  assert_int_equal(xffi_array_length(&length, got.v_obj), XFFI_OK);
+  assert_int_equal(length, 1);
+  xffi_any_release(&item);
+  xffi_any_release(&got);
+  assert_int_equal(imports->getter((char *)b.v_obj + imports->offset, &got), 0);
+  assert_int_equal(xffi_array_length(&length, got.v_obj), XFFI_OK);
+  assert_int_equal(length, 0);
+  xffi_any_release(&got);
+  /* Read-only: the setter refuses and the imports stay. */
+  assert_int_not_equal(set_field(imports, a.v_obj, xffi_any_none()), 0);
+  assert_raised(XFFI_KIND_TYPE, "imports_ is read-only");
+  xffi_any one = a;
+  call_global("ffi.ModuleClearImports", &one, 1, &none);
+  xffi_any_release(&a);
+  xffi_any_release(&b);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_runtime_types_are_found_by_key_under_their_parents),
@@ -348,6 +424,7 @@ int main(void) {
       cmocka_unit_test(test_a_long_access_path_is_released_with_bounded_stack),
       cmocka_unit_test(test_builtin_types_convert_what_they_accept_and_refuse_the_rest),
       cmocka_unit_test(test_pending_globals_exist_and_fail_naming_themselves),
+      cmocka_unit_test(test_static_types_carry_tvm_ffi_object_metadata),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -180,7 +180,9 @@ static void test_metadata_is_set_once(void **state) {
   assert_raised(XFFI_KIND_VALUE, "metadata is NULL");
   assert_int_equal(TVMFFITypeRegisterMetadata(50, &md), -1);
   assert_raised(XFFI_KIND_INDEX, "type_index 50 is not a registered type");
-  assert_int_equal(xffi_type_register_metadata(XFFI_TYPE_BIGINT, &md), XFFI_OK);
+  assert_int_equal(xffi_type_register_metadata(XFFI_TYPE_BIGINT, &md), XFFI_FAIL); /* preset, as in tvm-ffi */
+  assert_raised(XFFI_KIND_RUNTIME, "the metadata of ffi.BigInt (index 78) is already registered");
+  assert_int_equal(xffi_type_register_metadata(XFFI_TYPE_OPAQUE_FOREIGN, &md), XFFI_OK); /* a static type without */
 }
 
 static const char *const precreated[] = {
