@@ -43,6 +43,12 @@ if(CMAKE_CXX_COMPILER AND TARGET xffi_tvm_ffi)
     XFFI_ARRANGEMENT_WHEEL_RUNTIME="${XFFI_WHEEL_RUNTIME}"
     XFFI_ARRANGEMENT_DROPIN="$<TARGET_FILE:xffi_tvm_ffi>")
   add_dependencies(test_one_runtime_c_host xffi_arrangement_kernel)
+  if(XFFI_SANITIZE)
+    # AddressSanitizer intercepts C++ throws; it finds the real __cxa_throw
+    # when it starts, so the C++ runtime the kernel throws through must be
+    # loaded by then, not only with the kernel.
+    target_link_libraries(test_one_runtime_c_host PRIVATE -Wl,--no-as-needed stdc++ -Wl,--as-needed)
+  endif()
   add_test(NAME test_one_runtime_c_host COMMAND test_one_runtime_c_host)
   set_tests_properties(test_one_runtime_c_host PROPERTIES LABELS one_runtime)
 else()

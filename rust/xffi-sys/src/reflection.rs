@@ -1,18 +1,10 @@
 //! The declarations of `reflection.h`: the records that describe a type's
 //! fields, methods and metadata, and type-attribute columns (layouts shared
-//! with tvm-ffi 0.1). Also the type indices of `type.h` that tvm-ffi 0.1.15
-//! added. Re-exported at the crate root.
+//! with tvm-ffi 0.1). Re-exported at the crate root.
 #![allow(non_camel_case_types, non_upper_case_globals, non_snake_case)]
 
 use super::*;
 use core::ffi::{c_char, c_int, c_void};
-
-/// tvm-ffi's "leave as it is" marker value (kTVMFFIUnchanged).
-pub const XFFI_TYPE_UNCHANGED: i32 = 13;
-/// ffi.VisitInterrupt (structural visitors).
-pub const XFFI_TYPE_VISIT_INTERRUPT: i32 = 77;
-/// ffi.BigInt: integers wider than 64 bits.
-pub const XFFI_TYPE_BIGINT: i32 = 78;
 
 pub const XFFI_FIELD_WRITABLE: u32 = 1 << 0;
 pub const XFFI_FIELD_HAS_DEFAULT: u32 = 1 << 1;
