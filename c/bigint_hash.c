@@ -46,8 +46,7 @@ xffi_any xffi_bigint_any_hash(const xffi_any *value) {
 
 xffi_any xffi_bigint_any_equal(const xffi_any *a, const xffi_any *b) {
   xffi_byte_array x, y;
-  if (words_of(&x, "ffi.BigInt __any_equal__", a) != XFFI_OK ||
-      words_of(&y, "ffi.BigInt __any_equal__", b) != XFFI_OK)
+  if (words_of(&x, "ffi.BigInt __any_equal__", a) != XFFI_OK || words_of(&y, "ffi.BigInt __any_equal__", b) != XFFI_OK)
     return raised_as_any();
   /* Values are normalised (no redundant sign word; an int is one word), so
    * equal integers have equal words. */

@@ -34,10 +34,10 @@ typedef struct named_column {
   { {NULL, 0, 0}, {(name), sizeof(name) - 1}, 0, NULL, 0 }
 /* A column whose data starts as a static array of entries (None until
  * fill_runtime_entries). */
-#define STATIC_COLUMN_WITH(name, array) \
-  {                                                                                  \
+#define STATIC_COLUMN_WITH(name, array)                                                    \
+  {                                                                                        \
     {(array), (int32_t)(sizeof(array) / sizeof(array[0])), 0}, {(name), sizeof(name) - 1}, \
-        (int32_t)(sizeof(array) / sizeof(array[0])), NULL, 1                         \
+        (int32_t)(sizeof(array) / sizeof(array[0])), NULL, 1                               \
   }
 
 /* Indices 0..ffi.BigInt of the two hook columns (all bytes zero: None). */
@@ -48,14 +48,22 @@ static xffi_any any_equal_entries[XFFI_TYPE_BIGINT + 1];
 static named_column static_columns[] = {
     STATIC_COLUMN_WITH("__any_hash__", any_hash_entries),
     STATIC_COLUMN_WITH("__any_equal__", any_equal_entries),
-    STATIC_COLUMN("__ffi_enum__"),         STATIC_COLUMN("__s_equal__"),
-    STATIC_COLUMN("__s_hash__"),           STATIC_COLUMN("__s_visit__"),
-    STATIC_COLUMN("__s_mutate__"),         STATIC_COLUMN("__s_maybe_inplace_mutate__"),
-    STATIC_COLUMN("__data_to_json__"),     STATIC_COLUMN("__data_from_json__"),
-    STATIC_COLUMN("__ffi_shallow_copy__"), STATIC_COLUMN("__ffi_repr__"),
-    STATIC_COLUMN("__ffi_hash__"),         STATIC_COLUMN("__ffi_eq__"),
-    STATIC_COLUMN("__ffi_compare__"),      STATIC_COLUMN("__ffi_new__"),
-    STATIC_COLUMN("__ffi_init__"),         STATIC_COLUMN("__ffi_convert__"),
+    STATIC_COLUMN("__ffi_enum__"),
+    STATIC_COLUMN("__s_equal__"),
+    STATIC_COLUMN("__s_hash__"),
+    STATIC_COLUMN("__s_visit__"),
+    STATIC_COLUMN("__s_mutate__"),
+    STATIC_COLUMN("__s_maybe_inplace_mutate__"),
+    STATIC_COLUMN("__data_to_json__"),
+    STATIC_COLUMN("__data_from_json__"),
+    STATIC_COLUMN("__ffi_shallow_copy__"),
+    STATIC_COLUMN("__ffi_repr__"),
+    STATIC_COLUMN("__ffi_hash__"),
+    STATIC_COLUMN("__ffi_eq__"),
+    STATIC_COLUMN("__ffi_compare__"),
+    STATIC_COLUMN("__ffi_new__"),
+    STATIC_COLUMN("__ffi_init__"),
+    STATIC_COLUMN("__ffi_convert__"),
     STATIC_COLUMN("__ffi_type_final__"),
 };
 #define STATIC_COLUMN_COUNT (sizeof(static_columns) / sizeof(static_columns[0]))
