@@ -9,6 +9,7 @@
  * root; releasing a long one runs with bounded stack. The types are
  * registered by c/type_runtime.c, which lists these methods. */
 #include <stddef.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "builtin_globals.h"
@@ -31,8 +32,10 @@ typedef struct access_path {
   int32_t depth;       /* steps from the root */
 } access_path;
 
+#if UINTPTR_MAX > 0xFFFFFFFFu /* the offsets measured from tvm-ffi's 64-bit wheel */
 _Static_assert(offsetof(access_step, key) == 32, "tvm-ffi's AccessStepObj layout");
 _Static_assert(offsetof(access_path, depth) == 40, "tvm-ffi's AccessPathObj layout");
+#endif
 
 enum { KIND_ATTR, KIND_ARRAY_ITEM, KIND_MAP_ITEM, KIND_ATTR_MISSING, KIND_ARRAY_ITEM_MISSING, KIND_MAP_ITEM_MISSING };
 

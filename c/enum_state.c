@@ -7,6 +7,7 @@
  * c/type_runtime.c, which also registers ffi.EnumState's static method
  * __ffi_init__ (xffi_enum_state_methods). */
 #include <stddef.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "builtin_globals.h"
@@ -22,8 +23,10 @@ typedef struct enum_state_object {
   xffi_object *attrs;   /* Dict[str, Dict[Object, Any]], owned */
 } enum_state_object;
 
+#if UINTPTR_MAX > 0xFFFFFFFFu /* the offsets measured from tvm-ffi's 64-bit wheel */
 _Static_assert(offsetof(enum_state_object, entries) == 24, "tvm-ffi's EnumStateObj layout");
 _Static_assert(offsetof(enum_state_object, attrs) == 40, "tvm-ffi's EnumStateObj layout");
+#endif
 
 static void enum_state_deleter(void *self, int flags) {
   enum_state_object *state = (enum_state_object *)self;

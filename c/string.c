@@ -80,6 +80,9 @@ static inline void copy_short(char *dst, const char *src, size_t n) {
  * header as xffi_object_init fills it. Copied from a constant. */
 typedef struct string_head {
   uint64_t hash;
+#if UINTPTR_MAX <= 0xFFFFFFFFu
+  uint32_t padding; /* so that the allocation header ends where the object starts */
+#endif
   void (*delete_space)(void *body);
   xffi_object header;
 } string_head;

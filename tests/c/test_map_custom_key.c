@@ -72,9 +72,13 @@ static void bigint_hooks_are_registered_from_the_start(void **state) {
 static void bigint_hash_matches_tvm_ffi(void **state) {
   (void)state;
   xffi_any a = bigint_of(two_to_64, 2), b = bigint_of(negative, 2), c = bigint_of(three_words, 3);
+#if !(defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__)
+  /* tvm-ffi hashes the words' bytes as they lie in memory: these values are
+   * its (little-endian x86-64 wheel). */
   assert_int_equal(hash_of(&a), UINT64_C(2654440707));
   assert_int_equal(hash_of(&b), UINT64_C(2654445447));
   assert_int_equal(hash_of(&c), UINT64_C(2655339408));
+#endif
   /* A distinct object with the same value: the same hash, and equal. */
   xffi_any a2 = bigint_of(two_to_64, 2);
   assert_ptr_not_equal(a.v_obj, a2.v_obj);

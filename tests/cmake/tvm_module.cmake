@@ -36,7 +36,9 @@ foreach(host ${XFFI_TVM_MODULE_HOSTS})
   endforeach()
 endforeach()
 
-if(XFFI_TVM_FFI_HEADERS)
+# The C++ plugin is built against the wheel's headers for the host only (a
+# cross build has no matching C++ runtime under qemu).
+if(XFFI_TVM_FFI_HEADERS AND NOT CMAKE_CROSSCOMPILING)
   if(NOT CMAKE_CXX_COMPILER AND CMAKE_C_COMPILER_ID MATCHES "Clang")
     get_filename_component(XFFI_C_COMPILER_DIR "${CMAKE_C_COMPILER}" DIRECTORY)
     find_program(XFFI_CLANGXX NAMES clang++ HINTS "${XFFI_C_COMPILER_DIR}")
