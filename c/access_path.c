@@ -19,19 +19,6 @@
 #include "type_internal.h"
 #include "type_runtime.h"
 
-typedef struct access_step {
-  xffi_object header;
-  int32_t kind; /* ATTR, ARRAY_ITEM, MAP_ITEM, then their _MISSING forms */
-  xffi_any key; /* owned */
-} access_step;
-
-typedef struct access_path {
-  xffi_object header;
-  xffi_object *parent; /* owned; NULL for the root */
-  xffi_object *step;   /* owned; NULL for the root */
-  int32_t depth;       /* steps from the root */
-} access_path;
-
 #if UINTPTR_MAX > 0xFFFFFFFFu /* the offsets measured from tvm-ffi's 64-bit wheel */
 _Static_assert(offsetof(access_step, key) == 32, "tvm-ffi's AccessStepObj layout");
 _Static_assert(offsetof(access_path, depth) == 40, "tvm-ffi's AccessPathObj layout");

@@ -16,13 +16,6 @@
 #include "type_internal.h"
 #include "type_runtime.h"
 
-typedef struct enum_state_object {
-  xffi_object header;
-  xffi_object *entries; /* List[Object], owned */
-  xffi_object *indexes; /* Dict[Any, Object], owned */
-  xffi_object *attrs;   /* Dict[str, Dict[Object, Any]], owned */
-} enum_state_object;
-
 #if UINTPTR_MAX > 0xFFFFFFFFu /* the offsets measured from tvm-ffi's 64-bit wheel */
 _Static_assert(offsetof(enum_state_object, entries) == 24, "tvm-ffi's EnumStateObj layout");
 _Static_assert(offsetof(enum_state_object, attrs) == 40, "tvm-ffi's EnumStateObj layout");

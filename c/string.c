@@ -91,11 +91,14 @@ _Static_assert(sizeof(string_head) == STRING_PREFIX + sizeof(xffi_object) &&
                    offsetof(string_head, delete_space) == STRING_PREFIX - sizeof(void (*)(void *)),
                "the hash word, the allocation header, then the object header");
 
-#define STRING_HEAD(type)                                             \
-  {                                                                   \
-    0, xffi_object_space_free_prefixed, {                             \
-      XFFI_REF_INITIAL, (type), 0, { .deleter = xffi_string_deleter } \
-    }                                                                 \
+#define STRING_HEAD(type)                                                   \
+  {                                                                         \
+    .hash = 0, .delete_space = xffi_object_space_free_prefixed, .header = { \
+      XFFI_REF_INITIAL,                                                     \
+      (type),                                                               \
+      0,                                                                    \
+      {.deleter = xffi_string_deleter}                                      \
+    }                                                                       \
   }
 static const string_head string_heads[2] = {STRING_HEAD(XFFI_TYPE_STRING), STRING_HEAD(XFFI_TYPE_BYTES)};
 

@@ -12,6 +12,7 @@
  * Behaviour (constructors, methods, structural work) comes with the
  * reflection and structural issues (#16, #17); these records only let the
  * package bind its classes and read fields. */
+#include <stddef.h>
 #include <string.h>
 
 #include "check.h"
@@ -155,15 +156,15 @@ typedef struct runtime_type {
 #define SCHEMA_OPTIONAL(key) "{\"type\":\"Optional\",\"args\":[{\"type\":\"" key "\"}]}"
 
 static const runtime_field enum_state_fields[] = {
-    {"entries", "Enum singletons in registration order.", SCHEMA_OBJECT_LIST, 8, 24, get_object, set_object,
-     XFFI_TYPE_LIST},
+    {"entries", "Enum singletons in registration order.", SCHEMA_OBJECT_LIST, sizeof(void *),
+     offsetof(enum_state_object, entries), get_object, set_object, XFFI_TYPE_LIST},
     {"indexes", "Canonical integer and string indices to enum singletons.",
-     "{\"type\":\"ffi.Dict\",\"args\":[{\"type\":\"Any\"},{\"type\":\"ffi.Object\"}]}", 8, 32, get_object, set_object,
-     XFFI_TYPE_OBJECT},
+     "{\"type\":\"ffi.Dict\",\"args\":[{\"type\":\"Any\"},{\"type\":\"ffi.Object\"}]}", sizeof(void *),
+     offsetof(enum_state_object, indexes), get_object, set_object, XFFI_TYPE_OBJECT},
     {"attrs", "Extensible-attribute columns keyed by enum singleton.",
      "{\"type\":\"ffi.Dict\",\"args\":[{\"type\":\"ffi.String\"},{\"type\":\"ffi.Dict\",\"args\":[{\"type\":\"ffi."
      "Object\"},{\"type\":\"Any\"}]}]}",
-     8, 40, get_object, set_object, XFFI_TYPE_OBJECT},
+     sizeof(void *), offsetof(enum_state_object, attrs), get_object, set_object, XFFI_TYPE_OBJECT},
 };
 static const runtime_field enum_fields[] = {
     {"_int_index", "Canonical integer index.", SCHEMA_INT, 8, 24, get_int64, set_int64, XFFI_TYPE_INT},
@@ -176,13 +177,15 @@ static const runtime_field str_enum_fields[] = {
     {"value", "Canonical string index.", SCHEMA_STRING, 16, 32, get_any, set_string, -1},
 };
 static const runtime_field access_step_fields[] = {
-    {"kind", NULL, SCHEMA_INT, 4, 24, get_int32, set_int32, XFFI_TYPE_INT},
-    {"key", NULL, SCHEMA_ANY, 16, 32, get_any, set_any, -1},
+    {"kind", NULL, SCHEMA_INT, 4, offsetof(access_step, kind), get_int32, set_int32, XFFI_TYPE_INT},
+    {"key", NULL, SCHEMA_ANY, 16, offsetof(access_step, key), get_any, set_any, -1},
 };
 static const runtime_field access_path_fields[] = {
-    {"parent", NULL, SCHEMA_OPTIONAL("ffi.Object"), 8, 24, get_object, set_object, -1},
-    {"step", NULL, SCHEMA_OPTIONAL("ffi.reflection.AccessStep"), 8, 32, get_object, set_object, -1},
-    {"depth", NULL, SCHEMA_INT, 4, 40, get_int32, set_int32, XFFI_TYPE_INT},
+    {"parent", NULL, SCHEMA_OPTIONAL("ffi.Object"), sizeof(void *), offsetof(access_path, parent), get_object,
+     set_object, -1},
+    {"step", NULL, SCHEMA_OPTIONAL("ffi.reflection.AccessStep"), sizeof(void *), offsetof(access_path, step),
+     get_object, set_object, -1},
+    {"depth", NULL, SCHEMA_INT, 4, offsetof(access_path, depth), get_int32, set_int32, XFFI_TYPE_INT},
 };
 static const runtime_field visit_error_context_fields[] = {
     {"reverse_visit_pattern", NULL, SCHEMA_OBJECT_LIST, 8, 24, get_object, set_object, XFFI_TYPE_LIST},

@@ -5,6 +5,29 @@
 
 #include "internal.h"
 
+/* The runtime's objects whose fields are reflected (c/access_path.c,
+ * c/enum_state.c): their layouts, so that the field records of
+ * c/type_runtime.c take their offsets from the compiler on every target. */
+typedef struct access_step {
+  xffi_object header;
+  int32_t kind; /* ATTR, ARRAY_ITEM, MAP_ITEM, then their _MISSING forms */
+  xffi_any key; /* owned */
+} access_step;
+
+typedef struct access_path {
+  xffi_object header;
+  xffi_object *parent; /* owned; NULL for the root */
+  xffi_object *step;   /* owned; NULL for the root */
+  int32_t depth;       /* steps from the root */
+} access_path;
+
+typedef struct enum_state_object {
+  xffi_object header;
+  xffi_object *entries; /* List[Object], owned */
+  xffi_object *indexes; /* Dict[Any, Object], owned */
+  xffi_object *attrs;   /* Dict[str, Dict[Object, Any]], owned */
+} enum_state_object;
+
 typedef struct xffi_runtime_method {
   const char *name;
   xffi_function_head *function; /* static, immortal (XFFI_BUILTIN_FUNCTION) */

@@ -104,7 +104,7 @@ static void *counting_allocate(size_t size, size_t alignment, int32_t type_index
   char *body = block + 16;
   body += (alignment - (uintptr_t)body % alignment) % alignment;
   *(void **)(body - 16) = block;
-  ((xffi_object_alloc_header *)(void *)(body - 8))->delete_space = counting_delete_space;
+  ((xffi_object_alloc_header *)(void *)(body - sizeof(xffi_object_alloc_header)))->delete_space = counting_delete_space;
   c->allocated++;
   c->last_type_index = type_index;
   return body;

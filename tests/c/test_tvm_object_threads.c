@@ -37,7 +37,8 @@ static void *allocate(size_t size, size_t alignment, int32_t type_index, void *c
   int which = (int)(intptr_t)context;
   char *block = malloc(16 + size);
   if (!block) return NULL;
-  ((xffi_object_alloc_header *)(void *)(block + 8))->delete_space = which ? free_space_1 : free_space_0;
+  ((xffi_object_alloc_header *)(void *)(block + 16 - sizeof(xffi_object_alloc_header)))->delete_space =
+      which ? free_space_1 : free_space_0;
   atomic_fetch_add(&counts[which].made, 1);
   return block + 16;
 }
