@@ -3,6 +3,9 @@
  * TVMFFIEnvModLookupFromImports, TVMFFIEnvModRegisterContextSymbol and
  * TVMFFIEnvModRegisterSystemLibSymbol, and libraries loaded as tvm-ffi
  * loads them (tests/plugins/plugin_tvm_*; tests/cmake/tvm_module.cmake). */
+#if defined(__wasi__)
+#  define _POSIX_C_SOURCE 200809L /* clock_gettime (tests/c/test_clock.h) */
+#endif
 #if !defined(_WIN32) && !defined(__wasi__)
 #  define _GNU_SOURCE /* clock_gettime, symlink */
 #  include <unistd.h>

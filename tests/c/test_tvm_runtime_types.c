@@ -3,6 +3,8 @@
  * keys, parents, fields with getters and setters), ffi.EnumState and its
  * __ffi_init__ (c/enum_state.c), and the ffi.* globals of later issues
  * that must exist but fail clearly when called (c/globals_pending.c). */
+#include <stdint.h>
+
 #include "test_util.h"
 
 #include <xffi/array.h>
@@ -68,11 +70,13 @@ static void test_runtime_fields_have_tvm_ffi_layout_and_schema(void **state) {
   assert_int_equal(kind->size, 4);
   assert_int_equal(kind->flags & XFFI_FIELD_WRITABLE, 0); /* read-only, as def_ro */
   assert_string_equal(kind->metadata.data, "{\"type_schema\":\"{\\\"type\\\":\\\"int\\\"}\"}");
-  assert_int_equal(field_of(step, "key")->offset, 32);
   const xffi_type_info *path = info_of("ffi.reflection.AccessPath");
   assert_int_equal(field_of(path, "parent")->offset, 24);
+#if UINTPTR_MAX > 0xFFFFFFFFu /* tvm-ffi's offsets, measured from its 64-bit wheel */
+  assert_int_equal(field_of(step, "key")->offset, 32);
   assert_int_equal(field_of(path, "step")->offset, 32);
   assert_int_equal(field_of(path, "depth")->offset, 40);
+#endif
   const xffi_type_info *key = info_of("ffi.StructuralKey");
   assert_int_equal(field_of(key, "hash_i64")->offset, 40);
   const xffi_type_info *str_enum = info_of("ffi.StrEnum");
