@@ -31,15 +31,8 @@ if(XFFI_INTEROP_TVM_INCLUDE AND EXISTS "${XFFI_INTEROP_TVM_INCLUDE}/tvm/ffi/c_ap
   # with tvm-ffi's inline C++. CXX is enabled for it only, and only when a
   # C++ compiler exists (else it is not built, with a warning).
   # The C++ compiler must match the C one (a sanitizer runtime is per compiler).
-  if(NOT CMAKE_CXX_COMPILER AND CMAKE_C_COMPILER_ID MATCHES "Clang")
-    get_filename_component(XFFI_C_COMPILER_DIR "${CMAKE_C_COMPILER}" DIRECTORY)
-    find_program(XFFI_CLANGXX NAMES clang++ HINTS "${XFFI_C_COMPILER_DIR}")
-    if(XFFI_CLANGXX)
-      set(CMAKE_CXX_COMPILER "${XFFI_CLANGXX}")
-    endif()
-  endif()
-  include(CheckLanguage)
-  check_language(CXX)
+  include(${CMAKE_CURRENT_LIST_DIR}/cxx.cmake)
+  xffi_find_cxx()
   if(CMAKE_CXX_COMPILER)
     enable_language(CXX)
     add_library(xffi_interop_list_grow MODULE ${XFFI_INTEROP_DIR}/lib_list_grow.cc)

@@ -39,15 +39,8 @@ endforeach()
 # The C++ plugin is built against the wheel's headers for the host only (a
 # cross build has no matching C++ runtime under qemu).
 if(XFFI_TVM_FFI_HEADERS AND NOT CMAKE_CROSSCOMPILING)
-  if(NOT CMAKE_CXX_COMPILER AND CMAKE_C_COMPILER_ID MATCHES "Clang")
-    get_filename_component(XFFI_C_COMPILER_DIR "${CMAKE_C_COMPILER}" DIRECTORY)
-    find_program(XFFI_CLANGXX NAMES clang++ HINTS "${XFFI_C_COMPILER_DIR}")
-    if(XFFI_CLANGXX)
-      set(CMAKE_CXX_COMPILER "${XFFI_CLANGXX}")
-    endif()
-  endif()
-  include(CheckLanguage)
-  check_language(CXX)
+  include(${CMAKE_CURRENT_LIST_DIR}/cxx.cmake)
+  xffi_find_cxx()
   if(CMAKE_CXX_COMPILER)
     enable_language(CXX)
     # Not linked to libtvm_ffi.so: its TVMFFI* symbols stay undefined (a
