@@ -17,12 +17,13 @@
 XFFI_EXTERN_C_BEGIN
 
 /* Error kinds used by xffi itself (users may use any kind string). */
-#define XFFI_KIND_TYPE "TypeError"       /* a value of the wrong kind */
-#define XFFI_KIND_VALUE "ValueError"     /* a bad value: NULL handle, empty key, bad number */
-#define XFFI_KIND_INDEX "IndexError"     /* an index out of range */
-#define XFFI_KIND_KEY "KeyError"         /* a missing key */
-#define XFFI_KIND_MEMORY "MemoryError"   /* out of memory */
-#define XFFI_KIND_RUNTIME "RuntimeError" /* anything else */
+#define XFFI_KIND_TYPE "TypeError"           /* a value of the wrong kind */
+#define XFFI_KIND_VALUE "ValueError"         /* a bad value: NULL handle, empty key, bad number */
+#define XFFI_KIND_INDEX "IndexError"         /* an index out of range */
+#define XFFI_KIND_KEY "KeyError"             /* a missing key */
+#define XFFI_KIND_ATTRIBUTE "AttributeError" /* no such field, or a read-only one */
+#define XFFI_KIND_MEMORY "MemoryError"       /* out of memory */
+#define XFFI_KIND_RUNTIME "RuntimeError"     /* anything else */
 
 /* Backtrace update modes. */
 #define XFFI_BACKTRACE_REPLACE 0

@@ -126,6 +126,60 @@ XFFI_API int xffi_type_register_attr(int32_t type_index, const char *name, const
  * Errors: ValueError for NULL out or name. */
 XFFI_API int xffi_type_attr_column_lookup(const xffi_type_attr_column **out, const char *name);
 
+/* ---- Field storage (c/field_storage.c) ----
+ * A field's static type index implies its storage, as in tvm-ffi: int is
+ * int64_t, float double, bool a C bool, opaque pointer void*, dtype
+ * DLDataType, device DLDevice, Any and None an xffi_any (16 bytes, owned by
+ * the object), every object type one xffi_object* (owned reference; NULL is
+ * None). */
+
+/* *out receives the getter of a field stored as static_type_index implies:
+ * it writes a new reference (or plain value) to its result and never fails.
+ * Errors: ValueError for NULL out or an index with no storage (the view-only
+ * kinds such as raw strings). */
+XFFI_API int xffi_field_getter_for_type(xffi_field_getter *out, int32_t static_type_index);
+
+/* *out receives the setter of a field stored as static_type_index implies:
+ * it converts the borrowed value by the rules of xffi/any.h (a small string
+ * becomes a new String object in a String field) and releases what the field
+ * held. Setters of object types other than String and Bytes accept any
+ * object or None; xffi_object_set_field checks the declared type first.
+ * Errors: as xffi_field_getter_for_type. */
+XFFI_API int xffi_field_setter_for_type(xffi_field_setter *out, int32_t static_type_index);
+
+/* Writes the borrowed *value into the field at field_addr stored as
+ * static_type_index implies (what the typed setters do). The field keeps its
+ * old value on failure. Errors: ValueError for NULL arguments, a malformed
+ * value or an index with no storage; TypeError "expected X, got Y";
+ * MemoryError. */
+XFFI_API int xffi_field_write(void *field_addr, int32_t static_type_index, const xffi_any *value);
+
+/* ---- Lookup and access by name (c/field_storage.c; lock-free) ---- */
+
+/* *out receives the record (borrowed, immortal) of the field called name
+ * (borrowed) of type_index or of its nearest ancestor that has one, or NULL
+ * when there is none (not an error). Errors: ValueError for NULL out or
+ * name; IndexError for an unregistered type_index. */
+XFFI_API int xffi_type_find_field(const xffi_field_info **out, int32_t type_index, const char *name);
+
+/* The same for methods (instance and static). */
+XFFI_API int xffi_type_find_method(const xffi_method_info **out, int32_t type_index, const char *name);
+
+/* *out receives a new reference to (or the plain value of) obj's field
+ * called name; obj and name are borrowed. *out is untouched on failure.
+ * Errors: ValueError for NULL arguments; AttributeError "'T' has no field
+ * 'name'" or for a field with no getter; TypeError for an object of an
+ * unregistered type; what the getter raises. */
+XFFI_API int xffi_object_get_field(xffi_any *out, const xffi_object *obj, const char *name);
+
+/* Sets obj's field called name to the borrowed *value through the field's
+ * setter (a function pointer or a Function called with the field's address
+ * and the value), after checking the value against the field's static type:
+ * TypeError "field 'name' of 'T' expects X, got Y". Errors: ValueError for
+ * NULL arguments or a malformed value; AttributeError for an unknown or
+ * read-only field; what the setter raises. */
+XFFI_API int xffi_object_set_field(xffi_object *obj, const char *name, const xffi_any *value);
+
 XFFI_EXTERN_C_END
 
 #endif /* XFFI_REFLECTION_H */

@@ -630,6 +630,7 @@ pub const XFFI_KIND_TYPE: &CStr = c"TypeError";
 pub const XFFI_KIND_VALUE: &CStr = c"ValueError";
 pub const XFFI_KIND_INDEX: &CStr = c"IndexError";
 pub const XFFI_KIND_KEY: &CStr = c"KeyError";
+pub const XFFI_KIND_ATTRIBUTE: &CStr = c"AttributeError";
 pub const XFFI_KIND_MEMORY: &CStr = c"MemoryError";
 pub const XFFI_KIND_RUNTIME: &CStr = c"RuntimeError";
 

@@ -99,4 +99,18 @@ extern "C" {
     pub fn xffi_type_register_attr(type_index: i32, name: *const c_char, value: *const xffi_any) -> c_int;
     /// `*out` receives the column of attribute `name` (borrowed, immortal), or null when none exists.
     pub fn xffi_type_attr_column_lookup(out: *mut *const xffi_type_attr_column, name: *const c_char) -> c_int;
+    /// `*out` receives the getter of a field stored as `static_type_index` implies.
+    pub fn xffi_field_getter_for_type(out: *mut xffi_field_getter, static_type_index: i32) -> c_int;
+    /// `*out` receives the converting setter of a field stored as `static_type_index` implies.
+    pub fn xffi_field_setter_for_type(out: *mut xffi_field_setter, static_type_index: i32) -> c_int;
+    /// Writes the borrowed `*value` into the field at `field_addr` stored as `static_type_index` implies.
+    pub fn xffi_field_write(field_addr: *mut c_void, static_type_index: i32, value: *const xffi_any) -> c_int;
+    /// `*out` receives the record (borrowed, immortal) of the field `name` of the type or an ancestor, or null.
+    pub fn xffi_type_find_field(out: *mut *const xffi_field_info, type_index: i32, name: *const c_char) -> c_int;
+    /// `*out` receives the record (borrowed, immortal) of the method `name` of the type or an ancestor, or null.
+    pub fn xffi_type_find_method(out: *mut *const xffi_method_info, type_index: i32, name: *const c_char) -> c_int;
+    /// `*out` receives a new reference to `obj`'s field `name` (both borrowed).
+    pub fn xffi_object_get_field(out: *mut xffi_any, obj: *const xffi_object, name: *const c_char) -> c_int;
+    /// Sets `obj`'s field `name` to the borrowed `*value`, type-checked, through the field's setter.
+    pub fn xffi_object_set_field(obj: *mut xffi_object, name: *const c_char, value: *const xffi_any) -> c_int;
 }
