@@ -4,9 +4,7 @@
  * Pairs (lhs, rhs) are walked depth first with a heap stack; the first
  * pair found unequal decides the whole comparison. A pair of objects met
  * while it is being compared is a cycle (equal for ==, a ValueError for an
- * ordering); a pair found equal once is remembered (a DAG's shared nodes
- * are compared once, where tvm-ffi compares them again, with the same
- * result). An ordering that finds a difference below a Map or Dict raises
+ * ordering). An ordering that finds a difference below a Map or Dict raises
  * tvm-ffi's TypeError "Cannot order Map/Dict values". */
 #include <string.h>
 
@@ -17,11 +15,10 @@
 #include "check.h"
 #include "recursive_walk.h"
 
-enum { PAIR_ABSENT = 0, PAIR_ON_STACK = 1, PAIR_EQUAL = 2 };
 
 typedef struct comparer {
   int eq_only;
-  xffi_walk_table pairs; /* (lhs, rhs) objects -> PAIR_* */
+  xffi_walk_table on_stack; /* the (lhs, rhs) pairs of objects being compared: a short set, hot in cache */
   const xffi_type_attr_column *eq_column, *compare_column;
   xffi_object *fn_eq, *fn_compare; /* owned: callbacks handed to hooks, made on first use */
 } comparer;
@@ -125,11 +122,8 @@ static int fn_compare_call(void *resource, const xffi_any *args, int32_t num_arg
   return XFFI_OK;
 }
 
-static int set_pair(comparer *c, const void *a, const void *b, int32_t state) {
-  xffi_walk_entry *e = xffi_walk_table_put(&c->pairs, a, b);
-  if (!e) return XFFI_FAIL;
-  e->state = state;
-  return XFFI_OK;
+static int enter_pair(comparer *c, const void *a, const void *b) {
+  return xffi_walk_table_put(&c->on_stack, a, b) ? XFFI_OK : XFFI_FAIL;
 }
 
 /* Calls hook (an __ffi_eq__ or __ffi_compare__ attribute) on the pair, the
@@ -142,14 +136,15 @@ static int call_hook(comparer *c, const xffi_any *hook, int is_eq, const xffi_an
            -1;
   xffi_object **fn = is_eq ? &c->fn_eq : &c->fn_compare;
   if (!*fn && xffi_function_new(fn, is_eq ? fn_eq_call : fn_compare_call, c, NULL) != XFFI_OK) return -1;
-  if (set_pair(c, l->v_obj, r->v_obj, PAIR_ON_STACK) != XFFI_OK) return -1;
+  if (enter_pair(c, l->v_obj, r->v_obj) != XFFI_OK) return -1;
   xffi_any args[3] = {*l, *r, xffi_any_object(*fn)}, result = xffi_any_none();
   int status = xffi_function_call(hook->v_obj, args, 3, &result);
   int64_t value = 0;
   int truth = 0;
   if (status == XFFI_OK) status = is_eq ? xffi_any_to_bool(&truth, &result) : xffi_any_to_int(&value, &result);
   xffi_any_release(&result);
-  if (set_pair(c, l->v_obj, r->v_obj, PAIR_ABSENT) != XFFI_OK || status != XFFI_OK) return -1;
+  xffi_walk_table_remove(&c->on_stack, l->v_obj, r->v_obj);
+  if (status != XFFI_OK) return -1;
   *out = is_eq ? !truth : sign(value);
   return 1;
 }
@@ -199,12 +194,7 @@ static int compare_immediate(comparer *c, const xffi_any *l, const xffi_any *r, 
       }
     return 1;
   }
-  xffi_walk_entry *seen = xffi_walk_table_find(&c->pairs, l->v_obj, r->v_obj);
-  if (seen && seen->state == PAIR_EQUAL) {
-    *out = 0;
-    return 1;
-  }
-  if (seen && seen->state == PAIR_ON_STACK) {
+  if (xffi_walk_table_find(&c->on_stack, l->v_obj, r->v_obj)) {
     if (!c->eq_only)
       return xffi_error_raise(XFFI_KIND_VALUE, "RecursiveCompare: cyclic reference detected in ordering"), -1;
     *out = 0;
@@ -224,7 +214,8 @@ static int compare_immediate(comparer *c, const xffi_any *l, const xffi_any *r, 
 static int push_pair(comparer *c, xffi_walk_vec *stack, const xffi_any *l, const xffi_any *r, int *out) {
   if (stack->count >= XFFI_WALK_MAX_DEPTH) return xffi_walk_raise_too_deep("RecursiveCompare"), -1;
   int32_t t = l->type_index;
-  if (t == XFFI_TYPE_MAP || t == XFFI_TYPE_DICT) {
+  if ((t == XFFI_TYPE_MAP || t == XFFI_TYPE_DICT) && !c->eq_only) {
+    /* An ordering checks every key first (tvm-ffi's order of errors); == finds a missing key as it goes. */
     int64_t nl = 0, nr = 0;
     (void)xffi_map_length(&nl, l->v_obj);
     (void)xffi_map_length(&nr, r->v_obj);
@@ -236,8 +227,13 @@ static int push_pair(comparer *c, xffi_walk_vec *stack, const xffi_any *l, const
       if (xffi_map_lookup(&found, r->v_obj, item.key) != XFFI_OK) return -1;
       same_keys = found != NULL;
     }
-    if (!same_keys) {
-      if (!c->eq_only) return raise_unorderable_map(), -1;
+    if (!same_keys) return raise_unorderable_map(), -1;
+  }
+  if ((t == XFFI_TYPE_MAP || t == XFFI_TYPE_DICT) && c->eq_only) {
+    int64_t nl = 0, nr = 0;
+    (void)xffi_map_length(&nl, l->v_obj);
+    (void)xffi_map_length(&nr, r->v_obj);
+    if (nl != nr) {
       *out = 1;
       return 1;
     }
@@ -255,7 +251,7 @@ static int push_pair(comparer *c, xffi_walk_vec *stack, const xffi_any *l, const
   }
   f->lhs_size = f->lhs.size;
   f->rhs_size = f->rhs.size;
-  if (set_pair(c, l->v_obj, r->v_obj, PAIR_ON_STACK) != XFFI_OK) return -1; /* the frame is popped by the caller */
+  if (enter_pair(c, l->v_obj, r->v_obj) != XFFI_OK) return -1; /* the frame is popped by the caller */
   return 0;
 }
 
@@ -269,7 +265,7 @@ static int next_pair(comparer *c, compare_frame *f, xffi_any *l, xffi_any *r) {
     if (xffi_walk_next(&f->lhs, &b, 0) <= 0) return -1;
     const xffi_any *found;
     if (xffi_map_lookup(&found, f->rhs.held.v_obj, a) != XFFI_OK) return -1;
-    if (!found) { /* a hook removed the key meanwhile: unequal */
+    if (!found) { /* a key rhs lacks (or a hook removed meanwhile): unequal */
       if (!c->eq_only) return raise_unorderable_map(), -1;
       *l = xffi_any_int(1);
       *r = xffi_any_int(0);
@@ -288,10 +284,9 @@ static int next_pair(comparer *c, compare_frame *f, xffi_any *l, xffi_any *r) {
   return 1;
 }
 
-static void pop_frame(comparer *c, xffi_walk_vec *stack, int32_t state) {
+static void pop_frame(comparer *c, xffi_walk_vec *stack) {
   compare_frame *f = xffi_walk_vec_top(stack);
-  xffi_walk_entry *e = xffi_walk_table_find(&c->pairs, f->lhs.held.v_obj, f->rhs.held.v_obj);
-  if (e) e->state = state;
+  xffi_walk_table_remove(&c->on_stack, f->lhs.held.v_obj, f->rhs.held.v_obj);
   xffi_walk_end(&f->lhs);
   xffi_walk_end(&f->rhs);
   --stack->count;
@@ -303,7 +298,7 @@ static int terminate(comparer *c, xffi_walk_vec *stack, int result, int *out) {
   if (!c->eq_only)
     for (size_t i = 0; i < stack->count && status == XFFI_OK; ++i)
       if (((compare_frame *)xffi_walk_vec_at(stack, i))->lhs.kind == XFFI_WALK_MAP) status = raise_unorderable_map();
-  while (stack->count) pop_frame(c, stack, PAIR_ABSENT);
+  while (stack->count) pop_frame(c, stack);
   xffi_walk_vec_free(stack);
   *out = result;
   return status;
@@ -337,7 +332,7 @@ static int compare_values(comparer *c, const xffi_any *l, const xffi_any *r, int
       continue;
     }
     result = f->lhs.kind == XFFI_WALK_SEQ ? (f->lhs_size < f->rhs_size ? -1 : f->lhs_size > f->rhs_size) : 0;
-    pop_frame(c, &stack, result == 0 ? PAIR_EQUAL : PAIR_ABSENT);
+    pop_frame(c, &stack);
     if (!stack.count) {
       xffi_walk_vec_free(&stack);
       *out = result;
@@ -346,7 +341,7 @@ static int compare_values(comparer *c, const xffi_any *l, const xffi_any *r, int
     if (result != 0) return terminate(c, &stack, result, out);
   }
 fail:
-  while (stack.count) pop_frame(c, &stack, PAIR_ABSENT);
+  while (stack.count) pop_frame(c, &stack);
   xffi_walk_vec_free(&stack);
   return XFFI_FAIL;
 }
@@ -355,7 +350,7 @@ static int run(int *out, const xffi_any *lhs, const xffi_any *rhs, int eq_only) 
   comparer c = {eq_only, {NULL, 0, 0}, xffi_walk_column("__ffi_eq__"), xffi_walk_column("__ffi_compare__"), NULL, NULL};
   int result = 0;
   int status = compare_values(&c, lhs, rhs, &result);
-  xffi_walk_table_free(&c.pairs);
+  xffi_walk_table_free(&c.on_stack);
   if (c.fn_eq) xffi_object_dec_ref(c.fn_eq);
   if (c.fn_compare) xffi_object_dec_ref(c.fn_compare);
   if (status != XFFI_OK) return XFFI_FAIL;

@@ -78,9 +78,11 @@ int xffi_walk_set_field(xffi_object *obj, const xffi_type_info *type, const xffi
 /* ---- Identity tables ---- */
 
 static size_t slot_of(const void *a, const void *b, size_t mask) {
-  uint64_t h = (uint64_t)(uintptr_t)a * UINT64_C(0x9e3779b97f4a7c15);
-  h ^= (uint64_t)(uintptr_t)b * UINT64_C(0xc2b2ae3d27d4eb4f);
-  return (size_t)(h ^ (h >> 29)) & mask;
+  /* Addresses share their low (alignment) bits and often their high ones:
+   * a multiply, then the high half folded down, spreads the middle bits. */
+  uint64_t h = ((uint64_t)(uintptr_t)a ^ ((uint64_t)(uintptr_t)b * UINT64_C(0xc2b2ae3d27d4eb4f))) *
+               UINT64_C(0x9e3779b97f4a7c15);
+  return (size_t)(h >> 32 ^ h) & mask;
 }
 
 xffi_walk_entry *xffi_walk_table_find(const xffi_walk_table *t, const void *a, const void *b) {
@@ -126,6 +128,25 @@ xffi_walk_entry *xffi_walk_table_put(xffi_walk_table *t, const void *a, const vo
   e->value = xffi_any_none();
   ++t->used;
   return e;
+}
+
+void xffi_walk_table_remove(xffi_walk_table *t, const void *a, const void *b) {
+  xffi_walk_entry *e = xffi_walk_table_find(t, a, b);
+  if (!e) return;
+  xffi_any_release(&e->value);
+  /* Backward shift: pull later entries of the probe run into the hole, so
+   * that every entry stays reachable from its home slot. */
+  size_t mask = t->capacity - 1, hole = (size_t)(e - t->entries);
+  for (size_t j = (hole + 1) & mask; t->entries[j].a; j = (j + 1) & mask) {
+    size_t home = slot_of(t->entries[j].a, t->entries[j].b, mask);
+    /* Entry j may move to the hole unless its home lies after the hole, up to j (cyclically). */
+    int home_between = hole <= j ? (home > hole && home <= j) : (home > hole || home <= j);
+    if (home_between) continue;
+    t->entries[hole] = t->entries[j];
+    hole = j;
+  }
+  memset(&t->entries[hole], 0, sizeof(xffi_walk_entry));
+  --t->used;
 }
 
 void xffi_walk_table_free(xffi_walk_table *t) {

@@ -57,9 +57,8 @@ int xffi_walk_set_field(xffi_object *obj, const xffi_type_info *type, const xffi
                         const xffi_any *value) XFFI_INTERNAL;
 
 /* ---- Identity tables: (object, object) -> state, word, value ----
- * Open addressing on the two addresses; entries are never removed (a
- * state of 0 means "absent", so setting it back to 0 removes). The
- * value of an entry is owned by the table. */
+ * Open addressing on the two addresses (linear probing, at most half
+ * full). The value of an entry is owned by the table. */
 typedef struct xffi_walk_entry {
   const void *a, *b;
   uint64_t word;
@@ -78,6 +77,9 @@ xffi_walk_entry *xffi_walk_table_find(const xffi_walk_table *t, const void *a, c
 /* The entry of (a, b), made (state 0, value None) when new; NULL when out of
  * memory (MemoryError raised). Earlier entry pointers may move. */
 xffi_walk_entry *xffi_walk_table_put(xffi_walk_table *t, const void *a, const void *b) XFFI_INTERNAL;
+/* Removes the entry of (a, b), if any, releasing its value. Entry pointers
+ * may move. */
+void xffi_walk_table_remove(xffi_walk_table *t, const void *a, const void *b) XFFI_INTERNAL;
 /* Releases every value and the storage. */
 void xffi_walk_table_free(xffi_walk_table *t) XFFI_INTERNAL;
 
