@@ -14,6 +14,8 @@
 #include <xffi/shape.h>
 #include <xffi/tvm_ffi.h>
 
+#include "recursive_walk.h"
+
 /* ---- Helpers ---- */
 
 static xffi_any str(const char *s) {
@@ -485,6 +487,35 @@ static void test_million_deep_values_copy_compare_and_hash(void **state) {
   xffi_object_dec_ref(deep.v_obj);
 }
 
+/* ---- The identity table the walks share (c/recursive_walk.c) ---- */
+
+static void test_identity_table_finds_what_remains_after_removals(void **state) {
+  (void)state;
+  /* Addresses 16 bytes apart, as objects are: they share their low bits. */
+  static char block[16 * 20000];
+  xffi_walk_table t = {NULL, 0, 0};
+  for (int i = 0; i < 20000; ++i) {
+    xffi_walk_entry *e = xffi_walk_table_put(&t, block + 16 * i, block + 16 * (i / 3));
+    assert_non_null(e);
+    e->word = (uint64_t)i;
+  }
+  assert_int_equal(t.used, 20000);
+  /* Remove every other one; backward shifts must keep the rest reachable. */
+  for (int i = 0; i < 20000; i += 2) xffi_walk_table_remove(&t, block + 16 * i, block + 16 * (i / 3));
+  xffi_walk_table_remove(&t, block, block + 16); /* absent: nothing happens */
+  assert_int_equal(t.used, 10000);
+  for (int i = 0; i < 20000; ++i) {
+    const xffi_walk_entry *e = xffi_walk_table_find(&t, block + 16 * i, block + 16 * (i / 3));
+    if (i % 2) {
+      assert_non_null(e);
+      assert_int_equal(e->word, (uint64_t)i);
+    } else {
+      assert_null(e);
+    }
+  }
+  xffi_walk_table_free(&t);
+}
+
 /* ---- Bad input and the globals ---- */
 
 static void test_bad_input_is_a_clear_error(void **state) {
@@ -564,6 +595,7 @@ int main(void) {
       cmocka_unit_test(test_deep_copy_of_objects_and_maps),
       cmocka_unit_test(test_deep_copy_refuses_what_cannot_be_copied_and_leaks_nothing),
       cmocka_unit_test(test_million_deep_values_copy_compare_and_hash),
+      cmocka_unit_test(test_identity_table_finds_what_remains_after_removals),
       cmocka_unit_test(test_bad_input_is_a_clear_error),
       cmocka_unit_test(test_globals_answer_as_tvm_ffi_s),
   };
