@@ -21,6 +21,7 @@ typedef struct comparer {
   xffi_walk_table on_stack; /* the (lhs, rhs) pairs of objects being compared: a short set, hot in cache */
   const xffi_type_attr_column *eq_column, *compare_column;
   xffi_object *fn_eq, *fn_compare; /* owned: callbacks handed to hooks, made on first use */
+  void **fn_eq_link, **fn_compare_link;
 } comparer;
 
 typedef struct compare_frame {
@@ -109,15 +110,17 @@ static int compare_values(comparer *c, const xffi_any *l, const xffi_any *r, int
 /* The callbacks of the hooks: (lhs, rhs) -> bool (fn_eq) or int (fn_cmp). */
 static int fn_eq_call(void *resource, const xffi_any *args, int32_t num_args, xffi_any *result) {
   if (num_args != 2) return xffi_error_raise(XFFI_KIND_TYPE, "fn_eq: expected 2 arguments, got %d", (int)num_args);
+  comparer *c = xffi_walk_callback_target(resource, "fn_eq");
   int r;
-  if (compare_values(resource, &args[0], &args[1], &r) != XFFI_OK) return XFFI_FAIL;
+  if (!c || compare_values(c, &args[0], &args[1], &r) != XFFI_OK) return XFFI_FAIL;
   *result = xffi_any_bool(r == 0);
   return XFFI_OK;
 }
 static int fn_compare_call(void *resource, const xffi_any *args, int32_t num_args, xffi_any *result) {
   if (num_args != 2) return xffi_error_raise(XFFI_KIND_TYPE, "fn_cmp: expected 2 arguments, got %d", (int)num_args);
+  comparer *c = xffi_walk_callback_target(resource, "fn_cmp");
   int r;
-  if (compare_values(resource, &args[0], &args[1], &r) != XFFI_OK) return XFFI_FAIL;
+  if (!c || compare_values(c, &args[0], &args[1], &r) != XFFI_OK) return XFFI_FAIL;
   *result = xffi_any_int(r);
   return XFFI_OK;
 }
@@ -135,7 +138,8 @@ static int call_hook(comparer *c, const xffi_any *hook, int is_eq, const xffi_an
                             xffi_type_key(l->type_index), xffi_any_kind_name(hook)),
            -1;
   xffi_object **fn = is_eq ? &c->fn_eq : &c->fn_compare;
-  if (!*fn && xffi_function_new(fn, is_eq ? fn_eq_call : fn_compare_call, c, NULL) != XFFI_OK) return -1;
+  void ***link = is_eq ? &c->fn_eq_link : &c->fn_compare_link;
+  if (!*fn && xffi_walk_callback_new(fn, link, is_eq ? fn_eq_call : fn_compare_call, c) != XFFI_OK) return -1;
   if (enter_pair(c, l->v_obj, r->v_obj) != XFFI_OK) return -1;
   xffi_any args[3] = {*l, *r, xffi_any_object(*fn)}, result = xffi_any_none();
   int status = xffi_function_call(hook->v_obj, args, 3, &result);
@@ -347,12 +351,13 @@ fail:
 }
 
 static int run(int *out, const xffi_any *lhs, const xffi_any *rhs, int eq_only) {
-  comparer c = {eq_only, {NULL, 0, 0}, xffi_walk_column("__ffi_eq__"), xffi_walk_column("__ffi_compare__"), NULL, NULL};
+  comparer c = {eq_only, {NULL, 0, 0}, xffi_walk_column("__ffi_eq__"), xffi_walk_column("__ffi_compare__"),
+               NULL, NULL, NULL, NULL};
   int result = 0;
   int status = compare_values(&c, lhs, rhs, &result);
   xffi_walk_table_free(&c.on_stack);
-  if (c.fn_eq) xffi_object_dec_ref(c.fn_eq);
-  if (c.fn_compare) xffi_object_dec_ref(c.fn_compare);
+  xffi_walk_callback_end(c.fn_eq, c.fn_eq_link);
+  xffi_walk_callback_end(c.fn_compare, c.fn_compare_link);
   if (status != XFFI_OK) return XFFI_FAIL;
   *out = eq_only ? result == 0 : sign(result);
   return XFFI_OK;

@@ -31,6 +31,7 @@ typedef struct hasher {
   xffi_walk_table memo; /* object -> state, word: its hash when done */
   const xffi_type_attr_column *hash_column, *eq_column, *compare_column;
   xffi_object *fn_hash; /* owned: the callback handed to __ffi_hash__ hooks, made on first use */
+  void **fn_hash_link;
 } hasher;
 
 typedef struct hash_frame {
@@ -83,8 +84,9 @@ static int hash_value(hasher *h, const xffi_any *value, uint64_t *out);
 /* The callback of __ffi_hash__ hooks: (value) -> int, hashed with the same memo. */
 static int fn_hash_call(void *resource, const xffi_any *args, int32_t num_args, xffi_any *result) {
   if (num_args != 1) return xffi_error_raise(XFFI_KIND_TYPE, "fn_hash: expected 1 argument, got %d", (int)num_args);
+  hasher *h = xffi_walk_callback_target(resource, "fn_hash");
   uint64_t out;
-  if (hash_value(resource, &args[0], &out) != XFFI_OK) return XFFI_FAIL;
+  if (!h || hash_value(h, &args[0], &out) != XFFI_OK) return XFFI_FAIL;
   *result = xffi_any_int((int64_t)out);
   return XFFI_OK;
 }
@@ -93,7 +95,8 @@ static int call_hash_hook(hasher *h, const xffi_any *hook, const xffi_any *value
   if (hook->type_index != XFFI_TYPE_FUNCTION)
     return xffi_error_raise(XFFI_KIND_TYPE, "RecursiveHash: __ffi_hash__ of %s must be a Function, got %s",
                             xffi_type_key(value->type_index), xffi_any_kind_name(hook));
-  if (!h->fn_hash && xffi_function_new(&h->fn_hash, fn_hash_call, h, NULL) != XFFI_OK) return XFFI_FAIL;
+  if (!h->fn_hash && xffi_walk_callback_new(&h->fn_hash, &h->fn_hash_link, fn_hash_call, h) != XFFI_OK)
+    return XFFI_FAIL;
   xffi_any args[2] = {*value, xffi_any_object(h->fn_hash)}, result = xffi_any_none();
   if (xffi_function_call(hook->v_obj, args, 2, &result) != XFFI_OK) return XFFI_FAIL;
   int64_t r;
@@ -283,11 +286,11 @@ int xffi_recursive_hash(int64_t *out, const xffi_any *value) {
   XFFI_CHECK_ARG_NOT_NULL(value);
   XFFI_CHECK_ARG_ANY(value);
   hasher h = {{NULL, 0, 0}, xffi_walk_column("__ffi_hash__"), xffi_walk_column("__ffi_eq__"),
-              xffi_walk_column("__ffi_compare__"), NULL};
+              xffi_walk_column("__ffi_compare__"), NULL, NULL};
   uint64_t result = 0;
   int status = hash_value(&h, value, &result);
   xffi_walk_table_free(&h.memo);
-  if (h.fn_hash) xffi_object_dec_ref(h.fn_hash);
+  xffi_walk_callback_end(h.fn_hash, h.fn_hash_link);
   if (status != XFFI_OK) return XFFI_FAIL;
   *out = (int64_t)result;
   return XFFI_OK;

@@ -75,6 +75,34 @@ int xffi_walk_set_field(xffi_object *obj, const xffi_type_info *type, const xffi
   return XFFI_OK;
 }
 
+/* ---- Callbacks ---- */
+
+static void free_link(void *link) { xffi_free(link); }
+
+int xffi_walk_callback_new(xffi_object **out, void ***link, xffi_function_callback call, void *walk) {
+  void **slot = xffi_alloc(sizeof(void *));
+  if (!slot) return xffi_error_raise_out_of_memory();
+  *slot = walk;
+  if (xffi_function_new(out, call, slot, free_link) != XFFI_OK) {
+    xffi_free(slot);
+    return XFFI_FAIL;
+  }
+  *link = slot;
+  return XFFI_OK;
+}
+
+void *xffi_walk_callback_target(void *resource, const char *name) {
+  void *walk = *(void **)resource;
+  if (!walk) xffi_error_raise(XFFI_KIND_RUNTIME, "%s was called after the walk that made it ended", name);
+  return walk;
+}
+
+void xffi_walk_callback_end(xffi_object *fn, void **link) {
+  if (!fn) return;
+  *link = NULL;
+  xffi_object_dec_ref(fn);
+}
+
 /* ---- Identity tables ---- */
 
 static size_t slot_of(const void *a, const void *b, size_t mask) {

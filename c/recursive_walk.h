@@ -56,6 +56,21 @@ const xffi_type_attr_column *xffi_walk_column(const char *name) XFFI_INTERNAL;
 int xffi_walk_set_field(xffi_object *obj, const xffi_type_info *type, const xffi_field_info *field,
                         const xffi_any *value) XFFI_INTERNAL;
 
+/* ---- Callbacks handed to hooks (fn_hash, fn_eq, fn_cmp) ----
+ * A hook may keep the callback it is given and call it after the walk
+ * ended: the Function's resource is a heap link to the walk, cleared when
+ * the walk ends, so such a late call raises instead of touching a walk that
+ * is gone. */
+
+/* *out receives a new Function calling call with a link (a void ** whose
+ * target is walk) as resource; *link receives the link. */
+int xffi_walk_callback_new(xffi_object **out, void ***link, xffi_function_callback call, void *walk) XFFI_INTERNAL;
+/* The walk a callback's resource links to, or NULL with a RuntimeError
+ * "<name> was called after the walk that made it ended". */
+void *xffi_walk_callback_target(void *resource, const char *name) XFFI_INTERNAL;
+/* Ends the link and drops the walk's reference to fn (NULL: nothing). */
+void xffi_walk_callback_end(xffi_object *fn, void **link) XFFI_INTERNAL;
+
 /* ---- Identity tables: (object, object) -> state, word, value ----
  * Open addressing on the two addresses (linear probing, at most half
  * full). The value of an entry is owned by the table. */

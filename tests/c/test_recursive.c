@@ -355,6 +355,31 @@ static void test_hooks_replace_the_field_walk(void **state) {
   for (size_t i = 0; i < sizeof(objects) / sizeof(objects[0]); ++i) xffi_object_dec_ref(objects[i]);
 }
 
+/* __ffi_hash__ of Keeper: keeps the fn_hash it is given (a hook may). */
+static xffi_object *kept_fn_hash;
+static int keeper_hash(void *resource, const xffi_any *args, int32_t num_args, xffi_any *result) {
+  (void)resource;
+  assert_int_equal(num_args, 2);
+  kept_fn_hash = args[1].v_obj;
+  xffi_object_inc_ref(kept_fn_hash);
+  xffi_any five = xffi_any_int(5);
+  return xffi_function_call(kept_fn_hash, &five, 1, result);
+}
+
+static void test_a_callback_kept_past_its_walk_raises_when_called(void **state) {
+  (void)state;
+  int32_t keeper = point_type("test.recursive.Keeper", 0);
+  set_attr_function(keeper, "__ffi_hash__", keeper_hash);
+  xffi_any k = point_new(keeper, 1, xffi_any_none(), 0);
+  assert_int_equal(hash_of(k), hash_of(xffi_any_int(5))); /* the hook hashed 5 through fn_hash */
+  assert_non_null(kept_fn_hash);
+  xffi_any arg = xffi_any_int(1), result = xffi_any_none();
+  assert_int_equal(xffi_function_call(kept_fn_hash, &arg, 1, &result), XFFI_FAIL);
+  assert_raised(XFFI_KIND_RUNTIME, "fn_hash was called after the walk that made it ended");
+  xffi_object_dec_ref(kept_fn_hash);
+  xffi_object_dec_ref(k.v_obj);
+}
+
 /* ---- Deep copy ---- */
 
 static void test_deep_copy_keeps_sharing_and_cycles(void **state) {
@@ -591,6 +616,7 @@ int main(void) {
       cmocka_unit_test(test_cycles_are_equal_and_hash_but_cannot_be_ordered),
       cmocka_unit_test(test_objects_compare_and_hash_by_their_fields),
       cmocka_unit_test(test_hooks_replace_the_field_walk),
+      cmocka_unit_test(test_a_callback_kept_past_its_walk_raises_when_called),
       cmocka_unit_test(test_deep_copy_keeps_sharing_and_cycles),
       cmocka_unit_test(test_deep_copy_of_objects_and_maps),
       cmocka_unit_test(test_deep_copy_refuses_what_cannot_be_copied_and_leaks_nothing),
