@@ -15,7 +15,6 @@
 #include "check.h"
 #include "recursive_walk.h"
 
-
 typedef struct comparer {
   int eq_only;
   xffi_walk_table on_stack; /* the (lhs, rhs) pairs of objects being compared: a short set, hot in cache */
@@ -30,6 +29,7 @@ typedef struct compare_frame {
 } compare_frame;
 
 static int sign(int64_t v) { return (v > 0) - (v < 0); }
+static int three_way(int64_t a, int64_t b) { return (a > b) - (a < b); }
 
 static int compare_bytes(xffi_byte_array a, xffi_byte_array b) {
   size_t n = a.size < b.size ? a.size : b.size;
@@ -68,7 +68,7 @@ static int raise_unorderable_map(void) { return xffi_error_raise(XFFI_KIND_TYPE,
 static int compare_plain(comparer *c, const xffi_any *l, const xffi_any *r, int *out) {
   switch (l->type_index) {
     case XFFI_TYPE_BOOL: *out = (l->v_int64 != 0) - (r->v_int64 != 0); return 1;
-    case XFFI_TYPE_INT: *out = l->v_int64 < r->v_int64 ? -1 : l->v_int64 > r->v_int64; return 1;
+    case XFFI_TYPE_INT: *out = three_way(l->v_int64, r->v_int64); return 1;
     case XFFI_TYPE_FLOAT: {
       double a = l->v_float64, b = r->v_float64;
       int nan_a = a != a, nan_b = b != b;
@@ -82,14 +82,15 @@ static int compare_plain(comparer *c, const xffi_any *l, const xffi_any *r, int 
     }
     case XFFI_TYPE_DTYPE: {
       DLDataType a = l->v_dtype, b = r->v_dtype;
-      *out = a.code != b.code ? (a.code < b.code ? -1 : 1)
-                              : a.bits != b.bits ? (a.bits < b.bits ? -1 : 1) : a.lanes < b.lanes ? -1 : a.lanes > b.lanes;
+      *out = a.code != b.code   ? three_way(a.code, b.code)
+             : a.bits != b.bits ? three_way(a.bits, b.bits)
+                                : three_way(a.lanes, b.lanes);
       return 1;
     }
     case XFFI_TYPE_DEVICE: {
       DLDevice a = l->v_device, b = r->v_device;
-      *out = a.device_type != b.device_type ? (a.device_type < b.device_type ? -1 : 1)
-                                            : a.device_id < b.device_id ? -1 : a.device_id > b.device_id;
+      *out = a.device_type != b.device_type ? three_way(a.device_type, b.device_type)
+                                            : three_way(a.device_id, b.device_id);
       return 1;
     }
     default:
@@ -351,8 +352,9 @@ fail:
 }
 
 static int run(int *out, const xffi_any *lhs, const xffi_any *rhs, int eq_only) {
-  comparer c = {eq_only, {NULL, 0, 0}, xffi_walk_column("__ffi_eq__"), xffi_walk_column("__ffi_compare__"),
-               NULL, NULL, NULL, NULL};
+  comparer c = {.eq_only = eq_only,
+                .eq_column = xffi_walk_column("__ffi_eq__"),
+                .compare_column = xffi_walk_column("__ffi_compare__")};
   int result = 0;
   int status = compare_values(&c, lhs, rhs, &result);
   xffi_walk_table_free(&c.on_stack);

@@ -285,8 +285,9 @@ int xffi_recursive_hash(int64_t *out, const xffi_any *value) {
   *out = 0;
   XFFI_CHECK_ARG_NOT_NULL(value);
   XFFI_CHECK_ARG_ANY(value);
-  hasher h = {{NULL, 0, 0}, xffi_walk_column("__ffi_hash__"), xffi_walk_column("__ffi_eq__"),
-              xffi_walk_column("__ffi_compare__"), NULL, NULL};
+  hasher h = {.hash_column = xffi_walk_column("__ffi_hash__"),
+              .eq_column = xffi_walk_column("__ffi_eq__"),
+              .compare_column = xffi_walk_column("__ffi_compare__")};
   uint64_t result = 0;
   int status = hash_value(&h, value, &result);
   xffi_walk_table_free(&h.memo);

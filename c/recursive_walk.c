@@ -108,8 +108,8 @@ void xffi_walk_callback_end(xffi_object *fn, void **link) {
 static size_t slot_of(const void *a, const void *b, size_t mask) {
   /* Addresses share their low (alignment) bits and often their high ones:
    * a multiply, then the high half folded down, spreads the middle bits. */
-  uint64_t h = ((uint64_t)(uintptr_t)a ^ ((uint64_t)(uintptr_t)b * UINT64_C(0xc2b2ae3d27d4eb4f))) *
-               UINT64_C(0x9e3779b97f4a7c15);
+  uint64_t h =
+      ((uint64_t)(uintptr_t)a ^ ((uint64_t)(uintptr_t)b * UINT64_C(0xc2b2ae3d27d4eb4f))) * UINT64_C(0x9e3779b97f4a7c15);
   return (size_t)(h >> 32 ^ h) & mask;
 }
 
@@ -211,8 +211,8 @@ int64_t xffi_walk_count_fields(const xffi_type_info *type, int64_t skip_flags) {
 
 int xffi_walk_get_field(xffi_any *out, const xffi_object *obj, const xffi_field_info *field) {
   *out = xffi_any_none();
-  if (!field->getter) return xffi_error_raise(XFFI_KIND_TYPE, "field %.*s has no getter", (int)field->name.size,
-                                              field->name.data);
+  if (!field->getter)
+    return xffi_error_raise(XFFI_KIND_TYPE, "field %.*s has no getter", (int)field->name.size, field->name.data);
   if (field->getter((char *)obj + field->offset, out) != 0) {
     *out = xffi_any_none();
     return XFFI_FAIL;

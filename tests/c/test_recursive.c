@@ -201,8 +201,8 @@ static void test_hash_values_are_tvm_ffi_s(void **state) {
   assert_int_equal(hash_of(big), INT64_C(65536));
   xffi_any devices[] = {xffi_any_device((DLDevice){kDLCUDA, 1})};
   assert_int_equal(hash_of(devices[0]), INT64_C(175247678514));
-  xffi_object *objects[] = {long_text.v_obj, arr.v_obj, empty.v_obj, empty_map.v_obj, inner.v_obj, list.v_obj,
-                            pair.v_obj, map.v_obj, map_rev.v_obj, shape, big.v_obj};
+  xffi_object *objects[] = {long_text.v_obj, arr.v_obj, empty.v_obj,   empty_map.v_obj, inner.v_obj, list.v_obj,
+                            pair.v_obj,      map.v_obj, map_rev.v_obj, shape,           big.v_obj};
   for (size_t i = 0; i < sizeof(objects) / sizeof(objects[0]); ++i) xffi_object_dec_ref(objects[i]);
 }
 
@@ -218,7 +218,8 @@ static void test_plain_values_compare_as_tvm_ffi_does(void **state) {
   assert_int_equal(order(xffi_any_none(), xffi_any_int(-5)), -1);
   assert_int_equal(order(xffi_any_int(-5), xffi_any_none()), 1);
   assert_false(equal(xffi_any_int(1), xffi_any_bool(1))); /* different kinds */
-  order_fails(xffi_any_int(1), str("a"), XFFI_KIND_TYPE, "Cannot compare values of different types: int vs ffi.SmallStr");
+  order_fails(xffi_any_int(1), str("a"), XFFI_KIND_TYPE,
+              "Cannot compare values of different types: int vs ffi.SmallStr");
   /* A small string and a String object with the same bytes are one string. */
   xffi_any long_a = str("abcdefghij"), long_b = str("abcdefghik");
   assert_int_equal(order(long_a, long_b), -1);
@@ -254,7 +255,8 @@ static void test_containers_compare_element_by_element(void **state) {
   assert_int_equal(order(d, a), -1); /* a prefix is smaller */
   assert_false(equal(a, l));         /* Array and List differ */
   order_fails(a, l, XFFI_KIND_TYPE, "Cannot compare values of different types: ffi.Array vs ffi.List");
-  xffi_any k[] = {str("x"), str("y")}, v1[] = {xffi_any_int(1), xffi_any_int(2)}, v2[] = {xffi_any_int(1), xffi_any_int(3)};
+  xffi_any k[] = {str("x"), str("y")}, v1[] = {xffi_any_int(1), xffi_any_int(2)},
+           v2[] = {xffi_any_int(1), xffi_any_int(3)};
   xffi_any k_rev[] = {k[1], k[0]}, v1_rev[] = {v1[1], v1[0]};
   xffi_any m1 = map_of(k, v1, 2), m1_rev = map_of(k_rev, v1_rev, 2), m2 = map_of(k, v2, 2), m_short = map_of(k, v1, 1);
   assert_true(equal(m1, m1_rev));
@@ -268,7 +270,7 @@ static void test_containers_compare_element_by_element(void **state) {
   xffi_any w1 = array_of(wrap1, 1), w2 = array_of(wrap2, 1);
   order_fails(w1, w2, XFFI_KIND_TYPE, "Cannot order Map/Dict values");
   assert_false(equal(w1, w2));
-  xffi_object *objects[] = {a.v_obj,  b.v_obj,  c.v_obj,       d.v_obj,  l.v_obj, m1.v_obj,
+  xffi_object *objects[] = {a.v_obj,      b.v_obj,  c.v_obj,       d.v_obj,  l.v_obj, m1.v_obj,
                             m1_rev.v_obj, m2.v_obj, m_short.v_obj, w1.v_obj, w2.v_obj};
   for (size_t i = 0; i < sizeof(objects) / sizeof(objects[0]); ++i) xffi_object_dec_ref(objects[i]);
 }
@@ -395,10 +397,10 @@ static void test_deep_copy_keeps_sharing_and_cycles(void **state) {
   assert_int_equal(copy.type_index, XFFI_TYPE_LIST);
   assert_ptr_not_equal(copy.v_obj, outer.v_obj);
   const xffi_any *got = xffi_seq_items_unchecked(copy.v_obj);
-  assert_ptr_not_equal(got[0].v_obj, shared.v_obj);  /* copied */
-  assert_ptr_equal(got[0].v_obj, got[1].v_obj);      /* once */
-  assert_ptr_equal(got[2].v_obj, text.v_obj);        /* strings are shared */
-  assert_ptr_equal(got[3].v_obj, copy.v_obj);        /* the cycle leads to the copy */
+  assert_ptr_not_equal(got[0].v_obj, shared.v_obj); /* copied */
+  assert_ptr_equal(got[0].v_obj, got[1].v_obj);     /* once */
+  assert_ptr_equal(got[2].v_obj, text.v_obj);       /* strings are shared */
+  assert_ptr_equal(got[3].v_obj, copy.v_obj);       /* the cycle leads to the copy */
   assert_true(equal(copy, outer));
   /* An Array in a cycle through a List: arr = [lst], lst = [arr]. */
   xffi_any lst = list_of(NULL, 0);
@@ -477,20 +479,19 @@ static void test_deep_copy_refuses_what_cannot_be_copied_and_leaks_nothing(void 
 
 /* ---- Deep values: a heap stack, not the C stack ---- */
 
-/* [[[...[]...]]], depth lists deep; *innermost receives the deepest one (borrowed). */
-static xffi_any nested_lists(int64_t depth) {
-  xffi_any v = list_of(NULL, 0);
-  for (int64_t i = 1; i < depth; ++i) {
-    xffi_any outer = list_of(&v, 1);
-    xffi_object_dec_ref(v.v_obj);
-    v = outer;
+/* `levels` Lists around inner (a new reference, consumed): [[...inner...]]. */
+static xffi_any wrap_in_lists(xffi_any inner, int64_t levels) {
+  for (int64_t i = 0; i < levels; ++i) {
+    xffi_any outer = list_of(&inner, 1);
+    xffi_object_dec_ref(inner.v_obj);
+    inner = outer;
   }
-  return v;
+  return inner;
 }
 
 static void test_million_deep_values_copy_compare_and_hash(void **state) {
   (void)state;
-  xffi_any deep = nested_lists(1000000);
+  xffi_any deep = wrap_in_lists(list_of(NULL, 0), 1000000 - 1);
   xffi_any copy;
   assert_int_equal(xffi_deep_copy(&copy, &deep), XFFI_OK);
   assert_ptr_not_equal(copy.v_obj, deep.v_obj);
@@ -498,8 +499,9 @@ static void test_million_deep_values_copy_compare_and_hash(void **state) {
   assert_int_equal(order(deep, copy), 0);
   assert_int_equal(hash_of(deep), hash_of(copy));
   xffi_object_dec_ref(copy.v_obj);
-  /* One level past tvm-ffi's bound (2^20): a ValueError, not a crash. */
-  xffi_any too_deep = nested_lists((1 << 20) + 2);
+  /* One level past tvm-ffi's bound (2^20): a ValueError, not a crash. The
+   * 10^6 levels above get the missing ones on top. */
+  xffi_any too_deep = wrap_in_lists(deep, (1 << 20) + 1 - 1000000);
   int64_t h = 0;
   assert_int_equal(xffi_recursive_hash(&h, &too_deep), XFFI_FAIL);
   assert_raised(XFFI_KIND_VALUE, "RecursiveHash: maximum stack depth (1048576) exceeded");
@@ -508,8 +510,7 @@ static void test_million_deep_values_copy_compare_and_hash(void **state) {
   int eq = 0;
   assert_int_equal(xffi_recursive_equal(&eq, &too_deep, &too_deep), XFFI_OK); /* the same object: no walk */
   assert_true(eq);
-  xffi_object_dec_ref(too_deep.v_obj);
-  xffi_object_dec_ref(deep.v_obj);
+  xffi_object_dec_ref(too_deep.v_obj); /* deep went into it */
 }
 
 /* ---- The identity table the walks share (c/recursive_walk.c) ---- */
@@ -582,8 +583,11 @@ static void test_globals_answer_as_tvm_ffi_s(void **state) {
   static const struct {
     const char *name;
     int when_less, when_equal, when_greater;
-  } orders[] = {{"ffi.RecursiveLt", 1, 0, 0}, {"ffi.RecursiveLe", 1, 1, 0}, {"ffi.RecursiveGt", 0, 0, 1},
-                {"ffi.RecursiveGe", 0, 1, 1}, {"ffi.RecursiveEq", 0, 1, 0}};
+  } orders[] = {{"ffi.RecursiveLt", 1, 0, 0},
+                {"ffi.RecursiveLe", 1, 1, 0},
+                {"ffi.RecursiveGt", 0, 0, 1},
+                {"ffi.RecursiveGe", 0, 1, 1},
+                {"ffi.RecursiveEq", 0, 1, 0}};
   for (size_t i = 0; i < sizeof(orders) / sizeof(orders[0]); ++i) {
     call(orders[i].name, one_two, 2, &r, 1);
     assert_int_equal(r.type_index, XFFI_TYPE_BOOL);
