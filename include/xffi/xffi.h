@@ -86,5 +86,6 @@
 #include <xffi/map.h>
 #include <xffi/function.h>
 #include <xffi/module.h>
+#include <xffi/recursive.h>
 
 #endif /* XFFI_XFFI_H */

@@ -1,0 +1,308 @@
+/* c/deep_copy.c: xffi_deep_copy (ffi.DeepCopy), tvm-ffi's DeepCopy.
+ *
+ * Walks the value depth first with a heap stack and a table from each
+ * original object to its copy, so an object reached twice is copied once
+ * (sharing kept) and a cycle ends at the copy being made:
+ * - a List, a Dict or a reflected object gets its copy (an empty List or
+ *   Dict, or its type's `__ffi_shallow_copy__`) before its children, so a
+ *   child that leads back to it finds the copy;
+ * - an Array or a Map is built from its copied children at the end (it is
+ *   immutable); a child that leads back to one being built gets the
+ *   original as a placeholder, and a last pass replaces such placeholders
+ *   in the copied Lists, Dicts and objects (tvm-ffi's deferred fix-up);
+ * - Strings, Bytes, Shapes, BigInts and ffi.Enum members are immutable or
+ *   singletons: shared, not copied. */
+#include <string.h>
+
+#include <xffi/array.h>
+#include <xffi/function.h>
+#include <xffi/recursive.h>
+
+#include "check.h"
+#include "recursive_walk.h"
+
+enum { COPY_IN_PROGRESS = 1, COPY_DONE = 2 };
+
+typedef struct copier {
+  xffi_walk_table copies; /* original -> state, value: its copy (owned) when done */
+  const xffi_type_attr_column *shallow_copy_column;
+  int has_placeholders;
+} copier;
+
+typedef struct copy_frame {
+  xffi_walk_frame walk;
+  xffi_any copy;          /* owned: the List, Dict or object copy */
+  xffi_walk_vec resolved; /* Array and Map: the copied children so far (owned Anys) */
+  xffi_any key;           /* Dict: the copied key waiting for its value (owned) */
+} copy_frame;
+
+static int is_shared_leaf(const xffi_object *obj) {
+  int32_t t = obj->type_index;
+  return t == XFFI_TYPE_STRING || t == XFFI_TYPE_BYTES || t == XFFI_TYPE_SHAPE || t == XFFI_TYPE_BIGINT ||
+         xffi_walk_is_enum(obj);
+}
+
+/* 1 with *out (owned) when value needs no frame, 0 when it does, -1 raised. */
+static int copy_immediate(copier *c, const xffi_any *value, xffi_any *out) {
+  if (value->type_index < XFFI_TYPE_STATIC_OBJECT_BEGIN) return xffi_any_copy(out, value) == XFFI_OK ? 1 : -1;
+  xffi_object *obj = value->v_obj;
+  const xffi_walk_entry *seen = xffi_walk_table_find(&c->copies, obj, NULL);
+  if (seen && seen->state == COPY_DONE) {
+    *out = xffi_any_object_new_ref(seen->value.v_obj);
+    return 1;
+  }
+  if (seen && seen->state == COPY_IN_PROGRESS) c->has_placeholders = 1;
+  if (seen || is_shared_leaf(obj)) {
+    *out = xffi_any_object_new_ref(obj);
+    return 1;
+  }
+  return 0;
+}
+
+static int record_copy(copier *c, const xffi_object *original, int32_t state, const xffi_any *copy) {
+  xffi_walk_entry *e = xffi_walk_table_put(&c->copies, original, NULL);
+  if (!e) return XFFI_FAIL;
+  e->state = state;
+  xffi_any_release(&e->value);
+  if (copy) e->value = xffi_any_object_new_ref(copy->v_obj);
+  return XFFI_OK;
+}
+
+/* The first copy of a List, a Dict or an object (into f->copy). */
+static int start_copy(copier *c, copy_frame *f) {
+  const xffi_any *original = &f->walk.held;
+  xffi_object *made = NULL;
+  switch (original->type_index) {
+    case XFFI_TYPE_ARRAY:
+    case XFFI_TYPE_MAP:
+      f->resolved.item_size = sizeof(xffi_any);
+      return record_copy(c, original->v_obj, COPY_IN_PROGRESS, NULL);
+    case XFFI_TYPE_LIST:
+      if (xffi_list_new_with_capacity(&made, f->walk.size) != XFFI_OK) return XFFI_FAIL;
+      break;
+    case XFFI_TYPE_DICT:
+      if (xffi_dict_new(&made, NULL, NULL, 0) != XFFI_OK) return XFFI_FAIL;
+      break;
+    default: {
+      const xffi_any *hook = xffi_walk_type_attr(c->shallow_copy_column, original->type_index);
+      xffi_byte_array key = f->walk.type->type_key;
+      if (!hook || hook->type_index != XFFI_TYPE_FUNCTION)
+        return xffi_error_raise(XFFI_KIND_RUNTIME,
+                                "Cannot deep copy object of type \"%.*s\" because it is not copy-constructible",
+                                (int)key.size, key.data);
+      xffi_any result = xffi_any_none();
+      if (xffi_function_call(hook->v_obj, original, 1, &result) != XFFI_OK) return XFFI_FAIL;
+      if (result.type_index != original->type_index) {
+        xffi_error_raise(XFFI_KIND_TYPE, "DeepCopy: __ffi_shallow_copy__ of %.*s returned %s, not a %.*s",
+                         (int)key.size, key.data, xffi_any_kind_name(&result), (int)key.size, key.data);
+        xffi_any_release(&result);
+        return XFFI_FAIL;
+      }
+      made = result.v_obj;
+    }
+  }
+  f->copy = xffi_any_object(made); /* the new reference moves into the frame */
+  return record_copy(c, original->v_obj, COPY_DONE, &f->copy);
+}
+
+static void free_frame(copy_frame *f) {
+  for (size_t i = 0; i < f->resolved.count; ++i) xffi_any_release(xffi_walk_vec_at(&f->resolved, i));
+  xffi_walk_vec_free(&f->resolved);
+  xffi_any_release(&f->key);
+  xffi_any_release(&f->copy);
+  xffi_walk_end(&f->walk);
+}
+
+static int push_frame(copier *c, xffi_walk_vec *stack, const xffi_any *value) {
+  if (stack->count >= XFFI_WALK_MAX_DEPTH) return xffi_walk_raise_too_deep("DeepCopy");
+  copy_frame *f = xffi_walk_vec_push(stack);
+  if (!f) return XFFI_FAIL;
+  if (xffi_walk_begin(&f->walk, value, 0) != XFFI_OK) {
+    --stack->count;
+    return XFFI_FAIL;
+  }
+  return start_copy(c, f); /* on failure the caller frees the frame */
+}
+
+static int same_value(const xffi_any *a, const xffi_any *b) {
+  return a->type_index == b->type_index && a->small_len == b->small_len && a->v_int64 == b->v_int64;
+}
+
+/* Adds the copied child (owned; consumed) to the frame's copy. */
+static int feed(copy_frame *f, xffi_any *child) {
+  int status = XFFI_OK;
+  switch (f->walk.held.type_index) {
+    case XFFI_TYPE_LIST: status = xffi_list_push(f->copy.v_obj, child); break;
+    case XFFI_TYPE_ARRAY:
+    case XFFI_TYPE_MAP: {
+      xffi_any *slot = xffi_walk_vec_push(&f->resolved);
+      if (!slot) {
+        status = XFFI_FAIL;
+        break;
+      }
+      xffi_any_move(slot, child);
+      return XFFI_OK;
+    }
+    case XFFI_TYPE_DICT:
+      if (f->walk.position & 1) {
+        xffi_any_move(&f->key, child);
+        return XFFI_OK;
+      }
+      status = xffi_dict_set(f->copy.v_obj, &f->key, child);
+      xffi_any_release(&f->key);
+      break;
+    default:
+      /* The shallow copy holds the original's field values: set only those that changed. */
+      if (!same_value(&f->walk.child, child))
+        status = xffi_walk_set_field(f->copy.v_obj, f->walk.type, f->walk.field, child);
+  }
+  xffi_any_release(child);
+  return status;
+}
+
+/* *out receives the frame's finished copy (owned). */
+static int finish(copier *c, copy_frame *f, xffi_any *out) {
+  const xffi_any *original = &f->walk.held;
+  if (original->type_index != XFFI_TYPE_ARRAY && original->type_index != XFFI_TYPE_MAP) {
+    *out = xffi_any_object_new_ref(f->copy.v_obj);
+    return XFFI_OK;
+  }
+  xffi_object *made = NULL;
+  const xffi_any *items = (const xffi_any *)f->resolved.data;
+  int64_t count = (int64_t)f->resolved.count;
+  if (original->type_index == XFFI_TYPE_ARRAY) {
+    if (xffi_array_new(&made, items, count) != XFFI_OK) return XFFI_FAIL;
+  } else {
+    if (xffi_map_new(&made, NULL, NULL, 0) != XFFI_OK) return XFFI_FAIL;
+    for (int64_t i = 0; i + 1 < count; i += 2)
+      if (xffi_map_set(&made, &items[i], &items[i + 1]) != XFFI_OK) {
+        xffi_object_dec_ref(made);
+        return XFFI_FAIL;
+      }
+  }
+  *out = xffi_any_object(made);
+  return record_copy(c, original->v_obj, COPY_DONE, out);
+}
+
+/* The copy of an original that a placeholder stands for, or NULL. */
+static const xffi_any *copy_of(const copier *c, const xffi_any *v) {
+  if (!xffi_any_is_object(v)) return NULL;
+  const xffi_walk_entry *e = xffi_walk_table_find(&c->copies, v->v_obj, NULL);
+  return e && e->state == COPY_DONE && e->value.v_obj != v->v_obj ? &e->value : NULL;
+}
+
+static int fix_dict(const copier *c, xffi_object *dict) {
+  /* Collect first (changing a Dict while iterating it may skip entries): old key, new key, new value. */
+  xffi_walk_vec fixes = {NULL, 0, 0, 3 * sizeof(xffi_any)};
+  int64_t cursor = 0;
+  xffi_map_item item;
+  int status = XFFI_OK;
+  while (status == XFFI_OK && xffi_map_next(&item, dict, &cursor) == XFFI_OK && item.key) {
+    const xffi_any *key = copy_of(c, item.key), *value = copy_of(c, item.value);
+    if (!key && !value) continue;
+    const xffi_any views[3] = {*item.key, key ? *key : *item.key, value ? *value : *item.value};
+    xffi_any *fix = xffi_walk_vec_push(&fixes);
+    if (!fix) status = XFFI_FAIL;
+    for (int k = 0; fix && k < 3; ++k)
+      if (xffi_any_copy(&fix[k], &views[k]) != XFFI_OK) status = XFFI_FAIL;
+  }
+  for (size_t i = 0; i < fixes.count; ++i) {
+    xffi_any *fix = xffi_walk_vec_at(&fixes, i);
+    if (status == XFFI_OK) status = xffi_dict_erase(dict, &fix[0]);
+    if (status == XFFI_OK) status = xffi_dict_set(dict, &fix[1], &fix[2]);
+    for (int k = 0; k < 3; ++k) xffi_any_release(&fix[k]);
+  }
+  xffi_walk_vec_free(&fixes);
+  return status;
+}
+
+/* Replaces the placeholders (originals of Arrays and Maps that were being
+ * built) left in the copies. */
+static int fix_placeholders(copier *c) {
+  for (size_t i = 0; i < c->copies.capacity; ++i) {
+    const xffi_walk_entry *e = &c->copies.entries[i];
+    if (!e->a || e->state != COPY_DONE) continue;
+    xffi_object *copy = e->value.v_obj;
+    int32_t t = copy->type_index;
+    if (t == XFFI_TYPE_LIST) {
+      for (int64_t k = 0; k < xffi_seq_size_unchecked(copy); ++k) {
+        const xffi_any *real = copy_of(c, &xffi_seq_items_unchecked(copy)[k]);
+        if (real && xffi_list_set(copy, k, real) != XFFI_OK) return XFFI_FAIL;
+      }
+    } else if (t == XFFI_TYPE_DICT) {
+      if (fix_dict(c, copy) != XFFI_OK) return XFFI_FAIL;
+    } else if (t >= XFFI_WALK_STATIC_OBJECT_END) {
+      const xffi_type_info *type = xffi_object_type_info_unchecked(copy);
+      int32_t level = 1, index = 0;
+      const xffi_field_info *field;
+      while ((field = xffi_walk_next_field(type, &level, &index, 0))) {
+        xffi_any value;
+        if (xffi_walk_get_field(&value, copy, field) != XFFI_OK) return XFFI_FAIL;
+        const xffi_any *real = copy_of(c, &value);
+        int status = real ? xffi_walk_set_field(copy, type, field, real) : XFFI_OK;
+        xffi_any_release(&value);
+        if (status != XFFI_OK) return XFFI_FAIL;
+      }
+    }
+  }
+  return XFFI_OK;
+}
+
+static int copy_value(copier *c, const xffi_any *value, xffi_any *out) {
+  int r = copy_immediate(c, value, out);
+  if (r) return r > 0 ? XFFI_OK : XFFI_FAIL;
+  xffi_walk_vec stack = {NULL, 0, 0, sizeof(copy_frame)};
+  if (push_frame(c, &stack, value) != XFFI_OK) goto fail;
+  for (;;) {
+    copy_frame *f = xffi_walk_vec_top(&stack);
+    const xffi_any *child;
+    int more = xffi_walk_next(&f->walk, &child, 0);
+    if (more < 0) goto fail;
+    xffi_any resolved = xffi_any_none();
+    if (more) {
+      xffi_any view = *child; /* by value: pushing may move the frame that holds it */
+      r = copy_immediate(c, &view, &resolved);
+      if (r < 0) goto fail;
+      if (r == 0) {
+        if (push_frame(c, &stack, &view) != XFFI_OK) goto fail;
+        continue;
+      }
+      if (feed(f, &resolved) != XFFI_OK) goto fail;
+      continue;
+    }
+    if (finish(c, f, &resolved) != XFFI_OK) goto fail;
+    free_frame(f);
+    --stack.count;
+    if (!stack.count) {
+      xffi_walk_vec_free(&stack);
+      *out = resolved;
+      return XFFI_OK;
+    }
+    if (feed(xffi_walk_vec_top(&stack), &resolved) != XFFI_OK) goto fail;
+  }
+fail:
+  while (stack.count) {
+    free_frame(xffi_walk_vec_top(&stack));
+    --stack.count;
+  }
+  xffi_walk_vec_free(&stack);
+  return XFFI_FAIL;
+}
+
+int xffi_deep_copy(xffi_any *out, const xffi_any *value) {
+  XFFI_CHECK_ARG_NOT_NULL(out);
+  *out = xffi_any_none();
+  XFFI_CHECK_ARG_NOT_NULL(value);
+  XFFI_CHECK_ARG_ANY(value);
+  copier c = {{NULL, 0, 0}, xffi_walk_column("__ffi_shallow_copy__"), 0};
+  xffi_any result = xffi_any_none();
+  int status = copy_value(&c, value, &result);
+  if (status == XFFI_OK && c.has_placeholders) status = fix_placeholders(&c);
+  xffi_walk_table_free(&c.copies);
+  if (status != XFFI_OK) {
+    xffi_any_release(&result);
+    return XFFI_FAIL;
+  }
+  *out = result;
+  return XFFI_OK;
+}
