@@ -1,7 +1,9 @@
 /* c/array.c: Array (immutable, copy-on-write) and List (mutable) over the
  * shared sequence cell.
  *
- * Storage: a new Array keeps its elements inline, right after the cell, in
+ * Storage: the object comes from the runtime's object allocator, with
+ * tvm-ffi's allocation header in front (c/internal.h), and is never moved.
+ * A new Array keeps its elements inline, right after the cell, in
  * the object's single allocation (data_deleter NULL). A List always keeps
  * them in a separate buffer from xffi_alloc (a minimal one at capacity 0, so
  * that data is never NULL) with data_deleter seq_free_data, as tvm-ffi's own
@@ -69,13 +71,13 @@ static void seq_deleter(void *self, int flags) {
     cell->capacity = 0;
     if (nests) xffi_release_end();
   }
-  if (flags & XFFI_DELETE_MEMORY) xffi_free(self);
+  if (flags & XFFI_DELETE_MEMORY) xffi_runtime_object_free(self);
 }
 
 /* A new empty sequence of the given type (a new reference) with room for
  * capacity elements: inline for an Array, in a separate buffer for a List
- * (see the top of this file). NULL with MemoryError raised on failure,
- * nothing left allocated. */
+ * (see the top of this file). NULL with an error raised on failure
+ * (MemoryError, or a custom object allocator's), nothing left allocated. */
 static xffi_object *seq_alloc(int32_t type_index, int64_t capacity) {
   if (capacity > seq_max_capacity()) {
     xffi_error_raise_out_of_memory();
@@ -83,17 +85,17 @@ static xffi_object *seq_alloc(int32_t type_index, int64_t capacity) {
   }
   int separate = type_index == XFFI_TYPE_LIST;
   size_t bytes = (size_t)capacity * sizeof(xffi_any);
-  xffi_object *obj = xffi_alloc(SEQ_HEADER_BYTES + (separate ? 0 : bytes));
-  void *data = NULL;
-  if (obj && separate && !(data = xffi_alloc(bytes))) {
-    xffi_free(obj);
-    obj = NULL;
-  }
-  if (!obj) {
+  /* The object itself comes from the runtime's object allocator (with the
+   * allocation header); a List's element buffer is plain memory. */
+  xffi_object *obj =
+      xffi_runtime_object_alloc(SEQ_HEADER_BYTES + (separate ? 0 : bytes), _Alignof(xffi_any), type_index);
+  if (!obj) return NULL; /* raised */
+  void *data = (char *)obj + SEQ_HEADER_BYTES;
+  if (separate && !(data = xffi_alloc(bytes))) {
+    xffi_runtime_object_free(obj);
     xffi_error_raise_out_of_memory();
     return NULL;
   }
-  if (!separate) data = (char *)obj + SEQ_HEADER_BYTES;
   xffi_object_init(obj, type_index, seq_deleter);
   xffi_seq_cell *cell = xffi_seq_cell_of_unchecked(obj);
   cell->data = data;
