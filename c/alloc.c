@@ -187,7 +187,3 @@ void xffi_free_aligned(void *ptr) {
   }
   xffi_free_aligned_slow(ptr);
 }
-
-void xffi_deleter_plain(void *self, int flags) {
-  if (flags & XFFI_DELETE_MEMORY) xffi_free(self);
-}

@@ -1,15 +1,16 @@
 /* c/array.c: Array (immutable, copy-on-write) and List (mutable) over the
  * shared sequence cell.
  *
- * Storage: a new Array keeps its elements inline, right after the cell, in
+ * Storage: the object comes from the runtime's object allocator, with
+ * tvm-ffi's allocation header in front (c/internal.h), and is never moved.
+ * A new Array keeps its elements inline, right after the cell, in
  * the object's single allocation (data_deleter NULL). A List always keeps
- * them in a separate buffer from xffi_alloc (a minimal one at capacity 0, so
- * that data is never NULL) with data_deleter seq_free_data, as tvm-ffi's own
- * Lists do: tvm-ffi's C++
- * List grows a list it did not make by moving the elements to a new buffer
- * and calling data_deleter on the old one, with no NULL check. An Array that
- * must grow past its inline room moves to such a buffer too, and later
- * growth reallocates it (doubling: amortised O(1) push).
+ * them in a separate buffer (c/seq_buffer.h: a minimal one at capacity 0, so
+ * that data is never NULL) with a data_deleter, as tvm-ffi's own Lists do:
+ * tvm-ffi's C++ List grows a list it did not make by moving the elements to
+ * a new buffer and calling data_deleter on the old one, with no NULL check.
+ * An Array that must grow past its inline room moves to such a buffer too,
+ * and later growth resizes it (doubling: amortised O(1) push).
  *
  * Re-entrancy: releasing an element can run arbitrary deleters, so every
  * operation finishes updating the cell before it releases anything, and
@@ -21,6 +22,7 @@
 
 #include "check.h"
 #include "internal.h"
+#include "seq_buffer.h"
 
 #define SEQ_HEADER_BYTES (sizeof(xffi_object) + sizeof(xffi_seq_cell))
 
@@ -38,12 +40,10 @@ _Static_assert(sizeof(xffi_any) == 16, "Any is 16 bytes");
 
 /* The largest element count whose storage size fits both size_t and int64. */
 static int64_t seq_max_capacity(void) {
-  uint64_t by_size = (uint64_t)((SIZE_MAX - SEQ_HEADER_BYTES) / sizeof(xffi_any));
+  uint64_t by_size = (uint64_t)((XFFI_SEQ_BUFFER_MAX_BYTES - SEQ_HEADER_BYTES) / sizeof(xffi_any));
   uint64_t by_int = (uint64_t)INT64_MAX / sizeof(xffi_any);
   return (int64_t)(by_size < by_int ? by_size : by_int);
 }
-
-static void seq_free_data(void *data) { xffi_free(data); }
 
 /* An owned duplicate of an owned element: a plain copy plus a reference. */
 static inline xffi_any any_dup(const xffi_any *v) {
@@ -69,13 +69,13 @@ static void seq_deleter(void *self, int flags) {
     cell->capacity = 0;
     if (nests) xffi_release_end();
   }
-  if (flags & XFFI_DELETE_MEMORY) xffi_free(self);
+  if (flags & XFFI_DELETE_MEMORY) xffi_runtime_object_free(self);
 }
 
 /* A new empty sequence of the given type (a new reference) with room for
  * capacity elements: inline for an Array, in a separate buffer for a List
- * (see the top of this file). NULL with MemoryError raised on failure,
- * nothing left allocated. */
+ * (see the top of this file). NULL with an error raised on failure
+ * (MemoryError, or a custom object allocator's), nothing left allocated. */
 static xffi_object *seq_alloc(int32_t type_index, int64_t capacity) {
   if (capacity > seq_max_capacity()) {
     xffi_error_raise_out_of_memory();
@@ -83,23 +83,23 @@ static xffi_object *seq_alloc(int32_t type_index, int64_t capacity) {
   }
   int separate = type_index == XFFI_TYPE_LIST;
   size_t bytes = (size_t)capacity * sizeof(xffi_any);
-  xffi_object *obj = xffi_alloc(SEQ_HEADER_BYTES + (separate ? 0 : bytes));
-  void *data = NULL;
-  if (obj && separate && !(data = xffi_alloc(bytes))) {
-    xffi_free(obj);
-    obj = NULL;
-  }
-  if (!obj) {
+  /* The object itself comes from the runtime's object allocator (with the
+   * allocation header); a List's element buffer is plain memory. */
+  xffi_object *obj =
+      xffi_runtime_object_alloc(SEQ_HEADER_BYTES + (separate ? 0 : bytes), _Alignof(xffi_any), type_index);
+  if (!obj) return NULL; /* raised */
+  void *data = (char *)obj + SEQ_HEADER_BYTES;
+  if (separate && !(data = xffi_seq_buffer_new(xffi_seq_cell_of_unchecked(obj), bytes))) {
+    xffi_runtime_object_free(obj);
     xffi_error_raise_out_of_memory();
     return NULL;
   }
-  if (!separate) data = (char *)obj + SEQ_HEADER_BYTES;
   xffi_object_init(obj, type_index, seq_deleter);
   xffi_seq_cell *cell = xffi_seq_cell_of_unchecked(obj);
   cell->data = data;
   cell->size = 0;
   cell->capacity = capacity;
-  cell->data_deleter = separate ? seq_free_data : NULL;
+  cell->data_deleter = separate ? xffi_seq_buffer_free : NULL;
   return obj;
 }
 
@@ -116,19 +116,20 @@ static int seq_reserve_exact(xffi_seq_cell *cell, int64_t capacity) {
   if (capacity > seq_max_capacity()) return xffi_error_raise_out_of_memory();
   size_t bytes = (size_t)capacity * sizeof(xffi_any);
   void *data;
-  if (cell->data_deleter == seq_free_data) {
-    data = xffi_realloc(cell->data, bytes);
+  if (cell->data_deleter == xffi_seq_buffer_free) {
+    data = xffi_seq_buffer_resize(cell->data, bytes);
     if (!data) return xffi_error_raise_out_of_memory();
   } else {
-    data = xffi_alloc(bytes);
+    data = xffi_seq_buffer_new(cell, bytes);
     if (!data) return xffi_error_raise_out_of_memory();
     if (cell->size) memcpy(data, cell->data, (size_t)cell->size * sizeof(xffi_any));
-    /* Storage made by another runtime is handed back to its own deleter. */
+    /* Storage made elsewhere (inline, by C++ code, by another runtime) is
+     * handed back to its own deleter. */
     if (cell->data_deleter) cell->data_deleter(cell->data);
   }
   cell->data = data;
   cell->capacity = capacity;
-  cell->data_deleter = seq_free_data;
+  cell->data_deleter = xffi_seq_buffer_free;
   return XFFI_OK;
 }
 

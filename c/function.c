@@ -1,6 +1,7 @@
 /* c/function.c: Function objects, calls, and argument checking for callees.
  *
- * A Function is one allocation: the header, the tvm-ffi-compatible cell
+ * A Function is one allocation (from the runtime's object allocator, with
+ * tvm-ffi's allocation header in front: c/internal.h): the header, the tvm-ffi-compatible cell
  * { safe_call, cpp_call = NULL }, the resource (public: xffi_function_head),
  * then xffi's private fields. The cell's safe_call receives the object itself
  * as handle (the tvm-ffi convention, so a tvm-ffi runtime can call it too).
@@ -52,7 +53,7 @@ static void func_deleter(void *self, int flags) {
     xffi_object_dec_ref_inline(owner);
     if (nests) xffi_release_end();
   }
-  if (flags & XFFI_DELETE_MEMORY) xffi_free(f);
+  if (flags & XFFI_DELETE_MEMORY) xffi_runtime_object_free(f);
 }
 
 /* Exactly one of direct_call (a direct function: the cell calls it itself)
@@ -63,8 +64,8 @@ static int func_make(xffi_object **out, xffi_safe_call direct_call, xffi_functio
   if (!out) return xffi_raise_null_arg(fn, "out");
   *out = NULL;
   if (!callback && !direct_call) return xffi_raise_null_arg(fn, code_arg);
-  func_object *f = xffi_alloc(sizeof *f);
-  if (!f) return xffi_error_raise_out_of_memory();
+  func_object *f = xffi_runtime_object_alloc(sizeof *f, _Alignof(func_object), XFFI_TYPE_FUNCTION);
+  if (!f) return XFFI_FAIL; /* raised */
   xffi_object_init(&f->header, XFFI_TYPE_FUNCTION, func_deleter);
   f->cell.safe_call = callback ? func_trampoline : direct_call;
   f->cell.cpp_call = NULL;

@@ -91,10 +91,6 @@ void xffi_free(void *ptr);
 void *xffi_alloc_aligned(size_t alignment, size_t size);
 void xffi_free_aligned(void *ptr);
 
-/* A deleter for objects whose whole allocation came from one xffi_alloc and
- * whose contents own nothing: frees the memory on flag 2 or 3. */
-void xffi_deleter_plain(void *self, int flags);
-
 /* ---- The object allocator protocol (c/tvm_object.c) ----
  * Every object the runtime allocates has an xffi_object_alloc_header (its
  * delete_space) in the 8 bytes immediately before its body, and its deleter

@@ -30,18 +30,17 @@ static void map_deleter(void *self, int flags) {
     release_storage((map_object *)self);
     xffi_release_end();
   }
-  if (flags & XFFI_DELETE_MEMORY) xffi_free(self);
+  if (flags & XFFI_DELETE_MEMORY) xffi_runtime_object_free(self);
 }
 
 xffi_object *xffi_map_alloc(int32_t type_index, uint64_t inline_pairs) {
   if (inline_pairs < MAP_SMALL_INIT) inline_pairs = MAP_SMALL_INIT;
   /* 56 bytes and the inline pairs: at least 120, so that the object can
-   * hold the dense fields (80 bytes) when it grows in place. */
-  map_object *m = xffi_alloc(MAP_SMALL_HEADER_BYTES + (size_t)inline_pairs * sizeof(map_pair));
-  if (!m) {
-    xffi_error_raise_out_of_memory();
-    return NULL;
-  }
+   * hold the dense fields (80 bytes) when it grows in place. The object
+   * allocator puts tvm-ffi's allocation header in front (c/internal.h). */
+  map_object *m = xffi_runtime_object_alloc(MAP_SMALL_HEADER_BYTES + (size_t)inline_pairs * sizeof(map_pair),
+                                            _Alignof(map_object), type_index);
+  if (!m) return NULL; /* raised */
   xffi_object_init(&m->header, type_index, map_deleter);
   m->data = (char *)m + MAP_SMALL_HEADER_BYTES;
   m->size = 0;

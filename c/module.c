@@ -4,7 +4,8 @@
  * with tvm-ffi's imports: a module may import others, searched depth first
  * after the module itself.
  *
- * A Module is one allocation: header, a private cell, then the path (the
+ * A Module is one allocation (from the runtime's object allocator, with
+ * tvm-ffi's allocation header in front: c/internal.h): header, a private cell, then the path (the
  * prefix for the system library). Functions taken from a module hold a strong
  * reference to it (xffi_function_new_with_owner), so the library stays loaded
  * until the module and all of them are gone; then the deleter closes it.
@@ -151,17 +152,21 @@ static void module_deleter(void *self, int flags) {
       m->dl_handle = NULL;
     }
   }
-  if (flags & XFFI_DELETE_MEMORY) xffi_free(m);
+  if (flags & XFFI_DELETE_MEMORY) xffi_runtime_object_free(m);
 }
 
 int xffi_module_new_library(xffi_object **out, xffi_module_source source, void *handle, const char *name,
                             int32_t abi_version) {
   *out = NULL;
   size_t len = strlen(name);
-  module_object *m = len < SIZE_MAX - sizeof(module_object) ? xffi_alloc(sizeof(module_object) + len + 1) : NULL;
+  module_object *m = NULL;
+  if (len < SIZE_MAX - sizeof(module_object))
+    m = xffi_runtime_object_alloc(sizeof(module_object) + len + 1, _Alignof(module_object), XFFI_TYPE_MODULE);
+  else
+    xffi_error_raise_out_of_memory();
   if (!m) {
     if (handle) xffi_library_close(handle);
-    return xffi_error_raise_out_of_memory();
+    return XFFI_FAIL; /* raised */
   }
   memset(m, 0, sizeof *m);
   xffi_object_init(&m->header, XFFI_TYPE_MODULE, module_deleter);

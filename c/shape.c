@@ -1,4 +1,5 @@
-/* c/shape.c: Shape objects (header, cell and dimensions in one allocation). */
+/* c/shape.c: Shape objects (header, cell and dimensions in one allocation,
+ * from the runtime's object allocator: c/internal.h). */
 #include <string.h>
 
 #include <xffi/shape.h>
@@ -12,6 +13,11 @@ typedef struct shape_object {
   int64_t dims[];
 } shape_object;
 
+/* The object goes back through its allocation header (c/internal.h). */
+static void shape_deleter(void *self, int flags) {
+  if (flags & XFFI_DELETE_MEMORY) xffi_runtime_object_free(self);
+}
+
 int xffi_shape_new(xffi_object **out, const int64_t *dims, int32_t requested_ndim) {
   XFFI_CHECK_ARG_NOT_NULL(out);
   *out = NULL;
@@ -21,9 +27,10 @@ int xffi_shape_new(xffi_object **out, const int64_t *dims, int32_t requested_ndi
   XFFI_CHECK_ARG(dims, dims || ndim == 0, XFFI_KIND_VALUE, "is NULL but ndim is %zu", ndim);
   if (ndim > (SIZE_MAX - sizeof(shape_object)) / sizeof(int64_t))
     return xffi_error_raise(XFFI_KIND_VALUE, "%s: ndim %zu is too large", __func__, ndim);
-  shape_object *s = (shape_object *)xffi_alloc(sizeof(shape_object) + ndim * sizeof(int64_t));
-  if (!s) return xffi_error_raise_out_of_memory();
-  xffi_object_init(&s->header, XFFI_TYPE_SHAPE, xffi_deleter_plain);
+  shape_object *s =
+      xffi_runtime_object_alloc(sizeof(shape_object) + ndim * sizeof(int64_t), _Alignof(shape_object), XFFI_TYPE_SHAPE);
+  if (!s) return XFFI_FAIL; /* raised */
+  xffi_object_init(&s->header, XFFI_TYPE_SHAPE, shape_deleter);
   if (ndim) memcpy(s->dims, dims, ndim * sizeof(int64_t));
   s->cell.data = s->dims;
   s->cell.size = ndim;

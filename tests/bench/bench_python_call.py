@@ -11,7 +11,10 @@ for --rounds rounds; each process times R repeats of N calls (median), and also
 a Python no-op function in the same loop (the same-process baseline, which
 shows how loaded the machine was). With valgrind, each side also gets
 instructions per call: the whole process under callgrind with N calls minus
-with 0 calls, divided by N.
+with 0 calls, divided by N; and, out of those, the instructions spent in the
+runtime library itself (callgrind's self cost of the functions of the mapped
+libtvm_ffi.so, by callgrind_annotate), which the import's noise does not
+reach: on the wheel that is TVMFFIFunctionCall's one jump.
 The overlay's process checks that the wheel's libtvm_ffi.so is not mapped
 (compared by inode) and that the libtvm_ffi.so serving it is xffi's (it
 exports xffi_string_new); it fails otherwise.
@@ -29,6 +32,7 @@ A benchmark, not a test: it asserts nothing about the figures."""
 import argparse
 import json
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -125,9 +129,26 @@ def run_child(env_extra, args):
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
+def runtime_self_cost(out):
+    """Instructions spent in libtvm_ffi.so's own functions (self cost), or None."""
+    if not shutil.which("callgrind_annotate"):
+        return None
+    done = subprocess.run(["callgrind_annotate", "--threshold=100", "--inclusive=no", out],
+                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    if done.returncode != 0:
+        return None
+    total = 0
+    for line in done.stdout.splitlines():
+        match = re.match(r"\s*([\d,]+)\s.*\[(.+)\]\s*$", line)
+        if match and os.path.basename(match.group(2)) == "libtvm_ffi.so":
+            total += int(match.group(1).replace(",", ""))
+    return total
+
+
 def callgrind_per_call(env_extra, forbid, calls):
-    """Instructions per call: a process with `calls` calls minus one with none."""
-    totals = []
+    """Instructions per call, (whole process, in the runtime library): a process
+    with `calls` calls minus one with none."""
+    totals, in_runtime = [], []
     for count in (calls, 0):
         with tempfile.NamedTemporaryFile(prefix="bench_python_call_cg.", delete=False) as f:
             out = f.name
@@ -142,18 +163,21 @@ def callgrind_per_call(env_extra, forbid, calls):
         if forbid:
             args += ["--forbid", forbid]
         done = subprocess.run(args, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-        total = None
+        total = runtime = None
         if done.returncode == 0:
             with open(out) as f:
                 for line in f:
                     if line.startswith(("totals:", "summary:")):
                         total = float(line.split(":")[1].split()[0])
                         break
+            runtime = runtime_self_cost(out)
         os.unlink(out)
         if total is None:
-            return None
+            return None, None
         totals.append(total)
-    return (totals[0] - totals[1]) / calls
+        in_runtime.append(runtime)
+    runtime = None if None in in_runtime else (in_runtime[0] - in_runtime[1]) / calls
+    return (totals[0] - totals[1]) / calls, runtime
 
 
 def prepare_overlay(options):
@@ -206,17 +230,18 @@ def driver(options):
         sides["xffi"]["error"] = "no wheel run to compare with"
 
     use_callgrind = not options.no_callgrind and shutil.which("valgrind") is not None
-    instructions = {}
+    instructions, in_runtime = {}, {}
     for name in ("wheel", "xffi"):
         side = sides[name]
         if use_callgrind and side["results"] and not side["error"]:
-            instructions[name] = callgrind_per_call(side["env"], wheel_library if name == "xffi" else None,
-                                                    options.callgrind_calls)
+            instructions[name], in_runtime[name] = callgrind_per_call(
+                side["env"], wheel_library if name == "xffi" else None, options.callgrind_calls)
 
     labels = list(sides["wheel"]["results"][0]["rows"]) if sides["wheel"]["results"] else []
     medians = {name: {label: statistics.median(r["rows"][label] for r in side["results"]) for label in labels}
                for name, side in sides.items() if side["results"] and not side["error"]}
-    print(f"{'op':<40} {'runtime':<8} {'ns/call':>9} {'x wheel':>8} {'instr/call':>11} {'x wheel':>8}")
+    print(f"{'op':<40} {'runtime':<8} {'ns/call':>9} {'x wheel':>8} {'instr/call':>11} {'x wheel':>8} "
+          f"{'in runtime':>10}")
     records = []
     for label in labels:
         for name in ("wheel", "xffi"):
@@ -228,13 +253,16 @@ def driver(options):
             base_instr = instructions.get("wheel") if label == "nop()" else None
             ratio = value / base if base else None
             instr_ratio = instr / base_instr if instr is not None and base_instr else None
+            runtime_instr = in_runtime.get(name) if label == "nop()" else None
             records.append({"op": label, "runtime": name, "ns": round(value, 2), "ns_ratio": ratio and round(ratio, 3),
                             "instructions": instr and round(instr, 1),
                             "instructions_ratio": instr_ratio and round(instr_ratio, 3),
+                            "instructions_in_runtime": runtime_instr and round(runtime_instr, 2),
                             "rounds": len(sides[name]["results"])})
             print(f"{label:<40} {name:<8} {value:>9.2f} {ratio:>8.2f} "
                   f"{'-' if instr is None else f'{instr:.1f}':>11} "
-                  f"{'-' if instr_ratio is None else f'{instr_ratio:.2f}':>8}")
+                  f"{'-' if instr_ratio is None else f'{instr_ratio:.2f}':>8} "
+                  f"{'-' if runtime_instr is None else f'{runtime_instr:.2f}':>10}")
     for name, side in sides.items():
         if side["results"]:
             print(f"{name}: package {side['results'][0]['package']}; runtime {', '.join(side['results'][0]['runtime'])}")

@@ -164,6 +164,16 @@ static void test_call_bad_input(void **state) {
   assert_raised(XFFI_KIND_VALUE, "num_args is negative (-1)");
   assert_int_equal(TVMFFIFunctionCall(f, NULL, 2, &result), -1);
   assert_raised(XFFI_KIND_VALUE, "args is NULL but num_args is 2");
+  /* A negative count is refused with arguments given too (the fast path
+   * tests its sign only when it is not 0). */
+  xffi_any one = xffi_any_int(1);
+  assert_int_equal(TVMFFIFunctionCall(f, &one, -3, &result), -1);
+  assert_raised(XFFI_KIND_VALUE, "num_args is negative (-3)");
+  assert_int_equal(TVMFFIFunctionCall(f, &one, INT32_MIN, &result), -1);
+  assert_raised(XFFI_KIND_VALUE, "num_args is negative (-2147483648)");
+  /* The checks come in a fixed order: result, func, num_args, args. */
+  assert_int_equal(TVMFFIFunctionCall(NULL, NULL, -1, NULL), -1);
+  assert_raised(XFFI_KIND_VALUE, "TVMFFIFunctionCall: result is NULL");
   xffi_object_dec_ref(f);
 }
 

@@ -396,6 +396,8 @@ static void test_env_entry_points_refuse_bad_input(void **state) {
 
 /* ---- Libraries (ELF: tests/cmake/tvm_module.cmake) ---- */
 #if defined(XFFI_TEST_TVM_MODULE_PLUGINS)
+#  include "counting_object_allocator.h"
+
 static xffi_object *load(const char *path) {
   xffi_object *m;
   assert_int_equal(xffi_module_load(&m, path), XFFI_OK);
@@ -461,6 +463,28 @@ static void test_loader_writes_context_symbols_and_library_ctx(void **state) {
   xffi_object_dec_ref(ctx);
   xffi_object_dec_ref(value);
   xffi_object_dec_ref(m);
+}
+
+/* A loaded library's Module and the Functions taken from it come from the
+ * object allocator in use when they were made, and go back to it after it
+ * was replaced (the allocation header, c/internal.h). */
+static void test_loaded_module_goes_back_to_its_allocator(void **state) {
+  (void)state;
+  memset(&counter, 0, sizeof(counter));
+  static xffi_custom_allocator mine = {counting_allocate, &counter}; /* outlives a failed test */
+  assert_int_equal(TVMFFISetCustomAllocator(&mine), 0);
+  xffi_object *m = load(XFFI_TEST_PLUGIN_TVM_MODULE_DEP);
+  assert_int_equal(counter.allocated, 1);
+  assert_int_equal(counter.last_type_index, XFFI_TYPE_MODULE);
+  xffi_object *twice = get_function(m, "twice", 0);
+  assert_int_equal(counter.allocated, 2);
+  assert_ptr_equal(header_of(m)->delete_space, counting_delete_space);
+  assert_ptr_equal(header_of(twice)->delete_space, counting_delete_space);
+  assert_int_equal(TVMFFISetCustomAllocator(NULL), 0);
+  xffi_object_dec_ref(m); /* the function holds the module */
+  assert_int_equal(counter.freed, 0);
+  xffi_object_dec_ref(twice);
+  assert_int_equal(counter.freed, 2);
 }
 
 static void test_imports_are_searched_depth_first_after_the_module(void **state) {
@@ -725,6 +749,7 @@ static void test_tvm_ffi_cxx_library_runs_on_xffi(void **state) {
 
 #  define TVM_MODULE_PLUGIN_TESTS                                                    \
     cmocka_unit_test(test_loader_writes_context_symbols_and_library_ctx),            \
+        cmocka_unit_test(test_loaded_module_goes_back_to_its_allocator),             \
         cmocka_unit_test(test_imports_are_searched_depth_first_after_the_module),    \
         cmocka_unit_test(test_lookup_from_imports_caches_and_falls_back_to_globals), \
         cmocka_unit_test(test_library_bin_builds_the_import_tree),                   \

@@ -1,6 +1,7 @@
 /* tvm-ffi's version, reference counting, opaque objects and the custom
  * allocator protocol (header before the body, delete_space on the last weak
  * release, each object freed by the allocator that made it). */
+#include "counting_object_allocator.h"
 #include "failing_allocator.h"
 
 #include "test_util.h"
@@ -78,39 +79,6 @@ static void test_create_opaque_out_of_memory(void **state) {
   assert_null(obj);
   assert_raised(XFFI_KIND_MEMORY, "out of memory");
 }
-
-/* A counting allocator with a private 16-byte prefix, as tvm_ffi's Python
- * installs: {tag; header} before the body. */
-typedef struct counting {
-  int allocated, freed, fail_without_raising;
-  int32_t last_type_index;
-} counting;
-static counting counter;
-
-static void counting_delete_space(void *body) {
-  counter.freed++;
-  free(*(void **)((char *)body - 16));
-}
-
-/* malloc and align by hand (aligned_alloc is not everywhere): the body is
- * at least 16 bytes into the block, and the block's address sits 16 bytes
- * before the body. */
-static void *counting_allocate(size_t size, size_t alignment, int32_t type_index, void *context) {
-  counting *c = context;
-  if (c->fail_without_raising) return NULL;
-  if (alignment < 16) alignment = 16;
-  char *block = malloc(16 + alignment + size);
-  if (!block) return NULL;
-  char *body = block + 16;
-  body += (alignment - (uintptr_t)body % alignment) % alignment;
-  *(void **)(body - 16) = block;
-  ((xffi_object_alloc_header *)(void *)(body - sizeof(xffi_object_alloc_header)))->delete_space = counting_delete_space;
-  c->allocated++;
-  c->last_type_index = type_index;
-  return body;
-}
-
-static xffi_object_alloc_header *header_of(const void *obj) { return (xffi_object_alloc_header *)obj - 1; }
 
 static void test_custom_allocator_protocol(void **state) {
   (void)state;
@@ -200,6 +168,88 @@ static void test_every_runtime_object_has_the_header(void **state) {
   }
 }
 
+/* Callees of the Functions below: they do nothing. */
+static int nop_callback(void *resource, const xffi_any *args, int32_t num_args, xffi_any *result) {
+  (void)resource, (void)args, (void)num_args;
+  *result = xffi_any_none();
+  return 0;
+}
+static int nop_safe_call(void *handle, const xffi_any *args, int32_t num_args, xffi_any *result) {
+  return nop_callback(handle, args, num_args, result);
+}
+static int resources_released;
+static void count_resource_release(void *resource) {
+  (void)resource;
+  resources_released++;
+}
+
+/* The containers, Shapes, Functions and Modules the runtime makes have the
+ * header too, from the built-in allocator and from a custom one, and go back
+ * to the allocator that made them. Growing a List, Map or Dict moves its
+ * storage, never the object, so the header stays. */
+static void test_containers_functions_and_modules_have_the_header(void **state) {
+  (void)state;
+  enum { PAIRS = 20 };
+  xffi_any keys[PAIRS], values[PAIRS];
+  for (int i = 0; i < PAIRS; ++i) keys[i] = xffi_any_int(i), values[i] = xffi_any_int(100 + i);
+  for (int custom = 0; custom < 2; ++custom) {
+    memset(&counter, 0, sizeof(counter));
+    resources_released = 0;
+    xffi_custom_allocator mine = {counting_allocate, &counter};
+    if (custom) assert_int_equal(TVMFFISetCustomAllocator(&mine), 0);
+    xffi_object *array = NULL, *list = NULL, *small = NULL, *dense = NULL, *dict = NULL, *shape = NULL;
+    xffi_object *callback = NULL, *direct = NULL;
+    void *created = NULL, *created_direct = NULL;
+    assert_int_equal(xffi_array_new(&array, values, 3), XFFI_OK);
+    assert_int_equal(xffi_list_new(&list, values, 2), XFFI_OK);
+    for (int i = 0; i < PAIRS; ++i) assert_int_equal(xffi_list_push(list, &values[i]), XFFI_OK); /* buffer grows */
+    assert_int_equal(xffi_map_new(&small, keys, values, 3), XFFI_OK);
+    assert_int_equal(xffi_map_new(&dense, keys, values, PAIRS), XFFI_OK);
+    assert_int_equal(xffi_dict_new(&dict, keys, values, 2), XFFI_OK);
+    for (int i = 2; i < PAIRS; ++i) assert_int_equal(xffi_dict_set(dict, &keys[i], &values[i]), XFFI_OK); /* to dense */
+    int64_t dims[] = {2, 3, 4};
+    assert_int_equal(xffi_shape_new(&shape, dims, 3), XFFI_OK);
+    assert_int_equal(xffi_function_new(&callback, nop_callback, NULL, NULL), XFFI_OK);
+    assert_int_equal(xffi_function_new_direct(&direct, nop_safe_call, NULL, NULL), XFFI_OK);
+    assert_int_equal(TVMFFIFunctionCreate(&counter, nop_safe_call, count_resource_release, &created), 0);
+    assert_int_equal(TVMFFIFunctionCreate(NULL, nop_safe_call, NULL, &created_direct), 0);
+    xffi_object *objects[] = {array, list, small, dense, dict, shape, callback, direct, created, created_direct};
+    enum { COUNT = sizeof(objects) / sizeof(objects[0]) };
+    for (size_t i = 0; i < COUNT; ++i) {
+      assert_non_null(header_of(objects[i])->delete_space);
+      if (custom) assert_ptr_equal(header_of(objects[i])->delete_space, counting_delete_space);
+    }
+    if (custom) {
+      assert_int_equal(counter.allocated, COUNT);
+      assert_int_equal(TVMFFISetCustomAllocator(NULL), 0);
+    }
+    int64_t length = 0;
+    assert_int_equal(xffi_map_length(&length, dict), XFFI_OK);
+    assert_int_equal(length, PAIRS);
+    for (size_t i = 0; i < COUNT; ++i) xffi_object_dec_ref(objects[i]);
+    assert_int_equal(resources_released, 1);
+    if (custom) assert_int_equal(counter.freed, COUNT);
+
+    /* The system library's Module (made once per prefix, kept for the
+     * process: a prefix of this test's own for each allocator). */
+    if (custom) assert_int_equal(TVMFFISetCustomAllocator(&mine), 0);
+    void *system_lib = NULL;
+    xffi_byte_array name = {"ffi.SystemLib", 13};
+    assert_int_equal(TVMFFIFunctionGetGlobal(&name, &system_lib), 0);
+    xffi_any prefix = xffi_any_c_str(custom ? "alloc_header_custom_" : "alloc_header_builtin_"), module;
+    assert_int_equal(TVMFFIFunctionCall(system_lib, &prefix, 1, &module), 0);
+    assert_int_equal(module.type_index, XFFI_TYPE_MODULE);
+    assert_non_null(header_of(module.v_obj)->delete_space);
+    if (custom) {
+      assert_ptr_equal(header_of(module.v_obj)->delete_space, counting_delete_space);
+      assert_int_equal(counter.last_type_index, XFFI_TYPE_MODULE);
+      assert_int_equal(TVMFFISetCustomAllocator(NULL), 0);
+    }
+    xffi_any_release(&module);
+    TVMFFIObjectDecRef(system_lib);
+  }
+}
+
 static void test_custom_allocator_failures(void **state) {
   (void)state;
   memset(&counter, 0, sizeof(counter));
@@ -227,6 +277,7 @@ int main(void) {
       cmocka_unit_test(test_create_opaque_out_of_memory),
       cmocka_unit_test(test_custom_allocator_protocol),
       cmocka_unit_test(test_every_runtime_object_has_the_header),
+      cmocka_unit_test(test_containers_functions_and_modules_have_the_header),
       cmocka_unit_test(test_custom_allocator_failures),
   };
   return cmocka_run_group_tests_name("tvm_object", tests, NULL, NULL);

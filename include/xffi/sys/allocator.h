@@ -33,7 +33,13 @@
  * Objects. Objects the runtime allocates come from tvm-ffi's object
  * allocator (TVMFFISetCustomAllocator, xffi/tvm_ffi.h) with its allocation
  * header before the body; its built-in allocator, in use until one is set,
- * takes its blocks from this allocator. */
+ * takes its blocks from this allocator.
+ *
+ * Not from here: the element buffer tvm-ffi's C++ code (List::push_back,
+ * List::reserve) puts into a List xffi made. That buffer comes from C++'s
+ * ::operator new and keeps the list's deleter, so xffi gives it back with the
+ * C library's free (what the default ::operator delete does), never to this
+ * allocator, and moves the elements to a buffer of its own before growing. */
 #ifndef XFFI_SYS_ALLOCATOR_H
 #define XFFI_SYS_ALLOCATOR_H
 
