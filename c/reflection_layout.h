@@ -1,0 +1,42 @@
+/* c/reflection_layout.h: the checks a field record passes before the
+ * registry keeps it (c/reflection_layout.c), shared by every way of
+ * registering a field (TVMFFITypeRegisterField, xffi_type_register_field,
+ * the XFFI_REFLECT_* macros). */
+#ifndef XFFI_REFLECTION_LAYOUT_H
+#define XFFI_REFLECTION_LAYOUT_H
+
+#include <xffi/reflection.h>
+
+#include "internal.h"
+
+/* Which rules apply: tvm-ffi's own C++ registration gives read-only fields a
+ * setter too, so only xffi's forms refuse that. */
+typedef enum xffi_field_rules {
+  XFFI_FIELD_RULES_TVM_FFI = 0, /* what tvm-ffi's registrations legitimately send */
+  XFFI_FIELD_RULES_STRICT = 1   /* xffi's forms: also no setter on a read-only field */
+} xffi_field_rules;
+
+/* Checks info (borrowed) as a new field of type (borrowed): a non-empty
+ * name, a getter, a non-negative offset past the object header, a
+ * positive power-of-two alignment that the offset is a multiple of, a size
+ * that is not negative and, when type has metadata with a total size,
+ * offset + size within it. ValueError "<function>: field 'name' of T: ..."
+ * otherwise. Raises nothing else, allocates nothing. */
+int xffi_field_layout_check(const char *function, const xffi_type_info *type, const xffi_field_info *info,
+                            xffi_field_rules rules) XFFI_INTERNAL;
+
+/* Checks that every field type has (its own, not its ancestors') lies within
+ * total_size, for metadata registered after the fields: ValueError naming
+ * the first field outside. total_size <= 0 (unknown) passes. */
+int xffi_field_layout_check_total_size(const char *function, const xffi_type_info *type,
+                                       int32_t total_size) XFFI_INTERNAL;
+
+/* Registers the count records infos[0..count) (borrowed) as new fields of
+ * type_index, all or none: under one lock hold every record is checked
+ * (names new to the type and to the batch, xffi_field_layout_check by rules)
+ * and copied as xffi_type_register_field documents, then the count grows
+ * once. function names the caller in messages (c/type_reflection.c). */
+int xffi_type_register_fields_in(const char *function, int32_t type_index, const xffi_field_info *infos,
+                                 int32_t count, xffi_field_rules rules) XFFI_INTERNAL;
+
+#endif /* XFFI_REFLECTION_LAYOUT_H */
