@@ -18,6 +18,7 @@
 #include "check.h"
 #include "global_args.h"
 #include "globals_container.h"
+#include "reflection_construct.h"
 #include "type_internal.h"
 
 /* Fields one constructor binds at most (all ancestors' included): the
@@ -210,6 +211,10 @@ static int auto_init(void *resource, const xffi_any *args, int32_t num_args, xff
   }
   *result = xffi_any_object(obj); /* the new reference moves into the result */
   return XFFI_OK;
+}
+
+int xffi_auto_init_call(int32_t type_index, const xffi_any *args, int32_t num_args, xffi_any *result) {
+  return auto_init((void *)(intptr_t)type_index, args, num_args, result);
 }
 
 static int register_auto_init(int32_t type_index) {
