@@ -44,8 +44,8 @@ int xffi_field_layout_check(const char *function, const xffi_type_info *type, co
   if (metadata && outside(info, metadata->total_size))
     return raise_field(function, type, info, "offset %lld + size %lld lies outside the object's total size %d",
                        (long long)info->offset, (long long)info->size, (int)metadata->total_size);
-  if (rules == XFFI_FIELD_RULES_STRICT && !(info->flags & XFFI_FIELD_WRITABLE) && info->setter)
-    return raise_field(function, type, info, "is read-only (no XFFI_FIELD_WRITABLE) but has a setter");
+  if (rules == XFFI_FIELD_RULES_STRICT && (info->flags & XFFI_FIELD_WRITABLE) && !info->setter)
+    return raise_field(function, type, info, "is writable (XFFI_FIELD_WRITABLE) but info->setter is NULL");
   return XFFI_OK;
 }
 

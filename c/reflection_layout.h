@@ -9,11 +9,13 @@
 
 #include "internal.h"
 
-/* Which rules apply: tvm-ffi's own C++ registration gives read-only fields a
- * setter too, so only xffi's forms refuse that. */
+/* Which rules apply. A read-only field has a setter in tvm-ffi's records
+ * too (construction and copies write it; writes by name refuse it), so
+ * that is never refused; a writable field without one is, from xffi's
+ * forms. */
 typedef enum xffi_field_rules {
   XFFI_FIELD_RULES_TVM_FFI = 0, /* what tvm-ffi's registrations legitimately send */
-  XFFI_FIELD_RULES_STRICT = 1   /* xffi's forms: also no setter on a read-only field */
+  XFFI_FIELD_RULES_STRICT = 1   /* xffi's forms: also a setter on every writable field */
 } xffi_field_rules;
 
 /* Checks info (borrowed) as a new field of type (borrowed): a non-empty

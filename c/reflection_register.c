@@ -73,12 +73,12 @@ static int record_of(const char *function, xffi_field_info *info, const xffi_ref
   info->field_static_type_index = spec->static_type_index;
   info->default_value_or_factory = (spec->flags & XFFI_FIELD_HAS_DEFAULT) ? spec->default_value : xffi_any_none();
   if (xffi_field_getter_for_type(&info->getter, spec->static_type_index) != XFFI_OK) return XFFI_FAIL;
-  if (spec->flags & XFFI_FIELD_WRITABLE) {
-    xffi_field_setter setter;
-    if (xffi_field_setter_for_type(&setter, spec->static_type_index) != XFFI_OK) return XFFI_FAIL;
-    /* The record keeps a function pointer in a void* slot (tvm-ffi's layout). */
-    memcpy(&info->setter, &setter, sizeof(setter));
-  }
+  /* Read-only fields get a setter too, as in tvm-ffi: construction and
+   * copies write them; writes by name check XFFI_FIELD_WRITABLE first. */
+  xffi_field_setter setter;
+  if (xffi_field_setter_for_type(&setter, spec->static_type_index) != XFFI_OK) return XFFI_FAIL;
+  /* The record keeps a function pointer in a void* slot (tvm-ffi's layout). */
+  memcpy(&info->setter, &setter, sizeof(setter));
   return XFFI_OK;
 }
 

@@ -228,7 +228,9 @@ XFFI_API int xffi_reflect_fields(int32_t type_index, const xffi_reflect_field_sp
                                                                       (field_flags), (field_doc)),         \
                       1)
 
-/* A field that reflection reads but never writes (no setter). */
+/* A field that writes by name (xffi_object_set_field, Python attributes)
+ * refuse; construction and copies still set it through its setter, as
+ * tvm-ffi's read-only fields. */
 #define XFFI_REFLECT_FIELD_READONLY(type_index, struct_type, member, static_type, field_doc) \
   XFFI_REFLECT_FIELD(type_index, struct_type, member, static_type, 0, field_doc)
 
