@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "reflection_index.h"
 #include "reflection_layout.h"
 #include "type_internal.h"
 
@@ -122,16 +123,30 @@ int xffi_type_register_fields_in(const char *function, int32_t type_index, const
                                   &fields[texts_copied].metadata};
       if (copy_texts(texts, 3) != XFFI_OK) status = xffi_error_raise_out_of_memory();
     }
+    xffi_field_index *index = NULL;
+    if (status == XFFI_OK) {
+      /* Past the published count, the records are invisible to readers
+       * until the count grows: the index can be built from them in place. */
+      int32_t base = entry->stored.info.num_fields;
+      xffi_field_info *records = (xffi_field_info *)entry->stored.info.fields;
+      memcpy(&records[base], fields, (size_t)count * sizeof(xffi_field_info));
+      index = xffi_field_index_build(records, base + count);
+      if (!index || (entry->field_index && xffi_type_retire((void *)entry->field_index) != XFFI_OK)) {
+        xffi_free(index);
+        status = xffi_error_raise_out_of_memory();
+      }
+    }
     if (status == XFFI_OK) {
       int32_t base = entry->stored.info.num_fields;
       for (int32_t k = 0; k < count; ++k) {
-        xffi_field_info *field = &fields[k];
+        const xffi_field_info *field = &fields[k];
         /* The setter, when it is a Function, stays alive as long as the record. */
         if ((field->flags & XFFI_FIELD_SETTER_IS_FUNCTION) && field->setter) xffi_object_inc_ref(field->setter);
-        ((xffi_field_info *)entry->stored.info.fields)[base + k] = *field;
       }
-      /* One count store: readers see the whole batch or none of it. */
+      /* One count store: readers see the whole batch or none of it; the
+       * index comes after, so a reader that sees it sees its fields. */
       __atomic_store_n(&entry->stored.info.num_fields, base + count, __ATOMIC_RELEASE);
+      __atomic_store_n(&entry->field_index, index, __ATOMIC_RELEASE);
     } else {
       /* Each name's block holds all three texts of its field. */
       for (int32_t k = 0; k < texts_copied; ++k) xffi_free((void *)fields[k].name.data);
