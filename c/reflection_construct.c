@@ -34,7 +34,13 @@ int xffi_object_construct(xffi_any *out, int32_t type_index, const xffi_any *arg
   xffi_any made = xffi_any_none();
   xffi_object *init = init_attr_of(type_index);
   if (!init) {
-    if (xffi_auto_init_call(type_index, args, num_args, &made) != XFFI_OK) return XFFI_FAIL;
+    /* The constructor ffi._RegisterFFIInit would register, made for this
+     * call only: the type keeps no attribute it did not ask for. */
+    xffi_object *generated = NULL;
+    if (xffi_auto_init_function_new(&generated, fn, type_index) != XFFI_OK) return XFFI_FAIL;
+    int status = xffi_function_call(generated, args, num_args, &made);
+    xffi_object_dec_ref(generated);
+    if (status != XFFI_OK) return XFFI_FAIL;
   } else {
     if (xffi_function_call(init, args, num_args, &made) != XFFI_OK) return XFFI_FAIL;
     int is_a = 0;

@@ -77,7 +77,7 @@ static void test_bad_arguments_are_clear_errors_and_leak_nothing(void **state) {
   expect_error(XFFI_KIND_TYPE, "test.reflect.Sensor.__ffi_init__() got multiple values for argument 'count'");
   xffi_any mistyped[] = {text("five"), xffi_any_float(1)};
   assert_int_equal(xffi_object_construct(&out, sensor_index, mistyped, 2), XFFI_FAIL);
-  assert_raised(XFFI_KIND_TYPE, "test.reflect.Sensor.__ffi_init__() field 'count': ");
+  assert_raised(XFFI_KIND_TYPE, "test.reflect.Sensor.__ffi_init__() field 'count':");
   xffi_any too_many[] = {xffi_any_int(1), xffi_any_float(1), text("x"), xffi_any_int(4)};
   assert_int_equal(xffi_object_construct(&out, sensor_index, too_many, 4), XFFI_FAIL);
   expect_error(XFFI_KIND_TYPE,
