@@ -46,9 +46,8 @@ xffi_field_index *xffi_field_index_build(const xffi_field_info *fields, int32_t 
 /* The field called name (size bytes, hash from xffi_field_name_hash) among
  * fields indexed by index, or NULL. fields must be the level's array loaded
  * after index (it holds every position the index names). */
-static inline const xffi_field_info *xffi_field_index_find(const xffi_field_index *index,
-                                                           const xffi_field_info *fields, const char *name,
-                                                           size_t size, uint32_t hash) {
+static inline const xffi_field_info *xffi_field_index_find(const xffi_field_index *index, const xffi_field_info *fields,
+                                                           const char *name, size_t size, uint32_t hash) {
   for (uint32_t i = hash & index->mask;; i = (i + 1) & index->mask) {
     const xffi_field_index_slot *slot = &index->slots[i];
     if (!slot->position_plus_one) return NULL;

@@ -38,7 +38,7 @@ int xffi_field_layout_check_total_size(const char *function, const xffi_type_inf
  * (names new to the type and to the batch, xffi_field_layout_check by rules)
  * and copied as xffi_type_register_field documents, then the count grows
  * once. function names the caller in messages (c/type_reflection.c). */
-int xffi_type_register_fields_in(const char *function, int32_t type_index, const xffi_field_info *infos,
-                                 int32_t count, xffi_field_rules rules) XFFI_INTERNAL;
+int xffi_type_register_fields_in(const char *function, int32_t type_index, const xffi_field_info *infos, int32_t count,
+                                 xffi_field_rules rules) XFFI_INTERNAL;
 
 #endif /* XFFI_REFLECTION_LAYOUT_H */

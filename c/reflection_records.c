@@ -10,8 +10,7 @@
 
 static const xffi_type_info *type_arg(const char *function, int32_t type_index) {
   const xffi_type_info *info = xffi_type_info_find(type_index);
-  if (!info)
-    xffi_raise_arg(XFFI_KIND_INDEX, function, "type_index", "%d is not a registered type", (int)type_index);
+  if (!info) xffi_raise_arg(XFFI_KIND_INDEX, function, "type_index", "%d is not a registered type", (int)type_index);
   return info;
 }
 

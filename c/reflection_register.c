@@ -98,8 +98,7 @@ int xffi_reflect_fields(int32_t type_index, const xffi_reflect_field_spec *specs
   return reflect_fields(__func__, type_index, specs, count);
 }
 
-int xffi_reflect_field_with_default(int32_t type_index, const xffi_reflect_field_spec *spec,
-                                    xffi_any default_value) {
+int xffi_reflect_field_with_default(int32_t type_index, const xffi_reflect_field_spec *spec, xffi_any default_value) {
   if (!spec) return xffi_raise_null_arg(__func__, "spec");
   xffi_reflect_field_spec with_default = *spec;
   with_default.flags |= XFFI_FIELD_HAS_DEFAULT;
@@ -138,14 +137,14 @@ int xffi_reflect_method(int32_t type_index, const char *name, xffi_function_call
 
 int xffi_reflect_type(int32_t type_index, int64_t total_size, xffi_object_creator creator,
                       int32_t structural_eq_hash_kind, const char *doc) {
-  XFFI_CHECK_ARG(total_size, total_size >= (int64_t)sizeof(xffi_object) && total_size <= INT32_MAX,
-                 XFFI_KIND_VALUE, "is %lld (expected the object's size: %zu to %d bytes, header included)",
-                 (long long)total_size, sizeof(xffi_object), INT32_MAX);
-  XFFI_CHECK_ARG(structural_eq_hash_kind,
-                 structural_eq_hash_kind >= XFFI_SEQ_HASH_UNSUPPORTED &&
-                     structural_eq_hash_kind <= XFFI_SEQ_HASH_UNIQUE_INSTANCE,
-                 XFFI_KIND_VALUE, "is %d (expected an XFFI_SEQ_HASH_* kind, 0 to %d)", (int)structural_eq_hash_kind,
-                 XFFI_SEQ_HASH_UNIQUE_INSTANCE);
+  XFFI_CHECK_ARG(total_size, total_size >= (int64_t)sizeof(xffi_object) && total_size <= INT32_MAX, XFFI_KIND_VALUE,
+                 "is %lld (expected the object's size: %zu to %d bytes, header included)", (long long)total_size,
+                 sizeof(xffi_object), INT32_MAX);
+  XFFI_CHECK_ARG(
+      structural_eq_hash_kind,
+      structural_eq_hash_kind >= XFFI_SEQ_HASH_UNSUPPORTED && structural_eq_hash_kind <= XFFI_SEQ_HASH_UNIQUE_INSTANCE,
+      XFFI_KIND_VALUE, "is %d (expected an XFFI_SEQ_HASH_* kind, 0 to %d)", (int)structural_eq_hash_kind,
+      XFFI_SEQ_HASH_UNIQUE_INSTANCE);
   xffi_type_metadata metadata = {text_of(doc), creator, (int32_t)total_size, structural_eq_hash_kind};
   return xffi_type_register_metadata_in(__func__, type_index, &metadata);
 }

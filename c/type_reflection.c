@@ -67,13 +67,14 @@ static int same_name(const xffi_byte_array *a, const xffi_byte_array *b) {
 
 /* Under the lock: whether the batch fields[0..count) fits entry (names new
  * to the type and to the batch, layouts valid). Raises otherwise. */
-static int check_batch(const char *function, const xffi_type_entry *entry, const xffi_field_info *fields,
-                       int32_t count, xffi_field_rules rules) {
+static int check_batch(const char *function, const xffi_type_entry *entry, const xffi_field_info *fields, int32_t count,
+                       xffi_field_rules rules) {
   const xffi_type_info *type = &entry->stored.info;
   for (int32_t k = 0; k < count; ++k) {
     const xffi_field_info *info = &fields[k];
     int duplicate = 0;
-    for (int32_t i = 0; i < type->num_fields && !duplicate; ++i) duplicate = same_name(&type->fields[i].name, &info->name);
+    for (int32_t i = 0; i < type->num_fields && !duplicate; ++i)
+      duplicate = same_name(&type->fields[i].name, &info->name);
     for (int32_t i = 0; i < k && !duplicate; ++i) duplicate = same_name(&fields[i].name, &info->name);
     if (duplicate)
       return xffi_raise_arg(XFFI_KIND_VALUE, function, "info->name", "'%.*s' is already a field of %s",
@@ -87,8 +88,8 @@ static void release_defaults(xffi_field_info *fields, int32_t count) {
   for (int32_t k = 0; k < count; ++k) xffi_any_release(&fields[k].default_value_or_factory);
 }
 
-int xffi_type_register_fields_in(const char *function, int32_t type_index, const xffi_field_info *infos,
-                                 int32_t count, xffi_field_rules rules) {
+int xffi_type_register_fields_in(const char *function, int32_t type_index, const xffi_field_info *infos, int32_t count,
+                                 xffi_field_rules rules) {
   if (!infos) return xffi_raise_null_arg(function, "info");
   if (count <= 0) return xffi_raise_arg(XFFI_KIND_VALUE, function, "count", "is %d (expected 1 or more)", (int)count);
   for (int32_t k = 0; k < count; ++k)
@@ -114,9 +115,8 @@ int xffi_type_register_fields_in(const char *function, int32_t type_index, const
     xffi_type_entry *entry = xffi_type_entry_at(type_index);
     if (!entry) status = raise_no_type(function, type_index);
     if (status == XFFI_OK) status = check_batch(function, entry, fields, count, rules);
-    if (status == XFFI_OK &&
-        reserve((const void **)&entry->stored.info.fields, entry->stored.info.num_fields, count,
-                &entry->field_capacity, sizeof(xffi_field_info)) != XFFI_OK)
+    if (status == XFFI_OK && reserve((const void **)&entry->stored.info.fields, entry->stored.info.num_fields, count,
+                                     &entry->field_capacity, sizeof(xffi_field_info)) != XFFI_OK)
       status = xffi_error_raise_out_of_memory();
     for (; status == XFFI_OK && texts_copied < count; ++texts_copied) {
       xffi_byte_array *texts[] = {&fields[texts_copied].name, &fields[texts_copied].doc,

@@ -44,15 +44,15 @@ static int sensor_trips(void *resource, const xffi_any *args, int32_t num_args, 
 
 static int register_sensor(void) {
   xffi_any unnamed = xffi_any_none();
-  int ok = xffi_type_register(&sensor_type, "tour.Sensor", XFFI_TYPE_OBJECT) == XFFI_OK &&
-           XFFI_REFLECT_TYPE(sensor_type, sensor, sensor_create, XFFI_SEQ_HASH_TREE_NODE, "a sensor") == XFFI_OK &&
-           xffi_any_from_str(&unnamed, "unnamed", 7) == XFFI_OK &&
-           XFFI_REFLECT_FIELD_DEFAULT(sensor_type, sensor, name, XFFI_TYPE_STRING, 0, "its label", unnamed) ==
-               XFFI_OK &&
-           XFFI_REFLECT_FIELD(sensor_type, sensor, readings, XFFI_TYPE_INT, XFFI_FIELD_WRITABLE, "so far") == XFFI_OK &&
-           XFFI_REFLECT_FIELD_DEFAULT(sensor_type, sensor, threshold, XFFI_TYPE_FLOAT, XFFI_FIELD_WRITABLE,
-                                      "alarm level", xffi_any_float(0.5)) == XFFI_OK &&
-           XFFI_REFLECT_METHOD(sensor_type, "trips", sensor_trips, "value > threshold") == XFFI_OK;
+  int ok =
+      xffi_type_register(&sensor_type, "tour.Sensor", XFFI_TYPE_OBJECT) == XFFI_OK &&
+      XFFI_REFLECT_TYPE(sensor_type, sensor, sensor_create, XFFI_SEQ_HASH_TREE_NODE, "a sensor") == XFFI_OK &&
+      xffi_any_from_str(&unnamed, "unnamed", 7) == XFFI_OK &&
+      XFFI_REFLECT_FIELD_DEFAULT(sensor_type, sensor, name, XFFI_TYPE_STRING, 0, "its label", unnamed) == XFFI_OK &&
+      XFFI_REFLECT_FIELD(sensor_type, sensor, readings, XFFI_TYPE_INT, XFFI_FIELD_WRITABLE, "so far") == XFFI_OK &&
+      XFFI_REFLECT_FIELD_DEFAULT(sensor_type, sensor, threshold, XFFI_TYPE_FLOAT, XFFI_FIELD_WRITABLE, "alarm level",
+                                 xffi_any_float(0.5)) == XFFI_OK &&
+      XFFI_REFLECT_METHOD(sensor_type, "trips", sensor_trips, "value > threshold") == XFFI_OK;
   xffi_any_release(&unnamed);
   return ok;
 }

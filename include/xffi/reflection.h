@@ -205,9 +205,9 @@ typedef struct xffi_reflect_field_spec {
 
 /* The spec of member of struct_type, stored as static_type implies. Usable
  * in a static table (C only: designated initializers). */
-#define XFFI_FIELD_SPEC(struct_type, member, static_type, field_flags, field_doc)                             \
-  {                                                                                                          \
-    .name = #member, .doc = (field_doc), .offset = (int64_t)offsetof(struct_type, member),                   \
+#define XFFI_FIELD_SPEC(struct_type, member, static_type, field_flags, field_doc)                                   \
+  {                                                                                                                 \
+    .name = #member, .doc = (field_doc), .offset = (int64_t)offsetof(struct_type, member),                          \
     .size = (int64_t)sizeof(((struct_type *)0)->member), .static_type_index = (static_type), .flags = (field_flags) \
   }
 
@@ -222,11 +222,11 @@ XFFI_API int xffi_reflect_fields(int32_t type_index, const xffi_reflect_field_sp
 
 /* One field in one line: XFFI_REFLECT_FIELD(index, sensor, count, XFFI_TYPE_INT,
  * XFFI_FIELD_WRITABLE, "readings so far"). Returns XFFI_OK or XFFI_FAIL. */
-#define XFFI_REFLECT_FIELD(type_index, struct_type, member, static_type, field_flags, field_doc)             \
-  xffi_reflect_fields((type_index),                                                                        \
-                      &(const xffi_reflect_field_spec)XFFI_FIELD_SPEC(struct_type, member, static_type,    \
-                                                                      (field_flags), (field_doc)),         \
-                      1)
+#define XFFI_REFLECT_FIELD(type_index, struct_type, member, static_type, field_flags, field_doc)                     \
+  xffi_reflect_fields(                                                                                               \
+      (type_index),                                                                                                  \
+      &(const xffi_reflect_field_spec)XFFI_FIELD_SPEC(struct_type, member, static_type, (field_flags), (field_doc)), \
+      1)
 
 /* A field that writes by name (xffi_object_set_field, Python attributes)
  * refuse; construction and copies still set it through its setter, as
@@ -236,11 +236,11 @@ XFFI_API int xffi_reflect_fields(int32_t type_index, const xffi_reflect_field_sp
 
 /* A field with a default value (an xffi_any, borrowed: the registry keeps a
  * copy), taken when construction leaves the field out. */
-#define XFFI_REFLECT_FIELD_DEFAULT(type_index, struct_type, member, static_type, field_flags, field_doc, value) \
-  xffi_reflect_field_with_default((type_index),                                                               \
-                                  &(const xffi_reflect_field_spec)XFFI_FIELD_SPEC(                            \
-                                      struct_type, member, static_type, (field_flags), (field_doc)),          \
-                                  (value))
+#define XFFI_REFLECT_FIELD_DEFAULT(type_index, struct_type, member, static_type, field_flags, field_doc, value)      \
+  xffi_reflect_field_with_default(                                                                                   \
+      (type_index),                                                                                                  \
+      &(const xffi_reflect_field_spec)XFFI_FIELD_SPEC(struct_type, member, static_type, (field_flags), (field_doc)), \
+      (value))
 
 /* xffi_reflect_fields for one spec (borrowed), with default_value (borrowed)
  * and XFFI_FIELD_HAS_DEFAULT set. Errors: as xffi_reflect_fields. */

@@ -71,9 +71,9 @@ static inline void register_sensor_types(void) {
   xffi_any_release(&idle);
   assert_int_equal(xffi_type_register(&probe_index, "test.reflect.Probe", sensor_index), XFFI_OK);
   assert_int_equal(XFFI_REFLECT_TYPE(probe_index, probe, probe_create, XFFI_SEQ_HASH_TREE_NODE, NULL), XFFI_OK);
-  assert_int_equal(XFFI_REFLECT_FIELD_DEFAULT(probe_index, probe, depth, XFFI_TYPE_INT, XFFI_FIELD_WRITABLE, NULL,
-                                              xffi_any_int(3)),
-                   XFFI_OK);
+  assert_int_equal(
+      XFFI_REFLECT_FIELD_DEFAULT(probe_index, probe, depth, XFFI_TYPE_INT, XFFI_FIELD_WRITABLE, NULL, xffi_any_int(3)),
+      XFFI_OK);
 }
 
 #endif /* XFFI_TEST_REFLECTION_SENSOR_H */

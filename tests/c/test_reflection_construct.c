@@ -47,8 +47,8 @@ static void test_keyword_arguments(void **state) {
   (void)state;
   register_sensor_types();
   int alive = sensors_alive;
-  xffi_any args[] = {xffi_any_int(1),      xffi_kwargs_marker(), text("depth"), xffi_any_int(9),
-                     text("ratio"),        xffi_any_float(2.0),  text("label"), text("a label long enough for the heap")};
+  xffi_any args[] = {xffi_any_int(1), xffi_kwargs_marker(), text("depth"), xffi_any_int(9),
+                     text("ratio"),   xffi_any_float(2.0),  text("label"), text("a label long enough for the heap")};
   xffi_any out = xffi_any_none();
   assert_int_equal(xffi_object_construct(&out, probe_index, args, 8), XFFI_OK);
   const probe *p = (const probe *)out.v_obj;
@@ -104,8 +104,9 @@ static void test_bad_arguments_are_clear_errors_and_leak_nothing(void **state) {
   int32_t bare = -1;
   assert_int_equal(xffi_type_register(&bare, "test.reflect.Bare", XFFI_TYPE_OBJECT), XFFI_OK);
   assert_int_equal(xffi_object_construct(&out, bare, NULL, 0), XFFI_FAIL);
-  expect_error(XFFI_KIND_RUNTIME, "Type `test.reflect.Bare` does not support reflection creation (no native creator "
-                                  "or __ffi_new__ type attr)");
+  expect_error(XFFI_KIND_RUNTIME,
+               "Type `test.reflect.Bare` does not support reflection creation (no native creator "
+               "or __ffi_new__ type attr)");
   assert_int_equal(out.type_index, XFFI_TYPE_INT); /* untouched */
   assert_int_equal(out.v_int64, -1);
   assert_int_equal(sensors_alive, alive); /* every half-made object freed */
@@ -155,8 +156,9 @@ static void test_a_types_own_ffi_init_is_used(void **state) {
   assert_int_equal(xffi_type_register_attr(u, "__ffi_init__", &init_any), XFFI_OK);
   xffi_object_dec_ref(init);
   assert_int_equal(xffi_object_construct(&out, u, NULL, 0), XFFI_FAIL);
-  expect_error(XFFI_KIND_TYPE, "xffi_object_construct: test.reflect.WrongInit.__ffi_init__ returned int, not a "
-                               "test.reflect.WrongInit");
+  expect_error(XFFI_KIND_TYPE,
+               "xffi_object_construct: test.reflect.WrongInit.__ffi_init__ returned int, not a "
+               "test.reflect.WrongInit");
 }
 
 int main(void) {

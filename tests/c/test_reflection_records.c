@@ -26,7 +26,8 @@ static void test_fields_in_order_parents_first(void **state) {
   assert_int_equal(count, 0);
   const xffi_field_info *field = NULL;
   assert_int_equal(xffi_type_field_at(&field, probe_index, 4), XFFI_FAIL);
-  expect_error(XFFI_KIND_INDEX, "xffi_type_field_at: position 4 is out of range for the 4 fields of test.reflect.Probe");
+  expect_error(XFFI_KIND_INDEX,
+               "xffi_type_field_at: position 4 is out of range for the 4 fields of test.reflect.Probe");
   assert_int_equal(xffi_type_field_at(&field, probe_index, -1), XFFI_FAIL);
   expect_error(XFFI_KIND_INDEX,
                "xffi_type_field_at: position -1 is out of range for the 4 fields of test.reflect.Probe");
@@ -59,7 +60,8 @@ static void test_methods_in_order_parents_first(void **state) {
   }
   const xffi_method_info *method = NULL;
   assert_int_equal(xffi_type_method_at(&method, t, 3), XFFI_FAIL);
-  expect_error(XFFI_KIND_INDEX, "xffi_type_method_at: position 3 is out of range for the 3 methods of test.records.Leaf");
+  expect_error(XFFI_KIND_INDEX,
+               "xffi_type_method_at: position 3 is out of range for the 3 methods of test.records.Leaf");
   assert_int_equal(xffi_type_method_at(NULL, t, 0), XFFI_FAIL);
   expect_error(XFFI_KIND_VALUE, "xffi_type_method_at: out is NULL");
   assert_int_equal(xffi_type_count_methods(NULL, t), XFFI_FAIL);

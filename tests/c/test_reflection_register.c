@@ -176,9 +176,9 @@ static void test_methods_from_c_callbacks(void **state) {
   register_sensor_types();
   static int version = 7;
   assert_int_equal(XFFI_REFLECT_METHOD(sensor_index, "add", sensor_add, "count plus n"), XFFI_OK);
-  assert_int_equal(xffi_reflect_method(sensor_index, "version", sensor_version, &version,
-                                       XFFI_FIELD_IS_STATIC_METHOD, NULL),
-                   XFFI_OK);
+  assert_int_equal(
+      xffi_reflect_method(sensor_index, "version", sensor_version, &version, XFFI_FIELD_IS_STATIC_METHOD, NULL),
+      XFFI_OK);
   const xffi_method_info *add = NULL, *ver = NULL;
   assert_int_equal(xffi_type_find_method(&add, probe_index, "add"), XFFI_OK); /* inherited */
   assert_int_equal(xffi_type_find_method(&ver, sensor_index, "version"), XFFI_OK);
@@ -218,15 +218,17 @@ static void test_type_metadata_bad_input(void **state) {
                "xffi_reflect_type: total_size is 8 (expected the object's size: 24 to 2147483647 bytes, header "
                "included)");
   assert_int_equal(xffi_reflect_type(t, 32, NULL, 9, NULL), XFFI_FAIL);
-  expect_error(XFFI_KIND_VALUE, "xffi_reflect_type: structural_eq_hash_kind is 9 (expected an XFFI_SEQ_HASH_* kind, "
-                                "0 to 5)");
+  expect_error(XFFI_KIND_VALUE,
+               "xffi_reflect_type: structural_eq_hash_kind is 9 (expected an XFFI_SEQ_HASH_* kind, "
+               "0 to 5)");
   assert_int_equal(xffi_reflect_type(999999, 32, NULL, 0, NULL), XFFI_FAIL);
   assert_raised(XFFI_KIND_INDEX, "type_index 999999 is not a registered type");
   /* Fields first, then metadata too small for them: refused, and may come again. */
   assert_int_equal(XFFI_REFLECT_FIELD(t, sensor, label, XFFI_TYPE_STRING, 0, NULL), XFFI_OK);
   assert_int_equal(xffi_reflect_type(t, offsetof(sensor, label), NULL, 0, NULL), XFFI_FAIL);
-  assert_raised(XFFI_KIND_VALUE, "xffi_reflect_type: total_size 40 of test.reflect.Meta is too small: its field "
-                                 "'label' lies at offset 40, size 8");
+  assert_raised(XFFI_KIND_VALUE,
+                "xffi_reflect_type: total_size 40 of test.reflect.Meta is too small: its field "
+                "'label' lies at offset 40, size 8");
   assert_null(info_of(t)->metadata);
   assert_int_equal(XFFI_REFLECT_TYPE(t, sensor, NULL, XFFI_SEQ_HASH_UNIQUE_INSTANCE, NULL), XFFI_OK);
   assert_int_equal(XFFI_REFLECT_TYPE(t, sensor, NULL, XFFI_SEQ_HASH_UNIQUE_INSTANCE, NULL), XFFI_FAIL);

@@ -42,8 +42,9 @@ static void test_layout_errors_name_the_field_and_keep_nothing(void **state) {
   xffi_field_info f = int_field("x", 24);
   f.offset = 8;
   assert_int_equal(TVMFFITypeRegisterField(t, &f), -1);
-  expect_error(XFFI_KIND_VALUE, "TVMFFITypeRegisterField: field 'x' of test.validate.Layout: offset 8 lies in the "
-                                "object header (the first 24 bytes)");
+  expect_error(XFFI_KIND_VALUE,
+               "TVMFFITypeRegisterField: field 'x' of test.validate.Layout: offset 8 lies in the "
+               "object header (the first 24 bytes)");
   f.offset = 28;
   assert_int_equal(xffi_type_register_field(t, &f), XFFI_FAIL);
   expect_error(XFFI_KIND_VALUE,
@@ -90,8 +91,9 @@ static void test_offset_outside_the_total_size_either_order(void **state) {
   xffi_field_info inside = int_field("a", 32), past = int_field("b", 40);
   assert_int_equal(TVMFFITypeRegisterField(t, &inside), 0);
   assert_int_equal(TVMFFITypeRegisterField(t, &past), -1);
-  expect_error(XFFI_KIND_VALUE, "TVMFFITypeRegisterField: field 'b' of test.validate.SizedFirst: offset 40 + size 8 "
-                                "lies outside the object's total size 40");
+  expect_error(XFFI_KIND_VALUE,
+               "TVMFFITypeRegisterField: field 'b' of test.validate.SizedFirst: offset 40 + size 8 "
+               "lies outside the object's total size 40");
   past.offset = (INT64_MAX / 8) * 8; /* offset + size would overflow: still refused */
   assert_int_equal(TVMFFITypeRegisterField(t, &past), -1);
   assert_raised(XFFI_KIND_VALUE, "lies outside the object's total size 40");
@@ -101,8 +103,9 @@ static void test_offset_outside_the_total_size_either_order(void **state) {
   xffi_field_info late = int_field("c", 48);
   assert_int_equal(TVMFFITypeRegisterField(u, &late), 0);
   assert_int_equal(TVMFFITypeRegisterMetadata(u, &md), -1);
-  expect_error(XFFI_KIND_VALUE, "TVMFFITypeRegisterMetadata: total_size 40 of test.validate.SizedLater is too small: "
-                                "its field 'c' lies at offset 48, size 8");
+  expect_error(XFFI_KIND_VALUE,
+               "TVMFFITypeRegisterMetadata: total_size 40 of test.validate.SizedLater is too small: "
+               "its field 'c' lies at offset 48, size 8");
   assert_null(info_of(u)->metadata);
   md.total_size = 56;
   assert_int_equal(TVMFFITypeRegisterMetadata(u, &md), 0);
@@ -128,8 +131,9 @@ static void test_setters_and_the_writable_flag(void **state) {
   xffi_field_info g = int_field("y", 32);
   g.flags = XFFI_FIELD_WRITABLE;
   assert_int_equal(xffi_type_register_field(t, &g), XFFI_FAIL);
-  expect_error(XFFI_KIND_VALUE, "xffi_type_register_field: field 'y' of test.validate.ReadOnly: is writable "
-                                "(XFFI_FIELD_WRITABLE) but info->setter is NULL");
+  expect_error(XFFI_KIND_VALUE,
+               "xffi_type_register_field: field 'y' of test.validate.ReadOnly: is writable "
+               "(XFFI_FIELD_WRITABLE) but info->setter is NULL");
   assert_int_equal(num_fields(t), 1);
   assert_int_equal(TVMFFITypeRegisterField(t, &g), 0);
   assert_int_equal(num_fields(t), 2);
