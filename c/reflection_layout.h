@@ -41,4 +41,10 @@ int xffi_field_layout_check_total_size(const char *function, const xffi_type_inf
 int xffi_type_register_fields_in(const char *function, int32_t type_index, const xffi_field_info *infos, int32_t count,
                                  xffi_field_rules rules) XFFI_INTERNAL;
 
+/* xffi_type_register_method_in, and when unique is set, a name the type
+ * already has among its own methods is refused (ValueError "<function>:
+ * name 'm' is already a method of T"), checked under the registry lock. */
+int xffi_type_register_method_checked_in(const char *function, int32_t type_index, const xffi_method_info *info,
+                                         int unique) XFFI_INTERNAL;
+
 #endif /* XFFI_REFLECTION_LAYOUT_H */

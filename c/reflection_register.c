@@ -112,16 +112,6 @@ int xffi_reflect_method(int32_t type_index, const char *name, xffi_function_call
   XFFI_CHECK_ARG_NOT_NULL(callback);
   XFFI_CHECK_ARG(flags, flags == 0 || flags == XFFI_FIELD_IS_STATIC_METHOD, XFFI_KIND_VALUE,
                  "is %lld (expected 0 or XFFI_FIELD_IS_STATIC_METHOD)", (long long)flags);
-  const xffi_type_info *type = xffi_type_info_find(type_index);
-  if (!type)
-    return xffi_raise_arg(XFFI_KIND_INDEX, __func__, "type_index", "%d is not a registered type", (int)type_index);
-  size_t name_size = strlen(name);
-  int32_t count = __atomic_load_n(&type->num_methods, __ATOMIC_ACQUIRE);
-  const xffi_method_info *methods = __atomic_load_n(&type->methods, __ATOMIC_ACQUIRE);
-  for (int32_t i = 0; i < count; ++i)
-    if (methods[i].name.size == name_size && memcmp(methods[i].name.data, name, name_size) == 0)
-      return xffi_raise_arg(XFFI_KIND_VALUE, __func__, "name", "'%s' is already a method of %s", name,
-                            type->type_key.data);
   xffi_object *function = NULL;
   if (xffi_function_new(&function, callback, resource, NULL) != XFFI_OK) return XFFI_FAIL;
   xffi_method_info method;
@@ -130,7 +120,8 @@ int xffi_reflect_method(int32_t type_index, const char *name, xffi_function_call
   method.doc = text_of(doc);
   method.flags = flags;
   method.method = xffi_any_object(function);
-  int status = xffi_type_register_method_in(__func__, type_index, &method);
+  /* The name check happens under the registry lock, with the registration. */
+  int status = xffi_type_register_method_checked_in(__func__, type_index, &method, 1);
   xffi_object_dec_ref(function); /* the record holds its own reference */
   return status;
 }

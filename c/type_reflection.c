@@ -163,6 +163,11 @@ int xffi_type_register_field_in(const char *function, int32_t type_index, const 
 }
 
 int xffi_type_register_method_in(const char *function, int32_t type_index, const xffi_method_info *info) {
+  return xffi_type_register_method_checked_in(function, type_index, info, 0);
+}
+
+int xffi_type_register_method_checked_in(const char *function, int32_t type_index, const xffi_method_info *info,
+                                         int unique) {
   if (!info) return xffi_raise_null_arg(function, "info");
   if (check_text(function, "info->name", &info->name) != XFFI_OK ||
       check_text(function, "info->doc", &info->doc) != XFFI_OK ||
@@ -175,10 +180,15 @@ int xffi_type_register_method_in(const char *function, int32_t type_index, const
 
   xffi_type_lock();
   xffi_type_entry *entry = xffi_type_entry_at(type_index);
-  if (!entry) {
+  int duplicate = 0;
+  for (int32_t i = 0; entry && unique && i < entry->stored.info.num_methods && !duplicate; ++i)
+    duplicate = same_name(&entry->stored.info.methods[i].name, &info->name);
+  if (!entry || duplicate) {
     xffi_type_unlock();
     xffi_any_release(&method.method);
-    return raise_no_type(function, type_index);
+    if (!entry) return raise_no_type(function, type_index);
+    return xffi_raise_arg(XFFI_KIND_VALUE, function, "name", "'%.*s' is already a method of %s", (int)info->name.size,
+                          info->name.data, entry->stored.info.type_key.data);
   }
   if (reserve((const void **)&entry->stored.info.methods, entry->stored.info.num_methods, 1, &entry->method_capacity,
               sizeof(xffi_method_info)) != XFFI_OK ||
