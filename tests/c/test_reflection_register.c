@@ -119,9 +119,9 @@ static void test_bad_specs_are_clear_errors(void **state) {
                "xffi_reflect_fields: field 'count' of test.reflect.Bad: offset 4 lies in the object header (the "
                "first 24 bytes)");
   copy = spec;
-  copy.offset = 28; /* misaligned */
+  copy.offset = 27; /* misaligned on every target */
   assert_int_equal(xffi_reflect_fields(t, &copy, 1), XFFI_FAIL);
-  assert_raised(XFFI_KIND_VALUE, "offset 28 is not a multiple of its alignment 8");
+  assert_raised(XFFI_KIND_VALUE, "offset 27 is not a multiple of its alignment");
   assert_int_equal(info_of(t)->num_fields, 0);
   /* The type's metadata bounds the fields registered after it. */
   assert_int_equal(XFFI_REFLECT_TYPE(t, sensor, NULL, XFFI_SEQ_HASH_UNSUPPORTED, NULL), XFFI_OK);
@@ -228,7 +228,7 @@ static void test_type_metadata_bad_input(void **state) {
   assert_int_equal(xffi_reflect_type(t, offsetof(sensor, label), NULL, 0, NULL), XFFI_FAIL);
   assert_raised(XFFI_KIND_VALUE,
                 "xffi_reflect_type: total_size 40 of test.reflect.Meta is too small: its field "
-                "'label' lies at offset 40, size 8");
+                "'label' lies at offset 40, size"); /* the pointer size follows */
   assert_null(info_of(t)->metadata);
   assert_int_equal(XFFI_REFLECT_TYPE(t, sensor, NULL, XFFI_SEQ_HASH_UNIQUE_INSTANCE, NULL), XFFI_OK);
   assert_int_equal(XFFI_REFLECT_TYPE(t, sensor, NULL, XFFI_SEQ_HASH_UNIQUE_INSTANCE, NULL), XFFI_FAIL);
