@@ -18,6 +18,7 @@
 #include "check.h"
 #include "global_args.h"
 #include "globals_container.h"
+#include "reflection_construct.h"
 #include "type_internal.h"
 
 /* Fields one constructor binds at most (all ancestors' included): the
@@ -212,14 +213,19 @@ static int auto_init(void *resource, const xffi_any *args, int32_t num_args, xff
   return XFFI_OK;
 }
 
+int xffi_auto_init_function_new(xffi_object **out, const char *function, int32_t type_index) {
+  const xffi_type_info *type = xffi_type_info_find(type_index);
+  if (!type || type_index < XFFI_TYPE_STATIC_OBJECT_BEGIN)
+    return xffi_raise_arg(XFFI_KIND_INDEX, function, "type_index", "%d is not a registered object type",
+                          (int)type_index);
+  return xffi_function_new(out, auto_init, (void *)(intptr_t)type_index, NULL);
+}
+
 static int register_auto_init(int32_t type_index) {
   static const char fn[] = "ffi._RegisterFFIInit";
   static const char attr[] = "__ffi_init__";
-  const xffi_type_info *type = xffi_type_info_find(type_index);
-  if (!type || type_index < XFFI_TYPE_STATIC_OBJECT_BEGIN)
-    return xffi_raise_arg(XFFI_KIND_INDEX, fn, "type_index", "%d is not a registered object type", (int)type_index);
   xffi_object *init = NULL;
-  if (xffi_function_new(&init, auto_init, (void *)(intptr_t)type_index, NULL) != XFFI_OK) return XFFI_FAIL;
+  if (xffi_auto_init_function_new(&init, fn, type_index) != XFFI_OK) return XFFI_FAIL;
   xffi_any value = xffi_any_object(init);
   int status = xffi_type_register_attr_in(fn, type_index, attr, sizeof(attr) - 1, &value);
   xffi_object_dec_ref(init); /* the column keeps its own reference */

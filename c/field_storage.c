@@ -14,6 +14,7 @@
 
 #include "check.h"
 #include "internal.h"
+#include "reflection_index.h"
 #include "type_internal.h"
 
 /* ---- Getters: *result receives a new reference; never fail. ---- */
@@ -231,15 +232,21 @@ static int name_is(const xffi_byte_array *name, const char *wanted, size_t wante
   return name->size == wanted_size && memcmp(name->data, wanted, wanted_size) == 0;
 }
 
-/* The field called name (of size) of info or its nearest ancestor having
- * one, or NULL. Lock-free: counts are published after their records. */
-static const xffi_field_info *find_field(const xffi_type_info *info, const char *name, size_t size) {
+/* The field called name (NUL-terminated) of info or its nearest ancestor
+ * having one, or NULL. Lock-free: each level's name index is published
+ * after the fields it names (c/reflection_index.h), and the fields array
+ * loaded after the index holds all of them. */
+static const xffi_field_info *find_field(const xffi_type_info *info, const char *name) {
+  size_t size;
+  uint32_t hash = xffi_field_name_hash(name, &size);
   for (int32_t depth = info->type_depth; depth >= 0; --depth) {
     const xffi_type_info *level = depth == info->type_depth ? info : info->type_ancestors[depth];
-    int32_t count = __atomic_load_n(&level->num_fields, __ATOMIC_ACQUIRE);
+    /* Every record is the start of its registry entry (c/type_internal.h). */
+    const xffi_field_index *index = __atomic_load_n(&((const xffi_type_entry *)level)->field_index, __ATOMIC_ACQUIRE);
+    if (!index) continue; /* no fields at this level */
     const xffi_field_info *fields = __atomic_load_n(&level->fields, __ATOMIC_ACQUIRE);
-    for (int32_t i = 0; i < count; ++i)
-      if (name_is(&fields[i].name, name, size)) return &fields[i];
+    const xffi_field_info *found = xffi_field_index_find(index, fields, name, size, hash);
+    if (found) return found;
   }
   return NULL;
 }
@@ -250,7 +257,7 @@ int xffi_type_find_field(const xffi_field_info **out, int32_t type_index, const 
   const xffi_type_info *info = xffi_type_info_find(type_index);
   if (!info)
     return xffi_raise_arg(XFFI_KIND_INDEX, __func__, "type_index", "%d is not a registered type", (int)type_index);
-  *out = find_field(info, name, strlen(name));
+  *out = find_field(info, name);
   return XFFI_OK;
 }
 
@@ -280,7 +287,7 @@ static const xffi_field_info *field_of(const char *function, const xffi_object *
                    (int)obj->type_index);
     return NULL;
   }
-  const xffi_field_info *field = find_field(info, name, strlen(name));
+  const xffi_field_info *field = find_field(info, name);
   if (!field) xffi_error_raise(XFFI_KIND_ATTRIBUTE, "%s: '%s' has no field '%s'", function, info->type_key.data, name);
   return field;
 }

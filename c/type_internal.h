@@ -21,6 +21,9 @@ typedef struct xffi_type_entry {
   int32_t field_capacity;              /* room in info.fields */
   int32_t method_capacity;             /* room in info.methods */
   xffi_type_metadata metadata_storage; /* what info.metadata points at, once set */
+  /* The index of info.fields by name (c/reflection_index.h), published after
+   * the fields it indexes; NULL while the type has none. */
+  const struct xffi_field_index *field_index;
 } xffi_type_entry;
 
 /* The static records of the built-in types (c/type_builtin.c): value types

@@ -260,7 +260,9 @@ static int register_fields(const runtime_type *type, const xffi_type_info *info)
     field.metadata.size = metadata_of(metadata, sizeof(metadata), f->type_schema);
     field.flags = 0; /* read-only (frozen), compared, hashed, printed */
     field.size = f->size;
-    field.alignment = f->size < 8 ? f->size : 8;
+    /* The storage's own alignment: 8-byte scalars and Any align as int64_t
+     * does on the target (4 on i386), smaller fields by their size. */
+    field.alignment = f->size < (int64_t) _Alignof(int64_t) ? f->size : (int64_t) _Alignof(int64_t);
     field.offset = f->offset;
     field.getter = f->getter;
     /* The record's setter slot is a void * shared with Function setters. */

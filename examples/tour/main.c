@@ -9,6 +9,7 @@ int main(void) {
   tour_functions();
   tour_containers();
   tour_tensors();
+  tour_reflection();
   printf("\nThe tour is over; every object it made has been freed.\n");
   return 0;
 }

@@ -20,5 +20,6 @@ void tour_core(void);
 void tour_functions(void);
 void tour_containers(void);
 void tour_tensors(void);
+void tour_reflection(void);
 
 #endif /* XFFI_TOUR_H */

@@ -8,9 +8,11 @@
 #ifndef XFFI_REFLECTION_H
 #define XFFI_REFLECTION_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <xffi/any.h>
 #include <xffi/export.h>
+#include <xffi/function.h>
 #include <xffi/type.h>
 
 XFFI_EXTERN_C_BEGIN
@@ -179,6 +181,144 @@ XFFI_API int xffi_object_get_field(xffi_any *out, const xffi_object *obj, const 
  * NULL arguments or a malformed value; AttributeError for an unknown or
  * read-only field; what the setter raises. */
 XFFI_API int xffi_object_set_field(xffi_object *obj, const char *name, const xffi_any *value);
+
+/* ---- Reflecting a C struct (c/reflection_register.c) ----
+ * A struct whose first member is the xffi_object header describes its
+ * members in one line each; size and offset come from the struct, the
+ * alignment, getter and setter from the static type index (the storage
+ * conventions above). Every call registers all it is given or nothing, and
+ * raises a ValueError naming the field (or method) on bad input. */
+
+/* One field of a C struct, as the XFFI_FIELD_SPEC macros fill it. Texts are
+ * NUL-terminated and borrowed (the registry copies them). */
+typedef struct xffi_reflect_field_spec {
+  const char *name;
+  const char *doc;      /* or NULL */
+  const char *metadata; /* JSON text, or NULL */
+  int64_t offset;       /* offsetof(struct, member): the header included */
+  int64_t size;         /* sizeof the member: must be the storage's size */
+  int32_t static_type_index;
+  int64_t flags;          /* XFFI_FIELD_WRITABLE, XFFI_FIELD_HAS_DEFAULT, ... (no setter flag) */
+  xffi_any default_value; /* borrowed; kept (as a copy) with XFFI_FIELD_HAS_DEFAULT; a Function
+                             with XFFI_FIELD_DEFAULT_FROM_FACTORY */
+} xffi_reflect_field_spec;
+
+/* The spec of member of struct_type, stored as static_type implies. Usable
+ * in a static table (C only: designated initializers). */
+#define XFFI_FIELD_SPEC(struct_type, member, static_type, field_flags, field_doc)                                   \
+  {                                                                                                                 \
+    .name = #member, .doc = (field_doc), .offset = (int64_t)offsetof(struct_type, member),                          \
+    .size = (int64_t)sizeof(((struct_type *)0)->member), .static_type_index = (static_type), .flags = (field_flags) \
+  }
+
+/* Registers the count fields specs[0..count) (borrowed) of type_index, all
+ * or none. Errors (ValueError naming the field unless said): NULL specs or
+ * a count below 1, a NULL name, a static type with no storage, a size that
+ * is not the storage's, XFFI_FIELD_SETTER_IS_FUNCTION in flags, and every
+ * check of xffi_type_register_field (a name the type has, an offset in the
+ * header, misaligned or past the metadata's total size); IndexError for an
+ * unregistered type_index; MemoryError. */
+XFFI_API int xffi_reflect_fields(int32_t type_index, const xffi_reflect_field_spec *specs, int32_t count);
+
+/* One field in one line: XFFI_REFLECT_FIELD(index, sensor, count, XFFI_TYPE_INT,
+ * XFFI_FIELD_WRITABLE, "readings so far"). Returns XFFI_OK or XFFI_FAIL. */
+#define XFFI_REFLECT_FIELD(type_index, struct_type, member, static_type, field_flags, field_doc)                     \
+  xffi_reflect_fields(                                                                                               \
+      (type_index),                                                                                                  \
+      &(const xffi_reflect_field_spec)XFFI_FIELD_SPEC(struct_type, member, static_type, (field_flags), (field_doc)), \
+      1)
+
+/* A field that writes by name (xffi_object_set_field, Python attributes)
+ * refuse; construction and copies still set it through its setter, as
+ * tvm-ffi's read-only fields. */
+#define XFFI_REFLECT_FIELD_READONLY(type_index, struct_type, member, static_type, field_doc) \
+  XFFI_REFLECT_FIELD(type_index, struct_type, member, static_type, 0, field_doc)
+
+/* A field with a default value (an xffi_any, borrowed: the registry keeps a
+ * copy), taken when construction leaves the field out. */
+#define XFFI_REFLECT_FIELD_DEFAULT(type_index, struct_type, member, static_type, field_flags, field_doc, value)      \
+  xffi_reflect_field_with_default(                                                                                   \
+      (type_index),                                                                                                  \
+      &(const xffi_reflect_field_spec)XFFI_FIELD_SPEC(struct_type, member, static_type, (field_flags), (field_doc)), \
+      (value))
+
+/* xffi_reflect_fields for one spec (borrowed), with default_value (borrowed)
+ * and XFFI_FIELD_HAS_DEFAULT set. Errors: as xffi_reflect_fields. */
+XFFI_API int xffi_reflect_field_with_default(int32_t type_index, const xffi_reflect_field_spec *spec,
+                                             xffi_any default_value);
+
+/* Registers a method of type_index called name (borrowed, copied) that runs
+ * callback(resource, args, num_args, result); an instance method receives
+ * the object as args[0]. flags is 0 or XFFI_FIELD_IS_STATIC_METHOD. The
+ * Function made for it belongs to the registry (resource is never freed).
+ * Errors: ValueError for a NULL name or callback, other flags, or a name
+ * the type has already among its own methods; IndexError for an
+ * unregistered type_index; MemoryError. */
+XFFI_API int xffi_reflect_method(int32_t type_index, const char *name, xffi_function_callback callback, void *resource,
+                                 int64_t flags, const char *doc);
+
+#define XFFI_REFLECT_METHOD(type_index, name, callback, doc) \
+  xffi_reflect_method((type_index), (name), (callback), NULL, 0, (doc))
+#define XFFI_REFLECT_STATIC_METHOD(type_index, name, callback, doc) \
+  xffi_reflect_method((type_index), (name), (callback), NULL, XFFI_FIELD_IS_STATIC_METHOD, (doc))
+
+/* Registers type_index's metadata: doc (borrowed, copied; may be NULL), the
+ * creator that makes an empty object (may be NULL), the object's total size
+ * in bytes (header included) and its structural equality kind (an
+ * XFFI_SEQ_HASH_* value). Fields registered before must fit in total_size;
+ * fields registered after are checked against it. Errors: ValueError for a
+ * total size below the header's or past INT32_MAX, an unknown kind, fields
+ * outside total_size; RuntimeError when the type has metadata already;
+ * IndexError; MemoryError. */
+XFFI_API int xffi_reflect_type(int32_t type_index, int64_t total_size, xffi_object_creator creator,
+                               int32_t structural_eq_hash_kind, const char *doc);
+
+#define XFFI_REFLECT_TYPE(type_index, struct_type, creator, structural_eq_hash_kind, doc) \
+  xffi_reflect_type((type_index), (int64_t)sizeof(struct_type), (creator), (structural_eq_hash_kind), (doc))
+
+/* ---- Construction from arguments (c/reflection_construct.c) ---- */
+
+/* The KWARGS sentinel (what ffi.GetKwargsObject returns): in an argument
+ * list, the arguments after it are name/value pairs. A borrowed view of an
+ * immortal object (releasing it is harmless). */
+XFFI_API xffi_any xffi_kwargs_marker(void);
+
+/* *out receives a new reference to an object of type_index made from the
+ * borrowed args: positional arguments, then optionally xffi_kwargs_marker()
+ * followed by name/value pairs (names are strings). The type's own
+ * "__ffi_init__" attribute makes it when the type has one; otherwise its
+ * creator (or "__ffi_new__") makes an empty object whose fields are bound as
+ * tvm-ffi's generated constructor binds them (positional arguments to the
+ * init fields that are not keyword-only, required ones first, root
+ * ancestor's fields first), the others taking their defaults. *out is
+ * untouched on failure and nothing is kept. Errors: ValueError for NULL out,
+ * NULL args with num_args > 0, a negative count or a malformed argument;
+ * TypeError for an unregistered object type, too many positional arguments,
+ * a missing required field, an unknown or repeated keyword, a value of the
+ * wrong type (naming the field), or an __ffi_init__ that returns something
+ * else; RuntimeError for a type that cannot be made empty; what
+ * __ffi_init__ raises. */
+XFFI_API int xffi_object_construct(xffi_any *out, int32_t type_index, const xffi_any *args, int32_t num_args);
+
+/* ---- Reading the records (c/reflection_records.c; lock-free) ----
+ * Positions count the root ancestor's fields (or methods) first, then each
+ * descendant's down to the type's own, each level in registration order.
+ * Errors: ValueError for NULL out (or name), IndexError for an unregistered
+ * type_index or a position out of range. */
+
+/* *out receives the number of fields of type_index, its ancestors' included. */
+XFFI_API int xffi_type_count_fields(int32_t *out, int32_t type_index);
+/* *out receives the record (borrowed, immortal) at position. */
+XFFI_API int xffi_type_field_at(const xffi_field_info **out, int32_t type_index, int32_t position);
+/* The same for methods (instance and static). */
+XFFI_API int xffi_type_count_methods(int32_t *out, int32_t type_index);
+XFFI_API int xffi_type_method_at(const xffi_method_info **out, int32_t type_index, int32_t position);
+/* *out receives type_index's metadata (borrowed, immortal), or NULL when it
+ * has none (not an error). */
+XFFI_API int xffi_type_get_metadata(const xffi_type_metadata **out, int32_t type_index);
+/* *out receives a new reference to type_index's own value of attribute name
+ * (borrowed), or None when it has none (not an error). */
+XFFI_API int xffi_type_get_attr(xffi_any *out, int32_t type_index, const char *name);
 
 XFFI_EXTERN_C_END
 

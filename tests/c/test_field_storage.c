@@ -40,7 +40,8 @@ static void add_field(int32_t type_index, const char *name, size_t offset, size_
   info.name.data = name;
   info.name.size = strlen(name);
   info.size = (int64_t)size;
-  info.alignment = (int64_t)size < 8 ? (int64_t)size : 8;
+  /* The member's alignment on this target (registration checks the offset against it). */
+  info.alignment = (int64_t)size < (int64_t) _Alignof(int64_t) ? (int64_t)size : (int64_t) _Alignof(int64_t);
   info.offset = (int64_t)offset;
   info.field_static_type_index = static_type;
   info.flags = writable ? XFFI_FIELD_WRITABLE : 0;

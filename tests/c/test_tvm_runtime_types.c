@@ -382,7 +382,7 @@ static void test_static_types_carry_tvm_ffi_object_metadata(void **state) {
   const xffi_field_info *imports = field_of(info_of("ffi.Module"), "imports_");
   assert_int_equal(imports->offset, 24);
   assert_int_equal(imports->size, 8);
-  assert_int_equal(imports->alignment, 8);
+  assert_int_equal(imports->alignment, _Alignof(int64_t)); /* tvm-ffi says 8: int64_t's alignment on 64-bit targets */
   assert_int_equal(imports->field_static_type_index, XFFI_TYPE_ARRAY);
   assert_non_null(strstr(imports->metadata.data, "ffi.Array"));
 

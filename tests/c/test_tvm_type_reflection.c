@@ -27,10 +27,16 @@ static xffi_object *new_string(const char *text) {
   return s;
 }
 
+/* A field record with a valid layout: an int right after the header. */
 static xffi_field_info field_named(char *name) {
   xffi_field_info f;
   memset(&f, 0, sizeof(f));
   f.name = bytes_of(name);
+  f.size = 8;
+  f.alignment = 8;
+  f.offset = 24;
+  f.field_static_type_index = XFFI_TYPE_INT;
+  assert_int_equal(xffi_field_getter_for_type(&f.getter, XFFI_TYPE_INT), XFFI_OK);
   f.default_value_or_factory = xffi_any_none();
   return f;
 }
