@@ -575,10 +575,10 @@ int xffi_repr_with(xffi_object **out, const xffi_any *value, const xffi_repr_opt
   XFFI_CHECK_ARG_NOT_NULL(value);
   xffi_repr_options defaults = {0, 0, 0};
   if (!options) options = &defaults;
-  XFFI_CHECK_ARG(options, options->max_depth >= 0, XFFI_KIND_VALUE,
-                 "->max_depth must be >= 0 (0 for the default), got %lld", (long long)options->max_depth);
-  XFFI_CHECK_ARG(options, options->max_bytes >= 0, XFFI_KIND_VALUE,
-                 "->max_bytes must be >= 0 (0 for the default), got %lld", (long long)options->max_bytes);
+  XFFI_CHECK_ARG(options->max_depth, options->max_depth >= 0, XFFI_KIND_VALUE,
+                 "must be >= 0 (0 for the default), got %lld", (long long)options->max_depth);
+  XFFI_CHECK_ARG(options->max_bytes, options->max_bytes >= 0, XFFI_KIND_VALUE,
+                 "must be >= 0 (0 for the default), got %lld", (long long)options->max_bytes);
   if (xffi_any_check(__func__, "value", value) != XFFI_OK) return XFFI_FAIL;
   xffi_any root;
   if (xffi_any_copy(&root, value) != XFFI_OK) return XFFI_FAIL; /* a C string view becomes a string */
