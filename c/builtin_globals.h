@@ -45,6 +45,7 @@ extern const xffi_builtin_table xffi_globals_registry XFFI_INTERNAL;  /* the glo
 extern const xffi_builtin_table xffi_globals_module XFFI_INTERNAL;    /* modules and the system library */
 extern const xffi_builtin_table xffi_globals_type XFFI_INTERNAL;      /* the type registry's */
 extern const xffi_builtin_table xffi_globals_auto_init XFFI_INTERNAL; /* ffi._RegisterFFIInit (c/auto_init.c) */
+extern const xffi_builtin_table xffi_globals_repr XFFI_INTERNAL;      /* ffi.ReprPrint (c/globals_repr.c) */
 extern const xffi_builtin_table xffi_globals_pending XFFI_INTERNAL;   /* those of later issues: each call raises */
 
 /* All tables, in the order names are listed. */
