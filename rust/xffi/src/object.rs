@@ -416,8 +416,21 @@ impl<T: ObjectType> Deref for ObjectRef<T> {
 }
 
 impl<T: ObjectType> fmt::Debug for ObjectRef<T> {
+    /// The object's repr ([`crate::reflect::repr`]: a reflected type by its
+    /// fields); if printing fails, the type key and address.
+    ///
+    /// ```
+    /// #[derive(xffi::Object)]
+    /// #[xffi(type_key = "doc.Debugged")]
+    /// struct Debugged { #[xffi(get)] a: i64, #[xffi(get)] b: String }
+    /// let d = xffi::ObjectRef::new(Debugged { a: 1, b: "x".into() }).unwrap();
+    /// assert_eq!(format!("{d:?}"), "doc.Debugged(a=1, b=\"x\")");
+    /// ```
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "ObjectRef<{}>({:p})", self.type_key(), self.ptr.as_ptr())
+        match crate::reflect::repr(&crate::AnyView::object(self)) {
+            Ok(text) => f.write_str(&text),
+            Err(_) => write!(f, "ObjectRef<{}>({:p})", self.type_key(), self.ptr.as_ptr()),
+        }
     }
 }
 

@@ -28,7 +28,7 @@ use xffi_sys as sys;
 
 use crate::{Any, AnyView, Error, FromAnyView, Function, ObjectRef, ObjectType, Result};
 
-pub use crate::reflect_access::{FieldDesc, MethodDesc, TypeRef};
+pub use crate::reflect_access::{FieldDesc, MethodDesc, TypeRef, repr};
 
 /// A Rust field type with a static type index: what the field holds, as
 /// tvm-ffi's records say it (`field_static_type_index`).

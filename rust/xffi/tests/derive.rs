@@ -300,3 +300,23 @@ fn a_c_defined_type_is_reached_by_name_too() {
     let names: Vec<_> = path.fields().into_iter().map(|f| f.name).collect();
     assert_eq!(names, ["parent", "step", "depth"]);
 }
+
+#[test]
+fn debug_prints_the_reflected_fields() {
+    let peer = ObjectRef::new(Child { base: Base { tag: 1 }, extra: 2 }).unwrap();
+    assert_eq!(format!("{peer:?}"), "test.derive.Child(tag=1, extra=2)");
+    let s = ObjectRef::new(Sensor::plain(3, "hall")).unwrap();
+    let text = format!("{s:?}");
+    assert!(
+        text.starts_with(
+            "test.derive.Sensor(id=3, scale=2, enabled=True, label=\"hall\", payload=\"pay\", peer=None, count=7"
+        ),
+        "{text}"
+    );
+    // Any holding an object prints the same; sharing and cycles are the repr's.
+    assert_eq!(format!("{:?}", Any::from(peer.clone())), "test.derive.Child(tag=1, extra=2)");
+    s.set_field("link", s.clone()).unwrap();
+    let cyclic = format!("{s:?}");
+    assert!(cyclic.ends_with("link=...)"), "{cyclic}");
+    s.set_field("link", ()).unwrap(); // break the cycle: the object is freed
+}
