@@ -58,6 +58,20 @@ pub struct TypeRef {
     info: &'static sys::xffi_type_info,
 }
 
+/// Runs `f` with `name` as a NUL-terminated string: on the stack when short
+/// (no allocation on the common path), else in a CString. Errors:
+/// ValueError for a name with a NUL byte.
+fn with_c_name<R>(name: &str, f: impl FnOnce(*const std::ffi::c_char) -> Result<R>) -> Result<R> {
+    const SHORT: usize = 64;
+    if name.len() < SHORT && !name.as_bytes().contains(&0) {
+        let mut buf = [0u8; SHORT];
+        buf[..name.len()].copy_from_slice(name.as_bytes());
+        return f(buf.as_ptr().cast());
+    }
+    let c = CString::new(name)?;
+    f(c.as_ptr())
+}
+
 fn text(b: &sys::xffi_byte_array) -> &'static str {
     if b.data.is_null() {
         return "";
@@ -159,10 +173,9 @@ impl TypeRef {
     /// The method `name` (of the type or an ancestor) and whether it is static.
     /// Errors: AttributeError naming the type and method.
     pub fn method(&self, name: &str) -> Result<(Function, bool)> {
-        let c = CString::new(name)?;
         let mut info = ptr::null();
         // SAFETY: valid out slot and NUL-terminated name.
-        check(unsafe { sys::xffi_type_find_method(&mut info, self.index(), c.as_ptr()) })?;
+        with_c_name(name, |c| check(unsafe { sys::xffi_type_find_method(&mut info, self.index(), c) }))?;
         if info.is_null() {
             return Err(Error::new(
                 crate::ErrorKind::from("AttributeError"),
@@ -221,23 +234,25 @@ impl<T: ObjectType> ObjectRef<T> {
     /// assert!(s.get_field("no_such_field").is_err());
     /// ```
     pub fn get_field(&self, name: &str) -> Result<Any> {
-        let c = CString::new(name)?;
-        let mut out = sys::xffi_any::none();
-        // SAFETY: live object, NUL-terminated name, a slot receiving an owned value.
-        check(unsafe { sys::xffi_object_get_field(&mut out, self.as_ptr(), c.as_ptr()) })?;
-        // SAFETY: an owned value, taken once.
-        Ok(unsafe { Any::from_raw(out) })
+        with_c_name(name, |c| {
+            let mut out = sys::xffi_any::none();
+            // SAFETY: live object, NUL-terminated name, a slot receiving an owned value.
+            check(unsafe { sys::xffi_object_get_field(&mut out, self.as_ptr(), c) })?;
+            // SAFETY: an owned value, taken once.
+            Ok(unsafe { Any::from_raw(out) })
+        })
     }
 
     /// Writes `value` into the reflected field `name` through its setter.
     /// Errors: AttributeError (no such field, or read-only), TypeError (the
     /// value does not convert), each naming the field.
     pub fn set_field(&self, name: &str, value: impl Into<Any>) -> Result<()> {
-        let c = CString::new(name)?;
         let value = value.into();
-        // SAFETY: live object (setters of Rust-defined types synchronise their
-        // writes, see crate::reflect), NUL-terminated name, a borrowed value.
-        check(unsafe { sys::xffi_object_set_field(self.as_ptr(), c.as_ptr(), value.as_raw()) })
+        with_c_name(name, |c| {
+            // SAFETY: live object (setters of Rust-defined types synchronise
+            // their writes, see crate::reflect), NUL-terminated name, a borrowed value.
+            check(unsafe { sys::xffi_object_set_field(self.as_ptr(), c, value.as_raw()) })
+        })
     }
 
     /// Calls the method `name` of the object's type (or an ancestor): an

@@ -163,6 +163,12 @@ fn bad_writes_are_clear_errors_and_change_nothing() {
     assert_eq!(err.kind(), ErrorKind::from("AttributeError"));
     assert!(err.message().contains("nope"), "{}", err.message());
     assert!(s.set_field("nope", 1i64).is_err());
+    // Names too long for the stack buffer, and names C cannot hold.
+    let long = "n".repeat(100);
+    assert!(s.get_field(&long).unwrap_err().message().contains(&long));
+    assert_eq!(s.get_field("a\0b").unwrap_err().kind(), ErrorKind::ValueError);
+    assert_eq!(s.set_field("count\0", 1i64).unwrap_err().kind(), ErrorKind::ValueError);
+    assert_eq!(s.count.load(Ordering::Relaxed), 7);
     assert!(s.call_method("nope", ()).is_err());
 }
 
