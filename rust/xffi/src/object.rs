@@ -96,6 +96,9 @@ unsafe impl ObjectType for Object {
 /// assert_eq!(p.strong_count(), 2);
 /// assert_eq!(q.x + q.y, 3);
 /// ```
+// transparent: one object pointer, as C stores an object field (and
+// Option<ObjectRef<T>> is that pointer with None as NULL).
+#[repr(transparent)]
 pub struct ObjectRef<T: ObjectType> {
     ptr: NonNull<sys::xffi_object>,
     _marker: PhantomData<T>,
