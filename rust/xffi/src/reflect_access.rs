@@ -21,6 +21,8 @@ pub struct FieldDesc {
     pub static_type_index: i32,
     /// Whether a setter exists (`XFFI_FIELD_WRITABLE`).
     pub writable: bool,
+    /// Whether the field has a default (`XFFI_FIELD_HAS_DEFAULT`).
+    pub has_default: bool,
     /// Bytes from the object's start.
     pub offset: i64,
     /// The type that declared it (the type itself or an ancestor).
@@ -146,6 +148,7 @@ impl TypeRef {
                     name: text(&f.name).to_owned(),
                     static_type_index: f.field_static_type_index,
                     writable: f.flags & sys::XFFI_FIELD_WRITABLE as i64 != 0,
+                    has_default: f.flags & sys::XFFI_FIELD_HAS_DEFAULT as i64 != 0,
                     offset: f.offset,
                     declared_by: text(&t.type_key),
                 });

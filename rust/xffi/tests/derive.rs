@@ -99,6 +99,7 @@ fn the_marked_fields_are_registered_with_their_layout() {
     assert_eq!(field(&fields, "peer").type_key(), "test.derive.Sensor");
     assert!(!field(&fields, "id").writable && !field(&fields, "label").writable);
     assert!(field(&fields, "count").writable && field(&fields, "link").writable);
+    assert!(field(&fields, "count").has_default && !field(&fields, "armed").has_default);
     let t = TypeRef::by_key("test.derive.Sensor").unwrap();
     assert_eq!(t.index(), Sensor::type_index());
     let methods: Vec<_> = t.methods().into_iter().map(|m| (m.name, m.is_static)).collect();
