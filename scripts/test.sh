@@ -7,7 +7,8 @@
 #      scripts/check-house.py), the installed package used through
 #      find_package and pkg-config.
 #   Python: numpy exchanging tensors with xffi over DLPack; tvm-ffi's Python
-#      package loading and calling a library written with xffi.
+#      package loading and calling a library written with xffi, and using a
+#      Rust type reflected with #[derive(xffi::Object)] (on xffi's runtime).
 #   Peer suite: tvm-ffi's own Python suite (the pinned sdist, fetched and
 #      cached at test time) on the wheel's runtime and on xffi's drop-in
 #      (scripts/tvm-ffi-on-xffi.sh), judged against tests/peer/known-failures.txt
@@ -53,7 +54,8 @@ c_suite() { # dir, compiler, extra cmake args...
 }
 
 release_build() {
-  configure_build "$build/release" -DCMAKE_BUILD_TYPE=Release
+  configure_build "$build/release" -DCMAKE_BUILD_TYPE=Release &&
+    ctest --test-dir "$build/release" -R tvm_ffi_dropin_properties --output-on-failure
 }
 
 sanitizers() {
@@ -117,9 +119,11 @@ numpy_dlpack() {
   XFFI_LIB="$build/release/libxffi.so" python3 -m pytest -q -p no:cacheprovider tests/python/test_numpy_dlpack.py
 }
 
-tvm_loads_xffi() {
+tvm_loads_xffi() { # and a Rust library's reflected type used from Python on xffi's runtime
   XFFI_INTEROP_XFFI_LIB="$build/release/tests/libxffi_interop_xffi_exports.so" \
-    python3 -m pytest -q -p no:cacheprovider tests/interop/test_tvm_loads_xffi.py
+    python3 -m pytest -q -p no:cacheprovider tests/interop/test_tvm_loads_xffi.py &&
+    XFFI_BUILD_ROOT="$build" XFFI_JOBS="$jobs" \
+      python3 -m pytest -q -p no:cacheprovider tests/interop/test_rust_reflect_e2e.py
 }
 
 peer_suite() {

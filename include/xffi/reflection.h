@@ -320,6 +320,58 @@ XFFI_API int xffi_type_get_metadata(const xffi_type_metadata **out, int32_t type
  * (borrowed), or None when it has none (not an error). */
 XFFI_API int xffi_type_get_attr(xffi_any *out, int32_t type_index, const char *name);
 
+/* ---- Printing (c/repr.c): tvm-ffi's ffi.ReprPrint format ----
+ * The text of a value, as tvm-ffi's ReprPrint writes it:
+ * - None, True/False, ints in decimal, floats as C's "%g" ("3.14", "1e+10");
+ * - strings as Python literals with double quotes ("a\nb", \xNN for other
+ *   control bytes, \uXXXX/\UXXXXXXXX for non-ASCII); bytes as b"...";
+ * - a dtype as "float32", a device as "cuda:1", a Shape as "Shape(2, 3)", a
+ *   Tensor as "float32[3, 4]@cpu:0", a BigInt in decimal;
+ * - Array as a tuple "(1, 2)" ("(1,)" for one element), List as "[1, 2]",
+ *   Map and Dict as "{k: v, ...}" in iteration order;
+ * - any other object by its reflected fields, parents' first, leaving out
+ *   fields flagged XFFI_FIELD_REPR_OFF and repeated names:
+ *   "testing.TestIntPair(a=1, b=2)", or just the type key when no field
+ *   shows; a type whose "__ffi_repr__" attribute is a Function is printed
+ *   by calling it with (object, repr) where repr is a Function printing
+ *   any value (its String result is used as it is); an ffi.Enum as
+ *   "<type key>.<name>"; ffi.GetInvalidObject's sentinel as "<MISSING>"
+ *   and ffi.GetKwargsObject's as "<KWARGS>".
+ * An object met again prints in full again (sharing); one met inside
+ * itself prints as "..." (a cycle). With addresses on, each object's key is
+ * followed by "@0x...", containers and tensors end with "@0x...", and a
+ * cycle prints as "...@0x...". The walk uses an explicit stack: no C
+ * recursion proportional to the value's depth. */
+
+/* The bounds of a repr; zero-initialise for the defaults. */
+typedef struct xffi_repr_options {
+  /* Containers and objects open at once; a deeper one prints as
+   * "<depth limit>". 0: XFFI_REPR_DEFAULT_MAX_DEPTH. */
+  int64_t max_depth;
+  /* The most bytes of text; a longer text is cut there (at a UTF-8
+   * character boundary) and ends with "<truncated>". 0: XFFI_REPR_DEFAULT_MAX_BYTES. */
+  int64_t max_bytes;
+  /* Non-zero: show object addresses (as tvm-ffi's TVM_FFI_REPR_WITH_ADDR=1). */
+  int32_t with_address;
+} xffi_repr_options;
+
+#define XFFI_REPR_DEFAULT_MAX_DEPTH ((int64_t)1 << 20)
+#define XFFI_REPR_DEFAULT_MAX_BYTES ((int64_t)1 << 26)
+
+/* *out receives a new String reference holding the text of *value (a view,
+ * borrowed), exactly as ffi.ReprPrint makes it: default bounds, addresses
+ * shown when the environment variable TVM_FFI_REPR_WITH_ADDR is "1".
+ * Errors: ValueError for NULL out or value or a malformed value; what a
+ * field getter or an __ffi_repr__ Function raises; TypeError when
+ * __ffi_repr__ is not a Function or returns no string; MemoryError. *out is
+ * NULL on failure. */
+XFFI_API int xffi_repr(xffi_object **out, const xffi_any *value);
+
+/* As xffi_repr with explicit bounds and address choice (options borrowed;
+ * NULL for the defaults; the environment is not read).
+ * Errors: as xffi_repr, and ValueError for a negative bound. */
+XFFI_API int xffi_repr_with(xffi_object **out, const xffi_any *value, const xffi_repr_options *options);
+
 XFFI_EXTERN_C_END
 
 #endif /* XFFI_REFLECTION_H */

@@ -41,6 +41,24 @@ fn main() {
         .expect("run the C++ compiler");
     assert!(status.success(), "building {} failed", kernel.display());
     println!("cargo:rustc-env=XFFI_ARRANGEMENT_KERNEL={so}");
+
+    // An empty library whose SONAME is libtvm_ffi.so: loaded first, it
+    // satisfies the wheel's testing library's NEEDED libtvm_ffi.so, so the
+    // wheel's runtime stays out and the testing library's TVMFFI* imports
+    // bind to this program's runtime (tests/testing_library.rs).
+    let stub_src = format!("{out}/soname_stub.c");
+    fs::write(&stub_src, "/* no definitions: only the SONAME matters */\ntypedef int xffi_soname_stub_unused;\n")
+        .unwrap();
+    let stub = format!("{out}/libxffi_soname_stub.so");
+    let status = cc::Build::new()
+        .get_compiler()
+        .to_command()
+        .args(["-shared", "-fPIC", "-Wl,-soname,libtvm_ffi.so", "-o", &stub, &stub_src])
+        .status()
+        .expect("run the C compiler");
+    assert!(status.success(), "building the SONAME stub failed");
+    println!("cargo:rustc-env=XFFI_TVM_FFI_SONAME_STUB={stub}");
+    println!("cargo:rustc-env=XFFI_WHEEL_TESTING_LIB={libdir}/libtvm_ffi_testing.so");
     println!("cargo:rustc-env=XFFI_WHEEL_RUNTIME={libdir}/libtvm_ffi.so");
     println!("cargo:rustc-cfg=xffi_tvm_ffi");
 

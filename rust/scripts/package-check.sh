@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Proves that xffi-sys and xffi package into self-contained crates: `cargo
-# package` writes each .crate, then this script unpacks both into an empty
+# Proves that xffi-sys, xffi-derive and xffi package into self-contained crates: `cargo
+# package` writes each .crate, then this script unpacks them into an empty
 # directory, outside the repository, and builds and tests a consumer crate
 # that depends on the unpacked crates only, as a crates.io user would get
 # them. No C sources or headers from the repository are reachable.
@@ -16,10 +16,11 @@ set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 target="${CARGO_TARGET_DIR:-$root/target}"
 cd "$root"
-cargo package -p xffi-sys -p xffi --allow-dirty --no-verify
+cargo package -p xffi-sys -p xffi-derive -p xffi --allow-dirty --no-verify
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 tar -xzf "$target/package/xffi-sys-0.1.0.crate" -C "$work"
+tar -xzf "$target/package/xffi-derive-0.1.0.crate" -C "$work"
 tar -xzf "$target/package/xffi-0.1.0.crate" -C "$work"
 mkdir -p "$work/consumer/src"
 cat > "$work/consumer/Cargo.toml" <<TOML
@@ -32,14 +33,17 @@ publish = false
 xffi = { path = "../xffi-0.1.0" }
 [patch.crates-io]
 xffi-sys = { path = "../xffi-sys-0.1.0" }
+xffi-derive = { path = "../xffi-derive-0.1.0" }
 [workspace]
 TOML
 cat > "$work/consumer/src/main.rs" <<'RS'
-use xffi::{object_type, Function, ObjectRef};
-struct Point { x: i64 }
-object_type!(Point, "consumer.Point");
+use xffi::{Function, ObjectRef};
+#[derive(xffi::Object)]
+#[xffi(type_key = "consumer.Point")]
+struct Point { #[xffi(get)] x: i64 }
 fn main() {
     let p = ObjectRef::new(Point { x: 41 }).unwrap();
+    assert_eq!(p.get_field("x").unwrap().get::<i64>().unwrap(), 41);
     let f = Function::from_typed(|p: ObjectRef<Point>| Ok(p.x + 1)).unwrap();
     let r: i64 = f.call_typed((p,)).unwrap();
     assert_eq!(r, 42);

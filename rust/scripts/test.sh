@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The Rust part of the test command: every crate's tests and doctests, the
 # cross-language ownership tests, layout, container, type registration,
-# error sharing, reference-count limit, List sharing and tensor size tests under
+# error sharing, reference-count limit, List sharing, tensor size and derive tests under
 # valgrind (fails on any invalid access or definite/indirect leak), and the
 # packaging check. Run from anywhere; honours CARGO_TARGET_DIR.
 set -euo pipefail
@@ -24,7 +24,7 @@ if command -v valgrind >/dev/null; then
   # C). cargo fails on a named test target that does not exist, so none drops
   # out unnoticed.
   valgrind_tests=(cross layout containers dlpack oom module tvm_interop type_registration error_sharing
-    ref_count_limit list_sharing tensor_numel)
+    ref_count_limit list_sharing tensor_numel derive)
   scripts/cargo-valgrind.sh test --workspace --jobs 2 "${valgrind_tests[@]/#/--test=}" -- --test-threads=2
 else
   echo "valgrind not found: memory checks of the cross-language tests skipped" >&2

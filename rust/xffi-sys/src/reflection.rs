@@ -114,3 +114,30 @@ extern "C" {
     /// Sets `obj`'s field `name` to the borrowed `*value`, type-checked, through the field's setter.
     pub fn xffi_object_set_field(obj: *mut xffi_object, name: *const c_char, value: *const xffi_any) -> c_int;
 }
+
+/// The bounds of a repr (`xffi_repr_with`); zero for the defaults.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default)]
+pub struct xffi_repr_options {
+    /// Containers and objects open at once (0: XFFI_REPR_DEFAULT_MAX_DEPTH).
+    pub max_depth: i64,
+    /// The most bytes of text (0: XFFI_REPR_DEFAULT_MAX_BYTES).
+    pub max_bytes: i64,
+    /// Non-zero: show object addresses.
+    pub with_address: i32,
+}
+
+pub const XFFI_REPR_DEFAULT_MAX_DEPTH: i64 = 1 << 20;
+pub const XFFI_REPR_DEFAULT_MAX_BYTES: i64 = 1 << 26;
+
+extern "C" {
+    /// `*out` receives a new String reference holding the text of `*value`
+    /// (borrowed) in tvm-ffi's ReprPrint format; NULL on failure.
+    pub fn xffi_repr(out: *mut *mut xffi_object, value: *const xffi_any) -> c_int;
+    /// As `xffi_repr` with explicit bounds (`options` borrowed; NULL for the defaults).
+    pub fn xffi_repr_with(
+        out: *mut *mut xffi_object,
+        value: *const xffi_any,
+        options: *const xffi_repr_options,
+    ) -> c_int;
+}

@@ -140,6 +140,63 @@ extern "C" fn array_of_objects(_: *mut c_void, n: u64) {
     }
 }
 
+// ---- 5. An int field of a derived type: Rust's direct load, the same
+// field by name (xffi_object_get_field: lookup, then the getter), and
+// through the field record's getter looked up once (what Python's
+// attribute read does per access).
+
+#[derive(xffi::Object)]
+#[xffi(type_key = "bench.Reading")]
+struct Reading {
+    #[xffi(get)]
+    a: i64,
+    #[xffi(get)]
+    b: i64,
+}
+
+extern "C" fn field_direct(ctx: *mut c_void, n: u64) {
+    // SAFETY: ctx is the `ctx(&value)` this case was registered with in main, alive for the whole bench_op call.
+    let r = unsafe { &*(ctx as *const ObjectRef<Reading>) };
+    for _ in 0..n {
+        black_box(black_box(r).a);
+    }
+}
+
+extern "C" fn field_by_name(ctx: *mut c_void, n: u64) {
+    // SAFETY: ctx is the `ctx(&value)` this case was registered with in main, alive for the whole bench_op call.
+    let r = unsafe { &*(ctx as *const ObjectRef<Reading>) };
+    for _ in 0..n {
+        black_box(black_box(r).get_field("a").unwrap());
+    }
+}
+
+extern "C" fn field_by_name_sys(ctx: *mut c_void, n: u64) {
+    // SAFETY: ctx is the `ctx(&value)` this case was registered with in main, alive for the whole bench_op call.
+    let r = unsafe { &*(ctx as *const ObjectRef<Reading>) };
+    for _ in 0..n {
+        let mut out = sys::xffi_any::none();
+        // SAFETY: a live object, a NUL-terminated name, a slot for a plain int.
+        let status = unsafe { sys::xffi_object_get_field(&mut out, black_box(r).as_ptr(), c"a".as_ptr()) };
+        black_box((status, out.type_index));
+    }
+}
+
+extern "C" fn field_by_getter(ctx: *mut c_void, n: u64) {
+    // SAFETY: ctx is the `ctx(&value)` this case was registered with in main, alive for the whole bench_op call.
+    let r = unsafe { &*(ctx as *const ObjectRef<Reading>) };
+    let mut info = std::ptr::null();
+    // SAFETY: valid out slot, a registered type, a NUL-terminated name.
+    unsafe { sys::xffi_type_find_field(&mut info, r.type_index(), c"a".as_ptr()) };
+    // SAFETY: the field's immortal record, found above.
+    let (getter, offset) = unsafe { ((*info).getter.unwrap(), (*info).offset as usize) };
+    for _ in 0..n {
+        let mut out = sys::xffi_any::none();
+        // SAFETY: the field's address in a live object, and a slot for a plain int.
+        let status = unsafe { getter(black_box(r).as_ptr().cast::<u8>().add(offset).cast(), &mut out) };
+        black_box((status, out.type_index));
+    }
+}
+
 fn main() {
     // cargo bench passes --bench: the harness does not know it.
     let args: Vec<CString> = std::env::args().filter(|a| a != "--bench").map(|a| CString::new(a).unwrap()).collect();
@@ -193,6 +250,17 @@ fn main() {
         &[
             ("Vec<Arc>", vec_of_arcs, std::ptr::null_mut()),
             ("Array<ObjectRef>", array_of_objects, std::ptr::null_mut()),
+        ],
+    );
+    let reading = ObjectRef::new(Reading { a: 1, b: 2 }).unwrap();
+    black_box(reading.b);
+    op(
+        "read an int field",
+        &[
+            ("Rust direct load", field_direct, ctx(&reading)),
+            ("getter from the record", field_by_getter, ctx(&reading)),
+            ("xffi_object_get_field", field_by_name_sys, ctx(&reading)),
+            ("obj.get_field(name)", field_by_name, ctx(&reading)),
         ],
     );
     // SAFETY: after bench_init, as the harness requires.

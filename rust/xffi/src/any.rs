@@ -422,7 +422,12 @@ fn debug_raw(raw: &sys::xffi_any, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 Ok(b) => write!(f, "b{:?}", String::from_utf8_lossy(b)),
                 Err(_) => write!(f, "<bytes>"),
             },
-            t if t >= sys::XFFI_TYPE_STATIC_OBJECT_BEGIN => write!(f, "{}@{:p}", type_key_of(t), raw.value.v_obj),
+            // Objects print as their repr (reflected fields), or key@address
+            // if printing fails.
+            t if t >= sys::XFFI_TYPE_STATIC_OBJECT_BEGIN => match crate::reflect::repr(&v) {
+                Ok(text) => f.write_str(&text),
+                Err(_) => write!(f, "{}@{:p}", type_key_of(t), raw.value.v_obj),
+            },
             _ => write!(f, "<{}>", kind_name(raw)),
         }
     }

@@ -120,6 +120,48 @@ macro_rules! export_abi_marker {
     };
 }
 
+/// Registers Rust-defined types (and, for `#[derive(xffi::Object)]` types,
+/// their fields and methods) when the library is loaded, as C++ libraries
+/// built against tvm-ffi do in their static initialisers: a host that
+/// loads the library (Python's `tvm_ffi.load_module`, `xffi_module_load`)
+/// finds the types by key right after loading. Use it once per library,
+/// at the crate root, with every type the host must find.
+///
+/// Runs from the loader's initialiser list (ELF `.init_array`, Mach-O
+/// `__mod_init_func`; elsewhere the types register on first use as
+/// always). A registration that fails is reported on stderr and every
+/// later use of the type returns the same error; a panic aborts (there is
+/// no caller to report to).
+///
+/// ```
+/// #[derive(xffi::Object)]
+/// #[xffi(type_key = "doc.AtLoad")]
+/// struct AtLoad { #[xffi(get)] v: i64 }
+/// xffi::register_types_at_load!(AtLoad);
+/// // Registered before main: the key is known without a use of the type.
+/// assert!(xffi::reflect::TypeRef::by_key("doc.AtLoad").is_ok());
+/// ```
+#[macro_export]
+macro_rules! register_types_at_load {
+    ($($ty:ty),+ $(,)?) => {
+        const _: () = {
+            extern "C" fn register_at_load() {
+                $crate::ffi_boundary!("xffi::register_types_at_load!", {
+                    $(
+                        if let ::std::result::Result::Err(e) = <$ty as $crate::ObjectType>::checked_type_index() {
+                            ::std::eprintln!("xffi: registering {} at load failed: {}", <$ty as $crate::ObjectType>::TYPE_KEY, e);
+                        }
+                    )+
+                })
+            }
+            #[used]
+            #[cfg_attr(any(target_os = "linux", target_os = "android", target_os = "freebsd"), unsafe(link_section = ".init_array"))]
+            #[cfg_attr(target_vendor = "apple", unsafe(link_section = "__DATA,__mod_init_func"))]
+            static REGISTER_AT_LOAD: extern "C" fn() = register_at_load;
+        };
+    };
+}
+
 /// The body of every exported function: checks the pointers, runs `f` on the
 /// argument views inside the panic boundary, and stores the result or raises
 /// the error (handing it to tvm-ffi's slot when tvm-ffi is in the process).

@@ -48,6 +48,8 @@ pub mod key;
 pub mod map;
 pub mod module;
 pub mod object;
+pub mod reflect;
+mod reflect_access;
 pub mod string;
 pub mod tensor;
 mod wrapper;
@@ -62,6 +64,8 @@ pub use module::{Module, ModuleObj};
 pub use object::{IsA, Object, ObjectRef, ObjectType, RustObject, WeakRef};
 pub use string::{Bytes, BytesObj, String, StringObj};
 pub use tensor::{DataType, Scalar, Shape, ShapeObj, Tensor, TensorObj};
+/// `#[derive(xffi::Object)]` and `#[xffi::methods]`: see [`reflect`] and the `xffi-derive` crate.
+pub use xffi_derive::{Object, methods};
 
 /// The raw bindings, re-exported.
 pub use xffi_sys as sys;

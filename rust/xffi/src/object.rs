@@ -96,6 +96,9 @@ unsafe impl ObjectType for Object {
 /// assert_eq!(p.strong_count(), 2);
 /// assert_eq!(q.x + q.y, 3);
 /// ```
+// transparent: one object pointer, as C stores an object field (and
+// Option<ObjectRef<T>> is that pointer with None as NULL).
+#[repr(transparent)]
 pub struct ObjectRef<T: ObjectType> {
     ptr: NonNull<sys::xffi_object>,
     _marker: PhantomData<T>,
@@ -416,8 +419,21 @@ impl<T: ObjectType> Deref for ObjectRef<T> {
 }
 
 impl<T: ObjectType> fmt::Debug for ObjectRef<T> {
+    /// The object's repr ([`crate::reflect::repr`]: a reflected type by its
+    /// fields); if printing fails, the type key and address.
+    ///
+    /// ```
+    /// #[derive(xffi::Object)]
+    /// #[xffi(type_key = "doc.Debugged")]
+    /// struct Debugged { #[xffi(get)] a: i64, #[xffi(get)] b: String }
+    /// let d = xffi::ObjectRef::new(Debugged { a: 1, b: "x".into() }).unwrap();
+    /// assert_eq!(format!("{d:?}"), "doc.Debugged(a=1, b=\"x\")");
+    /// ```
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "ObjectRef<{}>({:p})", self.type_key(), self.ptr.as_ptr())
+        match crate::reflect::repr(&crate::AnyView::object(self)) {
+            Ok(text) => f.write_str(&text),
+            Err(_) => write!(f, "ObjectRef<{}>({:p})", self.type_key(), self.ptr.as_ptr()),
+        }
     }
 }
 
@@ -551,136 +567,8 @@ unsafe extern "C" fn rust_deleter<T>(obj: *mut c_void, flags: c_int) {
 }
 
 #[doc(hidden)]
-pub mod private {
-    use super::*;
-    use std::any::TypeId;
-    use std::ffi::CString;
-    use std::sync::Mutex;
-
-    /// Where a Rust-defined type's value sits after the header.
-    pub const fn payload_offset<T>() -> usize {
-        std::mem::offset_of!(RustBox<T>, value)
-    }
-
-    /// The parent an [`object_type!`](crate::object_type) declares.
-    #[derive(Clone, Copy)]
-    pub struct ParentDecl {
-        /// The parent's Rust type, its key (for messages) and its index.
-        pub id: TypeId,
-        pub key: &'static str,
-        pub index: fn() -> Result<i32>,
-        /// Whether the child declared `base = field` (a parent value at
-        /// offset 0, checked at compile time).
-        pub has_base: bool,
-    }
-
-    /// A type index registered through `object_type!`: the Rust type that
-    /// owns it (a key belongs to one Rust type only) and its parent's index.
-    struct RustType {
-        index: i32,
-        id: TypeId,
-        parent_index: i32,
-    }
-
-    /// Every type index registered through `object_type!` in this process.
-    static RUST_TYPES: Mutex<Vec<RustType>> = Mutex::new(Vec::new());
-
-    fn find(types: &[RustType], index: i32) -> Option<&RustType> {
-        types.iter().find(|t| t.index == index)
-    }
-
-    /// The index of the parent a Rust type may be registered under. Only
-    /// the root Object (empty payload) or a Rust-defined type that the
-    /// child embeds as its `base` qualify: a built-in parent would let a
-    /// checked downcast read Rust data as the built-in's cell, and a parent
-    /// without `base` would let it read the child as the parent.
-    fn parent_index(key: &str, parent: ParentDecl) -> Result<i32> {
-        if parent.id == TypeId::of::<Object>() {
-            return Ok(sys::XFFI_TYPE_OBJECT);
-        }
-        if !parent.has_base {
-            return Err(Error::type_error(&format!(
-                "object_type!({key}): parent {} needs `base = field` naming a {} at offset 0",
-                parent.key, parent.key
-            )));
-        }
-        let index = (parent.index)()?;
-        let types = RUST_TYPES.lock().unwrap_or_else(|e| e.into_inner());
-        if find(&types, index).map(|t| t.id) != Some(parent.id) {
-            return Err(Error::type_error(&format!(
-                "object_type!({key}): parent {} is not a type defined with object_type! (built-in and foreign types cannot be extended from Rust)",
-                parent.key
-            )));
-        }
-        Ok(index)
-    }
-
-    /// Registers the Rust type `id` under `key`. Refuses (ValueError) a key
-    /// already registered by anything but this Rust type (another Rust
-    /// type, a built-in, C or another runtime), and (TypeError) a parent
-    /// other than Object or a Rust-defined base.
-    fn register_rust_type(key: &str, id: TypeId, parent: ParentDecl) -> Result<i32> {
-        let parent_index = parent_index(key, parent)?;
-        let c_key = CString::new(key)?;
-        // Held across the lookup and the registration so that two Rust
-        // types racing for one key cannot both see it free.
-        let mut types = RUST_TYPES.lock().unwrap_or_else(|e| e.into_inner());
-        let mut info = ptr::null();
-        // SAFETY: valid out slot and NUL-terminated key.
-        if unsafe { sys::xffi_type_info_get_by_key(&mut info, c_key.as_ptr()) } == sys::XFFI_OK {
-            // SAFETY: a borrowed, immortal record.
-            let index = unsafe { (*info).type_index };
-            return match find(&types, index) {
-                Some(t) if t.id == id && t.parent_index == parent_index => Ok(index),
-                Some(t) if t.id == id => Err(Error::type_error(&format!(
-                    "object_type!({key}): already registered under parent index {}, not {parent_index}",
-                    t.parent_index
-                ))),
-                _ => Err(Error::value_error(&format!(
-                    "object_type!({key}): the type key is already registered by another type (index {index})"
-                ))),
-            };
-        }
-        drop(Error::take_raised()); // the KeyError of the lookup: the key is free
-        let mut index = 0;
-        // SAFETY: valid out slot, NUL-terminated key, a registered parent.
-        check(unsafe { sys::xffi_type_register(&mut index, c_key.as_ptr(), parent_index) })?;
-        types.push(RustType { index, id, parent_index });
-        Ok(index)
-    }
-
-    /// A cached type index: 0 until registered (dynamic indices are >= 128).
-    #[derive(Default)]
-    pub struct TypeIndexCache(AtomicI32);
-
-    impl TypeIndexCache {
-        pub const fn new() -> Self {
-            TypeIndexCache(AtomicI32::new(0))
-        }
-        /// The index of the Rust type `T` registered under `key` with `parent`.
-        ///
-        /// # Safety
-        /// Only [`object_type!`](crate::object_type) may call it, for its
-        /// own type, with the parent it declares (and `has_base` only when
-        /// it checked the base field's type and offset).
-        #[inline(always)]
-        pub unsafe fn get<T: 'static>(&self, key: &'static str, parent: ParentDecl) -> Result<i32> {
-            let v = self.0.load(Ordering::Acquire);
-            if v != 0 {
-                return Ok(v);
-            }
-            self.register(key, TypeId::of::<T>(), parent)
-        }
-        #[cold]
-        fn register(&self, key: &'static str, id: TypeId, parent: ParentDecl) -> Result<i32> {
-            // Registration is idempotent for the same Rust type, so threads
-            // racing here all store the same index.
-            let index = register_rust_type(key, id, parent)?;
-            self.0.store(index, Ordering::Release);
-            Ok(index)
-        }
-    }
-}
+#[path = "object_registry.rs"]
+pub mod private;
 
 /// Makes a Rust struct an xffi object type: registers it (by key, with a
 /// parent type) on first use, caching the index in a static (no string
@@ -728,6 +616,9 @@ pub mod private {
 #[macro_export]
 macro_rules! object_type {
     (@impl $ty:ty, $key:literal, $parent:ty, $has_base:literal) => {
+        $crate::object_type!(@impl $ty, $key, $parent, $has_base, ::core::option::Option::None);
+    };
+    (@impl $ty:ty, $key:literal, $parent:ty, $has_base:literal, $reflect:expr) => {
         // SAFETY: the index is the one registered for this Rust type (its
         // own key, checked to belong to it), whose objects are all made by
         // ObjectRef::new as a RustBox<$ty>: the value at PAYLOAD_OFFSET.
@@ -754,7 +645,7 @@ macro_rules! object_type {
                 // SAFETY: this type's own registration, with the parent it
                 // declares; has_base only from the form that checks the base.
                 unsafe {
-                    CACHE.get::<$ty>(
+                    CACHE.get_reflected::<$ty>(
                         $key,
                         $crate::object::private::ParentDecl {
                             id: ::core::any::TypeId::of::<$parent>(),
@@ -762,19 +653,13 @@ macro_rules! object_type {
                             index: <$parent as $crate::ObjectType>::checked_type_index,
                             has_base: $has_base,
                         },
+                        $reflect,
                     )
                 }
             }
         }
     };
-    ($ty:ty, $key:literal) => {
-        $crate::object_type!(@impl $ty, $key, $crate::Object, false);
-    };
-    ($ty:ty, $key:literal, parent = $parent:ty) => {
-        $crate::object_type!(@impl $ty, $key, $parent, false);
-    };
-    ($ty:ty, $key:literal, parent = $parent:ty, base = $field:ident) => {
-        $crate::object_type!(@impl $ty, $key, $parent, true);
+    (@base $ty:ty, $parent:ty, $field:ident) => {
         const _: () = {
             assert!(::core::mem::offset_of!($ty, $field) == 0, "the base field must be the first (use #[repr(C)])");
             assert!(
@@ -788,5 +673,15 @@ macro_rules! object_type {
         // SAFETY: the const block above checked, at compile time, that the
         // base field is a $parent at offset 0 and the payloads line up.
         unsafe impl $crate::IsA<$parent> for $ty {}
+    };
+    ($ty:ty, $key:literal) => {
+        $crate::object_type!(@impl $ty, $key, $crate::Object, false);
+    };
+    ($ty:ty, $key:literal, parent = $parent:ty) => {
+        $crate::object_type!(@impl $ty, $key, $parent, false);
+    };
+    ($ty:ty, $key:literal, parent = $parent:ty, base = $field:ident) => {
+        $crate::object_type!(@impl $ty, $key, $parent, true);
+        $crate::object_type!(@base $ty, $parent, $field);
     };
 }

@@ -1,0 +1,330 @@
+//! `#[derive(xffi::Object)]` and `#[xffi::methods]`: a Rust struct as an
+//! xffi object type whose marked fields and exported methods are reflected
+//! (readable, writable and callable by name from C, C++, Python and Rust).
+//! Use them through the `xffi` crate, which re-exports both; the README of
+//! this crate describes the attributes, and `xffi::reflect` what the
+//! generated code relies on.
+use proc_macro::TokenStream;
+use proc_macro2::{Span, TokenStream as TokenStream2};
+use quote::{format_ident, quote};
+use syn::parse::Parser;
+use syn::punctuated::Punctuated;
+use syn::spanned::Spanned;
+use syn::{Attribute, Data, DeriveInput, Expr, Fields, FnArg, ImplItem, ItemImpl, Lit, Meta, ReturnType, Token, Type};
+
+/// Makes a struct an xffi object type with reflected fields; see the crate's README.
+#[proc_macro_derive(Object, attributes(xffi))]
+pub fn derive_object(input: TokenStream) -> TokenStream {
+    let input = syn::parse_macro_input!(input as DeriveInput);
+    derive(input).unwrap_or_else(|e| e.to_compile_error()).into()
+}
+
+/// Exports the methods of an `impl` block as the type's reflected methods
+/// (`&self` methods as instance methods, the others as static ones); see the
+/// crate's README.
+#[proc_macro_attribute]
+pub fn methods(attr: TokenStream, item: TokenStream) -> TokenStream {
+    if !attr.is_empty() {
+        return syn::Error::new(Span::call_site(), "#[xffi::methods] takes no arguments").to_compile_error().into();
+    }
+    let item = syn::parse_macro_input!(item as ItemImpl);
+    methods_impl(item).unwrap_or_else(|e| e.to_compile_error()).into()
+}
+
+/// The `#[xffi(...)]` items of an attribute list, each as a Meta.
+fn xffi_items(attrs: &[Attribute]) -> syn::Result<Vec<Meta>> {
+    let mut out = Vec::new();
+    for attr in attrs.iter().filter(|a| a.path().is_ident("xffi")) {
+        let list = attr.meta.require_list()?;
+        let items = Punctuated::<Meta, Token![,]>::parse_terminated.parse2(list.tokens.clone())?;
+        out.extend(items);
+    }
+    Ok(out)
+}
+
+fn doc_of(attrs: &[Attribute]) -> String {
+    let mut lines = Vec::new();
+    for attr in attrs.iter().filter(|a| a.path().is_ident("doc")) {
+        if let Meta::NameValue(nv) = &attr.meta {
+            if let Expr::Lit(syn::ExprLit { lit: Lit::Str(s), .. }) = &nv.value {
+                lines.push(s.value().trim().to_owned());
+            }
+        }
+    }
+    lines.join("\n")
+}
+
+fn string_value(e: &Expr, what: &str) -> syn::Result<String> {
+    match e {
+        Expr::Lit(syn::ExprLit { lit: Lit::Str(s), .. }) => Ok(s.value()),
+        _ => Err(syn::Error::new(e.span(), format!("{what} must be a string literal"))),
+    }
+}
+
+struct FieldSpec {
+    ident: syn::Ident,
+    ty: Type,
+    doc: String,
+    writable: bool,
+    default: Option<Expr>,
+}
+
+fn derive(input: DeriveInput) -> syn::Result<TokenStream2> {
+    let name = &input.ident;
+    if !input.generics.params.is_empty() {
+        return Err(syn::Error::new(input.generics.span(), "derive(xffi::Object): generic types cannot be xffi types"));
+    }
+    let mut type_key = None;
+    let mut parent: Option<syn::Path> = None;
+    for item in xffi_items(&input.attrs)? {
+        match &item {
+            Meta::NameValue(nv) if nv.path.is_ident("type_key") => {
+                type_key = Some(string_value(&nv.value, "type_key")?)
+            }
+            Meta::NameValue(nv) if nv.path.is_ident("parent") => match &nv.value {
+                Expr::Path(p) => parent = Some(p.path.clone()),
+                other => return Err(syn::Error::new(other.span(), "parent must be a type path")),
+            },
+            other => {
+                return Err(syn::Error::new(
+                    other.span(),
+                    "unknown #[xffi(...)] item on the struct: expected type_key = \"...\" or parent = Type",
+                ))
+            }
+        }
+    }
+    let Some(type_key) = type_key else {
+        return Err(syn::Error::new(
+            name.span(),
+            "derive(xffi::Object) needs #[xffi(type_key = \"...\")] on the struct (the type's registered key)",
+        ));
+    };
+    let Data::Struct(data) = &input.data else {
+        return Err(syn::Error::new(name.span(), "derive(xffi::Object) applies to structs only"));
+    };
+    let Fields::Named(named) = &data.fields else {
+        return Err(syn::Error::new(name.span(), "derive(xffi::Object) needs a struct with named fields"));
+    };
+
+    let mut base: Option<syn::Ident> = None;
+    let mut specs = Vec::new();
+    for field in &named.named {
+        let ident = field.ident.clone().expect("named field");
+        let (mut get, mut set, mut default, mut is_base) = (false, false, None, false);
+        for item in xffi_items(&field.attrs)? {
+            match &item {
+                Meta::Path(p) if p.is_ident("get") => get = true,
+                Meta::Path(p) if p.is_ident("set") => set = true,
+                Meta::Path(p) if p.is_ident("base") => is_base = true,
+                Meta::NameValue(nv) if nv.path.is_ident("default") => default = Some(nv.value.clone()),
+                other => {
+                    return Err(syn::Error::new(
+                        other.span(),
+                        "unknown #[xffi(...)] item on a field: expected get, set, default = expr or base",
+                    ))
+                }
+            }
+        }
+        if is_base {
+            if base.is_some() {
+                return Err(syn::Error::new(ident.span(), "only one field can be the #[xffi(base)]"));
+            }
+            base = Some(ident);
+            continue;
+        }
+        if (set || default.is_some()) && !get {
+            return Err(syn::Error::new(ident.span(), "#[xffi(set)] and #[xffi(default)] need #[xffi(get)] too"));
+        }
+        if get {
+            specs.push(FieldSpec { ident, ty: field.ty.clone(), doc: doc_of(&field.attrs), writable: set, default });
+        }
+    }
+
+    let reflect_fn = format_ident!("__xffi_reflect_{}", name);
+    let (parent_ty, has_base, base_check) = match (&parent, &base) {
+        (None, None) => (quote!(::xffi::Object), false, quote!()),
+        (Some(p), Some(b)) => (quote!(#p), true, quote!(::xffi::object_type!(@base #name, #p, #b);)),
+        (Some(p), None) => return Err(syn::Error::new(
+            p.span(),
+            "a parent needs the field that holds it: mark the first field #[xffi(base)] (and the struct #[repr(C)])",
+        )),
+        (None, Some(b)) => {
+            return Err(syn::Error::new(b.span(), "#[xffi(base)] needs #[xffi(parent = Type)] on the struct"))
+        }
+    };
+
+    let mut decls = Vec::new();
+    let mut setters = Vec::new();
+    for f in &specs {
+        let (ident, ty) = (&f.ident, &f.ty);
+        let fname = ident.to_string();
+        let doc = &f.doc;
+        let writable = f.writable;
+        let setter = if f.writable {
+            let setter_fn = format_ident!("__xffi_set_{}", ident);
+            let what = format!("{type_key}.{fname}");
+            setters.push(quote! {
+                unsafe extern "C" fn #setter_fn(
+                    field_addr: *mut ::core::ffi::c_void,
+                    value: *const ::xffi::sys::xffi_any,
+                ) -> ::core::ffi::c_int {
+                    // SAFETY: the setter contract: a live field of this type at field_addr.
+                    unsafe { ::xffi::reflect::private::write_field::<#ty>(#what, field_addr, value) }
+                }
+            });
+            quote!(::core::option::Option::Some(#setter_fn))
+        } else {
+            quote!(::core::option::Option::None)
+        };
+        let default = match &f.default {
+            Some(e) => quote!(::core::option::Option::Some(::xffi::Any::from(#e))),
+            None => quote!(::core::option::Option::None),
+        };
+        decls.push(quote! {
+            ::xffi::reflect::private::FieldDecl {
+                name: #fname,
+                doc: #doc,
+                writable: #writable,
+                size: ::core::mem::size_of::<#ty>(),
+                alignment: ::core::mem::align_of::<#ty>(),
+                offset: ::xffi::object::private::payload_offset::<#name>() + ::core::mem::offset_of!(#name, #ident),
+                getter: <#ty as ::xffi::reflect::FieldStorage>::getter(),
+                setter: #setter,
+                static_type_index: <#ty as ::xffi::reflect::FieldType>::static_type_index(),
+                default: #default,
+            }
+        });
+    }
+    let settable_checks = specs.iter().filter(|f| f.writable).map(|f| {
+        let ty = &f.ty;
+        quote_spanned_check(ty)
+    });
+    let doc = doc_of(&input.attrs);
+    Ok(quote! {
+        ::xffi::object_type!(@impl #name, #type_key, #parent_ty, #has_base,
+            ::core::option::Option::Some(#reflect_fn as ::xffi::reflect::private::ReflectFn));
+        #base_check
+        #(#settable_checks)*
+        #[doc(hidden)]
+        #[allow(non_snake_case)]
+        fn #reflect_fn(type_index: i32) -> ::xffi::Result<()> {
+            #(#setters)*
+            ::xffi::reflect::private::register_fields(type_index, #type_key, ::std::vec![#(#decls),*])?;
+            {
+                #[allow(unused_imports)]
+                use ::xffi::reflect::private::{HasMethods as _, NoMethods as _};
+                (&&::xffi::reflect::private::MethodsProbe::<#name>(::core::marker::PhantomData)).register_methods(type_index)?;
+            }
+            ::xffi::reflect::private::register_metadata(
+                type_index,
+                #doc,
+                ::core::mem::size_of::<::xffi::object::RustBox<#name>>(),
+            )
+        }
+    })
+}
+
+/// A compile-time check that a writable field's type is a SettableField,
+/// spanned at the field's type so the error points there.
+fn quote_spanned_check(ty: &Type) -> TokenStream2 {
+    quote::quote_spanned! {ty.span()=>
+        const _: fn() = || {
+            fn must_be_settable<F: ::xffi::reflect::SettableField>() {}
+            must_be_settable::<#ty>();
+        };
+    }
+}
+
+fn methods_impl(mut item: ItemImpl) -> syn::Result<TokenStream2> {
+    if item.trait_.is_some() || !item.generics.params.is_empty() {
+        return Err(syn::Error::new(item.span(), "#[xffi::methods] applies to an inherent impl of a non-generic type"));
+    }
+    let self_ty = item.self_ty.clone();
+    let mut registrations = Vec::new();
+    for impl_item in &mut item.items {
+        let ImplItem::Fn(method) = impl_item else { continue };
+        let items = xffi_items(&method.attrs)?;
+        method.attrs.retain(|a| !a.path().is_ident("xffi"));
+        let mut exported_name = method.sig.ident.to_string();
+        let mut skip = false;
+        for meta in items {
+            match &meta {
+                Meta::Path(p) if p.is_ident("skip") => skip = true,
+                Meta::NameValue(nv) if nv.path.is_ident("name") => exported_name = string_value(&nv.value, "name")?,
+                other => {
+                    return Err(syn::Error::new(
+                        other.span(),
+                        "unknown #[xffi(...)] item on a method: expected name = \"...\" or skip",
+                    ))
+                }
+            }
+        }
+        if skip {
+            continue;
+        }
+        let ident = &method.sig.ident;
+        let mut params = Vec::new();
+        let mut args = Vec::new();
+        let mut is_static = true;
+        for (i, input) in method.sig.inputs.iter().enumerate() {
+            match input {
+                FnArg::Receiver(r) => {
+                    if r.reference.is_none() || r.mutability.is_some() {
+                        return Err(syn::Error::new(
+                            r.span(),
+                            "an exported instance method takes &self (objects are shared: no &mut self, no self by value)",
+                        ));
+                    }
+                    is_static = false;
+                    params.push(quote!(this: ::xffi::ObjectRef<Self>));
+                    args.push(quote!(&*this));
+                }
+                FnArg::Typed(pt) => {
+                    let arg = format_ident!("arg{}", i);
+                    let ty = &pt.ty;
+                    params.push(quote!(#arg: #ty));
+                    args.push(quote!(#arg));
+                }
+            }
+        }
+        if params.len() > 6 {
+            return Err(syn::Error::new(
+                method.sig.span(),
+                "an exported method takes at most 6 arguments (the object included)",
+            ));
+        }
+        let call = quote!(Self::#ident(#(#args),*));
+        let body = match &method.sig.output {
+            ReturnType::Default => quote!({ #call; ::xffi::Result::Ok(()) }),
+            ReturnType::Type(_, ty) if returns_result(ty) => quote!(#call),
+            ReturnType::Type(..) => quote!(::xffi::Result::Ok(#call)),
+        };
+        let doc = doc_of(&method.attrs);
+        registrations.push(quote! {
+            ::xffi::reflect::private::register_method(
+                type_index,
+                #exported_name,
+                #doc,
+                #is_static,
+                ::xffi::Function::from_typed(move |#(#params),*| #body),
+            )?;
+        });
+    }
+    Ok(quote! {
+        #item
+        impl ::xffi::reflect::private::ExportedMethods for #self_ty {
+            fn register_methods(type_index: i32) -> ::xffi::Result<()> {
+                #(#registrations)*
+                ::xffi::Result::Ok(())
+            }
+        }
+    })
+}
+
+/// Whether a return type is a `Result` (its errors are passed on as they are).
+fn returns_result(ty: &Type) -> bool {
+    match ty {
+        Type::Path(p) => p.path.segments.last().is_some_and(|s| s.ident == "Result"),
+        _ => false,
+    }
+}
