@@ -206,8 +206,8 @@ static void test_plain_values_print_as_tvm_ffi_does(void **state) {
 static void test_strings_are_python_literals(void **state) {
   (void)state;
   check_repr_owned(str_value(""), "\"\"");
-  check_repr_owned(str_value("hello"), "\"hello\"");                   /* small */
-  check_repr_owned(str_value("hello world"), "\"hello world\"");       /* heap */
+  check_repr_owned(str_value("hello"), "\"hello\"");                    /* small */
+  check_repr_owned(str_value("hello world"), "\"hello world\"");        /* heap */
   check_repr(xffi_any_c_str("a C string view"), "\"a C string view\""); /* a view becomes a string */
   check_repr_owned(str_value("a\"b\\c\n\t\r"), "\"a\\\"b\\\\c\\n\\t\\r\"");
   check_repr_owned(str_value("\x01\x7f"), "\"\\x01\\x7f\"");
@@ -215,10 +215,10 @@ static void test_strings_are_python_literals(void **state) {
   assert_int_equal(xffi_any_from_str(&nul, "a\0b", 3), XFFI_OK);
   check_repr_owned(nul, "\"a\\x00b\"");
   check_repr_owned(str_value("\x1b[1;31mred\x1b[0m \x1b[K"), "\"\\x1b[1;31mred\\x1b[0m \\x1b[K\"");
-  check_repr_owned(str_value("\x1b[1x"), "\"\\x1b[1x\"");                     /* not a colour: only ESC escaped */
+  check_repr_owned(str_value("\x1b[1x"), "\"\\x1b[1x\""); /* not a colour: only ESC escaped */
   check_repr_owned(str_value("caf\xc3\xa9 \xe2\x82\xac"), "\"caf\\u00e9 \\u20ac\""); /* 2 and 3 bytes */
-  check_repr_owned(str_value("\xf0\x9f\x98\x80"), "\"\\U0001f600\"");            /* 4 bytes */
-  check_repr_owned(str_value("\xff\xc3 \xe2\x82"), "\"\\xff\\xc3 \\xe2\\x82\"");   /* broken sequences */
+  check_repr_owned(str_value("\xf0\x9f\x98\x80"), "\"\\U0001f600\"");                /* 4 bytes */
+  check_repr_owned(str_value("\xff\xc3 \xe2\x82"), "\"\\xff\\xc3 \\xe2\\x82\"");     /* broken sequences */
 }
 
 static void test_bytes_and_bigints(void **state) {
@@ -357,7 +357,8 @@ static void test_hooks_print_with_the_repr_function(void **state) {
   xffi_any inner = node_value(node_type, 1, xffi_any_none());
   xffi_any hooked = node_value(hooked_type, 0, inner);
   check_repr(hooked, "<H:test.repr.Node(value=1, next=None)>");
-  /* Nested: a hooked object inside a container inside a hooked object, printed twice (the second from the first's text). */
+  /* Nested: a hooked object inside a container inside a hooked object, printed twice (the second from the first's
+   * text). */
   xffi_any items[2] = {hooked, hooked};
   xffi_any pair = array_of(items, 2);
   xffi_any outer = node_value(hooked_type, 0, pair);
