@@ -148,10 +148,13 @@ static int hooked_repr(void *resource, const xffi_any *args, int32_t num_args, x
   if (xffi_function_call(args[1].v_obj, &n->next, 1, &inner) != XFFI_OK) return XFFI_FAIL;
   xffi_byte_array s;
   assert_int_equal(xffi_any_to_str(&s, &inner), XFFI_OK);
-  char buf[256];
-  int len = snprintf(buf, sizeof(buf), "<H:%.*s>", (int)s.size, s.data);
+  char *buf = malloc(s.size + 8);
+  assert_non_null(buf);
+  int len = snprintf(buf, s.size + 8, "<H:%.*s>", (int)s.size, s.data);
   xffi_any_release(&inner);
-  return xffi_any_from_str(result, buf, (size_t)len);
+  int status = xffi_any_from_str(result, buf, (size_t)len);
+  free(buf);
+  return status;
 }
 
 static int setup_types(void **state) {
@@ -369,6 +372,25 @@ static void test_hooks_print_with_the_repr_function(void **state) {
   xffi_any_release(&inner);
 }
 
+/* Hooks recurse through the printer (C stack): 256 levels, then the marker. */
+static void test_hook_nesting_is_bounded(void **state) {
+  (void)state;
+  xffi_any chain = xffi_any_int(0);
+  for (int i = 0; i < 300; ++i) {
+    xffi_any next = node_value(hooked_type, 0, chain);
+    xffi_any_release(&chain);
+    chain = next;
+  }
+  char expected[300 * 4 + 64];
+  size_t n = 0;
+  for (int i = 0; i < 256; ++i) memcpy(expected + n, "<H:", 3), n += 3;
+  memcpy(expected + n, "<depth limit>", 13), n += 13;
+  for (int i = 0; i < 256; ++i) expected[n++] = '>';
+  expected[n] = '\0';
+  check_repr(chain, expected);
+  xffi_any_release(&chain);
+}
+
 static void test_hook_errors_are_reported(void **state) {
   (void)state;
   xffi_object *out = (xffi_object *)0x1;
@@ -516,6 +538,7 @@ int main(void) {
       cmocka_unit_test(test_enums_print_their_name),
       cmocka_unit_test(test_sharing_prints_in_full_and_cycles_as_dots),
       cmocka_unit_test(test_hooks_print_with_the_repr_function),
+      cmocka_unit_test(test_hook_nesting_is_bounded),
       cmocka_unit_test(test_hook_errors_are_reported),
       cmocka_unit_test(test_million_deep_list_uses_no_c_recursion),
       cmocka_unit_test(test_size_bound_cuts_exponential_sharing),
