@@ -77,6 +77,7 @@ typedef struct repr_printer {
   size_t num_children, cap_children;
   seen_entry *seen; /* open addressing, capacity a power of two */
   size_t seen_count, seen_capacity;
+  int seen_shift; /* 64 - log2(seen_capacity) */
   const xffi_type_attr_column *hooks; /* "__ffi_repr__", or NULL */
   xffi_object *callback_function;     /* made at the first hook call */
   repr_callback *callback;
@@ -104,7 +105,11 @@ static int reserve(void **data, size_t *capacity, size_t need, size_t item) {
 
 static size_t seen_slot(const repr_printer *p, const xffi_object *obj) {
   size_t mask = p->seen_capacity - 1;
-  size_t i = (size_t)(((uintptr_t)obj >> 4) * (uintptr_t)0x9E3779B97F4A7C15u) & mask;
+  /* Fibonacci hashing: the product's top bits mix all of the address (its
+   * low bits would keep objects allocated one after another in adjacent
+   * slots, and linear probing would walk their whole run). */
+  uint64_t product = (uint64_t)(uintptr_t)obj * UINT64_C(0x9E3779B97F4A7C15);
+  size_t i = (size_t)(product >> p->seen_shift) & mask;
   while (p->seen[i].obj && p->seen[i].obj != obj) i = (i + 1) & mask;
   return i;
 }
@@ -128,6 +133,8 @@ static seen_entry *seen_add(repr_printer *p, xffi_object *obj) {
       return NULL;
     }
     p->seen_capacity = capacity;
+    p->seen_shift = 64;
+    for (size_t c = capacity; c > 1; c >>= 1) p->seen_shift--;
     for (size_t i = 0; i < old_capacity; ++i)
       if (old[i].obj) p->seen[seen_slot(p, old[i].obj)] = old[i];
     xffi_free(old);
