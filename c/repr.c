@@ -77,7 +77,7 @@ typedef struct repr_printer {
   size_t num_children, cap_children;
   seen_entry *seen; /* open addressing, capacity a power of two */
   size_t seen_count, seen_capacity;
-  int seen_shift; /* 64 - log2(seen_capacity) */
+  int seen_shift;                     /* 64 - log2(seen_capacity) */
   const xffi_type_attr_column *hooks; /* "__ffi_repr__", or NULL */
   xffi_object *callback_function;     /* made at the first hook call */
   repr_callback *callback;
