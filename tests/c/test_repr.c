@@ -451,7 +451,7 @@ static void test_million_deep_list_uses_no_c_recursion(void **state) {
   assert_int_equal(s.size, 2 * (size_t)DEPTH + 1);
   assert_int_equal(s.data[0], '['), assert_int_equal(s.data[DEPTH - 1], '['), assert_int_equal(s.data[DEPTH], '1');
   assert_int_equal(s.data[DEPTH + 1], ']'), assert_int_equal(s.data[2 * DEPTH], ']');
-  assert_true(took < 10.0); /* about 0.3 s in a Debug build: generous */
+  assert_true(took < 10.0); /* about 1 s of CPU in a Debug build, 0.5-0.8 s in Release: generous */
   xffi_object_dec_ref(text);
   /* Deeper than max_depth: the marker. */
   xffi_repr_options shallow = {3, 0, 0};
