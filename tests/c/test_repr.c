@@ -423,6 +423,55 @@ static void test_hook_errors_are_reported(void **state) {
   xffi_any_release(&failing);
 }
 
+/* ---- The runtime's AccessPath and AccessStep (c/repr_access_path.c) ---- */
+
+/* Calls method name of AccessPath with args; returns the owned result. */
+static xffi_any path_method(const char *name, const xffi_any *args, int32_t n) {
+  const xffi_type_info *info;
+  assert_int_equal(xffi_type_info_get_by_key(&info, "ffi.reflection.AccessPath"), XFFI_OK);
+  for (int32_t i = 0; i < info->num_methods; ++i) {
+    if (strcmp(info->methods[i].name.data, name) != 0) continue;
+    xffi_any result = xffi_any_none();
+    assert_int_equal(xffi_function_call(info->methods[i].method.v_obj, args, n, &result), XFFI_OK);
+    return result;
+  }
+  fail_msg("AccessPath has no method %s", name);
+  return xffi_any_none();
+}
+
+static void test_access_paths_print_as_paths(void **state) {
+  (void)state;
+  xffi_any path = path_method("_root", NULL, 0);
+  check_repr(path, "<root>");
+  static const struct {
+    const char *method;
+    int is_int;
+    const char *text;
+  } steps[] = {{"_attr", 0, "x"},         {"_array_item", 1, NULL},         {"_map_item", 0, "k"},
+               {"_attr_missing", 0, "y"}, {"_array_item_missing", 1, NULL}, {"_map_item_missing", 1, NULL}};
+  for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); ++i) {
+    xffi_any args[2] = {path, steps[i].is_int ? xffi_any_int((int64_t)i) : xffi_any_c_str(steps[i].text)};
+    xffi_any next = path_method(steps[i].method, args, 2);
+    xffi_any_release(&path);
+    path = next;
+  }
+  check_repr(path, "<root>.x[1][\"k\"][<missing:\"y\">][<missing:4>][<missing:5>]");
+  /* The hooks check their arguments. */
+  const xffi_type_attr_column *hooks;
+  assert_int_equal(xffi_type_attr_column_lookup(&hooks, "__ffi_repr__"), XFFI_OK);
+  xffi_object *hook = hooks->data[path.v_obj->type_index - hooks->begin_index].v_obj;
+  xffi_any result = xffi_any_none(), bad[2] = {xffi_any_int(1), xffi_any_int(2)};
+  assert_int_equal(xffi_function_call(hook, bad, 2, &result), XFFI_FAIL);
+  expect_error(XFFI_KIND_TYPE,
+               "ffi.reflection.AccessPath.__ffi_repr__: argument 0 expected ffi.reflection.AccessPath, got int");
+  assert_int_equal(xffi_function_call(hook, &path, 1, &result), XFFI_FAIL);
+  expect_error(XFFI_KIND_TYPE, "ffi.reflection.AccessPath.__ffi_repr__: expected 2 arguments (self, repr), got 1");
+  bad[0] = path;
+  assert_int_equal(xffi_function_call(hook, bad, 2, &result), XFFI_FAIL);
+  expect_error(XFFI_KIND_TYPE, "ffi.reflection.AccessPath.__ffi_repr__: argument 1 expected a Function, got int");
+  xffi_any_release(&path);
+}
+
 /* ---- Bounds ---- */
 
 static double seconds_now(void) { return (double)clock() / CLOCKS_PER_SEC; }
@@ -540,6 +589,7 @@ int main(void) {
       cmocka_unit_test(test_hooks_print_with_the_repr_function),
       cmocka_unit_test(test_hook_nesting_is_bounded),
       cmocka_unit_test(test_hook_errors_are_reported),
+      cmocka_unit_test(test_access_paths_print_as_paths),
       cmocka_unit_test(test_million_deep_list_uses_no_c_recursion),
       cmocka_unit_test(test_size_bound_cuts_exponential_sharing),
       cmocka_unit_test(test_bad_input_is_an_error),
