@@ -51,11 +51,11 @@ enum { FRAME_TUPLE, FRAME_LIST, FRAME_MAP, FRAME_FIELDS };
 typedef struct repr_frame {
   xffi_object *obj; /* borrowed: held by the parent's child or by the caller */
   int32_t kind;
-  int32_t text;   /* index of the text it writes to */
-  size_t begin;   /* its children: children[begin, begin + count) */
+  int32_t text; /* index of the text it writes to */
+  size_t begin; /* its children: children[begin, begin + count) */
   size_t count;
-  size_t next;    /* the next child to print */
-  size_t start;   /* where its text starts */
+  size_t next;  /* the next child to print */
+  size_t start; /* where its text starts */
 } repr_frame;
 
 struct repr_printer;
@@ -77,6 +77,7 @@ typedef struct repr_printer {
   size_t num_children, cap_children;
   seen_entry *seen; /* open addressing, capacity a power of two */
   size_t seen_count, seen_capacity;
+  int seen_shift;                     /* 64 - log2(seen_capacity) */
   const xffi_type_attr_column *hooks; /* "__ffi_repr__", or NULL */
   xffi_object *callback_function;     /* made at the first hook call */
   repr_callback *callback;
@@ -104,7 +105,11 @@ static int reserve(void **data, size_t *capacity, size_t need, size_t item) {
 
 static size_t seen_slot(const repr_printer *p, const xffi_object *obj) {
   size_t mask = p->seen_capacity - 1;
-  size_t i = (size_t)(((uintptr_t)obj >> 4) * (uintptr_t)0x9E3779B97F4A7C15u) & mask;
+  /* Fibonacci hashing: the product's top bits mix all of the address (its
+   * low bits would keep objects allocated one after another in adjacent
+   * slots, and linear probing would walk their whole run). */
+  uint64_t product = (uint64_t)(uintptr_t)obj * UINT64_C(0x9E3779B97F4A7C15);
+  size_t i = (size_t)(product >> p->seen_shift) & mask;
   while (p->seen[i].obj && p->seen[i].obj != obj) i = (i + 1) & mask;
   return i;
 }
@@ -128,6 +133,8 @@ static seen_entry *seen_add(repr_printer *p, xffi_object *obj) {
       return NULL;
     }
     p->seen_capacity = capacity;
+    p->seen_shift = 64;
+    for (size_t c = capacity; c > 1; c >>= 1) p->seen_shift--;
     for (size_t i = 0; i < old_capacity; ++i)
       if (old[i].obj) p->seen[seen_slot(p, old[i].obj)] = old[i];
     xffi_free(old);
@@ -282,8 +289,7 @@ static int open_frame(repr_printer *p, xffi_object *obj, int32_t text) {
         status = push_fields(p, obj, info->type_ancestors[d], begin);
       if (status == XFFI_OK) status = push_fields(p, obj, info, begin);
   }
-  if (status == XFFI_OK)
-    status = reserve((void **)&p->frames, &p->cap_frames, p->num_frames + 1, sizeof(repr_frame));
+  if (status == XFFI_OK) status = reserve((void **)&p->frames, &p->cap_frames, p->num_frames + 1, sizeof(repr_frame));
   if (status == XFFI_OK) status = mark_open(p, obj);
   if (status != XFFI_OK) {
     pop_children(p, begin);
@@ -341,8 +347,8 @@ static int print_value(repr_printer *p, const xffi_any *value, int32_t text);
 static int callback_call(void *resource, const xffi_any *args, int32_t num_args, xffi_any *result) {
   repr_printer *p = ((repr_callback *)resource)->printer;
   if (!p)
-    return xffi_error_raise(XFFI_KIND_RUNTIME, "%s: the repr Function given to __ffi_repr__ was called after its print ended",
-                            fn_name);
+    return xffi_error_raise(XFFI_KIND_RUNTIME,
+                            "%s: the repr Function given to __ffi_repr__ was called after its print ended", fn_name);
   if (num_args != 1 || !args || !result)
     return xffi_error_raise(XFFI_KIND_TYPE, "%s: the repr Function given to __ffi_repr__ takes 1 argument, got %d",
                             fn_name, (int)num_args);
@@ -372,7 +378,8 @@ static int print_with_hook(repr_printer *p, xffi_object *obj, const xffi_any *ho
   if (hook->type_index != XFFI_TYPE_FUNCTION)
     return xffi_error_raise(XFFI_KIND_TYPE, "%s: the __ffi_repr__ attribute of %s must be a Function, got %s", fn_name,
                             xffi_type_key(obj->type_index), xffi_any_kind_name(hook));
-  if (p->hook_nesting >= MAX_HOOK_NESTING) return xffi_repr_put(&p->texts[text], depth_marker, sizeof(depth_marker) - 1);
+  if (p->hook_nesting >= MAX_HOOK_NESTING)
+    return xffi_repr_put(&p->texts[text], depth_marker, sizeof(depth_marker) - 1);
   if (!p->callback_function) {
     repr_callback *cb = xffi_alloc(sizeof(repr_callback));
     if (!cb) return xffi_error_raise_out_of_memory();

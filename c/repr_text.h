@@ -28,9 +28,9 @@ void xffi_repr_text_free(repr_text *t) XFFI_INTERNAL;
 /* The leaves. Each appends the value's text and returns XFFI_OK, or
  * XFFI_FAIL with the error raised (MemoryError, or the dtype's). */
 int xffi_repr_put_int(repr_text *t, int64_t v) XFFI_INTERNAL;
-int xffi_repr_put_float(repr_text *t, double v) XFFI_INTERNAL;           /* C++ ostream's default: %g */
-int xffi_repr_put_device(repr_text *t, DLDevice device) XFFI_INTERNAL;   /* "cuda:1", "unknown:3" */
-int xffi_repr_put_dtype(repr_text *t, DLDataType dtype) XFFI_INTERNAL;   /* "float32", "int8x4" */
+int xffi_repr_put_float(repr_text *t, double v) XFFI_INTERNAL;              /* C++ ostream's default: %g */
+int xffi_repr_put_device(repr_text *t, DLDevice device) XFFI_INTERNAL;      /* "cuda:1", "unknown:3" */
+int xffi_repr_put_dtype(repr_text *t, DLDataType dtype) XFFI_INTERNAL;      /* "float32", "int8x4" */
 int xffi_repr_put_address(repr_text *t, const void *address) XFFI_INTERNAL; /* "0x7f..." */
 /* A Python-style quoted string literal: "a\nb\u00e9". */
 int xffi_repr_put_py_string(repr_text *t, const char *data, size_t size) XFFI_INTERNAL;

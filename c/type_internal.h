@@ -61,6 +61,12 @@ int xffi_type_runtime_ensure(void) XFFI_INTERNAL;
  * error raised when memory runs out (a retry adds only what is missing). */
 int xffi_type_register_builtin_converters(void) XFFI_INTERNAL;
 
+/* Registers the "__ffi_repr__" attributes of ffi.reflection.AccessStep and
+ * AccessPath (c/repr_access_path.c); part of xffi_type_runtime_ensure, after
+ * those types. XFFI_FAIL with an error raised when memory runs out (a retry
+ * adds only what is missing). */
+int xffi_repr_register_runtime_hooks(void) XFFI_INTERNAL;
+
 /* TVMFFITypeGetOrAllocIndex's semantics (c/type.c), with errors raised
  * instead of exits: *out receives the index (-2 for a miss in query mode). */
 int xffi_type_get_or_alloc(int32_t *out, const char *function, const char *key, size_t size, int32_t static_type_index,

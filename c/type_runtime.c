@@ -308,7 +308,8 @@ static int register_all(void) {
     }
     if (register_fields(type, info) != XFFI_OK || register_methods(type, info) != XFFI_OK) return XFFI_FAIL;
   }
-  return xffi_type_register_builtin_converters();
+  if (xffi_type_register_builtin_converters() != XFFI_OK) return XFFI_FAIL;
+  return xffi_repr_register_runtime_hooks();
 }
 
 /* Set once every runtime type is registered. */

@@ -148,10 +148,13 @@ static int hooked_repr(void *resource, const xffi_any *args, int32_t num_args, x
   if (xffi_function_call(args[1].v_obj, &n->next, 1, &inner) != XFFI_OK) return XFFI_FAIL;
   xffi_byte_array s;
   assert_int_equal(xffi_any_to_str(&s, &inner), XFFI_OK);
-  char buf[256];
-  int len = snprintf(buf, sizeof(buf), "<H:%.*s>", (int)s.size, s.data);
+  char *buf = malloc(s.size + 8);
+  assert_non_null(buf);
+  int len = snprintf(buf, s.size + 8, "<H:%.*s>", (int)s.size, s.data);
   xffi_any_release(&inner);
-  return xffi_any_from_str(result, buf, (size_t)len);
+  int status = xffi_any_from_str(result, buf, (size_t)len);
+  free(buf);
+  return status;
 }
 
 static int setup_types(void **state) {
@@ -206,8 +209,8 @@ static void test_plain_values_print_as_tvm_ffi_does(void **state) {
 static void test_strings_are_python_literals(void **state) {
   (void)state;
   check_repr_owned(str_value(""), "\"\"");
-  check_repr_owned(str_value("hello"), "\"hello\"");                   /* small */
-  check_repr_owned(str_value("hello world"), "\"hello world\"");       /* heap */
+  check_repr_owned(str_value("hello"), "\"hello\"");                    /* small */
+  check_repr_owned(str_value("hello world"), "\"hello world\"");        /* heap */
   check_repr(xffi_any_c_str("a C string view"), "\"a C string view\""); /* a view becomes a string */
   check_repr_owned(str_value("a\"b\\c\n\t\r"), "\"a\\\"b\\\\c\\n\\t\\r\"");
   check_repr_owned(str_value("\x01\x7f"), "\"\\x01\\x7f\"");
@@ -215,10 +218,10 @@ static void test_strings_are_python_literals(void **state) {
   assert_int_equal(xffi_any_from_str(&nul, "a\0b", 3), XFFI_OK);
   check_repr_owned(nul, "\"a\\x00b\"");
   check_repr_owned(str_value("\x1b[1;31mred\x1b[0m \x1b[K"), "\"\\x1b[1;31mred\\x1b[0m \\x1b[K\"");
-  check_repr_owned(str_value("\x1b[1x"), "\"\\x1b[1x\"");                     /* not a colour: only ESC escaped */
+  check_repr_owned(str_value("\x1b[1x"), "\"\\x1b[1x\""); /* not a colour: only ESC escaped */
   check_repr_owned(str_value("caf\xc3\xa9 \xe2\x82\xac"), "\"caf\\u00e9 \\u20ac\""); /* 2 and 3 bytes */
-  check_repr_owned(str_value("\xf0\x9f\x98\x80"), "\"\\U0001f600\"");            /* 4 bytes */
-  check_repr_owned(str_value("\xff\xc3 \xe2\x82"), "\"\\xff\\xc3 \\xe2\\x82\"");   /* broken sequences */
+  check_repr_owned(str_value("\xf0\x9f\x98\x80"), "\"\\U0001f600\"");                /* 4 bytes */
+  check_repr_owned(str_value("\xff\xc3 \xe2\x82"), "\"\\xff\\xc3 \\xe2\\x82\"");     /* broken sequences */
 }
 
 static void test_bytes_and_bigints(void **state) {
@@ -357,7 +360,8 @@ static void test_hooks_print_with_the_repr_function(void **state) {
   xffi_any inner = node_value(node_type, 1, xffi_any_none());
   xffi_any hooked = node_value(hooked_type, 0, inner);
   check_repr(hooked, "<H:test.repr.Node(value=1, next=None)>");
-  /* Nested: a hooked object inside a container inside a hooked object, printed twice (the second from the first's text). */
+  /* Nested: a hooked object inside a container inside a hooked object, printed twice (the second from the first's
+   * text). */
   xffi_any items[2] = {hooked, hooked};
   xffi_any pair = array_of(items, 2);
   xffi_any outer = node_value(hooked_type, 0, pair);
@@ -366,6 +370,25 @@ static void test_hooks_print_with_the_repr_function(void **state) {
   xffi_any_release(&pair);
   xffi_any_release(&hooked);
   xffi_any_release(&inner);
+}
+
+/* Hooks recurse through the printer (C stack): 256 levels, then the marker. */
+static void test_hook_nesting_is_bounded(void **state) {
+  (void)state;
+  xffi_any chain = xffi_any_int(0);
+  for (int i = 0; i < 300; ++i) {
+    xffi_any next = node_value(hooked_type, 0, chain);
+    xffi_any_release(&chain);
+    chain = next;
+  }
+  char expected[300 * 4 + 64];
+  size_t n = 0;
+  for (int i = 0; i < 256; ++i) memcpy(expected + n, "<H:", 3), n += 3;
+  memcpy(expected + n, "<depth limit>", 13), n += 13;
+  for (int i = 0; i < 256; ++i) expected[n++] = '>';
+  expected[n] = '\0';
+  check_repr(chain, expected);
+  xffi_any_release(&chain);
 }
 
 static void test_hook_errors_are_reported(void **state) {
@@ -400,6 +423,55 @@ static void test_hook_errors_are_reported(void **state) {
   xffi_any_release(&failing);
 }
 
+/* ---- The runtime's AccessPath and AccessStep (c/repr_access_path.c) ---- */
+
+/* Calls method name of AccessPath with args; returns the owned result. */
+static xffi_any path_method(const char *name, const xffi_any *args, int32_t n) {
+  const xffi_type_info *info;
+  assert_int_equal(xffi_type_info_get_by_key(&info, "ffi.reflection.AccessPath"), XFFI_OK);
+  for (int32_t i = 0; i < info->num_methods; ++i) {
+    if (strcmp(info->methods[i].name.data, name) != 0) continue;
+    xffi_any result = xffi_any_none();
+    assert_int_equal(xffi_function_call(info->methods[i].method.v_obj, args, n, &result), XFFI_OK);
+    return result;
+  }
+  fail_msg("AccessPath has no method %s", name);
+  return xffi_any_none();
+}
+
+static void test_access_paths_print_as_paths(void **state) {
+  (void)state;
+  xffi_any path = path_method("_root", NULL, 0);
+  check_repr(path, "<root>");
+  static const struct {
+    const char *method;
+    int is_int;
+    const char *text;
+  } steps[] = {{"_attr", 0, "x"},         {"_array_item", 1, NULL},         {"_map_item", 0, "k"},
+               {"_attr_missing", 0, "y"}, {"_array_item_missing", 1, NULL}, {"_map_item_missing", 1, NULL}};
+  for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); ++i) {
+    xffi_any args[2] = {path, steps[i].is_int ? xffi_any_int((int64_t)i) : xffi_any_c_str(steps[i].text)};
+    xffi_any next = path_method(steps[i].method, args, 2);
+    xffi_any_release(&path);
+    path = next;
+  }
+  check_repr(path, "<root>.x[1][\"k\"][<missing:\"y\">][<missing:4>][<missing:5>]");
+  /* The hooks check their arguments. */
+  const xffi_type_attr_column *hooks;
+  assert_int_equal(xffi_type_attr_column_lookup(&hooks, "__ffi_repr__"), XFFI_OK);
+  xffi_object *hook = hooks->data[path.v_obj->type_index - hooks->begin_index].v_obj;
+  xffi_any result = xffi_any_none(), bad[2] = {xffi_any_int(1), xffi_any_int(2)};
+  assert_int_equal(xffi_function_call(hook, bad, 2, &result), XFFI_FAIL);
+  expect_error(XFFI_KIND_TYPE,
+               "ffi.reflection.AccessPath.__ffi_repr__: argument 0 expected ffi.reflection.AccessPath, got int");
+  assert_int_equal(xffi_function_call(hook, &path, 1, &result), XFFI_FAIL);
+  expect_error(XFFI_KIND_TYPE, "ffi.reflection.AccessPath.__ffi_repr__: expected 2 arguments (self, repr), got 1");
+  bad[0] = path;
+  assert_int_equal(xffi_function_call(hook, bad, 2, &result), XFFI_FAIL);
+  expect_error(XFFI_KIND_TYPE, "ffi.reflection.AccessPath.__ffi_repr__: argument 1 expected a Function, got int");
+  xffi_any_release(&path);
+}
+
 /* ---- Bounds ---- */
 
 static double seconds_now(void) { return (double)clock() / CLOCKS_PER_SEC; }
@@ -428,7 +500,7 @@ static void test_million_deep_list_uses_no_c_recursion(void **state) {
   assert_int_equal(s.size, 2 * (size_t)DEPTH + 1);
   assert_int_equal(s.data[0], '['), assert_int_equal(s.data[DEPTH - 1], '['), assert_int_equal(s.data[DEPTH], '1');
   assert_int_equal(s.data[DEPTH + 1], ']'), assert_int_equal(s.data[2 * DEPTH], ']');
-  assert_true(took < 10.0); /* about 0.3 s in a Debug build: generous */
+  assert_true(took < 10.0); /* about 1 s of CPU in a Debug build, 0.5-0.8 s in Release: generous */
   xffi_object_dec_ref(text);
   /* Deeper than max_depth: the marker. */
   xffi_repr_options shallow = {3, 0, 0};
@@ -515,7 +587,9 @@ int main(void) {
       cmocka_unit_test(test_enums_print_their_name),
       cmocka_unit_test(test_sharing_prints_in_full_and_cycles_as_dots),
       cmocka_unit_test(test_hooks_print_with_the_repr_function),
+      cmocka_unit_test(test_hook_nesting_is_bounded),
       cmocka_unit_test(test_hook_errors_are_reported),
+      cmocka_unit_test(test_access_paths_print_as_paths),
       cmocka_unit_test(test_million_deep_list_uses_no_c_recursion),
       cmocka_unit_test(test_size_bound_cuts_exponential_sharing),
       cmocka_unit_test(test_bad_input_is_an_error),

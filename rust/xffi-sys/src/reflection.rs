@@ -141,3 +141,35 @@ extern "C" {
         options: *const xffi_repr_options,
     ) -> c_int;
 }
+
+/// `xffi_repr_options::max_depth` when 0.
+pub const XFFI_REPR_DEFAULT_MAX_DEPTH: i64 = 1 << 20;
+/// `xffi_repr_options::max_bytes` when 0.
+pub const XFFI_REPR_DEFAULT_MAX_BYTES: i64 = 1 << 26;
+
+/// The bounds of a repr (`xffi_repr_with`); zero fields mean the defaults.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct xffi_repr_options {
+    /// Containers and objects open at once; deeper ones print as `<depth limit>`. 0: 2^20.
+    pub max_depth: i64,
+    /// The most bytes of text; a longer text is cut and ends with `<truncated>`. 0: 64 MiB.
+    pub max_bytes: i64,
+    /// Non-zero: show object addresses (`@0x...`).
+    pub with_address: i32,
+}
+
+extern "C" {
+    /// `*out` receives a new String reference with the text of `*value`
+    /// (borrowed) in tvm-ffi's `ffi.ReprPrint` format (docs/reflection.md);
+    /// addresses when `TVM_FFI_REPR_WITH_ADDR=1`. Errors: ValueError,
+    /// what a field getter or `__ffi_repr__` raises, TypeError, MemoryError.
+    pub fn xffi_repr(out: *mut *mut xffi_object, value: *const xffi_any) -> c_int;
+    /// As `xffi_repr` with explicit bounds (`options` borrowed; null for the
+    /// defaults); the environment is not read.
+    pub fn xffi_repr_with(
+        out: *mut *mut xffi_object,
+        value: *const xffi_any,
+        options: *const xffi_repr_options,
+    ) -> c_int;
+}

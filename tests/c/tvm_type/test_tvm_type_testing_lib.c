@@ -79,9 +79,43 @@ static void test_testing_library_registers_its_types_on_xffi(void **state) {
   /* The library stays loaded: its types' records point into it. */
 }
 
+/* A type of the C++ library prints by its reflected fields through
+ * xffi_repr (c/repr.c), which reads only the type records: made by its
+ * __ffi_new__ creator, filled through its field records' setters. */
+static void test_testing_library_objects_print_by_their_fields(void **state) {
+  (void)state;
+  void *lib = dlopen(XFFI_TVM_FFI_TESTING_LIB, RTLD_NOW | RTLD_LOCAL);
+  if (!lib) fail_msg("dlopen: %s", dlerror());
+  int32_t pair_type = index_of("testing.TestIntPair");
+  const xffi_any *creator = column_entry("__ffi_new__", pair_type);
+  assert_non_null(creator);
+  xffi_any made = xffi_any_none();
+  assert_int_equal(xffi_function_call(creator->v_obj, NULL, 0, &made), XFFI_OK);
+  assert_int_equal(made.type_index, pair_type);
+  const xffi_type_info *info = TVMFFIGetTypeInfo(pair_type);
+  for (int32_t f = 0; f < info->num_fields; ++f) {
+    const xffi_field_info *field = &info->fields[f];
+    assert_false(field->flags & XFFI_FIELD_SETTER_IS_FUNCTION);
+    xffi_any value = xffi_any_int(field->name.data[0] == 'a' ? 1 : 2);
+    xffi_field_setter set; /* stored as a void * (ISO C has no cast between the two) */
+    memcpy(&set, &field->setter, sizeof(set));
+    assert_int_equal(set((char *)made.v_obj + field->offset, &value), 0);
+  }
+  xffi_object *text;
+  assert_int_equal(xffi_repr(&text, &made), XFFI_OK);
+  xffi_byte_array s;
+  xffi_any view = xffi_any_object(text);
+  assert_int_equal(xffi_any_to_str(&s, &view), XFFI_OK);
+  assert_int_equal(s.size, strlen("testing.TestIntPair(a=1, b=2)"));
+  assert_memory_equal(s.data, "testing.TestIntPair(a=1, b=2)", s.size);
+  xffi_object_dec_ref(text);
+  xffi_any_release(&made);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_testing_library_registers_its_types_on_xffi),
+      cmocka_unit_test(test_testing_library_objects_print_by_their_fields),
   };
   return cmocka_run_group_tests_name("tvm_type_testing_lib", tests, NULL, NULL);
 }
