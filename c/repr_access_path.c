@@ -125,7 +125,8 @@ int xffi_repr_register_runtime_hooks(void) {
   const xffi_type_attr_column *column = xffi_type_attr_column_find(name, sizeof(name) - 1);
   for (size_t i = 0; i < sizeof(hooks) / sizeof(hooks[0]); ++i) {
     const xffi_type_info *info = xffi_type_find_by_key(hooks[i].key, strlen(hooks[i].key));
-    if (!info) return xffi_error_raise(XFFI_KIND_RUNTIME, "xffi_type_runtime_ensure: %s is not registered", hooks[i].key);
+    if (!info)
+      return xffi_error_raise(XFFI_KIND_RUNTIME, "xffi_type_runtime_ensure: %s is not registered", hooks[i].key);
     int32_t t = info->type_index;
     /* Already there (a retry after a failure): keep it. */
     if (column && t >= column->begin_index && t - column->begin_index < column->size &&

@@ -1,6 +1,7 @@
 /* The tour, part 5: reflection. A C struct made an xffi type in one line per
  * field; its fields read and written by name, with type checks; objects made
- * from positional and keyword arguments; printed by walking the records. */
+ * from positional and keyword arguments; printed by xffi_repr from its
+ * reflected fields, as every language prints it. */
 #include <stdlib.h>
 #include <string.h>
 #include <xffi/reflection.h>
@@ -57,22 +58,20 @@ static int register_sensor(void) {
   return ok;
 }
 
-/* Prints obj as Type(field=value, ...) from its reflected fields. */
-static void print_fields(const xffi_object *obj) {
-  int32_t count = 0;
-  xffi_type_count_fields(&count, obj->type_index);
-  printf("%s(", xffi_type_key(obj->type_index));
-  for (int32_t i = 0; i < count; ++i) {
-    const xffi_field_info *field;
-    xffi_any value;
-    if (xffi_type_field_at(&field, obj->type_index, i) != XFFI_OK ||
-        xffi_object_get_field(&value, obj, field->name.data) != XFFI_OK)
-      continue;
-    printf("%s%s=", i ? ", " : "", field->name.data);
-    tour_print_any(&value);
-    xffi_any_release(&value);
+/* Prints obj as xffi_repr writes it: Type(field=value, ...), from its
+ * reflected fields (tvm-ffi's ffi.ReprPrint format). */
+static void print_fields(xffi_object *obj) {
+  xffi_object *text = NULL;
+  xffi_any value = xffi_any_object(obj);
+  xffi_byte_array chars;
+  if (xffi_repr(&text, &value) != XFFI_OK || xffi_string_cell_of(&chars, text) != XFFI_OK) {
+    xffi_object *err = xffi_error_move_raised();
+    if (err) xffi_object_dec_ref(err);
+    printf("<unprintable %s>", xffi_type_key(obj->type_index));
+  } else {
+    printf("%.*s", (int)chars.size, chars.data);
   }
-  printf(")");
+  if (text) xffi_object_dec_ref(text);
 }
 
 void tour_reflection(void) {
