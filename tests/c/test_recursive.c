@@ -198,7 +198,11 @@ static void test_hash_values_are_tvm_ffi_s(void **state) {
   xffi_byte_array content = {(const char *)words, sizeof(words)};
   xffi_any big;
   assert_int_equal(TVMFFIBigIntFromByteArray(&content, &big), 0);
+#if !(defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__)
+  /* A BigInt hashes its words' bytes in memory, as tvm-ffi's does: the value
+   * measured on the wheel holds on little-endian hosts. */
   assert_int_equal(hash_of(big), INT64_C(65536));
+#endif
   xffi_any devices[] = {xffi_any_device((DLDevice){kDLCUDA, 1})};
   assert_int_equal(hash_of(devices[0]), INT64_C(175247678514));
   xffi_object *objects[] = {long_text.v_obj, arr.v_obj, empty.v_obj,   empty_map.v_obj, inner.v_obj, list.v_obj,

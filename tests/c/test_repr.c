@@ -2,12 +2,14 @@
  * (c/repr.c, c/repr_text.c, c/globals_repr.c): tvm-ffi's text for every
  * kind of value, reflected C objects, hooks, sharing and cycles, the depth
  * and size bounds (a 10^6-deep List), and bad input. */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime, for test_clock.h */
+#include <inttypes.h>
 #include <math.h>
-#include <time.h>
 
 #include <xffi/reflection.h>
 #include <xffi/tvm_ffi.h>
 
+#include "test_clock.h"
 #include "test_globals_util.h"
 
 /* ---- Helpers ---- */
@@ -275,7 +277,7 @@ static void test_containers(void **state) {
   check_repr(xffi_any_object(tensor), "float32[5, 6]@cpu:0");
   xffi_repr_options with_address = {0, 0, 1};
   char expected[64];
-  snprintf(expected, sizeof(expected), "float32[5, 6]@cpu:0@%p", (void *)tensor);
+  snprintf(expected, sizeof(expected), "float32[5, 6]@cpu:0@0x%" PRIxPTR, (uintptr_t)tensor);
   check_repr_with(xffi_any_object(tensor), &with_address, expected);
   xffi_object_dec_ref(tensor);
 }
@@ -304,7 +306,7 @@ static void test_objects_print_their_shown_fields(void **state) {
   node *bare = new_node(bare_type, 0, xffi_any_none());
   check_repr(xffi_any_object(&bare->header), "test.repr.Bare");
   char expected[128];
-  snprintf(expected, sizeof(expected), "test.repr.Bare@%p", (void *)bare);
+  snprintf(expected, sizeof(expected), "test.repr.Bare@0x%" PRIxPTR, (uintptr_t)bare);
   xffi_repr_options with_address = {0, 0, 1};
   check_repr_with(xffi_any_object(&bare->header), &with_address, expected);
   xffi_object_dec_ref(&bare->header);
@@ -345,8 +347,9 @@ static void test_sharing_prints_in_full_and_cycles_as_dots(void **state) {
   check_repr(self, "test.repr.Node(value=5, next=[...])");
   xffi_repr_options with_address = {0, 0, 1};
   char expected[160];
-  snprintf(expected, sizeof(expected), "test.repr.Node@%p(value=5, next=[...@%p]@%p)", (void *)n, (void *)n,
-           (void *)list);
+  snprintf(expected, sizeof(expected),
+           "test.repr.Node@0x%" PRIxPTR "(value=5, next=[...@0x%" PRIxPTR "]@0x%" PRIxPTR ")", (uintptr_t)n,
+           (uintptr_t)n, (uintptr_t)list);
   check_repr_with(self, &with_address, expected);
   /* Break the cycle to free both. */
   assert_int_equal(xffi_list_clear(list), XFFI_OK);
@@ -474,8 +477,6 @@ static void test_access_paths_print_as_paths(void **state) {
 
 /* ---- Bounds ---- */
 
-static double seconds_now(void) { return (double)clock() / CLOCKS_PER_SEC; }
-
 static void test_million_deep_list_uses_no_c_recursion(void **state) {
   (void)state;
   enum { DEPTH = 1000000 };
@@ -489,11 +490,11 @@ static void test_million_deep_list_uses_no_c_recursion(void **state) {
     xffi_object_dec_ref(list);
     list = outer;
   }
-  double begun = seconds_now();
+  double begun = test_cpu_seconds();
   xffi_object *text;
   xffi_any value = xffi_any_object(list);
   assert_int_equal(xffi_repr(&text, &value), XFFI_OK);
-  double took = seconds_now() - begun;
+  double took = test_cpu_seconds() - begun;
   xffi_byte_array s;
   xffi_any view = xffi_any_object(text);
   assert_int_equal(xffi_any_to_str(&s, &view), XFFI_OK);
