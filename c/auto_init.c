@@ -18,12 +18,17 @@
 #include "check.h"
 #include "global_args.h"
 #include "globals_container.h"
+#include "pyclass.h"
 #include "type_internal.h"
 
 /* Fields one constructor binds at most (all ancestors' included): the
  * binding keeps its bookkeeping on the stack. */
 #define AUTO_INIT_MAX_FIELDS 256
 
+/* Which fields a constructor binds, and in what order. Made once when the
+ * constructor is registered (as tvm-ffi does: fields registered later are
+ * not bound) and kept as its resource; the field records it points at are
+ * immortal. */
 typedef struct init_plan {
   const xffi_type_info *type;
   const xffi_field_info *fields[AUTO_INIT_MAX_FIELDS]; /* root ancestor's first */
@@ -37,11 +42,12 @@ static int has_default(const xffi_field_info *f) { return (f->flags & XFFI_FIELD
 
 static int add_fields(init_plan *plan, const xffi_type_info *info) {
   int32_t count = __atomic_load_n(&info->num_fields, __ATOMIC_ACQUIRE);
+  const xffi_field_info *fields = __atomic_load_n(&info->fields, __ATOMIC_ACQUIRE);
   for (int32_t i = 0; i < count; ++i) {
     if (plan->num_fields == AUTO_INIT_MAX_FIELDS)
       return xffi_error_raise(XFFI_KIND_VALUE, "%s.__ffi_init__(): more than %d fields", plan->type->type_key.data,
                               AUTO_INIT_MAX_FIELDS);
-    plan->fields[plan->num_fields++] = &info->fields[i];
+    plan->fields[plan->num_fields++] = &fields[i];
   }
   return XFFI_OK;
 }
@@ -69,8 +75,14 @@ static int create_empty(xffi_object **out, const xffi_type_info *type) {
     *out = handle;
     return XFFI_OK;
   }
-  static const char new_name[] = "__ffi_new__";
-  const xffi_type_attr_column *column = xffi_type_attr_column_find(new_name, sizeof(new_name) - 1);
+  /* Columns live at fixed addresses once made: look the column up once. */
+  static const xffi_type_attr_column *new_column;
+  const xffi_type_attr_column *column = __atomic_load_n(&new_column, __ATOMIC_ACQUIRE);
+  if (!column) {
+    static const char new_name[] = "__ffi_new__";
+    column = xffi_type_attr_column_find(new_name, sizeof(new_name) - 1);
+    if (column) __atomic_store_n(&new_column, column, __ATOMIC_RELEASE);
+  }
   int64_t offset = column ? (int64_t)type->type_index - column->begin_index : -1;
   if (column && offset >= 0 && offset < column->size && column->data[offset].type_index == XFFI_TYPE_FUNCTION) {
     xffi_any made = xffi_any_none();
@@ -189,21 +201,15 @@ static int bind(const init_plan *plan, xffi_object *obj, const xffi_any *args, i
   return XFFI_OK;
 }
 
-/* The generated constructor: resource is the type index. args are
- * borrowed; *result receives a new reference to the object. */
+/* The generated constructor: resource is its plan. args are borrowed;
+ * *result receives a new reference to the object. */
 static int auto_init(void *resource, const xffi_any *args, int32_t num_args, xffi_any *result) {
-  int32_t type_index = (int32_t)(intptr_t)resource;
+  const init_plan *plan = resource;
   if (xffi_global_check_call("__ffi_init__", args, num_args, XFFI_GLOBAL_ANY_COUNT, result) != XFFI_OK)
     return XFFI_FAIL;
-  const xffi_type_info *type = xffi_type_info_find(type_index);
-  if (!type) return xffi_error_raise(XFFI_KIND_RUNTIME, "__ffi_init__: type index %d is gone", (int)type_index);
-  init_plan *plan = xffi_alloc(sizeof(init_plan)); /* ~3 KB: kept off the stack */
-  if (!plan) return xffi_error_raise_out_of_memory();
   xffi_object *obj = NULL;
-  int status = make_plan(plan, type);
-  if (status == XFFI_OK) status = create_empty(&obj, type);
+  int status = create_empty(&obj, plan->type);
   if (status == XFFI_OK) status = bind(plan, obj, args, num_args);
-  xffi_free(plan);
   if (status != XFFI_OK) {
     xffi_object_dec_ref(obj);
     return XFFI_FAIL;
@@ -212,14 +218,25 @@ static int auto_init(void *resource, const xffi_any *args, int32_t num_args, xff
   return XFFI_OK;
 }
 
+int xffi_auto_init_function_new(xffi_object **out, const char *function, int32_t type_index) {
+  const xffi_type_info *type = xffi_type_info_find(type_index);
+  if (!type || type_index < XFFI_TYPE_STATIC_OBJECT_BEGIN)
+    return xffi_raise_arg(XFFI_KIND_INDEX, function, "type_index", "%d is not a registered object type",
+                          (int)type_index);
+  init_plan *plan = xffi_alloc(sizeof(init_plan)); /* ~3 KB: kept off the stack */
+  if (!plan) return xffi_error_raise_out_of_memory();
+  if (make_plan(plan, type) != XFFI_OK || xffi_function_new(out, auto_init, plan, xffi_free) != XFFI_OK) {
+    xffi_free(plan);
+    return XFFI_FAIL;
+  }
+  return XFFI_OK;
+}
+
 static int register_auto_init(int32_t type_index) {
   static const char fn[] = "ffi._RegisterFFIInit";
   static const char attr[] = "__ffi_init__";
-  const xffi_type_info *type = xffi_type_info_find(type_index);
-  if (!type || type_index < XFFI_TYPE_STATIC_OBJECT_BEGIN)
-    return xffi_raise_arg(XFFI_KIND_INDEX, fn, "type_index", "%d is not a registered object type", (int)type_index);
   xffi_object *init = NULL;
-  if (xffi_function_new(&init, auto_init, (void *)(intptr_t)type_index, NULL) != XFFI_OK) return XFFI_FAIL;
+  if (xffi_auto_init_function_new(&init, fn, type_index) != XFFI_OK) return XFFI_FAIL;
   xffi_any value = xffi_any_object(init);
   int status = xffi_type_register_attr_in(fn, type_index, attr, sizeof(attr) - 1, &value);
   xffi_object_dec_ref(init); /* the column keeps its own reference */
