@@ -100,7 +100,9 @@ static int create_empty(xffi_object **out, const xffi_type_info *type) {
                           type->type_key.data);
 }
 
-/* Re-raises the setter's error with the field named in front, keeping its kind. */
+/* Re-raises the setter's error with the field named in front, keeping its
+ * kind; the setter's message follows on its own lines, indented by two
+ * spaces (tvm-ffi's nesting of messages). */
 static int raise_field_error(const init_plan *plan, const xffi_field_info *f, const char *what) {
   xffi_object *cause = xffi_error_move_raised();
   const char *kind = XFFI_KIND_RUNTIME, *message = "";
@@ -108,8 +110,23 @@ static int raise_field_error(const init_plan *plan, const xffi_field_info *f, co
     kind = xffi_error_cell_of_unchecked(cause)->kind.data;
     message = xffi_error_cell_of_unchecked(cause)->message.data;
   }
-  int status = xffi_error_raise(kind, "%s.__ffi_init__() %s '%.*s': %s", plan->type->type_key.data, what,
-                                (int)f->name.size, f->name.data, message);
+  size_t size = 1;
+  for (const char *p = message; *p; ++p) size += *p == '\n' ? 3 : 1;
+  char *indented = xffi_alloc(size);
+  int status;
+  if (!indented) {
+    status = xffi_error_raise_out_of_memory();
+  } else {
+    char *out = indented;
+    for (const char *p = message; *p; ++p) {
+      *out++ = *p;
+      if (*p == '\n') *out++ = ' ', *out++ = ' ';
+    }
+    *out = '\0';
+    status = xffi_error_raise(kind, "%s.__ffi_init__() %s '%.*s':\n  %s", plan->type->type_key.data, what,
+                              (int)f->name.size, f->name.data, indented);
+    xffi_free(indented);
+  }
   xffi_object_dec_ref(cause);
   return status;
 }
