@@ -427,6 +427,34 @@ static void test_register_columns_refuses_bad_input_and_keeps_nothing(void **sta
   assert_int_equal(result.type_index, XFFI_TYPE_NONE);
 }
 
+/* A C++ parent may declare an ObjectRef field as Any: with pointer size it
+ * holds one object pointer, which the deleter releases as such. */
+static void test_a_pointer_sized_any_field_is_released_as_an_object(void **state) {
+  (void)state;
+  xffi_byte_array key = bytes_of("test.pyclass.PointerSizedAny");
+  int32_t type = TVMFFITypeGetOrAllocIndex(&key, -1, 1, 0, 1, XFFI_TYPE_OBJECT);
+  xffi_field_info f;
+  memset(&f, 0, sizeof(f));
+  f.name = bytes_of("ref");
+  f.size = sizeof(void *);
+  f.alignment = sizeof(void *);
+  f.offset = 24;
+  f.getter = make_getter(XFFI_TYPE_OBJECT);
+  f.field_static_type_index = XFFI_TYPE_ANY;
+  assert_int_equal(TVMFFITypeRegisterField(type, &f), 0);
+  register_columns(type, 32);
+  xffi_object *held;
+  assert_int_equal(xffi_string_new(&held, "held through a pointer-sized Any", 32), XFFI_OK);
+  xffi_any made = xffi_any_none();
+  assert_int_equal(xffi_function_call(attr_of(type, "__ffi_new__"), NULL, 0, &made), XFFI_OK);
+  xffi_object_inc_ref(held);
+  memcpy((char *)made.v_obj + 24, &held, sizeof(held)); /* the field's reference */
+  assert_int_equal(xffi_object_strong_count(held), 2);
+  xffi_any_release(&made);
+  assert_int_equal(xffi_object_strong_count(held), 1);
+  xffi_object_dec_ref(held);
+}
+
 /* An enum defined in Python derives from ffi.IntEnum, whose "value" aliases
  * _int_index and is not an __ffi_init__ argument (tvm-ffi's init(false)). */
 static void test_an_int_enum_subclass_is_made_from_its_indices(void **state) {
@@ -467,6 +495,7 @@ int main(void) {
       cmocka_unit_test(test_objects_come_from_the_object_allocator),
       cmocka_unit_test(test_register_columns_refuses_bad_input_and_keeps_nothing),
       cmocka_unit_test(test_an_int_enum_subclass_is_made_from_its_indices),
+      cmocka_unit_test(test_a_pointer_sized_any_field_is_released_as_an_object),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
