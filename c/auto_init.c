@@ -69,9 +69,10 @@ static int make_plan(init_plan *plan, const xffi_type_info *type) {
 /* *out receives a new reference to an empty object of type. */
 static int create_empty(xffi_object **out, const xffi_type_info *type) {
   *out = NULL;
-  if (type->metadata && type->metadata->creator) {
+  const xffi_type_metadata *metadata = __atomic_load_n(&type->metadata, __ATOMIC_ACQUIRE);
+  if (metadata && metadata->creator) {
     void *handle = NULL;
-    if (type->metadata->creator(&handle) != XFFI_OK) return XFFI_FAIL;
+    if (metadata->creator(&handle) != XFFI_OK) return XFFI_FAIL;
     *out = handle;
     return XFFI_OK;
   }
@@ -83,10 +84,10 @@ static int create_empty(xffi_object **out, const xffi_type_info *type) {
     column = xffi_type_attr_column_find(new_name, sizeof(new_name) - 1);
     if (column) __atomic_store_n(&new_column, column, __ATOMIC_RELEASE);
   }
-  int64_t offset = column ? (int64_t)type->type_index - column->begin_index : -1;
-  if (column && offset >= 0 && offset < column->size && column->data[offset].type_index == XFFI_TYPE_FUNCTION) {
+  xffi_any new_function = xffi_type_attr_entry(column, type->type_index);
+  if (new_function.type_index == XFFI_TYPE_FUNCTION) {
     xffi_any made = xffi_any_none();
-    if (xffi_function_call(column->data[offset].v_obj, NULL, 0, &made) != XFFI_OK) return XFFI_FAIL;
+    if (xffi_function_call(new_function.v_obj, NULL, 0, &made) != XFFI_OK) return XFFI_FAIL;
     if (!xffi_any_is_object(&made) || made.v_obj->type_index != type->type_index) {
       xffi_any_release(&made);
       return xffi_error_raise(XFFI_KIND_TYPE, "%s.__ffi_new__ did not return a %s", type->type_key.data,

@@ -168,10 +168,8 @@ static int layout_function_new(xffi_object **out, xffi_function_callback callbac
 
 /* Whether type_index has a (non-None) value of the attribute name. */
 static int has_attr(const char *name, int32_t type_index) {
-  const xffi_type_attr_column *column = xffi_type_attr_column_find(name, strlen(name));
-  if (!column) return 0;
-  int64_t offset = (int64_t)type_index - column->begin_index;
-  return offset >= 0 && offset < column->size && column->data[offset].type_index != XFFI_TYPE_NONE;
+  xffi_any value = xffi_type_attr_entry(xffi_type_attr_column_find(name, strlen(name)), type_index);
+  return value.type_index != XFFI_TYPE_NONE;
 }
 
 /* Checks that every field of type (and of its ancestors) lies in total_size

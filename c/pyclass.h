@@ -16,6 +16,23 @@
 
 #include "internal.h"
 
+/* The value of type_index in column (NULL allowed), or None: a lock-free
+ * read that may race with registrations (c/type_attr.c publishes a grown
+ * data array before the size covering it, and an entry's payload before its
+ * tag). Borrowed: entries are never removed. */
+static inline xffi_any xffi_type_attr_entry(const xffi_type_attr_column *column, int32_t type_index) {
+  xffi_any value = xffi_any_none();
+  if (!column) return value;
+  int32_t size = __atomic_load_n(&column->size, __ATOMIC_ACQUIRE);
+  const xffi_any *data = __atomic_load_n(&column->data, __ATOMIC_ACQUIRE);
+  int64_t offset = (int64_t)type_index - column->begin_index;
+  if (!data || offset < 0 || offset >= size) return value;
+  int32_t tag = __atomic_load_n(&data[offset].type_index, __ATOMIC_ACQUIRE);
+  if (tag == XFFI_TYPE_NONE) return value;
+  value = data[offset]; /* written once, before the tag just read */
+  return value;
+}
+
 /* How a reflected field holds its value, as tvm-ffi decides it: an Any
  * (16 bytes, owned), an object pointer (owned, NULL is None), or plain
  * bytes that own nothing. An Any-typed field of pointer size is an object
