@@ -47,7 +47,7 @@ extern const xffi_builtin_table xffi_globals_type XFFI_INTERNAL;      /* the typ
 extern const xffi_builtin_table xffi_globals_auto_init XFFI_INTERNAL; /* ffi._RegisterFFIInit (c/auto_init.c) */
 extern const xffi_builtin_table xffi_globals_pending XFFI_INTERNAL;
 extern const xffi_builtin_table xffi_globals_pyclass XFFI_INTERNAL;
-    /* py_class: field getters, setters, ... (c/globals_pyclass.c) */ /* those of later issues: each call raises */
+/* py_class: field getters, setters, ... (c/globals_pyclass.c) */ /* those of later issues: each call raises */
 
 /* All tables, in the order names are listed. */
 extern const xffi_builtin_table *const xffi_builtin_tables[] XFFI_INTERNAL;
