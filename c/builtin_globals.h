@@ -45,9 +45,8 @@ extern const xffi_builtin_table xffi_globals_registry XFFI_INTERNAL;  /* the glo
 extern const xffi_builtin_table xffi_globals_module XFFI_INTERNAL;    /* modules and the system library */
 extern const xffi_builtin_table xffi_globals_type XFFI_INTERNAL;      /* the type registry's */
 extern const xffi_builtin_table xffi_globals_auto_init XFFI_INTERNAL; /* ffi._RegisterFFIInit (c/auto_init.c) */
-extern const xffi_builtin_table xffi_globals_pending XFFI_INTERNAL;
-extern const xffi_builtin_table xffi_globals_pyclass XFFI_INTERNAL;
-/* py_class: field getters, setters, ... (c/globals_pyclass.c) */ /* those of later issues: each call raises */
+extern const xffi_builtin_table xffi_globals_pending XFFI_INTERNAL;   /* those of later issues: each call raises */
+extern const xffi_builtin_table xffi_globals_pyclass XFFI_INTERNAL;   /* py_class (c/globals_pyclass.c) */
 
 /* All tables, in the order names are listed. */
 extern const xffi_builtin_table *const xffi_builtin_tables[] XFFI_INTERNAL;
