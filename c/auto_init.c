@@ -18,13 +18,17 @@
 #include "check.h"
 #include "global_args.h"
 #include "globals_container.h"
-#include "reflection_construct.h"
+#include "pyclass.h"
 #include "type_internal.h"
 
 /* Fields one constructor binds at most (all ancestors' included): the
  * binding keeps its bookkeeping on the stack. */
 #define AUTO_INIT_MAX_FIELDS 256
 
+/* Which fields a constructor binds, and in what order. Made once when the
+ * constructor is registered (as tvm-ffi does: fields registered later are
+ * not bound) and kept as its resource; the field records it points at are
+ * immortal. */
 typedef struct init_plan {
   const xffi_type_info *type;
   const xffi_field_info *fields[AUTO_INIT_MAX_FIELDS]; /* root ancestor's first */
@@ -38,11 +42,12 @@ static int has_default(const xffi_field_info *f) { return (f->flags & XFFI_FIELD
 
 static int add_fields(init_plan *plan, const xffi_type_info *info) {
   int32_t count = __atomic_load_n(&info->num_fields, __ATOMIC_ACQUIRE);
+  const xffi_field_info *fields = __atomic_load_n(&info->fields, __ATOMIC_ACQUIRE);
   for (int32_t i = 0; i < count; ++i) {
     if (plan->num_fields == AUTO_INIT_MAX_FIELDS)
       return xffi_error_raise(XFFI_KIND_VALUE, "%s.__ffi_init__(): more than %d fields", plan->type->type_key.data,
                               AUTO_INIT_MAX_FIELDS);
-    plan->fields[plan->num_fields++] = &info->fields[i];
+    plan->fields[plan->num_fields++] = &fields[i];
   }
   return XFFI_OK;
 }
@@ -64,18 +69,25 @@ static int make_plan(init_plan *plan, const xffi_type_info *type) {
 /* *out receives a new reference to an empty object of type. */
 static int create_empty(xffi_object **out, const xffi_type_info *type) {
   *out = NULL;
-  if (type->metadata && type->metadata->creator) {
+  const xffi_type_metadata *metadata = __atomic_load_n(&type->metadata, __ATOMIC_ACQUIRE);
+  if (metadata && metadata->creator) {
     void *handle = NULL;
-    if (type->metadata->creator(&handle) != XFFI_OK) return XFFI_FAIL;
+    if (metadata->creator(&handle) != XFFI_OK) return XFFI_FAIL;
     *out = handle;
     return XFFI_OK;
   }
-  static const char new_name[] = "__ffi_new__";
-  const xffi_type_attr_column *column = xffi_type_attr_column_find(new_name, sizeof(new_name) - 1);
-  int64_t offset = column ? (int64_t)type->type_index - column->begin_index : -1;
-  if (column && offset >= 0 && offset < column->size && column->data[offset].type_index == XFFI_TYPE_FUNCTION) {
+  /* Columns live at fixed addresses once made: look the column up once. */
+  static const xffi_type_attr_column *new_column;
+  const xffi_type_attr_column *column = __atomic_load_n(&new_column, __ATOMIC_ACQUIRE);
+  if (!column) {
+    static const char new_name[] = "__ffi_new__";
+    column = xffi_type_attr_column_find(new_name, sizeof(new_name) - 1);
+    if (column) __atomic_store_n(&new_column, column, __ATOMIC_RELEASE);
+  }
+  xffi_any new_function = xffi_type_attr_entry(column, type->type_index);
+  if (new_function.type_index == XFFI_TYPE_FUNCTION) {
     xffi_any made = xffi_any_none();
-    if (xffi_function_call(column->data[offset].v_obj, NULL, 0, &made) != XFFI_OK) return XFFI_FAIL;
+    if (xffi_function_call(new_function.v_obj, NULL, 0, &made) != XFFI_OK) return XFFI_FAIL;
     if (!xffi_any_is_object(&made) || made.v_obj->type_index != type->type_index) {
       xffi_any_release(&made);
       return xffi_error_raise(XFFI_KIND_TYPE, "%s.__ffi_new__ did not return a %s", type->type_key.data,
@@ -89,7 +101,9 @@ static int create_empty(xffi_object **out, const xffi_type_info *type) {
                           type->type_key.data);
 }
 
-/* Re-raises the setter's error with the field named in front, keeping its kind. */
+/* Re-raises the setter's error with the field named in front, keeping its
+ * kind; the setter's message follows on its own lines, indented by two
+ * spaces (tvm-ffi's nesting of messages). */
 static int raise_field_error(const init_plan *plan, const xffi_field_info *f, const char *what) {
   xffi_object *cause = xffi_error_move_raised();
   const char *kind = XFFI_KIND_RUNTIME, *message = "";
@@ -97,8 +111,23 @@ static int raise_field_error(const init_plan *plan, const xffi_field_info *f, co
     kind = xffi_error_cell_of_unchecked(cause)->kind.data;
     message = xffi_error_cell_of_unchecked(cause)->message.data;
   }
-  int status = xffi_error_raise(kind, "%s.__ffi_init__() %s '%.*s': %s", plan->type->type_key.data, what,
-                                (int)f->name.size, f->name.data, message);
+  size_t size = 1;
+  for (const char *p = message; *p; ++p) size += *p == '\n' ? 3 : 1;
+  char *indented = xffi_alloc(size);
+  int status;
+  if (!indented) {
+    status = xffi_error_raise_out_of_memory();
+  } else {
+    char *out = indented;
+    for (const char *p = message; *p; ++p) {
+      *out++ = *p;
+      if (*p == '\n') *out++ = ' ', *out++ = ' ';
+    }
+    *out = '\0';
+    status = xffi_error_raise(kind, "%s.__ffi_init__() %s '%.*s':\n  %s", plan->type->type_key.data, what,
+                              (int)f->name.size, f->name.data, indented);
+    xffi_free(indented);
+  }
   xffi_object_dec_ref(cause);
   return status;
 }
@@ -190,21 +219,15 @@ static int bind(const init_plan *plan, xffi_object *obj, const xffi_any *args, i
   return XFFI_OK;
 }
 
-/* The generated constructor: resource is the type index. args are
- * borrowed; *result receives a new reference to the object. */
+/* The generated constructor: resource is its plan. args are borrowed;
+ * *result receives a new reference to the object. */
 static int auto_init(void *resource, const xffi_any *args, int32_t num_args, xffi_any *result) {
-  int32_t type_index = (int32_t)(intptr_t)resource;
+  const init_plan *plan = resource;
   if (xffi_global_check_call("__ffi_init__", args, num_args, XFFI_GLOBAL_ANY_COUNT, result) != XFFI_OK)
     return XFFI_FAIL;
-  const xffi_type_info *type = xffi_type_info_find(type_index);
-  if (!type) return xffi_error_raise(XFFI_KIND_RUNTIME, "__ffi_init__: type index %d is gone", (int)type_index);
-  init_plan *plan = xffi_alloc(sizeof(init_plan)); /* ~3 KB: kept off the stack */
-  if (!plan) return xffi_error_raise_out_of_memory();
   xffi_object *obj = NULL;
-  int status = make_plan(plan, type);
-  if (status == XFFI_OK) status = create_empty(&obj, type);
+  int status = create_empty(&obj, plan->type);
   if (status == XFFI_OK) status = bind(plan, obj, args, num_args);
-  xffi_free(plan);
   if (status != XFFI_OK) {
     xffi_object_dec_ref(obj);
     return XFFI_FAIL;
@@ -218,7 +241,13 @@ int xffi_auto_init_function_new(xffi_object **out, const char *function, int32_t
   if (!type || type_index < XFFI_TYPE_STATIC_OBJECT_BEGIN)
     return xffi_raise_arg(XFFI_KIND_INDEX, function, "type_index", "%d is not a registered object type",
                           (int)type_index);
-  return xffi_function_new(out, auto_init, (void *)(intptr_t)type_index, NULL);
+  init_plan *plan = xffi_alloc(sizeof(init_plan)); /* ~3 KB: kept off the stack */
+  if (!plan) return xffi_error_raise_out_of_memory();
+  if (make_plan(plan, type) != XFFI_OK || xffi_function_new(out, auto_init, plan, xffi_free) != XFFI_OK) {
+    xffi_free(plan);
+    return XFFI_FAIL;
+  }
+  return XFFI_OK;
 }
 
 static int register_auto_init(int32_t type_index) {

@@ -138,6 +138,7 @@ typedef struct runtime_field {
   xffi_field_getter getter;
   xffi_field_setter setter;
   int32_t static_type_index; /* the field's type when fixed, else -1 */
+  int64_t flags;             /* XFFI_FIELD_* beyond read-only, as tvm-ffi's ObjectDef sets them */
 } runtime_field;
 
 typedef struct runtime_type {
@@ -157,51 +158,54 @@ typedef struct runtime_type {
 
 static const runtime_field enum_state_fields[] = {
     {"entries", "Enum singletons in registration order.", SCHEMA_OBJECT_LIST, sizeof(void *),
-     offsetof(enum_state_object, entries), get_object, set_object, XFFI_TYPE_LIST},
+     offsetof(enum_state_object, entries), get_object, set_object, XFFI_TYPE_LIST, XFFI_FIELD_INIT_OFF},
     {"indexes", "Canonical integer and string indices to enum singletons.",
      "{\"type\":\"ffi.Dict\",\"args\":[{\"type\":\"Any\"},{\"type\":\"ffi.Object\"}]}", sizeof(void *),
-     offsetof(enum_state_object, indexes), get_object, set_object, XFFI_TYPE_OBJECT},
+     offsetof(enum_state_object, indexes), get_object, set_object, XFFI_TYPE_OBJECT, XFFI_FIELD_INIT_OFF},
     {"attrs", "Extensible-attribute columns keyed by enum singleton.",
      "{\"type\":\"ffi.Dict\",\"args\":[{\"type\":\"ffi.String\"},{\"type\":\"ffi.Dict\",\"args\":[{\"type\":\"ffi."
      "Object\"},{\"type\":\"Any\"}]}]}",
-     sizeof(void *), offsetof(enum_state_object, attrs), get_object, set_object, XFFI_TYPE_OBJECT},
+     sizeof(void *), offsetof(enum_state_object, attrs), get_object, set_object, XFFI_TYPE_OBJECT, XFFI_FIELD_INIT_OFF},
 };
 static const runtime_field enum_fields[] = {
-    {"_int_index", "Canonical integer index.", SCHEMA_INT, 8, 24, get_int64, set_int64, XFFI_TYPE_INT},
-    {"_str_index", "Canonical string index.", SCHEMA_STRING, 16, 32, get_any, set_string, -1},
+    {"_int_index", "Canonical integer index.", SCHEMA_INT, 8, 24, get_int64, set_int64, XFFI_TYPE_INT,
+     XFFI_FIELD_SEQ_HASH_IGNORE},
+    {"_str_index", "Canonical string index.", SCHEMA_STRING, 16, 32, get_any, set_string, -1, 0},
 };
 static const runtime_field int_enum_fields[] = {
-    {"value", "Canonical integer index.", SCHEMA_INT, 8, 24, get_int64, set_int64, XFFI_TYPE_INT},
+    {"value", "Canonical integer index.", SCHEMA_INT, 8, 24, get_int64, set_int64, XFFI_TYPE_INT,
+     XFFI_FIELD_INIT_OFF | XFFI_FIELD_SEQ_HASH_IGNORE},
 };
 static const runtime_field str_enum_fields[] = {
-    {"value", "Canonical string index.", SCHEMA_STRING, 16, 32, get_any, set_string, -1},
+    {"value", "Canonical string index.", SCHEMA_STRING, 16, 32, get_any, set_string, -1,
+     XFFI_FIELD_INIT_OFF | XFFI_FIELD_SEQ_HASH_IGNORE},
 };
 static const runtime_field access_step_fields[] = {
-    {"kind", NULL, SCHEMA_INT, 4, offsetof(access_step, kind), get_int32, set_int32, XFFI_TYPE_INT},
-    {"key", NULL, SCHEMA_ANY, 16, offsetof(access_step, key), get_any, set_any, -1},
+    {"kind", NULL, SCHEMA_INT, 4, offsetof(access_step, kind), get_int32, set_int32, XFFI_TYPE_INT, 0},
+    {"key", NULL, SCHEMA_ANY, 16, offsetof(access_step, key), get_any, set_any, -1, 0},
 };
 static const runtime_field access_path_fields[] = {
     {"parent", NULL, SCHEMA_OPTIONAL("ffi.Object"), sizeof(void *), offsetof(access_path, parent), get_object,
-     set_object, -1},
+     set_object, -1, 0},
     {"step", NULL, SCHEMA_OPTIONAL("ffi.reflection.AccessStep"), sizeof(void *), offsetof(access_path, step),
-     get_object, set_object, -1},
-    {"depth", NULL, SCHEMA_INT, 4, offsetof(access_path, depth), get_int32, set_int32, XFFI_TYPE_INT},
+     get_object, set_object, -1, 0},
+    {"depth", NULL, SCHEMA_INT, 4, offsetof(access_path, depth), get_int32, set_int32, XFFI_TYPE_INT, 0},
 };
 static const runtime_field visit_error_context_fields[] = {
-    {"reverse_visit_pattern", NULL, SCHEMA_OBJECT_LIST, 8, 24, get_object, set_object, XFFI_TYPE_LIST},
-    {"prev_error_context", NULL, SCHEMA_OPTIONAL("ffi.Object"), 8, 32, get_object, set_object, -1},
+    {"reverse_visit_pattern", NULL, SCHEMA_OBJECT_LIST, 8, 24, get_object, set_object, XFFI_TYPE_LIST, 0},
+    {"prev_error_context", NULL, SCHEMA_OPTIONAL("ffi.Object"), 8, 32, get_object, set_object, -1, 0},
 };
 static const runtime_field structural_key_fields[] = {
-    {"key", NULL, SCHEMA_ANY, 16, 24, get_any, set_any, -1},
-    {"hash_i64", NULL, SCHEMA_INT, 8, 40, get_int64, set_int64, XFFI_TYPE_INT},
+    {"key", NULL, SCHEMA_ANY, 16, 24, get_any, set_any, -1, 0},
+    {"hash_i64", NULL, SCHEMA_INT, 8, 40, get_int64, set_int64, XFFI_TYPE_INT, 0},
 };
 static const runtime_field visit_interrupt_fields[] = {
-    {"value", NULL, SCHEMA_ANY, 16, 24, get_any, set_any, -1},
+    {"value", NULL, SCHEMA_ANY, 16, 24, get_any, set_any, -1, 0},
 };
 
 static const runtime_field module_fields[] = {
     {"imports_", NULL, "{\"type\":\"ffi.Array\",\"args\":[{\"type\":\"Any\"}]}", 8, module_imports_offset,
-     get_module_imports, set_module_imports, XFFI_TYPE_ARRAY},
+     get_module_imports, set_module_imports, XFFI_TYPE_ARRAY, 0},
 };
 
 #define FIELDS(array) array, (int32_t)(sizeof(array) / sizeof(array[0]))
@@ -258,7 +262,7 @@ static int register_fields(const runtime_type *type, const xffi_type_info *info)
     char metadata[512];
     field.metadata.data = metadata;
     field.metadata.size = metadata_of(metadata, sizeof(metadata), f->type_schema);
-    field.flags = 0; /* read-only (frozen), compared, hashed, printed */
+    field.flags = f->flags; /* read-only (frozen) */
     field.size = f->size;
     /* The storage's own alignment: 8-byte scalars and Any align as int64_t
      * does on the target (4 on i386), smaller fields by their size. */

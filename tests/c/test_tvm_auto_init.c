@@ -172,7 +172,7 @@ static void test_bad_calls_raise_type_errors_and_free_the_object(void **state) {
   /* A setter's refusal names the field. */
   xffi_any wrong = xffi_any_float(1.5);
   assert_int_equal(TVMFFIFunctionCall(init, &wrong, 1, &result), -1);
-  assert_raised(XFFI_KIND_TYPE, "__ffi_init__() field 'x': expected int");
+  assert_raised(XFFI_KIND_TYPE, "__ffi_init__() field 'x':\n  expected int");
   /* Unknown, repeated and unpaired keywords; a non-string keyword; init-off fields take no keyword. */
   xffi_any kw = kwargs_sentinel();
   xffi_any args[5] = {xffi_any_int(1), kw, xffi_any_none(), xffi_any_int(2), xffi_any_none()};
