@@ -16,6 +16,7 @@
 
 #include "builtin_globals.h"
 #include "check.h"
+#include "field_storage.h"
 #include "global_args.h"
 #include "globals_container.h"
 #include "pyclass.h"
@@ -132,24 +133,6 @@ static int raise_field_error(const init_plan *plan, const xffi_field_info *f, co
   return status;
 }
 
-/* Writes *value (borrowed) into field f of obj through its setter. */
-static int call_setter(const xffi_field_info *f, xffi_object *obj, const xffi_any *value) {
-  void *addr = (char *)obj + f->offset;
-  if (!f->setter)
-    return xffi_error_raise(XFFI_KIND_TYPE, "field '%.*s' has no setter", (int)f->name.size, f->name.data);
-  if (f->flags & XFFI_FIELD_SETTER_IS_FUNCTION) {
-    xffi_any args[2] = {xffi_any_none(), *value}, ignored = xffi_any_none();
-    args[0].type_index = XFFI_TYPE_OPAQUE_PTR;
-    args[0].v_ptr = addr;
-    int status = xffi_function_call((xffi_object *)f->setter, args, 2, &ignored);
-    xffi_any_release(&ignored);
-    return status;
-  }
-  xffi_field_setter setter;
-  memcpy(&setter, &f->setter, sizeof(setter));
-  return setter(addr, value);
-}
-
 static int set_default(const init_plan *plan, const xffi_field_info *f, xffi_object *obj) {
   int status;
   if (f->flags & XFFI_FIELD_DEFAULT_FROM_FACTORY) {
@@ -158,10 +141,10 @@ static int set_default(const init_plan *plan, const xffi_field_info *f, xffi_obj
       status = xffi_error_raise(XFFI_KIND_TYPE, "its default factory is not a Function");
     else
       status = xffi_function_call(f->default_value_or_factory.v_obj, NULL, 0, &made);
-    if (status == XFFI_OK) status = call_setter(f, obj, &made);
+    if (status == XFFI_OK) status = xffi_field_assign(obj, f, &made);
     xffi_any_release(&made);
   } else {
-    status = call_setter(f, obj, &f->default_value_or_factory);
+    status = xffi_field_assign(obj, f, &f->default_value_or_factory);
   }
   return status == XFFI_OK ? XFFI_OK : raise_field_error(plan, f, "default for field");
 }
@@ -179,7 +162,7 @@ static int bind(const init_plan *plan, xffi_object *obj, const xffi_any *args, i
                             (int)plan->num_positional, (int)num_positional);
   for (int32_t i = 0; i < num_positional; ++i) {
     int32_t fi = plan->positional[i];
-    if (call_setter(plan->fields[fi], obj, &args[i]) != XFFI_OK)
+    if (xffi_field_assign(obj, plan->fields[fi], &args[i]) != XFFI_OK)
       return raise_field_error(plan, plan->fields[fi], "field");
     set[fi] = 1;
   }
@@ -201,7 +184,7 @@ static int bind(const init_plan *plan, xffi_object *obj, const xffi_any *args, i
       if (set[fi])
         return xffi_error_raise(XFFI_KIND_TYPE, "%s.__ffi_init__() got multiple values for argument '%.*s'", key,
                                 (int)name.size, name.data);
-      if (call_setter(plan->fields[fi], obj, &args[i + 1]) != XFFI_OK)
+      if (xffi_field_assign(obj, plan->fields[fi], &args[i + 1]) != XFFI_OK)
         return raise_field_error(plan, plan->fields[fi], "field");
       set[fi] = 1;
     }
@@ -281,7 +264,7 @@ static int bind_by_name(const init_plan *plan, xffi_object *obj, const xffi_any 
            (found[k] || names[k].size != f->name.size || memcmp(names[k].data, f->name.data, f->name.size) != 0))
       ++k;
     if (k < num_keys) {
-      if (call_setter(f, obj, &args[2 + 2 * k]) != XFFI_OK) return raise_field_error(plan, f, "field");
+      if (xffi_field_assign(obj, f, &args[2 + 2 * k]) != XFFI_OK) return raise_field_error(plan, f, "field");
       found[k] = 1;
     } else if (has_default(f)) {
       if (set_default(plan, f, obj) != XFFI_OK) return XFFI_FAIL;

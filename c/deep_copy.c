@@ -19,6 +19,7 @@
 #include <xffi/recursive.h>
 
 #include "check.h"
+#include "field_storage.h"
 #include "recursive_walk.h"
 
 enum { COPY_IN_PROGRESS = 1, COPY_DONE = 2 };
@@ -153,8 +154,7 @@ static int feed(copy_frame *f, xffi_any *child) {
       break;
     default:
       /* The shallow copy holds the original's field values: set only those that changed. */
-      if (!same_value(&f->walk.child, child))
-        status = xffi_walk_set_field(f->copy.v_obj, f->walk.type, f->walk.field, child);
+      if (!same_value(&f->walk.child, child)) status = xffi_field_assign(f->copy.v_obj, f->walk.field, child);
   }
   xffi_any_release(child);
   return status;
@@ -237,9 +237,9 @@ static int fix_placeholders(copier *c) {
       const xffi_field_info *field;
       while ((field = xffi_walk_next_field(type, &level, &index, 0))) {
         xffi_any value;
-        if (xffi_walk_get_field(&value, copy, field) != XFFI_OK) return XFFI_FAIL;
+        if (xffi_field_read(&value, copy, field) != XFFI_OK) return XFFI_FAIL;
         const xffi_any *real = copy_of(c, &value);
-        int status = real ? xffi_walk_set_field(copy, type, field, real) : XFFI_OK;
+        int status = real ? xffi_field_assign(copy, field, real) : XFFI_OK;
         xffi_any_release(&value);
         if (status != XFFI_OK) return XFFI_FAIL;
       }

@@ -13,6 +13,7 @@
 #include <xffi/string.h>
 
 #include "check.h"
+#include "field_storage.h"
 #include "internal.h"
 #include "reflection_index.h"
 #include "type_internal.h"
@@ -292,6 +293,34 @@ static const xffi_field_info *field_of(const char *function, const xffi_object *
   return field;
 }
 
+int xffi_field_read(xffi_any *out, const xffi_object *obj, const xffi_field_info *field) {
+  *out = xffi_any_none();
+  if (!field->getter)
+    return xffi_error_raise(XFFI_KIND_ATTRIBUTE, "field '%.*s' of '%s' has no getter", (int)field->name.size,
+                            field->name.data, xffi_type_key(obj->type_index));
+  if (field->getter((char *)obj + field->offset, out) == XFFI_OK) return XFFI_OK;
+  *out = xffi_any_none();
+  return XFFI_FAIL;
+}
+
+int xffi_field_assign(xffi_object *obj, const xffi_field_info *field, const xffi_any *value) {
+  if (!field->setter)
+    return xffi_error_raise(XFFI_KIND_ATTRIBUTE, "field '%.*s' of '%s' has no setter", (int)field->name.size,
+                            field->name.data, xffi_type_key(obj->type_index));
+  void *field_addr = (char *)obj + field->offset;
+  if (!(field->flags & XFFI_FIELD_SETTER_IS_FUNCTION)) {
+    /* The record keeps a function pointer in a void* slot (tvm-ffi's layout). */
+    xffi_field_setter setter;
+    memcpy(&setter, &field->setter, sizeof(setter));
+    return setter(field_addr, value) == XFFI_OK ? XFFI_OK : XFFI_FAIL;
+  }
+  xffi_any args[2] = {xffi_any_ptr(field_addr), *value};
+  xffi_any ignored = xffi_any_none();
+  if (xffi_function_call(field->setter, args, 2, &ignored) != XFFI_OK) return XFFI_FAIL;
+  xffi_any_release(&ignored);
+  return XFFI_OK;
+}
+
 int xffi_object_get_field(xffi_any *out, const xffi_object *obj, const char *name) {
   XFFI_CHECK_ARG_NOT_NULL(out);
   XFFI_CHECK_ARG_NOT_NULL(obj);
@@ -301,8 +330,8 @@ int xffi_object_get_field(xffi_any *out, const xffi_object *obj, const char *nam
   if (!field->getter)
     return xffi_error_raise(XFFI_KIND_ATTRIBUTE, "%s: field '%s' of '%s' has no getter", __func__, name,
                             xffi_type_key(obj->type_index));
-  xffi_any result = xffi_any_none();
-  if (field->getter((char *)obj + field->offset, &result) != XFFI_OK) return XFFI_FAIL;
+  xffi_any result;
+  if (xffi_field_read(&result, obj, field) != XFFI_OK) return XFFI_FAIL;
   *out = result;
   return XFFI_OK;
 }
@@ -364,16 +393,5 @@ int xffi_object_set_field(xffi_object *obj, const char *name, const xffi_any *va
     return xffi_error_raise(XFFI_KIND_ATTRIBUTE, "%s: field '%s' of '%s' is read-only", __func__, name,
                             xffi_type_key(obj->type_index));
   if (check_value(__func__, name, obj, field->field_static_type_index, value) != XFFI_OK) return XFFI_FAIL;
-  void *field_addr = (char *)obj + field->offset;
-  if (!(field->flags & XFFI_FIELD_SETTER_IS_FUNCTION)) {
-    /* The record keeps a function pointer in a void* slot (tvm-ffi's layout). */
-    xffi_field_setter setter;
-    memcpy(&setter, &field->setter, sizeof(setter));
-    return setter(field_addr, value);
-  }
-  xffi_any args[2] = {xffi_any_ptr(field_addr), *value};
-  xffi_any ignored = xffi_any_none();
-  if (xffi_function_call(field->setter, args, 2, &ignored) != XFFI_OK) return XFFI_FAIL;
-  xffi_any_release(&ignored);
-  return XFFI_OK;
+  return xffi_field_assign(obj, field, value);
 }

@@ -7,6 +7,7 @@
 #include <xffi/string.h>
 
 #include "check.h"
+#include "field_storage.h"
 #include "recursive_walk.h"
 #include "type_internal.h"
 
@@ -55,24 +56,6 @@ const xffi_any *xffi_walk_type_attr(const xffi_type_attr_column *column, int32_t
   if (at < 0 || at >= size || !data) return NULL;
   const xffi_any *entry = &data[at];
   return __atomic_load_n(&entry->type_index, __ATOMIC_ACQUIRE) == XFFI_TYPE_NONE ? NULL : entry;
-}
-
-int xffi_walk_set_field(xffi_object *obj, const xffi_type_info *type, const xffi_field_info *field,
-                        const xffi_any *value) {
-  void *address = (char *)obj + field->offset;
-  if (!field->setter)
-    return xffi_error_raise(XFFI_KIND_TYPE, "field %.*s.%.*s has no setter", (int)type->type_key.size,
-                            type->type_key.data, (int)field->name.size, field->name.data);
-  if (!(field->flags & XFFI_FIELD_SETTER_IS_FUNCTION)) {
-    xffi_field_setter setter = (xffi_field_setter)(uintptr_t)field->setter;
-    return setter(address, value) == 0 ? XFFI_OK : XFFI_FAIL;
-  }
-  /* A Function setter takes (address as an opaque pointer, value), as tvm-ffi calls it. */
-  xffi_any args[2] = {xffi_any_ptr(address), *value};
-  xffi_any result = xffi_any_none();
-  if (xffi_function_call((xffi_object *)field->setter, args, 2, &result) != XFFI_OK) return XFFI_FAIL;
-  xffi_any_release(&result);
-  return XFFI_OK;
 }
 
 /* ---- Callbacks ---- */
@@ -209,17 +192,6 @@ int64_t xffi_walk_count_fields(const xffi_type_info *type, int64_t skip_flags) {
   return count;
 }
 
-int xffi_walk_get_field(xffi_any *out, const xffi_object *obj, const xffi_field_info *field) {
-  *out = xffi_any_none();
-  if (!field->getter)
-    return xffi_error_raise(XFFI_KIND_TYPE, "field %.*s has no getter", (int)field->name.size, field->name.data);
-  if (field->getter((char *)obj + field->offset, out) != 0) {
-    *out = xffi_any_none();
-    return XFFI_FAIL;
-  }
-  return XFFI_OK;
-}
-
 /* ---- Frames ---- */
 
 int xffi_walk_begin(xffi_walk_frame *f, const xffi_any *value, int64_t skip_flags) {
@@ -272,7 +244,7 @@ int xffi_walk_next(xffi_walk_frame *f, const xffi_any **child, int64_t skip_flag
       xffi_any_release(&f->child);
       f->field = xffi_walk_next_field(f->type, &f->level, &f->field_index, skip_flags);
       if (!f->field) return 0;
-      if (xffi_walk_get_field(&f->child, obj, f->field) != XFFI_OK) return -1;
+      if (xffi_field_read(&f->child, obj, f->field) != XFFI_OK) return -1;
       ++f->position;
       *child = &f->child;
       return 1;

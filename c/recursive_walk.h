@@ -50,12 +50,6 @@ const xffi_any *xffi_walk_type_attr(const xffi_type_attr_column *column, int32_t
  * immortal), or NULL when no type has registered it yet. */
 const xffi_type_attr_column *xffi_walk_column(const char *name) XFFI_INTERNAL;
 
-/* Writes value (borrowed) into field of obj (borrowed) through the field's
- * setter (a C setter or a Function). XFFI_OK, or XFFI_FAIL with the error
- * raised (a read-only field, NULL setter: a TypeError naming the field). */
-int xffi_walk_set_field(xffi_object *obj, const xffi_type_info *type, const xffi_field_info *field,
-                        const xffi_any *value) XFFI_INTERNAL;
-
 /* ---- Callbacks handed to hooks (fn_hash, fn_eq, fn_cmp) ----
  * A hook may keep the callback it is given and call it after the walk
  * ended: the Function's resource is a heap link to the walk, cleared when
@@ -138,9 +132,6 @@ int64_t xffi_walk_count_fields(const xffi_type_info *type, int64_t skip_flags) X
  * advancing the position; NULL at the end. Start at level 1, index 0. */
 const xffi_field_info *xffi_walk_next_field(const xffi_type_info *type, int32_t *level, int32_t *index,
                                             int64_t skip_flags) XFFI_INTERNAL;
-
-/* Reads field of obj (borrowed) into *out (owned). */
-int xffi_walk_get_field(xffi_any *out, const xffi_object *obj, const xffi_field_info *field) XFFI_INTERNAL;
 
 /* ---- A growable array of fixed-size items (frames, hashes, values) ---- */
 typedef struct xffi_walk_vec {

@@ -18,6 +18,7 @@
 #include <xffi/reflection.h>
 
 #include "check.h"
+#include "field_storage.h"
 #include "globals_container.h"
 #include "repr_text.h"
 
@@ -196,15 +197,6 @@ static const xffi_type_info *enum_record(const xffi_type_info *info) {
   return NULL;
 }
 
-/* Reads field f of obj into *out (owned). */
-static int read_field(xffi_any *out, xffi_object *obj, const xffi_type_info *owner, const xffi_field_info *f) {
-  *out = xffi_any_none();
-  if (!f->getter)
-    return xffi_error_raise(XFFI_KIND_RUNTIME, "%s: field %.*s.%.*s has no getter", fn_name, (int)owner->type_key.size,
-                            owner->type_key.data, (int)f->name.size, f->name.data);
-  return f->getter((char *)obj + f->offset, out);
-}
-
 /* ---- Children ---- */
 
 static int push_child(repr_printer *p, const xffi_any *value, const xffi_field_info *field) {
@@ -236,7 +228,7 @@ static int push_fields(repr_printer *p, xffi_object *obj, const xffi_type_info *
     }
     if (repeated) continue;
     xffi_any value;
-    if (read_field(&value, obj, record, f) != XFFI_OK) return XFFI_FAIL;
+    if (xffi_field_read(&value, obj, f) != XFFI_OK) return XFFI_FAIL;
     int status = push_child(p, &value, f);
     xffi_any_release(&value);
     if (status != XFFI_OK) return XFFI_FAIL;
@@ -425,7 +417,7 @@ static int print_enum(repr_printer *p, xffi_object *obj, const xffi_type_info *i
   const xffi_field_info *name_field = field_named(enum_info, "_str_index");
   if (!name_field) return xffi_error_raise(XFFI_KIND_RUNTIME, "%s: ffi.Enum has no _str_index field", fn_name);
   xffi_any name;
-  if (read_field(&name, obj, enum_info, name_field) != XFFI_OK) return XFFI_FAIL;
+  if (xffi_field_read(&name, obj, name_field) != XFFI_OK) return XFFI_FAIL;
   xffi_byte_array s = {"", 0};
   if (name.type_index != XFFI_TYPE_NONE && xffi_any_to_str(&s, &name) != XFFI_OK) {
     xffi_any_release(&name);
