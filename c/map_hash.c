@@ -31,7 +31,8 @@ static const xffi_any *custom_entry(const char *name, const xffi_type_attr_colum
   int64_t offset = (int64_t)t - col->begin_index;
   if (!data || offset < 0 || offset >= size) return NULL;
   const xffi_any *entry = &data[offset];
-  return entry->type_index == XFFI_TYPE_NONE ? NULL : entry;
+  /* The tag is published last (release in c/type_attr.c): acquire it before the payload. */
+  return __atomic_load_n(&entry->type_index, __ATOMIC_ACQUIRE) == XFFI_TYPE_NONE ? NULL : entry;
 }
 
 /* Calls a custom hash or equality entry with args; *out receives its result,
