@@ -115,33 +115,6 @@ extern "C" {
     pub fn xffi_object_set_field(obj: *mut xffi_object, name: *const c_char, value: *const xffi_any) -> c_int;
 }
 
-/// The bounds of a repr (`xffi_repr_with`); zero for the defaults.
-#[repr(C)]
-#[derive(Debug, Clone, Copy, Default)]
-pub struct xffi_repr_options {
-    /// Containers and objects open at once (0: XFFI_REPR_DEFAULT_MAX_DEPTH).
-    pub max_depth: i64,
-    /// The most bytes of text (0: XFFI_REPR_DEFAULT_MAX_BYTES).
-    pub max_bytes: i64,
-    /// Non-zero: show object addresses.
-    pub with_address: i32,
-}
-
-pub const XFFI_REPR_DEFAULT_MAX_DEPTH: i64 = 1 << 20;
-pub const XFFI_REPR_DEFAULT_MAX_BYTES: i64 = 1 << 26;
-
-extern "C" {
-    /// `*out` receives a new String reference holding the text of `*value`
-    /// (borrowed) in tvm-ffi's ReprPrint format; NULL on failure.
-    pub fn xffi_repr(out: *mut *mut xffi_object, value: *const xffi_any) -> c_int;
-    /// As `xffi_repr` with explicit bounds (`options` borrowed; NULL for the defaults).
-    pub fn xffi_repr_with(
-        out: *mut *mut xffi_object,
-        value: *const xffi_any,
-        options: *const xffi_repr_options,
-    ) -> c_int;
-}
-
 /// `xffi_repr_options::max_depth` when 0.
 pub const XFFI_REPR_DEFAULT_MAX_DEPTH: i64 = 1 << 20;
 /// `xffi_repr_options::max_bytes` when 0.
@@ -172,4 +145,88 @@ extern "C" {
         value: *const xffi_any,
         options: *const xffi_repr_options,
     ) -> c_int;
+}
+
+// ---------------------------------------------------------------------------
+// Reflecting a C struct, construction, reading the records (reflection.h)
+// ---------------------------------------------------------------------------
+
+/// One field of a C struct, as the `XFFI_FIELD_SPEC` macros fill it. Texts
+/// are NUL-terminated and borrowed (the registry copies them).
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct xffi_reflect_field_spec {
+    pub name: *const c_char,
+    /// Or null.
+    pub doc: *const c_char,
+    /// JSON text, or null.
+    pub metadata: *const c_char,
+    /// Bytes from the object's start (the header included).
+    pub offset: i64,
+    /// The member's size: must be the storage's size.
+    pub size: i64,
+    pub static_type_index: i32,
+    /// `XFFI_FIELD_WRITABLE`, `XFFI_FIELD_HAS_DEFAULT`, ... (no setter flag).
+    pub flags: i64,
+    /// Borrowed; kept (as a copy) with `XFFI_FIELD_HAS_DEFAULT`.
+    pub default_value: xffi_any,
+}
+
+extern "C" {
+    /// Registers the `count` fields `specs[0..count)` (borrowed) of `type_index`, all or none.
+    pub fn xffi_reflect_fields(type_index: i32, specs: *const xffi_reflect_field_spec, count: i32) -> c_int;
+    /// Registers one field with a default value (`default_value` borrowed; the registry keeps a copy).
+    pub fn xffi_reflect_field_with_default(
+        type_index: i32,
+        spec: *const xffi_reflect_field_spec,
+        default_value: xffi_any,
+    ) -> c_int;
+    /// Registers a method made from a C callback (`name` and `doc` borrowed, copied).
+    pub fn xffi_reflect_method(
+        type_index: i32,
+        name: *const c_char,
+        callback: Option<xffi_function_callback>,
+        resource: *mut c_void,
+        flags: i64,
+        doc: *const c_char,
+    ) -> c_int;
+    /// Registers the type's metadata: total size, creator, structural kind, doc (borrowed, copied).
+    pub fn xffi_reflect_type(
+        type_index: i32,
+        total_size: i64,
+        creator: xffi_object_creator,
+        structural_eq_hash_kind: i32,
+        doc: *const c_char,
+    ) -> c_int;
+    /// The marker that separates positional from keyword arguments of `xffi_object_construct` (immortal).
+    pub fn xffi_kwargs_marker() -> xffi_any;
+    /// `*out` receives a new reference to an object of `type_index` made from the borrowed `args`.
+    pub fn xffi_object_construct(out: *mut xffi_any, type_index: i32, args: *const xffi_any, num_args: i32) -> c_int;
+    /// `*out` receives the number of fields of `type_index`, ancestors' included.
+    pub fn xffi_type_count_fields(out: *mut i32, type_index: i32) -> c_int;
+    /// `*out` receives the record (borrowed, immortal) at `position`, the root ancestor's fields first.
+    pub fn xffi_type_field_at(out: *mut *const xffi_field_info, type_index: i32, position: i32) -> c_int;
+    /// `*out` receives the number of methods of `type_index`, ancestors' included.
+    pub fn xffi_type_count_methods(out: *mut i32, type_index: i32) -> c_int;
+    /// `*out` receives the method record (borrowed, immortal) at `position`.
+    pub fn xffi_type_method_at(out: *mut *const xffi_method_info, type_index: i32, position: i32) -> c_int;
+    /// `*out` receives the type's metadata (borrowed, immortal), or null when it has none.
+    pub fn xffi_type_get_metadata(out: *mut *const xffi_type_metadata, type_index: i32) -> c_int;
+    /// `*out` receives a new reference to the type's attribute `name` (borrowed), or None.
+    pub fn xffi_type_get_attr(out: *mut xffi_any, type_index: i32, name: *const c_char) -> c_int;
+}
+
+// ---------------------------------------------------------------------------
+// recursive.h: deep copy, recursive comparison and hashing
+// ---------------------------------------------------------------------------
+
+extern "C" {
+    /// `*out` receives a deep copy of `*value` (borrowed), sharing and cycles preserved.
+    pub fn xffi_deep_copy(out: *mut xffi_any, value: *const xffi_any) -> c_int;
+    /// `*out` receives whether `*lhs` and `*rhs` (borrowed) are recursively equal.
+    pub fn xffi_recursive_equal(out: *mut c_int, lhs: *const xffi_any, rhs: *const xffi_any) -> c_int;
+    /// `*out` receives -1, 0 or 1: the recursive order of `*lhs` and `*rhs` (borrowed).
+    pub fn xffi_recursive_compare(out: *mut c_int, lhs: *const xffi_any, rhs: *const xffi_any) -> c_int;
+    /// `*out` receives tvm-ffi's RecursiveHash of `*value` (borrowed).
+    pub fn xffi_recursive_hash(out: *mut i64, value: *const xffi_any) -> c_int;
 }
