@@ -1,0 +1,383 @@
+/* c/structural_equal.c: xffi_structural_equal (ffi.StructuralEqual), tvm-ffi's
+ * structural equality, semantics for semantics (see xffi/structural.h).
+ *
+ * Pairs (lhs, rhs) are walked depth first with a heap stack; the first pair
+ * found unequal decides. The walk carries the current definition-region
+ * kind (none, pattern, simple): a field flagged as a definition opens a
+ * region for its value, and a free variable compared inside one is mapped
+ * to its counterpart. DAG nodes and mapped free variables are remembered in
+ * two identity tables (lhs -> rhs, rhs -> lhs), which also map object keys
+ * of Maps to the other side's keys. */
+#include <string.h>
+
+#include <xffi/function.h>
+#include <xffi/structural.h>
+#include <xffi/tensor.h>
+#include <xffi/tvm_ffi.h>
+
+#include "check.h"
+#include "recursive_walk.h"
+
+/* tvm-ffi's TVMFFIDefRegionKind values (the hook callback receives them). */
+enum { REGION_NONE = 0, REGION_PATTERN = 1, REGION_SIMPLE = 2 };
+#define EQ_SKIP XFFI_FIELD_SEQ_HASH_IGNORE
+
+typedef struct equaler {
+  int32_t region;           /* the definition-region kind in effect */
+  int skip_tensor_content;
+  xffi_walk_table lhs_to_rhs, rhs_to_lhs; /* word: the counterpart's address */
+  const xffi_type_attr_column *s_equal_column;
+  xffi_object *fn_equal; /* owned: the callback handed to __s_equal__ hooks, made on first use */
+  void **fn_equal_link;
+} equaler;
+
+typedef struct eq_frame {
+  xffi_walk_frame lhs, rhs;
+  int32_t seq_kind;     /* objects: the type's structural kind; containers: -1 */
+  int32_t entry_region; /* the region kind when the pair was met */
+  int32_t own_region;   /* the region kind its children start from */
+} eq_frame;
+
+static const void *counterpart(const xffi_walk_table *t, const void *obj) {
+  const xffi_walk_entry *e = xffi_walk_table_find(t, obj, NULL);
+  return e ? (const void *)(uintptr_t)e->word : NULL;
+}
+
+static int remember_pair(equaler *c, const void *l, const void *r) {
+  xffi_walk_entry *e = xffi_walk_table_put(&c->lhs_to_rhs, l, NULL);
+  if (!e) return XFFI_FAIL;
+  e->word = (uint64_t)(uintptr_t)r;
+  e = xffi_walk_table_put(&c->rhs_to_lhs, r, NULL);
+  if (!e) return XFFI_FAIL;
+  e->word = (uint64_t)(uintptr_t)l;
+  return XFFI_OK;
+}
+
+/* The region kind a child starts in: a definition field (or a hook's
+ * explicit kind) opens one; inside a pattern everything stays a pattern. */
+static int32_t child_region(int32_t current, int32_t opened) {
+  if (current == REGION_PATTERN) return REGION_PATTERN;
+  return opened == REGION_NONE ? current : opened;
+}
+
+static int32_t field_region(const xffi_field_info *field) {
+  if (!field) return REGION_NONE;
+  if (field->flags & XFFI_FIELD_SEQ_HASH_DEF_SIMPLE) return REGION_SIMPLE;
+  if (field->flags & XFFI_FIELD_SEQ_HASH_DEF_PATTERN) return REGION_PATTERN;
+  return REGION_NONE;
+}
+
+/* Tensors: shape, dtype, then (unless skipped) the bytes. 1 with *out, -1 raised. */
+static int tensor_equal(equaler *c, const xffi_any *l, const xffi_any *r, int *out) {
+  DLTensor *a, *b;
+  if (xffi_tensor_cell_of(&a, l->v_obj) != XFFI_OK || xffi_tensor_cell_of(&b, r->v_obj) != XFFI_OK) return -1;
+  *out = 0;
+  if (a->ndim != b->ndim) return 1;
+  for (int i = 0; i < a->ndim; ++i)
+    if (a->shape[i] != b->shape[i]) return 1;
+  if (a->dtype.code != b->dtype.code || a->dtype.bits != b->dtype.bits || a->dtype.lanes != b->dtype.lanes) return 1;
+  if (c->skip_tensor_content) {
+    *out = 1;
+    return 1;
+  }
+  int contiguous_a = 0, contiguous_b = 0;
+  if (a->device.device_type != kDLCPU || b->device.device_type != kDLCPU)
+    return xffi_error_raise(XFFI_KIND_RUNTIME, "StructuralEqual: can only compare CPU tensor"), -1;
+  if (xffi_tensor_is_contiguous(&contiguous_a, l->v_obj) != XFFI_OK ||
+      xffi_tensor_is_contiguous(&contiguous_b, r->v_obj) != XFFI_OK)
+    return -1;
+  if (!contiguous_a || !contiguous_b)
+    return xffi_error_raise(XFFI_KIND_RUNTIME, "StructuralEqual: Can only compare contiguous tensor"), -1;
+  uint64_t size = 0;
+  if (xffi_tensor_nbytes(&size, l->v_obj) != XFFI_OK) return -1;
+  *out = size == 0 || memcmp((const char *)a->data + a->byte_offset, (const char *)b->data + b->byte_offset,
+                             (size_t)size) == 0;
+  return 1;
+}
+
+static int equal_values(equaler *c, const xffi_any *l, const xffi_any *r, int *out);
+
+/* The callback of __s_equal__ hooks: (lhs, rhs, def_region_kind, field_name) -> bool. */
+static int fn_equal_call(void *resource, const xffi_any *args, int32_t num_args, xffi_any *result) {
+  if (num_args != 4)
+    return xffi_error_raise(XFFI_KIND_TYPE, "s_equal callback: expected 4 arguments, got %d", (int)num_args);
+  equaler *c = xffi_walk_callback_target(resource, "s_equal callback");
+  if (!c) return XFFI_FAIL;
+  int64_t opened = 0;
+  if (xffi_any_to_int(&opened, &args[2]) != XFFI_OK) return XFFI_FAIL;
+  if (opened < REGION_NONE || opened > REGION_SIMPLE)
+    return xffi_error_raise(XFFI_KIND_VALUE, "s_equal callback: def_region_kind must be 0, 1 or 2, got %lld",
+                            (long long)opened);
+  int32_t saved = c->region;
+  c->region = child_region(saved, (int32_t)opened);
+  int equal = 0;
+  int status = equal_values(c, &args[0], &args[1], &equal);
+  c->region = saved;
+  if (status != XFFI_OK) return XFFI_FAIL;
+  *result = xffi_any_bool(equal);
+  return XFFI_OK;
+}
+
+/* What an object pair's field comparison (success) means for its kind:
+ * DAG nodes are remembered; a free variable is equal to itself or, inside
+ * a definition region, mapped to its counterpart. 1 equal, 0 not, -1 raised. */
+static int finish_object(equaler *c, int32_t seq_kind, int32_t entry_region, const xffi_any *l, const xffi_any *r,
+                         int success) {
+  if (!success) return 0;
+  if (seq_kind == XFFI_SEQ_HASH_DAG_NODE) return remember_pair(c, l->v_obj, r->v_obj) == XFFI_OK ? 1 : -1;
+  if (seq_kind != XFFI_SEQ_HASH_FREE_VAR) return 1;
+  if (l->v_obj != r->v_obj && entry_region == REGION_NONE) return 0;
+  return remember_pair(c, l->v_obj, r->v_obj) == XFFI_OK ? 1 : -1;
+}
+
+/* A free variable's fields are compared outside a simple region (its name
+ * is no definition of its own). */
+static int32_t own_region_of(int32_t seq_kind, int32_t entry_region) {
+  return seq_kind == XFFI_SEQ_HASH_FREE_VAR && entry_region == REGION_SIMPLE ? REGION_NONE : entry_region;
+}
+
+static int call_hook(equaler *c, const xffi_any *hook, int32_t seq_kind, const xffi_any *l, const xffi_any *r,
+                     int *out) {
+  if (hook->type_index != XFFI_TYPE_FUNCTION)
+    return xffi_error_raise(XFFI_KIND_TYPE, "StructuralEqual: __s_equal__ of %s must be a Function, got %s",
+                            xffi_type_key(l->type_index), xffi_any_kind_name(hook)),
+           -1;
+  if (!c->fn_equal && xffi_walk_callback_new(&c->fn_equal, &c->fn_equal_link, fn_equal_call, c) != XFFI_OK) return -1;
+  int32_t entry = c->region;
+  c->region = own_region_of(seq_kind, entry);
+  xffi_any args[3] = {*l, *r, xffi_any_object(c->fn_equal)}, result = xffi_any_none();
+  int status = xffi_function_call(hook->v_obj, args, 3, &result);
+  c->region = entry;
+  int truth = 0;
+  if (status == XFFI_OK) status = xffi_any_to_bool(&truth, &result);
+  xffi_any_release(&result);
+  if (status != XFFI_OK) return -1;
+  int r0 = finish_object(c, seq_kind, entry, l, r, truth);
+  if (r0 < 0) return -1;
+  *out = r0;
+  return 1;
+}
+
+static int raise_no_kind(const xffi_type_info *info, const char *what) {
+  return xffi_error_raise(XFFI_KIND_TYPE, "%s for type `%.*s`, so StructuralHash is not supported for this type", what,
+                          (int)info->type_key.size, info->type_key.data);
+}
+
+/* The pair of objects of one reflected type: 1 with *out when decided at
+ * once, 0 when its fields must be walked, -1 raised. */
+static int object_immediate(equaler *c, const xffi_any *l, const xffi_any *r, int *out) {
+  const xffi_type_info *info = xffi_object_type_info_unchecked(l->v_obj);
+  if (!info->metadata) return raise_no_kind(info, "Type metadata is not set"), -1;
+  int32_t kind = info->metadata->structural_eq_hash_kind;
+  if (kind == XFFI_SEQ_HASH_UNSUPPORTED) return raise_no_kind(info, "_type_s_eq_hash_kind is not set"), -1;
+  int same = l->v_obj == r->v_obj;
+  if (kind == XFFI_SEQ_HASH_UNIQUE_INSTANCE || (kind == XFFI_SEQ_HASH_CONST_TREE_NODE && same)) {
+    *out = same;
+    return 1;
+  }
+  if (kind == XFFI_SEQ_HASH_DAG_NODE || kind == XFFI_SEQ_HASH_FREE_VAR) {
+    const void *mapped = counterpart(&c->lhs_to_rhs, l->v_obj);
+    if (mapped || counterpart(&c->rhs_to_lhs, r->v_obj)) {
+      *out = mapped == r->v_obj;
+      return 1;
+    }
+  }
+  const xffi_any *hook = xffi_walk_type_attr(c->s_equal_column, l->type_index);
+  if (hook) return call_hook(c, hook, kind, l, r, out);
+  return 0;
+}
+
+/* 1 with *out when the pair needs no frame, 0 when it does, -1 raised. */
+static int equal_immediate(equaler *c, const xffi_any *l, const xffi_any *r, int *out) {
+  int32_t lt = l->type_index, rt = r->type_index;
+  if ((xffi_walk_is_str(lt) && xffi_walk_is_str(rt)) || (xffi_walk_is_bytes(lt) && xffi_walk_is_bytes(rt))) {
+    xffi_byte_array a = xffi_walk_text_of(l), b = xffi_walk_text_of(r);
+    *out = a.size == b.size && (a.size == 0 || memcmp(a.data, b.data, a.size) == 0);
+    return 1;
+  }
+  if (lt != rt) {
+    *out = 0;
+    return 1;
+  }
+  if (lt < XFFI_TYPE_STATIC_OBJECT_BEGIN) {
+    if (lt == XFFI_TYPE_FLOAT && l->v_float64 != l->v_float64)
+      *out = r->v_float64 != r->v_float64;
+    else
+      *out = l->small_len == r->small_len && l->v_int64 == r->v_int64;
+    return 1;
+  }
+  switch (lt) {
+    case XFFI_TYPE_BIGINT: {
+      xffi_byte_array a = TVMFFIBigIntGetContentByteArray(l), b = TVMFFIBigIntGetContentByteArray(r);
+      *out = a.size == b.size && memcmp(a.data, b.data, a.size) == 0;
+      return 1;
+    }
+    case XFFI_TYPE_SHAPE: {
+      const xffi_shape_cell *a = xffi_shape_cell_of_unchecked(l->v_obj), *b = xffi_shape_cell_of_unchecked(r->v_obj);
+      *out = a->size == b->size && (a->size == 0 || memcmp(a->data, b->data, a->size * sizeof(a->data[0])) == 0);
+      return 1;
+    }
+    case XFFI_TYPE_TENSOR:
+      if (l->v_obj == r->v_obj) {
+        *out = 1;
+        return 1;
+      }
+      return tensor_equal(c, l, r, out);
+    case XFFI_TYPE_ARRAY:
+    case XFFI_TYPE_LIST:
+    case XFFI_TYPE_MAP:
+    case XFFI_TYPE_DICT: return 0;
+    default: return object_immediate(c, l, r, out);
+  }
+}
+
+/* Pushes a frame for the pair: 0 when pushed, 1 with *out when decided at
+ * once (containers of other sizes), -1 raised. */
+static int push_pair(equaler *c, xffi_walk_vec *stack, const xffi_any *l, const xffi_any *r, int *out) {
+  if (stack->count >= XFFI_WALK_MAX_DEPTH) return xffi_walk_raise_too_deep("StructuralEqual"), -1;
+  int32_t t = l->type_index;
+  int is_container = t == XFFI_TYPE_ARRAY || t == XFFI_TYPE_LIST || t == XFFI_TYPE_MAP || t == XFFI_TYPE_DICT;
+  eq_frame *f = xffi_walk_vec_push(stack);
+  if (!f) return -1;
+  if (xffi_walk_begin(&f->lhs, l, EQ_SKIP) != XFFI_OK) {
+    --stack->count;
+    return -1;
+  }
+  if (xffi_walk_begin(&f->rhs, r, EQ_SKIP) != XFFI_OK) {
+    xffi_walk_end(&f->lhs);
+    --stack->count;
+    return -1;
+  }
+  f->seq_kind = is_container ? -1 : xffi_object_type_info_unchecked(l->v_obj)->metadata->structural_eq_hash_kind;
+  f->entry_region = c->region;
+  f->own_region = is_container ? c->region : own_region_of(f->seq_kind, c->region);
+  if (is_container && f->lhs.size != f->rhs.size) {
+    xffi_walk_end(&f->lhs);
+    xffi_walk_end(&f->rhs);
+    --stack->count;
+    *out = 0;
+    return 1;
+  }
+  c->region = f->own_region;
+  return 0;
+}
+
+/* The frame's next pair: 1 with *l, *r (views valid until the next call)
+ * and *region (the child's region kind), 2 when a Map key is missing on the
+ * right, 0 at the end, -1 raised. */
+static int next_pair(equaler *c, eq_frame *f, xffi_any *l, xffi_any *r, int32_t *region) {
+  const xffi_any *a, *b;
+  *region = f->own_region;
+  if (f->lhs.kind == XFFI_WALK_MAP) {
+    int more = xffi_walk_next(&f->lhs, &a, 0);
+    if (more <= 0) return more;
+    if (xffi_walk_next(&f->lhs, &b, 0) <= 0) return -1;
+    xffi_any key = *a;
+    if (key.type_index >= XFFI_TYPE_STATIC_OBJECT_BEGIN) {
+      const void *mapped = counterpart(&c->lhs_to_rhs, key.v_obj);
+      if (mapped) key.v_obj = (xffi_object *)(uintptr_t)mapped;
+    }
+    const xffi_any *found;
+    if (xffi_map_lookup(&found, f->rhs.held.v_obj, &key) != XFFI_OK) return -1;
+    if (!found) return 2;
+    *l = *b;
+    *r = *found;
+    return 1;
+  }
+  int more = xffi_walk_next(&f->lhs, &a, EQ_SKIP);
+  if (more <= 0) return more;
+  more = xffi_walk_next(&f->rhs, &b, EQ_SKIP);
+  if (more <= 0) return more < 0 ? -1 : 0;
+  if (f->lhs.kind == XFFI_WALK_OBJECT) *region = child_region(f->own_region, field_region(f->lhs.field));
+  *l = *a;
+  *r = *b;
+  return 1;
+}
+
+static void pop_frame(equaler *c, xffi_walk_vec *stack) {
+  eq_frame *f = xffi_walk_vec_top(stack);
+  c->region = f->entry_region;
+  xffi_walk_end(&f->lhs);
+  xffi_walk_end(&f->rhs);
+  --stack->count;
+}
+
+static void unwind(equaler *c, xffi_walk_vec *stack) {
+  while (stack->count) pop_frame(c, stack);
+  xffi_walk_vec_free(stack);
+}
+
+static int equal_values(equaler *c, const xffi_any *l, const xffi_any *r, int *out) {
+  int r0 = equal_immediate(c, l, r, out);
+  if (r0) return r0 > 0 ? XFFI_OK : XFFI_FAIL;
+  xffi_walk_vec stack = {NULL, 0, 0, sizeof(eq_frame)};
+  r0 = push_pair(c, &stack, l, r, out);
+  if (r0 < 0) goto fail;
+  if (r0 > 0) {
+    xffi_walk_vec_free(&stack);
+    return XFFI_OK;
+  }
+  int result = 0;
+  for (;;) {
+    eq_frame *f = xffi_walk_vec_top(&stack);
+    xffi_any a, b;
+    int32_t region;
+    int more = next_pair(c, f, &a, &b, &region);
+    if (more < 0) goto fail;
+    if (more == 2) break; /* a Map key the right side lacks */
+    int equal = 0;
+    if (more == 1) {
+      c->region = region;
+      int done = equal_immediate(c, &a, &b, &equal);
+      if (done == 0) done = push_pair(c, &stack, &a, &b, &equal);
+      if (done < 0) goto fail;
+      if (done == 0) continue;
+      c->region = ((eq_frame *)xffi_walk_vec_top(&stack))->own_region;
+      if (!equal) break;
+      continue;
+    }
+    /* The frame is done and its children all equal. */
+    equal = 1;
+    if (f->seq_kind >= 0) {
+      xffi_any lv = f->lhs.held, rv = f->rhs.held;
+      equal = finish_object(c, f->seq_kind, f->entry_region, &lv, &rv, 1);
+      if (equal < 0) goto fail;
+    }
+    pop_frame(c, &stack);
+    if (!equal) break;
+    if (!stack.count) {
+      result = 1;
+      break;
+    }
+    c->region = ((eq_frame *)xffi_walk_vec_top(&stack))->own_region;
+  }
+  *out = result;
+  unwind(c, &stack);
+  return XFFI_OK;
+fail:
+  unwind(c, &stack);
+  return XFFI_FAIL;
+}
+
+int xffi_structural_equal(int *out, const xffi_any *lhs, const xffi_any *rhs, int32_t options) {
+  XFFI_CHECK_ARG_NOT_NULL(out);
+  *out = 0;
+  XFFI_CHECK_ARG_NOT_NULL(lhs);
+  XFFI_CHECK_ARG_NOT_NULL(rhs);
+  XFFI_CHECK_ARG_ANY(lhs);
+  XFFI_CHECK_ARG_ANY(rhs);
+  if (options & ~(XFFI_STRUCTURAL_MAP_FREE_VARS | XFFI_STRUCTURAL_SKIP_TENSOR_CONTENT))
+    return xffi_error_raise(XFFI_KIND_VALUE, "xffi_structural_equal: unknown option bits 0x%x in options",
+                            (unsigned)options);
+  equaler c = {.region = (options & XFFI_STRUCTURAL_MAP_FREE_VARS) ? REGION_PATTERN : REGION_NONE,
+               .skip_tensor_content = (options & XFFI_STRUCTURAL_SKIP_TENSOR_CONTENT) != 0,
+               .s_equal_column = xffi_walk_column("__s_equal__")};
+  int equal = 0;
+  int status = equal_values(&c, lhs, rhs, &equal);
+  xffi_walk_table_free(&c.lhs_to_rhs);
+  xffi_walk_table_free(&c.rhs_to_lhs);
+  xffi_walk_callback_end(c.fn_equal, c.fn_equal_link);
+  if (status != XFFI_OK) return XFFI_FAIL;
+  *out = equal;
+  return XFFI_OK;
+}

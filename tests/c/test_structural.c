@@ -1,0 +1,333 @@
+/* Structural equality (xffi/structural.h, c/structural_equal.c, and the
+ * ffi.StructuralEqual global of c/globals_structural.c): tvm-ffi's
+ * semantics per structural kind (tree, const tree, DAG, free variable,
+ * unique instance, unsupported), ignored fields, definition regions,
+ * containers, 10^6-deep values, bad input. */
+#include <math.h>
+#include <stdint.h>
+
+#include "test_util.h"
+
+#include <xffi/array.h>
+#include <xffi/function.h>
+#include <xffi/map.h>
+#include <xffi/reflection.h>
+#include <xffi/structural.h>
+
+/* ---- Helpers ---- */
+
+static xffi_any str(const char *s) {
+  xffi_any v;
+  assert_int_equal(xffi_any_from_str(&v, s, strlen(s)), XFFI_OK);
+  return v;
+}
+
+static xffi_any array_of(const xffi_any *items, int64_t n) {
+  xffi_object *a = NULL;
+  assert_int_equal(xffi_array_new(&a, items, n), XFFI_OK);
+  return xffi_any_object(a);
+}
+
+static xffi_any list_of(const xffi_any *items, int64_t n) {
+  xffi_object *l = NULL;
+  assert_int_equal(xffi_list_new(&l, items, n), XFFI_OK);
+  return xffi_any_object(l);
+}
+
+static xffi_any map_of(const xffi_any *keys, const xffi_any *values, int64_t n) {
+  xffi_object *m = NULL;
+  assert_int_equal(xffi_map_new(&m, keys, values, n), XFFI_OK);
+  return xffi_any_object(m);
+}
+
+static int s_equal(xffi_any a, xffi_any b, int32_t options) {
+  int eq = -1;
+  assert_int_equal(xffi_structural_equal(&eq, &a, &b, options), XFFI_OK);
+  return eq;
+}
+
+/* ---- Reflected node types: {a: Any, b: Any}, b's flags chosen per type ---- */
+
+typedef struct node {
+  xffi_object header;
+  xffi_any a, b;
+} node;
+
+static void node_deleter(void *self, int flags) {
+  if (flags & XFFI_DELETE_CONTENTS) {
+    xffi_any_release(&((node *)self)->a);
+    xffi_any_release(&((node *)self)->b);
+  }
+  if (flags & XFFI_DELETE_MEMORY) free(self);
+}
+
+static int get_any(void *field, xffi_any *out) { return xffi_any_copy(out, (const xffi_any *)field); }
+static int set_any(void *field, const xffi_any *value) {
+  xffi_any copy;
+  if (xffi_any_copy(&copy, value) != XFFI_OK) return XFFI_FAIL;
+  xffi_any_release((xffi_any *)field);
+  *(xffi_any *)field = copy;
+  return XFFI_OK;
+}
+
+static void add_field(int32_t type, const char *name, int64_t offset, int64_t flags) {
+  xffi_field_info f;
+  memset(&f, 0, sizeof(f));
+  f.name = (xffi_byte_array){name, strlen(name)};
+  f.flags = flags | XFFI_FIELD_WRITABLE;
+  f.size = 16;
+  f.alignment = 8;
+  f.offset = offset;
+  f.getter = get_any;
+  f.setter = (void *)(uintptr_t)set_any;
+  f.default_value_or_factory = xffi_any_none();
+  f.field_static_type_index = XFFI_TYPE_ANY;
+  assert_int_equal(xffi_type_register_field(type, &f), XFFI_OK);
+}
+
+/* A node type of this key and structural kind; field b carries b_flags.
+ * with_metadata 0 registers no metadata at all. */
+static int32_t node_type(const char *key, int32_t seq_kind, int64_t b_flags, int with_metadata) {
+  int32_t t = -1;
+  assert_int_equal(xffi_type_register(&t, key, XFFI_TYPE_OBJECT), XFFI_OK);
+  add_field(t, "a", offsetof(node, a), 0);
+  add_field(t, "b", offsetof(node, b), b_flags);
+  if (with_metadata) {
+    xffi_type_metadata m = {{"a test node", 11}, NULL, (int32_t)sizeof(node), seq_kind};
+    assert_int_equal(xffi_type_register_metadata(t, &m), XFFI_OK);
+  }
+  return t;
+}
+
+static xffi_any node_new(int32_t type, xffi_any a, xffi_any b) {
+  node *n = calloc(1, sizeof(node));
+  assert_non_null(n);
+  xffi_object_init(&n->header, type, node_deleter);
+  assert_int_equal(xffi_any_copy(&n->a, &a), XFFI_OK);
+  assert_int_equal(xffi_any_copy(&n->b, &b), XFFI_OK);
+  return xffi_any_object(&n->header);
+}
+
+static int32_t tree_t, const_tree_t, dag_t, var_t, func_t, unique_t, unsupported_t, bare_t;
+
+static int setup_types(void **state) {
+  (void)state;
+  tree_t = node_type("test.s.Tree", XFFI_SEQ_HASH_TREE_NODE, 0, 1);
+  const_tree_t = node_type("test.s.ConstTree", XFFI_SEQ_HASH_CONST_TREE_NODE, 0, 1);
+  dag_t = node_type("test.s.DAG", XFFI_SEQ_HASH_DAG_NODE, 0, 1);
+  /* A variable: b is its name, which structural equality ignores. */
+  var_t = node_type("test.s.Var", XFFI_SEQ_HASH_FREE_VAR, XFFI_FIELD_SEQ_HASH_IGNORE, 1);
+  /* A function: a its parameters (a definition), b its body. */
+  func_t = node_type("test.s.Func", XFFI_SEQ_HASH_TREE_NODE, 0, 1);
+  unique_t = node_type("test.s.Unique", XFFI_SEQ_HASH_UNIQUE_INSTANCE, 0, 1);
+  unsupported_t = node_type("test.s.Unsupported", XFFI_SEQ_HASH_UNSUPPORTED, 0, 1);
+  bare_t = node_type("test.s.Bare", 0, 0, 0);
+  return 0;
+}
+
+static void release(xffi_any *values, size_t n) {
+  for (size_t i = 0; i < n; ++i) xffi_any_release(&values[i]);
+}
+
+/* ---- Plain values and containers ---- */
+
+static void test_plain_values_and_containers(void **state) {
+  (void)state;
+  xffi_any none = xffi_any_none();
+  assert_true(s_equal(xffi_any_int(3), xffi_any_int(3), 0));
+  assert_false(s_equal(xffi_any_int(3), xffi_any_bool(1), 0));
+  assert_true(s_equal(xffi_any_float(NAN), xffi_any_float(NAN), 0));
+  assert_false(s_equal(xffi_any_float(0.0), xffi_any_float(-0.0), 0)); /* by bits, as tvm-ffi */
+  assert_true(s_equal(none, none, 0));
+  xffi_any small = str("ab"), big = str("a string long enough to be a String object"),
+           big2 = str("a string long enough to be a String object"), other = str("ac");
+  assert_true(s_equal(big, big2, 0));
+  assert_false(s_equal(small, other, 0));
+  xffi_any items1[] = {xffi_any_int(1), big}, items2[] = {xffi_any_int(1), big2};
+  xffi_any a1 = array_of(items1, 2), a2 = array_of(items2, 2), l1 = list_of(items1, 2), short_a = array_of(items1, 1);
+  assert_true(s_equal(a1, a2, 0));
+  assert_false(s_equal(a1, l1, 0)); /* an Array is never a List */
+  assert_false(s_equal(a1, short_a, 0));
+  xffi_any keys[] = {small, other}, values1[] = {a1, xffi_any_int(2)}, values2[] = {a2, xffi_any_int(2)},
+           values3[] = {a2, xffi_any_int(3)};
+  xffi_any m1 = map_of(keys, values1, 2), m2 = map_of(keys, values2, 2), m3 = map_of(keys, values3, 2);
+  assert_true(s_equal(m1, m2, 0));
+  assert_false(s_equal(m1, m3, 0));
+  xffi_any all[] = {big, big2, a1, a2, l1, short_a, m1, m2, m3};
+  release(all, sizeof(all) / sizeof(all[0]));
+}
+
+/* ---- Kinds ---- */
+
+static void test_tree_dag_and_const_tree(void **state) {
+  (void)state;
+  xffi_any none = xffi_any_none();
+  xffi_any leaf1 = node_new(tree_t, xffi_any_int(1), none), leaf2 = node_new(tree_t, xffi_any_int(1), none);
+  xffi_any leaf3 = node_new(tree_t, xffi_any_int(2), none);
+  assert_true(s_equal(leaf1, leaf2, 0));
+  assert_false(s_equal(leaf1, leaf3, 0));
+  /* A tree ignores sharing: (x, x) equals (x, y) when x equals y. */
+  xffi_any shared_tree = node_new(tree_t, leaf1, leaf1), split_tree = node_new(tree_t, leaf1, leaf2);
+  assert_true(s_equal(shared_tree, split_tree, 0));
+  /* A DAG does not: the pair (d1, d2) is remembered, so d1 cannot match d3 too. */
+  xffi_any d1 = node_new(dag_t, xffi_any_int(1), none), d2 = node_new(dag_t, xffi_any_int(1), none),
+           d3 = node_new(dag_t, xffi_any_int(1), none);
+  xffi_any shared_dag = node_new(dag_t, d1, d1), shared_dag2 = node_new(dag_t, d2, d2), split_dag = node_new(dag_t, d2, d3);
+  assert_true(s_equal(shared_dag, shared_dag2, 0));
+  assert_false(s_equal(shared_dag, split_dag, 0));
+  assert_false(s_equal(split_dag, shared_dag, 0)); /* the reverse map too */
+  /* Const trees: the same object short-cuts, others compare fields. */
+  xffi_any c1 = node_new(const_tree_t, xffi_any_int(1), none), c2 = node_new(const_tree_t, xffi_any_int(1), none);
+  assert_true(s_equal(c1, c1, 0));
+  assert_true(s_equal(c1, c2, 0));
+  /* Unique instances: only themselves. */
+  xffi_any u1 = node_new(unique_t, xffi_any_int(1), none), u2 = node_new(unique_t, xffi_any_int(1), none);
+  assert_true(s_equal(u1, u1, 0));
+  assert_false(s_equal(u1, u2, 0));
+  xffi_any all[] = {leaf1, leaf2, leaf3, shared_tree, split_tree, d1, d2, d3, shared_dag, shared_dag2, split_dag,
+                    c1, c2, u1, u2};
+  release(all, sizeof(all) / sizeof(all[0]));
+}
+
+static void test_free_variables_map_inside_definitions(void **state) {
+  (void)state;
+  xffi_any none = xffi_any_none();
+  xffi_any x = node_new(var_t, none, str("x")), y = node_new(var_t, none, str("y"));
+  /* Outside a definition a variable equals only itself; its name is ignored. */
+  assert_true(s_equal(x, x, 0));
+  assert_false(s_equal(x, y, 0));
+  assert_true(s_equal(x, y, XFFI_STRUCTURAL_MAP_FREE_VARS));
+  /* fn(x) = x vs fn(y) = y: alpha-equivalent when the parameters are a definition. */
+  xffi_any fx = node_new(func_t, x, x), fy = node_new(func_t, y, y);
+  assert_false(s_equal(fx, fy, 0)); /* func_t's a is no definition field */
+  xffi_any px = array_of(&x, 1), py = array_of(&y, 1);
+  xffi_any pair_x[] = {px, x}, pair_y[] = {py, y}, pair_yx[] = {py, x};
+  xffi_any bx = list_of(pair_x, 2), by = list_of(pair_y, 2), byx = list_of(pair_yx, 2);
+  /* A list [params, body] compared with free variables mapped: a bijection. */
+  assert_true(s_equal(bx, by, XFFI_STRUCTURAL_MAP_FREE_VARS));
+  assert_false(s_equal(bx, byx, XFFI_STRUCTURAL_MAP_FREE_VARS)); /* x maps to y, then x vs x fails */
+  xffi_any all[] = {x, y, fx, fy, px, py, bx, by, byx};
+  release(all, sizeof(all) / sizeof(all[0]));
+}
+
+static int32_t def_func_t;
+
+static void test_definition_fields_open_a_region(void **state) {
+  (void)state;
+  xffi_any none = xffi_any_none();
+  if (!def_func_t) {
+    def_func_t = -1;
+    assert_int_equal(xffi_type_register(&def_func_t, "test.s.DefFunc", XFFI_TYPE_OBJECT), XFFI_OK);
+    add_field(def_func_t, "params", offsetof(node, a), XFFI_FIELD_SEQ_HASH_DEF_PATTERN);
+    add_field(def_func_t, "body", offsetof(node, b), 0);
+    xffi_type_metadata m = {{NULL, 0}, NULL, (int32_t)sizeof(node), XFFI_SEQ_HASH_TREE_NODE};
+    assert_int_equal(xffi_type_register_metadata(def_func_t, &m), XFFI_OK);
+  }
+  xffi_any x = node_new(var_t, none, str("x")), y = node_new(var_t, none, str("y")), z = node_new(var_t, none, str("z"));
+  xffi_any xy[] = {x, y}, yx[] = {y, x}, zy[] = {z, y};
+  xffi_any p_xy = array_of(xy, 2), p_yx = array_of(yx, 2), p_zy = array_of(zy, 2);
+  xffi_any f1 = node_new(def_func_t, p_xy, x);  /* fn(x, y) = x */
+  xffi_any f2 = node_new(def_func_t, p_yx, y);  /* fn(y, x) = y: the same function */
+  xffi_any f3 = node_new(def_func_t, p_yx, x);  /* fn(y, x) = x: another */
+  xffi_any f4 = node_new(def_func_t, p_zy, z);  /* fn(z, y) = z */
+  assert_true(s_equal(f1, f2, 0));
+  assert_false(s_equal(f1, f3, 0));
+  assert_true(s_equal(f1, f4, 0));
+  /* A variable used in the body but not defined stays free. */
+  xffi_any f5 = node_new(def_func_t, p_xy, z), f6 = node_new(def_func_t, p_xy, y);
+  assert_false(s_equal(f5, f6, 0));
+  xffi_any all[] = {x, y, z, p_xy, p_yx, p_zy, f1, f2, f3, f4, f5, f6};
+  release(all, sizeof(all) / sizeof(all[0]));
+}
+
+static void test_types_without_a_kind_raise(void **state) {
+  (void)state;
+  xffi_any none = xffi_any_none();
+  xffi_any u1 = node_new(unsupported_t, none, none), u2 = node_new(unsupported_t, none, none);
+  xffi_any b1 = node_new(bare_t, none, none), b2 = node_new(bare_t, none, none);
+  int eq = -1;
+  assert_int_equal(xffi_structural_equal(&eq, &u1, &u2, 0), XFFI_FAIL);
+  assert_raised(XFFI_KIND_TYPE, "_type_s_eq_hash_kind is not set for type `test.s.Unsupported`");
+  assert_int_equal(eq, 0);
+  /* Below a container too: the walk stops, nothing leaks (ASan checks). */
+  xffi_any l1 = list_of(&b1, 1), l2 = list_of(&b2, 1);
+  assert_int_equal(xffi_structural_equal(&eq, &l1, &l2, 0), XFFI_FAIL);
+  assert_raised(XFFI_KIND_TYPE, "Type metadata is not set for type `test.s.Bare`");
+  xffi_any all[] = {u1, u2, b1, b2, l1, l2};
+  release(all, sizeof(all) / sizeof(all[0]));
+}
+
+/* ---- Bounds and bad input ---- */
+
+static xffi_any wrap_in_lists(xffi_any inner, int64_t levels) {
+  for (int64_t i = 0; i < levels; ++i) {
+    xffi_any outer = list_of(&inner, 1);
+    xffi_any_release(&inner);
+    inner = outer;
+  }
+  return inner;
+}
+
+static void test_million_deep_values(void **state) {
+  (void)state;
+  xffi_any a = wrap_in_lists(xffi_any_int(1), 1000000), b = wrap_in_lists(xffi_any_int(1), 1000000),
+           c = wrap_in_lists(xffi_any_int(2), 1000000);
+  assert_true(s_equal(a, b, 0));
+  assert_false(s_equal(a, c, 0));
+  xffi_any deeper_a = wrap_in_lists(a, (1 << 20) + 1 - 1000000), deeper_b = wrap_in_lists(b, (1 << 20) + 1 - 1000000);
+  int eq = -1;
+  assert_int_equal(xffi_structural_equal(&eq, &deeper_a, &deeper_b, 0), XFFI_FAIL);
+  assert_raised(XFFI_KIND_VALUE, "StructuralEqual: maximum stack depth (1048576) exceeded");
+  xffi_object_dec_ref(deeper_a.v_obj);
+  xffi_object_dec_ref(deeper_b.v_obj);
+  xffi_object_dec_ref(c.v_obj);
+}
+
+static void test_bad_input_is_a_clear_error(void **state) {
+  (void)state;
+  xffi_any one = xffi_any_int(1);
+  int eq = -1;
+  assert_int_equal(xffi_structural_equal(NULL, &one, &one, 0), XFFI_FAIL);
+  assert_raised(XFFI_KIND_VALUE, "out");
+  assert_int_equal(xffi_structural_equal(&eq, NULL, &one, 0), XFFI_FAIL);
+  assert_raised(XFFI_KIND_VALUE, "lhs");
+  assert_int_equal(xffi_structural_equal(&eq, &one, &one, 4), XFFI_FAIL);
+  assert_raised(XFFI_KIND_VALUE, "xffi_structural_equal: unknown option bits 0x4 in options");
+}
+
+static void test_global_structural_equal(void **state) {
+  (void)state;
+  xffi_object *fn = NULL;
+  assert_int_equal(xffi_function_global_lookup(&fn, "ffi.StructuralEqual"), XFFI_OK);
+  xffi_any none = xffi_any_none();
+  xffi_any x = node_new(var_t, none, str("x")), y = node_new(var_t, none, str("y"));
+  xffi_any args[4] = {x, y, xffi_any_bool(0), xffi_any_bool(0)}, r = xffi_any_none();
+  assert_int_equal(xffi_function_call(fn, args, 4, &r), XFFI_OK);
+  assert_int_equal(r.type_index, XFFI_TYPE_BOOL);
+  assert_false(r.v_int64);
+  args[2] = xffi_any_bool(1);
+  assert_int_equal(xffi_function_call(fn, args, 4, &r), XFFI_OK);
+  assert_true(r.v_int64);
+  assert_int_equal(xffi_function_call(fn, args, 2, &r), XFFI_FAIL);
+  assert_raised(XFFI_KIND_TYPE, "ffi.StructuralEqual: expected 4 arguments, got 2");
+  args[2] = str("yes please");
+  assert_int_equal(xffi_function_call(fn, args, 4, &r), XFFI_FAIL);
+  assert_raised(XFFI_KIND_TYPE, "ffi.StructuralEqual: map_free_vars and skip_tensor_content must be bools");
+  xffi_any all[] = {x, y, args[2]};
+  release(all, 3);
+  xffi_object_dec_ref(fn);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_plain_values_and_containers),
+      cmocka_unit_test(test_tree_dag_and_const_tree),
+      cmocka_unit_test(test_free_variables_map_inside_definitions),
+      cmocka_unit_test(test_definition_fields_open_a_region),
+      cmocka_unit_test(test_types_without_a_kind_raise),
+      cmocka_unit_test(test_million_deep_values),
+      cmocka_unit_test(test_bad_input_is_a_clear_error),
+      cmocka_unit_test(test_global_structural_equal),
+  };
+  return cmocka_run_group_tests(tests, setup_types, NULL);
+}
