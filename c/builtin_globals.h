@@ -46,7 +46,7 @@ extern const xffi_builtin_table xffi_globals_module XFFI_INTERNAL;    /* modules
 extern const xffi_builtin_table xffi_globals_type XFFI_INTERNAL;      /* the type registry's */
 extern const xffi_builtin_table xffi_globals_auto_init XFFI_INTERNAL; /* ffi._RegisterFFIInit (c/auto_init.c) */
 extern const xffi_builtin_table xffi_globals_recursive XFFI_INTERNAL; /* DeepCopy, Recursive{Eq,Lt,Le,Gt,Ge,Hash} */
-extern const xffi_builtin_table xffi_globals_structural XFFI_INTERNAL; /* StructuralEqual */
+extern const xffi_builtin_table xffi_globals_structural XFFI_INTERNAL; /* StructuralEqual, StructuralHash */
 extern const xffi_builtin_table xffi_globals_repr XFFI_INTERNAL;      /* ffi.ReprPrint (c/globals_repr.c) */
 extern const xffi_builtin_table xffi_globals_pyclass XFFI_INTERNAL;   /* py_class (c/globals_pyclass.c) */
 

@@ -1,4 +1,4 @@
-/* c/globals_structural.c: ffi.StructuralEqual (tvm_ffi.structural), on
+/* c/globals_structural.c: ffi.StructuralEqual and ffi.StructuralHash (tvm_ffi.structural), on
  * xffi/structural.h. Arguments are borrowed; the result is owned by the
  * caller. The Functions are static and immortal (c/builtin_globals.h). */
 #include <xffi/structural.h>
@@ -23,8 +23,7 @@ static int call_equal(void *handle, const xffi_any *args, int32_t num_args, xffi
   (void)handle;
   static const char fn[] = "ffi.StructuralEqual";
   int32_t options = 0;
-  if (xffi_global_check_call(fn, args, num_args, 4, result) != XFFI_OK ||
-      options_of(&options, fn, args, 2) != XFFI_OK)
+  if (xffi_global_check_call(fn, args, num_args, 4, result) != XFFI_OK || options_of(&options, fn, args, 2) != XFFI_OK)
     return XFFI_FAIL;
   int equal;
   if (xffi_structural_equal(&equal, &args[0], &args[1], options) != XFFI_OK) return XFFI_FAIL;
@@ -32,10 +31,24 @@ static int call_equal(void *handle, const xffi_any *args, int32_t num_args, xffi
   return XFFI_OK;
 }
 
+static int call_hash(void *handle, const xffi_any *args, int32_t num_args, xffi_any *result) {
+  (void)handle;
+  static const char fn[] = "ffi.StructuralHash";
+  int32_t options = 0;
+  if (xffi_global_check_call(fn, args, num_args, 3, result) != XFFI_OK || options_of(&options, fn, args, 1) != XFFI_OK)
+    return XFFI_FAIL;
+  int64_t hash;
+  if (xffi_structural_hash(&hash, &args[0], options) != XFFI_OK) return XFFI_FAIL;
+  *result = xffi_any_int(hash);
+  return XFFI_OK;
+}
+
 XFFI_BUILTIN_FUNCTION(structural_equal_function, call_equal);
+XFFI_BUILTIN_FUNCTION(structural_hash_function, call_hash);
 
 static const xffi_builtin_global structural_globals[] = {
     {"ffi.StructuralEqual", &structural_equal_function, NULL},
+    {"ffi.StructuralHash", &structural_hash_function, NULL},
 };
 
 const xffi_builtin_table xffi_globals_structural = {structural_globals,

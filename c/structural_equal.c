@@ -17,13 +17,12 @@
 
 #include "check.h"
 #include "recursive_walk.h"
+#include "structural_region.h"
 
-/* tvm-ffi's TVMFFIDefRegionKind values (the hook callback receives them). */
-enum { REGION_NONE = 0, REGION_PATTERN = 1, REGION_SIMPLE = 2 };
 #define EQ_SKIP XFFI_FIELD_SEQ_HASH_IGNORE
 
 typedef struct equaler {
-  int32_t region;           /* the definition-region kind in effect */
+  int32_t region; /* the definition-region kind in effect */
   int skip_tensor_content;
   xffi_walk_table lhs_to_rhs, rhs_to_lhs; /* word: the counterpart's address */
   const xffi_type_attr_column *s_equal_column;
@@ -53,20 +52,6 @@ static int remember_pair(equaler *c, const void *l, const void *r) {
   return XFFI_OK;
 }
 
-/* The region kind a child starts in: a definition field (or a hook's
- * explicit kind) opens one; inside a pattern everything stays a pattern. */
-static int32_t child_region(int32_t current, int32_t opened) {
-  if (current == REGION_PATTERN) return REGION_PATTERN;
-  return opened == REGION_NONE ? current : opened;
-}
-
-static int32_t field_region(const xffi_field_info *field) {
-  if (!field) return REGION_NONE;
-  if (field->flags & XFFI_FIELD_SEQ_HASH_DEF_SIMPLE) return REGION_SIMPLE;
-  if (field->flags & XFFI_FIELD_SEQ_HASH_DEF_PATTERN) return REGION_PATTERN;
-  return REGION_NONE;
-}
-
 /* Tensors: shape, dtype, then (unless skipped) the bytes. 1 with *out, -1 raised. */
 static int tensor_equal(equaler *c, const xffi_any *l, const xffi_any *r, int *out) {
   DLTensor *a, *b;
@@ -90,8 +75,8 @@ static int tensor_equal(equaler *c, const xffi_any *l, const xffi_any *r, int *o
     return xffi_error_raise(XFFI_KIND_RUNTIME, "StructuralEqual: Can only compare contiguous tensor"), -1;
   uint64_t size = 0;
   if (xffi_tensor_nbytes(&size, l->v_obj) != XFFI_OK) return -1;
-  *out = size == 0 || memcmp((const char *)a->data + a->byte_offset, (const char *)b->data + b->byte_offset,
-                             (size_t)size) == 0;
+  *out = size == 0 ||
+         memcmp((const char *)a->data + a->byte_offset, (const char *)b->data + b->byte_offset, (size_t)size) == 0;
   return 1;
 }
 
@@ -105,11 +90,11 @@ static int fn_equal_call(void *resource, const xffi_any *args, int32_t num_args,
   if (!c) return XFFI_FAIL;
   int64_t opened = 0;
   if (xffi_any_to_int(&opened, &args[2]) != XFFI_OK) return XFFI_FAIL;
-  if (opened < REGION_NONE || opened > REGION_SIMPLE)
+  if (opened < XFFI_REGION_NONE || opened > XFFI_REGION_SIMPLE)
     return xffi_error_raise(XFFI_KIND_VALUE, "s_equal callback: def_region_kind must be 0, 1 or 2, got %lld",
                             (long long)opened);
   int32_t saved = c->region;
-  c->region = child_region(saved, (int32_t)opened);
+  c->region = xffi_structural_child_region(saved, (int32_t)opened);
   int equal = 0;
   int status = equal_values(c, &args[0], &args[1], &equal);
   c->region = saved;
@@ -126,14 +111,8 @@ static int finish_object(equaler *c, int32_t seq_kind, int32_t entry_region, con
   if (!success) return 0;
   if (seq_kind == XFFI_SEQ_HASH_DAG_NODE) return remember_pair(c, l->v_obj, r->v_obj) == XFFI_OK ? 1 : -1;
   if (seq_kind != XFFI_SEQ_HASH_FREE_VAR) return 1;
-  if (l->v_obj != r->v_obj && entry_region == REGION_NONE) return 0;
+  if (l->v_obj != r->v_obj && entry_region == XFFI_REGION_NONE) return 0;
   return remember_pair(c, l->v_obj, r->v_obj) == XFFI_OK ? 1 : -1;
-}
-
-/* A free variable's fields are compared outside a simple region (its name
- * is no definition of its own). */
-static int32_t own_region_of(int32_t seq_kind, int32_t entry_region) {
-  return seq_kind == XFFI_SEQ_HASH_FREE_VAR && entry_region == REGION_SIMPLE ? REGION_NONE : entry_region;
 }
 
 static int call_hook(equaler *c, const xffi_any *hook, int32_t seq_kind, const xffi_any *l, const xffi_any *r,
@@ -144,7 +123,7 @@ static int call_hook(equaler *c, const xffi_any *hook, int32_t seq_kind, const x
            -1;
   if (!c->fn_equal && xffi_walk_callback_new(&c->fn_equal, &c->fn_equal_link, fn_equal_call, c) != XFFI_OK) return -1;
   int32_t entry = c->region;
-  c->region = own_region_of(seq_kind, entry);
+  c->region = xffi_structural_own_region(seq_kind, entry);
   xffi_any args[3] = {*l, *r, xffi_any_object(c->fn_equal)}, result = xffi_any_none();
   int status = xffi_function_call(hook->v_obj, args, 3, &result);
   c->region = entry;
@@ -250,7 +229,7 @@ static int push_pair(equaler *c, xffi_walk_vec *stack, const xffi_any *l, const 
   }
   f->seq_kind = is_container ? -1 : xffi_object_type_info_unchecked(l->v_obj)->metadata->structural_eq_hash_kind;
   f->entry_region = c->region;
-  f->own_region = is_container ? c->region : own_region_of(f->seq_kind, c->region);
+  f->own_region = is_container ? c->region : xffi_structural_own_region(f->seq_kind, c->region);
   if (is_container && f->lhs.size != f->rhs.size) {
     xffi_walk_end(&f->lhs);
     xffi_walk_end(&f->rhs);
@@ -288,7 +267,8 @@ static int next_pair(equaler *c, eq_frame *f, xffi_any *l, xffi_any *r, int32_t 
   if (more <= 0) return more;
   more = xffi_walk_next(&f->rhs, &b, EQ_SKIP);
   if (more <= 0) return more < 0 ? -1 : 0;
-  if (f->lhs.kind == XFFI_WALK_OBJECT) *region = child_region(f->own_region, field_region(f->lhs.field));
+  if (f->lhs.kind == XFFI_WALK_OBJECT)
+    *region = xffi_structural_child_region(f->own_region, xffi_structural_field_region(f->lhs.field));
   *l = *a;
   *r = *b;
   return 1;
@@ -369,7 +349,7 @@ int xffi_structural_equal(int *out, const xffi_any *lhs, const xffi_any *rhs, in
   if (options & ~(XFFI_STRUCTURAL_MAP_FREE_VARS | XFFI_STRUCTURAL_SKIP_TENSOR_CONTENT))
     return xffi_error_raise(XFFI_KIND_VALUE, "xffi_structural_equal: unknown option bits 0x%x in options",
                             (unsigned)options);
-  equaler c = {.region = (options & XFFI_STRUCTURAL_MAP_FREE_VARS) ? REGION_PATTERN : REGION_NONE,
+  equaler c = {.region = (options & XFFI_STRUCTURAL_MAP_FREE_VARS) ? XFFI_REGION_PATTERN : XFFI_REGION_NONE,
                .skip_tensor_content = (options & XFFI_STRUCTURAL_SKIP_TENSOR_CONTENT) != 0,
                .s_equal_column = xffi_walk_column("__s_equal__")};
   int equal = 0;

@@ -47,6 +47,16 @@ enum {
  * raises. */
 XFFI_API int xffi_structural_equal(int *out, const xffi_any *lhs, const xffi_any *rhs, int32_t options);
 
+/* *out receives value's (a view, borrowed) structural hash, tvm-ffi's
+ * StructuralHash number for the same value (0 on failure): structurally
+ * equal values hash alike, except that small bytes hash by their payload
+ * and free variables outside a definition region by their address, as in
+ * tvm-ffi. options: XFFI_STRUCTURAL_* bits. Errors: as
+ * xffi_structural_equal, and whatever a `__s_hash__` hook (a Function
+ * (obj, init_hash, fn) -> int; fn(value, init, def_region_kind) -> int)
+ * raises. A cycle of objects is a ValueError (the depth bound). */
+XFFI_API int xffi_structural_hash(int64_t *out, const xffi_any *value, int32_t options);
+
 XFFI_EXTERN_C_END
 
 #endif /* XFFI_STRUCTURAL_H */

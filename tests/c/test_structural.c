@@ -1,5 +1,6 @@
 /* Structural equality (xffi/structural.h, c/structural_equal.c, and the
- * ffi.StructuralEqual global of c/globals_structural.c): tvm-ffi's
+ * ffi.StructuralEqual global of c/globals_structural.c) and hashing
+ * (c/structural_hash.c, ffi.StructuralHash): tvm-ffi's
  * semantics per structural kind (tree, const tree, DAG, free variable,
  * unique instance, unsupported), ignored fields, definition regions,
  * containers, 10^6-deep values, bad input. */
@@ -44,6 +45,12 @@ static int s_equal(xffi_any a, xffi_any b, int32_t options) {
   int eq = -1;
   assert_int_equal(xffi_structural_equal(&eq, &a, &b, options), XFFI_OK);
   return eq;
+}
+
+static int64_t s_hash(xffi_any v, int32_t options) {
+  int64_t h = 0;
+  assert_int_equal(xffi_structural_hash(&h, &v, options), XFFI_OK);
+  return h;
 }
 
 /* ---- Reflected node types: {a: Any, b: Any}, b's flags chosen per type ---- */
@@ -108,7 +115,7 @@ static xffi_any node_new(int32_t type, xffi_any a, xffi_any b) {
   return xffi_any_object(&n->header);
 }
 
-static int32_t tree_t, const_tree_t, dag_t, var_t, func_t, unique_t, unsupported_t, bare_t;
+static int32_t def_func_t, tree_t, const_tree_t, dag_t, var_t, func_t, unique_t, unsupported_t, bare_t;
 
 static int setup_types(void **state) {
   (void)state;
@@ -122,6 +129,12 @@ static int setup_types(void **state) {
   unique_t = node_type("test.s.Unique", XFFI_SEQ_HASH_UNIQUE_INSTANCE, 0, 1);
   unsupported_t = node_type("test.s.Unsupported", XFFI_SEQ_HASH_UNSUPPORTED, 0, 1);
   bare_t = node_type("test.s.Bare", 0, 0, 0);
+  /* A function whose parameters are a definition. */
+  assert_int_equal(xffi_type_register(&def_func_t, "test.s.DefFunc", XFFI_TYPE_OBJECT), XFFI_OK);
+  add_field(def_func_t, "params", offsetof(node, a), XFFI_FIELD_SEQ_HASH_DEF_PATTERN);
+  add_field(def_func_t, "body", offsetof(node, b), 0);
+  xffi_type_metadata m = {{NULL, 0}, NULL, (int32_t)sizeof(node), XFFI_SEQ_HASH_TREE_NODE};
+  assert_int_equal(xffi_type_register_metadata(def_func_t, &m), XFFI_OK);
   return 0;
 }
 
@@ -172,7 +185,8 @@ static void test_tree_dag_and_const_tree(void **state) {
   /* A DAG does not: the pair (d1, d2) is remembered, so d1 cannot match d3 too. */
   xffi_any d1 = node_new(dag_t, xffi_any_int(1), none), d2 = node_new(dag_t, xffi_any_int(1), none),
            d3 = node_new(dag_t, xffi_any_int(1), none);
-  xffi_any shared_dag = node_new(dag_t, d1, d1), shared_dag2 = node_new(dag_t, d2, d2), split_dag = node_new(dag_t, d2, d3);
+  xffi_any shared_dag = node_new(dag_t, d1, d1), shared_dag2 = node_new(dag_t, d2, d2),
+           split_dag = node_new(dag_t, d2, d3);
   assert_true(s_equal(shared_dag, shared_dag2, 0));
   assert_false(s_equal(shared_dag, split_dag, 0));
   assert_false(s_equal(split_dag, shared_dag, 0)); /* the reverse map too */
@@ -184,8 +198,8 @@ static void test_tree_dag_and_const_tree(void **state) {
   xffi_any u1 = node_new(unique_t, xffi_any_int(1), none), u2 = node_new(unique_t, xffi_any_int(1), none);
   assert_true(s_equal(u1, u1, 0));
   assert_false(s_equal(u1, u2, 0));
-  xffi_any all[] = {leaf1, leaf2, leaf3, shared_tree, split_tree, d1, d2, d3, shared_dag, shared_dag2, split_dag,
-                    c1, c2, u1, u2};
+  xffi_any all[] = {leaf1,      leaf2,       leaf3,     shared_tree, split_tree, d1, d2, d3,
+                    shared_dag, shared_dag2, split_dag, c1,          c2,         u1, u2};
   release(all, sizeof(all) / sizeof(all[0]));
 }
 
@@ -210,26 +224,17 @@ static void test_free_variables_map_inside_definitions(void **state) {
   release(all, sizeof(all) / sizeof(all[0]));
 }
 
-static int32_t def_func_t;
-
 static void test_definition_fields_open_a_region(void **state) {
   (void)state;
   xffi_any none = xffi_any_none();
-  if (!def_func_t) {
-    def_func_t = -1;
-    assert_int_equal(xffi_type_register(&def_func_t, "test.s.DefFunc", XFFI_TYPE_OBJECT), XFFI_OK);
-    add_field(def_func_t, "params", offsetof(node, a), XFFI_FIELD_SEQ_HASH_DEF_PATTERN);
-    add_field(def_func_t, "body", offsetof(node, b), 0);
-    xffi_type_metadata m = {{NULL, 0}, NULL, (int32_t)sizeof(node), XFFI_SEQ_HASH_TREE_NODE};
-    assert_int_equal(xffi_type_register_metadata(def_func_t, &m), XFFI_OK);
-  }
-  xffi_any x = node_new(var_t, none, str("x")), y = node_new(var_t, none, str("y")), z = node_new(var_t, none, str("z"));
+  xffi_any x = node_new(var_t, none, str("x")), y = node_new(var_t, none, str("y")),
+           z = node_new(var_t, none, str("z"));
   xffi_any xy[] = {x, y}, yx[] = {y, x}, zy[] = {z, y};
   xffi_any p_xy = array_of(xy, 2), p_yx = array_of(yx, 2), p_zy = array_of(zy, 2);
-  xffi_any f1 = node_new(def_func_t, p_xy, x);  /* fn(x, y) = x */
-  xffi_any f2 = node_new(def_func_t, p_yx, y);  /* fn(y, x) = y: the same function */
-  xffi_any f3 = node_new(def_func_t, p_yx, x);  /* fn(y, x) = x: another */
-  xffi_any f4 = node_new(def_func_t, p_zy, z);  /* fn(z, y) = z */
+  xffi_any f1 = node_new(def_func_t, p_xy, x); /* fn(x, y) = x */
+  xffi_any f2 = node_new(def_func_t, p_yx, y); /* fn(y, x) = y: the same function */
+  xffi_any f3 = node_new(def_func_t, p_yx, x); /* fn(y, x) = x: another */
+  xffi_any f4 = node_new(def_func_t, p_zy, z); /* fn(z, y) = z */
   assert_true(s_equal(f1, f2, 0));
   assert_false(s_equal(f1, f3, 0));
   assert_true(s_equal(f1, f4, 0));
@@ -257,6 +262,78 @@ static void test_types_without_a_kind_raise(void **state) {
   release(all, sizeof(all) / sizeof(all[0]));
 }
 
+/* ---- Hash ---- */
+
+/* Numbers printed by tvm-ffi 0.1.15.post2's own runtime (the wheel, in
+ * another process) for tvm_ffi.structural_hash of the same values. */
+static void test_hash_values_are_tvm_ffi_s(void **state) {
+  (void)state;
+  assert_int_equal((uint64_t)s_hash(xffi_any_int(7), 0), UINT64_C(2654435841));
+  assert_int_equal((uint64_t)s_hash(xffi_any_int(-1), 0), UINT64_C(2654435833));
+  assert_int_equal((uint64_t)s_hash(xffi_any_bool(1), 0), UINT64_C(2654435896));
+  assert_int_equal((uint64_t)s_hash(xffi_any_float(1.5), 0), UINT64_C(4609434221268138618));
+  assert_int_equal((uint64_t)s_hash(xffi_any_float(NAN), 0), UINT64_C(9221120239695526522));
+  assert_int_equal((uint64_t)s_hash(xffi_any_float(-0.0), 0), UINT64_C(9223372039509211770));
+  assert_int_equal((uint64_t)s_hash(xffi_any_none(), 0), UINT64_C(2654435769));
+  xffi_any ab = str("ab"), empty = str(""), long_text = str("a string long enough to be a String object");
+  assert_int_equal((uint64_t)s_hash(ab, 0), UINT64_C(2654465067));
+  assert_int_equal((uint64_t)s_hash(empty, 0), UINT64_C(2654440008));
+  assert_int_equal((uint64_t)s_hash(long_text, 0), UINT64_C(3690337933));
+  /* Array([1, "ab", 2.5]) */
+  xffi_any items[] = {xffi_any_int(1), ab, xffi_any_float(2.5)};
+  xffi_any arr = array_of(items, 3);
+  assert_int_equal((uint64_t)s_hash(arr, 0), UINT64_C(3621650956060032632));
+  /* List([1, Array([2, 3])]) */
+  xffi_any two_three[] = {xffi_any_int(2), xffi_any_int(3)};
+  xffi_any inner = array_of(two_three, 2);
+  xffi_any list_items[] = {xffi_any_int(1), inner};
+  xffi_any list = list_of(list_items, 2);
+  assert_int_equal((uint64_t)s_hash(list, 0), UINT64_C(16332135292154224779));
+  /* Map({"a": 1, "bb": Array([1, 2]), 3: None}) */
+  xffi_any one_two[] = {xffi_any_int(1), xffi_any_int(2)};
+  xffi_any arr12 = array_of(one_two, 2), bb = str("bb");
+  xffi_any keys[] = {str("a"), bb, xffi_any_int(3)}, values[] = {xffi_any_int(1), arr12, xffi_any_none()};
+  xffi_any map = map_of(keys, values, 3);
+  assert_int_equal((uint64_t)s_hash(map, 0), UINT64_C(13161971041981070455));
+  assert_int_equal((uint64_t)s_hash(map, XFFI_STRUCTURAL_MAP_FREE_VARS), UINT64_C(13161971041981070455));
+  xffi_any all[] = {long_text, arr, inner, list, arr12, map};
+  release(all, sizeof(all) / sizeof(all[0]));
+}
+
+static void test_hash_follows_the_kinds(void **state) {
+  (void)state;
+  xffi_any none = xffi_any_none();
+  /* Equal trees hash alike, sharing or not. */
+  xffi_any leaf1 = node_new(tree_t, xffi_any_int(1), none), leaf2 = node_new(tree_t, xffi_any_int(1), none);
+  xffi_any shared_tree = node_new(tree_t, leaf1, leaf1), split_tree = node_new(tree_t, leaf1, leaf2);
+  assert_int_equal(s_hash(shared_tree, 0), s_hash(split_tree, 0));
+  /* DAG nodes are numbered: sharing changes the hash. */
+  xffi_any d1 = node_new(dag_t, xffi_any_int(1), none), d2 = node_new(dag_t, xffi_any_int(1), none),
+           d3 = node_new(dag_t, xffi_any_int(1), none);
+  xffi_any shared_dag = node_new(dag_t, d1, d1), shared_dag2 = node_new(dag_t, d2, d2),
+           split_dag = node_new(dag_t, d2, d3);
+  assert_int_equal(s_hash(shared_dag, 0), s_hash(shared_dag2, 0));
+  assert_int_not_equal(s_hash(shared_dag, 0), s_hash(split_dag, 0));
+  /* Free variables: numbered inside a definition, by identity outside one. */
+  xffi_any x = node_new(var_t, none, str("x")), y = node_new(var_t, none, str("y"));
+  assert_int_not_equal(s_hash(x, 0), s_hash(y, 0));
+  assert_int_equal(s_hash(x, XFFI_STRUCTURAL_MAP_FREE_VARS), s_hash(y, XFFI_STRUCTURAL_MAP_FREE_VARS));
+  xffi_any xy[] = {x, y}, yx[] = {y, x};
+  xffi_any p_xy = array_of(xy, 2), p_yx = array_of(yx, 2);
+  xffi_any f1 = node_new(def_func_t, p_xy, x), f2 = node_new(def_func_t, p_yx, y), f3 = node_new(def_func_t, p_yx, x);
+  assert_int_equal(s_hash(f1, 0), s_hash(f2, 0));
+  assert_int_not_equal(s_hash(f1, 0), s_hash(f3, 0));
+  /* Types without a kind raise, as for equality. */
+  xffi_any u = node_new(unsupported_t, none, none);
+  int64_t h = 1;
+  assert_int_equal(xffi_structural_hash(&h, &u, 0), XFFI_FAIL);
+  assert_raised(XFFI_KIND_TYPE, "_type_s_eq_hash_kind is not set for type `test.s.Unsupported`");
+  assert_int_equal(h, 0);
+  xffi_any all[] = {leaf1,     leaf2, shared_tree, split_tree, d1,   d2, d3, shared_dag, shared_dag2,
+                    split_dag, x,     y,           p_xy,       p_yx, f1, f2, f3,         u};
+  release(all, sizeof(all) / sizeof(all[0]));
+}
+
 /* ---- Bounds and bad input ---- */
 
 static xffi_any wrap_in_lists(xffi_any inner, int64_t levels) {
@@ -274,10 +351,15 @@ static void test_million_deep_values(void **state) {
            c = wrap_in_lists(xffi_any_int(2), 1000000);
   assert_true(s_equal(a, b, 0));
   assert_false(s_equal(a, c, 0));
+  assert_int_equal(s_hash(a, 0), s_hash(b, 0));
+  assert_int_not_equal(s_hash(a, 0), s_hash(c, 0));
   xffi_any deeper_a = wrap_in_lists(a, (1 << 20) + 1 - 1000000), deeper_b = wrap_in_lists(b, (1 << 20) + 1 - 1000000);
   int eq = -1;
   assert_int_equal(xffi_structural_equal(&eq, &deeper_a, &deeper_b, 0), XFFI_FAIL);
   assert_raised(XFFI_KIND_VALUE, "StructuralEqual: maximum stack depth (1048576) exceeded");
+  int64_t h = 1;
+  assert_int_equal(xffi_structural_hash(&h, &deeper_a, 0), XFFI_FAIL);
+  assert_raised(XFFI_KIND_VALUE, "StructuralHash: maximum stack depth (1048576) exceeded");
   xffi_object_dec_ref(deeper_a.v_obj);
   xffi_object_dec_ref(deeper_b.v_obj);
   xffi_object_dec_ref(c.v_obj);
@@ -293,6 +375,11 @@ static void test_bad_input_is_a_clear_error(void **state) {
   assert_raised(XFFI_KIND_VALUE, "lhs");
   assert_int_equal(xffi_structural_equal(&eq, &one, &one, 4), XFFI_FAIL);
   assert_raised(XFFI_KIND_VALUE, "xffi_structural_equal: unknown option bits 0x4 in options");
+  int64_t h = 1;
+  assert_int_equal(xffi_structural_hash(&h, &one, 8), XFFI_FAIL);
+  assert_raised(XFFI_KIND_VALUE, "xffi_structural_hash: unknown option bits 0x8 in options");
+  assert_int_equal(xffi_structural_hash(&h, NULL, 0), XFFI_FAIL);
+  assert_raised(XFFI_KIND_VALUE, "value");
 }
 
 static void test_global_structural_equal(void **state) {
@@ -325,6 +412,8 @@ int main(void) {
       cmocka_unit_test(test_free_variables_map_inside_definitions),
       cmocka_unit_test(test_definition_fields_open_a_region),
       cmocka_unit_test(test_types_without_a_kind_raise),
+      cmocka_unit_test(test_hash_values_are_tvm_ffi_s),
+      cmocka_unit_test(test_hash_follows_the_kinds),
       cmocka_unit_test(test_million_deep_values),
       cmocka_unit_test(test_bad_input_is_a_clear_error),
       cmocka_unit_test(test_global_structural_equal),
