@@ -1,10 +1,12 @@
-/* c/globals_structural.c: ffi.StructuralEqual and ffi.StructuralHash (tvm_ffi.structural), on
+/* c/globals_structural.c: ffi.StructuralEqual, ffi.StructuralHash,
+ * ffi.StructuralKey and ffi.StructuralKeyEqual (tvm_ffi.structural), on
  * xffi/structural.h. Arguments are borrowed; the result is owned by the
  * caller. The Functions are static and immortal (c/builtin_globals.h). */
 #include <xffi/structural.h>
 
 #include "builtin_globals.h"
 #include "global_args.h"
+#include "structural_key.h"
 
 /* The options from the arguments (map_free_vars, skip_tensor_content)
  * starting at index first. */
@@ -43,12 +45,34 @@ static int call_hash(void *handle, const xffi_any *args, int32_t num_args, xffi_
   return XFFI_OK;
 }
 
+static int call_key(void *handle, const xffi_any *args, int32_t num_args, xffi_any *result) {
+  (void)handle;
+  if (xffi_global_check_call("ffi.StructuralKey", args, num_args, 1, result) != XFFI_OK) return XFFI_FAIL;
+  xffi_object *key = NULL;
+  if (xffi_structural_key_new(&key, &args[0]) != XFFI_OK) return XFFI_FAIL;
+  *result = xffi_any_object(key);
+  return XFFI_OK;
+}
+
+static int call_key_equal(void *handle, const xffi_any *args, int32_t num_args, xffi_any *result) {
+  (void)handle;
+  if (xffi_global_check_call("ffi.StructuralKeyEqual", args, num_args, 2, result) != XFFI_OK) return XFFI_FAIL;
+  int equal = 0;
+  if (xffi_structural_key_equal(&equal, &args[0], &args[1]) != XFFI_OK) return XFFI_FAIL;
+  *result = xffi_any_bool(equal);
+  return XFFI_OK;
+}
+
 XFFI_BUILTIN_FUNCTION(structural_equal_function, call_equal);
+XFFI_BUILTIN_FUNCTION(structural_key_function, call_key);
+XFFI_BUILTIN_FUNCTION(structural_key_equal_function, call_key_equal);
 XFFI_BUILTIN_FUNCTION(structural_hash_function, call_hash);
 
 static const xffi_builtin_global structural_globals[] = {
     {"ffi.StructuralEqual", &structural_equal_function, NULL},
     {"ffi.StructuralHash", &structural_hash_function, NULL},
+    {"ffi.StructuralKey", &structural_key_function, NULL},
+    {"ffi.StructuralKeyEqual", &structural_key_equal_function, NULL},
 };
 
 const xffi_builtin_table xffi_globals_structural = {structural_globals,

@@ -334,6 +334,43 @@ static void test_hash_follows_the_kinds(void **state) {
   release(all, sizeof(all) / sizeof(all[0]));
 }
 
+/* ---- ffi.StructuralKey ---- */
+
+static xffi_any call_global(const char *name, const xffi_any *args, int32_t n) {
+  xffi_object *fn = NULL;
+  assert_int_equal(xffi_function_global_lookup(&fn, name), XFFI_OK);
+  xffi_any r = xffi_any_none();
+  assert_int_equal(xffi_function_call(fn, args, n, &r), XFFI_OK);
+  xffi_object_dec_ref(fn);
+  return r;
+}
+
+static void test_structural_keys_key_maps_by_structure(void **state) {
+  (void)state;
+  xffi_any one_two[] = {xffi_any_int(1), xffi_any_int(2)}, one_three[] = {xffi_any_int(1), xffi_any_int(3)};
+  xffi_any a12 = array_of(one_two, 2), b12 = array_of(one_two, 2), a13 = array_of(one_three, 2);
+  xffi_any ka = call_global("ffi.StructuralKey", &a12, 1), kb = call_global("ffi.StructuralKey", &b12, 1),
+           kc = call_global("ffi.StructuralKey", &a13, 1);
+  /* hash_i64 at 40 (tvm-ffi's layout): the structural hash, as the wheel gives it. */
+  int64_t stored;
+  memcpy(&stored, (const char *)ka.v_obj + 40, sizeof(stored));
+  assert_int_equal(stored, INT64_C(2823322240268045181));
+  xffi_any pair[2] = {ka, kb};
+  xffi_any r = call_global("ffi.StructuralKeyEqual", pair, 2);
+  assert_true(r.v_int64);
+  pair[1] = kc;
+  r = call_global("ffi.StructuralKeyEqual", pair, 2);
+  assert_false(r.v_int64);
+  /* As Map keys: a structurally equal key finds the entry. */
+  xffi_any keys[] = {ka, kc}, values[] = {xffi_any_int(10), xffi_any_int(20)};
+  xffi_any map = map_of(keys, values, 2);
+  xffi_any found = xffi_any_none();
+  assert_int_equal(xffi_map_get(&found, map.v_obj, &kb), XFFI_OK);
+  assert_int_equal(found.v_int64, 10);
+  xffi_any all[] = {a12, b12, a13, ka, kb, kc, map};
+  release(all, sizeof(all) / sizeof(all[0]));
+}
+
 /* ---- Bounds and bad input ---- */
 
 static xffi_any wrap_in_lists(xffi_any inner, int64_t levels) {
@@ -414,6 +451,7 @@ int main(void) {
       cmocka_unit_test(test_types_without_a_kind_raise),
       cmocka_unit_test(test_hash_values_are_tvm_ffi_s),
       cmocka_unit_test(test_hash_follows_the_kinds),
+      cmocka_unit_test(test_structural_keys_key_maps_by_structure),
       cmocka_unit_test(test_million_deep_values),
       cmocka_unit_test(test_bad_input_is_a_clear_error),
       cmocka_unit_test(test_global_structural_equal),
