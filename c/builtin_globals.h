@@ -39,16 +39,17 @@ typedef struct xffi_builtin_table {
 } xffi_builtin_table;
 
 /* One table per area (c/globals_<area>.c). */
-extern const xffi_builtin_table xffi_globals_container XFFI_INTERNAL;  /* Array, List, Map, Dict, Shape, ... */
-extern const xffi_builtin_table xffi_globals_misc XFFI_INTERNAL;       /* String, Bytes, sentinels, ... */
-extern const xffi_builtin_table xffi_globals_registry XFFI_INTERNAL;   /* the global registry's own */
-extern const xffi_builtin_table xffi_globals_module XFFI_INTERNAL;     /* modules and the system library */
-extern const xffi_builtin_table xffi_globals_type XFFI_INTERNAL;       /* the type registry's */
-extern const xffi_builtin_table xffi_globals_auto_init XFFI_INTERNAL;  /* ffi._RegisterFFIInit (c/auto_init.c) */
-extern const xffi_builtin_table xffi_globals_recursive XFFI_INTERNAL;  /* DeepCopy, Recursive{Eq,Lt,Le,Gt,Ge,Hash} */
-extern const xffi_builtin_table xffi_globals_structural XFFI_INTERNAL; /* Structural{Equal,Hash,Key,KeyEqual} */
-extern const xffi_builtin_table xffi_globals_repr XFFI_INTERNAL;       /* ffi.ReprPrint (c/globals_repr.c) */
-extern const xffi_builtin_table xffi_globals_pyclass XFFI_INTERNAL;    /* py_class (c/globals_pyclass.c) */
+extern const xffi_builtin_table xffi_globals_container XFFI_INTERNAL; /* Array, List, Map, Dict, Shape, ... */
+extern const xffi_builtin_table xffi_globals_misc XFFI_INTERNAL;      /* String, Bytes, sentinels, ... */
+extern const xffi_builtin_table xffi_globals_registry XFFI_INTERNAL;  /* the global registry's own */
+extern const xffi_builtin_table xffi_globals_module XFFI_INTERNAL;    /* modules and the system library */
+extern const xffi_builtin_table xffi_globals_type XFFI_INTERNAL;      /* the type registry's */
+extern const xffi_builtin_table xffi_globals_auto_init XFFI_INTERNAL; /* ffi._RegisterFFIInit (c/auto_init.c) */
+extern const xffi_builtin_table xffi_globals_recursive XFFI_INTERNAL; /* DeepCopy, Recursive{Eq,Lt,Le,Gt,Ge,Hash} */
+extern const xffi_builtin_table xffi_globals_structural
+    XFFI_INTERNAL; /* Structural{Equal,Hash,Key,KeyEqual}, GetFirstStructuralMismatch */
+extern const xffi_builtin_table xffi_globals_repr XFFI_INTERNAL;    /* ffi.ReprPrint (c/globals_repr.c) */
+extern const xffi_builtin_table xffi_globals_pyclass XFFI_INTERNAL; /* py_class (c/globals_pyclass.c) */
 
 /* All tables, in the order names are listed. */
 extern const xffi_builtin_table *const xffi_builtin_tables[] XFFI_INTERNAL;

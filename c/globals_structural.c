@@ -1,4 +1,5 @@
 /* c/globals_structural.c: ffi.StructuralEqual, ffi.StructuralHash,
+ * ffi.GetFirstStructuralMismatch,
  * ffi.StructuralKey and ffi.StructuralKeyEqual (tvm_ffi.structural), on
  * xffi/structural.h. Arguments are borrowed; the result is owned by the
  * caller. The Functions are static and immortal (c/builtin_globals.h). */
@@ -63,7 +64,17 @@ static int call_key_equal(void *handle, const xffi_any *args, int32_t num_args, 
   return XFFI_OK;
 }
 
+static int call_mismatch(void *handle, const xffi_any *args, int32_t num_args, xffi_any *result) {
+  (void)handle;
+  static const char fn[] = "ffi.GetFirstStructuralMismatch";
+  int32_t options = 0;
+  if (xffi_global_check_call(fn, args, num_args, 4, result) != XFFI_OK || options_of(&options, fn, args, 2) != XFFI_OK)
+    return XFFI_FAIL;
+  return xffi_structural_first_mismatch(result, &args[0], &args[1], options);
+}
+
 XFFI_BUILTIN_FUNCTION(structural_equal_function, call_equal);
+XFFI_BUILTIN_FUNCTION(first_mismatch_function, call_mismatch);
 XFFI_BUILTIN_FUNCTION(structural_key_function, call_key);
 XFFI_BUILTIN_FUNCTION(structural_key_equal_function, call_key_equal);
 XFFI_BUILTIN_FUNCTION(structural_hash_function, call_hash);
@@ -71,6 +82,7 @@ XFFI_BUILTIN_FUNCTION(structural_hash_function, call_hash);
 static const xffi_builtin_global structural_globals[] = {
     {"ffi.StructuralEqual", &structural_equal_function, NULL},
     {"ffi.StructuralHash", &structural_hash_function, NULL},
+    {"ffi.GetFirstStructuralMismatch", &first_mismatch_function, NULL},
     {"ffi.StructuralKey", &structural_key_function, NULL},
     {"ffi.StructuralKeyEqual", &structural_key_equal_function, NULL},
 };

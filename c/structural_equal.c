@@ -10,6 +10,7 @@
  * of Maps to the other side's keys. */
 #include <string.h>
 
+#include <xffi/array.h>
 #include <xffi/function.h>
 #include <xffi/structural.h>
 #include <xffi/tensor.h>
@@ -18,6 +19,7 @@
 #include "check.h"
 #include "recursive_walk.h"
 #include "structural_region.h"
+#include "type_runtime.h"
 
 #define EQ_SKIP XFFI_FIELD_SEQ_HASH_IGNORE
 
@@ -28,14 +30,72 @@ typedef struct equaler {
   const xffi_type_attr_column *s_equal_column;
   xffi_object *fn_equal; /* owned: the callback handed to __s_equal__ hooks, made on first use */
   void **fn_equal_link;
+  xffi_walk_vec *steps; /* mismatch_step, leaf first; NULL when no path is wanted */
 } equaler;
+
+/* One step of the first mismatch's paths, on each side (keys owned). */
+typedef struct mismatch_step {
+  int32_t lhs_kind, rhs_kind;
+  xffi_any lhs_key, rhs_key;
+} mismatch_step;
 
 typedef struct eq_frame {
   xffi_walk_frame lhs, rhs;
-  int32_t seq_kind;     /* objects: the type's structural kind; containers: -1 */
-  int32_t entry_region; /* the region kind when the pair was met */
-  int32_t own_region;   /* the region kind its children start from */
+  int32_t seq_kind;        /* objects: the type's structural kind; containers: -1 */
+  int32_t entry_region;    /* the region kind when the pair was met */
+  int32_t own_region;      /* the region kind its children start from */
+  const xffi_any *map_key; /* Maps: the key of the entry being compared (borrowed from lhs) */
+  xffi_any map_rkey;       /* ... and the key looked up on the right (a view) */
 } eq_frame;
+
+/* Appends a step pair; the keys are stolen (released on failure). */
+static int add_step(equaler *c, int32_t lhs_kind, xffi_any lhs_key, int32_t rhs_kind, xffi_any rhs_key) {
+  mismatch_step *s = xffi_walk_vec_push(c->steps);
+  if (!s) {
+    xffi_any_release(&lhs_key);
+    xffi_any_release(&rhs_key);
+    return XFFI_FAIL;
+  }
+  s->lhs_kind = lhs_kind;
+  s->rhs_kind = rhs_kind;
+  s->lhs_key = lhs_key;
+  s->rhs_key = rhs_key;
+  return XFFI_OK;
+}
+
+/* Appends a step pair naming two keys (views, copied). */
+static int add_key_step(equaler *c, int32_t lhs_kind, const xffi_any *lhs_key, int32_t rhs_kind,
+                        const xffi_any *rhs_key) {
+  xffi_any l, r;
+  if (xffi_any_copy(&l, lhs_key) != XFFI_OK) return XFFI_FAIL;
+  if (xffi_any_copy(&r, rhs_key) != XFFI_OK) {
+    xffi_any_release(&l);
+    return XFFI_FAIL;
+  }
+  return add_step(c, lhs_kind, l, rhs_kind, r);
+}
+
+static int add_attr_step(equaler *c, xffi_byte_array name) {
+  xffi_any l, r;
+  if (xffi_any_from_str(&l, name.data, name.size) != XFFI_OK) return XFFI_FAIL;
+  if (xffi_any_copy(&r, &l) != XFFI_OK) {
+    xffi_any_release(&l);
+    return XFFI_FAIL;
+  }
+  return add_step(c, XFFI_ACCESS_ATTR, l, XFFI_ACCESS_ATTR, r);
+}
+
+/* The step to the frame's current child, on both sides. */
+static int add_child_step(equaler *c, const eq_frame *f) {
+  switch (f->lhs.kind) {
+    case XFFI_WALK_SEQ: {
+      xffi_any i = xffi_any_int(f->lhs.position - 1);
+      return add_step(c, XFFI_ACCESS_ARRAY_ITEM, i, XFFI_ACCESS_ARRAY_ITEM, i);
+    }
+    case XFFI_WALK_MAP: return add_key_step(c, XFFI_ACCESS_MAP_ITEM, f->map_key, XFFI_ACCESS_MAP_ITEM, &f->map_rkey);
+    default: return add_attr_step(c, f->lhs.field->name);
+  }
+}
 
 static const void *counterpart(const xffi_walk_table *t, const void *obj) {
   const xffi_walk_entry *e = xffi_walk_table_find(t, obj, NULL);
@@ -99,6 +159,9 @@ static int fn_equal_call(void *resource, const xffi_any *args, int32_t num_args,
   int status = equal_values(c, &args[0], &args[1], &equal);
   c->region = saved;
   if (status != XFFI_OK) return XFFI_FAIL;
+  if (!equal && c->steps && xffi_walk_is_str(args[3].type_index) &&
+      add_attr_step(c, xffi_walk_text_of(&args[3])) != XFFI_OK)
+    return XFFI_FAIL;
   *result = xffi_any_bool(equal);
   return XFFI_OK;
 }
@@ -230,7 +293,9 @@ static int push_pair(equaler *c, xffi_walk_vec *stack, const xffi_any *l, const 
   f->seq_kind = is_container ? -1 : xffi_object_type_info_unchecked(l->v_obj)->metadata->structural_eq_hash_kind;
   f->entry_region = c->region;
   f->own_region = is_container ? c->region : xffi_structural_own_region(f->seq_kind, c->region);
-  if (is_container && f->lhs.size != f->rhs.size) {
+  f->map_key = NULL;
+  f->map_rkey = xffi_any_none();
+  if (is_container && f->lhs.size != f->rhs.size && !c->steps) {
     xffi_walk_end(&f->lhs);
     xffi_walk_end(&f->rhs);
     --stack->count;
@@ -258,6 +323,8 @@ static int next_pair(equaler *c, eq_frame *f, xffi_any *l, xffi_any *r, int32_t 
     }
     const xffi_any *found;
     if (xffi_map_lookup(&found, f->rhs.held.v_obj, &key) != XFFI_OK) return -1;
+    f->map_key = a;
+    f->map_rkey = key;
     if (!found) return 2;
     *l = *b;
     *r = *found;
@@ -272,6 +339,31 @@ static int next_pair(equaler *c, eq_frame *f, xffi_any *l, xffi_any *r, int32_t 
   *l = *a;
   *r = *b;
   return 1;
+}
+
+/* The step of containers of other sizes (all common children equal): the
+ * first index one side lacks, or a right key the left lacks. */
+static int size_mismatch_step(equaler *c, const eq_frame *f) {
+  int64_t nl = f->lhs.size, nr = f->rhs.size;
+  if (f->lhs.kind == XFFI_WALK_SEQ) {
+    xffi_any at = xffi_any_int(nl > nr ? nr : nl);
+    return nl > nr ? add_step(c, XFFI_ACCESS_ARRAY_ITEM, at, XFFI_ACCESS_ARRAY_ITEM_MISSING, at)
+                   : add_step(c, XFFI_ACCESS_ARRAY_ITEM_MISSING, at, XFFI_ACCESS_ARRAY_ITEM, at);
+  }
+  int64_t cursor = 0;
+  xffi_map_item item;
+  for (;;) {
+    if (xffi_map_next(&item, f->rhs.held.v_obj, &cursor) != XFFI_OK) return XFFI_FAIL;
+    if (!item.key) return XFFI_OK; /* every right key found: unequal all the same, no step */
+    xffi_any key = *item.key;
+    if (key.type_index >= XFFI_TYPE_STATIC_OBJECT_BEGIN) {
+      const void *mapped = counterpart(&c->rhs_to_lhs, key.v_obj);
+      if (mapped) key.v_obj = (xffi_object *)(uintptr_t)mapped;
+    }
+    const xffi_any *found;
+    if (xffi_map_lookup(&found, f->lhs.held.v_obj, &key) != XFFI_OK) return XFFI_FAIL;
+    if (!found) return add_key_step(c, XFFI_ACCESS_MAP_ITEM_MISSING, &key, XFFI_ACCESS_MAP_ITEM, item.key);
+  }
 }
 
 static void pop_frame(equaler *c, xffi_walk_vec *stack) {
@@ -297,14 +389,20 @@ static int equal_values(equaler *c, const xffi_any *l, const xffi_any *r, int *o
     xffi_walk_vec_free(&stack);
     return XFFI_OK;
   }
-  int result = 0;
+  int result = 0, top_has_step = 0;
   for (;;) {
     eq_frame *f = xffi_walk_vec_top(&stack);
     xffi_any a, b;
     int32_t region;
     int more = next_pair(c, f, &a, &b, &region);
     if (more < 0) goto fail;
-    if (more == 2) break; /* a Map key the right side lacks */
+    if (more == 2) { /* a Map key the right side lacks */
+      if (c->steps &&
+          add_key_step(c, XFFI_ACCESS_MAP_ITEM, f->map_key, XFFI_ACCESS_MAP_ITEM_MISSING, &f->map_rkey) != XFFI_OK)
+        goto fail;
+      top_has_step = 1;
+      break;
+    }
     int equal = 0;
     if (more == 1) {
       c->region = region;
@@ -317,6 +415,11 @@ static int equal_values(equaler *c, const xffi_any *l, const xffi_any *r, int *o
       continue;
     }
     /* The frame is done and its children all equal. */
+    if (f->seq_kind < 0 && f->lhs.size != f->rhs.size) { /* only when a path is wanted */
+      if (size_mismatch_step(c, f) != XFFI_OK) goto fail;
+      top_has_step = 1;
+      break;
+    }
     equal = 1;
     if (f->seq_kind >= 0) {
       xffi_any lv = f->lhs.held, rv = f->rhs.held;
@@ -331,6 +434,10 @@ static int equal_values(equaler *c, const xffi_any *l, const xffi_any *r, int *o
     }
     c->region = ((eq_frame *)xffi_walk_vec_top(&stack))->own_region;
   }
+  /* Unequal: each open frame names the child that differed, innermost first. */
+  if (!result && c->steps)
+    for (size_t i = stack.count - (size_t)top_has_step; i-- > 0;)
+      if (add_child_step(c, xffi_walk_vec_at(&stack, i)) != XFFI_OK) goto fail;
   *out = result;
   unwind(c, &stack);
   return XFFI_OK;
@@ -339,19 +446,11 @@ fail:
   return XFFI_FAIL;
 }
 
-int xffi_structural_equal(int *out, const xffi_any *lhs, const xffi_any *rhs, int32_t options) {
-  XFFI_CHECK_ARG_NOT_NULL(out);
-  *out = 0;
-  XFFI_CHECK_ARG_NOT_NULL(lhs);
-  XFFI_CHECK_ARG_NOT_NULL(rhs);
-  XFFI_CHECK_ARG_ANY(lhs);
-  XFFI_CHECK_ARG_ANY(rhs);
-  if (options & ~(XFFI_STRUCTURAL_MAP_FREE_VARS | XFFI_STRUCTURAL_SKIP_TENSOR_CONTENT))
-    return xffi_error_raise(XFFI_KIND_VALUE, "xffi_structural_equal: unknown option bits 0x%x in options",
-                            (unsigned)options);
+static int run(int *out, const xffi_any *lhs, const xffi_any *rhs, int32_t options, xffi_walk_vec *steps) {
   equaler c = {.region = (options & XFFI_STRUCTURAL_MAP_FREE_VARS) ? XFFI_REGION_PATTERN : XFFI_REGION_NONE,
                .skip_tensor_content = (options & XFFI_STRUCTURAL_SKIP_TENSOR_CONTENT) != 0,
-               .s_equal_column = xffi_walk_column("__s_equal__")};
+               .s_equal_column = xffi_walk_column("__s_equal__"),
+               .steps = steps};
   int equal = 0;
   int status = equal_values(&c, lhs, rhs, &equal);
   xffi_walk_table_free(&c.lhs_to_rhs);
@@ -360,4 +459,67 @@ int xffi_structural_equal(int *out, const xffi_any *lhs, const xffi_any *rhs, in
   if (status != XFFI_OK) return XFFI_FAIL;
   *out = equal;
   return XFFI_OK;
+}
+
+#define CHECK_OPTIONS(fn, options)                                                        \
+  if ((options) & ~(XFFI_STRUCTURAL_MAP_FREE_VARS | XFFI_STRUCTURAL_SKIP_TENSOR_CONTENT)) \
+    return xffi_error_raise(XFFI_KIND_VALUE, fn ": unknown option bits 0x%x in options", (unsigned)(options));
+
+int xffi_structural_equal(int *out, const xffi_any *lhs, const xffi_any *rhs, int32_t options) {
+  XFFI_CHECK_ARG_NOT_NULL(out);
+  *out = 0;
+  XFFI_CHECK_ARG_NOT_NULL(lhs);
+  XFFI_CHECK_ARG_NOT_NULL(rhs);
+  XFFI_CHECK_ARG_ANY(lhs);
+  XFFI_CHECK_ARG_ANY(rhs);
+  CHECK_OPTIONS("xffi_structural_equal", options);
+  return run(out, lhs, rhs, options, NULL);
+}
+
+/* The paths (root first) of the steps gathered leaf first, as an Array [lhs, rhs]. */
+static int paths_of(xffi_any *out, const xffi_walk_vec *steps) {
+  xffi_object *paths[2] = {NULL, NULL};
+  int status = XFFI_OK;
+  for (int side = 0; side < 2 && status == XFFI_OK; ++side) {
+    status = xffi_access_path_extend(&paths[side], NULL, 0, NULL);
+    for (size_t i = steps->count; status == XFFI_OK && i-- > 0;) {
+      const mismatch_step *s = xffi_walk_vec_at(steps, i);
+      xffi_object *longer = NULL;
+      status = side ? xffi_access_path_extend(&longer, paths[side], s->rhs_kind, &s->rhs_key)
+                    : xffi_access_path_extend(&longer, paths[side], s->lhs_kind, &s->lhs_key);
+      xffi_object_dec_ref(paths[side]);
+      paths[side] = longer;
+    }
+  }
+  xffi_object *pair = NULL;
+  if (status == XFFI_OK) {
+    xffi_any items[2] = {xffi_any_object(paths[0]), xffi_any_object(paths[1])};
+    status = xffi_array_new(&pair, items, 2);
+  }
+  xffi_object_dec_ref(paths[0]);
+  xffi_object_dec_ref(paths[1]);
+  if (status != XFFI_OK) return XFFI_FAIL;
+  *out = xffi_any_object(pair);
+  return XFFI_OK;
+}
+
+int xffi_structural_first_mismatch(xffi_any *out, const xffi_any *lhs, const xffi_any *rhs, int32_t options) {
+  XFFI_CHECK_ARG_NOT_NULL(out);
+  *out = xffi_any_none();
+  XFFI_CHECK_ARG_NOT_NULL(lhs);
+  XFFI_CHECK_ARG_NOT_NULL(rhs);
+  XFFI_CHECK_ARG_ANY(lhs);
+  XFFI_CHECK_ARG_ANY(rhs);
+  CHECK_OPTIONS("xffi_structural_first_mismatch", options);
+  xffi_walk_vec steps = {NULL, 0, 0, sizeof(mismatch_step)};
+  int equal = 0;
+  int status = run(&equal, lhs, rhs, options, &steps);
+  if (status == XFFI_OK && !equal) status = paths_of(out, &steps);
+  for (size_t i = 0; i < steps.count; ++i) {
+    mismatch_step *s = xffi_walk_vec_at(&steps, i);
+    xffi_any_release(&s->lhs_key);
+    xffi_any_release(&s->rhs_key);
+  }
+  xffi_walk_vec_free(&steps);
+  return status;
 }

@@ -47,6 +47,14 @@ enum {
  * raises. */
 XFFI_API int xffi_structural_equal(int *out, const xffi_any *lhs, const xffi_any *rhs, int32_t options);
 
+/* *out receives None when lhs and rhs (views, borrowed) are structurally
+ * equal, else a new Array [lhs_path, rhs_path] of two
+ * ffi.reflection.AccessPath objects (owned by the caller) leading to the
+ * first difference found (tvm-ffi's GetFirstStructuralMismatch: a missing
+ * element or key is an *_missing step on the side that lacks it).
+ * Errors: as xffi_structural_equal (then *out is None). */
+XFFI_API int xffi_structural_first_mismatch(xffi_any *out, const xffi_any *lhs, const xffi_any *rhs, int32_t options);
+
 /* *out receives value's (a view, borrowed) structural hash, tvm-ffi's
  * StructuralHash number for the same value (0 on failure): structurally
  * equal values hash alike, except that small bytes hash by their payload

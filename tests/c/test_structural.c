@@ -6,6 +6,7 @@
  * containers, 10^6-deep values, bad input. */
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "test_util.h"
 
@@ -334,6 +335,77 @@ static void test_hash_follows_the_kinds(void **state) {
   release(all, sizeof(all) / sizeof(all[0]));
 }
 
+/* ---- First mismatch ---- */
+
+/* The steps of an AccessPath (tvm-ffi's layout: parent at 24, step at 32;
+ * a step's kind at 24, key at 32), root first, as "kind:key" texts. */
+static void path_text(char *out, size_t size, const xffi_object *path) {
+  const xffi_object *steps[16];
+  int n = 0;
+  for (const xffi_object *p = path; p; p = *(xffi_object *const *)(const void *)((const char *)p + 24)) {
+    const xffi_object *step = *(xffi_object *const *)(const void *)((const char *)p + 32);
+    if (step && n < 16) steps[n++] = step;
+  }
+  size_t used = 0;
+  out[0] = 0;
+  for (int i = n; i-- > 0;) {
+    int32_t kind;
+    xffi_any key;
+    memcpy(&kind, (const char *)steps[i] + 24, sizeof(kind));
+    memcpy(&key, (const char *)steps[i] + 32, sizeof(key));
+    if (key.type_index == XFFI_TYPE_INT)
+      used += (size_t)snprintf(out + used, size - used, "/%d:%lld", (int)kind, (long long)key.v_int64);
+    else
+      used += (size_t)snprintf(out + used, size - used, "/%d:%s", (int)kind, key.small_len ? key.v_small : "?");
+  }
+}
+
+static void expect_mismatch(xffi_any a, xffi_any b, const char *lhs_path, const char *rhs_path) {
+  xffi_any pair = xffi_any_int(7);
+  assert_int_equal(xffi_structural_first_mismatch(&pair, &a, &b, 0), XFFI_OK);
+  if (!lhs_path) {
+    assert_int_equal(pair.type_index, XFFI_TYPE_NONE);
+    return;
+  }
+  assert_int_equal(pair.type_index, XFFI_TYPE_ARRAY);
+  xffi_any l = xffi_any_none(), r = xffi_any_none();
+  int64_t zero = 0, one = 1;
+  assert_int_equal(xffi_array_get(&l, pair.v_obj, zero), XFFI_OK);
+  assert_int_equal(xffi_array_get(&r, pair.v_obj, one), XFFI_OK);
+  char text[256];
+  path_text(text, sizeof(text), l.v_obj);
+  assert_string_equal(text, lhs_path);
+  path_text(text, sizeof(text), r.v_obj);
+  assert_string_equal(text, rhs_path);
+  xffi_any_release(&l);
+  xffi_any_release(&r);
+  xffi_any_release(&pair);
+}
+
+/* The paths tvm-ffi's runtime gives for the same pairs (kinds: 0 attr,
+ * 1 array item, 2 map item, 4 array item missing, 5 map item missing). */
+static void test_first_mismatch_paths_are_tvm_ffi_s(void **state) {
+  (void)state;
+  xffi_any none = xffi_any_none();
+  xffi_any one_two_three[] = {xffi_any_int(1), xffi_any_int(2), xffi_any_int(3)};
+  xffi_any a3 = array_of(one_two_three, 3), a2 = array_of(one_two_three, 2), b3 = array_of(one_two_three, 3);
+  expect_mismatch(a3, b3, NULL, NULL);
+  expect_mismatch(a3, a2, "/1:2", "/4:2");
+  expect_mismatch(a2, a3, "/4:2", "/1:2");
+  xffi_any ka = str("a"), kb = str("b"), kc = str("c");
+  xffi_any k_ab[] = {ka, kb}, k_ac[] = {ka, kc}, v12[] = {xffi_any_int(1), xffi_any_int(2)};
+  xffi_any m_a = map_of(k_ab, v12, 1), m_ab = map_of(k_ab, v12, 2), m_ac = map_of(k_ac, v12, 2);
+  expect_mismatch(m_a, m_ab, "/5:b", "/2:b");
+  expect_mismatch(m_ac, m_a, "/2:c", "/5:c");
+  expect_mismatch(m_ac, m_ab, "/2:c", "/5:c");
+  /* Into a nested list and through object fields. */
+  xffi_any n1 = node_new(tree_t, a3, none), n2 = node_new(tree_t, a2, none);
+  xffi_any l1 = list_of(&n1, 1), l2 = list_of(&n2, 1);
+  expect_mismatch(l1, l2, "/1:0/0:a/1:2", "/1:0/0:a/4:2");
+  xffi_any all[] = {a3, a2, b3, m_a, m_ab, m_ac, n1, n2, l1, l2};
+  release(all, sizeof(all) / sizeof(all[0]));
+}
+
 /* ---- ffi.StructuralKey ---- */
 
 static xffi_any call_global(const char *name, const xffi_any *args, int32_t n) {
@@ -451,6 +523,7 @@ int main(void) {
       cmocka_unit_test(test_types_without_a_kind_raise),
       cmocka_unit_test(test_hash_values_are_tvm_ffi_s),
       cmocka_unit_test(test_hash_follows_the_kinds),
+      cmocka_unit_test(test_first_mismatch_paths_are_tvm_ffi_s),
       cmocka_unit_test(test_structural_keys_key_maps_by_structure),
       cmocka_unit_test(test_million_deep_values),
       cmocka_unit_test(test_bad_input_is_a_clear_error),
