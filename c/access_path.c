@@ -94,6 +94,13 @@ static int path_new(xffi_object **out, xffi_object *parent, xffi_object *step) {
   return XFFI_OK;
 }
 
+int xffi_access_path_extend(xffi_object **out, xffi_object *parent, int32_t kind, const xffi_any *key) {
+  xffi_object *step = NULL;
+  if (!parent) return path_new(out, NULL, NULL);
+  if (step_new(&step, kind, key) != XFFI_OK) return XFFI_FAIL;
+  return path_new(out, parent, step);
+}
+
 /* Checks a method call: `expected` arguments, the first an AccessPath. */
 static int check_self(access_path **self, const char *fn, const xffi_any *args, int32_t num_args, int32_t expected,
                       xffi_any *result) {

@@ -46,8 +46,10 @@ extern const xffi_builtin_table xffi_globals_module XFFI_INTERNAL;    /* modules
 extern const xffi_builtin_table xffi_globals_type XFFI_INTERNAL;      /* the type registry's */
 extern const xffi_builtin_table xffi_globals_auto_init XFFI_INTERNAL; /* ffi._RegisterFFIInit (c/auto_init.c) */
 extern const xffi_builtin_table xffi_globals_recursive XFFI_INTERNAL; /* DeepCopy, Recursive{Eq,Lt,Le,Gt,Ge,Hash} */
-extern const xffi_builtin_table xffi_globals_repr XFFI_INTERNAL;      /* ffi.ReprPrint (c/globals_repr.c) */
-extern const xffi_builtin_table xffi_globals_pyclass XFFI_INTERNAL;   /* py_class (c/globals_pyclass.c) */
+extern const xffi_builtin_table xffi_globals_structural
+    XFFI_INTERNAL; /* Structural{Equal,Hash,Key,KeyEqual}, GetFirstStructuralMismatch */
+extern const xffi_builtin_table xffi_globals_repr XFFI_INTERNAL;    /* ffi.ReprPrint (c/globals_repr.c) */
+extern const xffi_builtin_table xffi_globals_pyclass XFFI_INTERNAL; /* py_class (c/globals_pyclass.c) */
 
 /* All tables, in the order names are listed. */
 extern const xffi_builtin_table *const xffi_builtin_tables[] XFFI_INTERNAL;

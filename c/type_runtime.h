@@ -35,6 +35,22 @@ typedef struct xffi_runtime_method {
   const char *type_schema;      /* the Function's type, JSON (tvm-ffi's) */
 } xffi_runtime_method;
 
+/* AccessStep kinds (tvm-ffi's AccessKind). */
+enum {
+  XFFI_ACCESS_ATTR,
+  XFFI_ACCESS_ARRAY_ITEM,
+  XFFI_ACCESS_MAP_ITEM,
+  XFFI_ACCESS_ATTR_MISSING,
+  XFFI_ACCESS_ARRAY_ITEM_MISSING,
+  XFFI_ACCESS_MAP_ITEM_MISSING
+};
+
+/* *out receives a new AccessPath: the root when parent is NULL (kind and
+ * key unused), else parent (borrowed) extended by a step of kind holding a
+ * copy of key (borrowed). Errors: MemoryError, RuntimeError when the types
+ * are not registered. */
+int xffi_access_path_extend(xffi_object **out, xffi_object *parent, int32_t kind, const xffi_any *key) XFFI_INTERNAL;
+
 /* ffi.EnumState's (c/enum_state.c): __ffi_init__. */
 extern const xffi_runtime_method xffi_enum_state_methods[] XFFI_INTERNAL;
 extern const int32_t xffi_enum_state_method_count XFFI_INTERNAL;

@@ -1,0 +1,525 @@
+/* c/structural_equal.c: xffi_structural_equal (ffi.StructuralEqual), tvm-ffi's
+ * structural equality, semantics for semantics (see xffi/structural.h).
+ *
+ * Pairs (lhs, rhs) are walked depth first with a heap stack; the first pair
+ * found unequal decides. The walk carries the current definition-region
+ * kind (none, pattern, simple): a field flagged as a definition opens a
+ * region for its value, and a free variable compared inside one is mapped
+ * to its counterpart. DAG nodes and mapped free variables are remembered in
+ * two identity tables (lhs -> rhs, rhs -> lhs), which also map object keys
+ * of Maps to the other side's keys. */
+#include <string.h>
+
+#include <xffi/array.h>
+#include <xffi/function.h>
+#include <xffi/structural.h>
+#include <xffi/tensor.h>
+#include <xffi/tvm_ffi.h>
+
+#include "check.h"
+#include "recursive_walk.h"
+#include "structural_region.h"
+#include "type_runtime.h"
+
+#define EQ_SKIP XFFI_FIELD_SEQ_HASH_IGNORE
+
+typedef struct equaler {
+  int32_t region; /* the definition-region kind in effect */
+  int skip_tensor_content;
+  xffi_walk_table lhs_to_rhs, rhs_to_lhs; /* word: the counterpart's address */
+  const xffi_type_attr_column *s_equal_column;
+  xffi_object *fn_equal; /* owned: the callback handed to __s_equal__ hooks, made on first use */
+  void **fn_equal_link;
+  xffi_walk_vec *steps; /* mismatch_step, leaf first; NULL when no path is wanted */
+} equaler;
+
+/* One step of the first mismatch's paths, on each side (keys owned). */
+typedef struct mismatch_step {
+  int32_t lhs_kind, rhs_kind;
+  xffi_any lhs_key, rhs_key;
+} mismatch_step;
+
+typedef struct eq_frame {
+  xffi_walk_frame lhs, rhs;
+  int32_t seq_kind;        /* objects: the type's structural kind; containers: -1 */
+  int32_t entry_region;    /* the region kind when the pair was met */
+  int32_t own_region;      /* the region kind its children start from */
+  const xffi_any *map_key; /* Maps: the key of the entry being compared (borrowed from lhs) */
+  xffi_any map_rkey;       /* ... and the key looked up on the right (a view) */
+} eq_frame;
+
+/* Appends a step pair; the keys are stolen (released on failure). */
+static int add_step(equaler *c, int32_t lhs_kind, xffi_any lhs_key, int32_t rhs_kind, xffi_any rhs_key) {
+  mismatch_step *s = xffi_walk_vec_push(c->steps);
+  if (!s) {
+    xffi_any_release(&lhs_key);
+    xffi_any_release(&rhs_key);
+    return XFFI_FAIL;
+  }
+  s->lhs_kind = lhs_kind;
+  s->rhs_kind = rhs_kind;
+  s->lhs_key = lhs_key;
+  s->rhs_key = rhs_key;
+  return XFFI_OK;
+}
+
+/* Appends a step pair naming two keys (views, copied). */
+static int add_key_step(equaler *c, int32_t lhs_kind, const xffi_any *lhs_key, int32_t rhs_kind,
+                        const xffi_any *rhs_key) {
+  xffi_any l, r;
+  if (xffi_any_copy(&l, lhs_key) != XFFI_OK) return XFFI_FAIL;
+  if (xffi_any_copy(&r, rhs_key) != XFFI_OK) {
+    xffi_any_release(&l);
+    return XFFI_FAIL;
+  }
+  return add_step(c, lhs_kind, l, rhs_kind, r);
+}
+
+static int add_attr_step(equaler *c, xffi_byte_array name) {
+  xffi_any l, r;
+  if (xffi_any_from_str(&l, name.data, name.size) != XFFI_OK) return XFFI_FAIL;
+  if (xffi_any_copy(&r, &l) != XFFI_OK) {
+    xffi_any_release(&l);
+    return XFFI_FAIL;
+  }
+  return add_step(c, XFFI_ACCESS_ATTR, l, XFFI_ACCESS_ATTR, r);
+}
+
+/* The step to the frame's current child, on both sides. */
+static int add_child_step(equaler *c, const eq_frame *f) {
+  switch (f->lhs.kind) {
+    case XFFI_WALK_SEQ: {
+      xffi_any i = xffi_any_int(f->lhs.position - 1);
+      return add_step(c, XFFI_ACCESS_ARRAY_ITEM, i, XFFI_ACCESS_ARRAY_ITEM, i);
+    }
+    case XFFI_WALK_MAP: return add_key_step(c, XFFI_ACCESS_MAP_ITEM, f->map_key, XFFI_ACCESS_MAP_ITEM, &f->map_rkey);
+    default: return add_attr_step(c, f->lhs.field->name);
+  }
+}
+
+static const void *counterpart(const xffi_walk_table *t, const void *obj) {
+  const xffi_walk_entry *e = xffi_walk_table_find(t, obj, NULL);
+  return e ? (const void *)(uintptr_t)e->word : NULL;
+}
+
+static int remember_pair(equaler *c, const void *l, const void *r) {
+  xffi_walk_entry *e = xffi_walk_table_put(&c->lhs_to_rhs, l, NULL);
+  if (!e) return XFFI_FAIL;
+  e->word = (uint64_t)(uintptr_t)r;
+  e = xffi_walk_table_put(&c->rhs_to_lhs, r, NULL);
+  if (!e) return XFFI_FAIL;
+  e->word = (uint64_t)(uintptr_t)l;
+  return XFFI_OK;
+}
+
+/* Tensors: shape, dtype, then (unless skipped) the bytes. 1 with *out, -1 raised. */
+static int tensor_equal(equaler *c, const xffi_any *l, const xffi_any *r, int *out) {
+  DLTensor *a, *b;
+  if (xffi_tensor_cell_of(&a, l->v_obj) != XFFI_OK || xffi_tensor_cell_of(&b, r->v_obj) != XFFI_OK) return -1;
+  *out = 0;
+  if (a->ndim != b->ndim) return 1;
+  for (int i = 0; i < a->ndim; ++i)
+    if (a->shape[i] != b->shape[i]) return 1;
+  if (a->dtype.code != b->dtype.code || a->dtype.bits != b->dtype.bits || a->dtype.lanes != b->dtype.lanes) return 1;
+  if (c->skip_tensor_content) {
+    *out = 1;
+    return 1;
+  }
+  int contiguous_a = 0, contiguous_b = 0;
+  if (a->device.device_type != kDLCPU || b->device.device_type != kDLCPU)
+    return xffi_error_raise(XFFI_KIND_RUNTIME, "StructuralEqual: can only compare CPU tensor"), -1;
+  if (xffi_tensor_is_contiguous(&contiguous_a, l->v_obj) != XFFI_OK ||
+      xffi_tensor_is_contiguous(&contiguous_b, r->v_obj) != XFFI_OK)
+    return -1;
+  if (!contiguous_a || !contiguous_b)
+    return xffi_error_raise(XFFI_KIND_RUNTIME, "StructuralEqual: Can only compare contiguous tensor"), -1;
+  uint64_t size = 0;
+  if (xffi_tensor_nbytes(&size, l->v_obj) != XFFI_OK) return -1;
+  *out = size == 0 ||
+         memcmp((const char *)a->data + a->byte_offset, (const char *)b->data + b->byte_offset, (size_t)size) == 0;
+  return 1;
+}
+
+static int equal_values(equaler *c, const xffi_any *l, const xffi_any *r, int *out);
+
+/* The callback of __s_equal__ hooks: (lhs, rhs, def_region_kind, field_name) -> bool. */
+static int fn_equal_call(void *resource, const xffi_any *args, int32_t num_args, xffi_any *result) {
+  if (num_args != 4)
+    return xffi_error_raise(XFFI_KIND_TYPE, "s_equal callback: expected 4 arguments, got %d", (int)num_args);
+  equaler *c = xffi_walk_callback_target(resource, "s_equal callback");
+  if (!c) return XFFI_FAIL;
+  int64_t opened = 0;
+  if (xffi_any_to_int(&opened, &args[2]) != XFFI_OK) return XFFI_FAIL;
+  if (opened < XFFI_REGION_NONE || opened > XFFI_REGION_SIMPLE)
+    return xffi_error_raise(XFFI_KIND_VALUE, "s_equal callback: def_region_kind must be 0, 1 or 2, got %lld",
+                            (long long)opened);
+  int32_t saved = c->region;
+  c->region = xffi_structural_child_region(saved, (int32_t)opened);
+  int equal = 0;
+  int status = equal_values(c, &args[0], &args[1], &equal);
+  c->region = saved;
+  if (status != XFFI_OK) return XFFI_FAIL;
+  if (!equal && c->steps && xffi_walk_is_str(args[3].type_index) &&
+      add_attr_step(c, xffi_walk_text_of(&args[3])) != XFFI_OK)
+    return XFFI_FAIL;
+  *result = xffi_any_bool(equal);
+  return XFFI_OK;
+}
+
+/* What an object pair's field comparison (success) means for its kind:
+ * DAG nodes are remembered; a free variable is equal to itself or, inside
+ * a definition region, mapped to its counterpart. 1 equal, 0 not, -1 raised. */
+static int finish_object(equaler *c, int32_t seq_kind, int32_t entry_region, const xffi_any *l, const xffi_any *r,
+                         int success) {
+  if (!success) return 0;
+  if (seq_kind == XFFI_SEQ_HASH_DAG_NODE) return remember_pair(c, l->v_obj, r->v_obj) == XFFI_OK ? 1 : -1;
+  if (seq_kind != XFFI_SEQ_HASH_FREE_VAR) return 1;
+  if (l->v_obj != r->v_obj && entry_region == XFFI_REGION_NONE) return 0;
+  return remember_pair(c, l->v_obj, r->v_obj) == XFFI_OK ? 1 : -1;
+}
+
+static int call_hook(equaler *c, const xffi_any *hook, int32_t seq_kind, const xffi_any *l, const xffi_any *r,
+                     int *out) {
+  if (hook->type_index != XFFI_TYPE_FUNCTION)
+    return xffi_error_raise(XFFI_KIND_TYPE, "StructuralEqual: __s_equal__ of %s must be a Function, got %s",
+                            xffi_type_key(l->type_index), xffi_any_kind_name(hook)),
+           -1;
+  if (!c->fn_equal && xffi_walk_callback_new(&c->fn_equal, &c->fn_equal_link, fn_equal_call, c) != XFFI_OK) return -1;
+  int32_t entry = c->region;
+  c->region = xffi_structural_own_region(seq_kind, entry);
+  xffi_any args[3] = {*l, *r, xffi_any_object(c->fn_equal)}, result = xffi_any_none();
+  int status = xffi_function_call(hook->v_obj, args, 3, &result);
+  c->region = entry;
+  int truth = 0;
+  if (status == XFFI_OK) status = xffi_any_to_bool(&truth, &result);
+  xffi_any_release(&result);
+  if (status != XFFI_OK) return -1;
+  int r0 = finish_object(c, seq_kind, entry, l, r, truth);
+  if (r0 < 0) return -1;
+  *out = r0;
+  return 1;
+}
+
+static int raise_no_kind(const xffi_type_info *info, const char *what) {
+  return xffi_error_raise(XFFI_KIND_TYPE, "%s for type `%.*s`, so StructuralHash is not supported for this type", what,
+                          (int)info->type_key.size, info->type_key.data);
+}
+
+/* The pair of objects of one reflected type: 1 with *out when decided at
+ * once, 0 when its fields must be walked, -1 raised. */
+static int object_immediate(equaler *c, const xffi_any *l, const xffi_any *r, int *out) {
+  const xffi_type_info *info = xffi_object_type_info_unchecked(l->v_obj);
+  if (!info->metadata) return raise_no_kind(info, "Type metadata is not set"), -1;
+  int32_t kind = info->metadata->structural_eq_hash_kind;
+  if (kind == XFFI_SEQ_HASH_UNSUPPORTED) return raise_no_kind(info, "_type_s_eq_hash_kind is not set"), -1;
+  int same = l->v_obj == r->v_obj;
+  if (kind == XFFI_SEQ_HASH_UNIQUE_INSTANCE || (kind == XFFI_SEQ_HASH_CONST_TREE_NODE && same)) {
+    *out = same;
+    return 1;
+  }
+  if (kind == XFFI_SEQ_HASH_DAG_NODE || kind == XFFI_SEQ_HASH_FREE_VAR) {
+    const void *mapped = counterpart(&c->lhs_to_rhs, l->v_obj);
+    if (mapped || counterpart(&c->rhs_to_lhs, r->v_obj)) {
+      *out = mapped == r->v_obj;
+      return 1;
+    }
+  }
+  const xffi_any *hook = xffi_walk_type_attr(c->s_equal_column, l->type_index);
+  if (hook) return call_hook(c, hook, kind, l, r, out);
+  return 0;
+}
+
+/* 1 with *out when the pair needs no frame, 0 when it does, -1 raised. */
+static int equal_immediate(equaler *c, const xffi_any *l, const xffi_any *r, int *out) {
+  int32_t lt = l->type_index, rt = r->type_index;
+  if ((xffi_walk_is_str(lt) && xffi_walk_is_str(rt)) || (xffi_walk_is_bytes(lt) && xffi_walk_is_bytes(rt))) {
+    xffi_byte_array a = xffi_walk_text_of(l), b = xffi_walk_text_of(r);
+    *out = a.size == b.size && (a.size == 0 || memcmp(a.data, b.data, a.size) == 0);
+    return 1;
+  }
+  if (lt != rt) {
+    *out = 0;
+    return 1;
+  }
+  if (lt < XFFI_TYPE_STATIC_OBJECT_BEGIN) {
+    if (lt == XFFI_TYPE_FLOAT && l->v_float64 != l->v_float64)
+      *out = r->v_float64 != r->v_float64;
+    else
+      *out = l->small_len == r->small_len && l->v_int64 == r->v_int64;
+    return 1;
+  }
+  switch (lt) {
+    case XFFI_TYPE_BIGINT: {
+      xffi_byte_array a = TVMFFIBigIntGetContentByteArray(l), b = TVMFFIBigIntGetContentByteArray(r);
+      *out = a.size == b.size && memcmp(a.data, b.data, a.size) == 0;
+      return 1;
+    }
+    case XFFI_TYPE_SHAPE: {
+      const xffi_shape_cell *a = xffi_shape_cell_of_unchecked(l->v_obj), *b = xffi_shape_cell_of_unchecked(r->v_obj);
+      *out = a->size == b->size && (a->size == 0 || memcmp(a->data, b->data, a->size * sizeof(a->data[0])) == 0);
+      return 1;
+    }
+    case XFFI_TYPE_TENSOR:
+      if (l->v_obj == r->v_obj) {
+        *out = 1;
+        return 1;
+      }
+      return tensor_equal(c, l, r, out);
+    case XFFI_TYPE_ARRAY:
+    case XFFI_TYPE_LIST:
+    case XFFI_TYPE_MAP:
+    case XFFI_TYPE_DICT: return 0;
+    default: return object_immediate(c, l, r, out);
+  }
+}
+
+/* Pushes a frame for the pair: 0 when pushed, 1 with *out when decided at
+ * once (containers of other sizes), -1 raised. */
+static int push_pair(equaler *c, xffi_walk_vec *stack, const xffi_any *l, const xffi_any *r, int *out) {
+  if (stack->count >= XFFI_WALK_MAX_DEPTH) return xffi_walk_raise_too_deep("StructuralEqual"), -1;
+  int32_t t = l->type_index;
+  int is_container = t == XFFI_TYPE_ARRAY || t == XFFI_TYPE_LIST || t == XFFI_TYPE_MAP || t == XFFI_TYPE_DICT;
+  eq_frame *f = xffi_walk_vec_push(stack);
+  if (!f) return -1;
+  if (xffi_walk_begin(&f->lhs, l, EQ_SKIP) != XFFI_OK) {
+    --stack->count;
+    return -1;
+  }
+  if (xffi_walk_begin(&f->rhs, r, EQ_SKIP) != XFFI_OK) {
+    xffi_walk_end(&f->lhs);
+    --stack->count;
+    return -1;
+  }
+  f->seq_kind = is_container ? -1 : xffi_object_type_info_unchecked(l->v_obj)->metadata->structural_eq_hash_kind;
+  f->entry_region = c->region;
+  f->own_region = is_container ? c->region : xffi_structural_own_region(f->seq_kind, c->region);
+  f->map_key = NULL;
+  f->map_rkey = xffi_any_none();
+  if (is_container && f->lhs.size != f->rhs.size && !c->steps) {
+    xffi_walk_end(&f->lhs);
+    xffi_walk_end(&f->rhs);
+    --stack->count;
+    *out = 0;
+    return 1;
+  }
+  c->region = f->own_region;
+  return 0;
+}
+
+/* The frame's next pair: 1 with *l, *r (views valid until the next call)
+ * and *region (the child's region kind), 2 when a Map key is missing on the
+ * right, 0 at the end, -1 raised. */
+static int next_pair(equaler *c, eq_frame *f, xffi_any *l, xffi_any *r, int32_t *region) {
+  const xffi_any *a, *b;
+  *region = f->own_region;
+  if (f->lhs.kind == XFFI_WALK_MAP) {
+    int more = xffi_walk_next(&f->lhs, &a, 0);
+    if (more <= 0) return more;
+    if (xffi_walk_next(&f->lhs, &b, 0) <= 0) return -1;
+    xffi_any key = *a;
+    if (key.type_index >= XFFI_TYPE_STATIC_OBJECT_BEGIN) {
+      const void *mapped = counterpart(&c->lhs_to_rhs, key.v_obj);
+      if (mapped) key.v_obj = (xffi_object *)(uintptr_t)mapped;
+    }
+    const xffi_any *found;
+    if (xffi_map_lookup(&found, f->rhs.held.v_obj, &key) != XFFI_OK) return -1;
+    f->map_key = a;
+    f->map_rkey = key;
+    if (!found) return 2;
+    *l = *b;
+    *r = *found;
+    return 1;
+  }
+  int more = xffi_walk_next(&f->lhs, &a, EQ_SKIP);
+  if (more <= 0) return more;
+  more = xffi_walk_next(&f->rhs, &b, EQ_SKIP);
+  if (more <= 0) return more < 0 ? -1 : 0;
+  if (f->lhs.kind == XFFI_WALK_OBJECT)
+    *region = xffi_structural_child_region(f->own_region, xffi_structural_field_region(f->lhs.field));
+  *l = *a;
+  *r = *b;
+  return 1;
+}
+
+/* The step of containers of other sizes (all common children equal): the
+ * first index one side lacks, or a right key the left lacks. */
+static int size_mismatch_step(equaler *c, const eq_frame *f) {
+  int64_t nl = f->lhs.size, nr = f->rhs.size;
+  if (f->lhs.kind == XFFI_WALK_SEQ) {
+    xffi_any at = xffi_any_int(nl > nr ? nr : nl);
+    return nl > nr ? add_step(c, XFFI_ACCESS_ARRAY_ITEM, at, XFFI_ACCESS_ARRAY_ITEM_MISSING, at)
+                   : add_step(c, XFFI_ACCESS_ARRAY_ITEM_MISSING, at, XFFI_ACCESS_ARRAY_ITEM, at);
+  }
+  int64_t cursor = 0;
+  xffi_map_item item;
+  for (;;) {
+    if (xffi_map_next(&item, f->rhs.held.v_obj, &cursor) != XFFI_OK) return XFFI_FAIL;
+    if (!item.key) return XFFI_OK; /* every right key found: unequal all the same, no step */
+    xffi_any key = *item.key;
+    if (key.type_index >= XFFI_TYPE_STATIC_OBJECT_BEGIN) {
+      const void *mapped = counterpart(&c->rhs_to_lhs, key.v_obj);
+      if (mapped) key.v_obj = (xffi_object *)(uintptr_t)mapped;
+    }
+    const xffi_any *found;
+    if (xffi_map_lookup(&found, f->lhs.held.v_obj, &key) != XFFI_OK) return XFFI_FAIL;
+    if (!found) return add_key_step(c, XFFI_ACCESS_MAP_ITEM_MISSING, &key, XFFI_ACCESS_MAP_ITEM, item.key);
+  }
+}
+
+static void pop_frame(equaler *c, xffi_walk_vec *stack) {
+  eq_frame *f = xffi_walk_vec_top(stack);
+  c->region = f->entry_region;
+  xffi_walk_end(&f->lhs);
+  xffi_walk_end(&f->rhs);
+  --stack->count;
+}
+
+static void unwind(equaler *c, xffi_walk_vec *stack) {
+  while (stack->count) pop_frame(c, stack);
+  xffi_walk_vec_free(stack);
+}
+
+static int equal_values(equaler *c, const xffi_any *l, const xffi_any *r, int *out) {
+  int r0 = equal_immediate(c, l, r, out);
+  if (r0) return r0 > 0 ? XFFI_OK : XFFI_FAIL;
+  xffi_walk_vec stack = {NULL, 0, 0, sizeof(eq_frame)};
+  r0 = push_pair(c, &stack, l, r, out);
+  if (r0 < 0) goto fail;
+  if (r0 > 0) {
+    xffi_walk_vec_free(&stack);
+    return XFFI_OK;
+  }
+  int result = 0, top_has_step = 0;
+  for (;;) {
+    eq_frame *f = xffi_walk_vec_top(&stack);
+    xffi_any a, b;
+    int32_t region;
+    int more = next_pair(c, f, &a, &b, &region);
+    if (more < 0) goto fail;
+    if (more == 2) { /* a Map key the right side lacks */
+      if (c->steps &&
+          add_key_step(c, XFFI_ACCESS_MAP_ITEM, f->map_key, XFFI_ACCESS_MAP_ITEM_MISSING, &f->map_rkey) != XFFI_OK)
+        goto fail;
+      top_has_step = 1;
+      break;
+    }
+    int equal = 0;
+    if (more == 1) {
+      c->region = region;
+      int done = equal_immediate(c, &a, &b, &equal);
+      if (done == 0) done = push_pair(c, &stack, &a, &b, &equal);
+      if (done < 0) goto fail;
+      if (done == 0) continue;
+      c->region = ((eq_frame *)xffi_walk_vec_top(&stack))->own_region;
+      if (!equal) break;
+      continue;
+    }
+    /* The frame is done and its children all equal. */
+    if (f->seq_kind < 0 && f->lhs.size != f->rhs.size) { /* only when a path is wanted */
+      if (size_mismatch_step(c, f) != XFFI_OK) goto fail;
+      top_has_step = 1;
+      break;
+    }
+    equal = 1;
+    if (f->seq_kind >= 0) {
+      xffi_any lv = f->lhs.held, rv = f->rhs.held;
+      equal = finish_object(c, f->seq_kind, f->entry_region, &lv, &rv, 1);
+      if (equal < 0) goto fail;
+    }
+    pop_frame(c, &stack);
+    if (!equal) break;
+    if (!stack.count) {
+      result = 1;
+      break;
+    }
+    c->region = ((eq_frame *)xffi_walk_vec_top(&stack))->own_region;
+  }
+  /* Unequal: each open frame names the child that differed, innermost first. */
+  if (!result && c->steps)
+    for (size_t i = stack.count - (size_t)top_has_step; i-- > 0;)
+      if (add_child_step(c, xffi_walk_vec_at(&stack, i)) != XFFI_OK) goto fail;
+  *out = result;
+  unwind(c, &stack);
+  return XFFI_OK;
+fail:
+  unwind(c, &stack);
+  return XFFI_FAIL;
+}
+
+static int run(int *out, const xffi_any *lhs, const xffi_any *rhs, int32_t options, xffi_walk_vec *steps) {
+  equaler c = {.region = (options & XFFI_STRUCTURAL_MAP_FREE_VARS) ? XFFI_REGION_PATTERN : XFFI_REGION_NONE,
+               .skip_tensor_content = (options & XFFI_STRUCTURAL_SKIP_TENSOR_CONTENT) != 0,
+               .s_equal_column = xffi_walk_column("__s_equal__"),
+               .steps = steps};
+  int equal = 0;
+  int status = equal_values(&c, lhs, rhs, &equal);
+  xffi_walk_table_free(&c.lhs_to_rhs);
+  xffi_walk_table_free(&c.rhs_to_lhs);
+  xffi_walk_callback_end(c.fn_equal, c.fn_equal_link);
+  if (status != XFFI_OK) return XFFI_FAIL;
+  *out = equal;
+  return XFFI_OK;
+}
+
+#define CHECK_OPTIONS(fn, options)                                                        \
+  if ((options) & ~(XFFI_STRUCTURAL_MAP_FREE_VARS | XFFI_STRUCTURAL_SKIP_TENSOR_CONTENT)) \
+    return xffi_error_raise(XFFI_KIND_VALUE, fn ": unknown option bits 0x%x in options", (unsigned)(options));
+
+int xffi_structural_equal(int *out, const xffi_any *lhs, const xffi_any *rhs, int32_t options) {
+  XFFI_CHECK_ARG_NOT_NULL(out);
+  *out = 0;
+  XFFI_CHECK_ARG_NOT_NULL(lhs);
+  XFFI_CHECK_ARG_NOT_NULL(rhs);
+  XFFI_CHECK_ARG_ANY(lhs);
+  XFFI_CHECK_ARG_ANY(rhs);
+  CHECK_OPTIONS("xffi_structural_equal", options);
+  return run(out, lhs, rhs, options, NULL);
+}
+
+/* The paths (root first) of the steps gathered leaf first, as an Array [lhs, rhs]. */
+static int paths_of(xffi_any *out, const xffi_walk_vec *steps) {
+  xffi_object *paths[2] = {NULL, NULL};
+  int status = XFFI_OK;
+  for (int side = 0; side < 2 && status == XFFI_OK; ++side) {
+    status = xffi_access_path_extend(&paths[side], NULL, 0, NULL);
+    for (size_t i = steps->count; status == XFFI_OK && i-- > 0;) {
+      const mismatch_step *s = xffi_walk_vec_at(steps, i);
+      xffi_object *longer = NULL;
+      status = side ? xffi_access_path_extend(&longer, paths[side], s->rhs_kind, &s->rhs_key)
+                    : xffi_access_path_extend(&longer, paths[side], s->lhs_kind, &s->lhs_key);
+      xffi_object_dec_ref(paths[side]);
+      paths[side] = longer;
+    }
+  }
+  xffi_object *pair = NULL;
+  if (status == XFFI_OK) {
+    xffi_any items[2] = {xffi_any_object(paths[0]), xffi_any_object(paths[1])};
+    status = xffi_array_new(&pair, items, 2);
+  }
+  xffi_object_dec_ref(paths[0]);
+  xffi_object_dec_ref(paths[1]);
+  if (status != XFFI_OK) return XFFI_FAIL;
+  *out = xffi_any_object(pair);
+  return XFFI_OK;
+}
+
+int xffi_structural_first_mismatch(xffi_any *out, const xffi_any *lhs, const xffi_any *rhs, int32_t options) {
+  XFFI_CHECK_ARG_NOT_NULL(out);
+  *out = xffi_any_none();
+  XFFI_CHECK_ARG_NOT_NULL(lhs);
+  XFFI_CHECK_ARG_NOT_NULL(rhs);
+  XFFI_CHECK_ARG_ANY(lhs);
+  XFFI_CHECK_ARG_ANY(rhs);
+  CHECK_OPTIONS("xffi_structural_first_mismatch", options);
+  xffi_walk_vec steps = {NULL, 0, 0, sizeof(mismatch_step)};
+  int equal = 0;
+  int status = run(&equal, lhs, rhs, options, &steps);
+  if (status == XFFI_OK && !equal) status = paths_of(out, &steps);
+  for (size_t i = 0; i < steps.count; ++i) {
+    mismatch_step *s = xffi_walk_vec_at(&steps, i);
+    xffi_any_release(&s->lhs_key);
+    xffi_any_release(&s->rhs_key);
+  }
+  xffi_walk_vec_free(&steps);
+  return status;
+}

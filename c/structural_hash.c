@@ -1,0 +1,379 @@
+/* c/structural_hash.c: xffi_structural_hash (ffi.StructuralHash), tvm-ffi's
+ * StructuralHash number for number (see xffi/structural.h).
+ *
+ * The recipe (c(k, v) = StableHashCombine): a plain value c(index, its 8
+ * payload bytes), NaN as the quiet NaN, a small string c(65, its bytes'
+ * stable hash); a String or Bytes object c(index, stable hash of bytes); a
+ * BigInt c(index, stable hash of its words); an Array or List
+ * c(type_key_hash, n) then c(h, h_elem) per element; a Map or Dict
+ * c(type_key_hash, n), then its entries sorted by key hash (keys hashed
+ * without recursion: plain values, texts, BigInts, or objects already
+ * hashed; other keys are left out), c(h, h_key) and c(h, h_value) for a
+ * unique key hash, only c(h, h_key) for a repeated one; a Shape
+ * c(type_key_hash, n) and its dims; a Tensor c(type_key_hash, ndim), dims,
+ * dtype and the stable hash of its bytes; an object its type_key_hash
+ * combined with each field not flagged ignored (or its __s_hash__ hook's
+ * number), then a free variable c(h, its number in order of definition)
+ * inside a definition region (its address outside one), a DAG node
+ * c(h, its number in order of hashing). Each object is hashed once (memo). */
+#include <stdlib.h>
+#include <string.h>
+
+#include <xffi/function.h>
+#include <xffi/structural.h>
+#include <xffi/tensor.h>
+#include <xffi/tvm_ffi.h>
+
+#include "check.h"
+#include "map_key.h"
+#include "recursive_walk.h"
+#include "structural_region.h"
+
+typedef struct hasher {
+  int32_t region;
+  int skip_tensor_content;
+  uint32_t free_var_counter, dag_node_counter; /* tvm-ffi's counters are 32 bits */
+  xffi_walk_table memo;                        /* object -> word: its hash (state 1 when done) */
+  const xffi_type_attr_column *s_hash_column;
+  xffi_object *fn_hash; /* owned: the callback handed to __s_hash__ hooks, made on first use */
+  void **fn_hash_link;
+} hasher;
+
+/* A Map entry in hashing order. */
+typedef struct map_entry_hash {
+  uint64_t key_hash;
+  const xffi_any *value; /* borrowed from the map the frame holds */
+  int unique;            /* 0: its key hash repeats; the value is not hashed */
+} map_entry_hash;
+
+typedef struct hash_frame {
+  xffi_walk_frame walk; /* sequences and objects */
+  int is_map;
+  uint64_t hash;
+  int32_t seq_kind; /* objects: the type's structural kind; containers: -1 */
+  int32_t entry_region, own_region;
+  xffi_walk_vec entries; /* maps: map_entry_hash, sorted */
+  size_t entry_pos;
+} hash_frame;
+
+static inline uint64_t combine(uint64_t key, uint64_t value) { return map_hash_combine(key, value); }
+
+static uint64_t payload_of(const xffi_any *v) {
+  uint64_t word;
+  memcpy(&word, &v->v_int64, sizeof(word));
+  return word;
+}
+
+static uint64_t text_hash(const xffi_any *v) {
+  xffi_byte_array b = xffi_walk_text_of(v);
+  int32_t index = xffi_walk_is_str(v->type_index) ? XFFI_TYPE_STRING : XFFI_TYPE_BYTES;
+  return combine((uint64_t)index, map_stable_hash_bytes(b.data, b.size));
+}
+
+static uint64_t bigint_hash(const xffi_any *v) {
+  xffi_byte_array words = TVMFFIBigIntGetContentByteArray(v);
+  return combine(XFFI_TYPE_BIGINT, map_stable_hash_bytes(words.data, words.size));
+}
+
+/* A value hashed without looking inside it (tvm-ffi's rules for plain
+ * values; small bytes, unlike small strings, hash by their raw payload). */
+static uint64_t plain_hash(const xffi_any *v) {
+  int32_t t = v->type_index;
+  if (t == XFFI_TYPE_SMALL_STR) return text_hash(v);
+  if (t == XFFI_TYPE_FLOAT && v->v_float64 != v->v_float64) return combine((uint64_t)t, UINT64_C(0x7ff8000000000000));
+  return combine((uint64_t)t, payload_of(v));
+}
+
+static int set_memo(hasher *h, const xffi_object *obj, uint64_t word) {
+  xffi_walk_entry *e = xffi_walk_table_put(&h->memo, obj, NULL);
+  if (!e) return XFFI_FAIL;
+  e->state = 1;
+  e->word = word;
+  return XFFI_OK;
+}
+
+static int tensor_hash(hasher *h, const xffi_any *v, uint64_t *out) {
+  DLTensor *t;
+  if (xffi_tensor_cell_of(&t, v->v_obj) != XFFI_OK) return XFFI_FAIL;
+  uint64_t s = combine(xffi_object_type_info_unchecked(v->v_obj)->type_key_hash, (uint64_t)(int64_t)t->ndim);
+  for (int i = 0; i < t->ndim; ++i) s = combine(s, (uint64_t)t->shape[i]);
+  uint64_t dtype_word = 0; /* the dtype as the low bytes of a zeroed payload */
+  memcpy(&dtype_word, &t->dtype, sizeof(t->dtype));
+  s = combine(s, dtype_word);
+  if (!h->skip_tensor_content) {
+    int contiguous = 0;
+    if (t->device.device_type != kDLCPU)
+      return xffi_error_raise(XFFI_KIND_RUNTIME, "StructuralHash: can only hash CPU tensor");
+    if (xffi_tensor_is_contiguous(&contiguous, v->v_obj) != XFFI_OK) return XFFI_FAIL;
+    if (!contiguous) return xffi_error_raise(XFFI_KIND_RUNTIME, "StructuralHash: Can only hash contiguous tensor");
+    uint64_t size = 0;
+    if (xffi_tensor_nbytes(&size, v->v_obj) != XFFI_OK) return XFFI_FAIL;
+    s = combine(s, map_stable_hash_bytes((const char *)t->data + t->byte_offset, (size_t)size));
+  }
+  *out = s;
+  return XFFI_OK;
+}
+
+static int hash_value(hasher *h, const xffi_any *value, uint64_t *out);
+
+/* The callback of __s_hash__ hooks: (value, init, def_region_kind) -> c(init, hash(value)). */
+static int fn_hash_call(void *resource, const xffi_any *args, int32_t num_args, xffi_any *result) {
+  if (num_args != 3)
+    return xffi_error_raise(XFFI_KIND_TYPE, "s_hash callback: expected 3 arguments, got %d", (int)num_args);
+  hasher *h = xffi_walk_callback_target(resource, "s_hash callback");
+  if (!h) return XFFI_FAIL;
+  int64_t init = 0, opened = 0;
+  if (xffi_any_to_int(&init, &args[1]) != XFFI_OK || xffi_any_to_int(&opened, &args[2]) != XFFI_OK) return XFFI_FAIL;
+  if (opened < XFFI_REGION_NONE || opened > XFFI_REGION_SIMPLE)
+    return xffi_error_raise(XFFI_KIND_VALUE, "s_hash callback: def_region_kind must be 0, 1 or 2, got %lld",
+                            (long long)opened);
+  int32_t saved = h->region;
+  h->region = xffi_structural_child_region(saved, (int32_t)opened);
+  uint64_t inner = 0;
+  int status = hash_value(h, &args[0], &inner);
+  h->region = saved;
+  if (status != XFFI_OK) return XFFI_FAIL;
+  *result = xffi_any_int((int64_t)combine((uint64_t)init, inner));
+  return XFFI_OK;
+}
+
+/* What an object's hash becomes after its fields: numbered free variables
+ * and DAG nodes; remembered. */
+static int finish_object(hasher *h, const xffi_object *obj, int32_t seq_kind, int32_t entry_region, uint64_t *hash) {
+  if (seq_kind == XFFI_SEQ_HASH_FREE_VAR)
+    *hash = entry_region != XFFI_REGION_NONE ? combine(*hash, h->free_var_counter++) : (uint64_t)(uintptr_t)obj;
+  if (seq_kind == XFFI_SEQ_HASH_DAG_NODE) *hash = combine(*hash, h->dag_node_counter++);
+  return set_memo(h, obj, *hash);
+}
+
+static int call_hook(hasher *h, const xffi_any *hook, int32_t seq_kind, const xffi_any *v, uint64_t *out) {
+  if (hook->type_index != XFFI_TYPE_FUNCTION)
+    return xffi_error_raise(XFFI_KIND_TYPE, "StructuralHash: __s_hash__ of %s must be a Function, got %s",
+                            xffi_type_key(v->type_index), xffi_any_kind_name(hook));
+  if (!h->fn_hash && xffi_walk_callback_new(&h->fn_hash, &h->fn_hash_link, fn_hash_call, h) != XFFI_OK)
+    return XFFI_FAIL;
+  int32_t entry = h->region;
+  h->region = xffi_structural_own_region(seq_kind, entry);
+  uint64_t init = xffi_object_type_info_unchecked(v->v_obj)->type_key_hash;
+  xffi_any args[3] = {*v, xffi_any_int((int64_t)init), xffi_any_object(h->fn_hash)}, result = xffi_any_none();
+  int status = xffi_function_call(hook->v_obj, args, 3, &result);
+  h->region = entry;
+  int64_t r = 0;
+  if (status == XFFI_OK) status = xffi_any_to_int(&r, &result);
+  xffi_any_release(&result);
+  if (status != XFFI_OK) return XFFI_FAIL;
+  *out = (uint64_t)r;
+  return finish_object(h, v->v_obj, seq_kind, entry, out);
+}
+
+/* 1 with *out when value needs no frame, 0 when it does, -1 raised. */
+static int hash_immediate(hasher *h, const xffi_any *v, uint64_t *out) {
+  int32_t t = v->type_index;
+  if (t < XFFI_TYPE_STATIC_OBJECT_BEGIN) {
+    *out = plain_hash(v);
+    return 1;
+  }
+  const xffi_object *obj = v->v_obj;
+  switch (t) {
+    case XFFI_TYPE_STRING:
+    case XFFI_TYPE_BYTES: *out = text_hash(v); return 1;
+    case XFFI_TYPE_BIGINT: *out = bigint_hash(v); return 1;
+    case XFFI_TYPE_SHAPE: {
+      const xffi_shape_cell *cell = xffi_shape_cell_of_unchecked(obj);
+      uint64_t s = combine(xffi_object_type_info_unchecked(obj)->type_key_hash, cell->size);
+      for (size_t i = 0; i < cell->size; ++i) s = combine(s, (uint64_t)cell->data[i]);
+      *out = s;
+      return 1;
+    }
+    case XFFI_TYPE_TENSOR: return tensor_hash(h, v, out) == XFFI_OK ? 1 : -1;
+    case XFFI_TYPE_ARRAY:
+    case XFFI_TYPE_LIST:
+    case XFFI_TYPE_MAP:
+    case XFFI_TYPE_DICT: return 0;
+    default: break;
+  }
+  const xffi_type_info *info = xffi_object_type_info_unchecked(obj);
+  int32_t seq_kind = info->metadata ? info->metadata->structural_eq_hash_kind : XFFI_SEQ_HASH_UNSUPPORTED;
+  if (seq_kind == XFFI_SEQ_HASH_UNSUPPORTED)
+    return xffi_error_raise(XFFI_KIND_TYPE, "%s for type `%.*s`, so StructuralHash is not supported for this type",
+                            info->metadata ? "_type_s_eq_hash_kind is not set" : "Type metadata is not set",
+                            (int)info->type_key.size, info->type_key.data),
+           -1;
+  const xffi_walk_entry *seen = xffi_walk_table_find(&h->memo, obj, NULL);
+  if (seen && seen->state == 1) {
+    *out = seen->word;
+    return 1;
+  }
+  const xffi_any *hook = xffi_walk_type_attr(h->s_hash_column, t);
+  if (hook) return call_hook(h, hook, seq_kind, v, out) == XFFI_OK ? 1 : -1;
+  return 0;
+}
+
+/* A Map key's hash when it can be had without recursion; 0 when it cannot
+ * (an object not hashed yet: the entry is left out, as tvm-ffi does). */
+static int key_hash(const hasher *h, const xffi_any *key, uint64_t *out) {
+  int32_t t = key->type_index;
+  if (t < XFFI_TYPE_STATIC_OBJECT_BEGIN) {
+    *out = t == XFFI_TYPE_SMALL_STR ? text_hash(key) : combine((uint64_t)t, payload_of(key));
+    return 1;
+  }
+  if (t == XFFI_TYPE_STRING || t == XFFI_TYPE_BYTES) {
+    *out = text_hash(key);
+    return 1;
+  }
+  if (t == XFFI_TYPE_BIGINT) {
+    *out = bigint_hash(key);
+    return 1;
+  }
+  const xffi_walk_entry *seen = xffi_walk_table_find(&h->memo, key->v_obj, NULL);
+  if (!seen || seen->state != 1) return 0;
+  *out = seen->word;
+  return 1;
+}
+
+static int compare_entries(const void *a, const void *b) {
+  uint64_t x = ((const map_entry_hash *)a)->key_hash, y = ((const map_entry_hash *)b)->key_hash;
+  return x < y ? -1 : x > y;
+}
+
+/* The map's entries with their key hashes, sorted, repeats marked. */
+static int collect_entries(const hasher *h, hash_frame *f) {
+  f->entries.item_size = sizeof(map_entry_hash);
+  int64_t cursor = 0;
+  xffi_map_item item;
+  for (;;) {
+    if (xffi_map_next(&item, f->walk.held.v_obj, &cursor) != XFFI_OK) return XFFI_FAIL;
+    if (!item.key) break;
+    uint64_t k;
+    if (!key_hash(h, item.key, &k)) continue;
+    map_entry_hash *e = xffi_walk_vec_push(&f->entries);
+    if (!e) return XFFI_FAIL;
+    e->key_hash = k;
+    e->value = item.value;
+  }
+  map_entry_hash *e = (map_entry_hash *)f->entries.data;
+  size_t n = f->entries.count;
+  if (n > 1) qsort(e, n, sizeof(*e), compare_entries);
+  for (size_t i = 0; i < n; ++i)
+    e[i].unique = (i == 0 || e[i - 1].key_hash != e[i].key_hash) && (i + 1 == n || e[i + 1].key_hash != e[i].key_hash);
+  return XFFI_OK;
+}
+
+static int push_frame(hasher *h, xffi_walk_vec *stack, const xffi_any *value) {
+  if (stack->count >= XFFI_WALK_MAX_DEPTH) return xffi_walk_raise_too_deep("StructuralHash");
+  hash_frame *f = xffi_walk_vec_push(stack);
+  if (!f) return XFFI_FAIL;
+  if (xffi_walk_begin(&f->walk, value, XFFI_FIELD_SEQ_HASH_IGNORE) != XFFI_OK) {
+    --stack->count;
+    return XFFI_FAIL;
+  }
+  const xffi_type_info *info = xffi_object_type_info_unchecked(value->v_obj);
+  f->is_map = f->walk.kind == XFFI_WALK_MAP;
+  f->seq_kind = f->walk.kind == XFFI_WALK_OBJECT ? info->metadata->structural_eq_hash_kind : -1;
+  f->entry_region = h->region;
+  f->own_region = f->seq_kind >= 0 ? xffi_structural_own_region(f->seq_kind, h->region) : h->region;
+  f->hash =
+      f->walk.kind == XFFI_WALK_OBJECT ? info->type_key_hash : combine(info->type_key_hash, (uint64_t)f->walk.size);
+  if (f->is_map && collect_entries(h, f) != XFFI_OK) {
+    xffi_walk_vec_free(&f->entries);
+    xffi_walk_end(&f->walk);
+    --stack->count;
+    return XFFI_FAIL;
+  }
+  h->region = f->own_region;
+  return XFFI_OK;
+}
+
+/* The frame's next child: 1 with *child (a view) and *region, 0 at the end, -1 raised. */
+static int next_child(hash_frame *f, xffi_any *child, int32_t *region) {
+  *region = f->own_region;
+  if (f->is_map) {
+    while (f->entry_pos < f->entries.count) {
+      const map_entry_hash *e = xffi_walk_vec_at(&f->entries, f->entry_pos++);
+      f->hash = combine(f->hash, e->key_hash);
+      if (e->unique) {
+        *child = *e->value;
+        return 1;
+      }
+    }
+    return 0;
+  }
+  const xffi_any *c;
+  int more = xffi_walk_next(&f->walk, &c, XFFI_FIELD_SEQ_HASH_IGNORE);
+  if (more <= 0) return more;
+  if (f->walk.kind == XFFI_WALK_OBJECT)
+    *region = xffi_structural_child_region(f->own_region, xffi_structural_field_region(f->walk.field));
+  *child = *c;
+  return 1;
+}
+
+static void pop_frame(hasher *h, xffi_walk_vec *stack) {
+  hash_frame *f = xffi_walk_vec_top(stack);
+  h->region = f->entry_region;
+  xffi_walk_vec_free(&f->entries);
+  xffi_walk_end(&f->walk);
+  --stack->count;
+}
+
+static int hash_value(hasher *h, const xffi_any *value, uint64_t *out) {
+  int r = hash_immediate(h, value, out);
+  if (r) return r > 0 ? XFFI_OK : XFFI_FAIL;
+  xffi_walk_vec stack = {NULL, 0, 0, sizeof(hash_frame)};
+  if (push_frame(h, &stack, value) != XFFI_OK) goto fail;
+  for (;;) {
+    hash_frame *f = xffi_walk_vec_top(&stack);
+    xffi_any child;
+    int32_t region;
+    int more = next_child(f, &child, &region);
+    if (more < 0) goto fail;
+    uint64_t done;
+    if (more) {
+      h->region = region;
+      r = hash_immediate(h, &child, &done);
+      if (r < 0) goto fail;
+      if (r == 0) {
+        if (push_frame(h, &stack, &child) != XFFI_OK) goto fail;
+        continue;
+      }
+      f->hash = combine(f->hash, done);
+      h->region = f->own_region;
+      continue;
+    }
+    done = f->hash;
+    if (f->seq_kind >= 0 && finish_object(h, f->walk.held.v_obj, f->seq_kind, f->entry_region, &done) != XFFI_OK)
+      goto fail;
+    pop_frame(h, &stack);
+    if (!stack.count) {
+      *out = done;
+      xffi_walk_vec_free(&stack);
+      return XFFI_OK;
+    }
+    f = xffi_walk_vec_top(&stack);
+    f->hash = combine(f->hash, done);
+    h->region = f->own_region;
+  }
+fail:
+  while (stack.count) pop_frame(h, &stack);
+  xffi_walk_vec_free(&stack);
+  return XFFI_FAIL;
+}
+
+int xffi_structural_hash(int64_t *out, const xffi_any *value, int32_t options) {
+  XFFI_CHECK_ARG_NOT_NULL(out);
+  *out = 0;
+  XFFI_CHECK_ARG_NOT_NULL(value);
+  XFFI_CHECK_ARG_ANY(value);
+  if (options & ~(XFFI_STRUCTURAL_MAP_FREE_VARS | XFFI_STRUCTURAL_SKIP_TENSOR_CONTENT))
+    return xffi_error_raise(XFFI_KIND_VALUE, "xffi_structural_hash: unknown option bits 0x%x in options",
+                            (unsigned)options);
+  hasher h = {.region = (options & XFFI_STRUCTURAL_MAP_FREE_VARS) ? XFFI_REGION_PATTERN : XFFI_REGION_NONE,
+              .skip_tensor_content = (options & XFFI_STRUCTURAL_SKIP_TENSOR_CONTENT) != 0,
+              .s_hash_column = xffi_walk_column("__s_hash__")};
+  uint64_t result = 0;
+  int status = hash_value(&h, value, &result);
+  xffi_walk_table_free(&h.memo);
+  xffi_walk_callback_end(h.fn_hash, h.fn_hash_link);
+  if (status != XFFI_OK) return XFFI_FAIL;
+  *out = (int64_t)result;
+  return XFFI_OK;
+}
