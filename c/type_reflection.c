@@ -143,10 +143,12 @@ int xffi_type_register_fields_in(const char *function, int32_t type_index, const
         /* The setter, when it is a Function, stays alive as long as the record. */
         if ((field->flags & XFFI_FIELD_SETTER_IS_FUNCTION) && field->setter) xffi_object_inc_ref(field->setter);
       }
-      /* One count store: readers see the whole batch or none of it; the
-       * index comes after, so a reader that sees it sees its fields. */
-      __atomic_store_n(&entry->stored.info.num_fields, base + count, __ATOMIC_RELEASE);
+      /* The index first, then one count store: the records are complete
+       * before either, so a lookup by name that finds a field finds all of
+       * it, and every field a reader sees counted is in the index it loads
+       * (count first left a window where a counted field was not found). */
       __atomic_store_n(&entry->field_index, index, __ATOMIC_RELEASE);
+      __atomic_store_n(&entry->stored.info.num_fields, base + count, __ATOMIC_RELEASE);
     } else {
       /* Each name's block holds all three texts of its field. */
       for (int32_t k = 0; k < texts_copied; ++k) xffi_free((void *)fields[k].name.data);
