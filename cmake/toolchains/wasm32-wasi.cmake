@@ -12,7 +12,10 @@ list(APPEND CMAKE_MODULE_PATH ${CMAKE_CURRENT_LIST_DIR}/../wasi) # Platform/WASI
 # cmocka.h declares its own uintptr_t unless told that <stdint.h>'s exists
 # (it recognises glibc's and Windows' only, not wasi-libc's).
 set(CMAKE_C_FLAGS_INIT "-isystem ${CMAKE_CURRENT_LIST_DIR}/../wasi -D_WASI_EMULATED_SIGNAL -D_UINTPTR_T_DEFINED")
-set(CMAKE_EXE_LINKER_FLAGS_INIT "-lwasi-emulated-signal")
+# wasm-ld's default stack is 64 KiB; programs get 1 MiB, as a C program
+# expects (repr's __ffi_repr__ hooks, which call back through the printer,
+# nest up to 256 deep on the C stack).
+set(CMAKE_EXE_LINKER_FLAGS_INIT "-lwasi-emulated-signal -Wl,-z,stack-size=1048576")
 set(CMAKE_FIND_ROOT_PATH /usr/lib/wasm32-wasi /usr/include/wasm32-wasi $ENV{XFFI_CROSS_PREFIX})
 set(CMAKE_FIND_ROOT_PATH_MODE_PROGRAM NEVER)
 set(CMAKE_FIND_ROOT_PATH_MODE_LIBRARY ONLY)

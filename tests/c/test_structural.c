@@ -16,6 +16,8 @@
 #include <xffi/reflection.h>
 #include <xffi/structural.h>
 
+#include "type_runtime.h" /* the AccessPath and AccessStep layouts */
+
 /* ---- Helpers ---- */
 
 static xffi_any str(const char *s) {
@@ -340,23 +342,19 @@ static void test_hash_follows_the_kinds(void **state) {
 /* The steps of an AccessPath (tvm-ffi's layout: parent at 24, step at 32;
  * a step's kind at 24, key at 32), root first, as "kind:key" texts. */
 static void path_text(char *out, size_t size, const xffi_object *path) {
-  const xffi_object *steps[16];
+  const access_step *steps[16];
   int n = 0;
-  for (const xffi_object *p = path; p; p = *(xffi_object *const *)(const void *)((const char *)p + 24)) {
-    const xffi_object *step = *(xffi_object *const *)(const void *)((const char *)p + 32);
-    if (step && n < 16) steps[n++] = step;
-  }
+  for (const access_path *p = (const access_path *)path; p; p = (const access_path *)p->parent)
+    if (p->step && n < 16) steps[n++] = (const access_step *)p->step;
   size_t used = 0;
   out[0] = 0;
   for (int i = n; i-- > 0;) {
-    int32_t kind;
-    xffi_any key;
-    memcpy(&kind, (const char *)steps[i] + 24, sizeof(kind));
-    memcpy(&key, (const char *)steps[i] + 32, sizeof(key));
-    if (key.type_index == XFFI_TYPE_INT)
-      used += (size_t)snprintf(out + used, size - used, "/%d:%lld", (int)kind, (long long)key.v_int64);
+    const xffi_any *key = &steps[i]->key;
+    if (key->type_index == XFFI_TYPE_INT)
+      used += (size_t)snprintf(out + used, size - used, "/%d:%lld", (int)steps[i]->kind, (long long)key->v_int64);
     else
-      used += (size_t)snprintf(out + used, size - used, "/%d:%s", (int)kind, key.small_len ? key.v_small : "?");
+      used +=
+          (size_t)snprintf(out + used, size - used, "/%d:%s", (int)steps[i]->kind, key->small_len ? key->v_small : "?");
   }
 }
 
