@@ -13,6 +13,7 @@
 #include <xffi/tvm_ffi.h>
 
 #include "check.h"
+#include "map_key.h" /* map_text_of */
 #include "recursive_walk.h"
 
 typedef struct comparer {
@@ -162,7 +163,7 @@ static int compare_immediate(comparer *c, const xffi_any *l, const xffi_any *r, 
     return 1;
   }
   if ((xffi_walk_is_str(lt) && xffi_walk_is_str(rt)) || (xffi_walk_is_bytes(lt) && xffi_walk_is_bytes(rt))) {
-    *out = compare_bytes(xffi_walk_text_of(l), xffi_walk_text_of(r));
+    *out = compare_bytes(map_text_of(l), map_text_of(r));
     return 1;
   }
   if (lt != rt) {

@@ -123,7 +123,7 @@ static int hash_immediate(hasher *h, const xffi_any *v, uint64_t *out) {
     return 1;
   }
   if (xffi_walk_is_str(t) || xffi_walk_is_bytes(t)) {
-    xffi_byte_array b = xffi_walk_text_of(v);
+    xffi_byte_array b = map_text_of(v);
     *out = combine(xffi_walk_is_str(t) ? XFFI_TYPE_STRING : XFFI_TYPE_BYTES, map_stable_hash_bytes(b.data, b.size));
     return 1;
   }

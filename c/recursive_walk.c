@@ -11,23 +11,6 @@
 #include "recursive_walk.h"
 #include "type_internal.h"
 
-xffi_byte_array xffi_walk_text_of(const xffi_any *v) {
-  xffi_byte_array b;
-  switch (v->type_index) {
-    case XFFI_TYPE_SMALL_STR:
-    case XFFI_TYPE_SMALL_BYTES:
-      b.data = v->v_small;
-      b.size = v->small_len;
-      return b;
-    case XFFI_TYPE_RAW_STR:
-      b.data = v->v_c_str;
-      b.size = strlen(v->v_c_str);
-      return b;
-    case XFFI_TYPE_BYTE_ARRAY_PTR: return *v->v_bytes_ptr;
-    default: return xffi_string_cell_of_unchecked(v->v_obj);
-  }
-}
-
 /* ffi.Enum's record once the runtime registered it (registered once, never
  * changed: a plain cache is enough). */
 static const xffi_type_info *_Atomic enum_type;

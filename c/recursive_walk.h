@@ -35,9 +35,6 @@ static inline int xffi_walk_is_bytes(int32_t t) {
   return t == XFFI_TYPE_BYTES || t == XFFI_TYPE_SMALL_BYTES || t == XFFI_TYPE_BYTE_ARRAY_PTR;
 }
 
-/* The bytes of a string or bytes value (borrowed from v). */
-xffi_byte_array xffi_walk_text_of(const xffi_any *v) XFFI_INTERNAL;
-
 /* Whether obj (borrowed) is an instance of ffi.Enum: enum members are
  * singletons, shared by a copy. */
 int xffi_walk_is_enum(const xffi_object *obj) XFFI_INTERNAL;

@@ -17,6 +17,7 @@
 #include <xffi/tvm_ffi.h>
 
 #include "check.h"
+#include "map_key.h" /* map_text_of */
 #include "recursive_walk.h"
 #include "structural_region.h"
 #include "type_runtime.h"
@@ -159,8 +160,7 @@ static int fn_equal_call(void *resource, const xffi_any *args, int32_t num_args,
   int status = equal_values(c, &args[0], &args[1], &equal);
   c->region = saved;
   if (status != XFFI_OK) return XFFI_FAIL;
-  if (!equal && c->steps && xffi_walk_is_str(args[3].type_index) &&
-      add_attr_step(c, xffi_walk_text_of(&args[3])) != XFFI_OK)
+  if (!equal && c->steps && xffi_walk_is_str(args[3].type_index) && add_attr_step(c, map_text_of(&args[3])) != XFFI_OK)
     return XFFI_FAIL;
   *result = xffi_any_bool(equal);
   return XFFI_OK;
@@ -233,7 +233,7 @@ static int object_immediate(equaler *c, const xffi_any *l, const xffi_any *r, in
 static int equal_immediate(equaler *c, const xffi_any *l, const xffi_any *r, int *out) {
   int32_t lt = l->type_index, rt = r->type_index;
   if ((xffi_walk_is_str(lt) && xffi_walk_is_str(rt)) || (xffi_walk_is_bytes(lt) && xffi_walk_is_bytes(rt))) {
-    xffi_byte_array a = xffi_walk_text_of(l), b = xffi_walk_text_of(r);
+    xffi_byte_array a = map_text_of(l), b = map_text_of(r);
     *out = a.size == b.size && (a.size == 0 || memcmp(a.data, b.data, a.size) == 0);
     return 1;
   }

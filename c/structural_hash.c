@@ -65,7 +65,7 @@ static uint64_t payload_of(const xffi_any *v) {
 }
 
 static uint64_t text_hash(const xffi_any *v) {
-  xffi_byte_array b = xffi_walk_text_of(v);
+  xffi_byte_array b = map_text_of(v);
   int32_t index = xffi_walk_is_str(v->type_index) ? XFFI_TYPE_STRING : XFFI_TYPE_BYTES;
   return combine((uint64_t)index, map_stable_hash_bytes(b.data, b.size));
 }
