@@ -87,5 +87,6 @@
 #include <xffi/function.h>
 #include <xffi/module.h>
 #include <xffi/recursive.h>
+#include <xffi/json.h>
 
 #endif /* XFFI_XFFI_H */

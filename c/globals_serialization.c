@@ -1,0 +1,49 @@
+/* c/globals_serialization.c: ffi.json.Parse and ffi.json.Stringify
+ * (c/builtin_globals.h), over xffi_json_parse and xffi_json_stringify
+ * (c/json_parse.c, c/json_write.c). */
+#include <xffi/function.h>
+#include <xffi/json.h>
+
+#include "builtin_globals.h"
+#include "global_args.h"
+
+/* (json_str: str) -> the value (a new reference in *result). */
+static int global_json_parse(void *handle, const xffi_any *args, int32_t num_args, xffi_any *result) {
+  (void)handle;
+  static const char fn[] = "ffi.json.Parse";
+  if (xffi_global_check_call(fn, args, num_args, 1, result) != XFFI_OK) return XFFI_FAIL;
+  xffi_byte_array text;
+  if (xffi_arg_to_str(&text, args, num_args, 0, fn) != XFFI_OK) return XFFI_FAIL;
+  return xffi_json_parse(result, text.data, text.size);
+}
+
+/* (value, indent: int | None = None) -> str (a new String in *result). */
+static int global_json_stringify(void *handle, const xffi_any *args, int32_t num_args, xffi_any *result) {
+  (void)handle;
+  static const char fn[] = "ffi.json.Stringify";
+  if (xffi_global_check_call(fn, args, num_args, XFFI_GLOBAL_ANY_COUNT, result) != XFFI_OK) return XFFI_FAIL;
+  if (num_args < 1 || num_args > 2)
+    return xffi_error_raise(XFFI_KIND_TYPE, "%s: expected 1 or 2 arguments, got %d", fn, (int)num_args);
+  int64_t indent = 0;
+  if (num_args == 2 && args[1].type_index != XFFI_TYPE_NONE) {
+    if (xffi_arg_to_int(&indent, args, num_args, 1, fn) != XFFI_OK) return XFFI_FAIL;
+    if (indent < 0 || indent > 1024)
+      return xffi_error_raise(XFFI_KIND_VALUE, "%s: argument 1 (indent): expected 0 to 1024, got %lld", fn,
+                              (long long)indent);
+  }
+  xffi_object *text;
+  if (xffi_json_stringify(&text, &args[0], (int)indent) != XFFI_OK) return XFFI_FAIL;
+  *result = xffi_any_object(text);
+  return XFFI_OK;
+}
+
+XFFI_BUILTIN_FUNCTION(json_parse_function, global_json_parse);
+XFFI_BUILTIN_FUNCTION(json_stringify_function, global_json_stringify);
+
+static const xffi_builtin_global serialization_globals[] = {
+    {"ffi.json.Parse", &json_parse_function, NULL},
+    {"ffi.json.Stringify", &json_stringify_function, NULL},
+};
+
+const xffi_builtin_table xffi_globals_serialization = {
+    serialization_globals, sizeof(serialization_globals) / sizeof(serialization_globals[0])};

@@ -1,0 +1,42 @@
+/* xffi/json.h: a JSON reader and writer (RFC 8259), tvm-ffi's ffi.json.Parse
+ * and ffi.json.Stringify.
+ *
+ * Values map to JSON as tvm-ffi does: an object is a Map from string keys,
+ * an array an Array (a List writes as an array too), a string a String, a
+ * number an int when it has no fraction or exponent and fits in int64_t,
+ * else a float; true/false are bools, null is None. Beyond RFC 8259, as
+ * tvm-ffi (and Python's json module), NaN, Infinity and -Infinity read and
+ * write as such.
+ *
+ * Both walk with a heap stack: nesting is limited by memory, never by the
+ * C stack (10^6 nested arrays read and write). */
+#ifndef XFFI_JSON_H
+#define XFFI_JSON_H
+#include <stddef.h>
+
+#include <xffi/any.h>
+#include <xffi/export.h>
+
+XFFI_EXTERN_C_BEGIN
+
+/* *out receives a new reference to the value of the JSON text
+ * text[0, size) (borrowed; need not be NUL-terminated). The grammar is
+ * RFC 8259's, strictly (no leading zeros, no "1.", no trailing commas),
+ * strings must be valid UTF-8 and \u escapes valid UTF-16 (surrogates in
+ * pairs). Errors: ValueError with tvm-ffi's message and position, e.g.
+ * "Expecting value: line 1 column 5 (char 4)", for malformed text (then
+ * *out is untouched and nothing is leaked); MemoryError. */
+XFFI_API int xffi_json_parse(xffi_any *out, const char *text, size_t size);
+
+/* *out receives a new String: the JSON text of value (borrowed). indent 0
+ * writes compactly ("[1,2]"); indent n > 0 puts each element on its own
+ * line, n spaces deeper per level, and a space after each ':'. Floats with
+ * an integer value write with ".0", others with 17 significant digits.
+ * Errors: ValueError for a value JSON cannot hold ("Unsupported type:
+ * `ffi.Bytes`"), a map key that is not a string, a List that contains
+ * itself ("Cycle detected: List contains itself") or a negative indent;
+ * MemoryError. Nothing is leaked on failure. */
+XFFI_API int xffi_json_stringify(xffi_object **out, const xffi_any *value, int indent);
+
+XFFI_EXTERN_C_END
+#endif /* XFFI_JSON_H */
