@@ -3,7 +3,8 @@
  * "Expecting value: line 1 column 5 (char 4)").
  *
  * The reader is a loop over a heap stack of open containers, never C
- * recursion, so the nesting depth is bounded by memory only. Strings are
+ * recursion; nesting deeper than 2^20 (the walks' bound, c/recursive_walk.h)
+ * is a ValueError. Strings are
  * checked to be UTF-8 and \u escapes to be UTF-16 (surrogates in pairs);
  * numbers follow the RFC grammar exactly (tvm-ffi's own reader lets "01"
  * and "1." through; this one does not). */
@@ -314,6 +315,9 @@ static int read_key(json_reader *r, parse_frame *f) {
 /* Opens a container (r->cur at its bracket). *closed is set when it is
  * empty and already complete, in *value. */
 static int open_container(json_reader *r, int is_map, xffi_any *value, int *closed) {
+  /* The writer and the recursive walks stop at the same depth: what is read
+   * can be written. */
+  if (r->frames.count >= XFFI_WALK_MAX_DEPTH) return xffi_walk_raise_too_deep(FN);
   xffi_object *container;
   int status = is_map ? xffi_map_new(&container, NULL, NULL, 0) : xffi_array_new_with_capacity(&container, 0);
   if (status != XFFI_OK) return XFFI_FAIL;

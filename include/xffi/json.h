@@ -8,8 +8,9 @@
  * tvm-ffi (and Python's json module), NaN, Infinity and -Infinity read and
  * write as such.
  *
- * Both walk with a heap stack: nesting is limited by memory, never by the
- * C stack (10^6 nested arrays read and write). */
+ * Both walk with a heap stack, never the C stack: 10^6 nested arrays read
+ * and write; nesting deeper than 2^20 is a ValueError ("maximum stack
+ * depth (1048576) exceeded"), as in the recursive walks (xffi/recursive.h). */
 #ifndef XFFI_JSON_H
 #define XFFI_JSON_H
 #include <stddef.h>

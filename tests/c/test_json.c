@@ -213,6 +213,12 @@ static void test_million_deep_nesting_uses_no_c_recursion(void **state) {
   assert_int_equal(xffi_json_parse(&v, text, depth), XFFI_FAIL);
   assert_raised(XFFI_KIND_VALUE, "Expecting value: line 1 column 1000001 (char 1000000)");
   free(text);
+  /* Past the walks' bound, 2^20: a clear error, whether closed or not. */
+  const size_t too_deep = ((size_t)1 << 20) + 1;
+  text = nested_text(too_deep, 1);
+  assert_int_equal(xffi_json_parse(&v, text, 2 * too_deep), XFFI_FAIL);
+  expect_error(XFFI_KIND_VALUE, "ffi.json.Parse: maximum stack depth (1048576) exceeded");
+  free(text);
 }
 
 /* ---- Writing what JSON cannot hold ---- */
