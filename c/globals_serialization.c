@@ -1,6 +1,7 @@
-/* c/globals_serialization.c: ffi.json.Parse and ffi.json.Stringify
- * (c/builtin_globals.h), over xffi_json_parse and xffi_json_stringify
- * (c/json_parse.c, c/json_write.c). */
+/* c/globals_serialization.c: ffi.json.Parse, ffi.json.Stringify,
+ * ffi.ToJSONGraph and ffi.ToJSONGraphString (c/builtin_globals.h), over
+ * xffi_json_parse, xffi_json_stringify (c/json_parse.c, c/json_write.c)
+ * and xffi_to_json (c/serialization_write.c). */
 #include <xffi/function.h>
 #include <xffi/json.h>
 
@@ -37,12 +38,42 @@ static int global_json_stringify(void *handle, const xffi_any *args, int32_t num
   return XFFI_OK;
 }
 
+/* (value, metadata = None) -> the graph (a new Map in *result). */
+static int global_to_json_graph(void *handle, const xffi_any *args, int32_t num_args, xffi_any *result) {
+  (void)handle;
+  static const char fn[] = "ffi.ToJSONGraph";
+  if (xffi_global_check_call(fn, args, num_args, XFFI_GLOBAL_ANY_COUNT, result) != XFFI_OK) return XFFI_FAIL;
+  if (num_args < 1 || num_args > 2)
+    return xffi_error_raise(XFFI_KIND_TYPE, "%s: expected 1 or 2 arguments, got %d", fn, (int)num_args);
+  return xffi_to_json(result, &args[0], num_args == 2 ? &args[1] : NULL);
+}
+
+/* (value, metadata = None) -> the graph's compact JSON text (a new String). */
+static int global_to_json_graph_string(void *handle, const xffi_any *args, int32_t num_args, xffi_any *result) {
+  (void)handle;
+  static const char fn[] = "ffi.ToJSONGraphString";
+  if (xffi_global_check_call(fn, args, num_args, XFFI_GLOBAL_ANY_COUNT, result) != XFFI_OK) return XFFI_FAIL;
+  if (num_args < 1 || num_args > 2)
+    return xffi_error_raise(XFFI_KIND_TYPE, "%s: expected 1 or 2 arguments, got %d", fn, (int)num_args);
+  xffi_any graph = xffi_any_none();
+  if (xffi_to_json(&graph, &args[0], num_args == 2 ? &args[1] : NULL) != XFFI_OK) return XFFI_FAIL;
+  xffi_object *text;
+  int status = xffi_json_stringify(&text, &graph, 0);
+  xffi_any_release(&graph);
+  if (status == XFFI_OK) *result = xffi_any_object(text);
+  return status;
+}
+
 XFFI_BUILTIN_FUNCTION(json_parse_function, global_json_parse);
 XFFI_BUILTIN_FUNCTION(json_stringify_function, global_json_stringify);
+XFFI_BUILTIN_FUNCTION(to_json_graph_function, global_to_json_graph);
+XFFI_BUILTIN_FUNCTION(to_json_graph_string_function, global_to_json_graph_string);
 
 static const xffi_builtin_global serialization_globals[] = {
     {"ffi.json.Parse", &json_parse_function, NULL},
     {"ffi.json.Stringify", &json_stringify_function, NULL},
+    {"ffi.ToJSONGraph", &to_json_graph_function, NULL},
+    {"ffi.ToJSONGraphString", &to_json_graph_string_function, NULL},
 };
 
 const xffi_builtin_table xffi_globals_serialization = {

@@ -39,5 +39,20 @@ XFFI_API int xffi_json_parse(xffi_any *out, const char *text, size_t size);
  * MemoryError. Nothing is leaked on failure. */
 XFFI_API int xffi_json_stringify(xffi_object **out, const xffi_any *value, int indent);
 
+/* ---- tvm-ffi's JSON graph format (ffi.ToJSONGraph) ----
+ * {"root_index": R, "nodes": [{"type": <type key>, "data": ...}, ...],
+ *  "metadata": ...}: one node per distinct value (strings by content,
+ * objects by identity), children numbered before their parent, byte for
+ * byte as tvm-ffi writes it. So far None, bool, int, float, dtype, device,
+ * strings, bytes (base64), Shape, Array, List, Map and Dict; reflected
+ * objects are a TypeError naming the type. */
+
+/* *out receives a new reference to the graph of value (borrowed), with
+ * metadata (borrowed; NULL or None for none) under "metadata". Errors:
+ * TypeError for a value with no graph form; ValueError for a List or Dict
+ * that contains itself ("Cycle detected during serialization: a List
+ * contains itself") or nesting past 2^20; MemoryError. Nothing leaks. */
+XFFI_API int xffi_to_json(xffi_any *out, const xffi_any *value, const xffi_any *metadata);
+
 XFFI_EXTERN_C_END
 #endif /* XFFI_JSON_H */
