@@ -1,7 +1,8 @@
 /* c/globals_serialization.c: ffi.json.Parse, ffi.json.Stringify,
  * ffi.ToJSONGraph and ffi.ToJSONGraphString (c/builtin_globals.h), over
  * xffi_json_parse, xffi_json_stringify (c/json_parse.c, c/json_write.c)
- * and xffi_to_json (c/serialization_write.c). */
+ * xffi_to_json and xffi_from_json (c/serialization_write.c,
+ * c/serialization_read.c), and ffi.FromJSONGraph/FromJSONGraphString. */
 #include <xffi/function.h>
 #include <xffi/json.h>
 
@@ -64,16 +65,41 @@ static int global_to_json_graph_string(void *handle, const xffi_any *args, int32
   return status;
 }
 
+/* (graph) -> the value (a new reference in *result). */
+static int global_from_json_graph(void *handle, const xffi_any *args, int32_t num_args, xffi_any *result) {
+  (void)handle;
+  if (xffi_global_check_call("ffi.FromJSONGraph", args, num_args, 1, result) != XFFI_OK) return XFFI_FAIL;
+  return xffi_from_json(result, &args[0]);
+}
+
+/* (json_str: str) -> the value (a new reference in *result). */
+static int global_from_json_graph_string(void *handle, const xffi_any *args, int32_t num_args, xffi_any *result) {
+  (void)handle;
+  static const char fn[] = "ffi.FromJSONGraphString";
+  if (xffi_global_check_call(fn, args, num_args, 1, result) != XFFI_OK) return XFFI_FAIL;
+  xffi_byte_array text;
+  if (xffi_arg_to_str(&text, args, num_args, 0, fn) != XFFI_OK) return XFFI_FAIL;
+  xffi_any graph = xffi_any_none();
+  if (xffi_json_parse(&graph, text.data, text.size) != XFFI_OK) return XFFI_FAIL;
+  int status = xffi_from_json(result, &graph);
+  xffi_any_release(&graph);
+  return status;
+}
+
 XFFI_BUILTIN_FUNCTION(json_parse_function, global_json_parse);
 XFFI_BUILTIN_FUNCTION(json_stringify_function, global_json_stringify);
 XFFI_BUILTIN_FUNCTION(to_json_graph_function, global_to_json_graph);
 XFFI_BUILTIN_FUNCTION(to_json_graph_string_function, global_to_json_graph_string);
+XFFI_BUILTIN_FUNCTION(from_json_graph_function, global_from_json_graph);
+XFFI_BUILTIN_FUNCTION(from_json_graph_string_function, global_from_json_graph_string);
 
 static const xffi_builtin_global serialization_globals[] = {
     {"ffi.json.Parse", &json_parse_function, NULL},
     {"ffi.json.Stringify", &json_stringify_function, NULL},
     {"ffi.ToJSONGraph", &to_json_graph_function, NULL},
     {"ffi.ToJSONGraphString", &to_json_graph_string_function, NULL},
+    {"ffi.FromJSONGraph", &from_json_graph_function, NULL},
+    {"ffi.FromJSONGraphString", &from_json_graph_string_function, NULL},
 };
 
 const xffi_builtin_table xffi_globals_serialization = {

@@ -44,8 +44,8 @@ XFFI_API int xffi_json_stringify(xffi_object **out, const xffi_any *value, int i
  *  "metadata": ...}: one node per distinct value (strings by content,
  * objects by identity), children numbered before their parent, byte for
  * byte as tvm-ffi writes it. So far None, bool, int, float, dtype, device,
- * strings, bytes (base64), Shape, Array, List, Map and Dict; reflected
- * objects are a TypeError naming the type. */
+ * strings, bytes (base64), Shape, Array, List, Map and Dict, both ways;
+ * reflected objects are a TypeError naming the type. */
 
 /* *out receives a new reference to the graph of value (borrowed), with
  * metadata (borrowed; NULL or None for none) under "metadata". Errors:
@@ -53,6 +53,16 @@ XFFI_API int xffi_json_stringify(xffi_object **out, const xffi_any *value, int i
  * that contains itself ("Cycle detected during serialization: a List
  * contains itself") or nesting past 2^20; MemoryError. Nothing leaks. */
 XFFI_API int xffi_to_json(xffi_any *out, const xffi_any *value, const xffi_any *metadata);
+
+/* *out receives a new reference to the value graph (borrowed: a Map as
+ * xffi_to_json or tvm-ffi's ToJSONGraph makes, or ffi.json.Parse reads)
+ * stands for; a node reached twice gives the same object. Errors, each
+ * naming the node, its type and the bad part: ValueError for a graph that is
+ * not an object or lacks "root_index"/"nodes", an unknown type key, a node
+ * index out of range, a node that leads back to itself (the format has no
+ * cycles), bad base64 or dtype text; TypeError for data of the wrong type
+ * and for reflected objects (not read yet); MemoryError. Nothing leaks. */
+XFFI_API int xffi_from_json(xffi_any *out, const xffi_any *graph);
 
 XFFI_EXTERN_C_END
 #endif /* XFFI_JSON_H */
