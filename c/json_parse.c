@@ -76,12 +76,12 @@ static size_t utf8_length(const unsigned char *p, const unsigned char *end) {
     n = 2;
   } else if (c >= 0xE0 && c <= 0xEF) {
     n = 3;
-    if (c == 0xE0) lo = 0xA0;      /* no overlong forms */
-    if (c == 0xED) hi = 0x9F;      /* no surrogates */
+    if (c == 0xE0) lo = 0xA0; /* no overlong forms */
+    if (c == 0xED) hi = 0x9F; /* no surrogates */
   } else if (c >= 0xF0 && c <= 0xF4) {
     n = 4;
     if (c == 0xF0) lo = 0x90;
-    if (c == 0xF4) hi = 0x8F;      /* nothing above U+10FFFF */
+    if (c == 0xF4) hi = 0x8F; /* nothing above U+10FFFF */
   } else {
     return 0;
   }
@@ -97,10 +97,14 @@ static int hex4(const char *p, const char *end, uint32_t *out) {
   for (int i = 0; i < 4; ++i) {
     char c = p[i];
     v <<= 4;
-    if (c >= '0' && c <= '9') v |= (uint32_t)(c - '0');
-    else if (c >= 'a' && c <= 'f') v |= (uint32_t)(c - 'a' + 10);
-    else if (c >= 'A' && c <= 'F') v |= (uint32_t)(c - 'A' + 10);
-    else return 0;
+    if (c >= '0' && c <= '9')
+      v |= (uint32_t)(c - '0');
+    else if (c >= 'a' && c <= 'f')
+      v |= (uint32_t)(c - 'a' + 10);
+    else if (c >= 'A' && c <= 'F')
+      v |= (uint32_t)(c - 'A' + 10);
+    else
+      return 0;
   }
   *out = v;
   return 1;

@@ -171,8 +171,7 @@ static int step(json_writer *w) {
   if (xffi_map_next(&item, f->container, &f->map_cursor) != XFFI_OK) return XFFI_FAIL;
   if (item.key == NULL) return xffi_error_raise(XFFI_KIND_VALUE, "%s: map changed while written", FN);
   if (!xffi_walk_is_str(item.key->type_index))
-    return xffi_error_raise(XFFI_KIND_VALUE, "%s: Expect key to be string, got `%s`", FN,
-                            xffi_any_kind_name(item.key));
+    return xffi_error_raise(XFFI_KIND_VALUE, "%s: Expect key to be string, got `%s`", FN, xffi_any_kind_name(item.key));
   if (put_string(w, xffi_walk_text_of(item.key)) != XFFI_OK) return XFFI_FAIL;
   if (put(w, w->indent != 0 ? ": " : ":", w->indent != 0 ? 2 : 1) != XFFI_OK) return XFFI_FAIL;
   /* The value pointer stays valid: the map is not changed while written. */
@@ -182,8 +181,7 @@ static int step(json_writer *w) {
 int xffi_json_stringify(xffi_object **out, const xffi_any *value, int indent) {
   if (out == NULL || value == NULL)
     return xffi_error_raise(XFFI_KIND_VALUE, "xffi_json_stringify: %s is NULL", out == NULL ? "out" : "value");
-  if (indent < 0)
-    return xffi_error_raise(XFFI_KIND_VALUE, "xffi_json_stringify: indent must be >= 0, got %d", indent);
+  if (indent < 0) return xffi_error_raise(XFFI_KIND_VALUE, "xffi_json_stringify: indent must be >= 0, got %d", indent);
   json_writer w;
   memset(&w, 0, sizeof(w));
   w.out.limit = SIZE_MAX;
