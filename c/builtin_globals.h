@@ -51,6 +51,9 @@ extern const xffi_builtin_table xffi_globals_structural
 extern const xffi_builtin_table xffi_globals_repr XFFI_INTERNAL;    /* ffi.ReprPrint (c/globals_repr.c) */
 extern const xffi_builtin_table xffi_globals_pyclass XFFI_INTERNAL; /* py_class (c/globals_pyclass.c) */
 
+/* ffi.json.Parse/Stringify and the JSON graph (c/globals_serialization.c). */
+extern const xffi_builtin_table xffi_globals_serialization XFFI_INTERNAL;
+
 /* All tables, in the order names are listed. */
 extern const xffi_builtin_table *const xffi_builtin_tables[] XFFI_INTERNAL;
 extern const size_t xffi_builtin_table_count XFFI_INTERNAL;

@@ -88,5 +88,6 @@
 #include <xffi/module.h>
 #include <xffi/recursive.h>
 #include <xffi/structural.h>
+#include <xffi/json.h>
 
 #endif /* XFFI_XFFI_H */

@@ -1,0 +1,428 @@
+/* c/json_parse.c: xffi_json_parse (ffi.json.Parse), an RFC 8259 reader
+ * with tvm-ffi's value mapping and error messages (Python json's wording:
+ * "Expecting value: line 1 column 5 (char 4)").
+ *
+ * The reader is a loop over a heap stack of open containers, never C
+ * recursion; nesting deeper than 2^20 (the walks' bound, c/recursive_walk.h)
+ * is a ValueError. Strings are
+ * checked to be UTF-8 and \u escapes to be UTF-16 (surrogates in pairs);
+ * numbers follow the RFC grammar exactly (tvm-ffi's own reader lets "01"
+ * and "1." through; this one does not). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <xffi/array.h>
+#include <xffi/json.h>
+#include <xffi/map.h>
+#include <xffi/string.h>
+
+#include "recursive_walk.h"
+#include "repr_text.h"
+
+static const char *const FN = "ffi.json.Parse";
+
+/* One Array or Map being read. */
+typedef struct parse_frame {
+  xffi_object *container; /* owned; changed in place (its only reference) */
+  xffi_any key;           /* Map: the key read, waiting for its value (owned) */
+  int is_map;
+} parse_frame;
+
+typedef struct json_reader {
+  const char *begin, *cur, *end;
+  const char *line_begin;
+  int64_t line;
+  xffi_walk_vec frames; /* parse_frame */
+  repr_text text;       /* scratch for strings with escapes */
+} json_reader;
+
+/* Raises "<what>: line L column C (char P)" at position at. */
+static int fail_at(json_reader *r, const char *at, const char *what) {
+  /* A position before the current line's start (a number's start never is)
+   * cannot happen: columns count from the line's start. */
+  return xffi_error_raise(XFFI_KIND_VALUE, "%s: %s: line %lld column %lld (char %lld)", FN, what, (long long)r->line,
+                          (long long)(at - r->line_begin + 1), (long long)(at - r->begin));
+}
+
+static void skip_space(json_reader *r) {
+  while (r->cur < r->end) {
+    char c = *r->cur;
+    if (c == '\n') {
+      r->line++;
+      r->line_begin = r->cur + 1;
+    } else if (c != ' ' && c != '\t' && c != '\r') {
+      return;
+    }
+    r->cur++;
+  }
+}
+
+static int match(json_reader *r, const char *literal, size_t n) {
+  if ((size_t)(r->end - r->cur) < n || memcmp(r->cur, literal, n) != 0) return 0;
+  r->cur += n;
+  return 1;
+}
+
+/* ---- Strings ---- */
+
+/* The length of the valid UTF-8 sequence at p (before end), or 0. */
+static size_t utf8_length(const unsigned char *p, const unsigned char *end) {
+  unsigned char c = p[0];
+  if (c < 0x80) return 1;
+  size_t n;
+  unsigned char lo = 0x80, hi = 0xBF; /* the second byte's range */
+  if (c >= 0xC2 && c <= 0xDF) {
+    n = 2;
+  } else if (c >= 0xE0 && c <= 0xEF) {
+    n = 3;
+    if (c == 0xE0) lo = 0xA0; /* no overlong forms */
+    if (c == 0xED) hi = 0x9F; /* no surrogates */
+  } else if (c >= 0xF0 && c <= 0xF4) {
+    n = 4;
+    if (c == 0xF0) lo = 0x90;
+    if (c == 0xF4) hi = 0x8F; /* nothing above U+10FFFF */
+  } else {
+    return 0;
+  }
+  if ((size_t)(end - p) < n || p[1] < lo || p[1] > hi) return 0;
+  for (size_t i = 2; i < n; ++i)
+    if ((p[i] & 0xC0) != 0x80) return 0;
+  return n;
+}
+
+static int hex4(const char *p, const char *end, uint32_t *out) {
+  if (end - p < 4) return 0;
+  uint32_t v = 0;
+  for (int i = 0; i < 4; ++i) {
+    char c = p[i];
+    v <<= 4;
+    if (c >= '0' && c <= '9')
+      v |= (uint32_t)(c - '0');
+    else if (c >= 'a' && c <= 'f')
+      v |= (uint32_t)(c - 'a' + 10);
+    else if (c >= 'A' && c <= 'F')
+      v |= (uint32_t)(c - 'A' + 10);
+    else
+      return 0;
+  }
+  *out = v;
+  return 1;
+}
+
+static int put_code_point(json_reader *r, uint32_t cp) {
+  char b[4];
+  size_t n;
+  if (cp < 0x80) {
+    b[0] = (char)cp;
+    n = 1;
+  } else if (cp < 0x800) {
+    b[0] = (char)(0xC0 | (cp >> 6));
+    b[1] = (char)(0x80 | (cp & 0x3F));
+    n = 2;
+  } else if (cp < 0x10000) {
+    b[0] = (char)(0xE0 | (cp >> 12));
+    b[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
+    b[2] = (char)(0x80 | (cp & 0x3F));
+    n = 3;
+  } else {
+    b[0] = (char)(0xF0 | (cp >> 18));
+    b[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
+    b[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
+    b[3] = (char)(0x80 | (cp & 0x3F));
+    n = 4;
+  }
+  return xffi_repr_put(&r->text, b, n);
+}
+
+/* One \u escape (r->cur at the 'u'), a surrogate pair taken whole. */
+static int read_unicode_escape(json_reader *r) {
+  const char *at = r->cur; /* the 'u', where tvm-ffi places these errors */
+  uint32_t first, second;
+  if (!hex4(r->cur + 1, r->end, &first)) return fail_at(r, at, "Invalid \\uXXXX escape");
+  r->cur += 5;
+  if (first >= 0xDC00 && first <= 0xDFFF) return fail_at(r, at, "Invalid surrogate pair of \\uXXXX escapes");
+  if (first < 0xD800 || first > 0xDBFF) return put_code_point(r, first);
+  if (!match(r, "\\u", 2)) return fail_at(r, at, "Invalid surrogate pair of \\uXXXX escapes");
+  if (!hex4(r->cur, r->end, &second)) return fail_at(r, r->cur, "Invalid \\uXXXX escape");
+  if (second < 0xDC00 || second > 0xDFFF) return fail_at(r, r->cur, "Invalid surrogate pair of \\uXXXX escapes");
+  r->cur += 4;
+  return put_code_point(r, ((first - 0xD800) << 10) + (second - 0xDC00) + 0x10000);
+}
+
+/* Reads a string (r->cur at its opening quote) into *out (a new value). */
+static int read_string(json_reader *r, xffi_any *out) {
+  const char *start = r->cur++;
+  const char *run = r->cur; /* bytes not yet copied to the scratch */
+  r->text.size = 0;
+  int escaped = 0;
+  while (r->cur < r->end) {
+    unsigned char c = (unsigned char)*r->cur;
+    if (c == '"') {
+      int status;
+      if (!escaped) {
+        status = xffi_any_from_str(out, run, (size_t)(r->cur - run));
+      } else if ((status = xffi_repr_put(&r->text, run, (size_t)(r->cur - run))) == XFFI_OK) {
+        status = xffi_any_from_str(out, r->text.data, r->text.size);
+      }
+      r->cur++;
+      return status;
+    }
+    if (c < 0x20) return fail_at(r, r->cur, "Invalid control character at");
+    if (c >= 0x80) {
+      size_t n = utf8_length((const unsigned char *)r->cur, (const unsigned char *)r->end);
+      if (n == 0) return fail_at(r, r->cur, "Invalid UTF-8 byte at");
+      r->cur += n;
+      continue;
+    }
+    if (c != '\\') {
+      r->cur++;
+      continue;
+    }
+    escaped = 1;
+    if (xffi_repr_put(&r->text, run, (size_t)(r->cur - run)) != XFFI_OK) return XFFI_FAIL;
+    r->cur++;
+    if (r->cur == r->end) break;
+    char e = *r->cur, plain = 0;
+    switch (e) {
+      case '"': plain = '"'; break;
+      case '\\': plain = '\\'; break;
+      case '/': plain = '/'; break;
+      case 'b': plain = '\b'; break;
+      case 'f': plain = '\f'; break;
+      case 'n': plain = '\n'; break;
+      case 'r': plain = '\r'; break;
+      case 't': plain = '\t'; break;
+      case 'u':
+        if (read_unicode_escape(r) != XFFI_OK) return XFFI_FAIL;
+        run = r->cur;
+        continue;
+      default: return fail_at(r, r->cur, "Invalid \\escape");
+    }
+    if (xffi_repr_put(&r->text, &plain, 1) != XFFI_OK) return XFFI_FAIL;
+    run = ++r->cur;
+  }
+  return fail_at(r, start, "Unterminated string starting at");
+}
+
+/* ---- Numbers and literals ---- */
+
+static int is_digit(char c) { return c >= '0' && c <= '9'; }
+
+static int read_number(json_reader *r, xffi_any *out) {
+  const char *start = r->cur, *p = r->cur, *end = r->end;
+  int negative = 0;
+  if (p < end && *p == '-') {
+    negative = 1;
+    p++;
+  }
+  if (p < end && *p == 'I') {
+    r->cur = p;
+    if (!match(r, "Infinity", 8)) return fail_at(r, start, "Expecting value");
+    *out = xffi_any_float(negative ? -HUGE_VAL : HUGE_VAL);
+    return XFFI_OK;
+  }
+  if (!negative && p < end && *p == 'N') {
+    if (!match(r, "NaN", 3)) return fail_at(r, start, "Expecting value");
+    *out = xffi_any_float(NAN);
+    return XFFI_OK;
+  }
+  /* int: 0 or a non-zero digit and more digits */
+  if (p == end || !is_digit(*p)) return fail_at(r, start, "Expecting value");
+  if (*p == '0') {
+    p++;
+  } else {
+    while (p < end && is_digit(*p)) p++;
+  }
+  int integral = 1;
+  if (p < end && *p == '.') {
+    integral = 0;
+    p++;
+    if (p == end || !is_digit(*p)) return fail_at(r, start, "Expecting value");
+    while (p < end && is_digit(*p)) p++;
+  }
+  if (p < end && (*p == 'e' || *p == 'E')) {
+    integral = 0;
+    p++;
+    if (p < end && (*p == '+' || *p == '-')) p++;
+    if (p == end || !is_digit(*p)) return fail_at(r, start, "Expecting value");
+    while (p < end && is_digit(*p)) p++;
+  }
+  r->cur = p;
+  if (integral) {
+    /* Accumulate negatively so INT64_MIN fits; overflow reads as a float. */
+    int64_t v = 0;
+    int overflow = 0;
+    for (const char *q = start + negative; q < p; ++q) {
+      int d = *q - '0';
+      if (v < (INT64_MIN + d) / 10) {
+        overflow = 1;
+        break;
+      }
+      v = v * 10 - d;
+    }
+    if (!overflow && (negative || v != INT64_MIN)) {
+      *out = xffi_any_int(negative ? v : -v);
+      return XFFI_OK;
+    }
+  }
+  /* strtod needs a NUL-terminated copy; numbers are short, but any length is taken. */
+  size_t n = (size_t)(p - start);
+  char small[64];
+  char *copy = n < sizeof(small) ? small : (char *)xffi_alloc(n + 1);
+  if (copy == NULL) return xffi_error_raise_out_of_memory();
+  memcpy(copy, start, n);
+  copy[n] = '\0';
+  double d = strtod(copy, NULL);
+  if (copy != small) xffi_free(copy);
+  /* A finite literal too large for a double is refused, as tvm-ffi does
+   * (an underflow reads as the nearest double, as Python does). */
+  if (isinf(d)) return fail_at(r, start, "Expecting value");
+  *out = xffi_any_float(d);
+  return XFFI_OK;
+}
+
+/* Reads a value that is not a container (r->cur at its first byte). */
+static int read_leaf(json_reader *r, xffi_any *out) {
+  switch (*r->cur) {
+    case '"': return read_string(r, out);
+    case 't':
+      if (!match(r, "true", 4)) break;
+      *out = xffi_any_bool(1);
+      return XFFI_OK;
+    case 'f':
+      if (!match(r, "false", 5)) break;
+      *out = xffi_any_bool(0);
+      return XFFI_OK;
+    case 'n':
+      if (!match(r, "null", 4)) break;
+      *out = xffi_any_none();
+      return XFFI_OK;
+    default: return read_number(r, out);
+  }
+  return fail_at(r, r->cur, "Expecting value");
+}
+
+/* ---- Containers ---- */
+
+/* Reads a map key and its ':' (r->cur at what should be the key's quote). */
+static int read_key(json_reader *r, parse_frame *f) {
+  if (r->cur == r->end || *r->cur != '"')
+    return fail_at(r, r->cur, "Expecting property name enclosed in double quotes");
+  if (read_string(r, &f->key) != XFFI_OK) return XFFI_FAIL;
+  skip_space(r);
+  if (r->cur == r->end || *r->cur != ':') return fail_at(r, r->cur, "Expecting ':' delimiter");
+  r->cur++;
+  return XFFI_OK;
+}
+
+/* Opens a container (r->cur at its bracket). *closed is set when it is
+ * empty and already complete, in *value. */
+static int open_container(json_reader *r, int is_map, xffi_any *value, int *closed) {
+  /* The writer and the recursive walks stop at the same depth: what is read
+   * can be written. */
+  if (r->frames.count >= XFFI_WALK_MAX_DEPTH) return xffi_walk_raise_too_deep(FN);
+  xffi_object *container;
+  int status = is_map ? xffi_map_new(&container, NULL, NULL, 0) : xffi_array_new_with_capacity(&container, 0);
+  if (status != XFFI_OK) return XFFI_FAIL;
+  r->cur++;
+  skip_space(r);
+  if (r->cur < r->end && *r->cur == (is_map ? '}' : ']')) {
+    r->cur++;
+    *value = xffi_any_object(container);
+    *closed = 1;
+    return XFFI_OK;
+  }
+  parse_frame *f = (parse_frame *)xffi_walk_vec_push(&r->frames);
+  if (f == NULL) {
+    xffi_object_dec_ref(container);
+    return XFFI_FAIL;
+  }
+  f->container = container;
+  f->key = xffi_any_none();
+  f->is_map = is_map;
+  *closed = 0;
+  return is_map ? read_key(r, f) : XFFI_OK;
+}
+
+/* Adds value (stolen) to the top frame; then reads its ',' (and the next
+ * key) or its closing bracket. *value receives the closed container, and
+ * *closed is set, when the frame ends. */
+static int add_to_top(json_reader *r, xffi_any *value, int *closed) {
+  parse_frame *f = (parse_frame *)xffi_walk_vec_top(&r->frames);
+  int status = f->is_map ? xffi_map_set(&f->container, &f->key, value) : xffi_array_push(&f->container, value);
+  xffi_any_release(value);
+  xffi_any_release(&f->key);
+  f->key = xffi_any_none();
+  if (status != XFFI_OK) return XFFI_FAIL;
+  skip_space(r);
+  *closed = 0;
+  if (r->cur < r->end && *r->cur == ',') {
+    r->cur++;
+    skip_space(r);
+    return f->is_map ? read_key(r, f) : XFFI_OK;
+  }
+  if (r->cur < r->end && *r->cur == (f->is_map ? '}' : ']')) {
+    r->cur++;
+    *value = xffi_any_object(f->container);
+    r->frames.count--;
+    *closed = 1;
+    return XFFI_OK;
+  }
+  return fail_at(r, r->cur, "Expecting ',' delimiter");
+}
+
+/* Reads values until the root is complete, in *out. */
+static int read_document(json_reader *r, xffi_any *out) {
+  for (;;) {
+    skip_space(r);
+    if (r->cur == r->end) return fail_at(r, r->cur, "Expecting value");
+    xffi_any value = xffi_any_none();
+    int closed = 1;
+    char c = *r->cur;
+    int status = c == '[' || c == '{' ? open_container(r, c == '{', &value, &closed) : read_leaf(r, &value);
+    if (status != XFFI_OK) return XFFI_FAIL;
+    if (!closed) continue; /* the new container's first value comes next */
+    /* A complete value: hand it up through every frame it closes. */
+    while (r->frames.count > 0) {
+      if (add_to_top(r, &value, &closed) != XFFI_OK) return XFFI_FAIL;
+      if (!closed) break;
+    }
+    if (r->frames.count == 0 && closed) {
+      *out = value;
+      return XFFI_OK;
+    }
+  }
+}
+
+int xffi_json_parse(xffi_any *out, const char *text, size_t size) {
+  if (out == NULL || (text == NULL && size > 0))
+    return xffi_error_raise(XFFI_KIND_VALUE, "xffi_json_parse: %s is NULL", out == NULL ? "out" : "text");
+  json_reader r;
+  memset(&r, 0, sizeof(r));
+  r.begin = r.cur = r.line_begin = text ? text : "";
+  r.end = r.begin + size;
+  r.line = 1;
+  r.frames.item_size = sizeof(parse_frame);
+  r.text.limit = SIZE_MAX;
+  xffi_any value = xffi_any_none();
+  int status = read_document(&r, &value);
+  if (status == XFFI_OK) {
+    skip_space(&r);
+    if (r.cur != r.end) {
+      xffi_any_release(&value);
+      status = fail_at(&r, r.cur, "Extra data");
+    }
+  }
+  /* Open containers release their contents with the heap-safe release of
+   * nested objects (bounded stack, c/object.c). */
+  for (size_t i = 0; i < r.frames.count; ++i) {
+    parse_frame *f = (parse_frame *)xffi_walk_vec_at(&r.frames, i);
+    xffi_any_release(&f->key);
+    xffi_object_dec_ref(f->container);
+  }
+  xffi_walk_vec_free(&r.frames);
+  xffi_repr_text_free(&r.text);
+  if (status == XFFI_OK) *out = value;
+  return status;
+}

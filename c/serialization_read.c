@@ -1,0 +1,373 @@
+/* c/serialization_read.c: xffi_from_json (ffi.FromJSONGraph and
+ * ffi.FromJSONGraphString), the reader of tvm-ffi's JSON graph format
+ * (c/serialization_write.c has the format).
+ *
+ * Hostile graphs are expected: each node is checked as it is decoded, and
+ * an error names the node, its type and the bad part (a node index out of
+ * range, a node that leads back to itself, which the format cannot hold
+ * and tvm-ffi's recursive reader would follow until its stack overflows,
+ * data of the wrong type). Nodes are decoded once each (shared values stay
+ * shared), with a heap stack, and nothing half-built outlives an error. */
+#include <stdio.h>
+#include <string.h>
+
+#include <xffi/array.h>
+#include <xffi/json.h>
+#include <xffi/map.h>
+#include <xffi/shape.h>
+#include <xffi/string.h>
+#include <xffi/tvm_ffi.h>
+
+#include "recursive_walk.h"
+#include "serialization_keys.h"
+
+static const char *const FN = "ffi.FromJSONGraph";
+
+/* Drops the raised error (one this reader replaces with its own). */
+static void drop_raised(void) {
+  xffi_object *err = xffi_error_move_raised();
+  if (err) xffi_object_dec_ref(err);
+}
+
+enum { NODE_NEW = 0, NODE_OPEN = 1, NODE_DONE = 2 };
+
+/* A container node whose children are being decoded. */
+typedef struct read_frame {
+  int64_t node;
+  int32_t type_index;
+  const char *type_key;
+  const xffi_any *refs; /* borrowed: the node's data, child node indices */
+  int64_t size, position;
+  xffi_object *built; /* owned: the container so far (its only reference) */
+  xffi_any key;       /* Map/Dict: the decoded key waiting for its value (owned) */
+} read_frame;
+
+typedef struct graph_reader {
+  const xffi_any *nodes; /* borrowed from the graph */
+  int64_t count;
+  xffi_any *decoded; /* owned: each node's value once done */
+  uint8_t *state;
+  xffi_walk_vec frames; /* read_frame */
+} graph_reader;
+
+/* The borrowed value of key in map (a Map), or NULL. */
+static const xffi_any *field(const xffi_object *map, const char *key) {
+  xffi_any k = xffi_any_c_str(key);
+  const xffi_any *v = NULL;
+  if (xffi_map_lookup(&v, map, &k) != XFFI_OK) {
+    drop_raised();
+    return NULL;
+  }
+  return v;
+}
+
+static int bad_data(int64_t node, const char *type_key, const char *expected, const xffi_any *got) {
+  return xffi_error_raise(XFFI_KIND_TYPE, "%s: node %lld (%s): \"data\" must be %s, got %s", FN, (long long)node,
+                          type_key, expected, got ? xffi_any_kind_name(got) : "nothing");
+}
+
+static int base64_value(char c) {
+  if (c >= 'A' && c <= 'Z') return c - 'A';
+  if (c >= 'a' && c <= 'z') return c - 'a' + 26;
+  if (c >= '0' && c <= '9') return c - '0' + 52;
+  if (c == '+') return 62;
+  if (c == '/') return 63;
+  return -1;
+}
+
+/* *out receives new bytes decoded from standard base64 text (padded). */
+static int base64_decode(xffi_any *out, xffi_byte_array text, int64_t node) {
+  if (text.size % 4 != 0)
+    return xffi_error_raise(XFFI_KIND_VALUE,
+                            "%s: node %lld (ffi.Bytes): base64 text of length %zu, not a multiple of 4", FN,
+                            (long long)node, text.size);
+  char *bytes = (char *)xffi_alloc(text.size / 4 * 3 + 1);
+  if (bytes == NULL) return xffi_error_raise_out_of_memory();
+  size_t n = 0;
+  for (size_t i = 0; i < text.size; i += 4) {
+    int v[4], pad = 0;
+    for (int j = 0; j < 4; ++j) {
+      char c = text.data[i + (size_t)j];
+      int last_group = i + 4 == text.size;
+      if (c == '=' && last_group && j >= 2 && (j == 3 || text.data[i + 3] == '=')) {
+        v[j] = 0;
+        pad++;
+      } else if ((v[j] = base64_value(c)) < 0) {
+        xffi_free(bytes);
+        return xffi_error_raise(XFFI_KIND_VALUE, "%s: node %lld (ffi.Bytes): invalid base64 character at %zu", FN,
+                                (long long)node, i + (size_t)j);
+      }
+    }
+    uint32_t b = (uint32_t)v[0] << 18 | (uint32_t)v[1] << 12 | (uint32_t)v[2] << 6 | (uint32_t)v[3];
+    bytes[n++] = (char)(b >> 16);
+    if (pad < 2) bytes[n++] = (char)(b >> 8);
+    if (pad < 1) bytes[n++] = (char)b;
+  }
+  int status = xffi_any_from_bytes(out, bytes, n);
+  xffi_free(bytes);
+  return status;
+}
+
+/* Decodes a node with no children into *out (a new value). */
+static int decode_leaf(int64_t node, int32_t type_index, const char *type_key, const xffi_any *data, xffi_any *out) {
+  int32_t t = data ? data->type_index : XFFI_TYPE_NONE;
+  switch (type_index) {
+    case XFFI_TYPE_NONE: *out = xffi_any_none(); return XFFI_OK;
+    case XFFI_TYPE_BOOL:
+      if (t != XFFI_TYPE_BOOL && t != XFFI_TYPE_INT) return bad_data(node, type_key, "a bool", data);
+      *out = xffi_any_bool(data->v_int64 != 0);
+      return XFFI_OK;
+    case XFFI_TYPE_INT:
+      if (t != XFFI_TYPE_INT) return bad_data(node, type_key, "an int", data);
+      *out = *data;
+      return XFFI_OK;
+    case XFFI_TYPE_FLOAT:
+      if (t == XFFI_TYPE_INT) {
+        *out = xffi_any_float((double)data->v_int64);
+        return XFFI_OK;
+      }
+      if (t != XFFI_TYPE_FLOAT) return bad_data(node, type_key, "a float", data);
+      *out = *data;
+      return XFFI_OK;
+    case XFFI_TYPE_DTYPE: {
+      if (!xffi_walk_is_str(t)) return bad_data(node, type_key, "a dtype string", data);
+      xffi_byte_array s = xffi_walk_text_of(data);
+      DLDataType dtype;
+      if (TVMFFIDataTypeFromString(&s, &dtype) != XFFI_OK) {
+        drop_raised();
+        return xffi_error_raise(XFFI_KIND_VALUE, "%s: node %lld (%s): \"data\" `%.*s` is not a dtype", FN,
+                                (long long)node, type_key, (int)s.size, s.data);
+      }
+      *out = xffi_any_dtype(dtype);
+      return XFFI_OK;
+    }
+    case XFFI_TYPE_DEVICE: {
+      const xffi_any *pair;
+      int64_t n = 0;
+      if (t != XFFI_TYPE_ARRAY || xffi_array_items(&pair, &n, data->v_obj) != XFFI_OK || n != 2 ||
+          pair[0].type_index != XFFI_TYPE_INT || pair[1].type_index != XFFI_TYPE_INT || pair[0].v_int64 < INT32_MIN ||
+          pair[0].v_int64 > INT32_MAX || pair[1].v_int64 < INT32_MIN || pair[1].v_int64 > INT32_MAX)
+        return bad_data(node, type_key, "[device_type, device_id] (two 32-bit ints)", data);
+      DLDevice device = {(DLDeviceType)pair[0].v_int64, (int32_t)pair[1].v_int64};
+      *out = xffi_any_device(device);
+      return XFFI_OK;
+    }
+    case XFFI_TYPE_STRING: {
+      if (!xffi_walk_is_str(t)) return bad_data(node, type_key, "a string", data);
+      xffi_byte_array s = xffi_walk_text_of(data);
+      return xffi_any_from_str(out, s.data, s.size);
+    }
+    case XFFI_TYPE_BYTES:
+      if (!xffi_walk_is_str(t)) return bad_data(node, type_key, "a base64 string", data);
+      return base64_decode(out, xffi_walk_text_of(data), node);
+    default: { /* XFFI_TYPE_SHAPE */
+      const xffi_any *dims;
+      int64_t n = 0;
+      if (t != XFFI_TYPE_ARRAY || xffi_array_items(&dims, &n, data->v_obj) != XFFI_OK)
+        return bad_data(node, type_key, "an array of ints", data);
+      int64_t *values = (int64_t *)xffi_alloc((size_t)n * sizeof(int64_t) + 1);
+      if (values == NULL) return xffi_error_raise_out_of_memory();
+      for (int64_t i = 0; i < n; ++i) {
+        if (dims[i].type_index != XFFI_TYPE_INT) {
+          xffi_free(values);
+          return bad_data(node, type_key, "an array of ints", data);
+        }
+        values[i] = dims[i].v_int64;
+      }
+      xffi_object *shape = NULL;
+      int status = n > INT32_MAX
+                       ? xffi_error_raise(XFFI_KIND_VALUE, "%s: node %lld: too many dimensions", FN, (long long)node)
+                       : xffi_shape_new(&shape, values, (int32_t)n);
+      xffi_free(values);
+      if (status == XFFI_OK) *out = xffi_any_object(shape);
+      return status;
+    }
+  }
+}
+
+/* The type index of a node's "type" for the kinds this reader knows, or -1. */
+static int32_t known_type(xffi_byte_array key) {
+  static const struct {
+    const char *key;
+    int32_t index;
+  } kinds[] = {
+      {XFFI_GRAPH_KEY_NONE, XFFI_TYPE_NONE},   {XFFI_GRAPH_KEY_BOOL, XFFI_TYPE_BOOL},
+      {XFFI_GRAPH_KEY_INT, XFFI_TYPE_INT},     {XFFI_GRAPH_KEY_FLOAT, XFFI_TYPE_FLOAT},
+      {XFFI_GRAPH_KEY_DTYPE, XFFI_TYPE_DTYPE}, {XFFI_GRAPH_KEY_DEVICE, XFFI_TYPE_DEVICE},
+      {XFFI_GRAPH_KEY_STR, XFFI_TYPE_STRING},  {XFFI_GRAPH_KEY_BYTES, XFFI_TYPE_BYTES},
+      {XFFI_GRAPH_KEY_ARRAY, XFFI_TYPE_ARRAY}, {XFFI_GRAPH_KEY_LIST, XFFI_TYPE_LIST},
+      {XFFI_GRAPH_KEY_MAP, XFFI_TYPE_MAP},     {XFFI_GRAPH_KEY_DICT, XFFI_TYPE_DICT},
+      {XFFI_GRAPH_KEY_SHAPE, XFFI_TYPE_SHAPE},
+  };
+  for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); ++i)
+    if (strlen(kinds[i].key) == key.size && memcmp(kinds[i].key, key.data, key.size) == 0) return kinds[i].index;
+  return -1;
+}
+
+static int is_container(int32_t t) {
+  return t == XFFI_TYPE_ARRAY || t == XFFI_TYPE_LIST || t == XFFI_TYPE_MAP || t == XFFI_TYPE_DICT;
+}
+
+/* Starts decoding node (NODE_NEW): a leaf is done at once; a container
+ * gets a frame (*opened set). */
+static int start_node(graph_reader *r, int64_t node, int *opened) {
+  *opened = 0;
+  const xffi_any *n = &r->nodes[node];
+  if (n->type_index != XFFI_TYPE_MAP)
+    return xffi_error_raise(XFFI_KIND_TYPE, "%s: node %lld must be an object, got %s", FN, (long long)node,
+                            xffi_any_kind_name(n));
+  const xffi_any *type = field(n->v_obj, "type");
+  if (type == NULL || !xffi_walk_is_str(type->type_index))
+    return xffi_error_raise(XFFI_KIND_TYPE, "%s: node %lld: \"type\" must be a string, got %s", FN, (long long)node,
+                            type ? xffi_any_kind_name(type) : "nothing");
+  xffi_byte_array key = xffi_walk_text_of(type);
+  int32_t t = known_type(key);
+  if (t < 0) {
+    int32_t index;
+    if (TVMFFITypeKeyToIndex(&key, &index) != XFFI_OK) {
+      drop_raised();
+      return xffi_error_raise(XFFI_KIND_VALUE, "%s: node %lld: unknown type key `%.*s`", FN, (long long)node,
+                              (int)key.size, key.data);
+    }
+    return xffi_error_raise(XFFI_KIND_TYPE, "%s: node %lld: reading objects of type `%.*s` is not supported yet", FN,
+                            (long long)node, (int)key.size, key.data);
+  }
+  const xffi_any *data = field(n->v_obj, "data");
+  char key_text[16];
+  snprintf(key_text, sizeof(key_text), "%.*s", (int)key.size, key.data);
+  if (!is_container(t)) {
+    if (decode_leaf(node, t, key_text, data, &r->decoded[node]) != XFFI_OK) return XFFI_FAIL;
+    r->state[node] = NODE_DONE;
+    return XFFI_OK;
+  }
+  const xffi_any *refs;
+  int64_t size;
+  if (data == NULL || data->type_index != XFFI_TYPE_ARRAY || xffi_array_items(&refs, &size, data->v_obj) != XFFI_OK)
+    return bad_data(node, key_text, "an array of node indices", data);
+  if ((t == XFFI_TYPE_MAP || t == XFFI_TYPE_DICT) && size % 2 != 0)
+    return xffi_error_raise(XFFI_KIND_VALUE,
+                            "%s: node %lld (%s): \"data\" must hold key, value pairs, got %lld entries (odd)", FN,
+                            (long long)node, key_text, (long long)size);
+  if (r->frames.count >= XFFI_WALK_MAX_DEPTH) return xffi_walk_raise_too_deep(FN);
+  xffi_object *built;
+  int status;
+  switch (t) {
+    case XFFI_TYPE_ARRAY: status = xffi_array_new_with_capacity(&built, size); break;
+    case XFFI_TYPE_LIST: status = xffi_list_new_with_capacity(&built, size); break;
+    case XFFI_TYPE_MAP: status = xffi_map_new(&built, NULL, NULL, 0); break;
+    default: status = xffi_dict_new(&built, NULL, NULL, 0); break;
+  }
+  if (status != XFFI_OK) return XFFI_FAIL;
+  read_frame *f = (read_frame *)xffi_walk_vec_push(&r->frames);
+  if (f == NULL) {
+    xffi_object_dec_ref(built);
+    return XFFI_FAIL;
+  }
+  f->node = node;
+  f->type_index = t;
+  f->type_key = t == XFFI_TYPE_ARRAY  ? XFFI_GRAPH_KEY_ARRAY
+                : t == XFFI_TYPE_LIST ? XFFI_GRAPH_KEY_LIST
+                : t == XFFI_TYPE_MAP  ? XFFI_GRAPH_KEY_MAP
+                                      : XFFI_GRAPH_KEY_DICT;
+  f->refs = refs;
+  f->size = size;
+  f->built = built;
+  f->key = xffi_any_none();
+  r->state[node] = NODE_OPEN;
+  *opened = 1;
+  return XFFI_OK;
+}
+
+/* Adds child (borrowed) to the top frame. */
+static int add_child(read_frame *f, const xffi_any *child) {
+  switch (f->type_index) {
+    case XFFI_TYPE_ARRAY: return xffi_array_push(&f->built, child);
+    case XFFI_TYPE_LIST: return xffi_list_push(f->built, child);
+    default:
+      if (f->position % 2 == 1) return xffi_any_copy(&f->key, child);
+      {
+        int status = f->type_index == XFFI_TYPE_MAP ? xffi_map_set(&f->built, &f->key, child)
+                                                    : xffi_dict_set(f->built, &f->key, child);
+        xffi_any_release(&f->key);
+        f->key = xffi_any_none();
+        return status;
+      }
+  }
+}
+
+/* Decodes node and everything it refers to. */
+static int decode(graph_reader *r, int64_t root) {
+  int opened;
+  if (start_node(r, root, &opened) != XFFI_OK) return XFFI_FAIL;
+  while (r->frames.count > 0) {
+    read_frame *f = (read_frame *)xffi_walk_vec_top(&r->frames);
+    if (f->position == f->size) {
+      r->decoded[f->node] = xffi_any_object(f->built);
+      r->state[f->node] = NODE_DONE;
+      r->frames.count--;
+      if (r->frames.count == 0) break;
+      read_frame *parent = (read_frame *)xffi_walk_vec_top(&r->frames);
+      if (add_child(parent, &r->decoded[f->node]) != XFFI_OK) return XFFI_FAIL;
+      continue;
+    }
+    const xffi_any *ref = &f->refs[f->position];
+    if (ref->type_index != XFFI_TYPE_INT)
+      return xffi_error_raise(XFFI_KIND_TYPE, "%s: node %lld (%s): data[%lld] must be a node index, got %s", FN,
+                              (long long)f->node, f->type_key, (long long)f->position, xffi_any_kind_name(ref));
+    int64_t child = ref->v_int64;
+    if (child < 0 || child >= r->count)
+      return xffi_error_raise(
+          XFFI_KIND_VALUE, "%s: node %lld (%s): data[%lld]: node index %lld out of range (%lld nodes)", FN,
+          (long long)f->node, f->type_key, (long long)f->position, (long long)child, (long long)r->count);
+    if (r->state[child] == NODE_OPEN)
+      return xffi_error_raise(XFFI_KIND_VALUE,
+                              "%s: node %lld (%s): data[%lld] refers back to node %lld, which contains it (the "
+                              "format has no cycles)",
+                              FN, (long long)f->node, f->type_key, (long long)f->position, (long long)child);
+    f->position++;
+    if (r->state[child] == NODE_DONE) {
+      if (add_child(f, &r->decoded[child]) != XFFI_OK) return XFFI_FAIL;
+      continue;
+    }
+    if (start_node(r, child, &opened) != XFFI_OK) return XFFI_FAIL;
+    if (!opened && add_child((read_frame *)xffi_walk_vec_top(&r->frames), &r->decoded[child]) != XFFI_OK)
+      return XFFI_FAIL;
+  }
+  return XFFI_OK;
+}
+
+int xffi_from_json(xffi_any *out, const xffi_any *graph) {
+  if (out == NULL || graph == NULL)
+    return xffi_error_raise(XFFI_KIND_VALUE, "xffi_from_json: %s is NULL", out == NULL ? "out" : "graph");
+  if (graph->type_index != XFFI_TYPE_MAP)
+    return xffi_error_raise(XFFI_KIND_VALUE, "%s: Invalid JSON Object Graph, expected an object, got %s", FN,
+                            xffi_any_kind_name(graph));
+  const xffi_any *root = field(graph->v_obj, "root_index");
+  if (root == NULL || root->type_index != XFFI_TYPE_INT)
+    return xffi_error_raise(XFFI_KIND_VALUE, "%s: Invalid JSON Object Graph, expected `root_index` integer field", FN);
+  const xffi_any *nodes = field(graph->v_obj, "nodes");
+  graph_reader r;
+  memset(&r, 0, sizeof(r));
+  if (nodes == NULL || nodes->type_index != XFFI_TYPE_ARRAY ||
+      xffi_array_items(&r.nodes, &r.count, nodes->v_obj) != XFFI_OK)
+    return xffi_error_raise(XFFI_KIND_VALUE, "%s: Invalid JSON Object Graph, expected `nodes` array field", FN);
+  if (root->v_int64 < 0 || root->v_int64 >= r.count)
+    return xffi_error_raise(XFFI_KIND_VALUE, "%s: root_index %lld out of range (%lld nodes)", FN,
+                            (long long)root->v_int64, (long long)r.count);
+  r.decoded = (xffi_any *)xffi_alloc_zeroed((size_t)r.count, sizeof(xffi_any));
+  r.state = (uint8_t *)xffi_alloc_zeroed((size_t)r.count, 1);
+  r.frames.item_size = sizeof(read_frame);
+  int status = r.decoded && r.state ? decode(&r, root->v_int64) : xffi_error_raise_out_of_memory();
+  if (status == XFFI_OK) status = xffi_any_copy(out, &r.decoded[root->v_int64]);
+  for (size_t i = 0; i < r.frames.count; ++i) {
+    read_frame *f = (read_frame *)xffi_walk_vec_at(&r.frames, i);
+    xffi_any_release(&f->key);
+    xffi_object_dec_ref(f->built);
+  }
+  xffi_walk_vec_free(&r.frames);
+  if (r.decoded)
+    for (int64_t i = 0; i < r.count; ++i) xffi_any_release(&r.decoded[i]);
+  xffi_free(r.decoded);
+  xffi_free(r.state);
+  return status;
+}

@@ -1,0 +1,68 @@
+/* xffi/json.h: a JSON reader and writer (RFC 8259), tvm-ffi's ffi.json.Parse
+ * and ffi.json.Stringify.
+ *
+ * Values map to JSON as tvm-ffi does: an object is a Map from string keys,
+ * an array an Array (a List writes as an array too), a string a String, a
+ * number an int when it has no fraction or exponent and fits in int64_t,
+ * else a float; true/false are bools, null is None. Beyond RFC 8259, as
+ * tvm-ffi (and Python's json module), NaN, Infinity and -Infinity read and
+ * write as such.
+ *
+ * Both walk with a heap stack, never the C stack: 10^6 nested arrays read
+ * and write; nesting deeper than 2^20 is a ValueError ("maximum stack
+ * depth (1048576) exceeded"), as in the recursive walks (xffi/recursive.h). */
+#ifndef XFFI_JSON_H
+#define XFFI_JSON_H
+#include <stddef.h>
+
+#include <xffi/any.h>
+#include <xffi/export.h>
+
+XFFI_EXTERN_C_BEGIN
+
+/* *out receives a new reference to the value of the JSON text
+ * text[0, size) (borrowed; need not be NUL-terminated). The grammar is
+ * RFC 8259's, strictly (no leading zeros, no "1.", no trailing commas),
+ * strings must be valid UTF-8 and \u escapes valid UTF-16 (surrogates in
+ * pairs). Errors: ValueError with tvm-ffi's message and position, e.g.
+ * "Expecting value: line 1 column 5 (char 4)", for malformed text (then
+ * *out is untouched and nothing is leaked); MemoryError. */
+XFFI_API int xffi_json_parse(xffi_any *out, const char *text, size_t size);
+
+/* *out receives a new String: the JSON text of value (borrowed). indent 0
+ * writes compactly ("[1,2]"); indent n > 0 puts each element on its own
+ * line, n spaces deeper per level, and a space after each ':'. Floats with
+ * an integer value write with ".0", others with 17 significant digits.
+ * Errors: ValueError for a value JSON cannot hold ("Unsupported type:
+ * `ffi.Bytes`"), a map key that is not a string, a List that contains
+ * itself ("Cycle detected: List contains itself") or a negative indent;
+ * MemoryError. Nothing is leaked on failure. */
+XFFI_API int xffi_json_stringify(xffi_object **out, const xffi_any *value, int indent);
+
+/* ---- tvm-ffi's JSON graph format (ffi.ToJSONGraph) ----
+ * {"root_index": R, "nodes": [{"type": <type key>, "data": ...}, ...],
+ *  "metadata": ...}: one node per distinct value (strings by content,
+ * objects by identity), children numbered before their parent, byte for
+ * byte as tvm-ffi writes it. So far None, bool, int, float, dtype, device,
+ * strings, bytes (base64), Shape, Array, List, Map and Dict, both ways;
+ * reflected objects are a TypeError naming the type. */
+
+/* *out receives a new reference to the graph of value (borrowed), with
+ * metadata (borrowed; NULL or None for none) under "metadata". Errors:
+ * TypeError for a value with no graph form; ValueError for a List or Dict
+ * that contains itself ("Cycle detected during serialization: a List
+ * contains itself") or nesting past 2^20; MemoryError. Nothing leaks. */
+XFFI_API int xffi_to_json(xffi_any *out, const xffi_any *value, const xffi_any *metadata);
+
+/* *out receives a new reference to the value graph (borrowed: a Map as
+ * xffi_to_json or tvm-ffi's ToJSONGraph makes, or ffi.json.Parse reads)
+ * stands for; a node reached twice gives the same object. Errors, each
+ * naming the node, its type and the bad part: ValueError for a graph that is
+ * not an object or lacks "root_index"/"nodes", an unknown type key, a node
+ * index out of range, a node that leads back to itself (the format has no
+ * cycles), bad base64 or dtype text; TypeError for data of the wrong type
+ * and for reflected objects (not read yet); MemoryError. Nothing leaks. */
+XFFI_API int xffi_from_json(xffi_any *out, const xffi_any *graph);
+
+XFFI_EXTERN_C_END
+#endif /* XFFI_JSON_H */

@@ -1,0 +1,42 @@
+/* Fuzz target: the JSON reader and writer (c/json_parse.c, c/json_write.c)
+ * on arbitrary bytes. Checks: the reader either gives a value or raises a
+ * ValueError from ffi.json.Parse (never crashes, leaks or recurses); what it
+ * reads always writes, compact and indented, and the written text reads
+ * back to a value that writes the same text again (a fixed point). */
+#include "fuzz_common.h"
+
+/* The text of value (borrowed) with indent: a new String, which must exist. */
+static xffi_object *write_ok(const xffi_any *value, int indent) {
+  xffi_object *text = NULL;
+  FUZZ_CHECK(xffi_json_stringify(&text, value, indent) == XFFI_OK);
+  return text;
+}
+
+/* Reads text back and checks it writes the same with indent. */
+static void check_fixed_point(xffi_object *text, int indent) {
+  xffi_byte_array s = xffi_string_cell_of_unchecked(text);
+  xffi_any again = xffi_any_none();
+  FUZZ_CHECK(xffi_json_parse(&again, s.data, s.size) == XFFI_OK);
+  xffi_object *text2 = write_ok(&again, indent);
+  xffi_byte_array s2 = xffi_string_cell_of_unchecked(text2);
+  FUZZ_CHECK(s.size == s2.size && memcmp(s.data, s2.data, s.size) == 0);
+  xffi_object_dec_ref(text2);
+  xffi_any_release(&again);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  xffi_any value = xffi_any_none();
+  if (xffi_json_parse(&value, (const char *)data, size) != XFFI_OK) {
+    fuzz_expect_raised(XFFI_KIND_VALUE, "ffi.json.Parse");
+    return 0;
+  }
+  xffi_object *compact = write_ok(&value, 0);
+  check_fixed_point(compact, 0);
+  xffi_object *indented = write_ok(&value, 2);
+  check_fixed_point(indented, 2);
+  xffi_object_dec_ref(indented);
+  xffi_object_dec_ref(compact);
+  xffi_any_release(&value);
+  return 0;
+}
