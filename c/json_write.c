@@ -16,6 +16,7 @@
 #include <xffi/map.h>
 #include <xffi/string.h>
 
+#include "map_key.h"
 #include "recursive_walk.h"
 #include "repr_text.h"
 
@@ -145,7 +146,7 @@ static int write_value(json_writer *w, const xffi_any *v) {
     case XFFI_TYPE_LIST:
     case XFFI_TYPE_MAP: return open_container(w, v);
     default:
-      if (xffi_walk_is_str(t)) return put_string(w, xffi_walk_text_of(v));
+      if (xffi_walk_is_str(t)) return put_string(w, map_text_of(v));
       return xffi_error_raise(XFFI_KIND_VALUE, "%s: Unsupported type: `%s`", FN, xffi_any_kind_name(v));
   }
 }
@@ -172,7 +173,7 @@ static int step(json_writer *w) {
   if (item.key == NULL) return xffi_error_raise(XFFI_KIND_VALUE, "%s: map changed while written", FN);
   if (!xffi_walk_is_str(item.key->type_index))
     return xffi_error_raise(XFFI_KIND_VALUE, "%s: Expect key to be string, got `%s`", FN, xffi_any_kind_name(item.key));
-  if (put_string(w, xffi_walk_text_of(item.key)) != XFFI_OK) return XFFI_FAIL;
+  if (put_string(w, map_text_of(item.key)) != XFFI_OK) return XFFI_FAIL;
   if (put(w, w->indent != 0 ? ": " : ":", w->indent != 0 ? 2 : 1) != XFFI_OK) return XFFI_FAIL;
   /* The value pointer stays valid: the map is not changed while written. */
   return write_value(w, item.value);

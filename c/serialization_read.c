@@ -18,6 +18,7 @@
 #include <xffi/string.h>
 #include <xffi/tvm_ffi.h>
 
+#include "map_key.h"
 #include "recursive_walk.h"
 #include "serialization_keys.h"
 
@@ -131,7 +132,7 @@ static int decode_leaf(int64_t node, int32_t type_index, const char *type_key, c
       return XFFI_OK;
     case XFFI_TYPE_DTYPE: {
       if (!xffi_walk_is_str(t)) return bad_data(node, type_key, "a dtype string", data);
-      xffi_byte_array s = xffi_walk_text_of(data);
+      xffi_byte_array s = map_text_of(data);
       DLDataType dtype;
       if (TVMFFIDataTypeFromString(&s, &dtype) != XFFI_OK) {
         drop_raised();
@@ -154,12 +155,12 @@ static int decode_leaf(int64_t node, int32_t type_index, const char *type_key, c
     }
     case XFFI_TYPE_STRING: {
       if (!xffi_walk_is_str(t)) return bad_data(node, type_key, "a string", data);
-      xffi_byte_array s = xffi_walk_text_of(data);
+      xffi_byte_array s = map_text_of(data);
       return xffi_any_from_str(out, s.data, s.size);
     }
     case XFFI_TYPE_BYTES:
       if (!xffi_walk_is_str(t)) return bad_data(node, type_key, "a base64 string", data);
-      return base64_decode(out, xffi_walk_text_of(data), node);
+      return base64_decode(out, map_text_of(data), node);
     default: { /* XFFI_TYPE_SHAPE */
       const xffi_any *dims;
       int64_t n = 0;
@@ -220,7 +221,7 @@ static int start_node(graph_reader *r, int64_t node, int *opened) {
   if (type == NULL || !xffi_walk_is_str(type->type_index))
     return xffi_error_raise(XFFI_KIND_TYPE, "%s: node %lld: \"type\" must be a string, got %s", FN, (long long)node,
                             type ? xffi_any_kind_name(type) : "nothing");
-  xffi_byte_array key = xffi_walk_text_of(type);
+  xffi_byte_array key = map_text_of(type);
   int32_t t = known_type(key);
   if (t < 0) {
     int32_t index;

@@ -23,6 +23,7 @@
 #include <xffi/string.h>
 #include <xffi/tvm_ffi.h>
 
+#include "map_key.h"
 #include "recursive_walk.h"
 #include "serialization_keys.h"
 
@@ -127,11 +128,11 @@ static int add_leaf(graph_writer *w, const xffi_any *v, int64_t *index) {
     default:
       if (xffi_walk_is_str(t)) {
         key = XFFI_GRAPH_KEY_STR;
-        xffi_byte_array s = xffi_walk_text_of(v);
+        xffi_byte_array s = map_text_of(v);
         status = xffi_any_from_str(&data, s.data, s.size);
       } else if (xffi_walk_is_bytes(t)) {
         key = XFFI_GRAPH_KEY_BYTES;
-        status = base64_encode(&data, xffi_walk_text_of(v));
+        status = base64_encode(&data, map_text_of(v));
       } else {
         return xffi_error_raise(
             XFFI_KIND_TYPE, "%s: cannot write a value of type `%s`: %s", FN, xffi_any_kind_name(v),
