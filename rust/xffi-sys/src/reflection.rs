@@ -253,3 +253,19 @@ extern "C" {
     /// `*out` receives tvm-ffi's StructuralHash of `*value` (borrowed).
     pub fn xffi_structural_hash(out: *mut i64, value: *const xffi_any, options: i32) -> c_int;
 }
+
+// ---------------------------------------------------------------------------
+// json.h: the JSON reader and writer, tvm-ffi's JSON graph format
+// ---------------------------------------------------------------------------
+
+extern "C" {
+    /// `*out` receives a new reference to the value of the JSON text `text[0, size)` (borrowed).
+    pub fn xffi_json_parse(out: *mut xffi_any, text: *const c_char, size: usize) -> c_int;
+    /// `*out` receives a new String: the JSON text of `*value` (borrowed); `indent` 0 is compact.
+    pub fn xffi_json_stringify(out: *mut *mut xffi_object, value: *const xffi_any, indent: c_int) -> c_int;
+    /// `*out` receives a new reference to the JSON graph of `*value` (borrowed), with `*metadata`
+    /// (borrowed; NULL or None for none).
+    pub fn xffi_to_json(out: *mut xffi_any, value: *const xffi_any, metadata: *const xffi_any) -> c_int;
+    /// `*out` receives a new reference to the value the JSON graph `*graph` (borrowed) stands for.
+    pub fn xffi_from_json(out: *mut xffi_any, graph: *const xffi_any) -> c_int;
+}
