@@ -33,14 +33,29 @@ static int derives_from(const xffi_type_info *type, const xffi_type_info *base) 
   return type == base || type->type_ancestors[base->type_depth] == base;
 }
 
+/* The column of an attribute, found once it exists: columns live at fixed
+ * addresses once made, and one made later is found on the next call. */
+static const xffi_type_attr_column *cached_column(const xffi_type_attr_column *_Atomic *cache, const char *name) {
+  const xffi_type_attr_column *column = atomic_load_explicit(cache, memory_order_acquire);
+  if (!column) {
+    column = xffi_walk_column(name);
+    if (column) atomic_store_explicit(cache, column, memory_order_release);
+  }
+  return column;
+}
+
+static const xffi_type_attr_column *_Atomic to_json_column, *_Atomic from_json_column, *_Atomic new_column,
+    *_Atomic enum_column;
+
 xffi_graph_form xffi_graph_form_of(const xffi_type_info *type, int writing, xffi_object **hook) {
   *hook = NULL;
   if (type->type_index >= XFFI_TYPE_DYNAMIC_BEGIN) {
     if (derives_from(type, find_cached(&int_enum_type, "ffi.IntEnum"))) return XFFI_GRAPH_INT_ENUM;
     if (derives_from(type, find_cached(&enum_type, "ffi.Enum"))) return XFFI_GRAPH_STR_ENUM;
   }
-  const xffi_any *attr =
-      xffi_walk_type_attr(xffi_walk_column(writing ? "__data_to_json__" : "__data_from_json__"), type->type_index);
+  const xffi_any *attr = xffi_walk_type_attr(writing ? cached_column(&to_json_column, "__data_to_json__")
+                                                     : cached_column(&from_json_column, "__data_from_json__"),
+                                             type->type_index);
   if (attr && attr->type_index == XFFI_TYPE_FUNCTION) {
     *hook = attr->v_obj;
     return XFFI_GRAPH_HOOK;
@@ -51,7 +66,7 @@ xffi_graph_form xffi_graph_form_of(const xffi_type_info *type, int writing, xffi
 int xffi_graph_has_creator(const xffi_type_info *type) {
   const xffi_type_metadata *metadata = __atomic_load_n(&type->metadata, __ATOMIC_ACQUIRE);
   if (metadata && metadata->creator) return 1;
-  const xffi_any *make = xffi_walk_type_attr(xffi_walk_column("__ffi_new__"), type->type_index);
+  const xffi_any *make = xffi_walk_type_attr(cached_column(&new_column, "__ffi_new__"), type->type_index);
   return make && make->type_index == XFFI_TYPE_FUNCTION;
 }
 
@@ -81,7 +96,7 @@ static int raise_no_member(const xffi_type_info *type, const xffi_any *index) {
 }
 
 int xffi_graph_enum_member(xffi_any *out, const xffi_type_info *type, const xffi_any *index) {
-  const xffi_any *state = xffi_walk_type_attr(xffi_walk_column("__ffi_enum__"), type->type_index);
+  const xffi_any *state = xffi_walk_type_attr(cached_column(&enum_column, "__ffi_enum__"), type->type_index);
   const xffi_type_info *state_type = xffi_type_find_by_key("ffi.EnumState", 13);
   if (!state || !xffi_any_is_object(state) || !state_type || state->v_obj->type_index != state_type->type_index)
     return raise_no_member(type, index);

@@ -65,7 +65,11 @@ typedef struct graph_reader {
 
 /* The borrowed value of key in map (a Map), or NULL. */
 static const xffi_any *field(const xffi_object *map, const char *key) {
-  xffi_any k = xffi_any_c_str(key);
+  xffi_any k; /* "type" and "data" are inline strings: nothing to allocate or release */
+  if (xffi_any_from_str(&k, key, strlen(key)) != XFFI_OK) {
+    drop_raised();
+    return NULL;
+  }
   const xffi_any *v = NULL;
   if (xffi_map_lookup(&v, map, &k) != XFFI_OK) {
     drop_raised();
@@ -74,15 +78,20 @@ static const xffi_any *field(const xffi_object *map, const char *key) {
   return v;
 }
 
-/* TypeError: part (the node's "data", or one of an object's fields) of
- * node must be what expected says, got got (NULL: absent). */
-static int bad_part(int64_t node, const char *type_key, const char *part, const char *expected, const xffi_any *got) {
-  return xffi_error_raise(XFFI_KIND_TYPE, "%s: node %lld (%s): %s must be %s, got %s", FN, (long long)node, type_key,
-                          part, expected, got ? xffi_any_kind_name(got) : "nothing");
+/* TypeError: the node's "data" (at NULL) or its field at must be what
+ * expected says, got got (NULL: absent). */
+static int bad_part(int64_t node, const char *type_key, const xffi_field_info *at, const char *expected,
+                    const xffi_any *got) {
+  const char *got_kind = got ? xffi_any_kind_name(got) : "nothing";
+  if (at)
+    return xffi_error_raise(XFFI_KIND_TYPE, "%s: node %lld (%s): field `%.*s` must be %s, got %s", FN,
+                            (long long)node, type_key, (int)at->name.size, at->name.data, expected, got_kind);
+  return xffi_error_raise(XFFI_KIND_TYPE, "%s: node %lld (%s): \"data\" must be %s, got %s", FN, (long long)node,
+                          type_key, expected, got_kind);
 }
 
 static int bad_data(int64_t node, const char *type_key, const char *expected, const xffi_any *got) {
-  return bad_part(node, type_key, "\"data\"", expected, got);
+  return bad_part(node, type_key, NULL, expected, got);
 }
 
 static int base64_value(char c) {
@@ -127,20 +136,20 @@ static int base64_decode(xffi_any *out, xffi_byte_array text, int64_t node) {
   return status;
 }
 
-/* Decodes a node with no children into *out (a new value); part names
- * data (borrowed; NULL: absent) in errors: the node's "data", or the field
- * of an object node that holds a value inline. */
-static int decode_leaf(int64_t node, int32_t type_index, const char *type_key, const char *part, const xffi_any *data,
-                       xffi_any *out) {
+/* Decodes a node with no children into *out (a new value) from data
+ * (borrowed; NULL: absent): the node's "data", or (at not NULL) the value
+ * of field at that an object node holds inline. */
+static int decode_leaf(int64_t node, int32_t type_index, const char *type_key, const xffi_field_info *at,
+                       const xffi_any *data, xffi_any *out) {
   int32_t t = data ? data->type_index : XFFI_TYPE_NONE;
   switch (type_index) {
     case XFFI_TYPE_NONE: *out = xffi_any_none(); return XFFI_OK;
     case XFFI_TYPE_BOOL:
-      if (t != XFFI_TYPE_BOOL && t != XFFI_TYPE_INT) return bad_part(node, type_key, part, "a bool", data);
+      if (t != XFFI_TYPE_BOOL && t != XFFI_TYPE_INT) return bad_part(node, type_key, at, "a bool", data);
       *out = xffi_any_bool(data->v_int64 != 0);
       return XFFI_OK;
     case XFFI_TYPE_INT:
-      if (t != XFFI_TYPE_INT) return bad_part(node, type_key, part, "an int", data);
+      if (t != XFFI_TYPE_INT) return bad_part(node, type_key, at, "an int", data);
       *out = *data;
       return XFFI_OK;
     case XFFI_TYPE_FLOAT:
@@ -148,11 +157,11 @@ static int decode_leaf(int64_t node, int32_t type_index, const char *type_key, c
         *out = xffi_any_float((double)data->v_int64);
         return XFFI_OK;
       }
-      if (t != XFFI_TYPE_FLOAT) return bad_part(node, type_key, part, "a float", data);
+      if (t != XFFI_TYPE_FLOAT) return bad_part(node, type_key, at, "a float", data);
       *out = *data;
       return XFFI_OK;
     case XFFI_TYPE_DTYPE: {
-      if (!xffi_walk_is_str(t)) return bad_part(node, type_key, part, "a dtype string", data);
+      if (!xffi_walk_is_str(t)) return bad_part(node, type_key, at, "a dtype string", data);
       xffi_byte_array s = map_text_of(data);
       DLDataType dtype;
       if (TVMFFIDataTypeFromString(&s, &dtype) != XFFI_OK) {
@@ -169,30 +178,30 @@ static int decode_leaf(int64_t node, int32_t type_index, const char *type_key, c
       if (t != XFFI_TYPE_ARRAY || xffi_array_items(&pair, &n, data->v_obj) != XFFI_OK || n != 2 ||
           pair[0].type_index != XFFI_TYPE_INT || pair[1].type_index != XFFI_TYPE_INT || pair[0].v_int64 < INT32_MIN ||
           pair[0].v_int64 > INT32_MAX || pair[1].v_int64 < INT32_MIN || pair[1].v_int64 > INT32_MAX)
-        return bad_part(node, type_key, part, "[device_type, device_id] (two 32-bit ints)", data);
+        return bad_part(node, type_key, at, "[device_type, device_id] (two 32-bit ints)", data);
       DLDevice device = {(DLDeviceType)pair[0].v_int64, (int32_t)pair[1].v_int64};
       *out = xffi_any_device(device);
       return XFFI_OK;
     }
     case XFFI_TYPE_STRING: {
-      if (!xffi_walk_is_str(t)) return bad_part(node, type_key, part, "a string", data);
+      if (!xffi_walk_is_str(t)) return bad_part(node, type_key, at, "a string", data);
       xffi_byte_array s = map_text_of(data);
       return xffi_any_from_str(out, s.data, s.size);
     }
     case XFFI_TYPE_BYTES:
-      if (!xffi_walk_is_str(t)) return bad_part(node, type_key, part, "a base64 string", data);
+      if (!xffi_walk_is_str(t)) return bad_part(node, type_key, at, "a base64 string", data);
       return base64_decode(out, map_text_of(data), node);
     default: { /* XFFI_TYPE_SHAPE */
       const xffi_any *dims;
       int64_t n = 0;
       if (t != XFFI_TYPE_ARRAY || xffi_array_items(&dims, &n, data->v_obj) != XFFI_OK)
-        return bad_part(node, type_key, part, "an array of ints", data);
+        return bad_part(node, type_key, at, "an array of ints", data);
       int64_t *values = (int64_t *)xffi_alloc((size_t)n * sizeof(int64_t) + 1);
       if (values == NULL) return xffi_error_raise_out_of_memory();
       for (int64_t i = 0; i < n; ++i) {
         if (dims[i].type_index != XFFI_TYPE_INT) {
           xffi_free(values);
-          return bad_part(node, type_key, part, "an array of ints", data);
+          return bad_part(node, type_key, at, "an array of ints", data);
         }
         values[i] = dims[i].v_int64;
       }
@@ -207,8 +216,9 @@ static int decode_leaf(int64_t node, int32_t type_index, const char *type_key, c
   }
 }
 
-/* The type index of a node's "type" for the kinds this reader knows, or -1. */
-static int32_t known_type(xffi_byte_array key) {
+/* The type index of a node's "type" for the kinds this reader knows, or -1;
+ * *name receives the key's static text. */
+static int32_t known_type(xffi_byte_array key, const char **name) {
   static const struct {
     const char *key;
     int32_t index;
@@ -222,7 +232,10 @@ static int32_t known_type(xffi_byte_array key) {
       {XFFI_GRAPH_KEY_SHAPE, XFFI_TYPE_SHAPE},
   };
   for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); ++i)
-    if (strlen(kinds[i].key) == key.size && memcmp(kinds[i].key, key.data, key.size) == 0) return kinds[i].index;
+    if (strlen(kinds[i].key) == key.size && memcmp(kinds[i].key, key.data, key.size) == 0) {
+      *name = kinds[i].key;
+      return kinds[i].index;
+    }
   return -1;
 }
 
@@ -321,7 +334,8 @@ static int start_node(graph_reader *r, int64_t node, int *opened) {
                             type ? xffi_any_kind_name(type) : "nothing");
   xffi_byte_array key = map_text_of(type);
   const xffi_any *data = field(n->v_obj, "data");
-  int32_t t = known_type(key);
+  const char *key_text = NULL;
+  int32_t t = known_type(key, &key_text);
   if (t < 0) {
     int32_t index;
     if (TVMFFITypeKeyToIndex(&key, &index) != XFFI_OK) {
@@ -335,10 +349,8 @@ static int start_node(graph_reader *r, int64_t node, int *opened) {
                               (long long)node, (int)key.size, key.data);
     return start_object(r, node, info, data, opened);
   }
-  char key_text[16];
-  snprintf(key_text, sizeof(key_text), "%.*s", (int)key.size, key.data);
   if (!is_container(t)) {
-    if (decode_leaf(node, t, key_text, "\"data\"", data, &r->decoded[node]) != XFFI_OK) return XFFI_FAIL;
+    if (decode_leaf(node, t, key_text, NULL, data, &r->decoded[node]) != XFFI_OK) return XFFI_FAIL;
     r->state[node] = NODE_DONE;
     return XFFI_OK;
   }
@@ -419,10 +431,8 @@ static int next_field_ref(read_frame *f, const xffi_any **ref) {
       *ref = value;
       return XFFI_OK;
     }
-    char part[96];
-    snprintf(part, sizeof(part), "field `%.*s`", (int)at->name.size, at->name.data);
     xffi_any decoded = xffi_any_none();
-    if (decode_leaf(f->node, static_index, f->type_key, part, value, &decoded) != XFFI_OK) return XFFI_FAIL;
+    if (decode_leaf(f->node, static_index, f->type_key, at, value, &decoded) != XFFI_OK) return XFFI_FAIL;
     status = add_child(f, &decoded);
     xffi_any_release(&decoded);
     if (status != XFFI_OK) return XFFI_FAIL;

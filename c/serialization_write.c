@@ -59,14 +59,44 @@ typedef struct graph_writer {
   xffi_object *index_of;  /* owned Map: value -> its node index */
   xffi_walk_vec frames;   /* graph_frame */
   xffi_walk_table active; /* Lists, Dicts and objects being written */
+  /* The Strings of the texts every node repeats, made once per write: type
+   * keys (by their static text's address) and field names (by their
+   * record's); each entry's value is the String (owned). */
+  xffi_walk_table texts;
 } graph_writer;
+
+enum { TEXT_TYPE_KEY = 1, TEXT_FIELD_NAME = 2 };
+
+/* *out receives the String (borrowed from the writer) of text[0, size),
+ * which owner (a type key's text or a field record) always has. */
+static int cached_text(graph_writer *w, const void *owner, int kind, const char *text, size_t size,
+                       const xffi_any **out) {
+  const void *tag = kind == TEXT_TYPE_KEY ? NULL : (const void *)&w->texts;
+  xffi_walk_entry *e = xffi_walk_table_find(&w->texts, owner, tag);
+  if (e == NULL) {
+    xffi_any made;
+    if (xffi_any_from_str(&made, text, size) != XFFI_OK) return XFFI_FAIL;
+    e = xffi_walk_table_put(&w->texts, owner, tag);
+    if (e == NULL) {
+      xffi_any_release(&made);
+      return XFFI_FAIL;
+    }
+    e->value = made;
+  }
+  *out = &e->value;
+  return XFFI_OK;
+}
 
 /* Appends node {"type": type_key, "data": data} (data borrowed; NULL for
  * none) for value (borrowed); *index receives its index. */
 static int add_node(graph_writer *w, const xffi_any *value, const char *type_key, const xffi_any *data,
                     int64_t *index) {
-  xffi_any keys[2] = {xffi_any_c_str("type"), xffi_any_c_str("data")};
-  xffi_any values[2] = {xffi_any_c_str(type_key), data ? *data : xffi_any_none()};
+  const xffi_any *key_text;
+  if (cached_text(w, type_key, TEXT_TYPE_KEY, type_key, strlen(type_key), &key_text) != XFFI_OK) return XFFI_FAIL;
+  xffi_any keys[2]; /* inline strings: nothing to allocate or release */
+  if (xffi_any_from_str(&keys[0], "type", 4) != XFFI_OK || xffi_any_from_str(&keys[1], "data", 4) != XFFI_OK)
+    return XFFI_FAIL;
+  xffi_any values[2] = {*key_text, data ? *data : xffi_any_none()};
   xffi_object *node;
   if (xffi_map_new(&node, keys, values, data ? 2 : 1) != XFFI_OK) return XFFI_FAIL;
   xffi_any node_view = xffi_any_object(node);
@@ -236,18 +266,16 @@ static const char *frame_key(const graph_frame *f) {
 }
 
 /* Sets data[field's name] = value (borrowed) in an object frame's Map. */
-static int set_field_data(graph_frame *f, const xffi_field_info *field, const xffi_any *value) {
-  xffi_any name;
-  if (xffi_any_from_str(&name, field->name.data, field->name.size) != XFFI_OK) return XFFI_FAIL;
-  int status = xffi_map_set(&f->data, &name, value);
-  xffi_any_release(&name);
-  return status;
+static int set_field_data(graph_writer *w, graph_frame *f, const xffi_field_info *field, const xffi_any *value) {
+  const xffi_any *name;
+  if (cached_text(w, field, TEXT_FIELD_NAME, field->name.data, field->name.size, &name) != XFFI_OK) return XFFI_FAIL;
+  return xffi_map_set(&f->data, name, value);
 }
 
 /* Records a child's node index in frame f. */
-static int put_index(graph_frame *f, int64_t index) {
+static int put_index(graph_writer *w, graph_frame *f, int64_t index) {
   xffi_any index_value = xffi_any_int(index);
-  if (f->kind == FRAME_OBJECT) return set_field_data(f, f->field, &index_value);
+  if (f->kind == FRAME_OBJECT) return set_field_data(w, f, f->field, &index_value);
   return xffi_array_push(&f->data, &index_value);
 }
 
@@ -299,7 +327,7 @@ static int inline_field(const xffi_any *value, int32_t static_index, xffi_any *o
 }
 
 /* The next child of f (borrowed), or NULL when f has no more. */
-static int next_child(graph_frame *f, const xffi_any **child) {
+static int next_child(graph_writer *w, graph_frame *f, const xffi_any **child) {
   *child = NULL;
   if (f->kind == FRAME_OBJECT) {
     for (;;) {
@@ -315,7 +343,7 @@ static int next_child(graph_frame *f, const xffi_any **child) {
         *child = &f->child;
         return XFFI_OK;
       }
-      if (status == XFFI_OK) status = set_field_data(f, field, &inlined);
+      if (status == XFFI_OK) status = set_field_data(w, f, field, &inlined);
       if (field->field_static_type_index == XFFI_TYPE_DTYPE) xffi_any_release(&inlined);
       if (status != XFFI_OK) return XFFI_FAIL;
     }
@@ -346,7 +374,7 @@ static int step(graph_writer *w, int *closed, int64_t *index) {
   graph_frame *f = (graph_frame *)xffi_walk_vec_top(&w->frames);
   *closed = 0;
   const xffi_any *child;
-  if (next_child(f, &child) != XFFI_OK) return XFFI_FAIL;
+  if (next_child(w, f, &child) != XFFI_OK) return XFFI_FAIL;
   if (child == NULL) {
     graph_frame done = *f;
     w->frames.count--;
@@ -364,7 +392,7 @@ static int step(graph_writer *w, int *closed, int64_t *index) {
   int64_t child_index;
   if (visit(w, child, &child_index, &pending) != XFFI_OK) return XFFI_FAIL;
   if (pending) return XFFI_OK;
-  return put_index(f, child_index);
+  return put_index(w, f, child_index);
 }
 
 /* Numbers value and everything under it; *root receives its index. */
@@ -380,7 +408,7 @@ static int write_graph(graph_writer *w, const xffi_any *value, int64_t *root) {
       *root = index;
       break;
     }
-    if (put_index((graph_frame *)xffi_walk_vec_top(&w->frames), index) != XFFI_OK) return XFFI_FAIL;
+    if (put_index(w, (graph_frame *)xffi_walk_vec_top(&w->frames), index) != XFFI_OK) return XFFI_FAIL;
   }
   return XFFI_OK;
 }
@@ -398,6 +426,7 @@ int xffi_to_json(xffi_any *out, const xffi_any *value, const xffi_any *metadata)
   for (size_t i = 0; i < w.frames.count; ++i) free_frame((graph_frame *)xffi_walk_vec_at(&w.frames, i));
   xffi_walk_vec_free(&w.frames);
   xffi_walk_table_free(&w.active);
+  xffi_walk_table_free(&w.texts);
   if (w.index_of) xffi_object_dec_ref(w.index_of);
   if (status == XFFI_OK) {
     int has_metadata = metadata != NULL && metadata->type_index != XFFI_TYPE_NONE;
