@@ -65,13 +65,15 @@ typedef struct graph_reader {
 
 /* The borrowed value of key in map (a Map), or NULL. */
 static const xffi_any *field(const xffi_object *map, const char *key) {
-  xffi_any k; /* "type" and "data" are inline strings: nothing to allocate or release */
+  xffi_any k; /* "type" and "data" are inline strings: nothing is allocated for them */
   if (xffi_any_from_str(&k, key, strlen(key)) != XFFI_OK) {
     drop_raised();
     return NULL;
   }
   const xffi_any *v = NULL;
-  if (xffi_map_lookup(&v, map, &k) != XFFI_OK) {
+  int status = xffi_map_lookup(&v, map, &k);
+  xffi_any_release(&k);
+  if (status != XFFI_OK) {
     drop_raised();
     return NULL;
   }

@@ -93,12 +93,14 @@ static int add_node(graph_writer *w, const xffi_any *value, const char *type_key
                     int64_t *index) {
   const xffi_any *key_text;
   if (cached_text(w, type_key, TEXT_TYPE_KEY, type_key, strlen(type_key), &key_text) != XFFI_OK) return XFFI_FAIL;
-  xffi_any keys[2]; /* inline strings: nothing to allocate or release */
-  if (xffi_any_from_str(&keys[0], "type", 4) != XFFI_OK || xffi_any_from_str(&keys[1], "data", 4) != XFFI_OK)
-    return XFFI_FAIL;
+  xffi_any keys[2] = {xffi_any_none(), xffi_any_none()}; /* inline strings: nothing is allocated for them */
   xffi_any values[2] = {*key_text, data ? *data : xffi_any_none()};
-  xffi_object *node;
-  if (xffi_map_new(&node, keys, values, data ? 2 : 1) != XFFI_OK) return XFFI_FAIL;
+  xffi_object *node = NULL;
+  int made = xffi_any_from_str(&keys[0], "type", 4) == XFFI_OK && xffi_any_from_str(&keys[1], "data", 4) == XFFI_OK &&
+             xffi_map_new(&node, keys, values, data ? 2 : 1) == XFFI_OK;
+  xffi_any_release(&keys[0]);
+  xffi_any_release(&keys[1]);
+  if (!made) return XFFI_FAIL;
   xffi_any node_view = xffi_any_object(node);
   int64_t count;
   int status = xffi_array_length(&count, w->nodes);
