@@ -20,6 +20,7 @@
 #include "global_args.h"
 #include "globals_container.h"
 #include "pyclass.h"
+#include "reflection_construct.h"
 #include "type_internal.h"
 
 /* Fields one constructor binds at most (all ancestors' included): the
@@ -340,3 +341,5 @@ static const xffi_builtin_global auto_init_globals[] = {
 
 const xffi_builtin_table xffi_globals_auto_init = {auto_init_globals,
                                                    sizeof(auto_init_globals) / sizeof(auto_init_globals[0])};
+
+int xffi_reflection_new_empty(xffi_object **out, const xffi_type_info *type) { return create_empty(out, type); }

@@ -15,4 +15,10 @@
  * c/pyclass.h.) */
 int xffi_auto_init_function_new(xffi_object **out, const char *function, int32_t type_index) XFFI_INTERNAL;
 
+/* *out receives a new reference to an empty object of type (borrowed): its
+ * fields as the type's creator (else its "__ffi_new__" attribute) leaves
+ * them, for a caller that sets them itself (c/serialization_read.c).
+ * Errors: RuntimeError for a type with neither; what they raise. */
+int xffi_reflection_new_empty(xffi_object **out, const xffi_type_info *type) XFFI_INTERNAL;
+
 #endif /* XFFI_REFLECTION_CONSTRUCT_H */

@@ -12,15 +12,21 @@
 #include <string.h>
 
 #include <xffi/array.h>
+#include <xffi/function.h>
 #include <xffi/json.h>
 #include <xffi/map.h>
 #include <xffi/shape.h>
 #include <xffi/string.h>
+#include <xffi/sys/error.h>
 #include <xffi/tvm_ffi.h>
 
 #include "map_key.h"
 #include "recursive_walk.h"
+#include "check.h"
+#include "field_storage.h"
+#include "reflection_construct.h"
 #include "serialization_keys.h"
+#include "serialization_object.h"
 
 static const char *const FN = "ffi.FromJSONGraph";
 
@@ -32,15 +38,21 @@ static void drop_raised(void) {
 
 enum { NODE_NEW = 0, NODE_OPEN = 1, NODE_DONE = 2 };
 
-/* A container node whose children are being decoded. */
+/* A container or object node whose children are being decoded. */
 typedef struct read_frame {
   int64_t node;
   int32_t type_index;
   const char *type_key;
   const xffi_any *refs; /* borrowed: the node's data, child node indices */
   int64_t size, position;
-  xffi_object *built; /* owned: the container so far (its only reference) */
+  xffi_object *built; /* owned: the container or object so far (its only reference) */
   xffi_any key;       /* Map/Dict: the decoded key waiting for its value (owned) */
+  /* Object: its type, the next field, the field waiting for its node's
+   * value, and the node's data (a Map from field names; borrowed). */
+  const xffi_type_info *type;
+  int32_t level, field_index;
+  const xffi_field_info *field;
+  const xffi_object *fields;
 } read_frame;
 
 typedef struct graph_reader {
@@ -53,18 +65,35 @@ typedef struct graph_reader {
 
 /* The borrowed value of key in map (a Map), or NULL. */
 static const xffi_any *field(const xffi_object *map, const char *key) {
-  xffi_any k = xffi_any_c_str(key);
+  xffi_any k; /* "type" and "data" are inline strings: nothing is allocated for them */
+  if (xffi_any_from_str(&k, key, strlen(key)) != XFFI_OK) {
+    drop_raised();
+    return NULL;
+  }
   const xffi_any *v = NULL;
-  if (xffi_map_lookup(&v, map, &k) != XFFI_OK) {
+  int status = xffi_map_lookup(&v, map, &k);
+  xffi_any_release(&k);
+  if (status != XFFI_OK) {
     drop_raised();
     return NULL;
   }
   return v;
 }
 
-static int bad_data(int64_t node, const char *type_key, const char *expected, const xffi_any *got) {
+/* TypeError: the node's "data" (at NULL) or its field at must be what
+ * expected says, got got (NULL: absent). */
+static int bad_part(int64_t node, const char *type_key, const xffi_field_info *at, const char *expected,
+                    const xffi_any *got) {
+  const char *got_kind = got ? xffi_any_kind_name(got) : "nothing";
+  if (at)
+    return xffi_error_raise(XFFI_KIND_TYPE, "%s: node %lld (%s): field `%.*s` must be %s, got %s", FN,
+                            (long long)node, type_key, (int)at->name.size, at->name.data, expected, got_kind);
   return xffi_error_raise(XFFI_KIND_TYPE, "%s: node %lld (%s): \"data\" must be %s, got %s", FN, (long long)node,
-                          type_key, expected, got ? xffi_any_kind_name(got) : "nothing");
+                          type_key, expected, got_kind);
+}
+
+static int bad_data(int64_t node, const char *type_key, const char *expected, const xffi_any *got) {
+  return bad_part(node, type_key, NULL, expected, got);
 }
 
 static int base64_value(char c) {
@@ -109,17 +138,20 @@ static int base64_decode(xffi_any *out, xffi_byte_array text, int64_t node) {
   return status;
 }
 
-/* Decodes a node with no children into *out (a new value). */
-static int decode_leaf(int64_t node, int32_t type_index, const char *type_key, const xffi_any *data, xffi_any *out) {
+/* Decodes a node with no children into *out (a new value) from data
+ * (borrowed; NULL: absent): the node's "data", or (at not NULL) the value
+ * of field at that an object node holds inline. */
+static int decode_leaf(int64_t node, int32_t type_index, const char *type_key, const xffi_field_info *at,
+                       const xffi_any *data, xffi_any *out) {
   int32_t t = data ? data->type_index : XFFI_TYPE_NONE;
   switch (type_index) {
     case XFFI_TYPE_NONE: *out = xffi_any_none(); return XFFI_OK;
     case XFFI_TYPE_BOOL:
-      if (t != XFFI_TYPE_BOOL && t != XFFI_TYPE_INT) return bad_data(node, type_key, "a bool", data);
+      if (t != XFFI_TYPE_BOOL && t != XFFI_TYPE_INT) return bad_part(node, type_key, at, "a bool", data);
       *out = xffi_any_bool(data->v_int64 != 0);
       return XFFI_OK;
     case XFFI_TYPE_INT:
-      if (t != XFFI_TYPE_INT) return bad_data(node, type_key, "an int", data);
+      if (t != XFFI_TYPE_INT) return bad_part(node, type_key, at, "an int", data);
       *out = *data;
       return XFFI_OK;
     case XFFI_TYPE_FLOAT:
@@ -127,11 +159,11 @@ static int decode_leaf(int64_t node, int32_t type_index, const char *type_key, c
         *out = xffi_any_float((double)data->v_int64);
         return XFFI_OK;
       }
-      if (t != XFFI_TYPE_FLOAT) return bad_data(node, type_key, "a float", data);
+      if (t != XFFI_TYPE_FLOAT) return bad_part(node, type_key, at, "a float", data);
       *out = *data;
       return XFFI_OK;
     case XFFI_TYPE_DTYPE: {
-      if (!xffi_walk_is_str(t)) return bad_data(node, type_key, "a dtype string", data);
+      if (!xffi_walk_is_str(t)) return bad_part(node, type_key, at, "a dtype string", data);
       xffi_byte_array s = map_text_of(data);
       DLDataType dtype;
       if (TVMFFIDataTypeFromString(&s, &dtype) != XFFI_OK) {
@@ -148,30 +180,30 @@ static int decode_leaf(int64_t node, int32_t type_index, const char *type_key, c
       if (t != XFFI_TYPE_ARRAY || xffi_array_items(&pair, &n, data->v_obj) != XFFI_OK || n != 2 ||
           pair[0].type_index != XFFI_TYPE_INT || pair[1].type_index != XFFI_TYPE_INT || pair[0].v_int64 < INT32_MIN ||
           pair[0].v_int64 > INT32_MAX || pair[1].v_int64 < INT32_MIN || pair[1].v_int64 > INT32_MAX)
-        return bad_data(node, type_key, "[device_type, device_id] (two 32-bit ints)", data);
+        return bad_part(node, type_key, at, "[device_type, device_id] (two 32-bit ints)", data);
       DLDevice device = {(DLDeviceType)pair[0].v_int64, (int32_t)pair[1].v_int64};
       *out = xffi_any_device(device);
       return XFFI_OK;
     }
     case XFFI_TYPE_STRING: {
-      if (!xffi_walk_is_str(t)) return bad_data(node, type_key, "a string", data);
+      if (!xffi_walk_is_str(t)) return bad_part(node, type_key, at, "a string", data);
       xffi_byte_array s = map_text_of(data);
       return xffi_any_from_str(out, s.data, s.size);
     }
     case XFFI_TYPE_BYTES:
-      if (!xffi_walk_is_str(t)) return bad_data(node, type_key, "a base64 string", data);
+      if (!xffi_walk_is_str(t)) return bad_part(node, type_key, at, "a base64 string", data);
       return base64_decode(out, map_text_of(data), node);
     default: { /* XFFI_TYPE_SHAPE */
       const xffi_any *dims;
       int64_t n = 0;
       if (t != XFFI_TYPE_ARRAY || xffi_array_items(&dims, &n, data->v_obj) != XFFI_OK)
-        return bad_data(node, type_key, "an array of ints", data);
+        return bad_part(node, type_key, at, "an array of ints", data);
       int64_t *values = (int64_t *)xffi_alloc((size_t)n * sizeof(int64_t) + 1);
       if (values == NULL) return xffi_error_raise_out_of_memory();
       for (int64_t i = 0; i < n; ++i) {
         if (dims[i].type_index != XFFI_TYPE_INT) {
           xffi_free(values);
-          return bad_data(node, type_key, "an array of ints", data);
+          return bad_part(node, type_key, at, "an array of ints", data);
         }
         values[i] = dims[i].v_int64;
       }
@@ -186,8 +218,9 @@ static int decode_leaf(int64_t node, int32_t type_index, const char *type_key, c
   }
 }
 
-/* The type index of a node's "type" for the kinds this reader knows, or -1. */
-static int32_t known_type(xffi_byte_array key) {
+/* The type index of a node's "type" for the kinds this reader knows, or -1;
+ * *name receives the key's static text. */
+static int32_t known_type(xffi_byte_array key, const char **name) {
   static const struct {
     const char *key;
     int32_t index;
@@ -201,7 +234,10 @@ static int32_t known_type(xffi_byte_array key) {
       {XFFI_GRAPH_KEY_SHAPE, XFFI_TYPE_SHAPE},
   };
   for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); ++i)
-    if (strlen(kinds[i].key) == key.size && memcmp(kinds[i].key, key.data, key.size) == 0) return kinds[i].index;
+    if (strlen(kinds[i].key) == key.size && memcmp(kinds[i].key, key.data, key.size) == 0) {
+      *name = kinds[i].key;
+      return kinds[i].index;
+    }
   return -1;
 }
 
@@ -209,8 +245,85 @@ static int is_container(int32_t t) {
   return t == XFFI_TYPE_ARRAY || t == XFFI_TYPE_LIST || t == XFFI_TYPE_MAP || t == XFFI_TYPE_DICT;
 }
 
+/* Re-raises the raised error with the node, its type and (unless NULL) the
+ * field named in front, keeping its kind. */
+static int raise_in_node(int64_t node, const char *type_key, const xffi_field_info *at) {
+  xffi_object *cause = xffi_error_move_raised();
+  const char *kind = XFFI_KIND_RUNTIME, *message = "";
+  if (cause && cause->type_index == XFFI_TYPE_ERROR) {
+    kind = xffi_error_cell_of_unchecked(cause)->kind.data;
+    message = xffi_error_cell_of_unchecked(cause)->message.data;
+  }
+  int status = at ? xffi_error_raise(kind, "%s: node %lld (%s): field `%.*s`: %s", FN, (long long)node, type_key,
+                                     (int)at->name.size, at->name.data, message)
+                  : xffi_error_raise(kind, "%s: node %lld (%s): %s", FN, (long long)node, type_key, message);
+  if (cause) xffi_object_dec_ref(cause);
+  return status;
+}
+
+/* Pushes a frame for node, which builds built (stolen). */
+static read_frame *push_frame(graph_reader *r, int64_t node, int32_t t, const char *type_key, xffi_object *built) {
+  if (r->frames.count >= XFFI_WALK_MAX_DEPTH) {
+    xffi_object_dec_ref(built);
+    xffi_walk_raise_too_deep(FN);
+    return NULL;
+  }
+  read_frame *f = (read_frame *)xffi_walk_vec_push(&r->frames);
+  if (f == NULL) {
+    xffi_object_dec_ref(built);
+    return NULL;
+  }
+  f->node = node;
+  f->type_index = t;
+  f->type_key = type_key;
+  f->built = built;
+  f->key = xffi_any_none();
+  r->state[node] = NODE_OPEN;
+  return f;
+}
+
+/* Starts decoding object node of type (data borrowed; NULL: absent): an
+ * enum member or a __data_from_json__ type is done at once; an object with
+ * fields is made empty and gets a frame (*opened set). */
+static int start_object(graph_reader *r, int64_t node, const xffi_type_info *type, const xffi_any *data, int *opened) {
+  const char *key = type->type_key.data;
+  xffi_any none = xffi_any_none();
+  xffi_object *hook;
+  int status;
+  switch (xffi_graph_form_of(type, 0, &hook)) {
+    case XFFI_GRAPH_INT_ENUM:
+      if (data == NULL || data->type_index != XFFI_TYPE_INT) return bad_data(node, key, "an int (an enum index)", data);
+      status = xffi_graph_enum_member(&r->decoded[node], type, data);
+      break;
+    case XFFI_GRAPH_STR_ENUM:
+      if (data == NULL || !xffi_walk_is_str(data->type_index))
+        return bad_data(node, key, "a string (an enum index)", data);
+      status = xffi_graph_enum_member(&r->decoded[node], type, data);
+      break;
+    case XFFI_GRAPH_HOOK: status = xffi_function_call(hook, data ? data : &none, 1, &r->decoded[node]); break;
+    default: {
+      xffi_object *built;
+      if (xffi_reflection_new_empty(&built, type) != XFFI_OK) return raise_in_node(node, key, NULL);
+      if (data == NULL || data->type_index != XFFI_TYPE_MAP) {
+        xffi_object_dec_ref(built);
+        return bad_data(node, key, "an object of field values", data);
+      }
+      read_frame *f = push_frame(r, node, type->type_index, key, built);
+      if (f == NULL) return XFFI_FAIL;
+      f->type = type;
+      f->level = 1;
+      f->fields = data->v_obj;
+      *opened = 1;
+      return XFFI_OK;
+    }
+  }
+  if (status != XFFI_OK) return raise_in_node(node, key, NULL);
+  r->state[node] = NODE_DONE;
+  return XFFI_OK;
+}
+
 /* Starts decoding node (NODE_NEW): a leaf is done at once; a container
- * gets a frame (*opened set). */
+ * or an object with fields gets a frame (*opened set). */
 static int start_node(graph_reader *r, int64_t node, int *opened) {
   *opened = 0;
   const xffi_any *n = &r->nodes[node];
@@ -222,7 +335,9 @@ static int start_node(graph_reader *r, int64_t node, int *opened) {
     return xffi_error_raise(XFFI_KIND_TYPE, "%s: node %lld: \"type\" must be a string, got %s", FN, (long long)node,
                             type ? xffi_any_kind_name(type) : "nothing");
   xffi_byte_array key = map_text_of(type);
-  int32_t t = known_type(key);
+  const xffi_any *data = field(n->v_obj, "data");
+  const char *key_text = NULL;
+  int32_t t = known_type(key, &key_text);
   if (t < 0) {
     int32_t index;
     if (TVMFFITypeKeyToIndex(&key, &index) != XFFI_OK) {
@@ -230,14 +345,14 @@ static int start_node(graph_reader *r, int64_t node, int *opened) {
       return xffi_error_raise(XFFI_KIND_VALUE, "%s: node %lld: unknown type key `%.*s`", FN, (long long)node,
                               (int)key.size, key.data);
     }
-    return xffi_error_raise(XFFI_KIND_TYPE, "%s: node %lld: reading objects of type `%.*s` is not supported yet", FN,
-                            (long long)node, (int)key.size, key.data);
+    const xffi_type_info *info = index >= XFFI_TYPE_STATIC_OBJECT_BEGIN ? xffi_type_info_find(index) : NULL;
+    if (info == NULL)
+      return xffi_error_raise(XFFI_KIND_TYPE, "%s: node %lld: a value of type `%.*s` has no JSON graph form", FN,
+                              (long long)node, (int)key.size, key.data);
+    return start_object(r, node, info, data, opened);
   }
-  const xffi_any *data = field(n->v_obj, "data");
-  char key_text[16];
-  snprintf(key_text, sizeof(key_text), "%.*s", (int)key.size, key.data);
   if (!is_container(t)) {
-    if (decode_leaf(node, t, key_text, data, &r->decoded[node]) != XFFI_OK) return XFFI_FAIL;
+    if (decode_leaf(node, t, key_text, NULL, data, &r->decoded[node]) != XFFI_OK) return XFFI_FAIL;
     r->state[node] = NODE_DONE;
     return XFFI_OK;
   }
@@ -249,7 +364,6 @@ static int start_node(graph_reader *r, int64_t node, int *opened) {
     return xffi_error_raise(XFFI_KIND_VALUE,
                             "%s: node %lld (%s): \"data\" must hold key, value pairs, got %lld entries (odd)", FN,
                             (long long)node, key_text, (long long)size);
-  if (r->frames.count >= XFFI_WALK_MAX_DEPTH) return xffi_walk_raise_too_deep(FN);
   xffi_object *built;
   int status;
   switch (t) {
@@ -259,28 +373,24 @@ static int start_node(graph_reader *r, int64_t node, int *opened) {
     default: status = xffi_dict_new(&built, NULL, NULL, 0); break;
   }
   if (status != XFFI_OK) return XFFI_FAIL;
-  read_frame *f = (read_frame *)xffi_walk_vec_push(&r->frames);
-  if (f == NULL) {
-    xffi_object_dec_ref(built);
-    return XFFI_FAIL;
-  }
-  f->node = node;
-  f->type_index = t;
-  f->type_key = t == XFFI_TYPE_ARRAY  ? XFFI_GRAPH_KEY_ARRAY
-                : t == XFFI_TYPE_LIST ? XFFI_GRAPH_KEY_LIST
-                : t == XFFI_TYPE_MAP  ? XFFI_GRAPH_KEY_MAP
-                                      : XFFI_GRAPH_KEY_DICT;
+  read_frame *f = push_frame(r, node, t,
+                             t == XFFI_TYPE_ARRAY  ? XFFI_GRAPH_KEY_ARRAY
+                             : t == XFFI_TYPE_LIST ? XFFI_GRAPH_KEY_LIST
+                             : t == XFFI_TYPE_MAP  ? XFFI_GRAPH_KEY_MAP
+                                                   : XFFI_GRAPH_KEY_DICT,
+                             built);
+  if (f == NULL) return XFFI_FAIL;
   f->refs = refs;
   f->size = size;
-  f->built = built;
-  f->key = xffi_any_none();
-  r->state[node] = NODE_OPEN;
   *opened = 1;
   return XFFI_OK;
 }
 
 /* Adds child (borrowed) to the top frame. */
 static int add_child(read_frame *f, const xffi_any *child) {
+  if (f->type != NULL)
+    return xffi_field_assign(f->built, f->field, child) == XFFI_OK ? XFFI_OK
+                                                                    : raise_in_node(f->node, f->type_key, f->field);
   switch (f->type_index) {
     case XFFI_TYPE_ARRAY: return xffi_array_push(&f->built, child);
     case XFFI_TYPE_LIST: return xffi_list_push(f->built, child);
@@ -296,13 +406,68 @@ static int add_child(read_frame *f, const xffi_any *child) {
   }
 }
 
+/* Sets the fields of object frame f up to the next whose value is a node:
+ * *ref receives that node's reference (borrowed), NULL when no field is
+ * left. A field absent from the data takes its default. */
+static int next_field_ref(read_frame *f, const xffi_any **ref) {
+  *ref = NULL;
+  for (;;) {
+    const xffi_field_info *at = xffi_walk_next_field(f->type, &f->level, &f->field_index, 0);
+    if (at == NULL) return XFFI_OK;
+    f->field = at;
+    xffi_any name;
+    if (xffi_any_from_str(&name, at->name.data, at->name.size) != XFFI_OK) return XFFI_FAIL;
+    const xffi_any *value = NULL;
+    int status = xffi_map_lookup(&value, f->fields, &name);
+    xffi_any_release(&name);
+    if (status != XFFI_OK) return XFFI_FAIL;
+    if (value == NULL) {
+      if (!(at->flags & XFFI_FIELD_HAS_DEFAULT))
+        return xffi_error_raise(XFFI_KIND_TYPE, "%s: node %lld (%s): Required field `%.*s` not set in type `%s`", FN,
+                                (long long)f->node, f->type_key, (int)at->name.size, at->name.data, f->type_key);
+      if (xffi_graph_field_default(f->built, at) != XFFI_OK) return raise_in_node(f->node, f->type_key, at);
+      continue;
+    }
+    int32_t static_index = at->field_static_type_index;
+    if (!xffi_graph_field_inlined(static_index)) {
+      *ref = value;
+      return XFFI_OK;
+    }
+    xffi_any decoded = xffi_any_none();
+    if (decode_leaf(f->node, static_index, f->type_key, at, value, &decoded) != XFFI_OK) return XFFI_FAIL;
+    status = add_child(f, &decoded);
+    xffi_any_release(&decoded);
+    if (status != XFFI_OK) return XFFI_FAIL;
+  }
+}
+
+/* The top frame's next child reference (borrowed; NULL when it has none). */
+static int next_ref(read_frame *f, const xffi_any **ref) {
+  if (f->type != NULL) return next_field_ref(f, ref);
+  *ref = f->position == f->size ? NULL : &f->refs[f->position];
+  return XFFI_OK;
+}
+
+/* The error for reference ref of frame f: at data[position] of a
+ * container, or in a field of an object. */
+static const char *ref_place(const read_frame *f, char *buffer, size_t size) {
+  if (f->type != NULL)
+    snprintf(buffer, size, "field `%.*s`", (int)f->field->name.size, f->field->name.data);
+  else
+    snprintf(buffer, size, "data[%lld]", (long long)f->position);
+  return buffer;
+}
+
 /* Decodes node and everything it refers to. */
 static int decode(graph_reader *r, int64_t root) {
   int opened;
+  char place[96];
   if (start_node(r, root, &opened) != XFFI_OK) return XFFI_FAIL;
   while (r->frames.count > 0) {
     read_frame *f = (read_frame *)xffi_walk_vec_top(&r->frames);
-    if (f->position == f->size) {
+    const xffi_any *ref;
+    if (next_ref(f, &ref) != XFFI_OK) return XFFI_FAIL;
+    if (ref == NULL) {
       r->decoded[f->node] = xffi_any_object(f->built);
       r->state[f->node] = NODE_DONE;
       r->frames.count--;
@@ -311,20 +476,21 @@ static int decode(graph_reader *r, int64_t root) {
       if (add_child(parent, &r->decoded[f->node]) != XFFI_OK) return XFFI_FAIL;
       continue;
     }
-    const xffi_any *ref = &f->refs[f->position];
     if (ref->type_index != XFFI_TYPE_INT)
-      return xffi_error_raise(XFFI_KIND_TYPE, "%s: node %lld (%s): data[%lld] must be a node index, got %s", FN,
-                              (long long)f->node, f->type_key, (long long)f->position, xffi_any_kind_name(ref));
+      return xffi_error_raise(XFFI_KIND_TYPE, "%s: node %lld (%s): %s must be a node index, got %s", FN,
+                              (long long)f->node, f->type_key, ref_place(f, place, sizeof(place)),
+                              xffi_any_kind_name(ref));
     int64_t child = ref->v_int64;
     if (child < 0 || child >= r->count)
-      return xffi_error_raise(
-          XFFI_KIND_VALUE, "%s: node %lld (%s): data[%lld]: node index %lld out of range (%lld nodes)", FN,
-          (long long)f->node, f->type_key, (long long)f->position, (long long)child, (long long)r->count);
+      return xffi_error_raise(XFFI_KIND_VALUE, "%s: node %lld (%s): %s: node index %lld out of range (%lld nodes)",
+                              FN, (long long)f->node, f->type_key, ref_place(f, place, sizeof(place)),
+                              (long long)child, (long long)r->count);
     if (r->state[child] == NODE_OPEN)
       return xffi_error_raise(XFFI_KIND_VALUE,
-                              "%s: node %lld (%s): data[%lld] refers back to node %lld, which contains it (the "
+                              "%s: node %lld (%s): %s refers back to node %lld, which contains it (the "
                               "format has no cycles)",
-                              FN, (long long)f->node, f->type_key, (long long)f->position, (long long)child);
+                              FN, (long long)f->node, f->type_key, ref_place(f, place, sizeof(place)),
+                              (long long)child);
     f->position++;
     if (r->state[child] == NODE_DONE) {
       if (add_child(f, &r->decoded[child]) != XFFI_OK) return XFFI_FAIL;

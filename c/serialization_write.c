@@ -10,50 +10,97 @@
  * the text is byte for byte tvm-ffi's. Values equal as Map keys (AnyEqual:
  * strings by content, objects by identity) share one node.
  *
- * The walk uses a heap stack; Lists and Dicts being written sit in an
- * identity table, so one that contains itself is an error. Reflected
- * objects (field records, enums, __data_to_json__) are not written yet:
- * they are a TypeError naming the type. */
+ * Reflected objects are written as c/serialization_object.h says: an enum
+ * member or a type with __data_to_json__ as one node, other objects like a
+ * container whose children are the values of their non-inlined fields.
+ *
+ * The walk uses a heap stack; Lists, Dicts and objects being written sit in
+ * an identity table, so one that contains itself is an error. */
 #include <string.h>
 
 #include <xffi/array.h>
+#include <xffi/function.h>
 #include <xffi/json.h>
 #include <xffi/map.h>
 #include <xffi/shape.h>
 #include <xffi/string.h>
 #include <xffi/tvm_ffi.h>
 
+#include "check.h"
+#include "field_storage.h"
 #include "map_key.h"
 #include "recursive_walk.h"
 #include "serialization_keys.h"
+#include "serialization_object.h"
 
 static const char *const FN = "ffi.ToJSONGraph";
 
-/* A container whose children are being numbered. */
+enum { FRAME_SEQ, FRAME_MAP, FRAME_OBJECT };
+
+/* A container or object whose children are being numbered. */
 typedef struct graph_frame {
-  const xffi_any *value; /* borrowed: held by its parent or the caller */
+  xffi_any held; /* owned: the container or object */
+  int32_t kind;
   int64_t size, position;
   const xffi_any *items; /* Array/List elements */
   int64_t map_cursor;
   xffi_map_item item; /* Map/Dict: the entry being numbered */
-  xffi_object *data;  /* owned: the child indices so far (an Array) */
+  /* Object: the next field, the field whose value is being numbered, and
+   * that value (owned). */
+  const xffi_type_info *type;
+  int32_t level, field_index;
+  const xffi_field_info *field;
+  xffi_any child;
+  xffi_object *data; /* owned: the child indices so far (an Array), or an object's fields (a Map) */
 } graph_frame;
 
 typedef struct graph_writer {
   xffi_object *nodes;     /* owned Array of node Maps */
   xffi_object *index_of;  /* owned Map: value -> its node index */
   xffi_walk_vec frames;   /* graph_frame */
-  xffi_walk_table active; /* Lists and Dicts being written */
+  xffi_walk_table active; /* Lists, Dicts and objects being written */
+  /* The Strings of the texts every node repeats, made once per write: type
+   * keys (by their static text's address) and field names (by their
+   * record's); each entry's value is the String (owned). */
+  xffi_walk_table texts;
 } graph_writer;
+
+enum { TEXT_TYPE_KEY = 1, TEXT_FIELD_NAME = 2 };
+
+/* *out receives the String (borrowed from the writer) of text[0, size),
+ * which owner (a type key's text or a field record) always has. */
+static int cached_text(graph_writer *w, const void *owner, int kind, const char *text, size_t size,
+                       const xffi_any **out) {
+  const void *tag = kind == TEXT_TYPE_KEY ? NULL : (const void *)&w->texts;
+  xffi_walk_entry *e = xffi_walk_table_find(&w->texts, owner, tag);
+  if (e == NULL) {
+    xffi_any made;
+    if (xffi_any_from_str(&made, text, size) != XFFI_OK) return XFFI_FAIL;
+    e = xffi_walk_table_put(&w->texts, owner, tag);
+    if (e == NULL) {
+      xffi_any_release(&made);
+      return XFFI_FAIL;
+    }
+    e->value = made;
+  }
+  *out = &e->value;
+  return XFFI_OK;
+}
 
 /* Appends node {"type": type_key, "data": data} (data borrowed; NULL for
  * none) for value (borrowed); *index receives its index. */
 static int add_node(graph_writer *w, const xffi_any *value, const char *type_key, const xffi_any *data,
                     int64_t *index) {
-  xffi_any keys[2] = {xffi_any_c_str("type"), xffi_any_c_str("data")};
-  xffi_any values[2] = {xffi_any_c_str(type_key), data ? *data : xffi_any_none()};
-  xffi_object *node;
-  if (xffi_map_new(&node, keys, values, data ? 2 : 1) != XFFI_OK) return XFFI_FAIL;
+  const xffi_any *key_text;
+  if (cached_text(w, type_key, TEXT_TYPE_KEY, type_key, strlen(type_key), &key_text) != XFFI_OK) return XFFI_FAIL;
+  xffi_any keys[2] = {xffi_any_none(), xffi_any_none()}; /* inline strings: nothing is allocated for them */
+  xffi_any values[2] = {*key_text, data ? *data : xffi_any_none()};
+  xffi_object *node = NULL;
+  int made = xffi_any_from_str(&keys[0], "type", 4) == XFFI_OK && xffi_any_from_str(&keys[1], "data", 4) == XFFI_OK &&
+             xffi_map_new(&node, keys, values, data ? 2 : 1) == XFFI_OK;
+  xffi_any_release(&keys[0]);
+  xffi_any_release(&keys[1]);
+  if (!made) return XFFI_FAIL;
   xffi_any node_view = xffi_any_object(node);
   int64_t count;
   int status = xffi_array_length(&count, w->nodes);
@@ -134,9 +181,8 @@ static int add_leaf(graph_writer *w, const xffi_any *v, int64_t *index) {
         key = XFFI_GRAPH_KEY_BYTES;
         status = base64_encode(&data, map_text_of(v));
       } else {
-        return xffi_error_raise(
-            XFFI_KIND_TYPE, "%s: cannot write a value of type `%s`: %s", FN, xffi_any_kind_name(v),
-            t >= XFFI_TYPE_STATIC_OBJECT_BEGIN ? "reflected objects are not written yet" : "it has no JSON graph form");
+        return xffi_error_raise(XFFI_KIND_TYPE, "%s: cannot write a value of type `%s`: it has no JSON graph form",
+                                FN, xffi_any_kind_name(v));
       }
   }
   if (status == XFFI_OK) status = add_node(w, v, key, &data, index);
@@ -144,36 +190,76 @@ static int add_leaf(graph_writer *w, const xffi_any *v, int64_t *index) {
   return status;
 }
 
+
 static int is_container(int32_t t) {
   return t == XFFI_TYPE_ARRAY || t == XFFI_TYPE_LIST || t == XFFI_TYPE_MAP || t == XFFI_TYPE_DICT;
 }
 
-/* Starts numbering container v (borrowed). */
-static int open_frame(graph_writer *w, const xffi_any *v) {
+/* Whether a value of type index t is a reflected object (not a string,
+ * bytes, Shape or container, which have fixed forms). */
+static int is_reflected(int32_t t) {
+  return t >= XFFI_TYPE_STATIC_OBJECT_BEGIN && !xffi_walk_is_str(t) && !xffi_walk_is_bytes(t) &&
+         t != XFFI_TYPE_SHAPE && !is_container(t);
+}
+
+/* Numbers object v (borrowed) of type, whose form is one node with no
+ * children: an enum member's index or what __data_to_json__ returns. */
+static int add_object_leaf(graph_writer *w, const xffi_any *v, const xffi_type_info *type, xffi_graph_form form,
+                           xffi_object *hook, int64_t *index) {
+  xffi_any data = xffi_any_none();
+  int status = form == XFFI_GRAPH_HOOK ? xffi_function_call(hook, v, 1, &data)
+                                       : xffi_graph_enum_index(&data, v->v_obj, form == XFFI_GRAPH_INT_ENUM);
+  if (status == XFFI_OK) status = add_node(w, v, type->type_key.data, &data, index);
+  xffi_any_release(&data);
+  return status;
+}
+
+/* Starts numbering v (borrowed: it may sit in the frame vector, which a
+ * push moves), a container or an object walked by its fields (type). */
+static int open_frame(graph_writer *w, const xffi_any *v, const xffi_type_info *type) {
   int32_t t = v->type_index;
   if (w->frames.count >= XFFI_WALK_MAX_DEPTH) return xffi_walk_raise_too_deep(FN);
-  if (t == XFFI_TYPE_LIST || t == XFFI_TYPE_DICT) {
-    if (xffi_walk_table_find(&w->active, v->v_obj, NULL) != NULL)
+  if (t == XFFI_TYPE_LIST || t == XFFI_TYPE_DICT || type != NULL) {
+    if (xffi_walk_table_find(&w->active, v->v_obj, NULL) != NULL) {
+      if (type != NULL)
+        return xffi_error_raise(XFFI_KIND_VALUE,
+                                "%s: Cycle detected during serialization: an object of type `%s` contains itself", FN,
+                                type->type_key.data);
       return xffi_error_raise(XFFI_KIND_VALUE, "%s: Cycle detected during serialization: a %s contains itself", FN,
                               t == XFFI_TYPE_LIST ? "List" : "Dict");
+    }
     if (xffi_walk_table_put(&w->active, v->v_obj, NULL) == NULL) return XFFI_FAIL;
   }
+  xffi_any held = xffi_any_object_new_ref(v->v_obj);
   graph_frame *f = (graph_frame *)xffi_walk_vec_push(&w->frames);
-  if (f == NULL) return XFFI_FAIL;
-  f->value = v;
+  if (f == NULL) {
+    xffi_any_release(&held);
+    return XFFI_FAIL;
+  }
+  f->held = held;
+  f->child = xffi_any_none();
+  if (type != NULL) {
+    f->kind = FRAME_OBJECT;
+    f->type = type;
+    f->level = 1;
+    return xffi_map_new(&f->data, NULL, NULL, 0);
+  }
   int status;
   if (t == XFFI_TYPE_MAP || t == XFFI_TYPE_DICT) {
-    status = xffi_map_length(&f->size, v->v_obj);
+    f->kind = FRAME_MAP;
+    status = xffi_map_length(&f->size, held.v_obj);
     f->size *= 2;
   } else {
-    status = xffi_array_items(&f->items, &f->size, v->v_obj);
+    f->kind = FRAME_SEQ;
+    status = xffi_array_items(&f->items, &f->size, held.v_obj);
   }
   if (status == XFFI_OK) status = xffi_array_new_with_capacity(&f->data, f->size);
   return status;
 }
 
-static const char *container_key(int32_t t) {
-  switch (t) {
+static const char *frame_key(const graph_frame *f) {
+  if (f->kind == FRAME_OBJECT) return f->type->type_key.data;
+  switch (f->held.type_index) {
     case XFFI_TYPE_ARRAY: return XFFI_GRAPH_KEY_ARRAY;
     case XFFI_TYPE_LIST: return XFFI_GRAPH_KEY_LIST;
     case XFFI_TYPE_MAP: return XFFI_GRAPH_KEY_MAP;
@@ -181,8 +267,23 @@ static const char *container_key(int32_t t) {
   }
 }
 
-/* Numbers v if it is new: a leaf at once, a container by opening its frame
- * (*pending set; its index comes when the frame closes). */
+/* Sets data[field's name] = value (borrowed) in an object frame's Map. */
+static int set_field_data(graph_writer *w, graph_frame *f, const xffi_field_info *field, const xffi_any *value) {
+  const xffi_any *name;
+  if (cached_text(w, field, TEXT_FIELD_NAME, field->name.data, field->name.size, &name) != XFFI_OK) return XFFI_FAIL;
+  return xffi_map_set(&f->data, name, value);
+}
+
+/* Records a child's node index in frame f. */
+static int put_index(graph_writer *w, graph_frame *f, int64_t index) {
+  xffi_any index_value = xffi_any_int(index);
+  if (f->kind == FRAME_OBJECT) return set_field_data(w, f, f->field, &index_value);
+  return xffi_array_push(&f->data, &index_value);
+}
+
+/* Numbers v if it is new: a leaf at once, a container or an object with
+ * fields by opening its frame (*pending set; its index comes when the
+ * frame closes). */
 static int visit(graph_writer *w, const xffi_any *v, int64_t *index, int *pending) {
   *pending = 0;
   const xffi_any *known;
@@ -191,45 +292,109 @@ static int visit(graph_writer *w, const xffi_any *v, int64_t *index, int *pendin
     *index = known->v_int64;
     return XFFI_OK;
   }
-  if (!is_container(v->type_index)) return add_leaf(w, v, index);
+  int32_t t = v->type_index;
+  if (is_reflected(t)) {
+    const xffi_type_info *type = xffi_type_info_find(t);
+    if (type == NULL) return xffi_error_raise(XFFI_KIND_TYPE, "%s: object of unregistered type index %d", FN, (int)t);
+    xffi_object *hook;
+    xffi_graph_form form = xffi_graph_form_of(type, 1, &hook);
+    if (form != XFFI_GRAPH_FIELDS) return add_object_leaf(w, v, type, form, hook, index);
+    if (!xffi_graph_has_creator(type))
+      return xffi_error_raise(
+          XFFI_KIND_TYPE, "%s: Type `%s` does not support ToJSONGraph (no native creator or __ffi_new__ type attr)", FN,
+          type->type_key.data);
+    *pending = 1;
+    return open_frame(w, v, type);
+  }
+  if (!is_container(t)) return add_leaf(w, v, index);
   *pending = 1;
-  return open_frame(w, v);
+  return open_frame(w, v, NULL);
+}
+
+/* The value of a field of static type static_index written inline into
+ * *out (a new reference), or 0 when the field's value gets a node. */
+static int inline_field(const xffi_any *value, int32_t static_index, xffi_any *out, int *status) {
+  *status = XFFI_OK;
+  if (!xffi_graph_field_inlined(static_index)) return 0;
+  if (static_index == XFFI_TYPE_NONE) {
+    *out = xffi_any_none();
+    return 1;
+  }
+  if (value->type_index != static_index) return 0; /* not what the field declares: give it a node */
+  if (static_index == XFFI_TYPE_DTYPE)
+    *status = TVMFFIDataTypeToString(&value->v_dtype, out);
+  else
+    *out = *value;
+  return 1;
+}
+
+/* The next child of f (borrowed), or NULL when f has no more. */
+static int next_child(graph_writer *w, graph_frame *f, const xffi_any **child) {
+  *child = NULL;
+  if (f->kind == FRAME_OBJECT) {
+    for (;;) {
+      const xffi_field_info *field = xffi_walk_next_field(f->type, &f->level, &f->field_index, 0);
+      if (field == NULL) return XFFI_OK;
+      xffi_any_release(&f->child);
+      f->child = xffi_any_none();
+      if (xffi_field_read(&f->child, f->held.v_obj, field) != XFFI_OK) return XFFI_FAIL;
+      xffi_any inlined;
+      int status;
+      if (!inline_field(&f->child, field->field_static_type_index, &inlined, &status)) {
+        f->field = field;
+        *child = &f->child;
+        return XFFI_OK;
+      }
+      if (status == XFFI_OK) status = set_field_data(w, f, field, &inlined);
+      if (field->field_static_type_index == XFFI_TYPE_DTYPE) xffi_any_release(&inlined);
+      if (status != XFFI_OK) return XFFI_FAIL;
+    }
+  }
+  if (f->position == f->size) return XFFI_OK;
+  if (f->kind == FRAME_SEQ) {
+    *child = &f->items[f->position];
+  } else if (f->position % 2 == 0) {
+    if (xffi_map_next(&f->item, f->held.v_obj, &f->map_cursor) != XFFI_OK) return XFFI_FAIL;
+    if (f->item.key == NULL) return xffi_error_raise(XFFI_KIND_VALUE, "%s: map changed while written", FN);
+    *child = f->item.key;
+  } else {
+    *child = f->item.value;
+  }
+  f->position++;
+  return XFFI_OK;
+}
+
+static void free_frame(graph_frame *f) {
+  xffi_any_release(&f->held);
+  xffi_any_release(&f->child);
+  if (f->data) xffi_object_dec_ref(f->data);
 }
 
 /* Advances the top frame by one child, or closes it: *closed and *index
- * then say the closed container's node index. */
+ * then say the closed node's index. */
 static int step(graph_writer *w, int *closed, int64_t *index) {
   graph_frame *f = (graph_frame *)xffi_walk_vec_top(&w->frames);
   *closed = 0;
-  if (f->position == f->size) {
-    const xffi_any *v = f->value;
-    xffi_any data = xffi_any_object(f->data);
-    f->data = NULL;
-    if (v->type_index == XFFI_TYPE_LIST || v->type_index == XFFI_TYPE_DICT)
-      xffi_walk_table_remove(&w->active, v->v_obj, NULL);
+  const xffi_any *child;
+  if (next_child(w, f, &child) != XFFI_OK) return XFFI_FAIL;
+  if (child == NULL) {
+    graph_frame done = *f;
     w->frames.count--;
-    int status = add_node(w, v, container_key(v->type_index), &data, index);
+    if (done.kind == FRAME_OBJECT || done.held.type_index == XFFI_TYPE_LIST || done.held.type_index == XFFI_TYPE_DICT)
+      xffi_walk_table_remove(&w->active, done.held.v_obj, NULL);
+    xffi_any data = xffi_any_object(done.data);
+    int status = add_node(w, &done.held, frame_key(&done), &data, index);
+    done.data = NULL;
     xffi_any_release(&data);
+    free_frame(&done);
     *closed = 1;
     return status;
   }
-  const xffi_any *child;
-  if (f->items != NULL) {
-    child = &f->items[f->position];
-  } else if (f->position % 2 == 0) {
-    if (xffi_map_next(&f->item, f->value->v_obj, &f->map_cursor) != XFFI_OK) return XFFI_FAIL;
-    if (f->item.key == NULL) return xffi_error_raise(XFFI_KIND_VALUE, "%s: map changed while written", FN);
-    child = f->item.key;
-  } else {
-    child = f->item.value;
-  }
-  f->position++;
   int pending;
   int64_t child_index;
   if (visit(w, child, &child_index, &pending) != XFFI_OK) return XFFI_FAIL;
   if (pending) return XFFI_OK;
-  xffi_any index_value = xffi_any_int(child_index);
-  return xffi_array_push(&f->data, &index_value);
+  return put_index(w, f, child_index);
 }
 
 /* Numbers value and everything under it; *root receives its index. */
@@ -245,9 +410,7 @@ static int write_graph(graph_writer *w, const xffi_any *value, int64_t *root) {
       *root = index;
       break;
     }
-    graph_frame *parent = (graph_frame *)xffi_walk_vec_top(&w->frames);
-    xffi_any index_value = xffi_any_int(index);
-    if (xffi_array_push(&parent->data, &index_value) != XFFI_OK) return XFFI_FAIL;
+    if (put_index(w, (graph_frame *)xffi_walk_vec_top(&w->frames), index) != XFFI_OK) return XFFI_FAIL;
   }
   return XFFI_OK;
 }
@@ -262,12 +425,10 @@ int xffi_to_json(xffi_any *out, const xffi_any *value, const xffi_any *metadata)
   int status = xffi_array_new_with_capacity(&w.nodes, 0);
   if (status == XFFI_OK) status = xffi_map_new(&w.index_of, NULL, NULL, 0);
   if (status == XFFI_OK) status = write_graph(&w, value, &root);
-  for (size_t i = 0; i < w.frames.count; ++i) {
-    graph_frame *f = (graph_frame *)xffi_walk_vec_at(&w.frames, i);
-    if (f->data) xffi_object_dec_ref(f->data);
-  }
+  for (size_t i = 0; i < w.frames.count; ++i) free_frame((graph_frame *)xffi_walk_vec_at(&w.frames, i));
   xffi_walk_vec_free(&w.frames);
   xffi_walk_table_free(&w.active);
+  xffi_walk_table_free(&w.texts);
   if (w.index_of) xffi_object_dec_ref(w.index_of);
   if (status == XFFI_OK) {
     int has_metadata = metadata != NULL && metadata->type_index != XFFI_TYPE_NONE;

@@ -43,25 +43,39 @@ XFFI_API int xffi_json_stringify(xffi_object **out, const xffi_any *value, int i
  * {"root_index": R, "nodes": [{"type": <type key>, "data": ...}, ...],
  *  "metadata": ...}: one node per distinct value (strings by content,
  * objects by identity), children numbered before their parent, byte for
- * byte as tvm-ffi writes it. So far None, bool, int, float, dtype, device,
- * strings, bytes (base64), Shape, Array, List, Map and Dict, both ways;
- * reflected objects are a TypeError naming the type. */
+ * byte as tvm-ffi writes it: None, bool, int, float, dtype, device,
+ * strings, bytes (base64), Shape, Array, List, Map and Dict, and reflected
+ * objects: an ffi.IntEnum / ffi.Enum member as its canonical int / string
+ * index, a type with a "__data_to_json__" attribute as what it returns
+ * (read back by "__data_from_json__"), any other object as {field name:
+ * value} over all its fields, ancestors' first, None/bool/int/float/dtype
+ * fields inline and the others as node indices. */
 
 /* *out receives a new reference to the graph of value (borrowed), with
  * metadata (borrowed; NULL or None for none) under "metadata". Errors:
- * TypeError for a value with no graph form; ValueError for a List or Dict
+ * TypeError for a value with no graph form, and for an object whose type
+ * has neither a creator nor "__ffi_new__" nor "__data_to_json__" ("Type `T`
+ * does not support ToJSONGraph"); ValueError for a List, Dict or object
  * that contains itself ("Cycle detected during serialization: a List
- * contains itself") or nesting past 2^20; MemoryError. Nothing leaks. */
+ * contains itself") or nesting past 2^20; what a field getter or
+ * "__data_to_json__" raises; MemoryError. Nothing leaks. */
 XFFI_API int xffi_to_json(xffi_any *out, const xffi_any *value, const xffi_any *metadata);
 
 /* *out receives a new reference to the value graph (borrowed: a Map as
  * xffi_to_json or tvm-ffi's ToJSONGraph makes, or ffi.json.Parse reads)
- * stands for; a node reached twice gives the same object. Errors, each
- * naming the node, its type and the bad part: ValueError for a graph that is
- * not an object or lacks "root_index"/"nodes", an unknown type key, a node
- * index out of range, a node that leads back to itself (the format has no
- * cycles), bad base64 or dtype text; TypeError for data of the wrong type
- * and for reflected objects (not read yet); MemoryError. Nothing leaks. */
+ * stands for; a node reached twice gives the same object. An object is
+ * made empty by its type's creator (or "__ffi_new__") and each field set
+ * through its setter; a field absent from the data takes its default; an
+ * enum member is the canonical singleton of its index. Errors, each naming
+ * the node, its type and the bad part (the field, for an object):
+ * ValueError for a graph that is not an object or lacks "root_index"/
+ * "nodes", an unknown type key, a node index out of range, a node that
+ * leads back to itself (the format has no cycles), bad base64 or dtype
+ * text, an enum index with no member; TypeError for data of the wrong type,
+ * a required field absent ("Required field `f` not set in type `T`"), a
+ * field value the setter refuses; RuntimeError for a type that cannot be
+ * made empty; what "__data_from_json__" raises; MemoryError. Nothing
+ * leaks: objects made before an error are released. */
 XFFI_API int xffi_from_json(xffi_any *out, const xffi_any *graph);
 
 XFFI_EXTERN_C_END

@@ -2,8 +2,59 @@
  * bytes read as JSON. Checks: a graph either loads or raises an error from
  * ffi.FromJSONGraph (never crashes, leaks or recurses, whatever the node
  * indices, cycles or data); what loads writes (c/serialization_write.c),
- * and that graph loads back to a value that writes the same text again. */
+ * and that graph loads back to a value that writes the same text again.
+ * Graphs may name the reflected type fuzz.graph.Item (registered here: an
+ * int and a float written inline, a String and an Any written as nodes, a
+ * default on the float and the String), so the loader's object path (the
+ * creator, inline fields, defaults, field references, setters that refuse a
+ * value) is fuzzed too; a seed names it. */
 #include "fuzz_common.h"
+
+#include <xffi/reflection.h>
+
+typedef struct fuzz_item {
+  xffi_object header;
+  int64_t count;
+  double weight;
+  xffi_object *name; /* a String (owned), or NULL */
+  xffi_any payload;  /* owned */
+} fuzz_item;
+
+static int32_t item_index = -1;
+
+static void item_deleter(void *self, int flags) {
+  fuzz_item *item = self;
+  if (flags & XFFI_DELETE_CONTENTS) {
+    if (item->name) xffi_object_dec_ref(item->name);
+    xffi_any_release(&item->payload);
+  }
+  if (flags & XFFI_DELETE_MEMORY) free(self);
+}
+
+static int item_create(void **result) {
+  fuzz_item *item = calloc(1, sizeof(fuzz_item));
+  if (!item) return xffi_error_raise_out_of_memory();
+  xffi_object_init(&item->header, item_index, item_deleter);
+  item->payload = xffi_any_none();
+  *result = item;
+  return XFFI_OK;
+}
+
+/* Registers fuzz.graph.Item once (the fuzzer is one process). */
+static void register_item(void) {
+  if (item_index >= 0) return;
+  FUZZ_CHECK(xffi_type_register(&item_index, "fuzz.graph.Item", XFFI_TYPE_OBJECT) == XFFI_OK);
+  FUZZ_CHECK(XFFI_REFLECT_TYPE(item_index, fuzz_item, item_create, XFFI_SEQ_HASH_TREE_NODE, NULL) == XFFI_OK);
+  FUZZ_CHECK(XFFI_REFLECT_FIELD(item_index, fuzz_item, count, XFFI_TYPE_INT, XFFI_FIELD_WRITABLE, NULL) == XFFI_OK);
+  FUZZ_CHECK(XFFI_REFLECT_FIELD_DEFAULT(item_index, fuzz_item, weight, XFFI_TYPE_FLOAT, XFFI_FIELD_WRITABLE, NULL,
+                                        xffi_any_float(0.5)) == XFFI_OK);
+  xffi_any unnamed = xffi_any_none();
+  FUZZ_CHECK(xffi_any_from_str(&unnamed, "unnamed", 7) == XFFI_OK);
+  FUZZ_CHECK(XFFI_REFLECT_FIELD_DEFAULT(item_index, fuzz_item, name, XFFI_TYPE_STRING, XFFI_FIELD_WRITABLE, NULL,
+                                        unnamed) == XFFI_OK);
+  xffi_any_release(&unnamed);
+  FUZZ_CHECK(XFFI_REFLECT_FIELD(item_index, fuzz_item, payload, XFFI_TYPE_ANY, XFFI_FIELD_WRITABLE, NULL) == XFFI_OK);
+}
 
 /* The compact text of value's graph (value borrowed): a new String. */
 static xffi_object *graph_text(const xffi_any *value) {
@@ -17,6 +68,7 @@ static xffi_object *graph_text(const xffi_any *value) {
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  register_item();
   xffi_any graph = xffi_any_none();
   if (xffi_json_parse(&graph, (const char *)data, size) != XFFI_OK) {
     fuzz_expect_raised(XFFI_KIND_VALUE, "ffi.json.Parse");
