@@ -54,6 +54,8 @@ pub mod module;
 pub mod object;
 pub mod reflect;
 mod reflect_access;
+#[cfg(feature = "serde")]
+pub mod serde_graph;
 pub mod string;
 pub mod structural;
 pub mod tensor;
