@@ -171,3 +171,81 @@ fn structural_keys_a_kernel_cache() {
     assert_eq!(key.structural_hash(), structural_hash(key.get()).unwrap());
     assert_eq!(cache.get(&key), Some(&1));
 }
+
+/// A derived configuration compared as a tree; `note` is left out of
+/// equality and hashing (tvm-ffi's field(structural_eq="ignore")).
+#[derive(xffi::Object)]
+#[xffi(type_key = "test.structural.KernelConfig", structural_eq = "tree")]
+struct KernelConfig {
+    #[xffi(get)]
+    tile: i64,
+    #[xffi(get)]
+    dtype: std::string::String,
+    #[xffi(get, structural_eq = "ignore")]
+    note: std::string::String,
+}
+
+fn kernel_config(tile: i64, dtype: &str, note: &str) -> ObjectRef<KernelConfig> {
+    ObjectRef::new(KernelConfig { tile, dtype: dtype.into(), note: note.into() }).unwrap()
+}
+
+#[test]
+fn derived_tree_types_compare_by_fields() {
+    let a = kernel_config(32, "float32", "first");
+    let b = kernel_config(32, "float32", "second"); // differs only in an ignored field
+    let c = kernel_config(64, "float32", "first");
+    assert!(structural_equal(&a, &b).unwrap());
+    assert_eq!(structural_hash(&a).unwrap(), structural_hash(&b).unwrap());
+    assert!(!structural_equal(&a, &c).unwrap());
+    assert_ne!(structural_hash(&a).unwrap(), structural_hash(&c).unwrap());
+    let m = first_mismatch(&a, &c).unwrap().unwrap();
+    assert_eq!((m.lhs(), m.rhs()), ("<root>.tile", "<root>.tile"));
+    assert_eq!(a.note, "first");
+    // A kernel cache keyed by derived configurations.
+    let mut cache: HashMap<Structural<ObjectRef<KernelConfig>>, &str> = HashMap::new();
+    cache.insert(Structural::new(a).unwrap(), "kernel_32");
+    assert_eq!(cache.get(&Structural::new(b).unwrap()), Some(&"kernel_32"));
+    assert_eq!(cache.get(&Structural::new(c).unwrap()), None);
+}
+
+/// A variable (tvm-ffi's "var": equal to itself, or to the variable it is
+/// bound to inside a definition) and a function binding one.
+#[derive(xffi::Object)]
+#[xffi(type_key = "test.structural.Var", structural_eq = "var")]
+struct Var {
+    #[xffi(get, structural_eq = "ignore")]
+    name: std::string::String,
+}
+
+#[derive(xffi::Object)]
+#[xffi(type_key = "test.structural.Lambda", structural_eq = "tree")]
+struct Lambda {
+    #[xffi(get, structural_eq = "def")]
+    param: ObjectRef<Var>,
+    #[xffi(get)]
+    body: ObjectRef<Var>,
+}
+
+#[derive(xffi::Object)]
+#[xffi(type_key = "test.structural.Token", structural_eq = "singleton")]
+struct Token {}
+
+#[test]
+fn derived_kinds_follow_tvm_ffi() {
+    let var = |name: &str| ObjectRef::new(Var { name: name.into() }).unwrap();
+    let lambda =
+        |p: &ObjectRef<Var>, b: &ObjectRef<Var>| ObjectRef::new(Lambda { param: p.clone(), body: b.clone() }).unwrap();
+    let (x, y, z) = (var("x"), var("y"), var("z"));
+    assert_eq!(x.name, "x");
+    // fn x: x equals fn y: y (x bound to y by the definition); not fn x: z.
+    assert!(structural_equal(&lambda(&x, &x), &lambda(&y, &y)).unwrap());
+    assert_eq!(structural_hash(&lambda(&x, &x)).unwrap(), structural_hash(&lambda(&y, &y)).unwrap());
+    assert!(!structural_equal(&lambda(&x, &z), &lambda(&y, &y)).unwrap());
+    // Free variables outside a definition: equal only to themselves.
+    assert!(structural_equal(&x, &x).unwrap());
+    assert!(!structural_equal(&x, &y).unwrap());
+    // Singletons: by identity.
+    let (t1, t2) = (ObjectRef::new(Token {}).unwrap(), ObjectRef::new(Token {}).unwrap());
+    assert!(structural_equal(&t1, &t1).unwrap());
+    assert!(!structural_equal(&t1, &t2).unwrap());
+}
