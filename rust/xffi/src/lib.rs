@@ -23,6 +23,9 @@
 //!   ([`structural_equal`], [`structural_hash`], [`first_mismatch`],
 //!   [`Structural`] as a `HashMap` key), [`deep_copy`], the JSON graph
 //!   ([`to_json`], [`from_json`]) and JSON text ([`json_parse`], [`json_stringify`]).
+//! - Feature `serde` (off by default): `Serialize`/`Deserialize` for [`Any`],
+//!   [`ObjectRef<T>`] and the containers as tvm-ffi's JSON graph, in any serde
+//!   format (module `serde_graph`).
 //!
 //! ```
 //! use xffi::{object_type, Any, Array, Function, ObjectRef};

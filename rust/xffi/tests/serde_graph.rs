@@ -205,3 +205,45 @@ fn deep_nesting_is_an_error_not_a_stack_overflow() {
     let err = <Any as serde::Deserialize>::deserialize(value).unwrap_err();
     assert!(!err.to_string().contains("nesting"), "{err}");
 }
+
+/// Cross-runtime, both ways: the serde_json text loads in tvm-ffi's own
+/// runtime (the wheel, in a Python process) with the same structural hash,
+/// and the text tvm-ffi writes back reads through serde to an equal value.
+/// Needs python3 with the apache-tvm-ffi wheel; the test command sets
+/// XFFI_REQUIRE_TVM_FFI=1, so there it must run.
+#[test]
+fn tvm_ffi_runtime_reads_and_writes_the_same_graph() {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let script = "import sys, tvm_ffi\n\
+        from tvm_ffi.serialization import from_json_graph_str, to_json_graph_str\n\
+        v = from_json_graph_str(sys.stdin.read())\n\
+        print(tvm_ffi.structural_hash(v))\n\
+        print(to_json_graph_str(v))\n";
+    let required = std::env::var("XFFI_REQUIRE_TVM_FFI").is_ok_and(|v| v == "1");
+    let probe = Command::new("python3").args(["-c", "import tvm_ffi"]).output();
+    if !probe.as_ref().is_ok_and(|o| o.status.success()) {
+        assert!(!required, "XFFI_REQUIRE_TVM_FFI=1 but python3 cannot import tvm_ffi");
+        eprintln!("tvm_ffi not importable: cross-runtime check not run");
+        return;
+    }
+    let v = sample();
+    let text = serde_json::to_string(&v).unwrap();
+    let mut child = Command::new("python3")
+        .args(["-c", script])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(text.as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let mut lines = stdout.lines();
+    let tvm_hash: u64 = lines.next().unwrap().trim().parse().unwrap();
+    assert_eq!(tvm_hash, xffi::structural_hash(&v).unwrap(), "both runtimes hash the graph alike");
+    let tvm_text = lines.next().unwrap();
+    let back: Any = serde_json::from_str(tvm_text).unwrap();
+    assert!(structural_equal(&v, &back).unwrap());
+}
