@@ -1,13 +1,13 @@
 //! `serde::Serialize` and `serde::Deserialize` for [`Any`], [`ObjectRef<T>`]
 //! and the containers (feature `serde`), writing tvm-ffi's JSON graph.
 //!
-//! A value is written as the graph [`to_json`](crate::to_json) makes —
+//! A value is written as the graph [`to_json`] makes —
 //! `{"root_index": R, "nodes": [{"type": <type key>, "data": ...}, ...]}`,
 //! one node per distinct value, sharing kept by node indices — through the
 //! serde data model (a map, sequences, strings, integers, floats, bools and
 //! unit for null). So `serde_json` writes, byte for byte, the text
 //! `ffi.ToJSONGraphString` writes, which tvm-ffi's `FromJSONGraph` and
-//! [`from_json`](crate::from_json) read; any other self-describing serde
+//! [`from_json`] read; any other self-describing serde
 //! format (CBOR, MessagePack...) holds the same graph and reads back to a
 //! structurally equal value. Formats that cannot read without a schema
 //! (`deserialize_any`), such as bincode, can write but not read.
