@@ -13,14 +13,19 @@
 //! - `xffi Serialize -> serde_json` (with `--features serde`): the graph through
 //!   xffi's serde impl.
 //!
+//! Reading the same text back, for reference (MB/s of JSON read):
+//! - `xffi FromJSONGraphString`: xffi_json_parse then xffi_from_json;
+//! - `serde_json -> graph structs`: serde_json reading the derive(Deserialize) graph structs;
+//! - `serde_json -> xffi Deserialize` (with `--features serde`).
+//!
 //! Run: `cargo bench -p xffi --bench json_write` (add `--features serde` for the
-//! last row). Each row: the median of 15 rounds, rounds of all rows interleaved.
+//! xffi serde rows). Each row: the median of 15 rounds, rounds of all rows interleaved.
 use std::collections::HashMap;
 use std::hint::black_box;
 use std::time::Instant;
 
-use serde::Serialize;
-use xffi::{Any, Array, List, Map, json_stringify, to_json};
+use serde::{Deserialize, Serialize};
+use xffi::{Any, Array, List, Map, from_json, json_parse, json_stringify, to_json};
 
 const RECORDS: i64 = 16_666; // six nodes each: about 100,000 in all
 const ROUNDS: usize = 15;
@@ -42,13 +47,13 @@ fn build_value() -> Any {
 
 /// The graph format as plain Rust structs (what a Rust program writing the
 /// same JSON with serde would declare).
-#[derive(Serialize)]
+#[derive(Serialize, Deserialize)]
 struct Graph {
     root_index: i64,
     nodes: Vec<Node>,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, Deserialize)]
 struct Node {
     #[serde(rename = "type")]
     ty: std::string::String,
@@ -56,7 +61,7 @@ struct Node {
     data: Option<Data>,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, Deserialize)]
 #[serde(untagged)]
 enum Data {
     Int(i64),
@@ -127,6 +132,32 @@ fn main() {
     ];
     #[cfg(feature = "serde")]
     rows.push(("xffi Serialize -> serde_json", Box::new(|| serde_json::to_string(black_box(&value)).unwrap().len())));
+    let text = graph_text.as_str();
+    rows.push((
+        "read: xffi FromJSONGraphString",
+        Box::new(|| {
+            let v = from_json(&json_parse(black_box(text)).unwrap()).unwrap();
+            black_box(v);
+            text.len()
+        }),
+    ));
+    rows.push((
+        "read: serde_json -> graph structs",
+        Box::new(|| {
+            let g: Graph = serde_json::from_str(black_box(text)).unwrap();
+            black_box(g.nodes.len());
+            text.len()
+        }),
+    ));
+    #[cfg(feature = "serde")]
+    rows.push((
+        "read: serde_json -> xffi Deserialize",
+        Box::new(|| {
+            let v: Any = serde_json::from_str(black_box(text)).unwrap();
+            black_box(v);
+            text.len()
+        }),
+    ));
 
     let mut times: Vec<Vec<f64>> = vec![Vec::new(); rows.len()];
     let mut sizes = vec![0usize; rows.len()];
@@ -137,14 +168,14 @@ fn main() {
             times[i].push(start.elapsed().as_secs_f64());
         }
     }
-    println!("JSON writing, {node_count} graph nodes, median of {ROUNDS} rounds");
-    println!("{:<32} {:>10} {:>10} {:>10}", "writer", "bytes", "ms", "MB/s");
+    println!("JSON writing (and reading), {node_count} graph nodes, median of {ROUNDS} rounds");
+    println!("{:<38} {:>10} {:>10} {:>10}", "writer", "bytes", "ms", "MB/s");
     for (i, (name, _)) in rows.iter().enumerate() {
         let t = &mut times[i];
         t.sort_by(f64::total_cmp);
         let median = t[t.len() / 2];
         let mbps = sizes[i] as f64 / median / 1e6;
-        println!("{name:<32} {:>10} {:>10.2} {mbps:>10.1}", sizes[i], median * 1e3);
+        println!("{name:<38} {:>10} {:>10.2} {mbps:>10.1}", sizes[i], median * 1e3);
         println!(
             "{{\"op\":\"json_write\",\"impl\":\"{name}\",\"bytes\":{},\"ms\":{:.3},\"mb_per_s\":{mbps:.1}}}",
             sizes[i],
