@@ -138,7 +138,7 @@ rust_crates() {
 }
 
 rust_lints() { # --keep-going: every crate that builds is linted, even after one fails
-  cargo clippy --workspace --all-targets --keep-going --jobs "$jobs" -- -D warnings -D clippy::undocumented_unsafe_blocks
+  cargo clippy --workspace --all-targets --features xffi/serde --keep-going --jobs "$jobs" -- -D warnings -D clippy::undocumented_unsafe_blocks
 }
 
 formatting() {

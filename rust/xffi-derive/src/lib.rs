@@ -67,6 +67,7 @@ struct FieldSpec {
     doc: String,
     writable: bool,
     default: Option<Expr>,
+    structural_flags: TokenStream2,
 }
 
 fn derive(input: DeriveInput) -> syn::Result<TokenStream2> {
@@ -76,10 +77,28 @@ fn derive(input: DeriveInput) -> syn::Result<TokenStream2> {
     }
     let mut type_key = None;
     let mut parent: Option<syn::Path> = None;
+    let mut structural_kind = quote!(::xffi::sys::XFFI_SEQ_HASH_UNSUPPORTED);
     for item in xffi_items(&input.attrs)? {
         match &item {
             Meta::NameValue(nv) if nv.path.is_ident("type_key") => {
                 type_key = Some(string_value(&nv.value, "type_key")?)
+            }
+            Meta::NameValue(nv) if nv.path.is_ident("structural_eq") => {
+                // tvm-ffi's py_class(structural_eq=...) names.
+                let kind = match string_value(&nv.value, "structural_eq")?.as_str() {
+                    "tree" => quote!(::xffi::sys::XFFI_SEQ_HASH_TREE_NODE),
+                    "var" => quote!(::xffi::sys::XFFI_SEQ_HASH_FREE_VAR),
+                    "dag" => quote!(::xffi::sys::XFFI_SEQ_HASH_DAG_NODE),
+                    "const-tree" => quote!(::xffi::sys::XFFI_SEQ_HASH_CONST_TREE_NODE),
+                    "singleton" => quote!(::xffi::sys::XFFI_SEQ_HASH_UNIQUE_INSTANCE),
+                    _ => {
+                        return Err(syn::Error::new(
+                            nv.value.span(),
+                            "structural_eq on the struct must be \"tree\", \"var\", \"dag\", \"const-tree\" or \"singleton\"",
+                        ))
+                    }
+                };
+                structural_kind = kind;
             }
             Meta::NameValue(nv) if nv.path.is_ident("parent") => match &nv.value {
                 Expr::Path(p) => parent = Some(p.path.clone()),
@@ -88,7 +107,7 @@ fn derive(input: DeriveInput) -> syn::Result<TokenStream2> {
             other => {
                 return Err(syn::Error::new(
                     other.span(),
-                    "unknown #[xffi(...)] item on the struct: expected type_key = \"...\" or parent = Type",
+                    "unknown #[xffi(...)] item on the struct: expected type_key = \"...\", parent = Type or structural_eq = \"...\"",
                 ))
             }
         }
@@ -111,8 +130,23 @@ fn derive(input: DeriveInput) -> syn::Result<TokenStream2> {
     for field in &named.named {
         let ident = field.ident.clone().expect("named field");
         let (mut get, mut set, mut default, mut is_base) = (false, false, None, false);
+        let mut structural_flags = None;
         for item in xffi_items(&field.attrs)? {
             match &item {
+                Meta::NameValue(nv) if nv.path.is_ident("structural_eq") => {
+                    // tvm-ffi's field(structural_eq=...) names.
+                    structural_flags = Some(match string_value(&nv.value, "structural_eq")?.as_str() {
+                        "ignore" => quote!(::xffi::sys::XFFI_FIELD_SEQ_HASH_IGNORE),
+                        "def" | "def-pattern" => quote!(::xffi::sys::XFFI_FIELD_SEQ_HASH_DEF_PATTERN),
+                        "def-simple" => quote!(::xffi::sys::XFFI_FIELD_SEQ_HASH_DEF_SIMPLE),
+                        _ => {
+                            return Err(syn::Error::new(
+                                nv.value.span(),
+                                "structural_eq on a field must be \"ignore\", \"def\", \"def-pattern\" or \"def-simple\"",
+                            ))
+                        }
+                    })
+                }
                 Meta::Path(p) if p.is_ident("get") => get = true,
                 Meta::Path(p) if p.is_ident("set") => set = true,
                 Meta::Path(p) if p.is_ident("base") => is_base = true,
@@ -120,7 +154,7 @@ fn derive(input: DeriveInput) -> syn::Result<TokenStream2> {
                 other => {
                     return Err(syn::Error::new(
                         other.span(),
-                        "unknown #[xffi(...)] item on a field: expected get, set, default = expr or base",
+                        "unknown #[xffi(...)] item on a field: expected get, set, default = expr, structural_eq = \"...\" or base",
                     ))
                 }
             }
@@ -132,11 +166,22 @@ fn derive(input: DeriveInput) -> syn::Result<TokenStream2> {
             base = Some(ident);
             continue;
         }
-        if (set || default.is_some()) && !get {
-            return Err(syn::Error::new(ident.span(), "#[xffi(set)] and #[xffi(default)] need #[xffi(get)] too"));
+        if (set || default.is_some() || structural_flags.is_some()) && !get {
+            return Err(syn::Error::new(
+                ident.span(),
+                "#[xffi(set)], #[xffi(default)] and #[xffi(structural_eq)] need #[xffi(get)] too",
+            ));
         }
         if get {
-            specs.push(FieldSpec { ident, ty: field.ty.clone(), doc: doc_of(&field.attrs), writable: set, default });
+            let structural_flags = structural_flags.unwrap_or_else(|| quote!(0));
+            specs.push(FieldSpec {
+                ident,
+                ty: field.ty.clone(),
+                doc: doc_of(&field.attrs),
+                writable: set,
+                default,
+                structural_flags,
+            });
         }
     }
 
@@ -160,6 +205,7 @@ fn derive(input: DeriveInput) -> syn::Result<TokenStream2> {
         let fname = ident.to_string();
         let doc = &f.doc;
         let writable = f.writable;
+        let structural_flags = &f.structural_flags;
         let setter = if f.writable {
             let setter_fn = format_ident!("__xffi_set_{}", ident);
             let what = format!("{type_key}.{fname}");
@@ -192,6 +238,7 @@ fn derive(input: DeriveInput) -> syn::Result<TokenStream2> {
                 setter: #setter,
                 static_type_index: <#ty as ::xffi::reflect::FieldType>::static_type_index(),
                 default: #default,
+                structural_flags: #structural_flags,
             }
         });
     }
@@ -219,6 +266,7 @@ fn derive(input: DeriveInput) -> syn::Result<TokenStream2> {
                 type_index,
                 #doc,
                 ::core::mem::size_of::<::xffi::object::RustBox<#name>>(),
+                #structural_kind,
             )
         }
     })

@@ -19,6 +19,13 @@
 //!   arguments, the global registry; [`Module`] loads shared libraries.
 //! - Containers: [`String`], [`Bytes`], [`Array`], [`List`], [`Map`],
 //!   [`Dict`], [`Shape`], [`Tensor`] (DLPack import/export, checked slices).
+//! - [`structural`]: tvm-ffi's structural equality and hashing
+//!   ([`structural_equal`], [`structural_hash`], [`first_mismatch`],
+//!   [`Structural`] as a `HashMap` key), [`deep_copy`], the JSON graph
+//!   ([`to_json`], [`from_json`]) and JSON text ([`json_parse`], [`json_stringify`]).
+//! - Feature `serde` (off by default): `Serialize`/`Deserialize` for [`Any`],
+//!   [`ObjectRef<T>`] and the containers as tvm-ffi's JSON graph, in any serde
+//!   format (module `serde_graph`).
 //!
 //! ```
 //! use xffi::{object_type, Any, Array, Function, ObjectRef};
@@ -50,7 +57,10 @@ pub mod module;
 pub mod object;
 pub mod reflect;
 mod reflect_access;
+#[cfg(feature = "serde")]
+pub mod serde_graph;
 pub mod string;
+pub mod structural;
 pub mod tensor;
 mod wrapper;
 
@@ -63,6 +73,10 @@ pub use map::{Dict, DictObj, Map, MapObj};
 pub use module::{Module, ModuleObj};
 pub use object::{IsA, Object, ObjectRef, ObjectType, RustObject, WeakRef};
 pub use string::{Bytes, BytesObj, String, StringObj};
+pub use structural::{
+    Mismatch, Structural, StructuralOptions, deep_copy, first_mismatch, from_json, json_parse, json_stringify,
+    structural_equal, structural_hash, to_json,
+};
 pub use tensor::{DataType, Scalar, Shape, ShapeObj, Tensor, TensorObj};
 /// `#[derive(xffi::Object)]` and `#[xffi::methods]`: see [`reflect`] and the `xffi-derive` crate.
 pub use xffi_derive::{Object, methods};

@@ -305,6 +305,8 @@ pub mod private {
         pub setter: sys::xffi_field_setter,
         pub static_type_index: Result<i32>,
         pub default: Option<Any>,
+        /// XFFI_FIELD_SEQ_HASH_* bits (`#[xffi(structural_eq = "...")]`).
+        pub structural_flags: u32,
     }
 
     fn bytes(s: &str) -> sys::xffi_byte_array {
@@ -344,6 +346,7 @@ pub mod private {
             if f.default.is_some() {
                 flags |= sys::XFFI_FIELD_HAS_DEFAULT;
             }
+            flags |= f.structural_flags;
             infos.push(sys::xffi_field_info {
                 name: bytes(f.name),
                 doc: bytes(f.doc),
@@ -386,15 +389,16 @@ pub mod private {
         crate::error::check(unsafe { sys::xffi_type_register_method(type_index, &info) })
     }
 
-    /// Registers the type's metadata: its doc and size (no creator: a Rust
-    /// value has no default to make an object from; construction goes
-    /// through an exported static method such as `__ffi_init__`).
-    pub fn register_metadata(type_index: i32, doc: &str, total_size: usize) -> Result<()> {
+    /// Registers the type's metadata: its doc, size and structural kind (an
+    /// XFFI_SEQ_HASH_* value, `#[xffi(structural_eq = "...")]`; no creator:
+    /// a Rust value has no default to make an object from; construction
+    /// goes through an exported static method such as `__ffi_init__`).
+    pub fn register_metadata(type_index: i32, doc: &str, total_size: usize, structural_kind: u32) -> Result<()> {
         let metadata = sys::xffi_type_metadata {
             doc: bytes(doc),
             creator: None,
             total_size: i32::try_from(total_size)?,
-            structural_eq_hash_kind: sys::XFFI_SEQ_HASH_UNSUPPORTED as i32,
+            structural_eq_hash_kind: i32::try_from(structural_kind)?,
         };
         // SAFETY: a complete record borrowing `doc`.
         crate::error::check(unsafe { sys::xffi_type_register_metadata(type_index, &metadata) })

@@ -1,0 +1,394 @@
+//! Structural equality and hashing, deep copy, and the JSON graph: tvm-ffi's
+//! `StructuralEqual`, `StructuralHash`, `GetFirstStructuralMismatch`,
+//! `DeepCopy`, `ToJSONGraph`/`FromJSONGraph` and `json.Parse`/`Stringify`
+//! for any value, over the C functions of `xffi/structural.h`,
+//! `xffi/recursive.h` and `xffi/json.h`.
+//!
+//! Every function takes its values borrowed, as anything [`KeyView`] covers:
+//! [`Any`], [`AnyView`], `ObjectRef<T>`, the containers, `str`, numbers.
+//! Errors raised by C come back as [`Error`] with the C message.
+//!
+//! [`Structural<T>`] makes a value usable as a `HashMap` key by its
+//! structure, e.g. a compiler caching kernels by structurally equal
+//! configurations:
+//!
+//! ```
+//! use std::collections::HashMap;
+//! use xffi::{Any, Map, Structural};
+//!
+//! fn config(tile: i64, dtype: &str) -> Map<Any, Any> {
+//!     [(Any::from("tile"), Any::from(tile)), (Any::from("dtype"), Any::from(dtype))].into_iter().collect()
+//! }
+//! let mut kernels: HashMap<Structural<Map<Any, Any>>, &str> = HashMap::new();
+//! kernels.insert(Structural::new(config(32, "float32")).unwrap(), "kernel_a");
+//! // Another object with the same structure finds the cached kernel.
+//! let probe = Structural::new(config(32, "float32")).unwrap();
+//! assert_eq!(kernels.get(&probe), Some(&"kernel_a"));
+//! assert!(kernels.get(&Structural::new(config(64, "float32")).unwrap()).is_none());
+//! ```
+
+use std::fmt;
+use std::hash::{Hash, Hasher};
+use std::ptr;
+
+use xffi_sys as sys;
+
+use crate::any::{Any, AnyView};
+use crate::error::{Error, Result, check};
+use crate::key::KeyView;
+use crate::object::ObjectRef;
+use crate::reflect::repr;
+use crate::string::StringObj;
+
+/// Options of the structural functions (tvm-ffi's `map_free_vars` and
+/// `skip_tensor_content` arguments). `Default` is both off.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct StructuralOptions {
+    /// Free variables may map to each other anywhere, not only inside a
+    /// definition region.
+    pub map_free_vars: bool,
+    /// Tensors compare and hash by shape and dtype only, not by content.
+    pub skip_tensor_content: bool,
+}
+
+impl StructuralOptions {
+    fn bits(self) -> i32 {
+        let mut bits = 0u32;
+        if self.map_free_vars {
+            bits |= sys::XFFI_STRUCTURAL_MAP_FREE_VARS;
+        }
+        if self.skip_tensor_content {
+            bits |= sys::XFFI_STRUCTURAL_SKIP_TENSOR_CONTENT;
+        }
+        bits as i32
+    }
+}
+
+/// Calls `f` with a view of `value`. A borrowed C string or byte run (what
+/// `KeyView` makes of `str` and `[u8]`) is first copied into a value of its
+/// own: the C hash takes such a view by its address, not its content.
+fn with_view<V: KeyView + ?Sized, R>(value: &V, f: impl FnOnce(&AnyView<'_>) -> Result<R>) -> Result<R> {
+    value.with_key_view(|v| {
+        let ti = v.type_index();
+        if ti == sys::XFFI_TYPE_RAW_STR || ti == sys::XFFI_TYPE_BYTE_ARRAY_PTR {
+            f(&v.to_owned_any()?.view())
+        } else {
+            f(v)
+        }
+    })?
+}
+
+/// Calls `f` with views of both values (as [`with_view`]).
+fn with_two_views<A, B, R>(a: &A, b: &B, f: impl FnOnce(&AnyView<'_>, &AnyView<'_>) -> Result<R>) -> Result<R>
+where
+    A: KeyView + ?Sized,
+    B: KeyView + ?Sized,
+{
+    with_view(a, |va| with_view(b, |vb| f(va, vb)))
+}
+
+/// Whether `lhs` and `rhs` (borrowed) are structurally equal, as tvm-ffi's
+/// `structural_equal` says (default options). Errors: TypeError for an
+/// object whose type has no structural kind; what a `__s_equal__` hook raises.
+///
+/// ```
+/// use xffi::{Any, Array};
+/// let a: Array<Any> = vec![Any::from(1i64), Any::from("x")].into_iter().collect();
+/// let b: Array<Any> = vec![Any::from(1i64), Any::from("x")].into_iter().collect();
+/// assert!(xffi::structural_equal(&a, &b).unwrap());
+/// assert!(!xffi::structural_equal(&a, &Any::from(1i64)).unwrap());
+/// ```
+pub fn structural_equal<A, B>(lhs: &A, rhs: &B) -> Result<bool>
+where
+    A: KeyView + ?Sized,
+    B: KeyView + ?Sized,
+{
+    structural_equal_with(lhs, rhs, StructuralOptions::default())
+}
+
+/// [`structural_equal`] with explicit options.
+pub fn structural_equal_with<A, B>(lhs: &A, rhs: &B, options: StructuralOptions) -> Result<bool>
+where
+    A: KeyView + ?Sized,
+    B: KeyView + ?Sized,
+{
+    with_two_views(lhs, rhs, |l, r| {
+        let mut out = 0;
+        // SAFETY: both views are valid for the call; `out` is a valid slot.
+        check(unsafe { sys::xffi_structural_equal(&mut out, l.as_raw(), r.as_raw(), options.bits()) })?;
+        Ok(out != 0)
+    })
+}
+
+/// The structural hash of `value` (borrowed): the number tvm-ffi's Python
+/// `structural_hash` gives for the same value (its 64 bits, unsigned), so
+/// caches keyed by it can be shared across runtimes. Structurally equal
+/// values hash alike. Errors: as [`structural_equal`], and what a
+/// `__s_hash__` hook raises.
+///
+/// ```
+/// use xffi::Any;
+/// let h1 = xffi::structural_hash(&Any::from("a longer string value")).unwrap();
+/// let h2 = xffi::structural_hash("a longer string value").unwrap();
+/// assert_eq!(h1, h2);
+/// ```
+pub fn structural_hash<V: KeyView + ?Sized>(value: &V) -> Result<u64> {
+    structural_hash_with(value, StructuralOptions::default())
+}
+
+/// [`structural_hash`] with explicit options.
+pub fn structural_hash_with<V: KeyView + ?Sized>(value: &V, options: StructuralOptions) -> Result<u64> {
+    with_view(value, |v| {
+        let mut out = 0i64;
+        // SAFETY: the view is valid for the call; `out` is a valid slot.
+        check(unsafe { sys::xffi_structural_hash(&mut out, v.as_raw(), options.bits()) })?;
+        // tvm-ffi's Python masks the signed C number to 64 unsigned bits.
+        Ok(out as u64)
+    })
+}
+
+/// Where two values first differ: an `ffi.reflection.AccessPath` on each
+/// side (owned), and their text (`<root>[1]["key"].field`).
+#[derive(Clone)]
+pub struct Mismatch {
+    /// The path into the left value (an `ffi.reflection.AccessPath`).
+    pub lhs_path: Any,
+    /// The path into the right value.
+    pub rhs_path: Any,
+    lhs_text: std::string::String,
+    rhs_text: std::string::String,
+}
+
+impl Mismatch {
+    /// The left path as text, e.g. `<root>[1]`.
+    pub fn lhs(&self) -> &str {
+        &self.lhs_text
+    }
+    /// The right path as text.
+    pub fn rhs(&self) -> &str {
+        &self.rhs_text
+    }
+}
+
+impl fmt::Display for Mismatch {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} vs {}", self.lhs_text, self.rhs_text)
+    }
+}
+
+impl fmt::Debug for Mismatch {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Mismatch").field("lhs", &self.lhs_text).field("rhs", &self.rhs_text).finish()
+    }
+}
+
+/// `None` when `lhs` and `rhs` (borrowed) are structurally equal, else the
+/// paths to the first difference (tvm-ffi's `get_first_structural_mismatch`;
+/// a missing element or key is an `*_missing` step on the side that lacks
+/// it). Errors: as [`structural_equal`].
+///
+/// ```
+/// use xffi::Array;
+/// let a: Array<i64> = vec![1, 2, 3].into_iter().collect();
+/// let b: Array<i64> = vec![1, 5, 3].into_iter().collect();
+/// let m = xffi::first_mismatch(&a, &b).unwrap().unwrap();
+/// assert_eq!(m.to_string(), "<root>[1] vs <root>[1]");
+/// assert!(xffi::first_mismatch(&a, &a.clone()).unwrap().is_none());
+/// ```
+pub fn first_mismatch<A, B>(lhs: &A, rhs: &B) -> Result<Option<Mismatch>>
+where
+    A: KeyView + ?Sized,
+    B: KeyView + ?Sized,
+{
+    first_mismatch_with(lhs, rhs, StructuralOptions::default())
+}
+
+/// [`first_mismatch`] with explicit options.
+pub fn first_mismatch_with<A, B>(lhs: &A, rhs: &B, options: StructuralOptions) -> Result<Option<Mismatch>>
+where
+    A: KeyView + ?Sized,
+    B: KeyView + ?Sized,
+{
+    let pair = with_two_views(lhs, rhs, |l, r| {
+        let mut out = sys::xffi_any::none();
+        // SAFETY: both views are valid for the call; `out` receives an owned value.
+        check(unsafe { sys::xffi_structural_first_mismatch(&mut out, l.as_raw(), r.as_raw(), options.bits()) })?;
+        // SAFETY: an owned value, taken once.
+        Ok(unsafe { Any::from_raw(out) })
+    })?;
+    if pair.is_none() {
+        return Ok(None);
+    }
+    let paths: crate::Array<Any> = pair.get()?;
+    let (Some(lhs_path), Some(rhs_path)) = (paths.get(0)?, paths.get(1)?) else {
+        return Err(Error::runtime_error("xffi_structural_first_mismatch: expected a pair of paths"));
+    };
+    let lhs_text = repr(&lhs_path.view())?;
+    let rhs_text = repr(&rhs_path.view())?;
+    Ok(Some(Mismatch { lhs_path, rhs_path, lhs_text, rhs_text }))
+}
+
+/// A deep copy of `value` (borrowed; tvm-ffi's `DeepCopy`): containers and
+/// copyable reflected objects are copied, sharing and cycles kept; strings,
+/// bytes and plain values are returned as they are. Errors: TypeError for
+/// an object that cannot be copied (a Function, a Tensor, a type without
+/// `__ffi_shallow_copy__`).
+///
+/// ```
+/// use xffi::{Any, List};
+/// let l: List<i64> = List::from_vec(vec![1, 2]).unwrap();
+/// let copy: List<i64> = xffi::deep_copy(&l).unwrap().get().unwrap();
+/// copy.push(3).unwrap();
+/// assert_eq!((l.len(), copy.len()), (2, 3));
+/// ```
+pub fn deep_copy<V: KeyView + ?Sized>(value: &V) -> Result<Any> {
+    with_view(value, |v| {
+        let mut out = sys::xffi_any::none();
+        // SAFETY: the view is valid for the call; `out` receives an owned value.
+        check(unsafe { sys::xffi_deep_copy(&mut out, v.as_raw()) })?;
+        // SAFETY: an owned value, taken once.
+        Ok(unsafe { Any::from_raw(out) })
+    })
+}
+
+/// The JSON graph of `value` (borrowed; tvm-ffi's `ToJSONGraph`) as a
+/// value: a Map `{"root_index": .., "nodes": [..]}` (plus `"metadata"`
+/// when `metadata` is not None). Errors: TypeError for a value with no
+/// graph form; ValueError for a List or Dict that contains itself.
+///
+/// ```
+/// use xffi::Any;
+/// let graph = xffi::to_json(&Any::from(5i64), &Any::none()).unwrap();
+/// assert_eq!(xffi::json_stringify(&graph, 0).unwrap(),
+///            r#"{"root_index":0,"nodes":[{"type":"int","data":5}]}"#);
+/// ```
+pub fn to_json<V, M>(value: &V, metadata: &M) -> Result<Any>
+where
+    V: KeyView + ?Sized,
+    M: KeyView + ?Sized,
+{
+    with_two_views(value, metadata, |v, m| {
+        let mut out = sys::xffi_any::none();
+        // SAFETY: both views are valid for the call; `out` receives an owned value.
+        check(unsafe { sys::xffi_to_json(&mut out, v.as_raw(), m.as_raw()) })?;
+        // SAFETY: an owned value, taken once.
+        Ok(unsafe { Any::from_raw(out) })
+    })
+}
+
+/// The value a JSON graph (borrowed; as [`to_json`] or tvm-ffi's
+/// `ToJSONGraph` makes it, or [`json_parse`] reads it) stands for (tvm-ffi's
+/// `FromJSONGraph`); a node reached twice gives the same object. Errors:
+/// ValueError or TypeError naming the node for a malformed graph.
+///
+/// ```
+/// let graph = xffi::json_parse(r#"{"root_index":0,"nodes":[{"type":"int","data":5}]}"#).unwrap();
+/// assert_eq!(xffi::from_json(&graph).unwrap().get::<i64>().unwrap(), 5);
+/// ```
+pub fn from_json<G: KeyView + ?Sized>(graph: &G) -> Result<Any> {
+    with_view(graph, |g| {
+        let mut out = sys::xffi_any::none();
+        // SAFETY: the view is valid for the call; `out` receives an owned value.
+        check(unsafe { sys::xffi_from_json(&mut out, g.as_raw()) })?;
+        // SAFETY: an owned value, taken once.
+        Ok(unsafe { Any::from_raw(out) })
+    })
+}
+
+/// The value of the JSON text `text` (borrowed; tvm-ffi's `json.Parse`,
+/// RFC 8259 strictly, plus NaN and ±Infinity): objects become Maps, arrays
+/// Arrays. Errors: ValueError with the position, e.g. "Expecting value:
+/// line 1 column 1 (char 0)".
+///
+/// ```
+/// let v = xffi::json_parse("[1, 2.5, \"x\"]").unwrap();
+/// assert_eq!(xffi::json_stringify(&v, 0).unwrap(), "[1,2.5,\"x\"]");
+/// assert!(xffi::json_parse("[1,").is_err());
+/// ```
+pub fn json_parse(text: &str) -> Result<Any> {
+    json_parse_bytes(text.as_bytes())
+}
+
+/// [`json_parse`] of bytes (which must be valid UTF-8 in strings).
+pub fn json_parse_bytes(text: &[u8]) -> Result<Any> {
+    let mut out = sys::xffi_any::none();
+    // SAFETY: a valid byte run; `out` receives an owned value.
+    check(unsafe { sys::xffi_json_parse(&mut out, text.as_ptr().cast(), text.len()) })?;
+    // SAFETY: an owned value, taken once.
+    Ok(unsafe { Any::from_raw(out) })
+}
+
+/// The JSON text of `value` (borrowed; tvm-ffi's `json.Stringify`): compact
+/// for `indent` 0, else one element a line, `indent` spaces deeper per
+/// level. Errors: ValueError for a value JSON cannot hold, a non-string
+/// map key, a List that contains itself, or an indent past `i32::MAX`.
+pub fn json_stringify<V: KeyView + ?Sized>(value: &V, indent: usize) -> Result<std::string::String> {
+    let indent = i32::try_from(indent).map_err(|_| Error::value_error("json_stringify: indent too large"))?;
+    with_view(value, |v| {
+        let mut out = ptr::null_mut();
+        // SAFETY: the view is valid for the call; `out` receives a new String reference.
+        check(unsafe { sys::xffi_json_stringify(&mut out, v.as_raw(), indent) })?;
+        // SAFETY: success gives a new reference to an ffi.String.
+        let text = unsafe { ObjectRef::<StringObj>::from_raw(out) }
+            .ok_or_else(|| Error::runtime_error("xffi_json_stringify succeeded with no text"))?;
+        Any::from(text).get::<std::string::String>()
+    })
+}
+
+/// A value compared and hashed by structure, so it can key a `HashMap` or
+/// `HashSet` (see the [module docs](self)). The hash is computed once, by
+/// [`Structural::new`], which fails for a value that has no structural
+/// hash; `Eq` holds when the hashes match and [`structural_equal`] says
+/// equal (a comparison that raises, e.g. in a `__s_equal__` hook, counts as
+/// unequal), so `Eq` and `Hash` always agree, even for the few values
+/// tvm-ffi hashes apart though they compare equal (small bytes, which hash
+/// by their payload, against a Bytes object).
+///
+/// The value should not change while it keys a map: a List or Dict inside
+/// it that is mutated leaves the cached hash stale, as for any `HashMap` key.
+#[derive(Clone)]
+pub struct Structural<T: KeyView> {
+    value: T,
+    hash: u64,
+}
+
+impl<T: KeyView> Structural<T> {
+    /// Wraps `value` (moved in), computing its structural hash. Errors: as
+    /// [`structural_hash`].
+    pub fn new(value: T) -> Result<Self> {
+        let hash = structural_hash(&value)?;
+        Ok(Structural { value, hash })
+    }
+    /// The value (borrowed).
+    pub fn get(&self) -> &T {
+        &self.value
+    }
+    /// The value, unwrapped.
+    pub fn into_inner(self) -> T {
+        self.value
+    }
+    /// The structural hash computed by [`Structural::new`].
+    pub fn structural_hash(&self) -> u64 {
+        self.hash
+    }
+}
+
+impl<T: KeyView> PartialEq for Structural<T> {
+    fn eq(&self, other: &Self) -> bool {
+        self.hash == other.hash && structural_equal(&self.value, &other.value).unwrap_or(false)
+    }
+}
+
+impl<T: KeyView> Eq for Structural<T> {}
+
+impl<T: KeyView> Hash for Structural<T> {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        state.write_u64(self.hash);
+    }
+}
+
+impl<T: KeyView + fmt::Debug> fmt::Debug for Structural<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("Structural").field(&self.value).finish()
+    }
+}
