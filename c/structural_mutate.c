@@ -31,10 +31,11 @@ typedef struct mutate_engine {
   xffi_structural_map_callback map_callback;
   xffi_structural_mutate_callback mutate_callback;
   void *resource;
-  xffi_object *mutator;  /* mutate: the link handed to callbacks (owned) */
+  xffi_object *mutator;  /* the link handed to callbacks and hooks (owned; made when first needed) */
   int32_t region;        /* the region of the value at hand */
   xffi_walk_table remap; /* var -> its result (owned; state 1: the entry holds a reference to var) */
   const xffi_type_attr_column *shallow_copy;
+  const xffi_type_attr_column *mutate_hooks, *inplace_hooks; /* `__s_mutate__`, `__s_maybe_inplace_mutate__` */
 } mutate_engine;
 
 /* What turns D's result into the value's result. */
@@ -162,6 +163,29 @@ static void free_frame(mutate_frame *f) {
   xffi_any_release(&f->held);
 }
 
+/* D of a reflected object through its type's hook, if it has one: 1 with
+ * *d (owned; the marker when the hook gave x back), 0 when it has none, -1
+ * raised. In place, `__s_maybe_inplace_mutate__` first. */
+static int call_hook(mutate_engine *e, const xffi_any *x, int inplace, int32_t region, xffi_any *d) {
+  if (x->type_index < XFFI_WALK_STATIC_OBJECT_END) return 0;
+  const xffi_any *hook = inplace ? xffi_walk_type_attr(e->inplace_hooks, x->type_index) : NULL;
+  if (!hook || hook->type_index != XFFI_TYPE_FUNCTION) hook = xffi_walk_type_attr(e->mutate_hooks, x->type_index);
+  if (!hook) return 0;
+  if (hook->type_index != XFFI_TYPE_FUNCTION)
+    return xffi_error_raise(XFFI_KIND_TYPE, "%s: __s_mutate__ of %s must be an ffi.Function, got %s", e->fn,
+                            xffi_type_key(x->type_index), xffi_any_kind_name(hook)),
+           -1;
+  if (!e->mutator && xffi_structural_link_new(&e->mutator, mutator_key, e) != XFFI_OK) return -1;
+  xffi_any args[2] = {xffi_any_object(e->mutator), *x};
+  e->region = region;
+  if (xffi_function_call(hook->v_obj, args, 2, d) != XFFI_OK) return -1;
+  if (xffi_structural_same(d, x)) {
+    xffi_any_release(d);
+    *d = unchanged();
+  }
+  return 1;
+}
+
 /* D of x (borrowed) in region: 1 with *r (owned) when done at once, 0 with a
  * frame pushed (the frame owns extra then), -1 raised. extra (owned) is
  * consumed either way. */
@@ -172,6 +196,14 @@ static int descend(mutate_engine *e, xffi_walk_vec *stack, const xffi_any *x, in
   int leaf = !xffi_any_is_object(x) || t == XFFI_TYPE_STRING || t == XFFI_TYPE_BYTES || t == XFFI_TYPE_BIGINT;
   if (!leaf && (t == XFFI_TYPE_ARRAY || t == XFFI_TYPE_LIST)) kind = XFFI_WALK_SEQ;
   if (!leaf && (t == XFFI_TYPE_MAP || t == XFFI_TYPE_DICT)) kind = XFFI_WALK_MAP;
+  if (!leaf && kind == XFFI_WALK_OBJECT) {
+    int hooked = call_hook(e, x, inplace, region, &d);
+    if (hooked < 0) {
+      xffi_any_release(extra);
+      return -1;
+    }
+    leaf = hooked;
+  }
   if (!leaf && kind == XFFI_WALK_OBJECT) {
     const xffi_type_metadata *metadata = xffi_object_type_info_unchecked(x->v_obj)->metadata;
     int32_t seq_kind = metadata ? metadata->structural_eq_hash_kind : XFFI_SEQ_HASH_UNSUPPORTED;
@@ -446,6 +478,8 @@ static int run_root(mutate_engine *e, xffi_any *out, xffi_any *root) {
   xffi_any owned = *root, r;
   *root = xffi_any_none();
   e->shallow_copy = xffi_walk_column("__ffi_shallow_copy__");
+  e->mutate_hooks = xffi_walk_column("__s_mutate__");
+  e->inplace_hooks = xffi_walk_column("__s_maybe_inplace_mutate__");
   int status = run(e, &owned, is_unique(&owned), XFFI_DEF_REGION_NONE, 0, &r);
   remap_free(e);
   if (e->mutator) {
@@ -474,7 +508,7 @@ int xffi_structural_map(xffi_any *out, xffi_any *root, int32_t order, xffi_struc
   if (order != XFFI_STRUCTURAL_PREORDER && order != XFFI_STRUCTURAL_POSTORDER)
     return xffi_error_raise(XFFI_KIND_VALUE, "%s: order must be 0 (pre-order) or 1 (post-order), got %d", __func__,
                             (int)order);
-  mutate_engine e = {"StructuralMap", 1, order, callback, NULL, resource, NULL, XFFI_DEF_REGION_NONE, {NULL, 0, 0}, NULL};
+  mutate_engine e = {"StructuralMap", 1, order, callback, NULL, resource, NULL, XFFI_DEF_REGION_NONE, {NULL, 0, 0}, NULL, NULL, NULL};
   return run_root(&e, out, root);
 }
 
@@ -483,7 +517,7 @@ int xffi_structural_mutate(xffi_any *out, xffi_any *root, xffi_structural_mutate
   *out = xffi_any_none();
   XFFI_CHECK_ARG_NOT_NULL(root);
   XFFI_CHECK_ARG_NOT_NULL(callback);
-  mutate_engine e = {"StructuralMutate", 0, 0, NULL, callback, resource, NULL, XFFI_DEF_REGION_NONE, {NULL, 0, 0}, NULL};
+  mutate_engine e = {"StructuralMutate", 0, 0, NULL, callback, resource, NULL, XFFI_DEF_REGION_NONE, {NULL, 0, 0}, NULL, NULL, NULL};
   if (xffi_structural_link_new(&e.mutator, mutator_key, &e) != XFFI_OK) return XFFI_FAIL;
   return run_root(&e, out, root);
 }

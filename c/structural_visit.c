@@ -121,8 +121,9 @@ typedef struct visit_engine {
   xffi_structural_walk_callback walk_callback;
   xffi_structural_visit_callback visit_callback;
   void *resource;
-  xffi_object *visitor; /* visit: the link handed to callbacks (owned) */
+  xffi_object *visitor; /* the link handed to callbacks and hooks (owned; made when first needed) */
   int32_t region;       /* the region of the value at hand (what callbacks see) */
+  const xffi_type_attr_column *hooks; /* `__s_visit__`, or NULL when no type has one */
 } visit_engine;
 
 typedef struct visit_frame {
@@ -131,22 +132,22 @@ typedef struct visit_frame {
   int32_t fields_region; /* an object's: where its fields start */
 } visit_frame;
 
-enum { GO_ON = 0, STOP = 1, LEAVE_OUT = 2 };
+enum { GO_ON = 0, STOP = 1, LEAVE_OUT = 2, PUSHED = 3 };
 
 /* Reads a callback's result (owned; consumed): GO_ON, LEAVE_OUT, or STOP
  * with the interrupt moved to *out; -1 raised for another kind. */
-static int read_result(visit_engine *e, xffi_any *result, const xffi_any *value, xffi_any *out) {
+static int read_result(visit_engine *e, int walk_result, xffi_any *result, const xffi_any *value, xffi_any *out) {
   int32_t t = result->type_index;
   if (t == XFFI_TYPE_NONE) return GO_ON;
   if (t == XFFI_TYPE_VISIT_INTERRUPT) {
     xffi_any_move(out, result);
     return STOP;
   }
-  if (e->walk && (t == XFFI_TYPE_INT || t == XFFI_TYPE_BOOL))
+  if (walk_result && (t == XFFI_TYPE_INT || t == XFFI_TYPE_BOOL))
     return result->v_int64 == XFFI_STRUCTURAL_SKIP ? LEAVE_OUT : GO_ON;
   xffi_error_raise(XFFI_KIND_TYPE, "%s: the callback for a %s returned %s, expected %s", e->fn,
                    xffi_any_kind_name(value), xffi_any_kind_name(result),
-                   e->walk ? "None, a WalkResult (int) or ffi.VisitInterrupt" : "None or ffi.VisitInterrupt");
+                   walk_result ? "None, a WalkResult (int) or ffi.VisitInterrupt" : "None or ffi.VisitInterrupt");
   xffi_any_release(result);
   return -1;
 }
@@ -164,7 +165,7 @@ static int call_walk(visit_engine *e, const xffi_any *value, int32_t region, xff
     xffi_any_release(&result);
     return -1;
   }
-  return read_result(e, &result, value, out);
+  return read_result(e, 1, &result, value, out);
 }
 
 static int push_frame(visit_engine *e, xffi_walk_vec *stack, const xffi_any *value, int32_t region) {
@@ -180,8 +181,26 @@ static int push_frame(visit_engine *e, xffi_walk_vec *stack, const xffi_any *val
   return XFFI_OK;
 }
 
-/* Meets value (borrowed) in region: calls the callback and/or pushes its
- * frame. GO_ON, STOP (*out set) or -1 raised. */
+/* Visits the children of value (borrowed, an object) in region: through its
+ * type's `__s_visit__` hook (a Function (visitor, value) -> None or an
+ * interrupt), which runs now, or else by pushing its frame. PUSHED, GO_ON
+ * (the hook ran), STOP (*out set) or -1 raised. */
+static int open_value(visit_engine *e, xffi_walk_vec *stack, const xffi_any *value, int32_t region, xffi_any *out) {
+  const xffi_any *hook = value->type_index >= XFFI_WALK_STATIC_OBJECT_END ? xffi_walk_type_attr(e->hooks, value->type_index) : NULL;
+  if (!hook) return push_frame(e, stack, value, region) == XFFI_OK ? PUSHED : -1;
+  if (hook->type_index != XFFI_TYPE_FUNCTION)
+    return xffi_error_raise(XFFI_KIND_TYPE, "%s: __s_visit__ of %s must be an ffi.Function, got %s", e->fn,
+                            xffi_type_key(value->type_index), xffi_any_kind_name(hook)),
+           -1;
+  if (!e->visitor && xffi_structural_link_new(&e->visitor, visitor_key, e) != XFFI_OK) return -1;
+  xffi_any args[2] = {xffi_any_object(e->visitor), *value}, result = xffi_any_none();
+  e->region = region;
+  if (xffi_function_call(hook->v_obj, args, 2, &result) != XFFI_OK) return -1;
+  return read_result(e, 0, &result, value, out);
+}
+
+/* Meets value (borrowed) in region: calls the callback and/or visits its
+ * children. GO_ON, STOP (*out set) or -1 raised. */
 static int meet(visit_engine *e, xffi_walk_vec *stack, const xffi_any *value, int32_t region, xffi_any *out) {
   if (value->type_index == XFFI_TYPE_NONE) return GO_ON;
   int has_frame = xffi_any_is_object(value);
@@ -190,7 +209,11 @@ static int meet(visit_engine *e, xffi_walk_vec *stack, const xffi_any *value, in
       int r = call_walk(e, value, region, out);
       if (r != GO_ON) return r == LEAVE_OUT ? GO_ON : r;
     }
-    if (has_frame) return push_frame(e, stack, value, region) == XFFI_OK ? GO_ON : -1;
+    if (has_frame) {
+      int opened = open_value(e, stack, value, region, out);
+      if (opened == PUSHED) return GO_ON;
+      if (opened != GO_ON) return opened;
+    }
     if (e->order == XFFI_STRUCTURAL_POSTORDER) {
       int r = call_walk(e, value, region, out);
       return r == LEAVE_OUT ? GO_ON : r;
@@ -202,14 +225,15 @@ static int meet(visit_engine *e, xffi_walk_vec *stack, const xffi_any *value, in
   int status = e->visit_callback(e->resource, e->visitor, value, &result);
   if (status == XFFI_STRUCTURAL_DECLINED) {
     xffi_any_release(&result);
-    if (has_frame) return push_frame(e, stack, value, region) == XFFI_OK ? GO_ON : -1;
-    return GO_ON;
+    if (!has_frame) return GO_ON;
+    int opened = open_value(e, stack, value, region, out);
+    return opened == PUSHED ? GO_ON : opened;
   }
   if (status != XFFI_OK) {
     xffi_any_release(&result);
     return -1;
   }
-  return read_result(e, &result, value, out);
+  return read_result(e, 0, &result, value, out);
 }
 
 /* Visits value (borrowed) in region; with children_only, value's frame is
@@ -220,9 +244,10 @@ static int run(visit_engine *e, const xffi_any *value, int32_t region, int child
   int32_t entry_region = e->region;
   xffi_walk_vec stack = {NULL, 0, 0, sizeof(visit_frame)};
   int r;
-  if (children_only)
-    r = xffi_any_is_object(value) ? (push_frame(e, &stack, value, region) == XFFI_OK ? GO_ON : -1) : GO_ON;
-  else
+  if (children_only) {
+    r = xffi_any_is_object(value) ? open_value(e, &stack, value, region, out) : GO_ON;
+    if (r == PUSHED) r = GO_ON;
+  } else
     r = meet(e, &stack, value, region, out);
   while (r == GO_ON && stack.count > 0) {
     visit_frame *f = xffi_walk_vec_top(&stack);
@@ -276,8 +301,14 @@ int xffi_structural_walk(xffi_any *out, const xffi_any *root, int32_t order, xff
   if (order != XFFI_STRUCTURAL_PREORDER && order != XFFI_STRUCTURAL_POSTORDER)
     return xffi_error_raise(XFFI_KIND_VALUE, "%s: order must be 0 (pre-order) or 1 (post-order), got %d", __func__,
                             (int)order);
-  visit_engine e = {"StructuralWalk", 1, order, callback, NULL, resource, NULL, XFFI_DEF_REGION_NONE};
-  return run(&e, root, XFFI_DEF_REGION_NONE, 0, out);
+  visit_engine e = {"StructuralWalk", 1, order, callback, NULL, resource, NULL, XFFI_DEF_REGION_NONE,
+                    xffi_walk_column("__s_visit__")};
+  int status = run(&e, root, XFFI_DEF_REGION_NONE, 0, out);
+  if (e.visitor) {
+    ((structural_engine_link *)(void *)e.visitor)->engine = NULL;
+    xffi_object_dec_ref(e.visitor);
+  }
+  return status;
 }
 
 int xffi_structural_visit(xffi_any *out, const xffi_any *root, xffi_structural_visit_callback callback,
@@ -286,7 +317,8 @@ int xffi_structural_visit(xffi_any *out, const xffi_any *root, xffi_structural_v
   *out = xffi_any_none();
   XFFI_CHECK_ARG_NOT_NULL(root);
   XFFI_CHECK_ARG_NOT_NULL(callback);
-  visit_engine e = {"StructuralVisit", 0, 0, NULL, callback, resource, NULL, XFFI_DEF_REGION_NONE};
+  visit_engine e = {"StructuralVisit", 0, 0, NULL, callback, resource, NULL, XFFI_DEF_REGION_NONE,
+                    xffi_walk_column("__s_visit__")};
   if (xffi_structural_link_new(&e.visitor, visitor_key, &e) != XFFI_OK) return XFFI_FAIL;
   int status = run(&e, root, XFFI_DEF_REGION_NONE, 0, out);
   ((structural_engine_link *)(void *)e.visitor)->engine = NULL;

@@ -115,6 +115,8 @@ typedef struct node {
   xffi_any a, b;
 } node;
 
+static const node *as_node_(const xffi_any *v) { return (const node *)(const void *)v->v_obj; }
+
 static void node_deleter(void *self, int flags) {
   if (flags & XFFI_DELETE_CONTENTS) {
     xffi_any_release(&((node *)self)->a);
@@ -166,7 +168,7 @@ static int shallow_copy(void *resource, const xffi_any *args, int32_t num_args, 
 
 /* var: b (its name) ignored; func: a a simple definition, b the body; tree:
  * plain; uncopyable: a tree without __ffi_shallow_copy__. */
-static int32_t var_t, func_t, tree_t, dag_t, uncopyable_t;
+static int32_t var_t, func_t, tree_t, dag_t, uncopyable_t, hooked_t, bad_hook_t;
 
 static int32_t node_type(const char *key, int32_t seq_kind, int64_t a_flags, int64_t b_flags, int copyable) {
   int32_t t = -1;
@@ -185,6 +187,32 @@ static int32_t node_type(const char *key, int32_t seq_kind, int64_t a_flags, int
   return t;
 }
 
+/* Hooks of hooked_t: __s_visit__ visits b only; __s_mutate__ maps a only. */
+static int visit_b_only(void *resource, const xffi_any *args, int32_t num_args, xffi_any *result) {
+  (void)resource;
+  (void)num_args;
+  return xffi_structural_visitor_visit(result, args[0].v_obj, &as_node_(&args[1])->b);
+}
+
+static int mutate_a_only(void *resource, const xffi_any *args, int32_t num_args, xffi_any *result) {
+  (void)resource;
+  (void)num_args;
+  const node *n = as_node_(&args[1]);
+  xffi_any a = xffi_any_none();
+  if (xffi_structural_mutator_mutate(&a, args[0].v_obj, &n->a) != XFFI_OK) return XFFI_FAIL;
+  *result = node_new(args[1].type_index, a, n->b);
+  xffi_any_release(&a);
+  return XFFI_OK;
+}
+
+static void register_hook(int32_t type, const char *name, xffi_function_callback callback) {
+  xffi_object *fn = NULL;
+  assert_int_equal(xffi_function_new(&fn, callback, NULL, NULL), XFFI_OK);
+  xffi_any attr = xffi_any_object(fn);
+  assert_int_equal(xffi_type_register_attr(type, name, &attr), XFFI_OK);
+  xffi_object_dec_ref(fn);
+}
+
 static int setup_types(void **state) {
   (void)state;
   var_t = node_type("test.sv.Var", XFFI_SEQ_HASH_FREE_VAR, 0, XFFI_FIELD_SEQ_HASH_IGNORE, 1);
@@ -192,6 +220,13 @@ static int setup_types(void **state) {
   tree_t = node_type("test.sv.Tree", XFFI_SEQ_HASH_TREE_NODE, 0, 0, 1);
   dag_t = node_type("test.sv.DAG", XFFI_SEQ_HASH_DAG_NODE, 0, 0, 1);
   uncopyable_t = node_type("test.sv.Uncopyable", XFFI_SEQ_HASH_TREE_NODE, 0, 0, 0);
+  hooked_t = node_type("test.sv.Hooked", XFFI_SEQ_HASH_TREE_NODE, 0, 0, 0);
+  register_hook(hooked_t, "__s_visit__", visit_b_only);
+  register_hook(hooked_t, "__s_mutate__", mutate_a_only);
+  bad_hook_t = node_type("test.sv.BadHook", XFFI_SEQ_HASH_TREE_NODE, 0, 0, 0);
+  xffi_any not_a_function = xffi_any_int(5);
+  assert_int_equal(xffi_type_register_attr(bad_hook_t, "__s_visit__", &not_a_function), XFFI_OK);
+  assert_int_equal(xffi_type_register_attr(bad_hook_t, "__s_mutate__", &not_a_function), XFFI_OK);
   return 0;
 }
 
@@ -494,6 +529,32 @@ static void test_map_errors_leave_nothing_behind(void **state) {
   release(all, 3);
 }
 
+/* ---- Per-type hooks: __s_visit__, __s_mutate__ ---- */
+
+static void test_type_hooks_replace_the_field_walk(void **state) {
+  (void)state;
+  xffi_any hooked = node_new(hooked_t, xffi_any_int(1), xffi_any_int(2)), out = xffi_any_none();
+  trace t = {{0}, 0, 0, 0, 0, 0, 0};
+  assert_int_equal(xffi_structural_walk(&out, &hooked, XFFI_STRUCTURAL_PREORDER, walk_note, &t), XFFI_OK);
+  assert_string_equal(t.text, "n i2"); /* the hook visits b only, through the walk's callbacks */
+  map_state s = {1, 0, 0, 0};
+  xffi_any given = hooked;
+  xffi_object_inc_ref(given.v_obj);
+  assert_int_equal(xffi_structural_map(&out, &given, XFFI_STRUCTURAL_POSTORDER, map_ints, &s), XFFI_OK);
+  assert_int_equal(as_node(&out)->a.v_int64, 2); /* the hook maps a only */
+  assert_int_equal(as_node(&out)->b.v_int64, 2);
+  xffi_any_release(&out);
+  xffi_any bad = node_new(bad_hook_t, xffi_any_int(1), xffi_any_int(2));
+  assert_int_equal(xffi_structural_walk(&out, &bad, XFFI_STRUCTURAL_PREORDER, walk_note, &t), XFFI_FAIL);
+  assert_raised(XFFI_KIND_TYPE, "StructuralWalk: __s_visit__ of test.sv.BadHook must be an ffi.Function, got int");
+  given = bad;
+  xffi_object_inc_ref(given.v_obj);
+  assert_int_equal(xffi_structural_map(&out, &given, XFFI_STRUCTURAL_POSTORDER, map_ints, &s), XFFI_FAIL);
+  assert_raised(XFFI_KIND_TYPE, "StructuralMap: __s_mutate__ of test.sv.BadHook must be an ffi.Function, got int");
+  xffi_any all[] = {hooked, bad};
+  release(all, 2);
+}
+
 /* ---- Mutate: the callback owns the recursion ---- */
 
 typedef struct mutate_state {
@@ -733,6 +794,7 @@ int main(void) {
       cmocka_unit_test(test_map_copies_on_write_or_changes_in_place),
       cmocka_unit_test(test_map_reuses_variable_and_dag_results),
       cmocka_unit_test(test_map_errors_leave_nothing_behind),
+      cmocka_unit_test(test_type_hooks_replace_the_field_walk),
       cmocka_unit_test(test_mutate_callbacks_own_the_recursion),
       cmocka_unit_test(test_million_deep_values_use_bounded_stack),
       cmocka_unit_test(test_globals_map_and_refuse_bad_input),
