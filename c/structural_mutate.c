@@ -499,15 +499,23 @@ static int run_root(mutate_engine *e, xffi_any *out, xffi_any *root) {
   return XFFI_OK;
 }
 
+/* Releases a root taken over by a call that failed; returns status. */
+static int refuse_root(xffi_any *root, int status) {
+  xffi_any_release(root);
+  return status;
+}
+
 int xffi_structural_map(xffi_any *out, xffi_any *root, int32_t order, xffi_structural_map_callback callback,
                         void *resource) {
   XFFI_CHECK_ARG_NOT_NULL(out);
   *out = xffi_any_none();
   XFFI_CHECK_ARG_NOT_NULL(root);
-  XFFI_CHECK_ARG_NOT_NULL(callback);
+  /* The root is taken over on every path, failures included. */
+  if (!callback) return refuse_root(root, xffi_error_raise(XFFI_KIND_VALUE, "%s: callback is NULL", __func__));
   if (order != XFFI_STRUCTURAL_PREORDER && order != XFFI_STRUCTURAL_POSTORDER)
-    return xffi_error_raise(XFFI_KIND_VALUE, "%s: order must be 0 (pre-order) or 1 (post-order), got %d", __func__,
-                            (int)order);
+    return refuse_root(root, xffi_error_raise(XFFI_KIND_VALUE,
+                                              "%s: order must be 0 (pre-order) or 1 (post-order), got %d",
+                                              __func__, (int)order));
   mutate_engine e = {"StructuralMap", 1, order, callback, NULL, resource, NULL, XFFI_DEF_REGION_NONE, {NULL, 0, 0}, NULL, NULL, NULL};
   return run_root(&e, out, root);
 }
@@ -516,9 +524,9 @@ int xffi_structural_mutate(xffi_any *out, xffi_any *root, xffi_structural_mutate
   XFFI_CHECK_ARG_NOT_NULL(out);
   *out = xffi_any_none();
   XFFI_CHECK_ARG_NOT_NULL(root);
-  XFFI_CHECK_ARG_NOT_NULL(callback);
+  if (!callback) return refuse_root(root, xffi_error_raise(XFFI_KIND_VALUE, "%s: callback is NULL", __func__));
   mutate_engine e = {"StructuralMutate", 0, 0, NULL, callback, resource, NULL, XFFI_DEF_REGION_NONE, {NULL, 0, 0}, NULL, NULL, NULL};
-  if (xffi_structural_link_new(&e.mutator, mutator_key, &e) != XFFI_OK) return XFFI_FAIL;
+  if (xffi_structural_link_new(&e.mutator, mutator_key, &e) != XFFI_OK) return refuse_root(root, XFFI_FAIL);
   return run_root(&e, out, root);
 }
 

@@ -138,7 +138,8 @@ typedef int (*xffi_structural_map_callback)(void *resource, const xffi_any *valu
  * occurrence. *out receives the result (owned). Errors: ValueError for
  * NULL arguments, a bad order or a value nested too deep; TypeError for an
  * object that changed but cannot be copied or set; whatever a callback
- * raises. On error *out is None and nothing half-built is left. */
+ * raises. On error *out is None, the root is released (it is taken over
+ * on every path) and nothing half-built is left. */
 XFFI_API int xffi_structural_map(xffi_any *out, xffi_any *root, int32_t order, xffi_structural_map_callback callback,
                                  void *resource);
 
