@@ -199,11 +199,18 @@ static int open_value(visit_engine *e, xffi_walk_vec *stack, const xffi_any *val
   return read_result(e, 0, &result, value, out);
 }
 
+/* Whether value has children to visit: an object other than a String,
+ * Bytes or BigInt (which have no fields: no frame is needed for them). */
+static int has_children(const xffi_any *value) {
+  int32_t t = value->type_index;
+  return xffi_any_is_object(value) && t != XFFI_TYPE_STRING && t != XFFI_TYPE_BYTES && t != XFFI_TYPE_BIGINT;
+}
+
 /* Meets value (borrowed) in region: calls the callback and/or visits its
  * children. GO_ON, STOP (*out set) or -1 raised. */
 static int meet(visit_engine *e, xffi_walk_vec *stack, const xffi_any *value, int32_t region, xffi_any *out) {
   if (value->type_index == XFFI_TYPE_NONE) return GO_ON;
-  int has_frame = xffi_any_is_object(value);
+  int has_frame = has_children(value);
   if (e->walk) {
     if (e->order == XFFI_STRUCTURAL_PREORDER) {
       int r = call_walk(e, value, region, out);
@@ -245,7 +252,7 @@ static int run(visit_engine *e, const xffi_any *value, int32_t region, int child
   xffi_walk_vec stack = {NULL, 0, 0, sizeof(visit_frame)};
   int r;
   if (children_only) {
-    r = xffi_any_is_object(value) ? open_value(e, &stack, value, region, out) : GO_ON;
+    r = has_children(value) ? open_value(e, &stack, value, region, out) : GO_ON;
     if (r == PUSHED) r = GO_ON;
   } else
     r = meet(e, &stack, value, region, out);
