@@ -54,6 +54,9 @@ extern const xffi_builtin_table xffi_globals_pyclass XFFI_INTERNAL; /* py_class 
 /* ffi.json.Parse/Stringify and the JSON graph (c/globals_serialization.c). */
 extern const xffi_builtin_table xffi_globals_serialization XFFI_INTERNAL;
 
+/* ffi.StructuralWalk/Visit/Map/Mutate, ffi.VisitInterrupt (c/globals_structural_visit.c). */
+extern const xffi_builtin_table xffi_globals_structural_visit XFFI_INTERNAL;
+
 /* All tables, in the order names are listed. */
 extern const xffi_builtin_table *const xffi_builtin_tables[] XFFI_INTERNAL;
 extern const size_t xffi_builtin_table_count XFFI_INTERNAL;
