@@ -303,6 +303,41 @@ static void test_hash_values_are_tvm_ffi_s(void **state) {
   release(all, sizeof(all) / sizeof(all[0]));
 }
 
+/* {"x": i, "y": Array([i, "v"]), "z": Map({"k": 2i})} */
+static xffi_any nested_entry(int64_t i) {
+  xffi_any iv[] = {xffi_any_int(i), str("v")};
+  xffi_any kk[] = {str("k")}, kv[] = {xffi_any_int(2 * i)};
+  xffi_any keys[] = {str("x"), str("y"), str("z")};
+  xffi_any values[] = {xffi_any_int(i), array_of(iv, 2), map_of(kk, kv, 1)};
+  xffi_any m = map_of(keys, values, 3);
+  release(keys, 3);
+  release(values, 3);
+  release(kk, 1);
+  return m;
+}
+
+/* Maps inside Maps, one of more entries than a short sort handles: each
+ * Map's sorted entries share one buffer with the Maps around it. Numbers
+ * from tvm-ffi's runtime, as above. */
+static void test_nested_map_hash_values_are_tvm_ffi_s(void **state) {
+  (void)state;
+  xffi_any keys[20], values[20];
+  for (int64_t i = 0; i < 20; ++i) {
+    keys[i] = xffi_any_int(i);
+    values[i] = nested_entry(i);
+  }
+  xffi_any big = map_of(keys, values, 20);
+  assert_int_equal((uint64_t)s_hash(big, 0), UINT64_C(1248311946128730659));
+  xffi_any outer_keys[] = {str("a"), str("b"), str("c"), str("d"), str("e")};
+  xffi_any outer_values[] = {big, nested_entry(5), xffi_any_int(1), xffi_any_float(2.5), str("five")};
+  xffi_any outer = map_of(outer_keys, outer_values, 5);
+  assert_int_equal((uint64_t)s_hash(outer, 0), UINT64_C(4889537758680394446));
+  release(values, 20);
+  release(outer_keys, 5);
+  release(outer_values, 5);
+  xffi_any_release(&outer);
+}
+
 static void test_hash_follows_the_kinds(void **state) {
   (void)state;
   xffi_any none = xffi_any_none();
@@ -520,6 +555,7 @@ int main(void) {
       cmocka_unit_test(test_definition_fields_open_a_region),
       cmocka_unit_test(test_types_without_a_kind_raise),
       cmocka_unit_test(test_hash_values_are_tvm_ffi_s),
+      cmocka_unit_test(test_nested_map_hash_values_are_tvm_ffi_s),
       cmocka_unit_test(test_hash_follows_the_kinds),
       cmocka_unit_test(test_first_mismatch_paths_are_tvm_ffi_s),
       cmocka_unit_test(test_structural_keys_key_maps_by_structure),
