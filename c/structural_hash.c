@@ -25,8 +25,8 @@
 #include <xffi/tvm_ffi.h>
 
 #include "check.h"
-#include "map_key.h"
-#include "recursive_walk.h"
+#include "map_table.h" /* map_step, map_text_of */
+#include "recursive_walk_step.h"
 #include "structural_region.h"
 
 typedef struct hasher {
@@ -262,11 +262,11 @@ static int collect_entries(hasher *h, hash_frame *f) {
   int64_t cursor = 0;
   xffi_map_item item;
   for (;;) {
-    if (xffi_map_next(&item, f->walk.held.v_obj, &cursor) != XFFI_OK) return XFFI_FAIL;
+    map_step(&item, map_of(f->walk.held.v_obj), &cursor);
     if (!item.key) break;
     uint64_t k;
     if (!key_hash(h, item.key, &k)) continue;
-    map_entry_hash *e = xffi_walk_vec_push(&h->map_entries);
+    map_entry_hash *e = xffi_walk_vec_push_unset(&h->map_entries); /* unique: set once sorted */
     if (!e) return XFFI_FAIL;
     e->key_hash = k;
     e->value = item.value;
@@ -282,8 +282,9 @@ static int collect_entries(hasher *h, hash_frame *f) {
 
 static int push_frame(hasher *h, xffi_walk_vec *stack, const xffi_any *value) {
   if (stack->count >= XFFI_WALK_MAX_DEPTH) return xffi_walk_raise_too_deep("StructuralHash");
-  hash_frame *f = xffi_walk_vec_push(stack);
+  hash_frame *f = xffi_walk_vec_push_unset(stack); /* every member is set below */
   if (!f) return XFFI_FAIL;
+  f->entries_begin = f->entries_end = f->entry_pos = 0;
   if (xffi_walk_begin(&f->walk, value, XFFI_FIELD_SEQ_HASH_IGNORE) != XFFI_OK) {
     --stack->count;
     return XFFI_FAIL;
@@ -320,7 +321,7 @@ static int next_child(const hasher *h, hash_frame *f, xffi_any *child, int32_t *
     return 0;
   }
   const xffi_any *c;
-  int more = xffi_walk_next(&f->walk, &c, XFFI_FIELD_SEQ_HASH_IGNORE);
+  int more = xffi_walk_step(&f->walk, &c, XFFI_FIELD_SEQ_HASH_IGNORE);
   if (more <= 0) return more;
   if (f->walk.kind == XFFI_WALK_OBJECT)
     *region = xffi_structural_child_region(f->own_region, xffi_structural_field_region(f->walk.field));
