@@ -439,6 +439,41 @@ static void test_first_mismatch_paths_are_tvm_ffi_s(void **state) {
   release(all, sizeof(all) / sizeof(all[0]));
 }
 
+/* Maps compare by key whatever the insertion order (the entry at the same
+ * position is tried first, any other found by lookup), small and dense. */
+static void test_maps_in_other_orders(void **state) {
+  (void)state;
+  xffi_any keys[6] = {str("a"), str("b"), str("c"), str("d"), str("e"), str("f")};
+  xffi_any values[6], rkeys[6], rvalues[6];
+  for (int i = 0; i < 6; ++i) {
+    values[i] = xffi_any_int(i);
+    rkeys[i] = keys[5 - i];
+    rvalues[i] = xffi_any_int(5 - i);
+  }
+  for (int64_t n = 2; n <= 6; n += 4) { /* 2: a small Map; 6: a dense one */
+    xffi_any m = map_of(keys, values, n), reversed = map_of(rkeys + 6 - n, rvalues + 6 - n, n);
+    assert_int_equal(s_equal(m, reversed, 0), 1);
+    assert_int_equal(s_hash(m, 0), s_hash(reversed, 0));
+    expect_mismatch(m, reversed, NULL, NULL);
+    /* One value differs: the path names its key on both sides. */
+    rvalues[6 - n] = xffi_any_int(40); /* the last key's value, first in the reversed Map */
+    xffi_any changed = map_of(rkeys + 6 - n, rvalues + 6 - n, n);
+    rvalues[6 - n] = xffi_any_int(n - 1);
+    assert_int_equal(s_equal(m, changed, 0), 0);
+    expect_mismatch(m, changed, n == 2 ? "/2:b" : "/2:f", n == 2 ? "/2:b" : "/2:f");
+    /* The same keys but one, in the same order: the extra key is missing on the right. */
+    xffi_any other_keys[6];
+    memcpy(other_keys, keys, sizeof(keys));
+    other_keys[0] = str("z");
+    xffi_any other = map_of(other_keys, values, n);
+    assert_int_equal(s_equal(m, other, 0), 0);
+    expect_mismatch(m, other, "/2:a", "/5:a");
+    xffi_any all[] = {m, reversed, changed, other};
+    release(all, 4);
+  }
+  release(keys, 6);
+}
+
 /* ---- ffi.StructuralKey ---- */
 
 static xffi_any call_global(const char *name, const xffi_any *args, int32_t n) {
@@ -558,6 +593,7 @@ int main(void) {
       cmocka_unit_test(test_nested_map_hash_values_are_tvm_ffi_s),
       cmocka_unit_test(test_hash_follows_the_kinds),
       cmocka_unit_test(test_first_mismatch_paths_are_tvm_ffi_s),
+      cmocka_unit_test(test_maps_in_other_orders),
       cmocka_unit_test(test_structural_keys_key_maps_by_structure),
       cmocka_unit_test(test_million_deep_values),
       cmocka_unit_test(test_bad_input_is_a_clear_error),
