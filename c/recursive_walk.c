@@ -179,6 +179,7 @@ int64_t xffi_walk_count_fields(const xffi_type_info *type, int64_t skip_flags) {
 /* ---- Frames ---- */
 
 int xffi_walk_begin(xffi_walk_frame *f, const xffi_any *value, int64_t skip_flags) {
+  (void)skip_flags; /* xffi_walk_next applies it */
   /* Member by member, not a memset: a frame per container is the walks' main cost. */
   f->held = xffi_any_object_new_ref(value->v_obj);
   f->child = xffi_any_none();
@@ -204,7 +205,7 @@ int xffi_walk_begin(xffi_walk_frame *f, const xffi_any *value, int64_t skip_flag
       f->kind = XFFI_WALK_OBJECT;
       f->type = xffi_object_type_info_unchecked(obj);
       f->level = 1;
-      f->size = xffi_walk_count_fields(f->type, skip_flags);
+      f->size = -1; /* not counted: every walk compares objects of one type, fields in step */
       return XFFI_OK;
   }
 }

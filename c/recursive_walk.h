@@ -96,7 +96,7 @@ typedef struct xffi_walk_frame {
   xffi_any held; /* owned: the container or object */
   int32_t kind;
   int32_t type_index;
-  int64_t size;     /* elements, entries, or fields walked */
+  int64_t size;     /* elements or entries; -1 for an object (its fields are not counted) */
   int64_t position; /* children given so far */
   /* Map: the entry being given (key, then value). */
   int64_t map_cursor;

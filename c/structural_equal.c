@@ -274,6 +274,20 @@ static int equal_immediate(equaler *c, const xffi_any *l, const xffi_any *r, int
   }
 }
 
+/* The commonest pairs, decided here without a call: two ints, bools,
+ * Nones or floats (as equal_immediate decides them). 0: not such a pair. */
+static inline int plain_pair_equal(const xffi_any *l, const xffi_any *r, int *out) {
+  int32_t t = l->type_index;
+  if (t != r->type_index) return 0;
+  if (t == XFFI_TYPE_FLOAT && l->v_float64 != l->v_float64) {
+    *out = r->v_float64 != r->v_float64;
+    return 1;
+  }
+  if (t != XFFI_TYPE_INT && t != XFFI_TYPE_BOOL && t != XFFI_TYPE_NONE && t != XFFI_TYPE_FLOAT) return 0;
+  *out = l->small_len == r->small_len && l->v_int64 == r->v_int64;
+  return 1;
+}
+
 /* Pushes a frame for the pair: 0 when pushed, 1 with *out when decided at
  * once (containers of other sizes), -1 raised. */
 static int push_pair(equaler *c, xffi_walk_vec *stack, const xffi_any *l, const xffi_any *r, int *out) {
@@ -437,7 +451,7 @@ static int equal_values(equaler *c, const xffi_any *l, const xffi_any *r, int *o
     int equal = 0;
     if (more == 1) {
       c->region = region;
-      int done = equal_immediate(c, &a, &b, &equal);
+      int done = plain_pair_equal(&a, &b, &equal) ? 1 : equal_immediate(c, &a, &b, &equal);
       if (done == 0) done = push_pair(c, &stack, &a, &b, &equal);
       if (done < 0) goto fail;
       if (done == 0) continue;

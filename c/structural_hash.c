@@ -350,6 +350,10 @@ static int hash_value(hasher *h, const xffi_any *value, uint64_t *out) {
     if (more < 0) goto fail;
     uint64_t done;
     if (more) {
+      if (child.type_index < XFFI_TYPE_STATIC_OBJECT_BEGIN) { /* the commonest children: no call */
+        f->hash = combine(f->hash, plain_hash(&child));
+        continue;
+      }
       h->region = region;
       r = hash_immediate(h, &child, &done);
       if (r < 0) goto fail;
