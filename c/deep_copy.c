@@ -160,7 +160,6 @@ static int feed(copy_frame *f, xffi_any *child) {
   return status;
 }
 
-
 /* *made receives a new Map of the n key/value pairs (borrowed, interleaved)
  * in their order, sized once (not grown entry by entry). */
 static int build_map(xffi_object **made, const xffi_any *pairs, int64_t n) {

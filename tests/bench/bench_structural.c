@@ -86,7 +86,9 @@ static xffi_any build_graph(int64_t n, int kinds) {
   xffi_any *nodes = calloc((size_t)n, sizeof(xffi_any));
   xffi_object *shared = NULL, *empty = NULL;
   xffi_any shared_items[3] = {xffi_any_int(1), xffi_any_float(2.5), text("shared")};
-  if (!nodes || (kinds == 2 ? xffi_array_new(&shared, shared_items, 3) : xffi_list_new(&shared, shared_items, 3)) != XFFI_OK || xffi_array_new(&empty, NULL, 0) != XFFI_OK)
+  if (!nodes ||
+      (kinds == 2 ? xffi_array_new(&shared, shared_items, 3) : xffi_list_new(&shared, shared_items, 3)) != XFFI_OK ||
+      xffi_array_new(&empty, NULL, 0) != XFFI_OK)
     abort();
   xffi_any_release(&shared_items[2]);
   xffi_object *shared_node = graph_node_new(-1, 0.5, text("shared"), shape2(1, 2), xffi_any_object(empty));
@@ -108,8 +110,7 @@ static xffi_any build_graph(int64_t n, int kinds) {
     if (kind <= 1) {
       xffi_any items[7] = {xffi_any_int(i), xffi_any_float(w), t};
       memcpy(items + 3, kids, (size_t)nk * sizeof(xffi_any));
-      if ((kind == 0 ? xffi_array_new(&made, items, 3 + nk) : xffi_list_new(&made, items, 3 + nk)) != XFFI_OK)
-        abort();
+      if ((kind == 0 ? xffi_array_new(&made, items, 3 + nk) : xffi_list_new(&made, items, 3 + nk)) != XFFI_OK) abort();
     } else if (kind <= 3) {
       static const char *const kid_keys[] = {"c0", "c1", "c2", "c3"};
       xffi_any keys[7] = {text("i"), text("w"), text("t")}, values[7] = {xffi_any_int(i), xffi_any_float(w), t};
