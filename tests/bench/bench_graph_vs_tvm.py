@@ -11,7 +11,9 @@ holding an int, a float and a string; every 64th node also holds one shared
 List and one shared GraphNode (sharing). It is built twice in each process
 (not timed): StructuralEqual compares the two equal, distinct graphs.
 
-Rows (median of R repeats in a process, best process over the rounds):
+Rows (median CPU time of this process over R repeats, best process over the
+rounds; CPU time, not wall time, so that time spent waiting for a core on a
+shared machine does not count):
   StructuralHash(g), StructuralEqual(g, g2), DeepCopy(g),
   ToJSONGraphString(g), FromJSONGraphString(text),
   json.Parse(text), json.Stringify(json.Parse(text)).
@@ -89,11 +91,13 @@ def build_graph(tvm_ffi, node_type, n, with_objects):
 
 
 def median_seconds(fn, repeats):
+    # CPU time of this process, not wall time: on a shared machine the time
+    # spent waiting for a core is the neighbours', not the runtime's.
     times = []
     for _ in range(repeats):
-        start = time.perf_counter()
+        start = time.process_time()
         fn()
-        times.append(time.perf_counter() - start)
+        times.append(time.process_time() - start)
     return statistics.median(times)
 
 
@@ -202,7 +206,7 @@ def main():
     scale = best["xffi"]["baseline"] / best["wheel"]["baseline"]
     print(f"baseline (Python list of {options.nodes} tuples): wheel process {best['wheel']['baseline']:.2f} ms, "
           f"xffi process {best['xffi']['baseline']:.2f} ms (ratio {scale:.2f})")
-    print(f"{'operation':<21}{'tvm-ffi ms':>12}{'xffi ms':>12}{'xffi/tvm-ffi':>14}{'/baseline':>11}")
+    print(f"{'operation (CPU)':<21}{'tvm-ffi ms':>12}{'xffi ms':>12}{'xffi/tvm-ffi':>14}{'/baseline':>11}")
     for op in OPERATIONS:
         if op not in best["wheel"] or op not in best["xffi"]:
             print(f"{op:<21}{'(not measured)':>26}")
