@@ -160,6 +160,26 @@ static int feed(copy_frame *f, xffi_any *child) {
   return status;
 }
 
+/* *made receives a new Map of the n key/value pairs (borrowed, interleaved)
+ * in their order, sized once (not grown entry by entry). */
+static int build_map(xffi_object **made, const xffi_any *pairs, int64_t n) {
+  enum { FEW = 16 };
+  xffi_any few_keys[FEW], few_values[FEW];
+  xffi_any *keys = few_keys, *values = few_values;
+  if (n > FEW) {
+    keys = xffi_alloc((size_t)n * 2 * sizeof(xffi_any));
+    if (!keys) return xffi_error_raise_out_of_memory();
+    values = keys + n;
+  }
+  for (int64_t i = 0; i < n; ++i) {
+    keys[i] = pairs[2 * i];
+    values[i] = pairs[2 * i + 1];
+  }
+  int status = xffi_map_new(made, keys, values, n);
+  if (keys != few_keys) xffi_free(keys);
+  return status;
+}
+
 /* *out receives the frame's finished copy (owned). */
 static int finish(copier *c, copy_frame *f, xffi_any *out) {
   const xffi_any *original = &f->walk.held;
@@ -172,13 +192,8 @@ static int finish(copier *c, copy_frame *f, xffi_any *out) {
   int64_t count = (int64_t)f->resolved.count;
   if (original->type_index == XFFI_TYPE_ARRAY) {
     if (xffi_array_new(&made, items, count) != XFFI_OK) return XFFI_FAIL;
-  } else {
-    if (xffi_map_new(&made, NULL, NULL, 0) != XFFI_OK) return XFFI_FAIL;
-    for (int64_t i = 0; i + 1 < count; i += 2)
-      if (xffi_map_set(&made, &items[i], &items[i + 1]) != XFFI_OK) {
-        xffi_object_dec_ref(made);
-        return XFFI_FAIL;
-      }
+  } else if (build_map(&made, items, count / 2) != XFFI_OK) {
+    return XFFI_FAIL;
   }
   *out = xffi_any_object(made);
   return record_copy(c, original->v_obj, COPY_DONE, out);

@@ -8,6 +8,7 @@
  * checked to be UTF-8 and \u escapes to be UTF-16 (surrogates in pairs);
  * numbers follow the RFC grammar exactly (tvm-ffi's own reader lets "01"
  * and "1." through; this one does not). */
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,10 +23,11 @@
 
 static const char *const FN = "ffi.json.Parse";
 
-/* One Array or Map being read. */
+/* One Array or Map being read: its values (and keys) so far wait on the
+ * reader's stacks, and the container is made once, at its closing bracket,
+ * at its final size (not grown element by element). */
 typedef struct parse_frame {
-  xffi_object *container; /* owned; changed in place (its only reference) */
-  xffi_any key;           /* Map: the key read, waiting for its value (owned) */
+  size_t first_value, first_key; /* where its items start on the stacks */
   int is_map;
 } parse_frame;
 
@@ -34,6 +36,8 @@ typedef struct json_reader {
   const char *line_begin;
   int64_t line;
   xffi_walk_vec frames; /* parse_frame */
+  xffi_walk_vec values; /* xffi_any, owned: the open containers' values, outermost first */
+  xffi_walk_vec keys;   /* xffi_any, owned: the open Maps' keys, one per value of theirs */
   repr_text text;       /* scratch for strings with escapes */
 } json_reader;
 
@@ -209,6 +213,42 @@ static int read_string(json_reader *r, xffi_any *out) {
 
 static int is_digit(char c) { return c >= '0' && c <= '9'; }
 
+/* A decimal [digits][.digits][e[+-]digits] (checked by the caller, from
+ * p to end) whose digits make an integer m < 2^53 and whose power of ten e
+ * is within +-22 is m * 10^e or m / 10^|e| exactly rounded: both operands
+ * are exact doubles and IEEE 754 rounds one operation correctly (Clinger's
+ * fast path). 1 with *out, 0 for strtod to decide (other numbers, or
+ * arithmetic not done in plain double precision). */
+static int exact_decimal(const char *p, const char *end, int negative, xffi_any *out) {
+#if defined(FLT_EVAL_METHOD) && FLT_EVAL_METHOD == 0
+  static const double powers[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+                                  1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+  uint64_t m = 0;
+  int64_t e = 0;
+  int digits = 0;
+  for (; p < end && is_digit(*p); ++p, ++digits) m = m * 10 + (uint64_t)(*p - '0');
+  if (p < end && *p == '.')
+    for (++p; p < end && is_digit(*p); ++p, ++digits, --e) m = m * 10 + (uint64_t)(*p - '0');
+  if (digits > 15) return 0; /* m might pass 2^53 (or wrap) */
+  if (p < end) {             /* an exponent: e, an optional sign, digits */
+    int minus = *++p == '-';
+    if (*p == '-' || *p == '+') ++p;
+    int64_t x = 0;
+    for (; p < end && is_digit(*p); ++p)
+      if ((x = x * 10 + (*p - '0')) > 400) return 0;
+    e += minus ? -x : x;
+  }
+  if (e < -22 || e > 22) return 0;
+  double d = (double)m;
+  d = e < 0 ? d / powers[-e] : d * powers[e];
+  *out = xffi_any_float(negative ? -d : d);
+  return 1;
+#else
+  (void)p, (void)end, (void)negative, (void)out;
+  return 0;
+#endif
+}
+
 static int read_number(json_reader *r, xffi_any *out) {
   const char *start = r->cur, *p = r->cur, *end = r->end;
   int negative = 0;
@@ -266,6 +306,7 @@ static int read_number(json_reader *r, xffi_any *out) {
       return XFFI_OK;
     }
   }
+  if (exact_decimal(start + negative, p, negative, out)) return XFFI_OK;
   /* strtod needs a NUL-terminated copy; numbers are short, but any length is taken. */
   size_t n = (size_t)(p - start);
   char small[64];
@@ -305,11 +346,30 @@ static int read_leaf(json_reader *r, xffi_any *out) {
 
 /* ---- Containers ---- */
 
-/* Reads a map key and its ':' (r->cur at what should be the key's quote). */
-static int read_key(json_reader *r, parse_frame *f) {
+/* Pushes value (stolen: released on failure) onto stack. */
+static int push_value(xffi_walk_vec *stack, xffi_any *value) {
+  xffi_any *slot = xffi_walk_vec_push_unset(stack);
+  if (!slot) {
+    xffi_any_release(value);
+    return XFFI_FAIL;
+  }
+  *slot = *value;
+  return XFFI_OK;
+}
+
+/* Releases the stack's values from index first on, and drops them. */
+static void drop_values(xffi_walk_vec *stack, size_t first) {
+  for (size_t i = first; i < stack->count; ++i) xffi_any_release(xffi_walk_vec_at(stack, i));
+  stack->count = first;
+}
+
+/* Reads a map key and its ':' (r->cur at what should be the key's quote)
+ * onto the key stack. */
+static int read_key(json_reader *r) {
   if (r->cur == r->end || *r->cur != '"')
     return fail_at(r, r->cur, "Expecting property name enclosed in double quotes");
-  if (read_string(r, &f->key) != XFFI_OK) return XFFI_FAIL;
+  xffi_any key = xffi_any_none();
+  if (read_string(r, &key) != XFFI_OK || push_value(&r->keys, &key) != XFFI_OK) return XFFI_FAIL;
   skip_space(r);
   if (r->cur == r->end || *r->cur != ':') return fail_at(r, r->cur, "Expecting ':' delimiter");
   r->cur++;
@@ -322,52 +382,63 @@ static int open_container(json_reader *r, int is_map, xffi_any *value, int *clos
   /* The writer and the recursive walks stop at the same depth: what is read
    * can be written. */
   if (r->frames.count >= XFFI_WALK_MAX_DEPTH) return xffi_walk_raise_too_deep(FN);
-  xffi_object *container;
-  int status = is_map ? xffi_map_new(&container, NULL, NULL, 0) : xffi_array_new_with_capacity(&container, 0);
-  if (status != XFFI_OK) return XFFI_FAIL;
   r->cur++;
   skip_space(r);
   if (r->cur < r->end && *r->cur == (is_map ? '}' : ']')) {
     r->cur++;
+    xffi_object *container;
+    int status = is_map ? xffi_map_new(&container, NULL, NULL, 0) : xffi_array_new(&container, NULL, 0);
+    if (status != XFFI_OK) return XFFI_FAIL;
     *value = xffi_any_object(container);
     *closed = 1;
     return XFFI_OK;
   }
-  parse_frame *f = (parse_frame *)xffi_walk_vec_push(&r->frames);
-  if (f == NULL) {
-    xffi_object_dec_ref(container);
-    return XFFI_FAIL;
-  }
-  f->container = container;
-  f->key = xffi_any_none();
+  parse_frame *f = (parse_frame *)xffi_walk_vec_push_unset(&r->frames);
+  if (f == NULL) return XFFI_FAIL;
+  f->first_value = r->values.count;
+  f->first_key = r->keys.count;
   f->is_map = is_map;
   *closed = 0;
-  return is_map ? read_key(r, f) : XFFI_OK;
+  return is_map ? read_key(r) : XFFI_OK;
+}
+
+/* Makes the top frame's container from its items on the stacks (released
+ * from there) and drops the frame: *value receives it. */
+static int close_top(json_reader *r, xffi_any *value) {
+  const parse_frame *f = (const parse_frame *)xffi_walk_vec_top(&r->frames);
+  size_t first_value = f->first_value, first_key = f->first_key;
+  int64_t n = (int64_t)(r->values.count - first_value);
+  const xffi_any *values = xffi_walk_vec_at(&r->values, first_value);
+  xffi_object *container = NULL;
+  /* A repeated key gets its last value, as setting each in turn does (xffi_map_new). */
+  int status = f->is_map ? xffi_map_new(&container, xffi_walk_vec_at(&r->keys, first_key), values, n)
+                         : xffi_array_new(&container, values, n);
+  drop_values(&r->values, first_value);
+  drop_values(&r->keys, first_key);
+  r->frames.count--;
+  if (status != XFFI_OK) return XFFI_FAIL;
+  *value = xffi_any_object(container);
+  return XFFI_OK;
 }
 
 /* Adds value (stolen) to the top frame; then reads its ',' (and the next
  * key) or its closing bracket. *value receives the closed container, and
  * *closed is set, when the frame ends. */
 static int add_to_top(json_reader *r, xffi_any *value, int *closed) {
-  parse_frame *f = (parse_frame *)xffi_walk_vec_top(&r->frames);
-  int status = f->is_map ? xffi_map_set(&f->container, &f->key, value) : xffi_array_push(&f->container, value);
-  xffi_any_release(value);
-  xffi_any_release(&f->key);
-  f->key = xffi_any_none();
-  if (status != XFFI_OK) return XFFI_FAIL;
+  int is_map = ((const parse_frame *)xffi_walk_vec_top(&r->frames))->is_map;
+  if (push_value(&r->values, value) != XFFI_OK) return XFFI_FAIL;
+  *value = xffi_any_none();
   skip_space(r);
   *closed = 0;
   if (r->cur < r->end && *r->cur == ',') {
     r->cur++;
     skip_space(r);
-    return f->is_map ? read_key(r, f) : XFFI_OK;
+    return is_map ? read_key(r) : XFFI_OK;
   }
-  if (r->cur < r->end && *r->cur == (f->is_map ? '}' : ']')) {
+  if (r->cur < r->end && *r->cur == (is_map ? '}' : ']')) {
     r->cur++;
-    *value = xffi_any_object(f->container);
-    r->frames.count--;
     *closed = 1;
-    return XFFI_OK;
+    return close_top(r, value);
   }
   return fail_at(r, r->cur, "Expecting ',' delimiter");
 }
@@ -404,6 +475,7 @@ int xffi_json_parse(xffi_any *out, const char *text, size_t size) {
   r.end = r.begin + size;
   r.line = 1;
   r.frames.item_size = sizeof(parse_frame);
+  r.values.item_size = r.keys.item_size = sizeof(xffi_any);
   r.text.limit = SIZE_MAX;
   xffi_any value = xffi_any_none();
   int status = read_document(&r, &value);
@@ -414,13 +486,12 @@ int xffi_json_parse(xffi_any *out, const char *text, size_t size) {
       status = fail_at(&r, r.cur, "Extra data");
     }
   }
-  /* Open containers release their contents with the heap-safe release of
-   * nested objects (bounded stack, c/object.c). */
-  for (size_t i = 0; i < r.frames.count; ++i) {
-    parse_frame *f = (parse_frame *)xffi_walk_vec_at(&r.frames, i);
-    xffi_any_release(&f->key);
-    xffi_object_dec_ref(f->container);
-  }
+  /* What open containers had read is released with the heap-safe release
+   * of nested objects (bounded stack, c/object.c). */
+  drop_values(&r.values, 0);
+  drop_values(&r.keys, 0);
+  xffi_walk_vec_free(&r.values);
+  xffi_walk_vec_free(&r.keys);
   xffi_walk_vec_free(&r.frames);
   xffi_repr_text_free(&r.text);
   if (status == XFFI_OK) *out = value;

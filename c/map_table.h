@@ -127,6 +127,41 @@ static inline uint64_t map_fib_slot(uint64_t hash, uint32_t fib_shift) {
   return (UINT64_C(11400714819323198485) * hash) >> fib_shift;
 }
 
+/* One step of the insertion-order iteration (c/map_iter.c, whose comment
+ * gives the cursor's meaning) on a map checked already: *out names the
+ * entry at *cursor (both NULL at the end) and *cursor moves past it. */
+#define MAP_CURSOR_END INT64_MAX
+static inline void map_step(xffi_map_item *out, const map_object *m, int64_t *cursor) {
+  out->key = NULL;
+  out->value = NULL;
+  if (map_is_small(m)) {
+    uint64_t i = (uint64_t)*cursor;
+    if (*cursor >= 0 && i < m->size) {
+      const map_pair *p = &map_small_pairs(m)[i];
+      out->key = &p->key;
+      out->value = &p->value;
+      *cursor = (int64_t)i + 1;
+    } else {
+      *cursor = MAP_CURSOR_END;
+    }
+    return;
+  }
+  uint64_t slot = *cursor == 0 ? m->list_head : (uint64_t)*cursor - 1;
+  if (*cursor == MAP_CURSOR_END || m->size == 0 || slot >= m->slots) {
+    *cursor = MAP_CURSOR_END;
+    return;
+  }
+  unsigned char meta = *map_meta(m, slot);
+  if (meta == MAP_META_EMPTY || meta == MAP_META_PROTECTED) {
+    *cursor = MAP_CURSOR_END; /* the entry was erased since: stop */
+    return;
+  }
+  const map_item *it = map_item_at(m, slot);
+  out->key = &it->key;
+  out->value = &it->value;
+  *cursor = it->next == MAP_NONE || it->next >= m->slots ? MAP_CURSOR_END : (int64_t)it->next + 1;
+}
+
 static inline int is_map_kind(const xffi_object *obj) {
   return obj->type_index == XFFI_TYPE_MAP || obj->type_index == XFFI_TYPE_DICT;
 }

@@ -8,6 +8,7 @@
 
 #include "check.h"
 #include "field_storage.h"
+#include "map_table.h" /* map_step: Maps walked without a checked call per entry */
 #include "recursive_walk.h"
 #include "type_internal.h"
 
@@ -178,10 +179,16 @@ int64_t xffi_walk_count_fields(const xffi_type_info *type, int64_t skip_flags) {
 /* ---- Frames ---- */
 
 int xffi_walk_begin(xffi_walk_frame *f, const xffi_any *value, int64_t skip_flags) {
-  memset(f, 0, sizeof(*f));
+  (void)skip_flags; /* xffi_walk_next applies it */
+  /* Member by member, not a memset: a frame per container is the walks' main cost. */
   f->held = xffi_any_object_new_ref(value->v_obj);
   f->child = xffi_any_none();
   f->type_index = value->type_index;
+  f->position = f->map_cursor = 0;
+  f->item.key = f->item.value = NULL;
+  f->type = NULL;
+  f->level = f->field_index = 0;
+  f->field = NULL;
   xffi_object *obj = value->v_obj;
   switch (value->type_index) {
     case XFFI_TYPE_ARRAY:
@@ -192,47 +199,37 @@ int xffi_walk_begin(xffi_walk_frame *f, const xffi_any *value, int64_t skip_flag
     case XFFI_TYPE_MAP:
     case XFFI_TYPE_DICT:
       f->kind = XFFI_WALK_MAP;
-      (void)xffi_map_length(&f->size, obj);
+      f->size = (int64_t)map_of(obj)->size;
       return XFFI_OK;
     default:
       f->kind = XFFI_WALK_OBJECT;
       f->type = xffi_object_type_info_unchecked(obj);
       f->level = 1;
-      f->size = xffi_walk_count_fields(f->type, skip_flags);
+      f->size = -1; /* not counted: every walk compares objects of one type, fields in step */
       return XFFI_OK;
   }
 }
 
-int xffi_walk_next(xffi_walk_frame *f, const xffi_any **child, int64_t skip_flags) {
+int xffi_walk_next_entry_or_field(xffi_walk_frame *f, const xffi_any **child, int64_t skip_flags) {
   xffi_object *obj = f->held.v_obj;
-  switch (f->kind) {
-    case XFFI_WALK_SEQ: {
-      /* Re-read each time: a hook may have changed a List. */
-      if (f->position >= xffi_seq_size_unchecked(obj)) return 0;
-      *child = &xffi_seq_items_unchecked(obj)[f->position++];
-      return 1;
+  if (f->kind == XFFI_WALK_MAP) {
+    if ((f->position & 1) == 0) {
+      map_step(&f->item, map_of(obj), &f->map_cursor); /* the frame's own Map: checked at the start */
+      if (!f->item.key) return 0;
+      *child = f->item.key;
+    } else {
+      *child = f->item.value;
     }
-    case XFFI_WALK_MAP: {
-      if ((f->position & 1) == 0) {
-        if (xffi_map_next(&f->item, obj, &f->map_cursor) != XFFI_OK) return -1;
-        if (!f->item.key) return 0;
-        *child = f->item.key;
-      } else {
-        *child = f->item.value;
-      }
-      ++f->position;
-      return 1;
-    }
-    default: {
-      xffi_any_release(&f->child);
-      f->field = xffi_walk_next_field(f->type, &f->level, &f->field_index, skip_flags);
-      if (!f->field) return 0;
-      if (xffi_field_read(&f->child, obj, f->field) != XFFI_OK) return -1;
-      ++f->position;
-      *child = &f->child;
-      return 1;
-    }
+    ++f->position;
+    return 1;
   }
+  xffi_any_release(&f->child);
+  f->field = xffi_walk_next_field(f->type, &f->level, &f->field_index, skip_flags);
+  if (!f->field) return 0;
+  if (xffi_field_read(&f->child, obj, f->field) != XFFI_OK) return -1;
+  ++f->position;
+  *child = &f->child;
+  return 1;
 }
 
 void xffi_walk_end(xffi_walk_frame *f) {
@@ -242,7 +239,7 @@ void xffi_walk_end(xffi_walk_frame *f) {
 
 /* ---- Vectors ---- */
 
-void *xffi_walk_vec_push(xffi_walk_vec *v) {
+void *xffi_walk_vec_push_unset(xffi_walk_vec *v) {
   if (v->count == v->capacity) {
     size_t capacity = v->capacity ? v->capacity * 2 : 16;
     if (capacity > SIZE_MAX / v->item_size) {
@@ -257,8 +254,12 @@ void *xffi_walk_vec_push(xffi_walk_vec *v) {
     v->data = data;
     v->capacity = capacity;
   }
-  void *item = v->data + v->count++ * v->item_size;
-  memset(item, 0, v->item_size);
+  return v->data + v->count++ * v->item_size;
+}
+
+void *xffi_walk_vec_push(xffi_walk_vec *v) {
+  void *item = xffi_walk_vec_push_unset(v);
+  if (item) memset(item, 0, v->item_size);
   return item;
 }
 

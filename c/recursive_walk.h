@@ -96,7 +96,7 @@ typedef struct xffi_walk_frame {
   xffi_any held; /* owned: the container or object */
   int32_t kind;
   int32_t type_index;
-  int64_t size;     /* elements, entries, or fields walked */
+  int64_t size;     /* elements or entries; -1 for an object (its fields are not counted) */
   int64_t position; /* children given so far */
   /* Map: the entry being given (key, then value). */
   int64_t map_cursor;
@@ -113,10 +113,21 @@ typedef struct xffi_walk_frame {
  * reference. XFFI_OK, or XFFI_FAIL (raised; f holds nothing). */
 int xffi_walk_begin(xffi_walk_frame *f, const xffi_any *value, int64_t skip_flags) XFFI_INTERNAL;
 
+/* xffi_walk_next of a Map or object frame (out of line). */
+int xffi_walk_next_entry_or_field(xffi_walk_frame *f, const xffi_any **child, int64_t skip_flags) XFFI_INTERNAL;
+
 /* *child receives the frame's next child (borrowed: valid until the next
  * call or xffi_walk_end). Returns 1, 0 when there are no more, or -1 with
- * the error raised (a field getter failed). */
-int xffi_walk_next(xffi_walk_frame *f, const xffi_any **child, int64_t skip_flags) XFFI_INTERNAL;
+ * the error raised (a field getter failed). Inline for sequences: called
+ * once per element of every Array and List walked. */
+static inline int xffi_walk_next(xffi_walk_frame *f, const xffi_any **child, int64_t skip_flags) {
+  if (f->kind != XFFI_WALK_SEQ) return xffi_walk_next_entry_or_field(f, child, skip_flags);
+  xffi_object *obj = f->held.v_obj;
+  /* Re-read each time: a hook may have changed a List. */
+  if (f->position >= xffi_seq_size_unchecked(obj)) return 0;
+  *child = &xffi_seq_items_unchecked(obj)[f->position++];
+  return 1;
+}
 
 /* Releases what the frame holds. */
 void xffi_walk_end(xffi_walk_frame *f) XFFI_INTERNAL;
@@ -138,6 +149,10 @@ typedef struct xffi_walk_vec {
 
 /* A zeroed new last item, or NULL when out of memory (raised). */
 void *xffi_walk_vec_push(xffi_walk_vec *v) XFFI_INTERNAL;
+/* A new last item left as the buffer had it, for callers that set every
+ * member (a frame per container: zeroing it first costs as much as
+ * filling it); NULL when out of memory (raised). */
+void *xffi_walk_vec_push_unset(xffi_walk_vec *v) XFFI_INTERNAL;
 static inline void *xffi_walk_vec_at(const xffi_walk_vec *v, size_t i) { return v->data + i * v->item_size; }
 static inline void *xffi_walk_vec_top(const xffi_walk_vec *v) { return v->data + (v->count - 1) * v->item_size; }
 void xffi_walk_vec_free(xffi_walk_vec *v) XFFI_INTERNAL;

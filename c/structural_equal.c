@@ -18,7 +18,7 @@
 
 #include "check.h"
 #include "map_key.h" /* map_text_of */
-#include "recursive_walk.h"
+#include "recursive_walk_step.h"
 #include "structural_region.h"
 #include "type_runtime.h"
 
@@ -47,6 +47,7 @@ typedef struct eq_frame {
   int32_t own_region;      /* the region kind its children start from */
   const xffi_any *map_key; /* Maps: the key of the entry being compared (borrowed from lhs) */
   xffi_any map_rkey;       /* ... and the key looked up on the right (a view) */
+  int rhs_in_step;         /* Maps: the right side is walked beside the left (not yet at its end) */
 } eq_frame;
 
 /* Appends a step pair; the keys are stolen (released on failure). */
@@ -273,13 +274,27 @@ static int equal_immediate(equaler *c, const xffi_any *l, const xffi_any *r, int
   }
 }
 
+/* The commonest pairs, decided here without a call: two ints, bools,
+ * Nones or floats (as equal_immediate decides them). 0: not such a pair. */
+static inline int plain_pair_equal(const xffi_any *l, const xffi_any *r, int *out) {
+  int32_t t = l->type_index;
+  if (t != r->type_index) return 0;
+  if (t == XFFI_TYPE_FLOAT && l->v_float64 != l->v_float64) {
+    *out = r->v_float64 != r->v_float64;
+    return 1;
+  }
+  if (t != XFFI_TYPE_INT && t != XFFI_TYPE_BOOL && t != XFFI_TYPE_NONE && t != XFFI_TYPE_FLOAT) return 0;
+  *out = l->small_len == r->small_len && l->v_int64 == r->v_int64;
+  return 1;
+}
+
 /* Pushes a frame for the pair: 0 when pushed, 1 with *out when decided at
  * once (containers of other sizes), -1 raised. */
 static int push_pair(equaler *c, xffi_walk_vec *stack, const xffi_any *l, const xffi_any *r, int *out) {
   if (stack->count >= XFFI_WALK_MAX_DEPTH) return xffi_walk_raise_too_deep("StructuralEqual"), -1;
   int32_t t = l->type_index;
   int is_container = t == XFFI_TYPE_ARRAY || t == XFFI_TYPE_LIST || t == XFFI_TYPE_MAP || t == XFFI_TYPE_DICT;
-  eq_frame *f = xffi_walk_vec_push(stack);
+  eq_frame *f = xffi_walk_vec_push_unset(stack); /* every member is set below */
   if (!f) return -1;
   if (xffi_walk_begin(&f->lhs, l, EQ_SKIP) != XFFI_OK) {
     --stack->count;
@@ -295,6 +310,7 @@ static int push_pair(equaler *c, xffi_walk_vec *stack, const xffi_any *l, const 
   f->own_region = is_container ? c->region : xffi_structural_own_region(f->seq_kind, c->region);
   f->map_key = NULL;
   f->map_rkey = xffi_any_none();
+  f->rhs_in_step = 1;
   if (is_container && f->lhs.size != f->rhs.size && !c->steps) {
     xffi_walk_end(&f->lhs);
     xffi_walk_end(&f->rhs);
@@ -306,6 +322,35 @@ static int push_pair(equaler *c, xffi_walk_vec *stack, const xffi_any *l, const 
   return 0;
 }
 
+/* Whether a and b are one Map key without running any hook: the same
+ * bits, or texts of one kind with the same bytes (what the Map's own key
+ * equality says for them). 0 also when only a hook could tell. */
+static int same_plain_key(const xffi_any *a, const xffi_any *b) {
+  if (memcmp(a, b, sizeof(xffi_any)) == 0) return 1;
+  return map_is_text(a->type_index) && map_is_text(b->type_index) &&
+         map_is_str_kind(a->type_index) == map_is_str_kind(b->type_index) && map_same_text(a, b);
+}
+
+/* The right Map's value for the left key (a view, mapped to the right's
+ * objects), or NULL when the right lacks it. Maps built alike keep their
+ * keys in one order: the right entry at the same position is tried first,
+ * and only a key found elsewhere costs a lookup (keys are unique, so the
+ * entry whose key equals is the one the lookup finds). -1 raised. */
+static int right_value(eq_frame *f, const xffi_any *key, const xffi_any **found) {
+  if (f->rhs_in_step) {
+    const xffi_any *rkey, *rvalue;
+    int more = xffi_walk_step(&f->rhs, &rkey, 0);
+    if (more < 0) return -1;
+    if (more > 0 && xffi_walk_step(&f->rhs, &rvalue, 0) <= 0) return -1;
+    f->rhs_in_step = more > 0;
+    if (more > 0 && same_plain_key(key, rkey)) {
+      *found = rvalue;
+      return 0;
+    }
+  }
+  return xffi_map_lookup(found, f->rhs.held.v_obj, key) == XFFI_OK ? 0 : -1;
+}
+
 /* The frame's next pair: 1 with *l, *r (views valid until the next call)
  * and *region (the child's region kind), 2 when a Map key is missing on the
  * right, 0 at the end, -1 raised. */
@@ -313,16 +358,16 @@ static int next_pair(equaler *c, eq_frame *f, xffi_any *l, xffi_any *r, int32_t 
   const xffi_any *a, *b;
   *region = f->own_region;
   if (f->lhs.kind == XFFI_WALK_MAP) {
-    int more = xffi_walk_next(&f->lhs, &a, 0);
+    int more = xffi_walk_step(&f->lhs, &a, 0);
     if (more <= 0) return more;
-    if (xffi_walk_next(&f->lhs, &b, 0) <= 0) return -1;
+    if (xffi_walk_step(&f->lhs, &b, 0) <= 0) return -1;
     xffi_any key = *a;
     if (key.type_index >= XFFI_TYPE_STATIC_OBJECT_BEGIN) {
       const void *mapped = counterpart(&c->lhs_to_rhs, key.v_obj);
       if (mapped) key.v_obj = (xffi_object *)(uintptr_t)mapped;
     }
-    const xffi_any *found;
-    if (xffi_map_lookup(&found, f->rhs.held.v_obj, &key) != XFFI_OK) return -1;
+    const xffi_any *found = NULL;
+    if (right_value(f, &key, &found) < 0) return -1;
     f->map_key = a;
     f->map_rkey = key;
     if (!found) return 2;
@@ -330,9 +375,9 @@ static int next_pair(equaler *c, eq_frame *f, xffi_any *l, xffi_any *r, int32_t 
     *r = *found;
     return 1;
   }
-  int more = xffi_walk_next(&f->lhs, &a, EQ_SKIP);
+  int more = xffi_walk_step(&f->lhs, &a, EQ_SKIP);
   if (more <= 0) return more;
-  more = xffi_walk_next(&f->rhs, &b, EQ_SKIP);
+  more = xffi_walk_step(&f->rhs, &b, EQ_SKIP);
   if (more <= 0) return more < 0 ? -1 : 0;
   if (f->lhs.kind == XFFI_WALK_OBJECT)
     *region = xffi_structural_child_region(f->own_region, xffi_structural_field_region(f->lhs.field));
@@ -406,7 +451,7 @@ static int equal_values(equaler *c, const xffi_any *l, const xffi_any *r, int *o
     int equal = 0;
     if (more == 1) {
       c->region = region;
-      int done = equal_immediate(c, &a, &b, &equal);
+      int done = plain_pair_equal(&a, &b, &equal) ? 1 : equal_immediate(c, &a, &b, &equal);
       if (done == 0) done = push_pair(c, &stack, &a, &b, &equal);
       if (done < 0) goto fail;
       if (done == 0) continue;

@@ -25,8 +25,8 @@
 #include <xffi/tvm_ffi.h>
 
 #include "check.h"
-#include "map_key.h"
-#include "recursive_walk.h"
+#include "map_table.h" /* map_step, map_text_of */
+#include "recursive_walk_step.h"
 #include "structural_region.h"
 
 typedef struct hasher {
@@ -37,6 +37,10 @@ typedef struct hasher {
   const xffi_type_attr_column *s_hash_column;
   xffi_object *fn_hash; /* owned: the callback handed to __s_hash__ hooks, made on first use */
   void **fn_hash_link;
+  /* map_entry_hash of every Map being hashed, outermost first: one buffer
+   * for the whole walk (frames end in reverse order of their start), not an
+   * allocation per Map. */
+  xffi_walk_vec map_entries;
 } hasher;
 
 /* A Map entry in hashing order. */
@@ -52,7 +56,7 @@ typedef struct hash_frame {
   uint64_t hash;
   int32_t seq_kind; /* objects: the type's structural kind; containers: -1 */
   int32_t entry_region, own_region;
-  xffi_walk_vec entries; /* maps: map_entry_hash, sorted */
+  size_t entries_begin, entries_end; /* maps: its sorted entries in hasher.map_entries */
   size_t entry_pos;
 } hash_frame;
 
@@ -236,24 +240,41 @@ static int compare_entries(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
-/* The map's entries with their key hashes, sorted, repeats marked. */
-static int collect_entries(const hasher *h, hash_frame *f) {
-  f->entries.item_size = sizeof(map_entry_hash);
+/* Sorts e[0, n) by key hash: insertion sort for the few entries most Maps
+ * have (no call per comparison), qsort beyond. */
+static void sort_entries(map_entry_hash *e, size_t n) {
+  if (n > 16) {
+    qsort(e, n, sizeof(*e), compare_entries);
+    return;
+  }
+  for (size_t i = 1; i < n; ++i) {
+    map_entry_hash item = e[i];
+    size_t j = i;
+    for (; j > 0 && e[j - 1].key_hash > item.key_hash; --j) e[j] = e[j - 1];
+    e[j] = item;
+  }
+}
+
+/* The map's entries with their key hashes, appended to h->map_entries,
+ * sorted, repeats marked. */
+static int collect_entries(hasher *h, hash_frame *f) {
+  f->entries_begin = f->entries_end = f->entry_pos = h->map_entries.count;
   int64_t cursor = 0;
   xffi_map_item item;
   for (;;) {
-    if (xffi_map_next(&item, f->walk.held.v_obj, &cursor) != XFFI_OK) return XFFI_FAIL;
+    map_step(&item, map_of(f->walk.held.v_obj), &cursor);
     if (!item.key) break;
     uint64_t k;
     if (!key_hash(h, item.key, &k)) continue;
-    map_entry_hash *e = xffi_walk_vec_push(&f->entries);
+    map_entry_hash *e = xffi_walk_vec_push_unset(&h->map_entries); /* unique: set once sorted */
     if (!e) return XFFI_FAIL;
     e->key_hash = k;
     e->value = item.value;
+    f->entries_end = h->map_entries.count;
   }
-  map_entry_hash *e = (map_entry_hash *)f->entries.data;
-  size_t n = f->entries.count;
-  if (n > 1) qsort(e, n, sizeof(*e), compare_entries);
+  map_entry_hash *e = xffi_walk_vec_at(&h->map_entries, f->entries_begin);
+  size_t n = f->entries_end - f->entries_begin;
+  sort_entries(e, n);
   for (size_t i = 0; i < n; ++i)
     e[i].unique = (i == 0 || e[i - 1].key_hash != e[i].key_hash) && (i + 1 == n || e[i + 1].key_hash != e[i].key_hash);
   return XFFI_OK;
@@ -261,8 +282,9 @@ static int collect_entries(const hasher *h, hash_frame *f) {
 
 static int push_frame(hasher *h, xffi_walk_vec *stack, const xffi_any *value) {
   if (stack->count >= XFFI_WALK_MAX_DEPTH) return xffi_walk_raise_too_deep("StructuralHash");
-  hash_frame *f = xffi_walk_vec_push(stack);
+  hash_frame *f = xffi_walk_vec_push_unset(stack); /* every member is set below */
   if (!f) return XFFI_FAIL;
+  f->entries_begin = f->entries_end = f->entry_pos = 0;
   if (xffi_walk_begin(&f->walk, value, XFFI_FIELD_SEQ_HASH_IGNORE) != XFFI_OK) {
     --stack->count;
     return XFFI_FAIL;
@@ -275,7 +297,7 @@ static int push_frame(hasher *h, xffi_walk_vec *stack, const xffi_any *value) {
   f->hash =
       f->walk.kind == XFFI_WALK_OBJECT ? info->type_key_hash : combine(info->type_key_hash, (uint64_t)f->walk.size);
   if (f->is_map && collect_entries(h, f) != XFFI_OK) {
-    xffi_walk_vec_free(&f->entries);
+    h->map_entries.count = f->entries_begin;
     xffi_walk_end(&f->walk);
     --stack->count;
     return XFFI_FAIL;
@@ -285,11 +307,11 @@ static int push_frame(hasher *h, xffi_walk_vec *stack, const xffi_any *value) {
 }
 
 /* The frame's next child: 1 with *child (a view) and *region, 0 at the end, -1 raised. */
-static int next_child(hash_frame *f, xffi_any *child, int32_t *region) {
+static int next_child(const hasher *h, hash_frame *f, xffi_any *child, int32_t *region) {
   *region = f->own_region;
   if (f->is_map) {
-    while (f->entry_pos < f->entries.count) {
-      const map_entry_hash *e = xffi_walk_vec_at(&f->entries, f->entry_pos++);
+    while (f->entry_pos < f->entries_end) {
+      const map_entry_hash *e = xffi_walk_vec_at(&h->map_entries, f->entry_pos++);
       f->hash = combine(f->hash, e->key_hash);
       if (e->unique) {
         *child = *e->value;
@@ -299,7 +321,7 @@ static int next_child(hash_frame *f, xffi_any *child, int32_t *region) {
     return 0;
   }
   const xffi_any *c;
-  int more = xffi_walk_next(&f->walk, &c, XFFI_FIELD_SEQ_HASH_IGNORE);
+  int more = xffi_walk_step(&f->walk, &c, XFFI_FIELD_SEQ_HASH_IGNORE);
   if (more <= 0) return more;
   if (f->walk.kind == XFFI_WALK_OBJECT)
     *region = xffi_structural_child_region(f->own_region, xffi_structural_field_region(f->walk.field));
@@ -310,7 +332,7 @@ static int next_child(hash_frame *f, xffi_any *child, int32_t *region) {
 static void pop_frame(hasher *h, xffi_walk_vec *stack) {
   hash_frame *f = xffi_walk_vec_top(stack);
   h->region = f->entry_region;
-  xffi_walk_vec_free(&f->entries);
+  if (f->is_map) h->map_entries.count = f->entries_begin;
   xffi_walk_end(&f->walk);
   --stack->count;
 }
@@ -324,10 +346,14 @@ static int hash_value(hasher *h, const xffi_any *value, uint64_t *out) {
     hash_frame *f = xffi_walk_vec_top(&stack);
     xffi_any child;
     int32_t region;
-    int more = next_child(f, &child, &region);
+    int more = next_child(h, f, &child, &region);
     if (more < 0) goto fail;
     uint64_t done;
     if (more) {
+      if (child.type_index < XFFI_TYPE_STATIC_OBJECT_BEGIN) { /* the commonest children: no call */
+        f->hash = combine(f->hash, plain_hash(&child));
+        continue;
+      }
       h->region = region;
       r = hash_immediate(h, &child, &done);
       if (r < 0) goto fail;
@@ -368,10 +394,12 @@ int xffi_structural_hash(int64_t *out, const xffi_any *value, int32_t options) {
                             (unsigned)options);
   hasher h = {.region = (options & XFFI_STRUCTURAL_MAP_FREE_VARS) ? XFFI_REGION_PATTERN : XFFI_REGION_NONE,
               .skip_tensor_content = (options & XFFI_STRUCTURAL_SKIP_TENSOR_CONTENT) != 0,
-              .s_hash_column = xffi_walk_column("__s_hash__")};
+              .s_hash_column = xffi_walk_column("__s_hash__"),
+              .map_entries = {NULL, 0, 0, sizeof(map_entry_hash)}};
   uint64_t result = 0;
   int status = hash_value(&h, value, &result);
   xffi_walk_table_free(&h.memo);
+  xffi_walk_vec_free(&h.map_entries);
   xffi_walk_callback_end(h.fn_hash, h.fn_hash_link);
   if (status != XFFI_OK) return XFFI_FAIL;
   *out = (int64_t)result;

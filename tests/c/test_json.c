@@ -5,6 +5,7 @@
  * error messages and positions, RFC 8259 strictness, 10^6-deep nesting on a
  * heap stack, and bad input. */
 #include <math.h>
+#include <stdlib.h>
 
 #include <xffi/xffi.h>
 
@@ -190,6 +191,43 @@ static char *nested_text(size_t depth, int closed) {
   return text;
 }
 
+/* Decimals read to the double strtod gives, bit for bit: those a short
+ * exact computation decides (few digits, a small power of ten) and those
+ * it leaves to strtod (many digits, large exponents, tiny values). */
+static void test_decimals_read_as_strtod_does(void **state) {
+  (void)state;
+  static const char *const texts[] = {"0.25",
+                                      "1234.25",
+                                      "-0.0",
+                                      "0.1",
+                                      "0.3",
+                                      "-2.5e3",
+                                      "1e22",
+                                      "1e23",
+                                      "9e-22",
+                                      "3.14159e-23",
+                                      "123456789012345.6",
+                                      "1234567890.12345",
+                                      "999999999999999.9",
+                                      "9007199254740993.0",
+                                      "0.000001",
+                                      "1.7976931348623157e308",
+                                      "5e-324",
+                                      "2.2250738585072014e-308",
+                                      "1E+2",
+                                      "7.0e-1",
+                                      "0.1e1",
+                                      "4.35",
+                                      "17.0000000000001"};
+  for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); ++i) {
+    xffi_any v = parse_ok(texts[i]);
+    assert_int_equal(v.type_index, XFFI_TYPE_FLOAT);
+    double expected = strtod(texts[i], NULL);
+    if (memcmp(&v.v_float64, &expected, sizeof(double)) != 0)
+      fail_msg("%s read as %.17g, strtod gives %.17g", texts[i], v.v_float64, expected);
+  }
+}
+
 static void test_million_deep_nesting_uses_no_c_recursion(void **state) {
   (void)state;
   const size_t depth = 1000000;
@@ -314,6 +352,7 @@ int main(void) {
       cmocka_unit_test(test_syntax_errors_say_where),
       cmocka_unit_test(test_unicode_is_checked),
       cmocka_unit_test(test_numbers_follow_the_rfc_grammar),
+      cmocka_unit_test(test_decimals_read_as_strtod_does),
       cmocka_unit_test(test_million_deep_nesting_uses_no_c_recursion),
       cmocka_unit_test(test_unwritable_values_are_errors),
       cmocka_unit_test(test_json_globals),

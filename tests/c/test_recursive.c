@@ -388,6 +388,34 @@ static void test_a_callback_kept_past_its_walk_raises_when_called(void **state) 
 
 /* ---- Deep copy ---- */
 
+/* A copied Map keeps its entries' order, with few entries and with many
+ * (built in one call from the copied pairs). */
+static void test_deep_copy_of_maps_keeps_order(void **state) {
+  (void)state;
+  for (int64_t n = 3; n <= 40; n += 37) {
+    xffi_any keys[40], values[40];
+    for (int64_t i = 0; i < n; ++i) {
+      keys[i] = xffi_any_int(100 - i);
+      values[i] = list_of(&keys[i], 1);
+    }
+    xffi_any m = map_of(keys, values, n), copy;
+    assert_int_equal(xffi_deep_copy(&copy, &m), XFFI_OK);
+    assert_int_equal(copy.type_index, XFFI_TYPE_MAP);
+    assert_true(equal(copy, m));
+    int64_t cursor = 0, i = 0;
+    xffi_map_item item;
+    while (xffi_map_next(&item, copy.v_obj, &cursor) == XFFI_OK && item.key) {
+      assert_int_equal(item.key->v_int64, 100 - i);
+      assert_ptr_not_equal(item.value->v_obj, values[i].v_obj); /* the List is copied */
+      ++i;
+    }
+    assert_int_equal(i, n);
+    for (int64_t j = 0; j < n; ++j) xffi_any_release(&values[j]);
+    xffi_any_release(&m);
+    xffi_any_release(&copy);
+  }
+}
+
 static void test_deep_copy_keeps_sharing_and_cycles(void **state) {
   (void)state;
   xffi_any text = str("shared immutable text");
@@ -626,6 +654,7 @@ int main(void) {
       cmocka_unit_test(test_hooks_replace_the_field_walk),
       cmocka_unit_test(test_a_callback_kept_past_its_walk_raises_when_called),
       cmocka_unit_test(test_deep_copy_keeps_sharing_and_cycles),
+      cmocka_unit_test(test_deep_copy_of_maps_keeps_order),
       cmocka_unit_test(test_deep_copy_of_objects_and_maps),
       cmocka_unit_test(test_deep_copy_refuses_what_cannot_be_copied_and_leaks_nothing),
       cmocka_unit_test(test_million_deep_values_copy_compare_and_hash),

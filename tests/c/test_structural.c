@@ -303,6 +303,41 @@ static void test_hash_values_are_tvm_ffi_s(void **state) {
   release(all, sizeof(all) / sizeof(all[0]));
 }
 
+/* {"x": i, "y": Array([i, "v"]), "z": Map({"k": 2i})} */
+static xffi_any nested_entry(int64_t i) {
+  xffi_any iv[] = {xffi_any_int(i), str("v")};
+  xffi_any kk[] = {str("k")}, kv[] = {xffi_any_int(2 * i)};
+  xffi_any keys[] = {str("x"), str("y"), str("z")};
+  xffi_any values[] = {xffi_any_int(i), array_of(iv, 2), map_of(kk, kv, 1)};
+  xffi_any m = map_of(keys, values, 3);
+  release(keys, 3);
+  release(values, 3);
+  release(kk, 1);
+  return m;
+}
+
+/* Maps inside Maps, one of more entries than a short sort handles: each
+ * Map's sorted entries share one buffer with the Maps around it. Numbers
+ * from tvm-ffi's runtime, as above. */
+static void test_nested_map_hash_values_are_tvm_ffi_s(void **state) {
+  (void)state;
+  xffi_any keys[20], values[20];
+  for (int64_t i = 0; i < 20; ++i) {
+    keys[i] = xffi_any_int(i);
+    values[i] = nested_entry(i);
+  }
+  xffi_any big = map_of(keys, values, 20);
+  assert_int_equal((uint64_t)s_hash(big, 0), UINT64_C(1248311946128730659));
+  xffi_any outer_keys[] = {str("a"), str("b"), str("c"), str("d"), str("e")};
+  xffi_any outer_values[] = {big, nested_entry(5), xffi_any_int(1), xffi_any_float(2.5), str("five")};
+  xffi_any outer = map_of(outer_keys, outer_values, 5);
+  assert_int_equal((uint64_t)s_hash(outer, 0), UINT64_C(4889537758680394446));
+  release(values, 20);
+  release(outer_keys, 5);
+  release(outer_values, 5);
+  xffi_any_release(&outer);
+}
+
 static void test_hash_follows_the_kinds(void **state) {
   (void)state;
   xffi_any none = xffi_any_none();
@@ -402,6 +437,41 @@ static void test_first_mismatch_paths_are_tvm_ffi_s(void **state) {
   expect_mismatch(l1, l2, "/1:0/0:a/1:2", "/1:0/0:a/4:2");
   xffi_any all[] = {a3, a2, b3, m_a, m_ab, m_ac, n1, n2, l1, l2};
   release(all, sizeof(all) / sizeof(all[0]));
+}
+
+/* Maps compare by key whatever the insertion order (the entry at the same
+ * position is tried first, any other found by lookup), small and dense. */
+static void test_maps_in_other_orders(void **state) {
+  (void)state;
+  xffi_any keys[6] = {str("a"), str("b"), str("c"), str("d"), str("e"), str("f")};
+  xffi_any values[6], rkeys[6], rvalues[6];
+  for (int i = 0; i < 6; ++i) {
+    values[i] = xffi_any_int(i);
+    rkeys[i] = keys[5 - i];
+    rvalues[i] = xffi_any_int(5 - i);
+  }
+  for (int64_t n = 2; n <= 6; n += 4) { /* 2: a small Map; 6: a dense one */
+    xffi_any m = map_of(keys, values, n), reversed = map_of(rkeys + 6 - n, rvalues + 6 - n, n);
+    assert_int_equal(s_equal(m, reversed, 0), 1);
+    assert_int_equal(s_hash(m, 0), s_hash(reversed, 0));
+    expect_mismatch(m, reversed, NULL, NULL);
+    /* One value differs: the path names its key on both sides. */
+    rvalues[6 - n] = xffi_any_int(40); /* the last key's value, first in the reversed Map */
+    xffi_any changed = map_of(rkeys + 6 - n, rvalues + 6 - n, n);
+    rvalues[6 - n] = xffi_any_int(n - 1);
+    assert_int_equal(s_equal(m, changed, 0), 0);
+    expect_mismatch(m, changed, n == 2 ? "/2:b" : "/2:f", n == 2 ? "/2:b" : "/2:f");
+    /* The same keys but one, in the same order: the extra key is missing on the right. */
+    xffi_any other_keys[6];
+    memcpy(other_keys, keys, sizeof(keys));
+    other_keys[0] = str("z");
+    xffi_any other = map_of(other_keys, values, n);
+    assert_int_equal(s_equal(m, other, 0), 0);
+    expect_mismatch(m, other, "/2:a", "/5:a");
+    xffi_any all[] = {m, reversed, changed, other};
+    release(all, 4);
+  }
+  release(keys, 6);
 }
 
 /* ---- ffi.StructuralKey ---- */
@@ -520,8 +590,10 @@ int main(void) {
       cmocka_unit_test(test_definition_fields_open_a_region),
       cmocka_unit_test(test_types_without_a_kind_raise),
       cmocka_unit_test(test_hash_values_are_tvm_ffi_s),
+      cmocka_unit_test(test_nested_map_hash_values_are_tvm_ffi_s),
       cmocka_unit_test(test_hash_follows_the_kinds),
       cmocka_unit_test(test_first_mismatch_paths_are_tvm_ffi_s),
+      cmocka_unit_test(test_maps_in_other_orders),
       cmocka_unit_test(test_structural_keys_key_maps_by_structure),
       cmocka_unit_test(test_million_deep_values),
       cmocka_unit_test(test_bad_input_is_a_clear_error),
