@@ -55,10 +55,10 @@ static int read_entries(callback_table *t, const xffi_any *args, int32_t index, 
     ok = ok && parts[0].type_index == XFFI_TYPE_INT && parts[1].type_index == XFFI_TYPE_FUNCTION &&
          (width < 3 || parts[2].type_index == XFFI_TYPE_BOOL);
     if (!ok)
-      return xffi_error_raise(XFFI_KIND_TYPE, "%s: argument %d: entry %lld must be (type_index: int, callback: %s), got %s",
-                              t->fn, (int)index, (long long)i,
-                              width < 3 ? "ffi.Function" : "ffi.Function, takes_inplace_mode: bool",
-                              xffi_any_kind_name(entry));
+      return xffi_error_raise(
+          XFFI_KIND_TYPE, "%s: argument %d: entry %lld must be (type_index: int, callback: %s), got %s", t->fn,
+          (int)index, (long long)i, width < 3 ? "ffi.Function" : "ffi.Function, takes_inplace_mode: bool",
+          xffi_any_kind_name(entry));
     callback_entry *e = &t->entries[t->count++];
     e->type_index = (int32_t)parts[0].v_int64;
     e->function = parts[1].v_obj;
@@ -197,12 +197,12 @@ static int link_arg(xffi_object **out, const char *fn, const xffi_any *args, int
   return XFFI_OK;
 }
 
-#define METHOD_2(name, global, api)                                                            \
-  static int name(void *handle, const xffi_any *args, int32_t num_args, xffi_any *result) {    \
-    (void)handle;                                                                              \
-    xffi_object *link = NULL;                                                                  \
-    if (link_arg(&link, global, args, num_args, 2, result) != XFFI_OK) return XFFI_FAIL;       \
-    return api(result, link, &args[1]);                                                        \
+#define METHOD_2(name, global, api)                                                         \
+  static int name(void *handle, const xffi_any *args, int32_t num_args, xffi_any *result) { \
+    (void)handle;                                                                           \
+    xffi_object *link = NULL;                                                               \
+    if (link_arg(&link, global, args, num_args, 2, result) != XFFI_OK) return XFFI_FAIL;    \
+    return api(result, link, &args[1]);                                                     \
   }
 
 METHOD_2(call_visitor_visit, "ffi.StructuralVisitorVisit", xffi_structural_visitor_visit)
@@ -223,8 +223,8 @@ static int region_of(const char *fn, int mutator, const xffi_any *args, int32_t 
   xffi_object *link = NULL;
   int32_t region = 0;
   if (link_arg(&link, fn, args, num_args, 1, result) != XFFI_OK) return XFFI_FAIL;
-  int status = mutator ? xffi_structural_mutator_def_region(&region, link)
-                       : xffi_structural_visitor_def_region(&region, link);
+  int status =
+      mutator ? xffi_structural_mutator_def_region(&region, link) : xffi_structural_visitor_def_region(&region, link);
   if (status != XFFI_OK) return XFFI_FAIL;
   *result = xffi_any_int(region);
   return XFFI_OK;

@@ -86,8 +86,8 @@ static int bad_part(int64_t node, const char *type_key, const xffi_field_info *a
                     const xffi_any *got) {
   const char *got_kind = got ? xffi_any_kind_name(got) : "nothing";
   if (at)
-    return xffi_error_raise(XFFI_KIND_TYPE, "%s: node %lld (%s): field `%.*s` must be %s, got %s", FN,
-                            (long long)node, type_key, (int)at->name.size, at->name.data, expected, got_kind);
+    return xffi_error_raise(XFFI_KIND_TYPE, "%s: node %lld (%s): field `%.*s` must be %s, got %s", FN, (long long)node,
+                            type_key, (int)at->name.size, at->name.data, expected, got_kind);
   return xffi_error_raise(XFFI_KIND_TYPE, "%s: node %lld (%s): \"data\" must be %s, got %s", FN, (long long)node,
                           type_key, expected, got_kind);
 }
@@ -390,7 +390,7 @@ static int start_node(graph_reader *r, int64_t node, int *opened) {
 static int add_child(read_frame *f, const xffi_any *child) {
   if (f->type != NULL)
     return xffi_field_assign(f->built, f->field, child) == XFFI_OK ? XFFI_OK
-                                                                    : raise_in_node(f->node, f->type_key, f->field);
+                                                                   : raise_in_node(f->node, f->type_key, f->field);
   switch (f->type_index) {
     case XFFI_TYPE_ARRAY: return xffi_array_push(&f->built, child);
     case XFFI_TYPE_LIST: return xffi_list_push(f->built, child);
@@ -482,9 +482,9 @@ static int decode(graph_reader *r, int64_t root) {
                               xffi_any_kind_name(ref));
     int64_t child = ref->v_int64;
     if (child < 0 || child >= r->count)
-      return xffi_error_raise(XFFI_KIND_VALUE, "%s: node %lld (%s): %s: node index %lld out of range (%lld nodes)",
-                              FN, (long long)f->node, f->type_key, ref_place(f, place, sizeof(place)),
-                              (long long)child, (long long)r->count);
+      return xffi_error_raise(XFFI_KIND_VALUE, "%s: node %lld (%s): %s: node index %lld out of range (%lld nodes)", FN,
+                              (long long)f->node, f->type_key, ref_place(f, place, sizeof(place)), (long long)child,
+                              (long long)r->count);
     if (r->state[child] == NODE_OPEN)
       return xffi_error_raise(XFFI_KIND_VALUE,
                               "%s: node %lld (%s): %s refers back to node %lld, which contains it (the "

@@ -181,15 +181,14 @@ static int add_leaf(graph_writer *w, const xffi_any *v, int64_t *index) {
         key = XFFI_GRAPH_KEY_BYTES;
         status = base64_encode(&data, map_text_of(v));
       } else {
-        return xffi_error_raise(XFFI_KIND_TYPE, "%s: cannot write a value of type `%s`: it has no JSON graph form",
-                                FN, xffi_any_kind_name(v));
+        return xffi_error_raise(XFFI_KIND_TYPE, "%s: cannot write a value of type `%s`: it has no JSON graph form", FN,
+                                xffi_any_kind_name(v));
       }
   }
   if (status == XFFI_OK) status = add_node(w, v, key, &data, index);
   xffi_any_release(&data);
   return status;
 }
-
 
 static int is_container(int32_t t) {
   return t == XFFI_TYPE_ARRAY || t == XFFI_TYPE_LIST || t == XFFI_TYPE_MAP || t == XFFI_TYPE_DICT;
@@ -198,8 +197,8 @@ static int is_container(int32_t t) {
 /* Whether a value of type index t is a reflected object (not a string,
  * bytes, Shape or container, which have fixed forms). */
 static int is_reflected(int32_t t) {
-  return t >= XFFI_TYPE_STATIC_OBJECT_BEGIN && !xffi_walk_is_str(t) && !xffi_walk_is_bytes(t) &&
-         t != XFFI_TYPE_SHAPE && !is_container(t);
+  return t >= XFFI_TYPE_STATIC_OBJECT_BEGIN && !xffi_walk_is_str(t) && !xffi_walk_is_bytes(t) && t != XFFI_TYPE_SHAPE &&
+         !is_container(t);
 }
 
 /* Numbers object v (borrowed) of type, whose form is one node with no
@@ -300,9 +299,9 @@ static int visit(graph_writer *w, const xffi_any *v, int64_t *index, int *pendin
     xffi_graph_form form = xffi_graph_form_of(type, 1, &hook);
     if (form != XFFI_GRAPH_FIELDS) return add_object_leaf(w, v, type, form, hook, index);
     if (!xffi_graph_has_creator(type))
-      return xffi_error_raise(
-          XFFI_KIND_TYPE, "%s: Type `%s` does not support ToJSONGraph (no native creator or __ffi_new__ type attr)", FN,
-          type->type_key.data);
+      return xffi_error_raise(XFFI_KIND_TYPE,
+                              "%s: Type `%s` does not support ToJSONGraph (no native creator or __ffi_new__ type attr)",
+                              FN, type->type_key.data);
     *pending = 1;
     return open_frame(w, v, type);
   }

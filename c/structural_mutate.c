@@ -156,7 +156,8 @@ static int finish_after(mutate_engine *e, int32_t after, xffi_any *extra, const 
 /* ---- Frames ---- */
 
 static void free_frame(mutate_frame *f) {
-  for (size_t i = 0; i < f->changes.count; ++i) xffi_any_release(&((child_change *)xffi_walk_vec_at(&f->changes, i))->value);
+  for (size_t i = 0; i < f->changes.count; ++i)
+    xffi_any_release(&((child_change *)xffi_walk_vec_at(&f->changes, i))->value);
   xffi_walk_vec_free(&f->changes);
   xffi_any_release(&f->child);
   xffi_any_release(&f->extra);
@@ -386,12 +387,8 @@ static int rebuild(mutate_engine *e, mutate_frame *f, xffi_any *d) {
     case XFFI_TYPE_LIST:
       status = xffi_list_new(&copy, xffi_seq_items_unchecked(obj), xffi_seq_size_unchecked(obj));
       break;
-    case XFFI_TYPE_MAP:
-      status = xffi_map_copy(&copy, obj);
-      break;
-    case XFFI_TYPE_DICT:
-      status = xffi_dict_copy(&copy, obj);
-      break;
+    case XFFI_TYPE_MAP: status = xffi_map_copy(&copy, obj); break;
+    case XFFI_TYPE_DICT: status = xffi_dict_copy(&copy, obj); break;
     default: {
       xffi_any made;
       if (copy_object(e, f, &made) != XFFI_OK) return XFFI_FAIL;
@@ -513,10 +510,11 @@ int xffi_structural_map(xffi_any *out, xffi_any *root, int32_t order, xffi_struc
   /* The root is taken over on every path, failures included. */
   if (!callback) return refuse_root(root, xffi_error_raise(XFFI_KIND_VALUE, "%s: callback is NULL", __func__));
   if (order != XFFI_STRUCTURAL_PREORDER && order != XFFI_STRUCTURAL_POSTORDER)
-    return refuse_root(root, xffi_error_raise(XFFI_KIND_VALUE,
-                                              "%s: order must be 0 (pre-order) or 1 (post-order), got %d",
-                                              __func__, (int)order));
-  mutate_engine e = {"StructuralMap", 1, order, callback, NULL, resource, NULL, XFFI_DEF_REGION_NONE, {NULL, 0, 0}, NULL, NULL, NULL};
+    return refuse_root(
+        root, xffi_error_raise(XFFI_KIND_VALUE, "%s: order must be 0 (pre-order) or 1 (post-order), got %d", __func__,
+                               (int)order));
+  mutate_engine e = {"StructuralMap", 1,    order, callback, NULL, resource, NULL, XFFI_DEF_REGION_NONE,
+                     {NULL, 0, 0},    NULL, NULL,  NULL};
   return run_root(&e, out, root);
 }
 
@@ -525,15 +523,15 @@ int xffi_structural_mutate(xffi_any *out, xffi_any *root, xffi_structural_mutate
   *out = xffi_any_none();
   XFFI_CHECK_ARG_NOT_NULL(root);
   if (!callback) return refuse_root(root, xffi_error_raise(XFFI_KIND_VALUE, "%s: callback is NULL", __func__));
-  mutate_engine e = {"StructuralMutate", 0, 0, NULL, callback, resource, NULL, XFFI_DEF_REGION_NONE, {NULL, 0, 0}, NULL, NULL, NULL};
+  mutate_engine e = {"StructuralMutate", 0,    0,    NULL, callback, resource, NULL, XFFI_DEF_REGION_NONE,
+                     {NULL, 0, 0},       NULL, NULL, NULL};
   if (xffi_structural_link_new(&e.mutator, mutator_key, &e) != XFFI_OK) return refuse_root(root, XFFI_FAIL);
   return run_root(&e, out, root);
 }
 
 /* ---- From inside a callback ---- */
 
-static int mutator_run(xffi_any *out, xffi_object *mutator, const xffi_any *value, int default_only,
-                       const char *fn) {
+static int mutator_run(xffi_any *out, xffi_object *mutator, const xffi_any *value, int default_only, const char *fn) {
   XFFI_CHECK_ARG_NOT_NULL(out);
   *out = xffi_any_none();
   XFFI_CHECK_ARG_NOT_NULL(value);
@@ -587,8 +585,7 @@ int xffi_structural_mutator_def_region(int32_t *out, const xffi_object *mutator)
   return XFFI_OK;
 }
 
-int xffi_structural_mutator_with_def_region(xffi_any *out, xffi_object *mutator, int32_t kind,
-                                            xffi_object *function) {
+int xffi_structural_mutator_with_def_region(xffi_any *out, xffi_object *mutator, int32_t kind, xffi_object *function) {
   XFFI_CHECK_ARG_NOT_NULL(out);
   *out = xffi_any_none();
   mutate_engine *e = xffi_structural_link_engine(mutator, mutator_key, __func__);

@@ -121,8 +121,8 @@ typedef struct visit_engine {
   xffi_structural_walk_callback walk_callback;
   xffi_structural_visit_callback visit_callback;
   void *resource;
-  xffi_object *visitor; /* the link handed to callbacks and hooks (owned; made when first needed) */
-  int32_t region;       /* the region of the value at hand (what callbacks see) */
+  xffi_object *visitor;               /* the link handed to callbacks and hooks (owned; made when first needed) */
+  int32_t region;                     /* the region of the value at hand (what callbacks see) */
   const xffi_type_attr_column *hooks; /* `__s_visit__`, or NULL when no type has one */
 } visit_engine;
 
@@ -186,7 +186,8 @@ static int push_frame(visit_engine *e, xffi_walk_vec *stack, const xffi_any *val
  * interrupt), which runs now, or else by pushing its frame. PUSHED, GO_ON
  * (the hook ran), STOP (*out set) or -1 raised. */
 static int open_value(visit_engine *e, xffi_walk_vec *stack, const xffi_any *value, int32_t region, xffi_any *out) {
-  const xffi_any *hook = value->type_index >= XFFI_WALK_STATIC_OBJECT_END ? xffi_walk_type_attr(e->hooks, value->type_index) : NULL;
+  const xffi_any *hook =
+      value->type_index >= XFFI_WALK_STATIC_OBJECT_END ? xffi_walk_type_attr(e->hooks, value->type_index) : NULL;
   if (!hook) return push_frame(e, stack, value, region) == XFFI_OK ? PUSHED : -1;
   if (hook->type_index != XFFI_TYPE_FUNCTION)
     return xffi_error_raise(XFFI_KIND_TYPE, "%s: __s_visit__ of %s must be an ffi.Function, got %s", e->fn,
@@ -308,7 +309,14 @@ int xffi_structural_walk(xffi_any *out, const xffi_any *root, int32_t order, xff
   if (order != XFFI_STRUCTURAL_PREORDER && order != XFFI_STRUCTURAL_POSTORDER)
     return xffi_error_raise(XFFI_KIND_VALUE, "%s: order must be 0 (pre-order) or 1 (post-order), got %d", __func__,
                             (int)order);
-  visit_engine e = {"StructuralWalk", 1, order, callback, NULL, resource, NULL, XFFI_DEF_REGION_NONE,
+  visit_engine e = {"StructuralWalk",
+                    1,
+                    order,
+                    callback,
+                    NULL,
+                    resource,
+                    NULL,
+                    XFFI_DEF_REGION_NONE,
                     xffi_walk_column("__s_visit__")};
   int status = run(&e, root, XFFI_DEF_REGION_NONE, 0, out);
   if (e.visitor) {
@@ -324,8 +332,8 @@ int xffi_structural_visit(xffi_any *out, const xffi_any *root, xffi_structural_v
   *out = xffi_any_none();
   XFFI_CHECK_ARG_NOT_NULL(root);
   XFFI_CHECK_ARG_NOT_NULL(callback);
-  visit_engine e = {"StructuralVisit", 0, 0, NULL, callback, resource, NULL, XFFI_DEF_REGION_NONE,
-                    xffi_walk_column("__s_visit__")};
+  visit_engine e = {
+      "StructuralVisit", 0, 0, NULL, callback, resource, NULL, XFFI_DEF_REGION_NONE, xffi_walk_column("__s_visit__")};
   if (xffi_structural_link_new(&e.visitor, visitor_key, &e) != XFFI_OK) return XFFI_FAIL;
   int status = run(&e, root, XFFI_DEF_REGION_NONE, 0, out);
   ((structural_engine_link *)(void *)e.visitor)->engine = NULL;
@@ -333,8 +341,7 @@ int xffi_structural_visit(xffi_any *out, const xffi_any *root, xffi_structural_v
   return status;
 }
 
-static int visitor_run(xffi_any *out, xffi_object *visitor, const xffi_any *value, int children_only,
-                       const char *fn) {
+static int visitor_run(xffi_any *out, xffi_object *visitor, const xffi_any *value, int children_only, const char *fn) {
   XFFI_CHECK_ARG_NOT_NULL(out);
   *out = xffi_any_none();
   XFFI_CHECK_ARG_NOT_NULL(value);
@@ -360,8 +367,7 @@ int xffi_structural_visitor_def_region(int32_t *out, const xffi_object *visitor)
   return XFFI_OK;
 }
 
-int xffi_structural_visitor_with_def_region(xffi_any *out, xffi_object *visitor, int32_t kind,
-                                            xffi_object *function) {
+int xffi_structural_visitor_with_def_region(xffi_any *out, xffi_object *visitor, int32_t kind, xffi_object *function) {
   XFFI_CHECK_ARG_NOT_NULL(out);
   *out = xffi_any_none();
   visit_engine *e = xffi_structural_link_engine(visitor, visitor_key, __func__);

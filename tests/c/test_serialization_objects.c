@@ -144,8 +144,8 @@ static int tag_from_json(void *resource, const xffi_any *args, int32_t num_args,
   (void)resource;
   const xffi_any *items;
   int64_t n = 0;
-  if (num_args != 1 || args[0].type_index != XFFI_TYPE_ARRAY || xffi_array_items(&items, &n, args[0].v_obj) != XFFI_OK ||
-      n != 2 || items[1].type_index != XFFI_TYPE_INT)
+  if (num_args != 1 || args[0].type_index != XFFI_TYPE_ARRAY ||
+      xffi_array_items(&items, &n, args[0].v_obj) != XFFI_OK || n != 2 || items[1].type_index != XFFI_TYPE_INT)
     return xffi_error_raise(XFFI_KIND_VALUE, "a tag reads from [\"tag\", id]");
   *result = tag_new(items[1].v_int64);
   return XFFI_OK;
@@ -172,8 +172,9 @@ static void test_objects_write_fields_in_order_with_pods_inline(void **state) {
   (void)state;
   xffi_any p = probe_new(3, 0.5, "a label long enough for the heap", 7);
   /* Ancestors' fields first; int and float inline, the String a node. */
-  check_graph(&p, "{\"root_index\":1,\"nodes\":[{\"type\":\"ffi.String\",\"data\":\"a label long enough for the heap\"},"
-                  "{\"type\":\"test.reflect.Probe\",\"data\":{\"count\":3,\"ratio\":0.5,\"label\":0,\"depth\":7}}]}");
+  check_graph(&p,
+              "{\"root_index\":1,\"nodes\":[{\"type\":\"ffi.String\",\"data\":\"a label long enough for the heap\"},"
+              "{\"type\":\"test.reflect.Probe\",\"data\":{\"count\":3,\"ratio\":0.5,\"label\":0,\"depth\":7}}]}");
   /* An object reached twice is one node; its children are numbered first. */
   xffi_any items[3] = {p, p, xffi_any_int(7)};
   xffi_object *array;
@@ -202,7 +203,7 @@ static void test_objects_read_back_with_sharing(void **state) {
   assert_int_equal(n, 2);
   assert_int_equal(got[0].type_index, probe_index);
   assert_ptr_equal(got[0].v_obj, got[1].v_obj); /* shared stays shared */
-  assert_ptr_not_equal(got[0].v_obj, p.v_obj); /* a new object */
+  assert_ptr_not_equal(got[0].v_obj, p.v_obj);  /* a new object */
   const probe *q = (const probe *)(const void *)got[0].v_obj;
   assert_int_equal(q->base.count, -5);
   assert_true(q->base.ratio == 2.25);
@@ -224,8 +225,9 @@ static void test_objects_read_back_with_sharing(void **state) {
 static void test_absent_fields_take_their_defaults(void **state) {
   (void)state;
   register_sensor_types();
-  xffi_any v = read_text("{\"root_index\":0,\"nodes\":[{\"type\":\"test.reflect.Probe\",\"data\":{\"count\":4,"
-                         "\"ratio\":1}}]}");
+  xffi_any v = read_text(
+      "{\"root_index\":0,\"nodes\":[{\"type\":\"test.reflect.Probe\",\"data\":{\"count\":4,"
+      "\"ratio\":1}}]}");
   assert_int_equal(v.type_index, probe_index);
   const probe *q = (const probe *)(const void *)v.v_obj;
   assert_int_equal(q->base.count, 4);
@@ -272,8 +274,9 @@ static void test_types_without_creator_are_errors(void **state) {
   obj->type_index = bare;
   xffi_any view = xffi_any_object(obj), graph = xffi_any_int(-1);
   assert_int_equal(xffi_to_json(&graph, &view, NULL), XFFI_FAIL);
-  expect_error(XFFI_KIND_TYPE, "ffi.ToJSONGraph: Type `test.graph.Bare` does not support ToJSONGraph (no native "
-                               "creator or __ffi_new__ type attr)");
+  expect_error(XFFI_KIND_TYPE,
+               "ffi.ToJSONGraph: Type `test.graph.Bare` does not support ToJSONGraph (no native "
+               "creator or __ffi_new__ type attr)");
   assert_int_equal(graph.type_index, XFFI_TYPE_INT); /* untouched */
   xffi_object_dec_ref(obj);
 }
@@ -316,15 +319,18 @@ static void test_hostile_object_graphs_name_node_type_and_field(void **state) {
   check_read_error("{\"root_index\":0,\"nodes\":[{\"type\":\"test.reflect.Probe\",\"data\":[1,2]}]}", XFFI_KIND_TYPE,
                    "node 0 (test.reflect.Probe): \"data\" must be an object of field values, got ffi.Array");
   /* An object field's reference: out of range, not an index, a value of the wrong type. */
-  check_read_error("{\"root_index\":0,\"nodes\":[{\"type\":\"test.reflect.Probe\",\"data\":{\"count\":1,\"ratio\":1,"
-                   "\"label\":5}}]}",
-                   XFFI_KIND_VALUE, "node 0 (test.reflect.Probe): field `label`: node index 5 out of range (1 nodes)");
-  check_read_error("{\"root_index\":0,\"nodes\":[{\"type\":\"test.reflect.Probe\",\"data\":{\"count\":1,\"ratio\":1,"
-                   "\"label\":\"idle\"}}]}",
-                   XFFI_KIND_TYPE, "node 0 (test.reflect.Probe): field `label` must be a node index, got");
-  check_read_error("{\"root_index\":1,\"nodes\":[{\"type\":\"int\",\"data\":9},{\"type\":\"test.reflect.Probe\","
-                   "\"data\":{\"count\":1,\"ratio\":1,\"label\":0}}]}",
-                   XFFI_KIND_TYPE, "ffi.FromJSONGraph: node 1 (test.reflect.Probe): field `label`: ");
+  check_read_error(
+      "{\"root_index\":0,\"nodes\":[{\"type\":\"test.reflect.Probe\",\"data\":{\"count\":1,\"ratio\":1,"
+      "\"label\":5}}]}",
+      XFFI_KIND_VALUE, "node 0 (test.reflect.Probe): field `label`: node index 5 out of range (1 nodes)");
+  check_read_error(
+      "{\"root_index\":0,\"nodes\":[{\"type\":\"test.reflect.Probe\",\"data\":{\"count\":1,\"ratio\":1,"
+      "\"label\":\"idle\"}}]}",
+      XFFI_KIND_TYPE, "node 0 (test.reflect.Probe): field `label` must be a node index, got");
+  check_read_error(
+      "{\"root_index\":1,\"nodes\":[{\"type\":\"int\",\"data\":9},{\"type\":\"test.reflect.Probe\","
+      "\"data\":{\"count\":1,\"ratio\":1,\"label\":0}}]}",
+      XFFI_KIND_TYPE, "ffi.FromJSONGraph: node 1 (test.reflect.Probe): field `label`: ");
   /* An object whose field leads back to it: the format has no cycles. */
   check_read_error("{\"root_index\":0,\"nodes\":[{\"type\":\"test.graph.Link\",\"data\":{\"value\":1,\"next\":0}}]}",
                    XFFI_KIND_VALUE, "node 0 (test.graph.Link): field `next` refers back to node 0");
@@ -340,8 +346,9 @@ static void test_object_cycles_are_write_errors(void **state) {
   second->next = &first->header; /* first -> second -> first */
   xffi_object_inc_ref(&first->header);
   assert_int_equal(xffi_to_json(&graph, &head, NULL), XFFI_FAIL);
-  expect_error(XFFI_KIND_VALUE, "ffi.ToJSONGraph: Cycle detected during serialization: an object of type "
-                                "`test.graph.Link` contains itself");
+  expect_error(XFFI_KIND_VALUE,
+               "ffi.ToJSONGraph: Cycle detected during serialization: an object of type "
+               "`test.graph.Link` contains itself");
   assert_int_equal(graph.type_index, XFFI_TYPE_INT);
   second->next = NULL; /* break the cycle so both are freed */
   xffi_object_dec_ref(&first->header);

@@ -51,11 +51,11 @@ static void release(xffi_any *values, size_t n) {
 typedef struct trace {
   char text[256];
   int with_region;
-  int64_t skip_arrays;   /* pre-order: skip Arrays' children */
-  int64_t interrupt_at;  /* an int of this value interrupts (0: none) */
-  int64_t fail_at;       /* an int of this value raises (0: none) */
-  int64_t count;         /* values seen */
-  int wrong_result_at;   /* an int of this value returns a string */
+  int64_t skip_arrays;  /* pre-order: skip Arrays' children */
+  int64_t interrupt_at; /* an int of this value interrupts (0: none) */
+  int64_t fail_at;      /* an int of this value raises (0: none) */
+  int64_t count;        /* values seen */
+  int wrong_result_at;  /* an int of this value returns a string */
 } trace;
 
 static void note(trace *t, const xffi_any *v, int32_t region) {
@@ -71,15 +71,10 @@ static void note(trace *t, const xffi_any *v, int32_t region) {
       (void)xffi_map_length(&n, v->v_obj);
       snprintf(part, sizeof(part), "m%lld", (long long)n);
       break;
-    case XFFI_TYPE_INT:
-      snprintf(part, sizeof(part), "i%lld", (long long)v->v_int64);
-      break;
+    case XFFI_TYPE_INT: snprintf(part, sizeof(part), "i%lld", (long long)v->v_int64); break;
     case XFFI_TYPE_SMALL_STR:
-    case XFFI_TYPE_STRING:
-      snprintf(part, sizeof(part), "s");
-      break;
-    default:
-      snprintf(part, sizeof(part), "n");
+    case XFFI_TYPE_STRING: snprintf(part, sizeof(part), "s"); break;
+    default: snprintf(part, sizeof(part), "n");
   }
   if (t->with_region) snprintf(part + strlen(part), sizeof(part) - strlen(part), "/%d", (int)region);
   if (strlen(t->text) + strlen(part) + 2 < sizeof(t->text)) {
@@ -376,7 +371,8 @@ static void test_visit_callbacks_own_the_descent(void **state) {
   assert_string_equal(s.t.text, "l1 i5");
   /* A visitor kept past its visit raises instead of touching a finished walk. */
   assert_int_equal(xffi_structural_visitor_visit(&out, first_visitor, &list), XFFI_FAIL);
-  assert_raised(XFFI_KIND_RUNTIME, "xffi_structural_visitor_visit: the ffi.StructuralVisitor was used after its walk ended");
+  assert_raised(XFFI_KIND_RUNTIME,
+                "xffi_structural_visitor_visit: the ffi.StructuralVisitor was used after its walk ended");
   int32_t region = -1;
   assert_int_equal(xffi_structural_visitor_def_region(&region, s.kept), XFFI_FAIL);
   assert_raised(XFFI_KIND_RUNTIME, "used after its walk ended");
@@ -391,10 +387,10 @@ static void test_visit_callbacks_own_the_descent(void **state) {
 /* ---- Map ---- */
 
 typedef struct map_state {
-  int64_t add;       /* ints become int + add */
-  int64_t fail_at;   /* an int of this value raises */
-  int64_t calls;     /* callback calls */
-  int replace_vars;  /* vars become new vars (a + 100) */
+  int64_t add;      /* ints become int + add */
+  int64_t fail_at;  /* an int of this value raises */
+  int64_t calls;    /* callback calls */
+  int replace_vars; /* vars become new vars (a + 100) */
 } map_state;
 
 static int map_ints(void *resource, const xffi_any *value, int32_t region, xffi_any *result) {

@@ -83,11 +83,13 @@ static void test_globals_map_and_refuse_bad_input(void **state) {
   args[1] = empty;
   args[2] = bad_table;
   assert_int_equal(xffi_function_call(walk, args, 4, &r), XFFI_FAIL);
-  assert_raised(XFFI_KIND_TYPE, "ffi.StructuralWalk: argument 2: entry 0 must be (type_index: int, callback: ffi.Function)");
+  assert_raised(XFFI_KIND_TYPE,
+                "ffi.StructuralWalk: argument 2: entry 0 must be (type_index: int, callback: ffi.Function)");
   args[2] = empty;
   args[3] = xffi_any_int(9);
   assert_int_equal(xffi_function_call(walk, args, 4, &r), XFFI_FAIL);
-  assert_raised(XFFI_KIND_VALUE, "ffi.StructuralWalk: argument 3: order must be 0 (pre-order) or 1 (post-order), got 9");
+  assert_raised(XFFI_KIND_VALUE,
+                "ffi.StructuralWalk: argument 3: order must be 0 (pre-order) or 1 (post-order), got 9");
   /* A walk callback returning a wrong type; a callback that raises. */
   args[1] = ints;
   args[3] = xffi_any_int(XFFI_STRUCTURAL_PREORDER);
@@ -134,7 +136,9 @@ static void test_moved_root_changes_in_place(void **state) {
   /* StructuralMutate's entries are (type_index, Function, takes_inplace_mode). */
   xffi_any margs[2] = {r, ints}, r2 = xffi_any_none();
   assert_int_equal(xffi_function_call(mutate, margs, 2, &r2), XFFI_FAIL);
-  assert_raised(XFFI_KIND_TYPE, "ffi.StructuralMutate: argument 1: entry 0 must be (type_index: int, callback: ffi.Function, takes_inplace_mode: bool)");
+  assert_raised(XFFI_KIND_TYPE,
+                "ffi.StructuralMutate: argument 1: entry 0 must be (type_index: int, callback: ffi.Function, "
+                "takes_inplace_mode: bool)");
   xffi_any all[] = {r, ints, empty};
   release(all, 3);
   xffi_object *fns[] = {map, mutate, doubler};
