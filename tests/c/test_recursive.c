@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "test_util.h"
+#include "test_values.h"
 
 #include <xffi/array.h>
 #include <xffi/map.h>
@@ -17,30 +18,6 @@
 #include "recursive_walk.h"
 
 /* ---- Helpers ---- */
-
-static xffi_any str(const char *s) {
-  xffi_any v;
-  assert_int_equal(xffi_any_from_str(&v, s, strlen(s)), XFFI_OK);
-  return v;
-}
-
-static xffi_any array_of(const xffi_any *items, int64_t n) {
-  xffi_object *a = NULL;
-  assert_int_equal(xffi_array_new(&a, items, n), XFFI_OK);
-  return xffi_any_object(a);
-}
-
-static xffi_any list_of(const xffi_any *items, int64_t n) {
-  xffi_object *l = NULL;
-  assert_int_equal(xffi_list_new(&l, items, n), XFFI_OK);
-  return xffi_any_object(l);
-}
-
-static xffi_any map_of(const xffi_any *keys, const xffi_any *values, int64_t n) {
-  xffi_object *m = NULL;
-  assert_int_equal(xffi_map_new(&m, keys, values, n), XFFI_OK);
-  return xffi_any_object(m);
-}
 
 static int64_t hash_of(xffi_any v) {
   int64_t h = 0;

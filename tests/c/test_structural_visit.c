@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "test_util.h"
+#include "test_values.h"
 
 #include <xffi/array.h>
 #include <xffi/function.h>
@@ -16,34 +17,6 @@
 #include <xffi/structural_visit.h>
 
 /* ---- Helpers ---- */
-
-static xffi_any str(const char *s) {
-  xffi_any v;
-  assert_int_equal(xffi_any_from_str(&v, s, strlen(s)), XFFI_OK);
-  return v;
-}
-
-static xffi_any array_of(const xffi_any *items, int64_t n) {
-  xffi_object *a = NULL;
-  assert_int_equal(xffi_array_new(&a, items, n), XFFI_OK);
-  return xffi_any_object(a);
-}
-
-static xffi_any list_of(const xffi_any *items, int64_t n) {
-  xffi_object *l = NULL;
-  assert_int_equal(xffi_list_new(&l, items, n), XFFI_OK);
-  return xffi_any_object(l);
-}
-
-static xffi_any item(const xffi_any *seq, int64_t i) {
-  xffi_any v = xffi_any_none();
-  assert_int_equal(xffi_array_get(&v, seq->v_obj, i), XFFI_OK);
-  return v;
-}
-
-static void release(xffi_any *values, size_t n) {
-  for (size_t i = 0; i < n; ++i) xffi_any_release(&values[i]);
-}
 
 /* A trace of what callbacks saw: "a2" an Array of 2, "l1" a List, "m1" a
  * Map, "i5" an int, "s" a string, "n" a node; each followed by its region

@@ -4,32 +4,11 @@
 #include <stdint.h>
 
 #include "test_util.h"
+#include "test_values.h"
 
 #include <xffi/array.h>
 #include <xffi/function.h>
 #include <xffi/structural_visit.h>
-
-static xffi_any str(const char *s) {
-  xffi_any v;
-  assert_int_equal(xffi_any_from_str(&v, s, strlen(s)), XFFI_OK);
-  return v;
-}
-
-static xffi_any array_of(const xffi_any *items, int64_t n) {
-  xffi_object *a = NULL;
-  assert_int_equal(xffi_array_new(&a, items, n), XFFI_OK);
-  return xffi_any_object(a);
-}
-
-static xffi_any item(const xffi_any *seq, int64_t i) {
-  xffi_any v = xffi_any_none();
-  assert_int_equal(xffi_array_get(&v, seq->v_obj, i), XFFI_OK);
-  return v;
-}
-
-static void release(xffi_any *values, size_t n) {
-  for (size_t i = 0; i < n; ++i) xffi_any_release(&values[i]);
-}
 
 static xffi_object *global(const char *name) {
   xffi_object *fn = NULL;
