@@ -78,8 +78,13 @@ fn derive(input: DeriveInput) -> syn::Result<TokenStream2> {
     let mut type_key = None;
     let mut parent: Option<syn::Path> = None;
     let mut structural_kind = quote!(::xffi::sys::XFFI_SEQ_HASH_UNSUPPORTED);
+    // `#[xffi(default)]`: other runtimes may create objects from
+    // `Default::default()` and fill every reflected field (opt-in: a type
+    // whose fields must agree with each other must not allow that).
+    let mut creatable = false;
     for item in xffi_items(&input.attrs)? {
         match &item {
+            Meta::Path(p) if p.is_ident("default") => creatable = true,
             Meta::NameValue(nv) if nv.path.is_ident("type_key") => {
                 type_key = Some(string_value(&nv.value, "type_key")?)
             }
@@ -107,7 +112,7 @@ fn derive(input: DeriveInput) -> syn::Result<TokenStream2> {
             other => {
                 return Err(syn::Error::new(
                     other.span(),
-                    "unknown #[xffi(...)] item on the struct: expected type_key = \"...\", parent = Type or structural_eq = \"...\"",
+                    "unknown #[xffi(...)] item on the struct: expected type_key = \"...\", parent = Type, structural_eq = \"...\" or default",
                 ))
             }
         }
@@ -219,6 +224,21 @@ fn derive(input: DeriveInput) -> syn::Result<TokenStream2> {
                 }
             });
             quote!(::core::option::Option::Some(#setter_fn))
+        } else if creatable {
+            // Read-only to everyone but the construction of a fresh object.
+            let setter_fn = format_ident!("__xffi_init_{}", ident);
+            let what = format!("{type_key}.{fname}");
+            setters.push(quote! {
+                unsafe extern "C" fn #setter_fn(
+                    field_addr: *mut ::core::ffi::c_void,
+                    value: *const ::xffi::sys::xffi_any,
+                ) -> ::core::ffi::c_int {
+                    // SAFETY: the setter contract of a read-only field: a live
+                    // field of this type in an object under construction.
+                    unsafe { ::xffi::reflect::private::init_field::<#ty>(#what, field_addr, value) }
+                }
+            });
+            quote!(::core::option::Option::Some(#setter_fn))
         } else {
             quote!(::core::option::Option::None)
         };
@@ -246,12 +266,27 @@ fn derive(input: DeriveInput) -> syn::Result<TokenStream2> {
         let ty = &f.ty;
         quote_spanned_check(ty)
     });
+    let init_checks = specs.iter().filter(|f| creatable && !f.writable).map(|f| {
+        let ty = &f.ty;
+        quote::quote_spanned! {ty.span()=>
+            const _: fn() = || {
+                fn must_be_fillable<F: ::xffi::reflect::InitField>() {}
+                must_be_fillable::<#ty>();
+            };
+        }
+    });
+    let creator = if creatable {
+        quote!(::core::option::Option::Some(::xffi::reflect::private::create_default::<#name>))
+    } else {
+        quote!(::core::option::Option::None)
+    };
     let doc = doc_of(&input.attrs);
     Ok(quote! {
         ::xffi::object_type!(@impl #name, #type_key, #parent_ty, #has_base,
             ::core::option::Option::Some(#reflect_fn as ::xffi::reflect::private::ReflectFn));
         #base_check
         #(#settable_checks)*
+        #(#init_checks)*
         #[doc(hidden)]
         #[allow(non_snake_case)]
         fn #reflect_fn(type_index: i32) -> ::xffi::Result<()> {
@@ -267,6 +302,7 @@ fn derive(input: DeriveInput) -> syn::Result<TokenStream2> {
                 #doc,
                 ::core::mem::size_of::<::xffi::object::RustBox<#name>>(),
                 #structural_kind,
+                #creator,
             )
         }
     })

@@ -27,8 +27,12 @@ pub const XFFI_DEF_REGION_SIMPLE: u32 = 2;
 pub const XFFI_STRUCTURAL_DECLINED: u32 = 1;
 
 /// Walk callback: `value` borrowed; writes None, an int (advance/skip) or a new VisitInterrupt.
-pub type xffi_structural_walk_callback =
-    unsafe extern "C" fn(resource: *mut c_void, value: *const xffi_any, def_region: i32, result: *mut xffi_any) -> c_int;
+pub type xffi_structural_walk_callback = unsafe extern "C" fn(
+    resource: *mut c_void,
+    value: *const xffi_any,
+    def_region: i32,
+    result: *mut xffi_any,
+) -> c_int;
 /// Visit callback: `visitor` and `value` borrowed; writes None or a new VisitInterrupt.
 pub type xffi_structural_visit_callback = unsafe extern "C" fn(
     resource: *mut c_void,
@@ -37,8 +41,12 @@ pub type xffi_structural_visit_callback = unsafe extern "C" fn(
     result: *mut xffi_any,
 ) -> c_int;
 /// Map callback: `value` borrowed; writes the replacement (a new reference).
-pub type xffi_structural_map_callback =
-    unsafe extern "C" fn(resource: *mut c_void, value: *const xffi_any, def_region: i32, result: *mut xffi_any) -> c_int;
+pub type xffi_structural_map_callback = unsafe extern "C" fn(
+    resource: *mut c_void,
+    value: *const xffi_any,
+    def_region: i32,
+    result: *mut xffi_any,
+) -> c_int;
 /// Mutate callback: `mutator` and `value` borrowed; writes the final result (a new reference).
 pub type xffi_structural_mutate_callback = unsafe extern "C" fn(
     resource: *mut c_void,
@@ -69,8 +77,11 @@ extern "C" {
         resource: *mut c_void,
     ) -> c_int;
     /// From a visit callback: visits `*value` (borrowed) with the same callback.
-    pub fn xffi_structural_visitor_visit(out: *mut xffi_any, visitor: *mut xffi_object, value: *const xffi_any)
-        -> c_int;
+    pub fn xffi_structural_visitor_visit(
+        out: *mut xffi_any,
+        visitor: *mut xffi_object,
+        value: *const xffi_any,
+    ) -> c_int;
     /// From a visit callback: visits the children of `*value` (borrowed).
     pub fn xffi_structural_visitor_default_visit(
         out: *mut xffi_any,
@@ -102,8 +113,11 @@ extern "C" {
         resource: *mut c_void,
     ) -> c_int;
     /// From a mutate callback: mutates `*value` (borrowed) with the same callback.
-    pub fn xffi_structural_mutator_mutate(out: *mut xffi_any, mutator: *mut xffi_object, value: *const xffi_any)
-        -> c_int;
+    pub fn xffi_structural_mutator_mutate(
+        out: *mut xffi_any,
+        mutator: *mut xffi_object,
+        value: *const xffi_any,
+    ) -> c_int;
     /// From a mutate callback: the default descent of `*value` (borrowed).
     pub fn xffi_structural_mutator_default_mutate(
         out: *mut xffi_any,

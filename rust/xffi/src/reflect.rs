@@ -283,6 +283,75 @@ unsafe impl<T: MutexFieldValue> SettableField for Mutex<T> {
     }
 }
 
+/// A reflected field that other runtimes may fill while they construct an
+/// object of a `#[xffi(default)]` type: the JSON graph reader, deep copy,
+/// structural mutation and keyword construction make the object from
+/// `Default::default()`, then call each field's setter on it before anyone
+/// else sees it. The setter of a read-only field calls [`InitField::assign`]
+/// (so a field of a creatable type is only ever written through its record's
+/// setter, never as raw memory: wrong types are the conversion's error).
+///
+/// # Safety
+/// `assign` must leave a valid `Self` whether it succeeds or fails.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be filled in by the construction of a `#[xffi(default)]` type",
+    label = "a read-only field of a creatable type must be an InitField",
+    note = "fillable: i64, f64, bool, xffi::Any, ObjectRef<T>, Option<ObjectRef<T>>, String, AtomicI64, AtomicBool, xffi::reflect::AtomicF64, Mutex<T> of those"
+)]
+pub unsafe trait InitField: FieldStorage {
+    /// Converts the borrowed `value` and stores it; on error nothing
+    /// changes. Errors: the conversion's TypeError ("expected int, got str";
+    /// None for an `ObjectRef<T>`, which cannot be empty).
+    fn assign(&mut self, value: &AnyView<'_>) -> Result<()>;
+}
+
+macro_rules! init_by_conversion {
+    ($($t:ty),* $(,)?) => {$(
+        // SAFETY: the converted value replaces the old one only on success.
+        unsafe impl InitField for $t {
+            fn assign(&mut self, value: &AnyView<'_>) -> Result<()> {
+                *self = <$t>::from_view(value)?;
+                Ok(())
+            }
+        }
+    )*};
+}
+init_by_conversion!(i64, f64, bool, Any, std::string::String);
+
+// SAFETY: the conversion checks the object's type (and refuses None) before
+// the old reference is replaced.
+unsafe impl<T: ObjectType + Send + Sync> InitField for ObjectRef<T> {
+    fn assign(&mut self, value: &AnyView<'_>) -> Result<()> {
+        *self = ObjectRef::<T>::from_view(value)?;
+        Ok(())
+    }
+}
+// SAFETY: as for ObjectRef<T>, None included.
+unsafe impl<T: ObjectType + Send + Sync> InitField for Option<ObjectRef<T>> {
+    fn assign(&mut self, value: &AnyView<'_>) -> Result<()> {
+        *self = Option::<ObjectRef<T>>::from_view(value)?;
+        Ok(())
+    }
+}
+
+macro_rules! init_by_write {
+    ($($t:ty),* $(,)?) => {$(
+        // SAFETY: SettableField's synchronised write, sound through &Self.
+        unsafe impl InitField for $t {
+            fn assign(&mut self, value: &AnyView<'_>) -> Result<()> {
+                self.write(value)
+            }
+        }
+    )*};
+}
+init_by_write!(AtomicI64, AtomicBool, AtomicF64);
+// SAFETY: SettableField's write under the lock (converted first).
+unsafe impl<T: MutexFieldValue> InitField for Mutex<T> {
+    fn assign(&mut self, value: &AnyView<'_>) -> Result<()> {
+        self.write(value)
+    }
+}
+
 #[doc(hidden)]
 pub mod private {
     //! What the derive and the methods attribute expand to.
@@ -389,14 +458,21 @@ pub mod private {
         crate::error::check(unsafe { sys::xffi_type_register_method(type_index, &info) })
     }
 
-    /// Registers the type's metadata: its doc, size and structural kind (an
-    /// XFFI_SEQ_HASH_* value, `#[xffi(structural_eq = "...")]`; no creator:
-    /// a Rust value has no default to make an object from; construction
-    /// goes through an exported static method such as `__ffi_init__`).
-    pub fn register_metadata(type_index: i32, doc: &str, total_size: usize, structural_kind: u32) -> Result<()> {
+    /// Registers the type's metadata: its doc, size, structural kind (an
+    /// XFFI_SEQ_HASH_* value, `#[xffi(structural_eq = "...")]`) and creator
+    /// ([`create_default`] for a `#[xffi(default)]` type; otherwise none:
+    /// construction goes through an exported static method such as
+    /// `__ffi_init__`, and the JSON graph refuses the type).
+    pub fn register_metadata(
+        type_index: i32,
+        doc: &str,
+        total_size: usize,
+        structural_kind: u32,
+        creator: sys::xffi_object_creator,
+    ) -> Result<()> {
         let metadata = sys::xffi_type_metadata {
             doc: bytes(doc),
-            creator: None,
+            creator,
             total_size: i32::try_from(total_size)?,
             structural_eq_hash_kind: i32::try_from(structural_kind)?,
         };
@@ -420,6 +496,51 @@ pub mod private {
             // SAFETY: the caller's contract: a valid borrowed value, and a live F.
             let (view, slot) = unsafe { (AnyView::from_raw(*value), &*field_addr.cast::<F>()) };
             match slot.write(&view) {
+                Ok(()) => sys::XFFI_OK,
+                Err(e) => Error::new(e.kind(), &format!("field {field}: {}", e.message())).raise(),
+            }
+        })
+    }
+
+    /// The creator of a `#[xffi(default)]` type: `*result` receives a new
+    /// reference to an object holding `T::default()`, allocated (and later
+    /// freed) as [`ObjectRef::new`] does. A panic in `default()` is raised
+    /// as a RuntimeError.
+    ///
+    /// # Safety
+    /// `result` is NULL (an error) or a writable slot.
+    pub unsafe extern "C" fn create_default<T: crate::object::RustObject + Default>(result: *mut *mut c_void) -> c_int {
+        crate::ffi_boundary!(&format!("the creator of {}", T::TYPE_KEY), {
+            if result.is_null() {
+                return Error::value_error(&format!("the creator of {}: NULL result", T::TYPE_KEY)).raise();
+            }
+            match ObjectRef::new(T::default()) {
+                // SAFETY: checked non-NULL; the slot receives the reference.
+                Ok(obj) => unsafe {
+                    result.write(obj.into_raw().cast());
+                    sys::XFFI_OK
+                },
+                Err(e) => e.raise(),
+            }
+        })
+    }
+
+    /// The setter of a read-only field `F` named `field` of a
+    /// `#[xffi(default)]` type, for construction (see [`InitField`]).
+    ///
+    /// # Safety
+    /// `field_addr` is a live `F` of an object nobody else reads or writes
+    /// yet (the C contract: a read-only field's setter is for construction
+    /// and copies only), `value` a valid borrowed value.
+    pub unsafe fn init_field<F: InitField>(field: &str, field_addr: *mut c_void, value: *const sys::xffi_any) -> c_int {
+        crate::ffi_boundary!(field, {
+            if field_addr.is_null() || value.is_null() {
+                return Error::value_error(&format!("{field}: NULL field address or value")).raise();
+            }
+            // SAFETY: the caller's contract: a valid borrowed value, and a
+            // live F of an object under construction (exclusive access).
+            let (view, slot) = unsafe { (AnyView::from_raw(*value), &mut *field_addr.cast::<F>()) };
+            match slot.assign(&view) {
                 Ok(()) => sys::XFFI_OK,
                 Err(e) => Error::new(e.kind(), &format!("field {field}: {}", e.message())).raise(),
             }
