@@ -81,10 +81,10 @@ fn derive(input: DeriveInput) -> syn::Result<TokenStream2> {
     // `#[xffi(default)]`: other runtimes may create objects from
     // `Default::default()` and fill every reflected field (opt-in: a type
     // whose fields must agree with each other must not allow that).
-    let mut creatable = false;
+    let mut creatable: Option<Span> = None;
     for item in xffi_items(&input.attrs)? {
         match &item {
-            Meta::Path(p) if p.is_ident("default") => creatable = true,
+            Meta::Path(p) if p.is_ident("default") => creatable = Some(p.span()),
             Meta::NameValue(nv) if nv.path.is_ident("type_key") => {
                 type_key = Some(string_value(&nv.value, "type_key")?)
             }
@@ -224,7 +224,7 @@ fn derive(input: DeriveInput) -> syn::Result<TokenStream2> {
                 }
             });
             quote!(::core::option::Option::Some(#setter_fn))
-        } else if creatable {
+        } else if creatable.is_some() {
             // Read-only to everyone but the construction of a fresh object.
             let setter_fn = format_ident!("__xffi_init_{}", ident);
             let what = format!("{type_key}.{fname}");
@@ -266,7 +266,7 @@ fn derive(input: DeriveInput) -> syn::Result<TokenStream2> {
         let ty = &f.ty;
         quote_spanned_check(ty)
     });
-    let init_checks = specs.iter().filter(|f| creatable && !f.writable).map(|f| {
+    let init_checks = specs.iter().filter(|f| creatable.is_some() && !f.writable).map(|f| {
         let ty = &f.ty;
         quote::quote_spanned! {ty.span()=>
             const _: fn() = || {
@@ -275,10 +275,18 @@ fn derive(input: DeriveInput) -> syn::Result<TokenStream2> {
             };
         }
     });
-    let creator = if creatable {
-        quote!(::core::option::Option::Some(::xffi::reflect::private::create_default::<#name>))
-    } else {
-        quote!(::core::option::Option::None)
+    // The Default check is spanned at the attribute, where the error belongs.
+    let (creator, default_check) = match creatable {
+        Some(span) => (
+            quote!(::core::option::Option::Some(::xffi::reflect::private::create_default::<#name>)),
+            quote::quote_spanned! {span=>
+                const _: fn() = || {
+                    fn must_implement_default<T: ::core::default::Default>() {}
+                    must_implement_default::<#name>();
+                };
+            },
+        ),
+        None => (quote!(::core::option::Option::None), quote!()),
     };
     let doc = doc_of(&input.attrs);
     Ok(quote! {
@@ -287,6 +295,7 @@ fn derive(input: DeriveInput) -> syn::Result<TokenStream2> {
         #base_check
         #(#settable_checks)*
         #(#init_checks)*
+        #default_check
         #[doc(hidden)]
         #[allow(non_snake_case)]
         fn #reflect_fn(type_index: i32) -> ::xffi::Result<()> {

@@ -18,7 +18,13 @@
 //!   other languages and threads write it while Rust code holds `&T`. A
 //!   plain `i64` marked `set` does not compile. A field whose value other
 //!   fields depend on (a Rust invariant) stays read-only: export a method
-//!   that checks the invariant instead.
+//!   that checks the invariant instead;
+//! - a type marked `#[xffi(default)]` is creatable by other runtimes (the
+//!   JSON graph reader, serde, copies): its creator makes `T::default()` and
+//!   its read-only fields get a setter ([`InitField`]) that only the
+//!   construction of a fresh object calls, before anyone else holds it, as
+//!   C's contract for read-only fields says. A type with invariants between
+//!   fields must not opt in: other languages choose every field.
 
 use std::ffi::{c_int, c_void};
 use std::sync::Mutex;

@@ -210,17 +210,20 @@ fn a_well_formed_hand_written_graph_reads() {
 fn hostile_graphs_naming_a_derived_type_are_errors() {
     for (fields, expected) in [
         // Wrong types, for C storage and for Rust storage.
-        (GOOD.replace(r#""id":2"#, r#""id":"two""#), "id"),
-        (GOOD.replace(r#""scale":1.5"#, r#""scale":"x""#), "scale"),
-        (GOOD.replace(r#""label":1"#, r#""label":0"#), "label"),
-        (GOOD.replace(r#""note":1"#, r#""note":0"#), "note"),
-        (GOOD.replace(r#""counter":4"#, r#""counter":1.5"#), "counter"),
+        (GOOD.replace(r#""id":2"#, r#""id":"two""#), "field `id` must be an int, got str"),
+        (GOOD.replace(r#""scale":1.5"#, r#""scale":"x""#), "field `scale` must be a float, got str"),
+        (
+            GOOD.replace(r#""label":1"#, r#""label":0"#),
+            "Node.label: xffi_any_to_str: expected str, got test.serde_derived.Leaf",
+        ),
+        (GOOD.replace(r#""note":1"#, r#""note":0"#), "Node.note: xffi_any_to_str: expected str"),
+        (GOOD.replace(r#""counter":4"#, r#""counter":1.5"#), "field `counter` must be an int, got float"),
         // An ObjectRef field given None, or another type.
-        (GOOD.replace(r#""leaf":0"#, r#""leaf":3"#), "leaf"),
-        (GOOD.replace(r#""leaf":0"#, r#""leaf":1"#), "leaf"),
-        (GOOD.replace(r#""other":3"#, r#""other":2"#), "other"),
+        (GOOD.replace(r#""leaf":0"#, r#""leaf":3"#), "Node.leaf: expected test.serde_derived.Leaf, got None"),
+        (GOOD.replace(r#""leaf":0"#, r#""leaf":1"#), "Node.leaf: expected test.serde_derived.Leaf, got str"),
+        (GOOD.replace(r#""other":3"#, r#""other":2"#), "Node.other: expected test.serde_derived.Leaf, got int"),
         // A node index out of range in a field.
-        (GOOD.replace(r#""leaf":0"#, r#""leaf":99"#), "leaf"),
+        (GOOD.replace(r#""leaf":0"#, r#""leaf":99"#), "field `leaf`: node index 99 out of range"),
         // A required field missing.
         (GOOD.replace(r#""id":2,"#, ""), "Required field `id`"),
         (GOOD.replace(r#","leaf":0"#, ""), "Required field `leaf`"),
