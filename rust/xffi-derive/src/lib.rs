@@ -82,9 +82,12 @@ fn derive(input: DeriveInput) -> syn::Result<TokenStream2> {
     // `Default::default()` and fill every reflected field (opt-in: a type
     // whose fields must agree with each other must not allow that).
     let mut creatable: Option<Span> = None;
+    // `#[xffi(clone)]` (with `default`): `__ffi_shallow_copy__` is `Clone`.
+    let mut clonable: Option<Span> = None;
     for item in xffi_items(&input.attrs)? {
         match &item {
             Meta::Path(p) if p.is_ident("default") => creatable = Some(p.span()),
+            Meta::Path(p) if p.is_ident("clone") => clonable = Some(p.span()),
             Meta::NameValue(nv) if nv.path.is_ident("type_key") => {
                 type_key = Some(string_value(&nv.value, "type_key")?)
             }
@@ -112,10 +115,16 @@ fn derive(input: DeriveInput) -> syn::Result<TokenStream2> {
             other => {
                 return Err(syn::Error::new(
                     other.span(),
-                    "unknown #[xffi(...)] item on the struct: expected type_key = \"...\", parent = Type, structural_eq = \"...\" or default",
+                    "unknown #[xffi(...)] item on the struct: expected type_key = \"...\", parent = Type, structural_eq = \"...\", default or clone",
                 ))
             }
         }
+    }
+    if let (Some(span), None) = (clonable, creatable) {
+        return Err(syn::Error::new(
+            span,
+            "#[xffi(clone)] needs #[xffi(default)] too: copies are filled through the setters a creatable type has",
+        ));
     }
     let Some(type_key) = type_key else {
         return Err(syn::Error::new(
@@ -288,6 +297,18 @@ fn derive(input: DeriveInput) -> syn::Result<TokenStream2> {
         ),
         None => (quote!(::core::option::Option::None), quote!()),
     };
+    let (shallow_copy, clone_check) = match clonable {
+        Some(span) => (
+            quote!(::xffi::reflect::private::register_shallow_copy::<#name>(type_index)?;),
+            quote::quote_spanned! {span=>
+                const _: fn() = || {
+                    fn must_implement_clone<T: ::core::clone::Clone>() {}
+                    must_implement_clone::<#name>();
+                };
+            },
+        ),
+        None => (quote!(), quote!()),
+    };
     let doc = doc_of(&input.attrs);
     Ok(quote! {
         ::xffi::object_type!(@impl #name, #type_key, #parent_ty, #has_base,
@@ -296,6 +317,7 @@ fn derive(input: DeriveInput) -> syn::Result<TokenStream2> {
         #(#settable_checks)*
         #(#init_checks)*
         #default_check
+        #clone_check
         #[doc(hidden)]
         #[allow(non_snake_case)]
         fn #reflect_fn(type_index: i32) -> ::xffi::Result<()> {
@@ -306,6 +328,7 @@ fn derive(input: DeriveInput) -> syn::Result<TokenStream2> {
                 use ::xffi::reflect::private::{HasMethods as _, NoMethods as _};
                 (&&::xffi::reflect::private::MethodsProbe::<#name>(::core::marker::PhantomData)).register_methods(type_index)?;
             }
+            #shallow_copy
             ::xffi::reflect::private::register_metadata(
                 type_index,
                 #doc,

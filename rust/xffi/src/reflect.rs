@@ -531,6 +531,30 @@ pub mod private {
         })
     }
 
+    /// Registers `__ffi_shallow_copy__` for a `#[xffi(default, clone)]` type:
+    /// a Function making a new object holding `T::clone` of its argument,
+    /// which deep copy and structural map then fill through the field
+    /// setters (the copy is fresh: nobody else holds it yet). The registry
+    /// keeps its own reference. Errors: MemoryError.
+    pub fn register_shallow_copy<T: crate::object::RustObject + Clone>(type_index: i32) -> Result<()> {
+        let copy = Function::from_closure(|args: &[AnyView<'_>]| {
+            let [src] = args else {
+                return Err(Error::type_error(&format!(
+                    "__ffi_shallow_copy__ of {}: expected 1 argument, got {}",
+                    T::TYPE_KEY,
+                    args.len()
+                )));
+            };
+            let src: ObjectRef<T> = src.get()?;
+            Ok(Any::from(ObjectRef::new(T::clone(&src))?))
+        })?;
+        let copy = Any::from(copy);
+        // SAFETY: a NUL-terminated name and a borrowed value the registry copies.
+        crate::error::check(unsafe {
+            sys::xffi_type_register_attr(type_index, c"__ffi_shallow_copy__".as_ptr(), copy.as_raw())
+        })
+    }
+
     /// The setter of a read-only field `F` named `field` of a
     /// `#[xffi(default)]` type, for construction (see [`InitField`]).
     ///
