@@ -288,3 +288,28 @@ fn a_panicking_default_is_an_error() {
     assert!(err.message().contains("no default today"), "{err}");
     assert!(err.message().contains("test.serde_derived.Grumpy"), "{err}");
 }
+
+#[test]
+fn ten_thousand_derived_objects_round_trip_in_time() {
+    use std::time::{Duration, Instant};
+    const N: i64 = 10_000;
+    let shared = leaf("shared", 1.0);
+    let nodes: Array<Any> = (0..N)
+        .map(|i| {
+            let n = Node { id: i, label: format!("node {i}"), leaf: shared.clone(), ..Node::default() };
+            Any::from(ObjectRef::new(n).unwrap())
+        })
+        .collect();
+    let start = Instant::now();
+    let text = serde_json::to_string(&nodes).unwrap();
+    let written = start.elapsed();
+    let start = Instant::now();
+    let back: Array<Any> = serde_json::from_str(&text).unwrap();
+    let read = start.elapsed();
+    assert_eq!(back.len(), N as usize);
+    assert_eq!(node_at(&back, 9_999).label, "node 9999");
+    assert!(node_at(&back, 0).leaf.ptr_eq(&node_at(&back, 1).leaf));
+    eprintln!("{N} derived objects: {} bytes, written {written:?}, read {read:?}", text.len());
+    // Generous limits (figures in the report).
+    assert!(written < Duration::from_secs(30) && read < Duration::from_secs(30));
+}
