@@ -244,7 +244,14 @@ fn derive(input: DeriveInput) -> syn::Result<TokenStream2> {
                 ) -> ::core::ffi::c_int {
                     // SAFETY: the setter contract of a read-only field: a live
                     // field of this type in an object under construction.
-                    unsafe { ::xffi::reflect::private::init_field::<#ty>(#what, field_addr, value) }
+                    unsafe {
+                        ::xffi::reflect::private::init_field::<#ty>(
+                            #what,
+                            ::xffi::object::private::payload_offset::<#name>() + ::core::mem::offset_of!(#name, #ident),
+                            field_addr,
+                            value,
+                        )
+                    }
                 }
             });
             quote!(::core::option::Option::Some(#setter_fn))

@@ -20,11 +20,12 @@
 //!   fields depend on (a Rust invariant) stays read-only: export a method
 //!   that checks the invariant instead;
 //! - a type marked `#[xffi(default)]` is creatable by other runtimes (the
-//!   JSON graph reader, serde, copies): its creator makes `T::default()` and
-//!   its read-only fields get a setter ([`InitField`]) that only the
-//!   construction of a fresh object calls, before anyone else holds it, as
-//!   C's contract for read-only fields says. A type with invariants between
-//!   fields must not opt in: other languages choose every field.
+//!   JSON graph reader, serde, structural map's copies): its creator makes
+//!   `T::default()` and its read-only fields get a setter ([`InitField`])
+//!   that writes only while the caller holds the object's only reference
+//!   (checked on every call: strong count 1, no weak reference), so no
+//!   language writes a field Rust may be reading. A type with invariants
+//!   between fields must not opt in: other languages choose every field.
 
 use std::ffi::{c_int, c_void};
 use std::sync::Mutex;
@@ -290,10 +291,9 @@ unsafe impl<T: MutexFieldValue> SettableField for Mutex<T> {
 }
 
 /// A reflected field that other runtimes may fill while they construct an
-/// object of a `#[xffi(default)]` type: the JSON graph reader, deep copy,
-/// structural mutation and keyword construction make the object from
-/// `Default::default()`, then call each field's setter on it before anyone
-/// else sees it. The setter of a read-only field calls [`InitField::assign`]
+/// object of a `#[xffi(default)]` type: the JSON graph reader (and
+/// structural map, copying through `__ffi_shallow_copy__`) makes the object,
+/// then calls each field's setter on it while holding its only reference. The setter of a read-only field calls [`InitField::assign`]
 /// (so a field of a creatable type is only ever written through its record's
 /// setter, never as raw memory: wrong types are the conversion's error).
 ///
@@ -533,8 +533,8 @@ pub mod private {
 
     /// Registers `__ffi_shallow_copy__` for a `#[xffi(default, clone)]` type:
     /// a Function making a new object holding `T::clone` of its argument,
-    /// which deep copy and structural map then fill through the field
-    /// setters (the copy is fresh: nobody else holds it yet). The registry
+    /// which structural map then fills through the field setters (the copy
+    /// is fresh: its maker holds the only reference). The registry
     /// keeps its own reference. Errors: MemoryError.
     pub fn register_shallow_copy<T: crate::object::RustObject + Clone>(type_index: i32) -> Result<()> {
         let copy = Function::from_closure(|args: &[AnyView<'_>]| {
@@ -556,19 +556,45 @@ pub mod private {
     }
 
     /// The setter of a read-only field `F` named `field` of a
-    /// `#[xffi(default)]` type, for construction (see [`InitField`]).
+    /// `#[xffi(default)]` type, at `object_offset` bytes from the start of
+    /// its object, for construction (see [`InitField`]). It writes only
+    /// while the object has exactly one strong reference and no weak one
+    /// (the constructing code's): a live object that anyone else holds —
+    /// Rust reading the field through `&T`, or another thread — is refused
+    /// with an AttributeError, whoever calls the setter (tvm-ffi's Python
+    /// `FFIProperty.set` escape hatch included).
     ///
     /// # Safety
-    /// `field_addr` is a live `F` of an object nobody else reads or writes
-    /// yet (the C contract: a read-only field's setter is for construction
-    /// and copies only), `value` a valid borrowed value.
-    pub unsafe fn init_field<F: InitField>(field: &str, field_addr: *mut c_void, value: *const sys::xffi_any) -> c_int {
+    /// `field_addr` is a live `F` at `object_offset` in a live object,
+    /// `value` a valid borrowed value; the caller holds a strong reference.
+    pub unsafe fn init_field<F: InitField>(
+        field: &str,
+        object_offset: usize,
+        field_addr: *mut c_void,
+        value: *const sys::xffi_any,
+    ) -> c_int {
         crate::ffi_boundary!(field, {
             if field_addr.is_null() || value.is_null() {
                 return Error::value_error(&format!("{field}: NULL field address or value")).raise();
             }
+            // SAFETY: the caller's contract: the field lies object_offset bytes
+            // into a live object, whose header starts the allocation.
+            let obj = unsafe { field_addr.cast::<u8>().sub(object_offset) }.cast::<sys::xffi_object>();
+            // SAFETY: a live object's header.
+            let counts = unsafe { sys::xffi_object_ref_counts(obj) }.load(Ordering::Acquire);
+            if counts != sys::XFFI_REF_INITIAL {
+                return Error::new(
+                    crate::ErrorKind::Other("AttributeError".into()),
+                    &format!(
+                        "field {field} is read-only: it is set only while the object is being made \
+                         (its maker holding the only reference)"
+                    ),
+                )
+                .raise();
+            }
             // SAFETY: the caller's contract: a valid borrowed value, and a
-            // live F of an object under construction (exclusive access).
+            // live F in an object only the caller holds (checked above), so
+            // nobody else reads or writes it during the call.
             let (view, slot) = unsafe { (AnyView::from_raw(*value), &mut *field_addr.cast::<F>()) };
             match slot.assign(&view) {
                 Ok(()) => sys::XFFI_OK,
