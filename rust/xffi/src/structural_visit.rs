@@ -6,7 +6,7 @@
 //!
 //! A closure's error comes back as the function's error (the same object);
 //! a panic in it is caught at the C boundary and comes back as a
-//! RuntimeError "...: Rust panic: <message>" — it never unwinds through C.
+//! RuntimeError `"...: Rust panic: <message>"` — it never unwinds through C.
 //!
 //! ```
 //! use xffi::structural_visit::{Order, WalkAction, walk};
