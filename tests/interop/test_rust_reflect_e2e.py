@@ -3,7 +3,9 @@
 #[xffi::methods]) is built against the runtime of a Python process whose
 tvm_ffi runs on xffi, loaded with tvm_ffi.load_module, and used from Python:
 constructed, fields read and written as attributes (read-only ones refused,
-a wrong type refused), methods called, printed with its fields.
+a wrong type refused), methods called, printed with its fields; and
+rustdemo.Tree (#[xffi(default)]) goes through tvm-ffi's JSON graph both
+ways: Python reads Rust's text to equal Rust objects, Rust reads Python's.
 
 The overlay (scripts/tvm-ffi-on-xffi.sh) is built under XFFI_BUILD_ROOT
 (default build/) unless XFFI_OVERLAY names one already built. The Rust
@@ -59,10 +61,11 @@ def test_a_rust_type_is_used_from_python(tmp_path):
         env=env, capture_output=True, text=True, timeout=300,
     )
     assert run.returncode == 0, run.stdout + run.stderr
-    assert run.stdout.split("\n")[:5] == [
+    assert run.stdout.split("\n")[:6] == [
         "constructed and read: ok",
         "written, and refused: ok",
         "methods: ok",
         "repr: ok",
         "type info: ok",
+        "json graph both ways: ok",
     ], run.stdout + run.stderr

@@ -5,7 +5,8 @@
 //! From Python: `Point(3, 4, "p")` constructs it (the static method exported
 //! as `__ffi_init__`), `p.x`/`p.y`/`p.label` read the read-only fields,
 //! `p.weight` and `p.note` are writable, `p.norm()`/`p.scaled(k)` call
-//! methods, and `repr(p)` prints the fields.
+//! methods, and `repr(p)` prints the fields. `rustdemo.Tree` (src/graph.rs)
+//! goes through tvm-ffi's JSON graph both ways.
 use std::sync::Mutex;
 
 use xffi::ObjectRef;
@@ -66,4 +67,6 @@ impl Point {
     }
 }
 
-xffi::register_types_at_load!(Point);
+pub mod graph;
+
+xffi::register_types_at_load!(Point, graph::Tree);

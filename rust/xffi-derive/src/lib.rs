@@ -78,8 +78,16 @@ fn derive(input: DeriveInput) -> syn::Result<TokenStream2> {
     let mut type_key = None;
     let mut parent: Option<syn::Path> = None;
     let mut structural_kind = quote!(::xffi::sys::XFFI_SEQ_HASH_UNSUPPORTED);
+    // `#[xffi(default)]`: other runtimes may create objects from
+    // `Default::default()` and fill every reflected field (opt-in: a type
+    // whose fields must agree with each other must not allow that).
+    let mut creatable: Option<Span> = None;
+    // `#[xffi(clone)]` (with `default`): `__ffi_shallow_copy__` is `Clone`.
+    let mut clonable: Option<Span> = None;
     for item in xffi_items(&input.attrs)? {
         match &item {
+            Meta::Path(p) if p.is_ident("default") => creatable = Some(p.span()),
+            Meta::Path(p) if p.is_ident("clone") => clonable = Some(p.span()),
             Meta::NameValue(nv) if nv.path.is_ident("type_key") => {
                 type_key = Some(string_value(&nv.value, "type_key")?)
             }
@@ -107,10 +115,16 @@ fn derive(input: DeriveInput) -> syn::Result<TokenStream2> {
             other => {
                 return Err(syn::Error::new(
                     other.span(),
-                    "unknown #[xffi(...)] item on the struct: expected type_key = \"...\", parent = Type or structural_eq = \"...\"",
+                    "unknown #[xffi(...)] item on the struct: expected type_key = \"...\", parent = Type, structural_eq = \"...\", default or clone",
                 ))
             }
         }
+    }
+    if let (Some(span), None) = (clonable, creatable) {
+        return Err(syn::Error::new(
+            span,
+            "#[xffi(clone)] needs #[xffi(default)] too: copies are filled through the setters a creatable type has",
+        ));
     }
     let Some(type_key) = type_key else {
         return Err(syn::Error::new(
@@ -219,6 +233,28 @@ fn derive(input: DeriveInput) -> syn::Result<TokenStream2> {
                 }
             });
             quote!(::core::option::Option::Some(#setter_fn))
+        } else if creatable.is_some() {
+            // Read-only to everyone but the construction of a fresh object.
+            let setter_fn = format_ident!("__xffi_init_{}", ident);
+            let what = format!("{type_key}.{fname}");
+            setters.push(quote! {
+                unsafe extern "C" fn #setter_fn(
+                    field_addr: *mut ::core::ffi::c_void,
+                    value: *const ::xffi::sys::xffi_any,
+                ) -> ::core::ffi::c_int {
+                    // SAFETY: the setter contract of a read-only field: a live
+                    // field of this type in an object under construction.
+                    unsafe {
+                        ::xffi::reflect::private::init_field::<#ty>(
+                            #what,
+                            ::xffi::object::private::payload_offset::<#name>() + ::core::mem::offset_of!(#name, #ident),
+                            field_addr,
+                            value,
+                        )
+                    }
+                }
+            });
+            quote!(::core::option::Option::Some(#setter_fn))
         } else {
             quote!(::core::option::Option::None)
         };
@@ -246,12 +282,49 @@ fn derive(input: DeriveInput) -> syn::Result<TokenStream2> {
         let ty = &f.ty;
         quote_spanned_check(ty)
     });
+    let init_checks = specs.iter().filter(|f| creatable.is_some() && !f.writable).map(|f| {
+        let ty = &f.ty;
+        quote::quote_spanned! {ty.span()=>
+            const _: fn() = || {
+                fn must_be_fillable<F: ::xffi::reflect::InitField>() {}
+                must_be_fillable::<#ty>();
+            };
+        }
+    });
+    // The Default check is spanned at the attribute, where the error belongs.
+    let (creator, default_check) = match creatable {
+        Some(span) => (
+            quote!(::core::option::Option::Some(::xffi::reflect::private::create_default::<#name>)),
+            quote::quote_spanned! {span=>
+                const _: fn() = || {
+                    fn must_implement_default<T: ::core::default::Default>() {}
+                    must_implement_default::<#name>();
+                };
+            },
+        ),
+        None => (quote!(::core::option::Option::None), quote!()),
+    };
+    let (shallow_copy, clone_check) = match clonable {
+        Some(span) => (
+            quote!(::xffi::reflect::private::register_shallow_copy::<#name>(type_index)?;),
+            quote::quote_spanned! {span=>
+                const _: fn() = || {
+                    fn must_implement_clone<T: ::core::clone::Clone>() {}
+                    must_implement_clone::<#name>();
+                };
+            },
+        ),
+        None => (quote!(), quote!()),
+    };
     let doc = doc_of(&input.attrs);
     Ok(quote! {
         ::xffi::object_type!(@impl #name, #type_key, #parent_ty, #has_base,
             ::core::option::Option::Some(#reflect_fn as ::xffi::reflect::private::ReflectFn));
         #base_check
         #(#settable_checks)*
+        #(#init_checks)*
+        #default_check
+        #clone_check
         #[doc(hidden)]
         #[allow(non_snake_case)]
         fn #reflect_fn(type_index: i32) -> ::xffi::Result<()> {
@@ -262,11 +335,13 @@ fn derive(input: DeriveInput) -> syn::Result<TokenStream2> {
                 use ::xffi::reflect::private::{HasMethods as _, NoMethods as _};
                 (&&::xffi::reflect::private::MethodsProbe::<#name>(::core::marker::PhantomData)).register_methods(type_index)?;
             }
+            #shallow_copy
             ::xffi::reflect::private::register_metadata(
                 type_index,
                 #doc,
                 ::core::mem::size_of::<::xffi::object::RustBox<#name>>(),
                 #structural_kind,
+                #creator,
             )
         }
     })

@@ -61,6 +61,7 @@ mod reflect_access;
 pub mod serde_graph;
 pub mod string;
 pub mod structural;
+pub mod structural_visit;
 pub mod tensor;
 mod wrapper;
 

@@ -18,7 +18,14 @@
 //!   other languages and threads write it while Rust code holds `&T`. A
 //!   plain `i64` marked `set` does not compile. A field whose value other
 //!   fields depend on (a Rust invariant) stays read-only: export a method
-//!   that checks the invariant instead.
+//!   that checks the invariant instead;
+//! - a type marked `#[xffi(default)]` is creatable by other runtimes (the
+//!   JSON graph reader, serde, structural map's copies): its creator makes
+//!   `T::default()` and its read-only fields get a setter ([`InitField`])
+//!   that writes only while the caller holds the object's only reference
+//!   (checked on every call: strong count 1, no weak reference), so no
+//!   language writes a field Rust may be reading. A type with invariants
+//!   between fields must not opt in: other languages choose every field.
 
 use std::ffi::{c_int, c_void};
 use std::sync::Mutex;
@@ -283,6 +290,74 @@ unsafe impl<T: MutexFieldValue> SettableField for Mutex<T> {
     }
 }
 
+/// A reflected field that other runtimes may fill while they construct an
+/// object of a `#[xffi(default)]` type: the JSON graph reader (and
+/// structural map, copying through `__ffi_shallow_copy__`) makes the object,
+/// then calls each field's setter on it while holding its only reference. The setter of a read-only field calls [`InitField::assign`]
+/// (so a field of a creatable type is only ever written through its record's
+/// setter, never as raw memory: wrong types are the conversion's error).
+///
+/// # Safety
+/// `assign` must leave a valid `Self` whether it succeeds or fails.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be filled in by the construction of a `#[xffi(default)]` type",
+    label = "a read-only field of a creatable type must be an InitField",
+    note = "fillable: i64, f64, bool, xffi::Any, ObjectRef<T>, Option<ObjectRef<T>>, String, AtomicI64, AtomicBool, xffi::reflect::AtomicF64, Mutex<T> of those"
+)]
+pub unsafe trait InitField: FieldStorage {
+    /// Converts the borrowed `value` and stores it; on error nothing
+    /// changes. Errors: the conversion's TypeError ("expected int, got str";
+    /// None for an `ObjectRef<T>`, which cannot be empty).
+    fn assign(&mut self, value: &AnyView<'_>) -> Result<()>;
+}
+
+macro_rules! init_by_conversion {
+    ($($t:ty),* $(,)?) => {$(
+        // SAFETY: the converted value replaces the old one only on success.
+        unsafe impl InitField for $t {
+            fn assign(&mut self, value: &AnyView<'_>) -> Result<()> {
+                *self = <$t>::from_view(value)?;
+                Ok(())
+            }
+        }
+    )*};
+}
+init_by_conversion!(i64, f64, bool, Any, std::string::String);
+
+// SAFETY: the conversion checks the object's type (and refuses None) before
+// the old reference is replaced.
+unsafe impl<T: ObjectType + Send + Sync> InitField for ObjectRef<T> {
+    fn assign(&mut self, value: &AnyView<'_>) -> Result<()> {
+        *self = ObjectRef::<T>::from_view(value)?;
+        Ok(())
+    }
+}
+// SAFETY: as for ObjectRef<T>, None included.
+unsafe impl<T: ObjectType + Send + Sync> InitField for Option<ObjectRef<T>> {
+    fn assign(&mut self, value: &AnyView<'_>) -> Result<()> {
+        *self = Option::<ObjectRef<T>>::from_view(value)?;
+        Ok(())
+    }
+}
+
+macro_rules! init_by_write {
+    ($($t:ty),* $(,)?) => {$(
+        // SAFETY: SettableField's synchronised write, sound through &Self.
+        unsafe impl InitField for $t {
+            fn assign(&mut self, value: &AnyView<'_>) -> Result<()> {
+                self.write(value)
+            }
+        }
+    )*};
+}
+init_by_write!(AtomicI64, AtomicBool, AtomicF64);
+// SAFETY: SettableField's write under the lock (converted first).
+unsafe impl<T: MutexFieldValue> InitField for Mutex<T> {
+    fn assign(&mut self, value: &AnyView<'_>) -> Result<()> {
+        self.write(value)
+    }
+}
+
 #[doc(hidden)]
 pub mod private {
     //! What the derive and the methods attribute expand to.
@@ -389,14 +464,21 @@ pub mod private {
         crate::error::check(unsafe { sys::xffi_type_register_method(type_index, &info) })
     }
 
-    /// Registers the type's metadata: its doc, size and structural kind (an
-    /// XFFI_SEQ_HASH_* value, `#[xffi(structural_eq = "...")]`; no creator:
-    /// a Rust value has no default to make an object from; construction
-    /// goes through an exported static method such as `__ffi_init__`).
-    pub fn register_metadata(type_index: i32, doc: &str, total_size: usize, structural_kind: u32) -> Result<()> {
+    /// Registers the type's metadata: its doc, size, structural kind (an
+    /// XFFI_SEQ_HASH_* value, `#[xffi(structural_eq = "...")]`) and creator
+    /// ([`create_default`] for a `#[xffi(default)]` type; otherwise none:
+    /// construction goes through an exported static method such as
+    /// `__ffi_init__`, and the JSON graph refuses the type).
+    pub fn register_metadata(
+        type_index: i32,
+        doc: &str,
+        total_size: usize,
+        structural_kind: u32,
+        creator: sys::xffi_object_creator,
+    ) -> Result<()> {
         let metadata = sys::xffi_type_metadata {
             doc: bytes(doc),
-            creator: None,
+            creator,
             total_size: i32::try_from(total_size)?,
             structural_eq_hash_kind: i32::try_from(structural_kind)?,
         };
@@ -420,6 +502,101 @@ pub mod private {
             // SAFETY: the caller's contract: a valid borrowed value, and a live F.
             let (view, slot) = unsafe { (AnyView::from_raw(*value), &*field_addr.cast::<F>()) };
             match slot.write(&view) {
+                Ok(()) => sys::XFFI_OK,
+                Err(e) => Error::new(e.kind(), &format!("field {field}: {}", e.message())).raise(),
+            }
+        })
+    }
+
+    /// The creator of a `#[xffi(default)]` type: `*result` receives a new
+    /// reference to an object holding `T::default()`, allocated (and later
+    /// freed) as [`ObjectRef::new`] does. A panic in `default()` is raised
+    /// as a RuntimeError.
+    ///
+    /// # Safety
+    /// `result` is NULL (an error) or a writable slot.
+    pub unsafe extern "C" fn create_default<T: crate::object::RustObject + Default>(result: *mut *mut c_void) -> c_int {
+        crate::ffi_boundary!(&format!("the creator of {}", T::TYPE_KEY), {
+            if result.is_null() {
+                return Error::value_error(&format!("the creator of {}: NULL result", T::TYPE_KEY)).raise();
+            }
+            match ObjectRef::new(T::default()) {
+                // SAFETY: checked non-NULL; the slot receives the reference.
+                Ok(obj) => unsafe {
+                    result.write(obj.into_raw().cast());
+                    sys::XFFI_OK
+                },
+                Err(e) => e.raise(),
+            }
+        })
+    }
+
+    /// Registers `__ffi_shallow_copy__` for a `#[xffi(default, clone)]` type:
+    /// a Function making a new object holding `T::clone` of its argument,
+    /// which structural map then fills through the field setters (the copy
+    /// is fresh: its maker holds the only reference). The registry
+    /// keeps its own reference. Errors: MemoryError.
+    pub fn register_shallow_copy<T: crate::object::RustObject + Clone>(type_index: i32) -> Result<()> {
+        let copy = Function::from_closure(|args: &[AnyView<'_>]| {
+            let [src] = args else {
+                return Err(Error::type_error(&format!(
+                    "__ffi_shallow_copy__ of {}: expected 1 argument, got {}",
+                    T::TYPE_KEY,
+                    args.len()
+                )));
+            };
+            let src: ObjectRef<T> = src.get()?;
+            Ok(Any::from(ObjectRef::new(T::clone(&src))?))
+        })?;
+        let copy = Any::from(copy);
+        // SAFETY: a NUL-terminated name and a borrowed value the registry copies.
+        crate::error::check(unsafe {
+            sys::xffi_type_register_attr(type_index, c"__ffi_shallow_copy__".as_ptr(), copy.as_raw())
+        })
+    }
+
+    /// The setter of a read-only field `F` named `field` of a
+    /// `#[xffi(default)]` type, at `object_offset` bytes from the start of
+    /// its object, for construction (see [`InitField`]). It writes only
+    /// while the object has exactly one strong reference and no weak one
+    /// (the constructing code's): a live object that anyone else holds —
+    /// Rust reading the field through `&T`, or another thread — is refused
+    /// with an AttributeError, whoever calls the setter (tvm-ffi's Python
+    /// `FFIProperty.set` escape hatch included).
+    ///
+    /// # Safety
+    /// `field_addr` is a live `F` at `object_offset` in a live object,
+    /// `value` a valid borrowed value; the caller holds a strong reference.
+    pub unsafe fn init_field<F: InitField>(
+        field: &str,
+        object_offset: usize,
+        field_addr: *mut c_void,
+        value: *const sys::xffi_any,
+    ) -> c_int {
+        crate::ffi_boundary!(field, {
+            if field_addr.is_null() || value.is_null() {
+                return Error::value_error(&format!("{field}: NULL field address or value")).raise();
+            }
+            // SAFETY: the caller's contract: the field lies object_offset bytes
+            // into a live object, whose header starts the allocation.
+            let obj = unsafe { field_addr.cast::<u8>().sub(object_offset) }.cast::<sys::xffi_object>();
+            // SAFETY: a live object's header.
+            let counts = unsafe { sys::xffi_object_ref_counts(obj) }.load(Ordering::Acquire);
+            if counts != sys::XFFI_REF_INITIAL {
+                return Error::new(
+                    crate::ErrorKind::Other("AttributeError".into()),
+                    &format!(
+                        "field {field} is read-only: it is set only while the object is being made \
+                         (its maker holding the only reference)"
+                    ),
+                )
+                .raise();
+            }
+            // SAFETY: the caller's contract: a valid borrowed value, and a
+            // live F in an object only the caller holds (checked above), so
+            // nobody else reads or writes it during the call.
+            let (view, slot) = unsafe { (AnyView::from_raw(*value), &mut *field_addr.cast::<F>()) };
+            match slot.assign(&view) {
                 Ok(()) => sys::XFFI_OK,
                 Err(e) => Error::new(e.kind(), &format!("field {field}: {}", e.message())).raise(),
             }

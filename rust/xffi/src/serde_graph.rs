@@ -226,7 +226,11 @@ impl<T: ObjectType> Serialize for ObjectRef<T> {
 
 impl<'de, T: ObjectType> Deserialize<'de> for ObjectRef<T> {
     /// Reads a JSON graph whose root must be a `T` (else a TypeError).
+    /// A Rust-defined `T` (and the object types of its fields) is registered
+    /// first, so that the graph's type keys are known even before the first
+    /// `T` is made; the types held in `Any` fields register on their first use.
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        T::checked_type_index().map_err(de::Error::custom)?;
         deserialize_value(d)?.get().map_err(de::Error::custom)
     }
 }

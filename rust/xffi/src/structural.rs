@@ -67,7 +67,7 @@ impl StructuralOptions {
 /// Calls `f` with a view of `value`. A borrowed C string or byte run (what
 /// `KeyView` makes of `str` and `[u8]`) is first copied into a value of its
 /// own: the C hash takes such a view by its address, not its content.
-fn with_view<V: KeyView + ?Sized, R>(value: &V, f: impl FnOnce(&AnyView<'_>) -> Result<R>) -> Result<R> {
+pub(crate) fn with_view<V: KeyView + ?Sized, R>(value: &V, f: impl FnOnce(&AnyView<'_>) -> Result<R>) -> Result<R> {
     value.with_key_view(|v| {
         let ti = v.type_index();
         if ti == sys::XFFI_TYPE_RAW_STR || ti == sys::XFFI_TYPE_BYTE_ARRAY_PTR {
