@@ -79,11 +79,25 @@ static uint64_t bigint_hash(const xffi_any *v) {
   return combine(XFFI_TYPE_BIGINT, map_stable_hash_bytes(words.data, words.size));
 }
 
+/* A borrowed byte run (BYTE_ARRAY_PTR) hashed as the Bytes it stands for
+ * (tvm-ffi converts it first): small bytes by their zero-padded payload, a
+ * longer run as a Bytes object. */
+static uint64_t byte_run_hash(const xffi_any *v) {
+  xffi_byte_array b = *v->v_bytes_ptr;
+  if (b.size > XFFI_SMALL_STR_MAX) return combine(XFFI_TYPE_BYTES, map_stable_hash_bytes(b.data, b.size));
+  uint64_t word = 0;
+  if (b.size) memcpy(&word, b.data, b.size);
+  return combine(XFFI_TYPE_SMALL_BYTES, word);
+}
+
 /* A value hashed without looking inside it (tvm-ffi's rules for plain
- * values; small bytes, unlike small strings, hash by their raw payload). */
+ * values; small bytes, unlike small strings, hash by their raw payload).
+ * Borrowed texts (a C string, a byte run) hash by content, as the String or
+ * Bytes they stand for, never by address. */
 static uint64_t plain_hash(const xffi_any *v) {
   int32_t t = v->type_index;
-  if (t == XFFI_TYPE_SMALL_STR) return text_hash(v);
+  if (t == XFFI_TYPE_SMALL_STR || t == XFFI_TYPE_RAW_STR) return text_hash(v);
+  if (t == XFFI_TYPE_BYTE_ARRAY_PTR) return byte_run_hash(v);
   if (t == XFFI_TYPE_FLOAT && v->v_float64 != v->v_float64) return combine((uint64_t)t, UINT64_C(0x7ff8000000000000));
   return combine((uint64_t)t, payload_of(v));
 }

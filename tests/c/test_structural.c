@@ -542,6 +542,39 @@ static void test_million_deep_values(void **state) {
   xffi_object_dec_ref(c.v_obj);
 }
 
+/* A borrowed C string or byte run hashes and compares as the String or
+ * Bytes it stands for (tvm-ffi converts such views first): by content,
+ * never by address. */
+static void test_text_views_hash_by_content(void **state) {
+  (void)state;
+  const char *texts[] = {"ab", "seven77", "a text longer than a small one"};
+  for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); ++i) {
+    char first[64], second[64];
+    snprintf(first, sizeof(first), "%s", texts[i]);
+    snprintf(second, sizeof(second), "%s", texts[i]);
+    xffi_any owned_str = str(texts[i]), owned_bytes;
+    assert_int_equal(xffi_any_from_bytes(&owned_bytes, texts[i], strlen(texts[i])), XFFI_OK);
+    xffi_byte_array run_a = {first, strlen(first)}, run_b = {second, strlen(second)};
+    xffi_any c_a = xffi_any_c_str(first), c_b = xffi_any_c_str(second);
+    xffi_any bytes_a = xffi_any_byte_array(&run_a), bytes_b = xffi_any_byte_array(&run_b);
+    for (int32_t options = 0; options < 2; ++options) {
+      assert_true(s_hash(c_a, options) == s_hash(owned_str, options));
+      assert_true(s_hash(c_a, options) == s_hash(c_b, options));
+      assert_true(s_hash(bytes_a, options) == s_hash(owned_bytes, options));
+      assert_true(s_hash(bytes_a, options) == s_hash(bytes_b, options));
+    }
+    assert_true(s_equal(c_a, owned_str, 0) && s_equal(owned_str, c_b, 0) && s_equal(c_a, c_b, 0));
+    assert_true(s_equal(bytes_a, owned_bytes, 0) && s_equal(owned_bytes, bytes_b, 0) && s_equal(bytes_a, bytes_b, 0));
+    assert_false(s_equal(c_a, bytes_a, 0));
+    second[0] = 'z';
+    assert_false(s_hash(c_a, 0) == s_hash(c_b, 0));
+    assert_false(s_equal(c_a, c_b, 0));
+    assert_false(s_equal(bytes_a, bytes_b, 0));
+    xffi_any_release(&owned_str);
+    xffi_any_release(&owned_bytes);
+  }
+}
+
 static void test_bad_input_is_a_clear_error(void **state) {
   (void)state;
   xffi_any one = xffi_any_int(1);
@@ -596,6 +629,7 @@ int main(void) {
       cmocka_unit_test(test_maps_in_other_orders),
       cmocka_unit_test(test_structural_keys_key_maps_by_structure),
       cmocka_unit_test(test_million_deep_values),
+      cmocka_unit_test(test_text_views_hash_by_content),
       cmocka_unit_test(test_bad_input_is_a_clear_error),
       cmocka_unit_test(test_global_structural_equal),
   };
