@@ -41,6 +41,9 @@ typedef struct hasher {
    * for the whole walk (frames end in reverse order of their start), not an
    * allocation per Map. */
   xffi_walk_vec map_entries;
+  /* The frames of the innermost walk (a hook's callback starts another;
+   * the outer ones are pinned by then), borrowed: pinned before a hook. */
+  xffi_walk_vec *frames;
 } hasher;
 
 /* A Map entry in hashing order. */
@@ -170,11 +173,17 @@ static int call_hook(hasher *h, const xffi_any *hook, int32_t seq_kind, const xf
                             xffi_type_key(v->type_index), xffi_any_kind_name(hook));
   if (!h->fn_hash && xffi_walk_callback_new(&h->fn_hash, &h->fn_hash_link, fn_hash_call, h) != XFFI_OK)
     return XFFI_FAIL;
+  /* The hook runs others' code, which may drop what the open frames borrow
+   * (v too: held here for the call). */
+  if (h->frames)
+    for (size_t i = 0; i < h->frames->count; ++i) xffi_walk_pin(&((hash_frame *)xffi_walk_vec_at(h->frames, i))->walk);
   int32_t entry = h->region;
   h->region = xffi_structural_own_region(seq_kind, entry);
   uint64_t init = xffi_object_type_info_unchecked(v->v_obj)->type_key_hash;
-  xffi_any args[3] = {*v, xffi_any_int((int64_t)init), xffi_any_object(h->fn_hash)}, result = xffi_any_none();
+  xffi_any args[3] = {xffi_any_object_new_ref(v->v_obj), xffi_any_int((int64_t)init), xffi_any_object(h->fn_hash)},
+           result = xffi_any_none();
   int status = xffi_function_call(hook->v_obj, args, 3, &result);
+  xffi_any_release(&args[0]);
   h->region = entry;
   int64_t r = 0;
   if (status == XFFI_OK) status = xffi_any_to_int(&r, &result);
@@ -299,7 +308,7 @@ static int push_frame(hasher *h, xffi_walk_vec *stack, const xffi_any *value) {
   hash_frame *f = xffi_walk_vec_push_unset(stack); /* every member is set below */
   if (!f) return XFFI_FAIL;
   f->entries_begin = f->entries_end = f->entry_pos = 0;
-  if (xffi_walk_begin(&f->walk, value, XFFI_FIELD_SEQ_HASH_IGNORE) != XFFI_OK) {
+  if (xffi_walk_begin_borrowed(&f->walk, value) != XFFI_OK) {
     --stack->count;
     return XFFI_FAIL;
   }
@@ -355,6 +364,8 @@ static int hash_value(hasher *h, const xffi_any *value, uint64_t *out) {
   int r = hash_immediate(h, value, out);
   if (r) return r > 0 ? XFFI_OK : XFFI_FAIL;
   xffi_walk_vec stack = {NULL, 0, 0, sizeof(hash_frame)};
+  xffi_walk_vec *outer_frames = h->frames;
+  h->frames = &stack;
   if (push_frame(h, &stack, value) != XFFI_OK) goto fail;
   for (;;) {
     hash_frame *f = xffi_walk_vec_top(&stack);
@@ -386,6 +397,7 @@ static int hash_value(hasher *h, const xffi_any *value, uint64_t *out) {
     if (!stack.count) {
       *out = done;
       xffi_walk_vec_free(&stack);
+      h->frames = outer_frames;
       return XFFI_OK;
     }
     f = xffi_walk_vec_top(&stack);
@@ -395,6 +407,7 @@ static int hash_value(hasher *h, const xffi_any *value, uint64_t *out) {
 fail:
   while (stack.count) pop_frame(h, &stack);
   xffi_walk_vec_free(&stack);
+  h->frames = outer_frames;
   return XFFI_FAIL;
 }
 
