@@ -1,5 +1,6 @@
 /* c/recursive_walk.c: frames, identity tables and field access shared by
  * the recursive operations (c/recursive_walk.h). */
+#include <stdatomic.h>
 #include <string.h>
 
 #include <xffi/array.h>
@@ -229,32 +230,50 @@ void xffi_walk_pin(xffi_walk_frame *f) {
   f->borrowed = 0;
 }
 
-/* The getter of fields stored as static_type_index implies (one of
- * c/field_storage.c's; every such index has one). */
-static xffi_field_getter storage_getter(int32_t static_type_index) {
-  xffi_field_getter getter = NULL;
-  (void)xffi_field_getter_for_type(&getter, static_type_index);
+/* The getters of c/field_storage.c that field_view recognises, looked up
+ * once (the same functions for the process's life). */
+enum { VIEW_ANY, VIEW_OBJECT, VIEW_INT, VIEW_FLOAT, VIEW_KINDS };
+static const int32_t view_storage[VIEW_KINDS] = {XFFI_TYPE_ANY, XFFI_TYPE_OBJECT, XFFI_TYPE_INT, XFFI_TYPE_FLOAT};
+static _Atomic(xffi_field_getter) view_getters[VIEW_KINDS];
+
+static xffi_field_getter view_getter(int kind) {
+  xffi_field_getter getter = atomic_load_explicit(&view_getters[kind], memory_order_relaxed);
+  if (!getter) {
+    (void)xffi_field_getter_for_type(&getter, view_storage[kind]); /* every such index has one */
+    atomic_store_explicit(&view_getters[kind], getter, memory_order_relaxed);
+  }
   return getter;
 }
 
 /* A borrowed frame's current field as a view, when its storage is known:
- * an Any in place, an object pointer without a reference. 0 when the field
- * has another getter (read through it). */
+ * an Any in place, an object pointer without a reference, an int or float
+ * read without a call. 0 when the field has another getter (read through
+ * it). */
 static int field_view(xffi_walk_frame *f, const xffi_any **child) {
   const xffi_field_info *field = f->field;
-  char *addr = (char *)f->held.v_obj + field->offset;
-  if (field->getter == storage_getter(XFFI_TYPE_ANY)) {
-    *child = (const xffi_any *)(void *)addr;
+  const char *addr = (const char *)f->held.v_obj + field->offset;
+  xffi_field_getter getter = field->getter;
+  if (getter == view_getter(VIEW_ANY)) {
+    *child = (const xffi_any *)(const void *)addr;
     return 1;
   }
-  if (field->getter == storage_getter(XFFI_TYPE_OBJECT)) {
+  if (getter == view_getter(VIEW_OBJECT)) {
     xffi_object *obj;
     memcpy(&obj, addr, sizeof(obj));
     f->child = obj ? xffi_any_object(obj) : xffi_any_none();
-    *child = &f->child;
-    return 1;
+  } else if (getter == view_getter(VIEW_INT)) {
+    int64_t value;
+    memcpy(&value, addr, sizeof(value));
+    f->child = xffi_any_int(value);
+  } else if (getter == view_getter(VIEW_FLOAT)) {
+    double value;
+    memcpy(&value, addr, sizeof(value));
+    f->child = xffi_any_float(value);
+  } else {
+    return 0;
   }
-  return 0;
+  *child = &f->child;
+  return 1;
 }
 
 int xffi_walk_next_entry_or_field(xffi_walk_frame *f, const xffi_any **child, int64_t skip_flags) {

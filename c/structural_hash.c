@@ -29,6 +29,18 @@
 #include "recursive_walk_step.h"
 #include "structural_region.h"
 
+/* A small string's hash, remembered by its payload: a graph's Map keys
+ * ("name", "value", ...) repeat, and a look-up costs less than the stable
+ * hash of their bytes. */
+typedef struct small_text_slot {
+  uint64_t payload;
+  uint64_t hash;
+  uint32_t size;
+  uint32_t filled;
+} small_text_slot;
+
+enum { SMALL_TEXT_SLOTS = 64 }; /* direct-mapped by a multiplicative hash of the payload */
+
 typedef struct hasher {
   int32_t region;
   int skip_tensor_content;
@@ -44,6 +56,7 @@ typedef struct hasher {
   /* The frames of the innermost walk (a hook's callback starts another;
    * the outer ones are pinned by then), borrowed: pinned before a hook. */
   xffi_walk_vec *frames;
+  small_text_slot small_texts[SMALL_TEXT_SLOTS];
 } hasher;
 
 /* A Map entry in hashing order. */
@@ -93,13 +106,26 @@ static uint64_t byte_run_hash(const xffi_any *v) {
   return combine(XFFI_TYPE_SMALL_BYTES, word);
 }
 
+/* text_hash of a small string, through the hasher's slots. */
+static uint64_t small_text_hash(hasher *h, const xffi_any *v) {
+  uint64_t payload = payload_of(v);
+  small_text_slot *slot = &h->small_texts[(payload * UINT64_C(0x9e3779b97f4a7c15)) >> 58];
+  if (slot->filled && slot->payload == payload && slot->size == v->small_len) return slot->hash;
+  slot->payload = payload;
+  slot->size = v->small_len;
+  slot->filled = 1;
+  slot->hash = text_hash(v);
+  return slot->hash;
+}
+
 /* A value hashed without looking inside it (tvm-ffi's rules for plain
  * values; small bytes, unlike small strings, hash by their raw payload).
  * Borrowed texts (a C string, a byte run) hash by content, as the String or
  * Bytes they stand for, never by address. */
-static uint64_t plain_hash(const xffi_any *v) {
+static uint64_t plain_hash(hasher *h, const xffi_any *v) {
   int32_t t = v->type_index;
-  if (t == XFFI_TYPE_SMALL_STR || t == XFFI_TYPE_RAW_STR) return text_hash(v);
+  if (t == XFFI_TYPE_SMALL_STR) return small_text_hash(h, v);
+  if (t == XFFI_TYPE_RAW_STR) return text_hash(v);
   if (t == XFFI_TYPE_BYTE_ARRAY_PTR) return byte_run_hash(v);
   if (t == XFFI_TYPE_FLOAT && v->v_float64 != v->v_float64) return combine((uint64_t)t, UINT64_C(0x7ff8000000000000));
   return combine((uint64_t)t, payload_of(v));
@@ -197,7 +223,7 @@ static int call_hook(hasher *h, const xffi_any *hook, int32_t seq_kind, const xf
 static int hash_immediate(hasher *h, const xffi_any *v, uint64_t *out) {
   int32_t t = v->type_index;
   if (t < XFFI_TYPE_STATIC_OBJECT_BEGIN) {
-    *out = plain_hash(v);
+    *out = plain_hash(h, v);
     return 1;
   }
   const xffi_object *obj = v->v_obj;
@@ -238,10 +264,10 @@ static int hash_immediate(hasher *h, const xffi_any *v, uint64_t *out) {
 
 /* A Map key's hash when it can be had without recursion; 0 when it cannot
  * (an object not hashed yet: the entry is left out, as tvm-ffi does). */
-static int key_hash(const hasher *h, const xffi_any *key, uint64_t *out) {
+static int key_hash(hasher *h, const xffi_any *key, uint64_t *out) {
   int32_t t = key->type_index;
   if (t < XFFI_TYPE_STATIC_OBJECT_BEGIN) {
-    *out = t == XFFI_TYPE_SMALL_STR ? text_hash(key) : combine((uint64_t)t, payload_of(key));
+    *out = t == XFFI_TYPE_SMALL_STR ? small_text_hash(h, key) : combine((uint64_t)t, payload_of(key));
     return 1;
   }
   if (t == XFFI_TYPE_STRING || t == XFFI_TYPE_BYTES) {
@@ -376,7 +402,7 @@ static int hash_value(hasher *h, const xffi_any *value, uint64_t *out) {
     uint64_t done;
     if (more) {
       if (child.type_index < XFFI_TYPE_STATIC_OBJECT_BEGIN) { /* the commonest children: no call */
-        f->hash = combine(f->hash, plain_hash(&child));
+        f->hash = combine(f->hash, plain_hash(h, &child));
         continue;
       }
       h->region = region;
