@@ -575,6 +575,35 @@ static void test_text_views_hash_by_content(void **state) {
   }
 }
 
+/* Small strings' hashes are remembered per walk by payload (64 slots):
+ * hundreds of distinct keys, met in other orders, still hash alike. */
+static void test_many_small_keys_hash_by_content(void **state) {
+  (void)state;
+  enum { N = 300 };
+  xffi_any keys[N], rkeys[N], values[N], rvalues[N];
+  for (int i = 0; i < N; ++i) {
+    char k[8];
+    snprintf(k, sizeof(k), "k%d", i);
+    keys[i] = rkeys[N - 1 - i] = str(k);
+    values[i] = rvalues[N - 1 - i] = xffi_any_int(i);
+  }
+  xffi_any forward = map_of(keys, values, N), backward = map_of(rkeys, rvalues, N);
+  xffi_any as_list = list_of(keys, N), as_list_too = list_of(keys, N);
+  assert_true(s_hash(forward, 0) == s_hash(backward, 0));
+  assert_true(s_hash(as_list, 0) == s_hash(as_list_too, 0));
+  values[N / 2] = xffi_any_int(-1);
+  xffi_any changed = map_of(keys, values, N);
+  assert_false(s_hash(forward, 0) == s_hash(changed, 0));
+  xffi_any renamed_key = str("k-1"), saved = keys[7];
+  keys[7] = renamed_key;
+  xffi_any renamed = list_of(keys, N);
+  assert_false(s_hash(as_list, 0) == s_hash(renamed, 0));
+  keys[7] = saved;
+  xffi_any made[] = {forward, backward, as_list, as_list_too, changed, renamed, renamed_key};
+  release(made, sizeof(made) / sizeof(made[0]));
+  release(keys, N);
+}
+
 static void test_bad_input_is_a_clear_error(void **state) {
   (void)state;
   xffi_any one = xffi_any_int(1);
@@ -630,6 +659,7 @@ int main(void) {
       cmocka_unit_test(test_structural_keys_key_maps_by_structure),
       cmocka_unit_test(test_million_deep_values),
       cmocka_unit_test(test_text_views_hash_by_content),
+      cmocka_unit_test(test_many_small_keys_hash_by_content),
       cmocka_unit_test(test_bad_input_is_a_clear_error),
       cmocka_unit_test(test_global_structural_equal),
   };
