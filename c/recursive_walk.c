@@ -1,5 +1,6 @@
 /* c/recursive_walk.c: frames, identity tables and field access shared by
  * the recursive operations (c/recursive_walk.h). */
+#include <stdatomic.h>
 #include <string.h>
 
 #include <xffi/array.h>
@@ -178,11 +179,11 @@ int64_t xffi_walk_count_fields(const xffi_type_info *type, int64_t skip_flags) {
 
 /* ---- Frames ---- */
 
-int xffi_walk_begin(xffi_walk_frame *f, const xffi_any *value, int64_t skip_flags) {
-  (void)skip_flags; /* xffi_walk_next applies it */
+/* Sets every member of f for value (an object, held as f->held already). */
+static int start_frame(xffi_walk_frame *f, const xffi_any *value) {
   /* Member by member, not a memset: a frame per container is the walks' main cost. */
-  f->held = xffi_any_object_new_ref(value->v_obj);
   f->child = xffi_any_none();
+  f->child_owned = 0;
   f->type_index = value->type_index;
   f->position = f->map_cursor = 0;
   f->item.key = f->item.value = NULL;
@@ -210,6 +211,71 @@ int xffi_walk_begin(xffi_walk_frame *f, const xffi_any *value, int64_t skip_flag
   }
 }
 
+int xffi_walk_begin(xffi_walk_frame *f, const xffi_any *value, int64_t skip_flags) {
+  (void)skip_flags; /* xffi_walk_next applies it */
+  f->held = xffi_any_object_new_ref(value->v_obj);
+  f->borrowed = 0;
+  return start_frame(f, value);
+}
+
+int xffi_walk_begin_borrowed(xffi_walk_frame *f, const xffi_any *value) {
+  f->held = xffi_any_object(value->v_obj);
+  f->borrowed = 1;
+  return start_frame(f, value);
+}
+
+void xffi_walk_pin(xffi_walk_frame *f) {
+  if (!f->borrowed) return;
+  xffi_object_inc_ref(f->held.v_obj);
+  f->borrowed = 0;
+}
+
+/* The getters of c/field_storage.c that field_view recognises, looked up
+ * once (the same functions for the process's life). */
+enum { VIEW_ANY, VIEW_OBJECT, VIEW_INT, VIEW_FLOAT, VIEW_KINDS };
+static const int32_t view_storage[VIEW_KINDS] = {XFFI_TYPE_ANY, XFFI_TYPE_OBJECT, XFFI_TYPE_INT, XFFI_TYPE_FLOAT};
+static _Atomic(xffi_field_getter) view_getters[VIEW_KINDS];
+
+static xffi_field_getter view_getter(int kind) {
+  xffi_field_getter getter = atomic_load_explicit(&view_getters[kind], memory_order_relaxed);
+  if (!getter) {
+    (void)xffi_field_getter_for_type(&getter, view_storage[kind]); /* every such index has one */
+    atomic_store_explicit(&view_getters[kind], getter, memory_order_relaxed);
+  }
+  return getter;
+}
+
+/* A borrowed frame's current field as a view, when its storage is known:
+ * an Any in place, an object pointer without a reference, an int or float
+ * read without a call. 0 when the field has another getter (read through
+ * it). */
+static int field_view(xffi_walk_frame *f, const xffi_any **child) {
+  const xffi_field_info *field = f->field;
+  const char *addr = (const char *)f->held.v_obj + field->offset;
+  xffi_field_getter getter = field->getter;
+  if (getter == view_getter(VIEW_ANY)) {
+    *child = (const xffi_any *)(const void *)addr;
+    return 1;
+  }
+  if (getter == view_getter(VIEW_OBJECT)) {
+    xffi_object *obj;
+    memcpy(&obj, addr, sizeof(obj));
+    f->child = obj ? xffi_any_object(obj) : xffi_any_none();
+  } else if (getter == view_getter(VIEW_INT)) {
+    int64_t value;
+    memcpy(&value, addr, sizeof(value));
+    f->child = xffi_any_int(value);
+  } else if (getter == view_getter(VIEW_FLOAT)) {
+    double value;
+    memcpy(&value, addr, sizeof(value));
+    f->child = xffi_any_float(value);
+  } else {
+    return 0;
+  }
+  *child = &f->child;
+  return 1;
+}
+
 int xffi_walk_next_entry_or_field(xffi_walk_frame *f, const xffi_any **child, int64_t skip_flags) {
   xffi_object *obj = f->held.v_obj;
   if (f->kind == XFFI_WALK_MAP) {
@@ -223,18 +289,23 @@ int xffi_walk_next_entry_or_field(xffi_walk_frame *f, const xffi_any **child, in
     ++f->position;
     return 1;
   }
-  xffi_any_release(&f->child);
+  if (f->child_owned) {
+    xffi_any_release(&f->child);
+    f->child_owned = 0;
+  }
   f->field = xffi_walk_next_field(f->type, &f->level, &f->field_index, skip_flags);
   if (!f->field) return 0;
-  if (xffi_field_read(&f->child, obj, f->field) != XFFI_OK) return -1;
   ++f->position;
+  if (f->borrowed && field_view(f, child)) return 1;
+  if (xffi_field_read(&f->child, obj, f->field) != XFFI_OK) return -1;
+  f->child_owned = 1;
   *child = &f->child;
   return 1;
 }
 
 void xffi_walk_end(xffi_walk_frame *f) {
-  xffi_any_release(&f->child);
-  xffi_any_release(&f->held);
+  if (f->child_owned) xffi_any_release(&f->child);
+  if (!f->borrowed) xffi_any_release(&f->held);
 }
 
 /* ---- Vectors ---- */

@@ -93,9 +93,13 @@ void xffi_walk_table_free(xffi_walk_table *t) XFFI_INTERNAL;
 enum { XFFI_WALK_SEQ, XFFI_WALK_MAP, XFFI_WALK_OBJECT };
 
 typedef struct xffi_walk_frame {
-  xffi_any held; /* owned: the container or object */
+  xffi_any held; /* owned, or borrowed by a frame started with xffi_walk_begin_borrowed */
   int32_t kind;
   int32_t type_index;
+  /* 1: held is borrowed and fields are read as views (in place, no getter
+   * call for Any and object fields, no reference); 0: held is owned. */
+  int32_t borrowed;
+  int32_t child_owned; /* 1: child below is a reference to release */
   int64_t size;     /* elements or entries; -1 for an object (its fields are not counted) */
   int64_t position; /* children given so far */
   /* Map: the entry being given (key, then value). */
@@ -105,13 +109,25 @@ typedef struct xffi_walk_frame {
   const xffi_type_info *type;
   int32_t level, field_index;
   const xffi_field_info *field; /* the field of the last child given */
-  xffi_any child;               /* owned: the last field value read */
+  xffi_any child;               /* the last field value read (owned when child_owned) */
 } xffi_walk_frame;
 
 /* Starts frame f on value (borrowed; an object: a container or any other
  * object, walked by its fields without those with skip_flags). Takes a
  * reference. XFFI_OK, or XFFI_FAIL (raised; f holds nothing). */
 int xffi_walk_begin(xffi_walk_frame *f, const xffi_any *value, int64_t skip_flags) XFFI_INTERNAL;
+
+/* As xffi_walk_begin, but borrowing value: no reference count is written,
+ * and an object's Any and object fields are given as views of the object's
+ * own storage. For walks that run no code of others between steps
+ * (structural equality and hashing): the caller keeps value alive, and
+ * calls xffi_walk_pin on every open frame before it runs a hook, which
+ * could drop what a borrowed frame walks. */
+int xffi_walk_begin_borrowed(xffi_walk_frame *f, const xffi_any *value) XFFI_INTERNAL;
+
+/* Makes a borrowed frame own what it walks (one reference taken) and read
+ * fields through their getters from then on; nothing for an owned frame. */
+void xffi_walk_pin(xffi_walk_frame *f) XFFI_INTERNAL;
 
 /* xffi_walk_next of a Map or object frame (out of line). */
 int xffi_walk_next_entry_or_field(xffi_walk_frame *f, const xffi_any **child, int64_t skip_flags) XFFI_INTERNAL;

@@ -32,6 +32,9 @@ typedef struct equaler {
   xffi_object *fn_equal; /* owned: the callback handed to __s_equal__ hooks, made on first use */
   void **fn_equal_link;
   xffi_walk_vec *steps; /* mismatch_step, leaf first; NULL when no path is wanted */
+  /* The frames of the innermost walk (a hook's callback starts another;
+   * the outer ones are pinned by then), borrowed: pinned before a hook. */
+  xffi_walk_vec *frames;
 } equaler;
 
 /* One step of the first mismatch's paths, on each side (keys owned). */
@@ -179,6 +182,15 @@ static int finish_object(equaler *c, int32_t seq_kind, int32_t entry_region, con
   return remember_pair(c, l->v_obj, r->v_obj) == XFFI_OK ? 1 : -1;
 }
 
+static void pin_frames(equaler *c) {
+  if (!c->frames) return;
+  for (size_t i = 0; i < c->frames->count; ++i) {
+    eq_frame *f = xffi_walk_vec_at(c->frames, i);
+    xffi_walk_pin(&f->lhs);
+    xffi_walk_pin(&f->rhs);
+  }
+}
+
 static int call_hook(equaler *c, const xffi_any *hook, int32_t seq_kind, const xffi_any *l, const xffi_any *r,
                      int *out) {
   if (hook->type_index != XFFI_TYPE_FUNCTION)
@@ -186,10 +198,16 @@ static int call_hook(equaler *c, const xffi_any *hook, int32_t seq_kind, const x
                             xffi_type_key(l->type_index), xffi_any_kind_name(hook)),
            -1;
   if (!c->fn_equal && xffi_walk_callback_new(&c->fn_equal, &c->fn_equal_link, fn_equal_call, c) != XFFI_OK) return -1;
+  /* The hook runs others' code, which may drop what the open frames borrow
+   * (l and r too: held here for the call). */
+  pin_frames(c);
   int32_t entry = c->region;
   c->region = xffi_structural_own_region(seq_kind, entry);
-  xffi_any args[3] = {*l, *r, xffi_any_object(c->fn_equal)}, result = xffi_any_none();
+  xffi_any args[3] = {xffi_any_object_new_ref(l->v_obj), xffi_any_object_new_ref(r->v_obj), xffi_any_object(c->fn_equal)},
+           result = xffi_any_none();
   int status = xffi_function_call(hook->v_obj, args, 3, &result);
+  xffi_any_release(&args[0]);
+  xffi_any_release(&args[1]);
   c->region = entry;
   int truth = 0;
   if (status == XFFI_OK) status = xffi_any_to_bool(&truth, &result);
@@ -296,11 +314,11 @@ static int push_pair(equaler *c, xffi_walk_vec *stack, const xffi_any *l, const 
   int is_container = t == XFFI_TYPE_ARRAY || t == XFFI_TYPE_LIST || t == XFFI_TYPE_MAP || t == XFFI_TYPE_DICT;
   eq_frame *f = xffi_walk_vec_push_unset(stack); /* every member is set below */
   if (!f) return -1;
-  if (xffi_walk_begin(&f->lhs, l, EQ_SKIP) != XFFI_OK) {
+  if (xffi_walk_begin_borrowed(&f->lhs, l) != XFFI_OK) {
     --stack->count;
     return -1;
   }
-  if (xffi_walk_begin(&f->rhs, r, EQ_SKIP) != XFFI_OK) {
+  if (xffi_walk_begin_borrowed(&f->rhs, r) != XFFI_OK) {
     xffi_walk_end(&f->lhs);
     --stack->count;
     return -1;
@@ -424,19 +442,30 @@ static void unwind(equaler *c, xffi_walk_vec *stack) {
   xffi_walk_vec_free(stack);
 }
 
+static int equal_walk(equaler *c, xffi_walk_vec *stack, const xffi_any *l, const xffi_any *r, int *out);
+
 static int equal_values(equaler *c, const xffi_any *l, const xffi_any *r, int *out) {
   int r0 = equal_immediate(c, l, r, out);
   if (r0) return r0 > 0 ? XFFI_OK : XFFI_FAIL;
   xffi_walk_vec stack = {NULL, 0, 0, sizeof(eq_frame)};
-  r0 = push_pair(c, &stack, l, r, out);
+  xffi_walk_vec *outer_frames = c->frames;
+  c->frames = &stack;
+  int status = equal_walk(c, &stack, l, r, out);
+  c->frames = outer_frames;
+  return status;
+}
+
+/* The walk of a pair that needs frames, on stack (empty; freed by the end). */
+static int equal_walk(equaler *c, xffi_walk_vec *stack, const xffi_any *l, const xffi_any *r, int *out) {
+  int r0 = push_pair(c, stack, l, r, out);
   if (r0 < 0) goto fail;
   if (r0 > 0) {
-    xffi_walk_vec_free(&stack);
+    xffi_walk_vec_free(stack);
     return XFFI_OK;
   }
   int result = 0, top_has_step = 0;
   for (;;) {
-    eq_frame *f = xffi_walk_vec_top(&stack);
+    eq_frame *f = xffi_walk_vec_top(stack);
     xffi_any a, b;
     int32_t region;
     int more = next_pair(c, f, &a, &b, &region);
@@ -452,10 +481,10 @@ static int equal_values(equaler *c, const xffi_any *l, const xffi_any *r, int *o
     if (more == 1) {
       c->region = region;
       int done = plain_pair_equal(&a, &b, &equal) ? 1 : equal_immediate(c, &a, &b, &equal);
-      if (done == 0) done = push_pair(c, &stack, &a, &b, &equal);
+      if (done == 0) done = push_pair(c, stack, &a, &b, &equal);
       if (done < 0) goto fail;
       if (done == 0) continue;
-      c->region = ((eq_frame *)xffi_walk_vec_top(&stack))->own_region;
+      c->region = ((eq_frame *)xffi_walk_vec_top(stack))->own_region;
       if (!equal) break;
       continue;
     }
@@ -471,23 +500,23 @@ static int equal_values(equaler *c, const xffi_any *l, const xffi_any *r, int *o
       equal = finish_object(c, f->seq_kind, f->entry_region, &lv, &rv, 1);
       if (equal < 0) goto fail;
     }
-    pop_frame(c, &stack);
+    pop_frame(c, stack);
     if (!equal) break;
-    if (!stack.count) {
+    if (!stack->count) {
       result = 1;
       break;
     }
-    c->region = ((eq_frame *)xffi_walk_vec_top(&stack))->own_region;
+    c->region = ((eq_frame *)xffi_walk_vec_top(stack))->own_region;
   }
   /* Unequal: each open frame names the child that differed, innermost first. */
   if (!result && c->steps)
-    for (size_t i = stack.count - (size_t)top_has_step; i-- > 0;)
-      if (add_child_step(c, xffi_walk_vec_at(&stack, i)) != XFFI_OK) goto fail;
+    for (size_t i = stack->count - (size_t)top_has_step; i-- > 0;)
+      if (add_child_step(c, xffi_walk_vec_at(stack, i)) != XFFI_OK) goto fail;
   *out = result;
-  unwind(c, &stack);
+  unwind(c, stack);
   return XFFI_OK;
 fail:
-  unwind(c, &stack);
+  unwind(c, stack);
   return XFFI_FAIL;
 }
 

@@ -29,6 +29,18 @@
 #include "recursive_walk_step.h"
 #include "structural_region.h"
 
+/* A small string's hash, remembered by its payload: a graph's Map keys
+ * ("name", "value", ...) repeat, and a look-up costs less than the stable
+ * hash of their bytes. */
+typedef struct small_text_slot {
+  uint64_t payload;
+  uint64_t hash;
+  uint32_t size;
+  uint32_t filled;
+} small_text_slot;
+
+enum { SMALL_TEXT_SLOTS = 64 }; /* direct-mapped by a multiplicative hash of the payload */
+
 typedef struct hasher {
   int32_t region;
   int skip_tensor_content;
@@ -41,6 +53,10 @@ typedef struct hasher {
    * for the whole walk (frames end in reverse order of their start), not an
    * allocation per Map. */
   xffi_walk_vec map_entries;
+  /* The frames of the innermost walk (a hook's callback starts another;
+   * the outer ones are pinned by then), borrowed: pinned before a hook. */
+  xffi_walk_vec *frames;
+  small_text_slot small_texts[SMALL_TEXT_SLOTS];
 } hasher;
 
 /* A Map entry in hashing order. */
@@ -79,11 +95,38 @@ static uint64_t bigint_hash(const xffi_any *v) {
   return combine(XFFI_TYPE_BIGINT, map_stable_hash_bytes(words.data, words.size));
 }
 
+/* A borrowed byte run (BYTE_ARRAY_PTR) hashed as the Bytes it stands for
+ * (tvm-ffi converts it first): small bytes by their zero-padded payload, a
+ * longer run as a Bytes object. */
+static uint64_t byte_run_hash(const xffi_any *v) {
+  xffi_byte_array b = *v->v_bytes_ptr;
+  if (b.size > XFFI_SMALL_STR_MAX) return combine(XFFI_TYPE_BYTES, map_stable_hash_bytes(b.data, b.size));
+  uint64_t word = 0;
+  if (b.size) memcpy(&word, b.data, b.size);
+  return combine(XFFI_TYPE_SMALL_BYTES, word);
+}
+
+/* text_hash of a small string, through the hasher's slots. */
+static uint64_t small_text_hash(hasher *h, const xffi_any *v) {
+  uint64_t payload = payload_of(v);
+  small_text_slot *slot = &h->small_texts[(payload * UINT64_C(0x9e3779b97f4a7c15)) >> 58];
+  if (slot->filled && slot->payload == payload && slot->size == v->small_len) return slot->hash;
+  slot->payload = payload;
+  slot->size = v->small_len;
+  slot->filled = 1;
+  slot->hash = text_hash(v);
+  return slot->hash;
+}
+
 /* A value hashed without looking inside it (tvm-ffi's rules for plain
- * values; small bytes, unlike small strings, hash by their raw payload). */
-static uint64_t plain_hash(const xffi_any *v) {
+ * values; small bytes, unlike small strings, hash by their raw payload).
+ * Borrowed texts (a C string, a byte run) hash by content, as the String or
+ * Bytes they stand for, never by address. */
+static uint64_t plain_hash(hasher *h, const xffi_any *v) {
   int32_t t = v->type_index;
-  if (t == XFFI_TYPE_SMALL_STR) return text_hash(v);
+  if (t == XFFI_TYPE_SMALL_STR) return small_text_hash(h, v);
+  if (t == XFFI_TYPE_RAW_STR) return text_hash(v);
+  if (t == XFFI_TYPE_BYTE_ARRAY_PTR) return byte_run_hash(v);
   if (t == XFFI_TYPE_FLOAT && v->v_float64 != v->v_float64) return combine((uint64_t)t, UINT64_C(0x7ff8000000000000));
   return combine((uint64_t)t, payload_of(v));
 }
@@ -156,11 +199,17 @@ static int call_hook(hasher *h, const xffi_any *hook, int32_t seq_kind, const xf
                             xffi_type_key(v->type_index), xffi_any_kind_name(hook));
   if (!h->fn_hash && xffi_walk_callback_new(&h->fn_hash, &h->fn_hash_link, fn_hash_call, h) != XFFI_OK)
     return XFFI_FAIL;
+  /* The hook runs others' code, which may drop what the open frames borrow
+   * (v too: held here for the call). */
+  if (h->frames)
+    for (size_t i = 0; i < h->frames->count; ++i) xffi_walk_pin(&((hash_frame *)xffi_walk_vec_at(h->frames, i))->walk);
   int32_t entry = h->region;
   h->region = xffi_structural_own_region(seq_kind, entry);
   uint64_t init = xffi_object_type_info_unchecked(v->v_obj)->type_key_hash;
-  xffi_any args[3] = {*v, xffi_any_int((int64_t)init), xffi_any_object(h->fn_hash)}, result = xffi_any_none();
+  xffi_any args[3] = {xffi_any_object_new_ref(v->v_obj), xffi_any_int((int64_t)init), xffi_any_object(h->fn_hash)},
+           result = xffi_any_none();
   int status = xffi_function_call(hook->v_obj, args, 3, &result);
+  xffi_any_release(&args[0]);
   h->region = entry;
   int64_t r = 0;
   if (status == XFFI_OK) status = xffi_any_to_int(&r, &result);
@@ -174,7 +223,7 @@ static int call_hook(hasher *h, const xffi_any *hook, int32_t seq_kind, const xf
 static int hash_immediate(hasher *h, const xffi_any *v, uint64_t *out) {
   int32_t t = v->type_index;
   if (t < XFFI_TYPE_STATIC_OBJECT_BEGIN) {
-    *out = plain_hash(v);
+    *out = plain_hash(h, v);
     return 1;
   }
   const xffi_object *obj = v->v_obj;
@@ -215,10 +264,10 @@ static int hash_immediate(hasher *h, const xffi_any *v, uint64_t *out) {
 
 /* A Map key's hash when it can be had without recursion; 0 when it cannot
  * (an object not hashed yet: the entry is left out, as tvm-ffi does). */
-static int key_hash(const hasher *h, const xffi_any *key, uint64_t *out) {
+static int key_hash(hasher *h, const xffi_any *key, uint64_t *out) {
   int32_t t = key->type_index;
   if (t < XFFI_TYPE_STATIC_OBJECT_BEGIN) {
-    *out = t == XFFI_TYPE_SMALL_STR ? text_hash(key) : combine((uint64_t)t, payload_of(key));
+    *out = t == XFFI_TYPE_SMALL_STR ? small_text_hash(h, key) : combine((uint64_t)t, payload_of(key));
     return 1;
   }
   if (t == XFFI_TYPE_STRING || t == XFFI_TYPE_BYTES) {
@@ -285,7 +334,7 @@ static int push_frame(hasher *h, xffi_walk_vec *stack, const xffi_any *value) {
   hash_frame *f = xffi_walk_vec_push_unset(stack); /* every member is set below */
   if (!f) return XFFI_FAIL;
   f->entries_begin = f->entries_end = f->entry_pos = 0;
-  if (xffi_walk_begin(&f->walk, value, XFFI_FIELD_SEQ_HASH_IGNORE) != XFFI_OK) {
+  if (xffi_walk_begin_borrowed(&f->walk, value) != XFFI_OK) {
     --stack->count;
     return XFFI_FAIL;
   }
@@ -341,6 +390,8 @@ static int hash_value(hasher *h, const xffi_any *value, uint64_t *out) {
   int r = hash_immediate(h, value, out);
   if (r) return r > 0 ? XFFI_OK : XFFI_FAIL;
   xffi_walk_vec stack = {NULL, 0, 0, sizeof(hash_frame)};
+  xffi_walk_vec *outer_frames = h->frames;
+  h->frames = &stack;
   if (push_frame(h, &stack, value) != XFFI_OK) goto fail;
   for (;;) {
     hash_frame *f = xffi_walk_vec_top(&stack);
@@ -351,7 +402,7 @@ static int hash_value(hasher *h, const xffi_any *value, uint64_t *out) {
     uint64_t done;
     if (more) {
       if (child.type_index < XFFI_TYPE_STATIC_OBJECT_BEGIN) { /* the commonest children: no call */
-        f->hash = combine(f->hash, plain_hash(&child));
+        f->hash = combine(f->hash, plain_hash(h, &child));
         continue;
       }
       h->region = region;
@@ -372,6 +423,7 @@ static int hash_value(hasher *h, const xffi_any *value, uint64_t *out) {
     if (!stack.count) {
       *out = done;
       xffi_walk_vec_free(&stack);
+      h->frames = outer_frames;
       return XFFI_OK;
     }
     f = xffi_walk_vec_top(&stack);
@@ -381,6 +433,7 @@ static int hash_value(hasher *h, const xffi_any *value, uint64_t *out) {
 fail:
   while (stack.count) pop_frame(h, &stack);
   xffi_walk_vec_free(&stack);
+  h->frames = outer_frames;
   return XFFI_FAIL;
 }
 

@@ -542,6 +542,68 @@ static void test_million_deep_values(void **state) {
   xffi_object_dec_ref(c.v_obj);
 }
 
+/* A borrowed C string or byte run hashes and compares as the String or
+ * Bytes it stands for (tvm-ffi converts such views first): by content,
+ * never by address. */
+static void test_text_views_hash_by_content(void **state) {
+  (void)state;
+  const char *texts[] = {"ab", "seven77", "a text longer than a small one"};
+  for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); ++i) {
+    char first[64], second[64];
+    snprintf(first, sizeof(first), "%s", texts[i]);
+    snprintf(second, sizeof(second), "%s", texts[i]);
+    xffi_any owned_str = str(texts[i]), owned_bytes;
+    assert_int_equal(xffi_any_from_bytes(&owned_bytes, texts[i], strlen(texts[i])), XFFI_OK);
+    xffi_byte_array run_a = {first, strlen(first)}, run_b = {second, strlen(second)};
+    xffi_any c_a = xffi_any_c_str(first), c_b = xffi_any_c_str(second);
+    xffi_any bytes_a = xffi_any_byte_array(&run_a), bytes_b = xffi_any_byte_array(&run_b);
+    for (int32_t options = 0; options < 2; ++options) {
+      assert_true(s_hash(c_a, options) == s_hash(owned_str, options));
+      assert_true(s_hash(c_a, options) == s_hash(c_b, options));
+      assert_true(s_hash(bytes_a, options) == s_hash(owned_bytes, options));
+      assert_true(s_hash(bytes_a, options) == s_hash(bytes_b, options));
+    }
+    assert_true(s_equal(c_a, owned_str, 0) && s_equal(owned_str, c_b, 0) && s_equal(c_a, c_b, 0));
+    assert_true(s_equal(bytes_a, owned_bytes, 0) && s_equal(owned_bytes, bytes_b, 0) && s_equal(bytes_a, bytes_b, 0));
+    assert_false(s_equal(c_a, bytes_a, 0));
+    second[0] = 'z';
+    assert_false(s_hash(c_a, 0) == s_hash(c_b, 0));
+    assert_false(s_equal(c_a, c_b, 0));
+    assert_false(s_equal(bytes_a, bytes_b, 0));
+    xffi_any_release(&owned_str);
+    xffi_any_release(&owned_bytes);
+  }
+}
+
+/* Small strings' hashes are remembered per walk by payload (64 slots):
+ * hundreds of distinct keys, met in other orders, still hash alike. */
+static void test_many_small_keys_hash_by_content(void **state) {
+  (void)state;
+  enum { N = 300 };
+  xffi_any keys[N], rkeys[N], values[N], rvalues[N];
+  for (int i = 0; i < N; ++i) {
+    char k[8];
+    snprintf(k, sizeof(k), "k%d", i);
+    keys[i] = rkeys[N - 1 - i] = str(k);
+    values[i] = rvalues[N - 1 - i] = xffi_any_int(i);
+  }
+  xffi_any forward = map_of(keys, values, N), backward = map_of(rkeys, rvalues, N);
+  xffi_any as_list = list_of(keys, N), as_list_too = list_of(keys, N);
+  assert_true(s_hash(forward, 0) == s_hash(backward, 0));
+  assert_true(s_hash(as_list, 0) == s_hash(as_list_too, 0));
+  values[N / 2] = xffi_any_int(-1);
+  xffi_any changed = map_of(keys, values, N);
+  assert_false(s_hash(forward, 0) == s_hash(changed, 0));
+  xffi_any renamed_key = str("k-1"), saved = keys[7];
+  keys[7] = renamed_key;
+  xffi_any renamed = list_of(keys, N);
+  assert_false(s_hash(as_list, 0) == s_hash(renamed, 0));
+  keys[7] = saved;
+  xffi_any made[] = {forward, backward, as_list, as_list_too, changed, renamed, renamed_key};
+  release(made, sizeof(made) / sizeof(made[0]));
+  release(keys, N);
+}
+
 static void test_bad_input_is_a_clear_error(void **state) {
   (void)state;
   xffi_any one = xffi_any_int(1);
@@ -596,6 +658,8 @@ int main(void) {
       cmocka_unit_test(test_maps_in_other_orders),
       cmocka_unit_test(test_structural_keys_key_maps_by_structure),
       cmocka_unit_test(test_million_deep_values),
+      cmocka_unit_test(test_text_views_hash_by_content),
+      cmocka_unit_test(test_many_small_keys_hash_by_content),
       cmocka_unit_test(test_bad_input_is_a_clear_error),
       cmocka_unit_test(test_global_structural_equal),
   };
