@@ -100,8 +100,8 @@ typedef struct xffi_walk_frame {
    * call for Any and object fields, no reference); 0: held is owned. */
   int32_t borrowed;
   int32_t child_owned; /* 1: child below is a reference to release */
-  int64_t size;     /* elements or entries; -1 for an object (its fields are not counted) */
-  int64_t position; /* children given so far */
+  int64_t size;        /* elements or entries; -1 for an object (its fields are not counted) */
+  int64_t position;    /* children given so far */
   /* Map: the entry being given (key, then value). */
   int64_t map_cursor;
   xffi_map_item item;

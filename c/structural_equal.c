@@ -203,7 +203,8 @@ static int call_hook(equaler *c, const xffi_any *hook, int32_t seq_kind, const x
   pin_frames(c);
   int32_t entry = c->region;
   c->region = xffi_structural_own_region(seq_kind, entry);
-  xffi_any args[3] = {xffi_any_object_new_ref(l->v_obj), xffi_any_object_new_ref(r->v_obj), xffi_any_object(c->fn_equal)},
+  xffi_any args[3] = {xffi_any_object_new_ref(l->v_obj), xffi_any_object_new_ref(r->v_obj),
+                      xffi_any_object(c->fn_equal)},
            result = xffi_any_none();
   int status = xffi_function_call(hook->v_obj, args, 3, &result);
   xffi_any_release(&args[0]);

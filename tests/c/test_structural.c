@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "test_util.h"
+#include "test_values.h"
 
 #include <xffi/array.h>
 #include <xffi/function.h>
@@ -19,30 +20,6 @@
 #include "type_runtime.h" /* the AccessPath and AccessStep layouts */
 
 /* ---- Helpers ---- */
-
-static xffi_any str(const char *s) {
-  xffi_any v;
-  assert_int_equal(xffi_any_from_str(&v, s, strlen(s)), XFFI_OK);
-  return v;
-}
-
-static xffi_any array_of(const xffi_any *items, int64_t n) {
-  xffi_object *a = NULL;
-  assert_int_equal(xffi_array_new(&a, items, n), XFFI_OK);
-  return xffi_any_object(a);
-}
-
-static xffi_any list_of(const xffi_any *items, int64_t n) {
-  xffi_object *l = NULL;
-  assert_int_equal(xffi_list_new(&l, items, n), XFFI_OK);
-  return xffi_any_object(l);
-}
-
-static xffi_any map_of(const xffi_any *keys, const xffi_any *values, int64_t n) {
-  xffi_object *m = NULL;
-  assert_int_equal(xffi_map_new(&m, keys, values, n), XFFI_OK);
-  return xffi_any_object(m);
-}
 
 static int s_equal(xffi_any a, xffi_any b, int32_t options) {
   int eq = -1;
@@ -139,10 +116,6 @@ static int setup_types(void **state) {
   xffi_type_metadata m = {{NULL, 0}, NULL, (int32_t)sizeof(node), XFFI_SEQ_HASH_TREE_NODE};
   assert_int_equal(xffi_type_register_metadata(def_func_t, &m), XFFI_OK);
   return 0;
-}
-
-static void release(xffi_any *values, size_t n) {
-  for (size_t i = 0; i < n; ++i) xffi_any_release(&values[i]);
 }
 
 /* ---- Plain values and containers ---- */

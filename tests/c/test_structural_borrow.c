@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "test_util.h"
+#include "test_values.h"
 
 #include <xffi/array.h>
 #include <xffi/function.h>
@@ -106,12 +107,6 @@ static int setup_types(void **state) {
 }
 
 static uint32_t strong_count(const xffi_object *obj) { return (uint32_t)(obj->ref_counts & 0xffffffffu); }
-
-static xffi_any array_of(const xffi_any *items, int64_t n) {
-  xffi_object *a = NULL;
-  assert_int_equal(xffi_array_new(&a, items, n), XFFI_OK);
-  return xffi_any_object(a);
-}
 
 static void test_stored_fields_read_in_place(void **state) {
   (void)state;
