@@ -43,7 +43,7 @@ static void check_read_error(const char *text, const char *kind, const char *fra
 
 static xffi_any probe_new(int64_t count, double ratio, const char *label, int64_t depth) {
   register_sensor_types();
-  void *made;
+  void *made = NULL;
   assert_int_equal(probe_create(&made), XFFI_OK);
   probe *p = made;
   p->base.count = count;
@@ -96,7 +96,7 @@ static xffi_any chain_new(int64_t n) {
   register_link();
   xffi_object *next = NULL;
   for (int64_t i = n - 1; i >= 0; --i) {
-    void *made;
+    void *made = NULL;
     assert_int_equal(link_create(&made), XFFI_OK);
     link *l = made;
     l->value = i;
