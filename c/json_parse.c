@@ -18,6 +18,7 @@
 #include <xffi/map.h>
 #include <xffi/string.h>
 
+#include "map_table.h"
 #include "recursive_walk.h"
 #include "repr_text.h"
 
@@ -410,11 +411,18 @@ static int close_top(json_reader *r, xffi_any *value) {
   int64_t n = (int64_t)(r->values.count - first_value);
   const xffi_any *values = xffi_walk_vec_at(&r->values, first_value);
   xffi_object *container = NULL;
-  /* A repeated key gets its last value, as setting each in turn does (xffi_map_new). */
-  int status = f->is_map ? xffi_map_new(&container, xffi_walk_vec_at(&r->keys, first_key), values, n)
-                         : xffi_array_new(&container, values, n);
-  drop_values(&r->values, first_value);
-  drop_values(&r->keys, first_key);
+  int status;
+  if (f->is_map) {
+    /* The pairs move into the Map, sized once (a repeated key gets its last
+     * value, as setting each in turn does): consumed even on failure. */
+    status = xffi_map_do_build(FN, XFFI_TYPE_MAP, &container, xffi_walk_vec_at(&r->keys, first_key),
+                               xffi_walk_vec_at(&r->values, first_value), n);
+    r->values.count = first_value;
+    r->keys.count = first_key;
+  } else {
+    status = xffi_array_new(&container, values, n);
+    drop_values(&r->values, first_value);
+  }
   r->frames.count--;
   if (status != XFFI_OK) return XFFI_FAIL;
   *value = xffi_any_object(container);

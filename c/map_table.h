@@ -259,6 +259,18 @@ int xffi_map_do_length(const char *fn, int64_t *out, const xffi_object *map);
 int xffi_map_do_copy(const char *fn, int32_t type_index, xffi_object **out, const xffi_object *map);
 
 /* ---- c/map_edit.c ---- */
+/* A new map of type_index (*out, a new reference) from count pairs, sized
+ * once (tvm-ffi's sizing) and filled without per-insert copies: keys and
+ * values are owned and stolen, every one consumed on success and on failure
+ * (the arrays themselves stay the caller's; their items are garbage after).
+ * A repeated key keeps its first place (small) or moves to the end (dense)
+ * with the last value, as setting each pair in turn does. Keys must be
+ * owned values (no borrowed text, no rvalue: TypeError). The hash-flood
+ * refusal of docs/map.md applies. count >= 0 is the caller's check. */
+int xffi_map_do_build(const char *fn, int32_t type_index, xffi_object **out, xffi_any *keys, xffi_any *values,
+                      int64_t count);
+/* The same from borrowed views (keys and values copied in; a C string key
+ * becomes a String), with every argument checked: xffi_map_new's body. */
 int xffi_map_do_new_from(const char *fn, int32_t type_index, xffi_object **out, const xffi_any *keys,
                          const xffi_any *values, int64_t count);
 
