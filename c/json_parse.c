@@ -416,7 +416,7 @@ static int close_top(json_reader *r, xffi_any *value) {
     /* The pairs move into the Map, sized once (a repeated key gets its last
      * value, as setting each in turn does): consumed even on failure. */
     status = xffi_map_do_build(FN, XFFI_TYPE_MAP, &container, xffi_walk_vec_at(&r->keys, first_key),
-                               xffi_walk_vec_at(&r->values, first_value), n);
+                               xffi_walk_vec_at(&r->values, first_value), n, 0);
     r->values.count = first_value;
     r->keys.count = first_key;
   } else {

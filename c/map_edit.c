@@ -142,11 +142,12 @@ static void release_pairs(xffi_any *keys, xffi_any *values, int64_t from, int64_
   }
 }
 
-/* Puts pair k (owned, moved in; key normalized) into m, which was sized for
- * all pairs: a repeated key keeps its place in a small map and moves to the
- * end of a dense one, its value replaced (as setting each pair in turn). On
- * failure the pair is still the caller's. */
-static int build_put(const char *fn, map_object *m, xffi_any *key, xffi_any *value) {
+/* Puts a pair (owned, moved in; key normalized) into m, which has room for
+ * `total` pairs (a small map that is full becomes a dense table for them): a
+ * repeated key keeps its place in a small map and moves to the end of a
+ * dense one, its value replaced (as setting each pair in turn). On failure
+ * the pair is still the caller's. */
+static int build_put(const char *fn, map_object *m, xffi_any *key, xffi_any *value, uint64_t total) {
   const xffi_any *found;
   uint64_t pos = 0, hash = 0;
   int hashed = 0;
@@ -161,26 +162,32 @@ static int build_put(const char *fn, map_object *m, xffi_any *key, xffi_any *val
     xffi_any_release(key); /* the first key stays, as tvm-ffi keeps it */
     return XFFI_OK;
   }
-  if (map_is_small(m)) { /* room for every pair was made: no growth, no failure */
-    map_pair *p = &map_small_pairs(m)[m->size++];
-    xffi_any_move(&p->key, key);
-    xffi_any_move(&p->value, value);
-    return XFFI_OK;
+  if (map_is_small(m)) {
+    if (m->size < map_small_slots(m)) { /* inline room made up front: no growth */
+      map_pair *p = &map_small_pairs(m)[m->size++];
+      xffi_any_move(&p->key, key);
+      xffi_any_move(&p->value, value);
+      return XFFI_OK;
+    }
+    if (xffi_map_dense_from_small(m, total) != XFFI_OK) return XFFI_FAIL;
+    if (xffi_map_any_hash(&hash, key) != XFFI_OK) return XFFI_FAIL;
   }
   return xffi_map_dense_insert_new(fn, m, key, value, hash);
 }
 
 int xffi_map_do_build(const char *fn, int32_t type_index, xffi_object **out, xffi_any *keys, xffi_any *values,
-                      int64_t count) {
+                      int64_t count, int as_set) {
   *out = NULL;
   if ((uint64_t)count > MAP_MAX_SLOTS / 2) {
     release_pairs(keys, values, 0, count);
     return xffi_error_raise_out_of_memory();
   }
   /* Sized once, as tvm-ffi's CreateFromRange sizes it: small below 4
-   * pairs (all inline), else a dense table for count entries. */
-  xffi_object *obj = xffi_map_alloc(type_index, count < MAP_SMALL_MAX ? (uint64_t)count : MAP_SMALL_INIT);
-  if (obj && count >= MAP_SMALL_MAX && xffi_map_dense_from_small(map_of(obj), (uint64_t)count) != XFFI_OK) {
+   * pairs (all inline), else a dense table for count entries. As Set does
+   * from an empty map: small while at most 4 distinct keys, then dense. */
+  uint64_t inline_pairs = (uint64_t)count < MAP_SMALL_MAX ? (uint64_t)count : as_set ? MAP_SMALL_MAX : MAP_SMALL_INIT;
+  xffi_object *obj = xffi_map_alloc(type_index, inline_pairs);
+  if (obj && !as_set && count >= MAP_SMALL_MAX && xffi_map_dense_from_small(map_of(obj), (uint64_t)count) != XFFI_OK) {
     xffi_object_dec_ref_inline(obj);
     obj = NULL;
   }
@@ -196,7 +203,7 @@ int xffi_map_do_build(const char *fn, int32_t type_index, xffi_object **out, xff
       xffi_any key;
       if (xffi_map_key_normalize(fn, &key, &keys[k]) != XFFI_OK) break;
       keys[k] = key; /* the same owned value, its padding zeroed */
-      if (build_put(fn, map_of(obj), &keys[k], &values[k]) != XFFI_OK) break;
+      if (build_put(fn, map_of(obj), &keys[k], &values[k], (uint64_t)count) != XFFI_OK) break;
     }
   }
   if (obj && k == count) {
@@ -224,8 +231,8 @@ int xffi_map_do_new_from(const char *fn, int32_t type_index, xffi_object **out, 
   /* Owned copies of every pair first (a C string key becomes a String),
    * then one sized build. */
   xffi_any stack_pairs[2 * NEW_FROM_STACK_PAIRS];
-  xffi_any *owned = count <= NEW_FROM_STACK_PAIRS ? stack_pairs
-                                                  : (xffi_any *)xffi_alloc((size_t)count * 2 * sizeof(xffi_any));
+  xffi_any *owned =
+      count <= NEW_FROM_STACK_PAIRS ? stack_pairs : (xffi_any *)xffi_alloc((size_t)count * 2 * sizeof(xffi_any));
   if (!owned) return xffi_error_raise_out_of_memory();
   xffi_any *owned_keys = owned, *owned_values = owned + count;
   int64_t k = 0;
@@ -240,7 +247,7 @@ int xffi_map_do_new_from(const char *fn, int32_t type_index, xffi_object **out, 
   }
   int status;
   if (k == count) {
-    status = xffi_map_do_build(fn, type_index, out, owned_keys, owned_values, count);
+    status = xffi_map_do_build(fn, type_index, out, owned_keys, owned_values, count, 0);
   } else {
     release_pairs(owned_keys, owned_values, 0, k);
     status = XFFI_FAIL;
