@@ -51,6 +51,8 @@ static int fail_at(json_reader *r, const char *at, const char *what) {
 }
 
 static void skip_space(json_reader *r) {
+  /* Compact text has no space between tokens: every byte above ' ' ends it at once. */
+  if (XFFI_LIKELY(r->cur < r->end && (unsigned char)*r->cur > ' ')) return;
   while (r->cur < r->end) {
     char c = *r->cur;
     if (c == '\n') {
@@ -162,7 +164,12 @@ static int read_string(json_reader *r, xffi_any *out) {
   r->text.size = 0;
   int escaped = 0;
   while (r->cur < r->end) {
-    unsigned char c = (unsigned char)*r->cur;
+    /* The plain ASCII run up to the next quote, escape or special byte. */
+    const char *p = r->cur;
+    while (p < r->end && (unsigned char)*p >= 0x20 && (unsigned char)*p < 0x80 && *p != '"' && *p != '\\') ++p;
+    r->cur = p;
+    if (p == r->end) break;
+    unsigned char c = (unsigned char)*p;
     if (c == '"') {
       int status;
       if (!escaped) {
@@ -180,11 +187,7 @@ static int read_string(json_reader *r, xffi_any *out) {
       r->cur += n;
       continue;
     }
-    if (c != '\\') {
-      r->cur++;
-      continue;
-    }
-    escaped = 1;
+    escaped = 1; /* c is the backslash of an escape */
     if (xffi_repr_put(&r->text, run, (size_t)(r->cur - run)) != XFFI_OK) return XFFI_FAIL;
     r->cur++;
     if (r->cur == r->end) break;
@@ -268,12 +271,19 @@ static int read_number(json_reader *r, xffi_any *out) {
     *out = xffi_any_float(NAN);
     return XFFI_OK;
   }
-  /* int: 0 or a non-zero digit and more digits */
+  /* int: 0 or a non-zero digit and more digits, accumulated negatively (so
+   * that INT64_MIN fits) as they are scanned; overflow reads as a float. */
   if (p == end || !is_digit(*p)) return fail_at(r, start, "Expecting value");
+  int64_t v = 0;
+  int overflow = 0;
   if (*p == '0') {
     p++;
   } else {
-    while (p < end && is_digit(*p)) p++;
+    for (; p < end && is_digit(*p); ++p) {
+      int d = *p - '0';
+      if (v < (INT64_MIN + d) / 10) overflow = 1;
+      v = overflow ? v : v * 10 - d;
+    }
   }
   int integral = 1;
   if (p < end && *p == '.') {
@@ -291,17 +301,6 @@ static int read_number(json_reader *r, xffi_any *out) {
   }
   r->cur = p;
   if (integral) {
-    /* Accumulate negatively so INT64_MIN fits; overflow reads as a float. */
-    int64_t v = 0;
-    int overflow = 0;
-    for (const char *q = start + negative; q < p; ++q) {
-      int d = *q - '0';
-      if (v < (INT64_MIN + d) / 10) {
-        overflow = 1;
-        break;
-      }
-      v = v * 10 - d;
-    }
     if (!overflow && (negative || v != INT64_MIN)) {
       *out = xffi_any_int(negative ? v : -v);
       return XFFI_OK;
