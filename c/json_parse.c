@@ -18,6 +18,7 @@
 #include <xffi/map.h>
 #include <xffi/string.h>
 
+#include "map_table.h"
 #include "recursive_walk.h"
 #include "repr_text.h"
 
@@ -50,6 +51,8 @@ static int fail_at(json_reader *r, const char *at, const char *what) {
 }
 
 static void skip_space(json_reader *r) {
+  /* Compact text has no space between tokens: every byte above ' ' ends it at once. */
+  if (XFFI_LIKELY(r->cur < r->end && (unsigned char)*r->cur > ' ')) return;
   while (r->cur < r->end) {
     char c = *r->cur;
     if (c == '\n') {
@@ -161,7 +164,12 @@ static int read_string(json_reader *r, xffi_any *out) {
   r->text.size = 0;
   int escaped = 0;
   while (r->cur < r->end) {
-    unsigned char c = (unsigned char)*r->cur;
+    /* The plain ASCII run up to the next quote, escape or special byte. */
+    const char *p = r->cur;
+    while (p < r->end && (unsigned char)*p >= 0x20 && (unsigned char)*p < 0x80 && *p != '"' && *p != '\\') ++p;
+    r->cur = p;
+    if (p == r->end) break;
+    unsigned char c = (unsigned char)*p;
     if (c == '"') {
       int status;
       if (!escaped) {
@@ -179,11 +187,7 @@ static int read_string(json_reader *r, xffi_any *out) {
       r->cur += n;
       continue;
     }
-    if (c != '\\') {
-      r->cur++;
-      continue;
-    }
-    escaped = 1;
+    escaped = 1; /* c is the backslash of an escape */
     if (xffi_repr_put(&r->text, run, (size_t)(r->cur - run)) != XFFI_OK) return XFFI_FAIL;
     r->cur++;
     if (r->cur == r->end) break;
@@ -267,12 +271,19 @@ static int read_number(json_reader *r, xffi_any *out) {
     *out = xffi_any_float(NAN);
     return XFFI_OK;
   }
-  /* int: 0 or a non-zero digit and more digits */
+  /* int: 0 or a non-zero digit and more digits, accumulated negatively (so
+   * that INT64_MIN fits) as they are scanned; overflow reads as a float. */
   if (p == end || !is_digit(*p)) return fail_at(r, start, "Expecting value");
+  int64_t v = 0;
+  int overflow = 0;
   if (*p == '0') {
     p++;
   } else {
-    while (p < end && is_digit(*p)) p++;
+    for (; p < end && is_digit(*p); ++p) {
+      int d = *p - '0';
+      if (v < (INT64_MIN + d) / 10) overflow = 1;
+      v = overflow ? v : v * 10 - d;
+    }
   }
   int integral = 1;
   if (p < end && *p == '.') {
@@ -290,17 +301,6 @@ static int read_number(json_reader *r, xffi_any *out) {
   }
   r->cur = p;
   if (integral) {
-    /* Accumulate negatively so INT64_MIN fits; overflow reads as a float. */
-    int64_t v = 0;
-    int overflow = 0;
-    for (const char *q = start + negative; q < p; ++q) {
-      int d = *q - '0';
-      if (v < (INT64_MIN + d) / 10) {
-        overflow = 1;
-        break;
-      }
-      v = v * 10 - d;
-    }
     if (!overflow && (negative || v != INT64_MIN)) {
       *out = xffi_any_int(negative ? v : -v);
       return XFFI_OK;
@@ -410,11 +410,18 @@ static int close_top(json_reader *r, xffi_any *value) {
   int64_t n = (int64_t)(r->values.count - first_value);
   const xffi_any *values = xffi_walk_vec_at(&r->values, first_value);
   xffi_object *container = NULL;
-  /* A repeated key gets its last value, as setting each in turn does (xffi_map_new). */
-  int status = f->is_map ? xffi_map_new(&container, xffi_walk_vec_at(&r->keys, first_key), values, n)
-                         : xffi_array_new(&container, values, n);
-  drop_values(&r->values, first_value);
-  drop_values(&r->keys, first_key);
+  int status;
+  if (f->is_map) {
+    /* The pairs move into the Map, sized once (a repeated key gets its last
+     * value, as setting each in turn does): consumed even on failure. */
+    status = xffi_map_do_build(FN, XFFI_TYPE_MAP, &container, xffi_walk_vec_at(&r->keys, first_key),
+                               xffi_walk_vec_at(&r->values, first_value), n, 0);
+    r->values.count = first_value;
+    r->keys.count = first_key;
+  } else {
+    status = xffi_array_new(&container, values, n);
+    drop_values(&r->values, first_value);
+  }
   r->frames.count--;
   if (status != XFFI_OK) return XFFI_FAIL;
   *value = xffi_any_object(container);

@@ -134,6 +134,90 @@ static int map_erase(const char *fn, xffi_object **target, int cow, const xffi_a
   return XFFI_OK;
 }
 
+/* Releases pairs [from, count) of the caller's stolen arrays. */
+static void release_pairs(xffi_any *keys, xffi_any *values, int64_t from, int64_t count) {
+  for (int64_t k = from; k < count; ++k) {
+    xffi_any_release(&keys[k]);
+    xffi_any_release(&values[k]);
+  }
+}
+
+/* Puts a pair (owned, moved in; key normalized) into m, which has room for
+ * `total` pairs (a small map that is full becomes a dense table for them): a
+ * repeated key keeps its place in a small map and moves to the end of a
+ * dense one, its value replaced (as setting each pair in turn). On failure
+ * the pair is still the caller's. */
+static int build_put(const char *fn, map_object *m, xffi_any *key, xffi_any *value, uint64_t total) {
+  const xffi_any *found;
+  uint64_t pos = 0, hash = 0;
+  int hashed = 0;
+  if (xffi_map_find(&found, &pos, &hash, &hashed, m, key) != XFFI_OK) return XFFI_FAIL;
+  if (found) {
+    xffi_any *slot = map_is_small(m) ? &map_small_pairs(m)[pos].value : &map_item_at(m, pos)->value;
+    xffi_any old = *slot;
+    *slot = *value;
+    *value = xffi_any_none();
+    if (!map_is_small(m)) xffi_map_dense_move_to_end(m, pos);
+    xffi_any_release(&old);
+    xffi_any_release(key); /* the first key stays, as tvm-ffi keeps it */
+    return XFFI_OK;
+  }
+  if (map_is_small(m)) {
+    if (m->size < map_small_slots(m)) { /* inline room made up front: no growth */
+      map_pair *p = &map_small_pairs(m)[m->size++];
+      xffi_any_move(&p->key, key);
+      xffi_any_move(&p->value, value);
+      return XFFI_OK;
+    }
+    if (xffi_map_dense_from_small(m, total) != XFFI_OK) return XFFI_FAIL;
+    if (xffi_map_any_hash(&hash, key) != XFFI_OK) return XFFI_FAIL;
+  }
+  return xffi_map_dense_insert_new(fn, m, key, value, hash);
+}
+
+int xffi_map_do_build(const char *fn, int32_t type_index, xffi_object **out, xffi_any *keys, xffi_any *values,
+                      int64_t count, int as_set) {
+  *out = NULL;
+  if ((uint64_t)count > MAP_MAX_SLOTS / 2) {
+    release_pairs(keys, values, 0, count);
+    return xffi_error_raise_out_of_memory();
+  }
+  /* Sized once, as tvm-ffi's CreateFromRange sizes it: small below 4
+   * pairs (all inline), else a dense table for count entries. As Set does
+   * from an empty map: small while at most 4 distinct keys, then dense. */
+  uint64_t inline_pairs = (uint64_t)count < MAP_SMALL_MAX ? (uint64_t)count : as_set ? MAP_SMALL_MAX : MAP_SMALL_INIT;
+  xffi_object *obj = xffi_map_alloc(type_index, inline_pairs);
+  if (obj && !as_set && count >= MAP_SMALL_MAX && xffi_map_dense_from_small(map_of(obj), (uint64_t)count) != XFFI_OK) {
+    xffi_object_dec_ref_inline(obj);
+    obj = NULL;
+  }
+  int64_t k = 0;
+  if (obj) {
+    for (; k < count; ++k) {
+      int32_t t = keys[k].type_index;
+      if (XFFI_UNLIKELY(t == XFFI_TYPE_RAW_STR || t == XFFI_TYPE_BYTE_ARRAY_PTR || t == XFFI_TYPE_OBJECT_RVALUE)) {
+        xffi_error_raise(XFFI_KIND_TYPE, "%s: key %lld is %s, not an owned value", fn, (long long)k,
+                         xffi_any_kind_name(&keys[k]));
+        break;
+      }
+      xffi_any key;
+      if (xffi_map_key_normalize(fn, &key, &keys[k]) != XFFI_OK) break;
+      keys[k] = key; /* the same owned value, its padding zeroed */
+      if (build_put(fn, map_of(obj), &keys[k], &values[k], (uint64_t)count) != XFFI_OK) break;
+    }
+  }
+  if (obj && k == count) {
+    *out = obj;
+    return XFFI_OK;
+  }
+  release_pairs(keys, values, k, count);
+  if (obj) xffi_object_dec_ref_inline(obj);
+  return XFFI_FAIL;
+}
+
+/* Pairs copied in on the stack up to this count, on the heap beyond. */
+#define NEW_FROM_STACK_PAIRS 8
+
 int xffi_map_do_new_from(const char *fn, int32_t type_index, xffi_object **out, const xffi_any *keys,
                          const xffi_any *values, int64_t count) {
   if (!out) return xffi_raise_null_arg(fn, "out");
@@ -144,22 +228,32 @@ int xffi_map_do_new_from(const char *fn, int32_t type_index, xffi_object **out, 
   if (count > 0 && !values)
     return xffi_error_raise(XFFI_KIND_VALUE, "%s: values is NULL but count is %lld", fn, (long long)count);
   if ((uint64_t)count > MAP_MAX_SLOTS / 2) return xffi_error_raise_out_of_memory();
-  /* Sized as tvm-ffi's CreateFromRange sizes it: small below 4 pairs, else
-   * a dense table for count entries. */
-  xffi_object *obj = xffi_map_alloc(type_index, count < MAP_SMALL_MAX ? (uint64_t)count : MAP_SMALL_INIT);
-  if (!obj) return XFFI_FAIL;
-  if (count >= MAP_SMALL_MAX && xffi_map_dense_from_small(map_of(obj), (uint64_t)count) != XFFI_OK) {
-    xffi_object_dec_ref_inline(obj);
-    return XFFI_FAIL;
-  }
-  for (int64_t k = 0; k < count; ++k) {
-    if (map_set(fn, &obj, 0, &keys[k], &values[k]) != XFFI_OK) {
-      xffi_object_dec_ref_inline(obj);
-      return XFFI_FAIL;
+  /* Owned copies of every pair first (a C string key becomes a String),
+   * then one sized build. */
+  xffi_any stack_pairs[2 * NEW_FROM_STACK_PAIRS];
+  xffi_any *owned =
+      count <= NEW_FROM_STACK_PAIRS ? stack_pairs : (xffi_any *)xffi_alloc((size_t)count * 2 * sizeof(xffi_any));
+  if (!owned) return xffi_error_raise_out_of_memory();
+  xffi_any *owned_keys = owned, *owned_values = owned + count;
+  int64_t k = 0;
+  for (; k < count; ++k) {
+    xffi_any probe;
+    if (key_probe(fn, &probe, &keys[k]) != XFFI_OK) break;
+    if (copy_in(fn, "value", &owned_values[k], &values[k]) != XFFI_OK) break;
+    if (copy_in(fn, "key", &owned_keys[k], &probe) != XFFI_OK) {
+      xffi_any_release(&owned_values[k]);
+      break;
     }
   }
-  *out = obj;
-  return XFFI_OK;
+  int status;
+  if (k == count) {
+    status = xffi_map_do_build(fn, type_index, out, owned_keys, owned_values, count, 0);
+  } else {
+    release_pairs(owned_keys, owned_values, 0, k);
+    status = XFFI_FAIL;
+  }
+  if (owned != stack_pairs) xffi_free(owned);
+  return status;
 }
 
 /* ---- The public setters and erasers ---- */

@@ -68,6 +68,10 @@ static inline int map_lookup(const char *fn, const xffi_any **out, const xffi_ob
   return map_lookup_general(fn, out, map, key);
 }
 
+int xffi_map_lookup_probe(const xffi_any **out, const xffi_object *map, const xffi_any *probe) {
+  return find_value(out, map_of(map), probe);
+}
+
 int xffi_map_lookup(const xffi_any **out, const xffi_object *map, const xffi_any *key) {
   return map_lookup(__func__, out, map, key);
 }

@@ -259,8 +259,29 @@ int xffi_map_do_length(const char *fn, int64_t *out, const xffi_object *map);
 int xffi_map_do_copy(const char *fn, int32_t type_index, xffi_object **out, const xffi_object *map);
 
 /* ---- c/map_edit.c ---- */
+/* A new map of type_index (*out, a new reference) from count pairs, sized
+ * once and filled without per-insert copies: keys and values are owned and
+ * stolen, every one consumed on success and on failure (the arrays
+ * themselves stay the caller's; their items are garbage after). The shape
+ * is tvm-ffi's range constructor's (as_set 0: small below 4 pairs, else
+ * dense from the start) or that of Set called pair by pair on an empty map
+ * (as_set 1: small while at most 4 distinct keys). Either way a repeated
+ * key takes the last value and keeps its place while the map is small,
+ * moving to the end once it is dense. Keys must be owned values (no
+ * borrowed text, no rvalue: TypeError). The hash-flood refusal of
+ * docs/map.md applies. count >= 0 is the caller's check. */
+int xffi_map_do_build(const char *fn, int32_t type_index, xffi_object **out, xffi_any *keys, xffi_any *values,
+                      int64_t count, int as_set);
+/* The same from borrowed views (keys and values copied in; a C string key
+ * becomes a String), with every argument checked: xffi_map_new's body. */
 int xffi_map_do_new_from(const char *fn, int32_t type_index, xffi_object **out, const xffi_any *keys,
                          const xffi_any *values, int64_t count);
+
+/* ---- c/map_lookup.c ---- */
+/* Finds probe, a key already in the form xffi_map_key_normalize gives, in
+ * map (borrowed, a Map or a Dict: the caller's checks): *out the stored
+ * value (borrowed) or NULL. For readers that look one key up many times. */
+int xffi_map_lookup_probe(const xffi_any **out, const xffi_object *map, const xffi_any *probe);
 
 /* ---- c/map_iter.c ---- */
 int xffi_map_do_next(const char *fn, xffi_map_item *out, const xffi_object *map, int64_t *cursor);

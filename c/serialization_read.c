@@ -20,7 +20,7 @@
 #include <xffi/sys/error.h>
 #include <xffi/tvm_ffi.h>
 
-#include "map_key.h"
+#include "map_table.h"
 #include "recursive_walk.h"
 #include "check.h"
 #include "field_storage.h"
@@ -45,8 +45,8 @@ typedef struct read_frame {
   const char *type_key;
   const xffi_any *refs; /* borrowed: the node's data, child node indices */
   int64_t size, position;
-  xffi_object *built; /* owned: the container or object so far (its only reference) */
-  xffi_any key;       /* Map/Dict: the decoded key waiting for its value (owned) */
+  xffi_object *built;            /* owned: the container or object so far (its only reference); NULL for Map/Dict */
+  size_t first_key, first_value; /* Map/Dict: where its keys and values start on the reader's stacks */
   /* Object: its type, the next field, the field waiting for its node's
    * value, and the node's data (a Map from field names; borrowed). */
   const xffi_type_info *type;
@@ -61,19 +61,28 @@ typedef struct graph_reader {
   xffi_any *decoded; /* owned: each node's value once done */
   uint8_t *state;
   xffi_walk_vec frames; /* read_frame */
+  /* xffi_any, owned: the open Maps' and Dicts' decoded keys and values,
+   * outermost first; each is built once, at its final size, when it closes */
+  xffi_walk_vec keys, values;
+  xffi_any key_type, key_data; /* "type" and "data" as map lookups compare them */
 } graph_reader;
 
-/* The borrowed value of key in map (a Map), or NULL. */
-static const xffi_any *field(const xffi_object *map, const char *key) {
-  xffi_any k; /* "type" and "data" are inline strings: nothing is allocated for them */
-  if (xffi_any_from_str(&k, key, strlen(key)) != XFFI_OK) {
-    drop_raised();
-    return NULL;
+/* key (a C string) as map lookups compare it, in *probe: short names are
+ * inline strings (nothing to release), longer ones a new String. */
+static int key_probe(xffi_any *probe, const char *key, size_t size) {
+  xffi_any text;
+  if (xffi_any_from_str(&text, key, size) != XFFI_OK) return XFFI_FAIL;
+  if (xffi_map_key_normalize(FN, probe, &text) != XFFI_OK) {
+    xffi_any_release(&text);
+    return XFFI_FAIL;
   }
+  return XFFI_OK;
+}
+
+/* The borrowed value of probe (from key_probe) in map (a Map), or NULL. */
+static const xffi_any *field(const xffi_object *map, const xffi_any *probe) {
   const xffi_any *v = NULL;
-  int status = xffi_map_lookup(&v, map, &k);
-  xffi_any_release(&k);
-  if (status != XFFI_OK) {
+  if (xffi_map_lookup_probe(&v, map, probe) != XFFI_OK) {
     drop_raised();
     return NULL;
   }
@@ -187,6 +196,7 @@ static int decode_leaf(int64_t node, int32_t type_index, const char *type_key, c
     }
     case XFFI_TYPE_STRING: {
       if (!xffi_walk_is_str(t)) return bad_part(node, type_key, at, "a string", data);
+      if (t == XFFI_TYPE_STRING || t == XFFI_TYPE_SMALL_STR) return xffi_any_copy(out, data); /* shared, as immutable */
       xffi_byte_array s = map_text_of(data);
       return xffi_any_from_str(out, s.data, s.size);
     }
@@ -261,23 +271,25 @@ static int raise_in_node(int64_t node, const char *type_key, const xffi_field_in
   return status;
 }
 
-/* Pushes a frame for node, which builds built (stolen). */
+/* Pushes a frame for node, which builds built (stolen; NULL for a Map or
+ * Dict, built when it closes). */
 static read_frame *push_frame(graph_reader *r, int64_t node, int32_t t, const char *type_key, xffi_object *built) {
   if (r->frames.count >= XFFI_WALK_MAX_DEPTH) {
-    xffi_object_dec_ref(built);
+    if (built) xffi_object_dec_ref(built);
     xffi_walk_raise_too_deep(FN);
     return NULL;
   }
   read_frame *f = (read_frame *)xffi_walk_vec_push(&r->frames);
   if (f == NULL) {
-    xffi_object_dec_ref(built);
+    if (built) xffi_object_dec_ref(built);
     return NULL;
   }
   f->node = node;
   f->type_index = t;
   f->type_key = type_key;
   f->built = built;
-  f->key = xffi_any_none();
+  f->first_key = r->keys.count;
+  f->first_value = r->values.count;
   r->state[node] = NODE_OPEN;
   return f;
 }
@@ -330,12 +342,12 @@ static int start_node(graph_reader *r, int64_t node, int *opened) {
   if (n->type_index != XFFI_TYPE_MAP)
     return xffi_error_raise(XFFI_KIND_TYPE, "%s: node %lld must be an object, got %s", FN, (long long)node,
                             xffi_any_kind_name(n));
-  const xffi_any *type = field(n->v_obj, "type");
+  const xffi_any *type = field(n->v_obj, &r->key_type);
   if (type == NULL || !xffi_walk_is_str(type->type_index))
     return xffi_error_raise(XFFI_KIND_TYPE, "%s: node %lld: \"type\" must be a string, got %s", FN, (long long)node,
                             type ? xffi_any_kind_name(type) : "nothing");
   xffi_byte_array key = map_text_of(type);
-  const xffi_any *data = field(n->v_obj, "data");
+  const xffi_any *data = field(n->v_obj, &r->key_data);
   const char *key_text = NULL;
   int32_t t = known_type(key, &key_text);
   if (t < 0) {
@@ -364,14 +376,10 @@ static int start_node(graph_reader *r, int64_t node, int *opened) {
     return xffi_error_raise(XFFI_KIND_VALUE,
                             "%s: node %lld (%s): \"data\" must hold key, value pairs, got %lld entries (odd)", FN,
                             (long long)node, key_text, (long long)size);
-  xffi_object *built;
-  int status;
-  switch (t) {
-    case XFFI_TYPE_ARRAY: status = xffi_array_new_with_capacity(&built, size); break;
-    case XFFI_TYPE_LIST: status = xffi_list_new_with_capacity(&built, size); break;
-    case XFFI_TYPE_MAP: status = xffi_map_new(&built, NULL, NULL, 0); break;
-    default: status = xffi_dict_new(&built, NULL, NULL, 0); break;
-  }
+  xffi_object *built = NULL;
+  int status = XFFI_OK;
+  if (t == XFFI_TYPE_ARRAY) status = xffi_array_new_with_capacity(&built, size);
+  if (t == XFFI_TYPE_LIST) status = xffi_list_new_with_capacity(&built, size);
   if (status != XFFI_OK) return XFFI_FAIL;
   read_frame *f = push_frame(r, node, t,
                              t == XFFI_TYPE_ARRAY  ? XFFI_GRAPH_KEY_ARRAY
@@ -386,39 +394,49 @@ static int start_node(graph_reader *r, int64_t node, int *opened) {
   return XFFI_OK;
 }
 
-/* Adds child (borrowed) to the top frame. */
-static int add_child(read_frame *f, const xffi_any *child) {
+/* Adds child (borrowed) to frame f, the top one. */
+static int add_child(graph_reader *r, read_frame *f, const xffi_any *child) {
   if (f->type != NULL)
     return xffi_field_assign(f->built, f->field, child) == XFFI_OK ? XFFI_OK
                                                                    : raise_in_node(f->node, f->type_key, f->field);
   switch (f->type_index) {
     case XFFI_TYPE_ARRAY: return xffi_array_push(&f->built, child);
     case XFFI_TYPE_LIST: return xffi_list_push(f->built, child);
-    default:
-      if (f->position % 2 == 1) return xffi_any_copy(&f->key, child);
-      {
-        int status = f->type_index == XFFI_TYPE_MAP ? xffi_map_set(&f->built, &f->key, child)
-                                                    : xffi_dict_set(f->built, &f->key, child);
-        xffi_any_release(&f->key);
-        f->key = xffi_any_none();
-        return status;
-      }
+    default: { /* a Map's or Dict's key (data[even]) or value waits on its stack */
+      xffi_any *slot = (xffi_any *)xffi_walk_vec_push_unset(f->position % 2 == 1 ? &r->keys : &r->values);
+      if (slot == NULL) return XFFI_FAIL;
+      if (xffi_any_is_object(child)) xffi_object_inc_ref(child->v_obj);
+      *slot = *child; /* decoded values are owned forms: no borrowed text */
+      return XFFI_OK;
+    }
   }
+}
+
+/* Makes Map/Dict frame f's container, into f->built, from its keys and
+ * values (moved off the stacks, consumed even on failure), as tvm-ffi's
+ * reader makes it: setting each pair in turn. */
+static int build_map(graph_reader *r, read_frame *f) {
+  int64_t n = (int64_t)(r->keys.count - f->first_key);
+  xffi_any *keys = (xffi_any *)xffi_walk_vec_at(&r->keys, f->first_key);
+  xffi_any *values = (xffi_any *)xffi_walk_vec_at(&r->values, f->first_value);
+  r->keys.count = f->first_key;
+  r->values.count = f->first_value;
+  return xffi_map_do_build(FN, f->type_index, &f->built, keys, values, n, 1);
 }
 
 /* Sets the fields of object frame f up to the next whose value is a node:
  * *ref receives that node's reference (borrowed), NULL when no field is
  * left. A field absent from the data takes its default. */
-static int next_field_ref(read_frame *f, const xffi_any **ref) {
+static int next_field_ref(graph_reader *r, read_frame *f, const xffi_any **ref) {
   *ref = NULL;
   for (;;) {
     const xffi_field_info *at = xffi_walk_next_field(f->type, &f->level, &f->field_index, 0);
     if (at == NULL) return XFFI_OK;
     f->field = at;
     xffi_any name;
-    if (xffi_any_from_str(&name, at->name.data, at->name.size) != XFFI_OK) return XFFI_FAIL;
+    if (key_probe(&name, at->name.data, at->name.size) != XFFI_OK) return XFFI_FAIL;
     const xffi_any *value = NULL;
-    int status = xffi_map_lookup(&value, f->fields, &name);
+    int status = xffi_map_lookup_probe(&value, f->fields, &name);
     xffi_any_release(&name);
     if (status != XFFI_OK) return XFFI_FAIL;
     if (value == NULL) {
@@ -435,15 +453,15 @@ static int next_field_ref(read_frame *f, const xffi_any **ref) {
     }
     xffi_any decoded = xffi_any_none();
     if (decode_leaf(f->node, static_index, f->type_key, at, value, &decoded) != XFFI_OK) return XFFI_FAIL;
-    status = add_child(f, &decoded);
+    status = add_child(r, f, &decoded);
     xffi_any_release(&decoded);
     if (status != XFFI_OK) return XFFI_FAIL;
   }
 }
 
 /* The top frame's next child reference (borrowed; NULL when it has none). */
-static int next_ref(read_frame *f, const xffi_any **ref) {
-  if (f->type != NULL) return next_field_ref(f, ref);
+static int next_ref(graph_reader *r, read_frame *f, const xffi_any **ref) {
+  if (f->type != NULL) return next_field_ref(r, f, ref);
   *ref = f->position == f->size ? NULL : &f->refs[f->position];
   return XFFI_OK;
 }
@@ -466,14 +484,15 @@ static int decode(graph_reader *r, int64_t root) {
   while (r->frames.count > 0) {
     read_frame *f = (read_frame *)xffi_walk_vec_top(&r->frames);
     const xffi_any *ref;
-    if (next_ref(f, &ref) != XFFI_OK) return XFFI_FAIL;
+    if (next_ref(r, f, &ref) != XFFI_OK) return XFFI_FAIL;
     if (ref == NULL) {
+      if (f->built == NULL && build_map(r, f) != XFFI_OK) return XFFI_FAIL;
       r->decoded[f->node] = xffi_any_object(f->built);
       r->state[f->node] = NODE_DONE;
       r->frames.count--;
       if (r->frames.count == 0) break;
       read_frame *parent = (read_frame *)xffi_walk_vec_top(&r->frames);
-      if (add_child(parent, &r->decoded[f->node]) != XFFI_OK) return XFFI_FAIL;
+      if (add_child(r, parent, &r->decoded[f->node]) != XFFI_OK) return XFFI_FAIL;
       continue;
     }
     if (ref->type_index != XFFI_TYPE_INT)
@@ -493,11 +512,11 @@ static int decode(graph_reader *r, int64_t root) {
                               (long long)child);
     f->position++;
     if (r->state[child] == NODE_DONE) {
-      if (add_child(f, &r->decoded[child]) != XFFI_OK) return XFFI_FAIL;
+      if (add_child(r, f, &r->decoded[child]) != XFFI_OK) return XFFI_FAIL;
       continue;
     }
     if (start_node(r, child, &opened) != XFFI_OK) return XFFI_FAIL;
-    if (!opened && add_child((read_frame *)xffi_walk_vec_top(&r->frames), &r->decoded[child]) != XFFI_OK)
+    if (!opened && add_child(r, (read_frame *)xffi_walk_vec_top(&r->frames), &r->decoded[child]) != XFFI_OK)
       return XFFI_FAIL;
   }
   return XFFI_OK;
@@ -509,12 +528,19 @@ int xffi_from_json(xffi_any *out, const xffi_any *graph) {
   if (graph->type_index != XFFI_TYPE_MAP)
     return xffi_error_raise(XFFI_KIND_VALUE, "%s: Invalid JSON Object Graph, expected an object, got %s", FN,
                             xffi_any_kind_name(graph));
-  const xffi_any *root = field(graph->v_obj, "root_index");
-  if (root == NULL || root->type_index != XFFI_TYPE_INT)
-    return xffi_error_raise(XFFI_KIND_VALUE, "%s: Invalid JSON Object Graph, expected `root_index` integer field", FN);
-  const xffi_any *nodes = field(graph->v_obj, "nodes");
   graph_reader r;
   memset(&r, 0, sizeof(r));
+  /* "type", "data", "nodes": inline strings; "root_index" a String */
+  xffi_any key_root, key_nodes;
+  if (key_probe(&key_root, "root_index", 10) != XFFI_OK) return XFFI_FAIL;
+  const xffi_any *root = field(graph->v_obj, &key_root);
+  xffi_any_release(&key_root);
+  if (root == NULL || root->type_index != XFFI_TYPE_INT)
+    return xffi_error_raise(XFFI_KIND_VALUE, "%s: Invalid JSON Object Graph, expected `root_index` integer field", FN);
+  if (key_probe(&key_nodes, "nodes", 5) != XFFI_OK || key_probe(&r.key_type, "type", 4) != XFFI_OK ||
+      key_probe(&r.key_data, "data", 4) != XFFI_OK)
+    return XFFI_FAIL;
+  const xffi_any *nodes = field(graph->v_obj, &key_nodes);
   if (nodes == NULL || nodes->type_index != XFFI_TYPE_ARRAY ||
       xffi_array_items(&r.nodes, &r.count, nodes->v_obj) != XFFI_OK)
     return xffi_error_raise(XFFI_KIND_VALUE, "%s: Invalid JSON Object Graph, expected `nodes` array field", FN);
@@ -524,14 +550,21 @@ int xffi_from_json(xffi_any *out, const xffi_any *graph) {
   r.decoded = (xffi_any *)xffi_alloc_zeroed((size_t)r.count, sizeof(xffi_any));
   r.state = (uint8_t *)xffi_alloc_zeroed((size_t)r.count, 1);
   r.frames.item_size = sizeof(read_frame);
+  r.keys.item_size = r.values.item_size = sizeof(xffi_any);
   int status = r.decoded && r.state ? decode(&r, root->v_int64) : xffi_error_raise_out_of_memory();
   if (status == XFFI_OK) status = xffi_any_copy(out, &r.decoded[root->v_int64]);
   for (size_t i = 0; i < r.frames.count; ++i) {
     read_frame *f = (read_frame *)xffi_walk_vec_at(&r.frames, i);
-    xffi_any_release(&f->key);
-    xffi_object_dec_ref(f->built);
+    if (f->built) xffi_object_dec_ref(f->built);
   }
   xffi_walk_vec_free(&r.frames);
+  for (size_t i = 0; i < r.keys.count; ++i) xffi_any_release((xffi_any *)xffi_walk_vec_at(&r.keys, i));
+  for (size_t i = 0; i < r.values.count; ++i) xffi_any_release((xffi_any *)xffi_walk_vec_at(&r.values, i));
+  xffi_walk_vec_free(&r.keys);
+  xffi_walk_vec_free(&r.values);
+  xffi_any_release(&r.key_type);
+  xffi_any_release(&r.key_data);
+  xffi_any_release(&key_nodes);
   if (r.decoded)
     for (int64_t i = 0; i < r.count; ++i) xffi_any_release(&r.decoded[i]);
   xffi_free(r.decoded);

@@ -83,6 +83,10 @@ static void test_values_map_as_tvm_ffi_does(void **state) {
   check_round("{}", 2, "{\n}");
   /* Duplicate keys: the last value wins. */
   check_round("{\"a\":1,\"a\":2,\"b\":3}", 0, "{\"a\":2,\"b\":3}");
+  /* From 4 pairs on the Map is a dense table, built at its final size:
+   * a repeated key moves to the end, as setting each pair in turn does. */
+  check_round("{\"a\":1,\"b\":2,\"c\":3,\"a\":4,\"d\":5}", 0, "{\"b\":2,\"c\":3,\"a\":4,\"d\":5}");
+  check_round("{\"key-a\":[1],\"key-b\":{\"x\":1,\"x\":[2]},\"key-a\":{}}", 0, "{\"key-a\":{},\"key-b\":{\"x\":[2]}}");
 }
 
 static void test_numbers_as_tvm_ffi_writes_them(void **state) {

@@ -212,6 +212,48 @@ static void test_tvm_ffi_graphs_read_back(void **state) {
   xffi_any_release(&value);
 }
 
+/* Maps and Dicts are read as tvm-ffi's reader makes them, setting each pair
+ * in turn on an empty map (the reader builds each once, from its decoded
+ * pairs): a repeated key takes the last value and keeps its place while the
+ * map has at most 4 keys (small), and moves to the end once it is dense. */
+static void test_repeated_map_keys_read_as_set_in_turn(void **state) {
+  (void)state;
+  static const char *const kinds[] = {"ffi.Map", "ffi.Dict"};
+  for (int k = 0; k < 2; ++k) {
+    char text[1024];
+    snprintf(text, sizeof(text),
+             "{\"root_index\":10,\"nodes\":[{\"type\":\"ffi.String\",\"data\":\"a\"},"
+             "{\"type\":\"ffi.String\",\"data\":\"b\"},{\"type\":\"ffi.String\",\"data\":\"c\"},"
+             "{\"type\":\"ffi.String\",\"data\":\"d\"},{\"type\":\"ffi.String\",\"data\":\"e\"},"
+             "{\"type\":\"int\",\"data\":1},{\"type\":\"int\",\"data\":2},{\"type\":\"int\",\"data\":3},"
+             "{\"type\":\"%s\",\"data\":[0,5,1,6,0,7,2,5,3,5,4,5]},"
+             "{\"type\":\"%s\",\"data\":[0,5,1,5,2,5,3,5,4,5,0,7]},"
+             "{\"type\":\"ffi.Array\",\"data\":[8,9]}]}",
+             kinds[k], kinds[k]);
+    xffi_any arg = xffi_any_c_str(text);
+    xffi_any value = call_builtin_ok("ffi.FromJSONGraphString", &arg, 1);
+    const xffi_any *items;
+    int64_t n;
+    assert_int_equal(xffi_array_items(&items, &n, value.v_obj), XFFI_OK);
+    assert_int_equal(n, 2);
+    const char *expected[2] = {"abcde", "bcdea"};
+    for (int m = 0; m < 2; ++m) {
+      assert_int_equal(items[m].type_index, k == 0 ? XFFI_TYPE_MAP : XFFI_TYPE_DICT);
+      char order[8] = {0};
+      int64_t cursor = 0, count = 0;
+      xffi_map_item item;
+      while (xffi_map_next(&item, items[m].v_obj, &cursor) == XFFI_OK && item.key) {
+        assert_true(count < 7);
+        order[count++] = item.key->v_small[0];
+        char key = item.key->v_small[0];
+        assert_int_equal(item.value->v_int64, key == 'a' ? 3 : key == 'b' && m == 0 ? 2 : 1);
+      }
+      assert_string_equal(order, expected[m]);
+    }
+    xffi_any_release(&value);
+  }
+}
+
 /* Reading text fails with kind and a message containing fragment. */
 static void check_read_error(const char *text, const char *kind, const char *fragment) {
   xffi_any arg = xffi_any_c_str(text), result = xffi_any_none();
@@ -253,6 +295,15 @@ static void test_hostile_graphs_are_clear_errors(void **state) {
       "{\"root_index\":2,\"nodes\":[{\"type\":\"int\",\"data\":true},{\"type\":\"ffi.Dict\",\"data\":[0,0]},"
       "{\"type\":\"ffi.List\",\"data\":[1]}]}",
       XFFI_KIND_TYPE, "node 0 (int)");
+  /* Errors while Maps are open, some of their pairs decoded (ASan: released). */
+  check_read_error(
+      "{\"root_index\":3,\"nodes\":[{\"type\":\"ffi.String\",\"data\":\"k\"},{\"type\":\"int\",\"data\":\"x\"},"
+      "{\"type\":\"ffi.Dict\",\"data\":[0,0,0,1]},{\"type\":\"ffi.Map\",\"data\":[0,0,0,2]}]}",
+      XFFI_KIND_TYPE, "node 1 (int)");
+  check_read_error(
+      "{\"root_index\":2,\"nodes\":[{\"type\":\"ffi.String\",\"data\":\"a-long-key\"},"
+      "{\"type\":\"ffi.List\",\"data\":[0]},{\"type\":\"ffi.Map\",\"data\":[0,1,1,9]}]}",
+      XFFI_KIND_VALUE, "node 2 (ffi.Map): data[3]: node index 9 out of range");
   xffi_any v;
   assert_int_equal(xffi_from_json(&v, NULL), XFFI_FAIL);
   expect_error(XFFI_KIND_VALUE, "xffi_from_json: graph is NULL");
@@ -296,6 +347,7 @@ int main(void) {
       cmocka_unit_test(test_million_deep_lists_use_no_c_recursion),
       cmocka_unit_test(test_unwritable_values_are_errors),
       cmocka_unit_test(test_tvm_ffi_graphs_read_back),
+      cmocka_unit_test(test_repeated_map_keys_read_as_set_in_turn),
       cmocka_unit_test(test_hostile_graphs_are_clear_errors),
       cmocka_unit_test(test_million_deep_graph_reads_without_c_recursion),
   };
