@@ -10,6 +10,7 @@
 
 #include "test_util.h"
 #include "test_values.h"
+#include "test_node_type.h"
 
 #include <xffi/array.h>
 #include <xffi/function.h>
@@ -35,43 +36,6 @@ static int64_t s_hash(xffi_any v, int32_t options) {
 
 /* ---- Reflected node types: {a: Any, b: Any}, b's flags chosen per type ---- */
 
-typedef struct node {
-  xffi_object header;
-  xffi_any a, b;
-} node;
-
-static void node_deleter(void *self, int flags) {
-  if (flags & XFFI_DELETE_CONTENTS) {
-    xffi_any_release(&((node *)self)->a);
-    xffi_any_release(&((node *)self)->b);
-  }
-  if (flags & XFFI_DELETE_MEMORY) free(self);
-}
-
-static int get_any(void *field, xffi_any *out) { return xffi_any_copy(out, (const xffi_any *)field); }
-static int set_any(void *field, const xffi_any *value) {
-  xffi_any copy;
-  if (xffi_any_copy(&copy, value) != XFFI_OK) return XFFI_FAIL;
-  xffi_any_release((xffi_any *)field);
-  *(xffi_any *)field = copy;
-  return XFFI_OK;
-}
-
-static void add_field(int32_t type, const char *name, int64_t offset, int64_t flags) {
-  xffi_field_info f;
-  memset(&f, 0, sizeof(f));
-  f.name = (xffi_byte_array){name, strlen(name)};
-  f.flags = flags | XFFI_FIELD_WRITABLE;
-  f.size = 16;
-  f.alignment = 8;
-  f.offset = offset;
-  f.getter = get_any;
-  f.setter = (void *)(uintptr_t)set_any;
-  f.default_value_or_factory = xffi_any_none();
-  f.field_static_type_index = XFFI_TYPE_ANY;
-  assert_int_equal(xffi_type_register_field(type, &f), XFFI_OK);
-}
-
 /* A node type of this key and structural kind; field b carries b_flags.
  * with_metadata 0 registers no metadata at all. */
 static int32_t node_type(const char *key, int32_t seq_kind, int64_t b_flags, int with_metadata) {
@@ -84,15 +48,6 @@ static int32_t node_type(const char *key, int32_t seq_kind, int64_t b_flags, int
     assert_int_equal(xffi_type_register_metadata(t, &m), XFFI_OK);
   }
   return t;
-}
-
-static xffi_any node_new(int32_t type, xffi_any a, xffi_any b) {
-  node *n = calloc(1, sizeof(node));
-  assert_non_null(n);
-  xffi_object_init(&n->header, type, node_deleter);
-  assert_int_equal(xffi_any_copy(&n->a, &a), XFFI_OK);
-  assert_int_equal(xffi_any_copy(&n->b, &b), XFFI_OK);
-  return xffi_any_object(&n->header);
 }
 
 static int32_t def_func_t, tree_t, const_tree_t, dag_t, var_t, func_t, unique_t, unsupported_t, bare_t;

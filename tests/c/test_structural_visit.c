@@ -9,6 +9,7 @@
 
 #include "test_util.h"
 #include "test_values.h"
+#include "test_node_type.h"
 
 #include <xffi/array.h>
 #include <xffi/function.h>
@@ -78,53 +79,7 @@ static int walk_note(void *resource, const xffi_any *value, int32_t region, xffi
 
 /* ---- Reflected nodes: {a: Any, b: Any}, copied by __ffi_shallow_copy__ ---- */
 
-typedef struct node {
-  xffi_object header;
-  xffi_any a, b;
-} node;
-
 static const node *as_node_(const xffi_any *v) { return (const node *)(const void *)v->v_obj; }
-
-static void node_deleter(void *self, int flags) {
-  if (flags & XFFI_DELETE_CONTENTS) {
-    xffi_any_release(&((node *)self)->a);
-    xffi_any_release(&((node *)self)->b);
-  }
-  if (flags & XFFI_DELETE_MEMORY) free(self);
-}
-
-static int get_any(void *field, xffi_any *out) { return xffi_any_copy(out, (const xffi_any *)field); }
-static int set_any(void *field, const xffi_any *value) {
-  xffi_any copy;
-  if (xffi_any_copy(&copy, value) != XFFI_OK) return XFFI_FAIL;
-  xffi_any_release((xffi_any *)field);
-  *(xffi_any *)field = copy;
-  return XFFI_OK;
-}
-
-static void add_field(int32_t type, const char *name, int64_t offset, int64_t flags) {
-  xffi_field_info f;
-  memset(&f, 0, sizeof(f));
-  f.name = (xffi_byte_array){name, strlen(name)};
-  f.flags = flags | XFFI_FIELD_WRITABLE;
-  f.size = 16;
-  f.alignment = 8;
-  f.offset = offset;
-  f.getter = get_any;
-  f.setter = (void *)(uintptr_t)set_any;
-  f.default_value_or_factory = xffi_any_none();
-  f.field_static_type_index = XFFI_TYPE_ANY;
-  assert_int_equal(xffi_type_register_field(type, &f), XFFI_OK);
-}
-
-static xffi_any node_new(int32_t type, xffi_any a, xffi_any b) {
-  node *n = calloc(1, sizeof(node));
-  assert_non_null(n);
-  xffi_object_init(&n->header, type, node_deleter);
-  assert_int_equal(xffi_any_copy(&n->a, &a), XFFI_OK);
-  assert_int_equal(xffi_any_copy(&n->b, &b), XFFI_OK);
-  return xffi_any_object(&n->header);
-}
 
 static int shallow_copy(void *resource, const xffi_any *args, int32_t num_args, xffi_any *result) {
   (void)resource;
