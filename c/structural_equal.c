@@ -18,7 +18,6 @@
 
 #include "check.h"
 #include "map_key.h" /* map_text_of */
-#include "field_storage.h"
 #include "map_table.h" /* map_step: Maps walked without a checked call per entry */
 #include "recursive_walk.h"
 #include "structural_plan.h"
@@ -422,36 +421,6 @@ static void release_children(eq_frame *f) {
   f->u.obj.children_owned = 0;
 }
 
-/* Field pf of obj (borrowed): *out a view in place (an unpinned frame and
- * storage the plan knows), else read into *slot (owned). -1 raised. */
-static int read_field(const eq_frame *f, const xffi_plan_field *pf, const xffi_object *obj, xffi_any *slot,
-                      const xffi_any **out) {
-  const char *addr = (const char *)obj + pf->offset;
-  *out = slot;
-  switch (f->pinned ? XFFI_PLAN_READ_GETTER : pf->read) {
-    case XFFI_PLAN_READ_ANY: *out = (const xffi_any *)(const void *)addr; return 0;
-    case XFFI_PLAN_READ_OBJECT: {
-      xffi_object *value;
-      memcpy(&value, addr, sizeof(value));
-      *slot = value ? xffi_any_object(value) : xffi_any_none();
-      return 0;
-    }
-    case XFFI_PLAN_READ_INT: {
-      int64_t value;
-      memcpy(&value, addr, sizeof(value));
-      *slot = xffi_any_int(value);
-      return 0;
-    }
-    case XFFI_PLAN_READ_FLOAT: {
-      double value;
-      memcpy(&value, addr, sizeof(value));
-      *slot = xffi_any_float(value);
-      return 0;
-    }
-    default: return xffi_field_read(slot, obj, pf->field) == XFFI_OK ? 0 : -1;
-  }
-}
-
 /* The frame's next pair: 1 with *l, *r (views valid until the next call)
  * and *region (the child's region kind), 2 when a Map key is missing on the
  * right, 0 at the end, -1 raised. */
@@ -489,11 +458,12 @@ static int next_pair(equaler *c, eq_frame *f, const xffi_any **l, const xffi_any
   if (f->position >= plan->count) return 0;
   const xffi_plan_field *pf = &plan->fields[f->position++];
   release_children(f);
-  if (f->pinned || pf->read == XFFI_PLAN_READ_GETTER) { /* read into the slots as references */
+  if (xffi_plan_read_owns(pf, f->pinned)) { /* read into the slots as references */
     f->u.obj.lchild = f->u.obj.rchild = xffi_any_none();
     f->u.obj.children_owned = 1;
   }
-  if (read_field(f, pf, f->lhs, &f->u.obj.lchild, l) < 0 || read_field(f, pf, f->rhs, &f->u.obj.rchild, r) < 0)
+  if (xffi_plan_read(pf, f->lhs, f->pinned, &f->u.obj.lchild, l) != XFFI_OK ||
+      xffi_plan_read(pf, f->rhs, f->pinned, &f->u.obj.rchild, r) != XFFI_OK)
     return -1;
   *region = xffi_structural_child_region(f->own_region, pf->region);
   return 1;

@@ -8,9 +8,11 @@
 #define XFFI_STRUCTURAL_PLAN_H
 
 #include <stdint.h>
+#include <string.h>
 
 #include <xffi/reflection.h>
 
+#include "field_storage.h"
 #include "internal.h"
 
 /* How a plan's field is read: in place for the storage xffi's own getters
@@ -42,5 +44,42 @@ typedef struct xffi_field_plan {
  * Lock-free once built; safe from any thread. NULL with MemoryError raised
  * when memory runs out. */
 const xffi_field_plan *xffi_field_plan_of(const xffi_type_info *type) XFFI_INTERNAL;
+
+/* Field pf of obj (borrowed): *out is a view in place when the storage is
+ * known and the walk borrows obj (pinned 0; *slot may receive a plain
+ * value), else *slot receives a new reference read by the getter (pinned:
+ * obj's storage may change under a hook, the reference stays). */
+static inline int xffi_plan_read(const xffi_plan_field *pf, const xffi_object *obj, int pinned, xffi_any *slot,
+                                 const xffi_any **out) {
+  const char *addr = (const char *)obj + pf->offset;
+  *out = slot;
+  switch (pinned ? XFFI_PLAN_READ_GETTER : pf->read) {
+    case XFFI_PLAN_READ_ANY: *out = (const xffi_any *)(const void *)addr; return XFFI_OK;
+    case XFFI_PLAN_READ_OBJECT: {
+      xffi_object *value;
+      memcpy(&value, addr, sizeof(value));
+      *slot = value ? xffi_any_object(value) : xffi_any_none();
+      return XFFI_OK;
+    }
+    case XFFI_PLAN_READ_INT: {
+      int64_t value;
+      memcpy(&value, addr, sizeof(value));
+      *slot = xffi_any_int(value);
+      return XFFI_OK;
+    }
+    case XFFI_PLAN_READ_FLOAT: {
+      double value;
+      memcpy(&value, addr, sizeof(value));
+      *slot = xffi_any_float(value);
+      return XFFI_OK;
+    }
+    default: return xffi_field_read(slot, obj, pf->field);
+  }
+}
+
+/* Whether xffi_plan_read of pf gives a reference in *slot (to release). */
+static inline int xffi_plan_read_owns(const xffi_plan_field *pf, int pinned) {
+  return pinned || pf->read == XFFI_PLAN_READ_GETTER;
+}
 
 #endif /* XFFI_STRUCTURAL_PLAN_H */
