@@ -313,6 +313,10 @@ static int equal_immediate(equaler *c, const xffi_any *l, const xffi_any *r, int
   }
 }
 
+static inline int is_container(int32_t t) {
+  return t == XFFI_TYPE_ARRAY || t == XFFI_TYPE_LIST || t == XFFI_TYPE_MAP || t == XFFI_TYPE_DICT;
+}
+
 /* The commonest pairs, decided here without a call: two ints, bools,
  * Nones or floats (as equal_immediate decides them). 0: not such a pair. */
 static inline int plain_pair_equal(const xffi_any *l, const xffi_any *r, int *out) {
@@ -325,6 +329,11 @@ static inline int plain_pair_equal(const xffi_any *l, const xffi_any *r, int *ou
   if (t != XFFI_TYPE_INT && t != XFFI_TYPE_BOOL && t != XFFI_TYPE_NONE && t != XFFI_TYPE_FLOAT) return 0;
   *out = l->small_len == r->small_len && l->v_int64 == r->v_int64;
   return 1;
+}
+
+/* The innermost frame (the size known here: no multiply by item_size). */
+static inline eq_frame *top_frame(const xffi_walk_vec *stack) {
+  return (eq_frame *)(void *)stack->data + (stack->count - 1);
 }
 
 /* Pushes a frame for the pair: 0 when pushed, 1 with *out when decided at
@@ -360,7 +369,9 @@ static int push_pair(equaler *c, xffi_walk_vec *stack, const xffi_any *l, const 
     *out = 0;
     return 1;
   }
-  eq_frame *f = xffi_walk_vec_push_unset(stack); /* the members its kind uses are set below */
+  /* A new top frame, inline while there is room; the members its kind uses are set below. */
+  eq_frame *f = stack->count < stack->capacity ? (eq_frame *)(void *)stack->data + stack->count++
+                                               : xffi_walk_vec_push_unset(stack);
   if (!f) return -1;
   f->lhs = lo;
   f->rhs = ro;
@@ -495,7 +506,7 @@ static int size_mismatch_step(equaler *c, const eq_frame *f) {
 }
 
 static void pop_frame(equaler *c, xffi_walk_vec *stack) {
-  eq_frame *f = xffi_walk_vec_top(stack);
+  eq_frame *f = top_frame(stack);
   c->region = f->entry_region;
   if (f->kind == EQ_OBJECT) release_children(f);
   if (f->pinned) {
@@ -533,7 +544,7 @@ static int equal_walk(equaler *c, xffi_walk_vec *stack, const xffi_any *l, const
   }
   int result = 0, top_has_step = 0;
   for (;;) {
-    eq_frame *f = xffi_walk_vec_top(stack);
+    eq_frame *f = top_frame(stack);
     const xffi_any *a, *b;
     int32_t region;
     int more = next_pair(c, f, &a, &b, &region);
@@ -548,11 +559,16 @@ static int equal_walk(equaler *c, xffi_walk_vec *stack, const xffi_any *l, const
     int equal = 0;
     if (more == 1) {
       c->region = region;
-      int done = plain_pair_equal(a, b, &equal) ? 1 : equal_immediate(c, a, b, &equal);
-      if (done == 0) done = push_pair(c, stack, a, b, &equal);
+      int done;
+      if (plain_pair_equal(a, b, &equal))
+        done = 1;
+      else if (a->type_index == b->type_index && is_container(a->type_index)) /* nothing to decide first */
+        done = push_pair(c, stack, a, b, &equal);
+      else if ((done = equal_immediate(c, a, b, &equal)) == 0)
+        done = push_pair(c, stack, a, b, &equal);
       if (done < 0) goto fail;
       if (done == 0) continue;
-      c->region = ((eq_frame *)xffi_walk_vec_top(stack))->own_region;
+      c->region = top_frame(stack)->own_region;
       if (!equal) break;
       continue;
     }
@@ -574,7 +590,7 @@ static int equal_walk(equaler *c, xffi_walk_vec *stack, const xffi_any *l, const
       result = 1;
       break;
     }
-    c->region = ((eq_frame *)xffi_walk_vec_top(stack))->own_region;
+    c->region = top_frame(stack)->own_region;
   }
   /* Unequal: each open frame names the child that differed, innermost first. */
   if (!result && c->steps)

@@ -329,7 +329,9 @@ static int collect_entries(hasher *h, hash_frame *f) {
     if (!item.key) break;
     uint64_t k;
     if (!key_hash(h, item.key, &k)) continue;
-    map_entry_hash *e = xffi_walk_vec_push_unset(&h->map_entries); /* unique: set once sorted */
+    xffi_walk_vec *v = &h->map_entries; /* inline while there is room; unique: set once sorted */
+    map_entry_hash *e =
+        v->count < v->capacity ? (map_entry_hash *)(void *)v->data + v->count++ : xffi_walk_vec_push_unset(v);
     if (!e) return XFFI_FAIL;
     e->key_hash = k;
     e->value = item.value;
@@ -341,6 +343,11 @@ static int collect_entries(hasher *h, hash_frame *f) {
   for (size_t i = 0; i < n; ++i)
     e[i].unique = (i == 0 || e[i - 1].key_hash != e[i].key_hash) && (i + 1 == n || e[i + 1].key_hash != e[i].key_hash);
   return XFFI_OK;
+}
+
+/* The innermost frame (the size known here: no multiply by item_size). */
+static inline hash_frame *top_frame(const xffi_walk_vec *stack) {
+  return (hash_frame *)(void *)stack->data + (stack->count - 1);
 }
 
 static int push_frame(hasher *h, xffi_walk_vec *stack, const xffi_any *value) {
@@ -367,7 +374,9 @@ static int push_frame(hasher *h, xffi_walk_vec *stack, const xffi_any *value) {
       plan = xffi_field_plan_of(info);
       if (!plan) return XFFI_FAIL;
   }
-  hash_frame *f = xffi_walk_vec_push_unset(stack); /* every member is set below */
+  /* A new top frame, inline while there is room; every member is set below. */
+  hash_frame *f = stack->count < stack->capacity ? (hash_frame *)(void *)stack->data + stack->count++
+                                                 : xffi_walk_vec_push_unset(stack);
   if (!f) return XFFI_FAIL;
   f->obj = obj;
   f->kind = kind;
@@ -425,7 +434,7 @@ static int next_child(const hasher *h, hash_frame *f, xffi_any *child, int32_t *
 }
 
 static void pop_frame(hasher *h, xffi_walk_vec *stack) {
-  hash_frame *f = xffi_walk_vec_top(stack);
+  hash_frame *f = top_frame(stack);
   h->region = f->entry_region;
   if (f->kind == HASH_MAP) h->map_entries.count = f->entries_begin;
   if (f->child_owned) xffi_any_release(&f->child);
@@ -441,7 +450,7 @@ static int hash_value(hasher *h, const xffi_any *value, uint64_t *out) {
   h->frames = &stack;
   if (push_frame(h, &stack, value) != XFFI_OK) goto fail;
   for (;;) {
-    hash_frame *f = xffi_walk_vec_top(&stack);
+    hash_frame *f = top_frame(&stack);
     xffi_any child;
     int32_t region;
     int more = next_child(h, f, &child, &region);
@@ -473,7 +482,7 @@ static int hash_value(hasher *h, const xffi_any *value, uint64_t *out) {
       h->frames = outer_frames;
       return XFFI_OK;
     }
-    f = xffi_walk_vec_top(&stack);
+    f = top_frame(&stack);
     f->hash = combine(f->hash, done);
     h->region = f->own_region;
   }
