@@ -3,16 +3,21 @@
 #include <stdatomic.h>
 #include <stddef.h>
 
+#include "platform.h"
 #include "structural_plan.h"
 #include "structural_region.h"
 
-/* The cache: chunks of slots, made on first use, covering every
- * non-negative type index; an untouched chunk costs nothing. */
-#define PLAN_CHUNK_BITS 16
-#define PLAN_CHUNK_SLOTS ((size_t)1 << PLAN_CHUNK_BITS)
-#define PLAN_CHUNKS ((size_t)1 << (31 - PLAN_CHUNK_BITS))
+/* The cache: a table of plans indexed by type index, read lock-free. It
+ * grows under plan_lock by a copy; a replaced table stays reachable from
+ * its successor, since readers may still hold it. */
 typedef _Atomic(const xffi_field_plan *) plan_slot;
-static _Atomic(plan_slot *) plan_chunks[PLAN_CHUNKS];
+typedef struct plan_table {
+  size_t capacity;
+  const struct plan_table *previous;
+  plan_slot slots[];
+} plan_table;
+static _Atomic(plan_table *) plans;
+static xffi_mutex plan_lock = XFFI_MUTEX_INITIALIZER;
 
 /* The owner of level (1..depth: an ancestor, depth the type itself; the
  * root Object at level 0 has no fields). */
@@ -77,36 +82,52 @@ static xffi_field_plan *build(const xffi_type_info *type) {
   return plan;
 }
 
-static plan_slot *slot_of(int32_t type_index) {
-  size_t at = (size_t)type_index;
-  _Atomic(plan_slot *) *chunk_ref = &plan_chunks[at >> PLAN_CHUNK_BITS];
-  plan_slot *chunk = atomic_load_explicit(chunk_ref, memory_order_acquire);
-  if (!chunk) {
-    plan_slot *made = xffi_alloc_zeroed(PLAN_CHUNK_SLOTS, sizeof(plan_slot));
-    if (!made) {
-      xffi_error_raise_out_of_memory();
-      return NULL;
-    }
-    if (atomic_compare_exchange_strong_explicit(chunk_ref, &chunk, made, memory_order_acq_rel,
-                                                memory_order_acquire))
-      chunk = made;
-    else
-      xffi_free(made); /* another thread made it first: chunk is theirs */
+static const xffi_field_plan *cached_plan(int32_t type_index) {
+  plan_table *t = atomic_load_explicit(&plans, memory_order_acquire);
+  if (!t || (size_t)type_index >= t->capacity) return NULL;
+  return atomic_load_explicit(&t->slots[type_index], memory_order_acquire);
+}
+
+/* Under plan_lock: publishes plan (immortal) for type_index, growing the
+ * table to cover it. XFFI_FAIL (raised) when memory runs out. */
+static int store_plan(int32_t type_index, const xffi_field_plan *plan) {
+  plan_table *t = atomic_load_explicit(&plans, memory_order_relaxed);
+  size_t need = (size_t)type_index + 1;
+  if (!t || need > t->capacity) {
+    size_t capacity = t ? t->capacity * 2 : 256;
+    while (capacity < need) capacity *= 2; /* type indices are int32_t: no overflow */
+    plan_table *grown = xffi_alloc_zeroed(1, offsetof(plan_table, slots) + capacity * sizeof(plan_slot));
+    if (!grown) return xffi_error_raise_out_of_memory();
+    grown->capacity = capacity;
+    grown->previous = t;
+    for (size_t i = 0; t && i < t->capacity; ++i)
+      atomic_store_explicit(&grown->slots[i], atomic_load_explicit(&t->slots[i], memory_order_relaxed),
+                            memory_order_relaxed);
+    atomic_store_explicit(&plans, grown, memory_order_release);
+    t = grown;
   }
-  return &chunk[at & (PLAN_CHUNK_SLOTS - 1)];
+  atomic_store_explicit(&t->slots[type_index], plan, memory_order_release);
+  return XFFI_OK;
 }
 
 const xffi_field_plan *xffi_field_plan_of(const xffi_type_info *type) {
-  plan_slot *slot = slot_of(type->type_index);
-  if (!slot) return NULL;
-  const xffi_field_plan *cached = atomic_load_explicit(slot, memory_order_acquire);
-  for (;;) {
-    if (cached && cached->seen_fields == total_fields(type)) return cached;
-    xffi_field_plan *made = build(type);
-    if (!made) return NULL;
-    made->replaced = cached;
-    if (atomic_compare_exchange_strong_explicit(slot, &cached, made, memory_order_acq_rel, memory_order_acquire))
-      return made;
-    xffi_free(made); /* another thread published one: check that instead */
+  const xffi_field_plan *cached = cached_plan(type->type_index);
+  if (cached && cached->seen_fields == total_fields(type)) return cached;
+  xffi_field_plan *made = build(type);
+  if (!made) return NULL;
+  xffi_mutex_lock(&plan_lock);
+  const xffi_field_plan *current = cached_plan(type->type_index);
+  if (current && current->seen_fields >= made->seen_fields) { /* another thread's is as new: fields only grow */
+    xffi_mutex_unlock(&plan_lock);
+    xffi_free(made);
+    return current;
   }
+  made->replaced = current;
+  int status = store_plan(type->type_index, made);
+  xffi_mutex_unlock(&plan_lock);
+  if (status != XFFI_OK) {
+    xffi_free(made);
+    return NULL;
+  }
+  return made;
 }
