@@ -170,13 +170,6 @@ const xffi_field_info *xffi_walk_next_field(const xffi_type_info *type, int32_t 
   return NULL;
 }
 
-int64_t xffi_walk_count_fields(const xffi_type_info *type, int64_t skip_flags) {
-  int32_t level = 1, index = 0;
-  int64_t count = 0;
-  while (xffi_walk_next_field(type, &level, &index, skip_flags)) ++count;
-  return count;
-}
-
 /* ---- Frames ---- */
 
 /* Sets every member of f for value (an object, held as f->held already). */
@@ -214,66 +207,7 @@ static int start_frame(xffi_walk_frame *f, const xffi_any *value) {
 int xffi_walk_begin(xffi_walk_frame *f, const xffi_any *value, int64_t skip_flags) {
   (void)skip_flags; /* xffi_walk_next applies it */
   f->held = xffi_any_object_new_ref(value->v_obj);
-  f->borrowed = 0;
   return start_frame(f, value);
-}
-
-int xffi_walk_begin_borrowed(xffi_walk_frame *f, const xffi_any *value) {
-  f->held = xffi_any_object(value->v_obj);
-  f->borrowed = 1;
-  return start_frame(f, value);
-}
-
-void xffi_walk_pin(xffi_walk_frame *f) {
-  if (!f->borrowed) return;
-  xffi_object_inc_ref(f->held.v_obj);
-  f->borrowed = 0;
-}
-
-/* The getters of c/field_storage.c that field_view recognises, looked up
- * once (the same functions for the process's life). */
-enum { VIEW_ANY, VIEW_OBJECT, VIEW_INT, VIEW_FLOAT, VIEW_KINDS };
-static const int32_t view_storage[VIEW_KINDS] = {XFFI_TYPE_ANY, XFFI_TYPE_OBJECT, XFFI_TYPE_INT, XFFI_TYPE_FLOAT};
-static _Atomic(xffi_field_getter) view_getters[VIEW_KINDS];
-
-static xffi_field_getter view_getter(int kind) {
-  xffi_field_getter getter = atomic_load_explicit(&view_getters[kind], memory_order_relaxed);
-  if (!getter) {
-    (void)xffi_field_getter_for_type(&getter, view_storage[kind]); /* every such index has one */
-    atomic_store_explicit(&view_getters[kind], getter, memory_order_relaxed);
-  }
-  return getter;
-}
-
-/* A borrowed frame's current field as a view, when its storage is known:
- * an Any in place, an object pointer without a reference, an int or float
- * read without a call. 0 when the field has another getter (read through
- * it). */
-static int field_view(xffi_walk_frame *f, const xffi_any **child) {
-  const xffi_field_info *field = f->field;
-  const char *addr = (const char *)f->held.v_obj + field->offset;
-  xffi_field_getter getter = field->getter;
-  if (getter == view_getter(VIEW_ANY)) {
-    *child = (const xffi_any *)(const void *)addr;
-    return 1;
-  }
-  if (getter == view_getter(VIEW_OBJECT)) {
-    xffi_object *obj;
-    memcpy(&obj, addr, sizeof(obj));
-    f->child = obj ? xffi_any_object(obj) : xffi_any_none();
-  } else if (getter == view_getter(VIEW_INT)) {
-    int64_t value;
-    memcpy(&value, addr, sizeof(value));
-    f->child = xffi_any_int(value);
-  } else if (getter == view_getter(VIEW_FLOAT)) {
-    double value;
-    memcpy(&value, addr, sizeof(value));
-    f->child = xffi_any_float(value);
-  } else {
-    return 0;
-  }
-  *child = &f->child;
-  return 1;
 }
 
 int xffi_walk_next_entry_or_field(xffi_walk_frame *f, const xffi_any **child, int64_t skip_flags) {
@@ -296,7 +230,6 @@ int xffi_walk_next_entry_or_field(xffi_walk_frame *f, const xffi_any **child, in
   f->field = xffi_walk_next_field(f->type, &f->level, &f->field_index, skip_flags);
   if (!f->field) return 0;
   ++f->position;
-  if (f->borrowed && field_view(f, child)) return 1;
   if (xffi_field_read(&f->child, obj, f->field) != XFFI_OK) return -1;
   f->child_owned = 1;
   *child = &f->child;
@@ -305,7 +238,7 @@ int xffi_walk_next_entry_or_field(xffi_walk_frame *f, const xffi_any **child, in
 
 void xffi_walk_end(xffi_walk_frame *f) {
   if (f->child_owned) xffi_any_release(&f->child);
-  if (!f->borrowed) xffi_any_release(&f->held);
+  xffi_any_release(&f->held);
 }
 
 /* ---- Vectors ---- */

@@ -93,12 +93,9 @@ void xffi_walk_table_free(xffi_walk_table *t) XFFI_INTERNAL;
 enum { XFFI_WALK_SEQ, XFFI_WALK_MAP, XFFI_WALK_OBJECT };
 
 typedef struct xffi_walk_frame {
-  xffi_any held; /* owned, or borrowed by a frame started with xffi_walk_begin_borrowed */
+  xffi_any held; /* owned */
   int32_t kind;
   int32_t type_index;
-  /* 1: held is borrowed and fields are read as views (in place, no getter
-   * call for Any and object fields, no reference); 0: held is owned. */
-  int32_t borrowed;
   int32_t child_owned; /* 1: child below is a reference to release */
   int64_t size;        /* elements or entries; -1 for an object (its fields are not counted) */
   int64_t position;    /* children given so far */
@@ -116,18 +113,6 @@ typedef struct xffi_walk_frame {
  * object, walked by its fields without those with skip_flags). Takes a
  * reference. XFFI_OK, or XFFI_FAIL (raised; f holds nothing). */
 int xffi_walk_begin(xffi_walk_frame *f, const xffi_any *value, int64_t skip_flags) XFFI_INTERNAL;
-
-/* As xffi_walk_begin, but borrowing value: no reference count is written,
- * and an object's Any and object fields are given as views of the object's
- * own storage. For walks that run no code of others between steps
- * (structural equality and hashing): the caller keeps value alive, and
- * calls xffi_walk_pin on every open frame before it runs a hook, which
- * could drop what a borrowed frame walks. */
-int xffi_walk_begin_borrowed(xffi_walk_frame *f, const xffi_any *value) XFFI_INTERNAL;
-
-/* Makes a borrowed frame own what it walks (one reference taken) and read
- * fields through their getters from then on; nothing for an owned frame. */
-void xffi_walk_pin(xffi_walk_frame *f) XFFI_INTERNAL;
 
 /* xffi_walk_next of a Map or object frame (out of line). */
 int xffi_walk_next_entry_or_field(xffi_walk_frame *f, const xffi_any **child, int64_t skip_flags) XFFI_INTERNAL;
@@ -147,10 +132,6 @@ static inline int xffi_walk_next(xffi_walk_frame *f, const xffi_any **child, int
 
 /* Releases what the frame holds. */
 void xffi_walk_end(xffi_walk_frame *f) XFFI_INTERNAL;
-
-/* How many fields of type (borrowed record, ancestors' included) have none
- * of skip_flags. */
-int64_t xffi_walk_count_fields(const xffi_type_info *type, int64_t skip_flags) XFFI_INTERNAL;
 
 /* The field after (*level, *index) of type that has none of skip_flags,
  * advancing the position; NULL at the end. Start at level 1, index 0. */

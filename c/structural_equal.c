@@ -18,11 +18,11 @@
 
 #include "check.h"
 #include "map_key.h" /* map_text_of */
-#include "recursive_walk_step.h"
+#include "map_table.h" /* map_step: Maps walked without a checked call per entry */
+#include "recursive_walk.h"
+#include "structural_plan.h"
 #include "structural_region.h"
 #include "type_runtime.h"
-
-#define EQ_SKIP XFFI_FIELD_SEQ_HASH_IGNORE
 
 typedef struct equaler {
   int32_t region; /* the definition-region kind in effect */
@@ -43,14 +43,31 @@ typedef struct mismatch_step {
   xffi_any lhs_key, rhs_key;
 } mismatch_step;
 
+enum { EQ_SEQ, EQ_MAP, EQ_OBJECT };
+
+/* A pair being walked: both sides in one frame, with only what its kind needs. */
 typedef struct eq_frame {
-  xffi_walk_frame lhs, rhs;
-  int32_t seq_kind;        /* objects: the type's structural kind; containers: -1 */
-  int32_t entry_region;    /* the region kind when the pair was met */
-  int32_t own_region;      /* the region kind its children start from */
-  const xffi_any *map_key; /* Maps: the key of the entry being compared (borrowed from lhs) */
-  xffi_any map_rkey;       /* ... and the key looked up on the right (a view) */
-  int rhs_in_step;         /* Maps: the right side is walked beside the left (not yet at its end) */
+  xffi_object *lhs, *rhs; /* borrowed, or owned once pinned */
+  int32_t kind;           /* EQ_* */
+  int32_t pinned;         /* 1: lhs and rhs are held, and fields are read through their getters */
+  int32_t seq_kind;       /* objects: the type's structural kind; containers: -1 */
+  int32_t entry_region;   /* the region kind when the pair was met */
+  int32_t own_region;     /* the region kind its children start from */
+  int64_t position;       /* children given so far (items, entries, fields) */
+  int64_t lsize, rsize;   /* containers: the sizes when the pair was met */
+  union {
+    struct {
+      int64_t lcursor, rcursor; /* map_step cursors */
+      const xffi_any *key;      /* the key of the entry being compared (borrowed from lhs) */
+      xffi_any rkey;            /* ... and the key looked up on the right (a view) */
+      int rhs_in_step;          /* the right side is walked beside the left (not yet at its end) */
+    } map;
+    struct {
+      const xffi_field_plan *plan; /* the type's fields to compare (immortal) */
+      xffi_any lchild, rchild;     /* the field values read last, when not views in place */
+      int children_owned;          /* 1: lchild and rchild are references to release */
+    } obj;
+  } u;
 } eq_frame;
 
 /* Appends a step pair; the keys are stolen (released on failure). */
@@ -92,17 +109,18 @@ static int add_attr_step(equaler *c, xffi_byte_array name) {
 
 /* The step to the frame's current child, on both sides. */
 static int add_child_step(equaler *c, const eq_frame *f) {
-  switch (f->lhs.kind) {
-    case XFFI_WALK_SEQ: {
-      xffi_any i = xffi_any_int(f->lhs.position - 1);
+  switch (f->kind) {
+    case EQ_SEQ: {
+      xffi_any i = xffi_any_int(f->position - 1);
       return add_step(c, XFFI_ACCESS_ARRAY_ITEM, i, XFFI_ACCESS_ARRAY_ITEM, i);
     }
-    case XFFI_WALK_MAP: return add_key_step(c, XFFI_ACCESS_MAP_ITEM, f->map_key, XFFI_ACCESS_MAP_ITEM, &f->map_rkey);
-    default: return add_attr_step(c, f->lhs.field->name);
+    case EQ_MAP: return add_key_step(c, XFFI_ACCESS_MAP_ITEM, f->u.map.key, XFFI_ACCESS_MAP_ITEM, &f->u.map.rkey);
+    default: return add_attr_step(c, f->u.obj.plan->fields[f->position - 1].field->name);
   }
 }
 
 static const void *counterpart(const xffi_walk_table *t, const void *obj) {
+  if (!t->used) return NULL; /* only DAG nodes and bound free variables are recorded */
   const xffi_walk_entry *e = xffi_walk_table_find(t, obj, NULL);
   return e ? (const void *)(uintptr_t)e->word : NULL;
 }
@@ -186,8 +204,10 @@ static void pin_frames(equaler *c) {
   if (!c->frames) return;
   for (size_t i = 0; i < c->frames->count; ++i) {
     eq_frame *f = xffi_walk_vec_at(c->frames, i);
-    xffi_walk_pin(&f->lhs);
-    xffi_walk_pin(&f->rhs);
+    if (f->pinned) continue;
+    xffi_object_inc_ref(f->lhs);
+    xffi_object_inc_ref(f->rhs);
+    f->pinned = 1;
   }
 }
 
@@ -293,6 +313,10 @@ static int equal_immediate(equaler *c, const xffi_any *l, const xffi_any *r, int
   }
 }
 
+static inline int is_container(int32_t t) {
+  return t == XFFI_TYPE_ARRAY || t == XFFI_TYPE_LIST || t == XFFI_TYPE_MAP || t == XFFI_TYPE_DICT;
+}
+
 /* The commonest pairs, decided here without a call: two ints, bools,
  * Nones or floats (as equal_immediate decides them). 0: not such a pair. */
 static inline int plain_pair_equal(const xffi_any *l, const xffi_any *r, int *out) {
@@ -307,35 +331,67 @@ static inline int plain_pair_equal(const xffi_any *l, const xffi_any *r, int *ou
   return 1;
 }
 
+/* The innermost frame (the size known here: no multiply by item_size). */
+static inline eq_frame *top_frame(const xffi_walk_vec *stack) {
+  return (eq_frame *)(void *)stack->data + (stack->count - 1);
+}
+
 /* Pushes a frame for the pair: 0 when pushed, 1 with *out when decided at
  * once (containers of other sizes), -1 raised. */
 static int push_pair(equaler *c, xffi_walk_vec *stack, const xffi_any *l, const xffi_any *r, int *out) {
   if (stack->count >= XFFI_WALK_MAX_DEPTH) return xffi_walk_raise_too_deep("StructuralEqual"), -1;
-  int32_t t = l->type_index;
-  int is_container = t == XFFI_TYPE_ARRAY || t == XFFI_TYPE_LIST || t == XFFI_TYPE_MAP || t == XFFI_TYPE_DICT;
-  eq_frame *f = xffi_walk_vec_push_unset(stack); /* every member is set below */
-  if (!f) return -1;
-  if (xffi_walk_begin_borrowed(&f->lhs, l) != XFFI_OK) {
-    --stack->count;
-    return -1;
+  xffi_object *lo = l->v_obj, *ro = r->v_obj;
+  int32_t kind, seq_kind = -1;
+  int64_t lsize = 0, rsize = 0;
+  const xffi_field_plan *plan = NULL;
+  switch (l->type_index) {
+    case XFFI_TYPE_ARRAY:
+    case XFFI_TYPE_LIST:
+      kind = EQ_SEQ;
+      lsize = xffi_seq_size_unchecked(lo);
+      rsize = xffi_seq_size_unchecked(ro);
+      break;
+    case XFFI_TYPE_MAP:
+    case XFFI_TYPE_DICT:
+      kind = EQ_MAP;
+      lsize = (int64_t)map_of(lo)->size;
+      rsize = (int64_t)map_of(ro)->size;
+      break;
+    default: {
+      const xffi_type_info *type = xffi_object_type_info_unchecked(lo);
+      kind = EQ_OBJECT;
+      seq_kind = type->metadata->structural_eq_hash_kind;
+      plan = xffi_field_plan_of(type);
+      if (!plan) return -1;
+    }
   }
-  if (xffi_walk_begin_borrowed(&f->rhs, r) != XFFI_OK) {
-    xffi_walk_end(&f->lhs);
-    --stack->count;
-    return -1;
-  }
-  f->seq_kind = is_container ? -1 : xffi_object_type_info_unchecked(l->v_obj)->metadata->structural_eq_hash_kind;
-  f->entry_region = c->region;
-  f->own_region = is_container ? c->region : xffi_structural_own_region(f->seq_kind, c->region);
-  f->map_key = NULL;
-  f->map_rkey = xffi_any_none();
-  f->rhs_in_step = 1;
-  if (is_container && f->lhs.size != f->rhs.size && !c->steps) {
-    xffi_walk_end(&f->lhs);
-    xffi_walk_end(&f->rhs);
-    --stack->count;
+  if (kind != EQ_OBJECT && lsize != rsize && !c->steps) {
     *out = 0;
     return 1;
+  }
+  /* A new top frame, inline while there is room; the members its kind uses are set below. */
+  eq_frame *f = stack->count < stack->capacity ? (eq_frame *)(void *)stack->data + stack->count++
+                                               : xffi_walk_vec_push_unset(stack);
+  if (!f) return -1;
+  f->lhs = lo;
+  f->rhs = ro;
+  f->kind = kind;
+  f->pinned = 0;
+  f->seq_kind = seq_kind;
+  f->entry_region = c->region;
+  f->own_region = kind == EQ_OBJECT ? xffi_structural_own_region(seq_kind, c->region) : c->region;
+  f->position = 0;
+  f->lsize = lsize;
+  f->rsize = rsize;
+  if (kind == EQ_MAP) {
+    f->u.map.lcursor = f->u.map.rcursor = 0;
+    f->u.map.key = NULL;
+    f->u.map.rkey = xffi_any_none();
+    f->u.map.rhs_in_step = 1;
+  } else if (kind == EQ_OBJECT) {
+    f->u.obj.plan = plan;
+    f->u.obj.lchild = f->u.obj.rchild = xffi_any_none();
+    f->u.obj.children_owned = 0;
   }
   c->region = f->own_region;
   return 0;
@@ -356,60 +412,79 @@ static int same_plain_key(const xffi_any *a, const xffi_any *b) {
  * and only a key found elsewhere costs a lookup (keys are unique, so the
  * entry whose key equals is the one the lookup finds). -1 raised. */
 static int right_value(eq_frame *f, const xffi_any *key, const xffi_any **found) {
-  if (f->rhs_in_step) {
-    const xffi_any *rkey, *rvalue;
-    int more = xffi_walk_step(&f->rhs, &rkey, 0);
-    if (more < 0) return -1;
-    if (more > 0 && xffi_walk_step(&f->rhs, &rvalue, 0) <= 0) return -1;
-    f->rhs_in_step = more > 0;
-    if (more > 0 && same_plain_key(key, rkey)) {
-      *found = rvalue;
+  if (f->u.map.rhs_in_step) {
+    xffi_map_item item;
+    map_step(&item, map_of(f->rhs), &f->u.map.rcursor); /* the frame's own Map: checked at the start */
+    f->u.map.rhs_in_step = item.key != NULL;
+    if (item.key && same_plain_key(key, item.key)) {
+      *found = item.value;
       return 0;
     }
   }
-  return xffi_map_lookup(found, f->rhs.held.v_obj, key) == XFFI_OK ? 0 : -1;
+  return xffi_map_lookup(found, f->rhs, key) == XFFI_OK ? 0 : -1;
+}
+
+static void release_children(eq_frame *f) {
+  if (!f->u.obj.children_owned) return;
+  xffi_any_release(&f->u.obj.lchild);
+  xffi_any_release(&f->u.obj.rchild);
+  f->u.obj.lchild = f->u.obj.rchild = xffi_any_none();
+  f->u.obj.children_owned = 0;
 }
 
 /* The frame's next pair: 1 with *l, *r (views valid until the next call)
  * and *region (the child's region kind), 2 when a Map key is missing on the
  * right, 0 at the end, -1 raised. */
-static int next_pair(equaler *c, eq_frame *f, xffi_any *l, xffi_any *r, int32_t *region) {
-  const xffi_any *a, *b;
+static int next_pair(equaler *c, eq_frame *f, const xffi_any **l, const xffi_any **r, int32_t *region) {
   *region = f->own_region;
-  if (f->lhs.kind == XFFI_WALK_MAP) {
-    int more = xffi_walk_step(&f->lhs, &a, 0);
-    if (more <= 0) return more;
-    if (xffi_walk_step(&f->lhs, &b, 0) <= 0) return -1;
-    xffi_any key = *a;
+  if (f->kind == EQ_SEQ) {
+    /* Sizes re-read each time: a hook may have changed a List. */
+    int64_t i = f->position;
+    if (i >= xffi_seq_size_unchecked(f->lhs) || i >= xffi_seq_size_unchecked(f->rhs)) return 0;
+    f->position = i + 1;
+    *l = &xffi_seq_items_unchecked(f->lhs)[i];
+    *r = &xffi_seq_items_unchecked(f->rhs)[i];
+    return 1;
+  }
+  if (f->kind == EQ_MAP) {
+    xffi_map_item item;
+    map_step(&item, map_of(f->lhs), &f->u.map.lcursor);
+    if (!item.key) return 0;
+    ++f->position;
+    xffi_any key = *item.key;
     if (key.type_index >= XFFI_TYPE_STATIC_OBJECT_BEGIN) {
       const void *mapped = counterpart(&c->lhs_to_rhs, key.v_obj);
       if (mapped) key.v_obj = (xffi_object *)(uintptr_t)mapped;
     }
     const xffi_any *found = NULL;
     if (right_value(f, &key, &found) < 0) return -1;
-    f->map_key = a;
-    f->map_rkey = key;
+    f->u.map.key = item.key;
+    f->u.map.rkey = key;
     if (!found) return 2;
-    *l = *b;
-    *r = *found;
+    *l = item.value;
+    *r = found;
     return 1;
   }
-  int more = xffi_walk_step(&f->lhs, &a, EQ_SKIP);
-  if (more <= 0) return more;
-  more = xffi_walk_step(&f->rhs, &b, EQ_SKIP);
-  if (more <= 0) return more < 0 ? -1 : 0;
-  if (f->lhs.kind == XFFI_WALK_OBJECT)
-    *region = xffi_structural_child_region(f->own_region, xffi_structural_field_region(f->lhs.field));
-  *l = *a;
-  *r = *b;
+  const xffi_field_plan *plan = f->u.obj.plan;
+  if (f->position >= plan->count) return 0;
+  const xffi_plan_field *pf = &plan->fields[f->position++];
+  release_children(f);
+  if (xffi_plan_read_owns(pf, f->pinned)) { /* read into the slots as references */
+    f->u.obj.lchild = f->u.obj.rchild = xffi_any_none();
+    f->u.obj.children_owned = 1;
+  }
+  if (xffi_plan_read(pf, f->lhs, f->pinned, &f->u.obj.lchild, l) != XFFI_OK ||
+      xffi_plan_read(pf, f->rhs, f->pinned, &f->u.obj.rchild, r) != XFFI_OK)
+    return -1;
+  *region = xffi_structural_child_region(f->own_region, pf->region);
   return 1;
 }
 
 /* The step of containers of other sizes (all common children equal): the
  * first index one side lacks, or a right key the left lacks. */
 static int size_mismatch_step(equaler *c, const eq_frame *f) {
-  int64_t nl = f->lhs.size, nr = f->rhs.size;
-  if (f->lhs.kind == XFFI_WALK_SEQ) {
+  int64_t nl = f->lsize, nr = f->rsize;
+  if (f->kind == EQ_SEQ) {
     xffi_any at = xffi_any_int(nl > nr ? nr : nl);
     return nl > nr ? add_step(c, XFFI_ACCESS_ARRAY_ITEM, at, XFFI_ACCESS_ARRAY_ITEM_MISSING, at)
                    : add_step(c, XFFI_ACCESS_ARRAY_ITEM_MISSING, at, XFFI_ACCESS_ARRAY_ITEM, at);
@@ -417,7 +492,7 @@ static int size_mismatch_step(equaler *c, const eq_frame *f) {
   int64_t cursor = 0;
   xffi_map_item item;
   for (;;) {
-    if (xffi_map_next(&item, f->rhs.held.v_obj, &cursor) != XFFI_OK) return XFFI_FAIL;
+    if (xffi_map_next(&item, f->rhs, &cursor) != XFFI_OK) return XFFI_FAIL;
     if (!item.key) return XFFI_OK; /* every right key found: unequal all the same, no step */
     xffi_any key = *item.key;
     if (key.type_index >= XFFI_TYPE_STATIC_OBJECT_BEGIN) {
@@ -425,16 +500,19 @@ static int size_mismatch_step(equaler *c, const eq_frame *f) {
       if (mapped) key.v_obj = (xffi_object *)(uintptr_t)mapped;
     }
     const xffi_any *found;
-    if (xffi_map_lookup(&found, f->lhs.held.v_obj, &key) != XFFI_OK) return XFFI_FAIL;
+    if (xffi_map_lookup(&found, f->lhs, &key) != XFFI_OK) return XFFI_FAIL;
     if (!found) return add_key_step(c, XFFI_ACCESS_MAP_ITEM_MISSING, &key, XFFI_ACCESS_MAP_ITEM, item.key);
   }
 }
 
 static void pop_frame(equaler *c, xffi_walk_vec *stack) {
-  eq_frame *f = xffi_walk_vec_top(stack);
+  eq_frame *f = top_frame(stack);
   c->region = f->entry_region;
-  xffi_walk_end(&f->lhs);
-  xffi_walk_end(&f->rhs);
+  if (f->kind == EQ_OBJECT) release_children(f);
+  if (f->pinned) {
+    xffi_object_dec_ref(f->lhs);
+    xffi_object_dec_ref(f->rhs);
+  }
   --stack->count;
 }
 
@@ -466,14 +544,14 @@ static int equal_walk(equaler *c, xffi_walk_vec *stack, const xffi_any *l, const
   }
   int result = 0, top_has_step = 0;
   for (;;) {
-    eq_frame *f = xffi_walk_vec_top(stack);
-    xffi_any a, b;
+    eq_frame *f = top_frame(stack);
+    const xffi_any *a, *b;
     int32_t region;
     int more = next_pair(c, f, &a, &b, &region);
     if (more < 0) goto fail;
     if (more == 2) { /* a Map key the right side lacks */
       if (c->steps &&
-          add_key_step(c, XFFI_ACCESS_MAP_ITEM, f->map_key, XFFI_ACCESS_MAP_ITEM_MISSING, &f->map_rkey) != XFFI_OK)
+          add_key_step(c, XFFI_ACCESS_MAP_ITEM, f->u.map.key, XFFI_ACCESS_MAP_ITEM_MISSING, &f->u.map.rkey) != XFFI_OK)
         goto fail;
       top_has_step = 1;
       break;
@@ -481,23 +559,28 @@ static int equal_walk(equaler *c, xffi_walk_vec *stack, const xffi_any *l, const
     int equal = 0;
     if (more == 1) {
       c->region = region;
-      int done = plain_pair_equal(&a, &b, &equal) ? 1 : equal_immediate(c, &a, &b, &equal);
-      if (done == 0) done = push_pair(c, stack, &a, &b, &equal);
+      int done;
+      if (plain_pair_equal(a, b, &equal))
+        done = 1;
+      else if (a->type_index == b->type_index && is_container(a->type_index)) /* nothing to decide first */
+        done = push_pair(c, stack, a, b, &equal);
+      else if ((done = equal_immediate(c, a, b, &equal)) == 0)
+        done = push_pair(c, stack, a, b, &equal);
       if (done < 0) goto fail;
       if (done == 0) continue;
-      c->region = ((eq_frame *)xffi_walk_vec_top(stack))->own_region;
+      c->region = top_frame(stack)->own_region;
       if (!equal) break;
       continue;
     }
     /* The frame is done and its children all equal. */
-    if (f->seq_kind < 0 && f->lhs.size != f->rhs.size) { /* only when a path is wanted */
+    if (f->seq_kind < 0 && f->lsize != f->rsize) { /* only when a path is wanted */
       if (size_mismatch_step(c, f) != XFFI_OK) goto fail;
       top_has_step = 1;
       break;
     }
     equal = 1;
     if (f->seq_kind >= 0) {
-      xffi_any lv = f->lhs.held, rv = f->rhs.held;
+      xffi_any lv = xffi_any_object(f->lhs), rv = xffi_any_object(f->rhs);
       equal = finish_object(c, f->seq_kind, f->entry_region, &lv, &rv, 1);
       if (equal < 0) goto fail;
     }
@@ -507,7 +590,7 @@ static int equal_walk(equaler *c, xffi_walk_vec *stack, const xffi_any *l, const
       result = 1;
       break;
     }
-    c->region = ((eq_frame *)xffi_walk_vec_top(stack))->own_region;
+    c->region = top_frame(stack)->own_region;
   }
   /* Unequal: each open frame names the child that differed, innermost first. */
   if (!result && c->steps)

@@ -26,7 +26,8 @@
 
 #include "check.h"
 #include "map_table.h" /* map_step, map_text_of */
-#include "recursive_walk_step.h"
+#include "recursive_walk.h"
+#include "structural_plan.h"
 #include "structural_region.h"
 
 /* A small string's hash, remembered by its payload: a graph's Map keys
@@ -66,12 +67,20 @@ typedef struct map_entry_hash {
   int unique;            /* 0: its key hash repeats; the value is not hashed */
 } map_entry_hash;
 
+enum { HASH_SEQ, HASH_MAP, HASH_OBJECT };
+
+/* A container or object being hashed, with only what its kind needs. */
 typedef struct hash_frame {
-  xffi_walk_frame walk; /* sequences and objects */
-  int is_map;
+  xffi_object *obj; /* borrowed, or owned once pinned */
+  int32_t kind;     /* HASH_* */
+  int32_t pinned;   /* 1: obj is held, and fields are read through their getters */
   uint64_t hash;
   int32_t seq_kind; /* objects: the type's structural kind; containers: -1 */
   int32_t entry_region, own_region;
+  int64_t position;                  /* sequences: items given; objects: fields given */
+  const xffi_field_plan *plan;       /* objects: the type's fields to hash (immortal) */
+  xffi_any child;                    /* objects: the field value read last, when not a view in place */
+  int32_t child_owned;               /* 1: child is a reference to release */
   size_t entries_begin, entries_end; /* maps: its sorted entries in hasher.map_entries */
   size_t entry_pos;
 } hash_frame;
@@ -202,7 +211,12 @@ static int call_hook(hasher *h, const xffi_any *hook, int32_t seq_kind, const xf
   /* The hook runs others' code, which may drop what the open frames borrow
    * (v too: held here for the call). */
   if (h->frames)
-    for (size_t i = 0; i < h->frames->count; ++i) xffi_walk_pin(&((hash_frame *)xffi_walk_vec_at(h->frames, i))->walk);
+    for (size_t i = 0; i < h->frames->count; ++i) {
+      hash_frame *f = xffi_walk_vec_at(h->frames, i);
+      if (f->pinned) continue;
+      xffi_object_inc_ref(f->obj);
+      f->pinned = 1;
+    }
   int32_t entry = h->region;
   h->region = xffi_structural_own_region(seq_kind, entry);
   uint64_t init = xffi_object_type_info_unchecked(v->v_obj)->type_key_hash;
@@ -311,11 +325,13 @@ static int collect_entries(hasher *h, hash_frame *f) {
   int64_t cursor = 0;
   xffi_map_item item;
   for (;;) {
-    map_step(&item, map_of(f->walk.held.v_obj), &cursor);
+    map_step(&item, map_of(f->obj), &cursor);
     if (!item.key) break;
     uint64_t k;
     if (!key_hash(h, item.key, &k)) continue;
-    map_entry_hash *e = xffi_walk_vec_push_unset(&h->map_entries); /* unique: set once sorted */
+    xffi_walk_vec *v = &h->map_entries; /* inline while there is room; unique: set once sorted */
+    map_entry_hash *e =
+        v->count < v->capacity ? (map_entry_hash *)(void *)v->data + v->count++ : xffi_walk_vec_push_unset(v);
     if (!e) return XFFI_FAIL;
     e->key_hash = k;
     e->value = item.value;
@@ -329,25 +345,53 @@ static int collect_entries(hasher *h, hash_frame *f) {
   return XFFI_OK;
 }
 
+/* The innermost frame (the size known here: no multiply by item_size). */
+static inline hash_frame *top_frame(const xffi_walk_vec *stack) {
+  return (hash_frame *)(void *)stack->data + (stack->count - 1);
+}
+
 static int push_frame(hasher *h, xffi_walk_vec *stack, const xffi_any *value) {
   if (stack->count >= XFFI_WALK_MAX_DEPTH) return xffi_walk_raise_too_deep("StructuralHash");
-  hash_frame *f = xffi_walk_vec_push_unset(stack); /* every member is set below */
-  if (!f) return XFFI_FAIL;
-  f->entries_begin = f->entries_end = f->entry_pos = 0;
-  if (xffi_walk_begin_borrowed(&f->walk, value) != XFFI_OK) {
-    --stack->count;
-    return XFFI_FAIL;
+  xffi_object *obj = value->v_obj;
+  const xffi_type_info *info = xffi_object_type_info_unchecked(obj);
+  int32_t kind, seq_kind = -1;
+  uint64_t hash = info->type_key_hash;
+  const xffi_field_plan *plan = NULL;
+  switch (value->type_index) {
+    case XFFI_TYPE_ARRAY:
+    case XFFI_TYPE_LIST:
+      kind = HASH_SEQ;
+      hash = combine(hash, (uint64_t)xffi_seq_size_unchecked(obj));
+      break;
+    case XFFI_TYPE_MAP:
+    case XFFI_TYPE_DICT:
+      kind = HASH_MAP;
+      hash = combine(hash, (uint64_t)map_of(obj)->size);
+      break;
+    default:
+      kind = HASH_OBJECT;
+      seq_kind = info->metadata->structural_eq_hash_kind;
+      plan = xffi_field_plan_of(info);
+      if (!plan) return XFFI_FAIL;
   }
-  const xffi_type_info *info = xffi_object_type_info_unchecked(value->v_obj);
-  f->is_map = f->walk.kind == XFFI_WALK_MAP;
-  f->seq_kind = f->walk.kind == XFFI_WALK_OBJECT ? info->metadata->structural_eq_hash_kind : -1;
+  /* A new top frame, inline while there is room; every member is set below. */
+  hash_frame *f = stack->count < stack->capacity ? (hash_frame *)(void *)stack->data + stack->count++
+                                                 : xffi_walk_vec_push_unset(stack);
+  if (!f) return XFFI_FAIL;
+  f->obj = obj;
+  f->kind = kind;
+  f->pinned = 0;
+  f->hash = hash;
+  f->seq_kind = seq_kind;
   f->entry_region = h->region;
-  f->own_region = f->seq_kind >= 0 ? xffi_structural_own_region(f->seq_kind, h->region) : h->region;
-  f->hash =
-      f->walk.kind == XFFI_WALK_OBJECT ? info->type_key_hash : combine(info->type_key_hash, (uint64_t)f->walk.size);
-  if (f->is_map && collect_entries(h, f) != XFFI_OK) {
+  f->own_region = seq_kind >= 0 ? xffi_structural_own_region(seq_kind, h->region) : h->region;
+  f->position = 0;
+  f->plan = plan;
+  f->child = xffi_any_none();
+  f->child_owned = 0;
+  f->entries_begin = f->entries_end = f->entry_pos = 0;
+  if (kind == HASH_MAP && collect_entries(h, f) != XFFI_OK) {
     h->map_entries.count = f->entries_begin;
-    xffi_walk_end(&f->walk);
     --stack->count;
     return XFFI_FAIL;
   }
@@ -358,7 +402,13 @@ static int push_frame(hasher *h, xffi_walk_vec *stack, const xffi_any *value) {
 /* The frame's next child: 1 with *child (a view) and *region, 0 at the end, -1 raised. */
 static int next_child(const hasher *h, hash_frame *f, xffi_any *child, int32_t *region) {
   *region = f->own_region;
-  if (f->is_map) {
+  if (f->kind == HASH_SEQ) {
+    /* The size re-read each time: a hook may have changed a List. */
+    if (f->position >= xffi_seq_size_unchecked(f->obj)) return 0;
+    *child = xffi_seq_items_unchecked(f->obj)[f->position++];
+    return 1;
+  }
+  if (f->kind == HASH_MAP) {
     while (f->entry_pos < f->entries_end) {
       const map_entry_hash *e = xffi_walk_vec_at(&h->map_entries, f->entry_pos++);
       f->hash = combine(f->hash, e->key_hash);
@@ -369,20 +419,26 @@ static int next_child(const hasher *h, hash_frame *f, xffi_any *child, int32_t *
     }
     return 0;
   }
+  if (f->child_owned) {
+    xffi_any_release(&f->child);
+    f->child_owned = 0;
+  }
+  if (f->position >= f->plan->count) return 0;
+  const xffi_plan_field *pf = &f->plan->fields[f->position++];
   const xffi_any *c;
-  int more = xffi_walk_step(&f->walk, &c, XFFI_FIELD_SEQ_HASH_IGNORE);
-  if (more <= 0) return more;
-  if (f->walk.kind == XFFI_WALK_OBJECT)
-    *region = xffi_structural_child_region(f->own_region, xffi_structural_field_region(f->walk.field));
+  f->child_owned = xffi_plan_read_owns(pf, f->pinned);
+  if (xffi_plan_read(pf, f->obj, f->pinned, &f->child, &c) != XFFI_OK) return -1;
+  *region = xffi_structural_child_region(f->own_region, pf->region);
   *child = *c;
   return 1;
 }
 
 static void pop_frame(hasher *h, xffi_walk_vec *stack) {
-  hash_frame *f = xffi_walk_vec_top(stack);
+  hash_frame *f = top_frame(stack);
   h->region = f->entry_region;
-  if (f->is_map) h->map_entries.count = f->entries_begin;
-  xffi_walk_end(&f->walk);
+  if (f->kind == HASH_MAP) h->map_entries.count = f->entries_begin;
+  if (f->child_owned) xffi_any_release(&f->child);
+  if (f->pinned) xffi_object_dec_ref(f->obj);
   --stack->count;
 }
 
@@ -394,7 +450,7 @@ static int hash_value(hasher *h, const xffi_any *value, uint64_t *out) {
   h->frames = &stack;
   if (push_frame(h, &stack, value) != XFFI_OK) goto fail;
   for (;;) {
-    hash_frame *f = xffi_walk_vec_top(&stack);
+    hash_frame *f = top_frame(&stack);
     xffi_any child;
     int32_t region;
     int more = next_child(h, f, &child, &region);
@@ -417,7 +473,7 @@ static int hash_value(hasher *h, const xffi_any *value, uint64_t *out) {
       continue;
     }
     done = f->hash;
-    if (f->seq_kind >= 0 && finish_object(h, f->walk.held.v_obj, f->seq_kind, f->entry_region, &done) != XFFI_OK)
+    if (f->seq_kind >= 0 && finish_object(h, f->obj, f->seq_kind, f->entry_region, &done) != XFFI_OK)
       goto fail;
     pop_frame(h, &stack);
     if (!stack.count) {
@@ -426,7 +482,7 @@ static int hash_value(hasher *h, const xffi_any *value, uint64_t *out) {
       h->frames = outer_frames;
       return XFFI_OK;
     }
-    f = xffi_walk_vec_top(&stack);
+    f = top_frame(&stack);
     f->hash = combine(f->hash, done);
     h->region = f->own_region;
   }

@@ -176,6 +176,37 @@ static void test_definition_fields_open_a_region(void **state) {
   release(all, sizeof(all) / sizeof(all[0]));
 }
 
+/* Field plans (c/structural_plan.c) are built once per type and cached: a
+ * field appended later, to an ancestor or to the type itself, is compared
+ * and hashed from then on. */
+static void test_fields_appended_after_first_use(void **state) {
+  (void)state;
+  int32_t parent = -1, child = -1;
+  xffi_type_metadata m = {{NULL, 0}, NULL, (int32_t)sizeof(node), XFFI_SEQ_HASH_TREE_NODE};
+  assert_int_equal(xffi_type_register(&parent, "test.s.GrowParent", XFFI_TYPE_OBJECT), XFFI_OK);
+  add_field(parent, "a", offsetof(node, a), 0);
+  assert_int_equal(xffi_type_register_metadata(parent, &m), XFFI_OK);
+  assert_int_equal(xffi_type_register(&child, "test.s.GrowChild", parent), XFFI_OK);
+  assert_int_equal(xffi_type_register_metadata(child, &m), XFFI_OK);
+  xffi_any c1 = node_new(child, xffi_any_int(1), str("x")), c2 = node_new(child, xffi_any_int(1), str("y"));
+  xffi_any c3 = node_new(child, xffi_any_int(1), str("y"));
+  /* Only a (the parent's) is a field yet: b's values do not count. */
+  assert_true(s_equal(c1, c2, 0));
+  assert_int_equal(s_hash(c1, 0), s_hash(c2, 0));
+  /* The parent gains b: the child's plan sees its ancestor's new field. */
+  add_field(parent, "b", offsetof(node, b), 0);
+  assert_false(s_equal(c1, c2, 0));
+  assert_true(s_hash(c1, 0) != s_hash(c2, 0));
+  assert_true(s_equal(c2, c3, 0));
+  /* A field of its own, flagged ignored: the plan grows, the results do not change. */
+  add_field(child, "b_ignored", offsetof(node, b), XFFI_FIELD_SEQ_HASH_IGNORE);
+  assert_true(s_equal(c2, c3, 0));
+  assert_false(s_equal(c1, c2, 0));
+  assert_int_equal(s_hash(c2, 0), s_hash(c3, 0));
+  xffi_any all[] = {c1, c2, c3};
+  release(all, sizeof(all) / sizeof(all[0]));
+}
+
 static void test_types_without_a_kind_raise(void **state) {
   (void)state;
   xffi_any none = xffi_any_none();
@@ -578,6 +609,7 @@ int main(void) {
       cmocka_unit_test(test_tree_dag_and_const_tree),
       cmocka_unit_test(test_free_variables_map_inside_definitions),
       cmocka_unit_test(test_definition_fields_open_a_region),
+      cmocka_unit_test(test_fields_appended_after_first_use),
       cmocka_unit_test(test_types_without_a_kind_raise),
       cmocka_unit_test(test_hash_values_are_tvm_ffi_s),
       cmocka_unit_test(test_nested_map_hash_values_are_tvm_ffi_s),

@@ -1,5 +1,5 @@
-/* Structural equality and hashing over borrowed frames (c/recursive_walk.c,
- * xffi_walk_begin_borrowed): fields stored as xffi's storage getters imply
+/* Structural equality and hashing over borrowed frames (c/structural_equal.c,
+ * c/structural_hash.c; fields read by c/structural_plan.h): fields stored as xffi's storage getters imply
  * (an Any, an object pointer, an int) are read in place, no reference is
  * written, and a __s_hash__/__s_equal__ hook that drops part of the graph
  * being walked does not leave the walk reading freed memory (the open
