@@ -19,6 +19,7 @@
 #include <xffi/string.h>
 
 #include "map_table.h"
+#include "array_move.h"
 #include "json_reader.h"
 
 static const char *const FN = "ffi.json.Parse";
@@ -270,18 +271,22 @@ int xffi_json_read_number(xffi_json_reader *r, xffi_any *out) {
     *out = xffi_any_float(NAN);
     return XFFI_OK;
   }
-  /* int: 0 or a non-zero digit and more digits, accumulated negatively (so
-   * that INT64_MIN fits) as they are scanned; overflow reads as a float. */
+  /* int: 0 or a non-zero digit and more digits. Up to 19 digits cannot
+   * pass 2^64, so they are summed with no check; a longer run is an int
+   * only while it stays within 2^64 (then within int64_t, below), and reads
+   * as a float otherwise. */
   if (p == end || !is_digit(*p)) return xffi_json_fail_at(r, start, "Expecting value");
-  int64_t v = 0;
+  uint64_t u = 0;
   int overflow = 0;
   if (*p == '0') {
     p++;
   } else {
+    const char *first = p;
+    for (; p < end && is_digit(*p) && p - first < 19; ++p) u = u * 10 + (uint64_t)(*p - '0');
     for (; p < end && is_digit(*p); ++p) {
-      int d = *p - '0';
-      if (v < (INT64_MIN + d) / 10) overflow = 1;
-      v = overflow ? v : v * 10 - d;
+      uint64_t d = (uint64_t)(*p - '0');
+      if (u > (UINT64_MAX - d) / 10) overflow = 1;
+      if (!overflow) u = u * 10 + d;
     }
   }
   int integral = 1;
@@ -300,8 +305,11 @@ int xffi_json_read_number(xffi_json_reader *r, xffi_any *out) {
   }
   r->cur = p;
   if (integral) {
-    if (!overflow && (negative || v != INT64_MIN)) {
-      *out = xffi_any_int(negative ? v : -v);
+    const uint64_t int64_min_magnitude = (uint64_t)1 << 63;
+    if (!overflow && u <= int64_min_magnitude - (negative ? 0 : 1)) {
+      /* -2^63 is INT64_MIN: its magnitude does not fit int64_t, so it is formed below it. */
+      int64_t v = u == int64_min_magnitude ? INT64_MIN : negative ? -(int64_t)u : (int64_t)u;
+      *out = xffi_any_int(v);
       return XFFI_OK;
     }
   }
@@ -418,8 +426,9 @@ static int close_top(xffi_json_reader *r, xffi_any *value) {
     r->values.count = first_value;
     r->keys.count = first_key;
   } else {
-    status = xffi_array_new(&container, values, n);
-    drop_values(&r->values, first_value);
+    /* The items move into the Array (released on failure). */
+    status = xffi_array_new_moved(&container, (xffi_any *)values, n);
+    r->values.count = first_value;
   }
   r->frames.count--;
   if (status != XFFI_OK) return XFFI_FAIL;

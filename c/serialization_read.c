@@ -234,20 +234,23 @@ static int decode_leaf(int64_t node, int32_t type_index, const char *type_key, c
 /* The type index of a node's "type" for the kinds this reader knows, or -1;
  * *name receives the key's static text. */
 static int32_t known_type(xffi_byte_array key, const char **name) {
+#define KIND(key, index) {key, sizeof(key) - 1, index}
   static const struct {
     const char *key;
+    size_t size;
     int32_t index;
   } kinds[] = {
-      {XFFI_GRAPH_KEY_NONE, XFFI_TYPE_NONE},   {XFFI_GRAPH_KEY_BOOL, XFFI_TYPE_BOOL},
-      {XFFI_GRAPH_KEY_INT, XFFI_TYPE_INT},     {XFFI_GRAPH_KEY_FLOAT, XFFI_TYPE_FLOAT},
-      {XFFI_GRAPH_KEY_DTYPE, XFFI_TYPE_DTYPE}, {XFFI_GRAPH_KEY_DEVICE, XFFI_TYPE_DEVICE},
-      {XFFI_GRAPH_KEY_STR, XFFI_TYPE_STRING},  {XFFI_GRAPH_KEY_BYTES, XFFI_TYPE_BYTES},
-      {XFFI_GRAPH_KEY_ARRAY, XFFI_TYPE_ARRAY}, {XFFI_GRAPH_KEY_LIST, XFFI_TYPE_LIST},
-      {XFFI_GRAPH_KEY_MAP, XFFI_TYPE_MAP},     {XFFI_GRAPH_KEY_DICT, XFFI_TYPE_DICT},
-      {XFFI_GRAPH_KEY_SHAPE, XFFI_TYPE_SHAPE},
+      KIND(XFFI_GRAPH_KEY_NONE, XFFI_TYPE_NONE),   KIND(XFFI_GRAPH_KEY_BOOL, XFFI_TYPE_BOOL),
+      KIND(XFFI_GRAPH_KEY_INT, XFFI_TYPE_INT),     KIND(XFFI_GRAPH_KEY_FLOAT, XFFI_TYPE_FLOAT),
+      KIND(XFFI_GRAPH_KEY_DTYPE, XFFI_TYPE_DTYPE), KIND(XFFI_GRAPH_KEY_DEVICE, XFFI_TYPE_DEVICE),
+      KIND(XFFI_GRAPH_KEY_STR, XFFI_TYPE_STRING),  KIND(XFFI_GRAPH_KEY_BYTES, XFFI_TYPE_BYTES),
+      KIND(XFFI_GRAPH_KEY_ARRAY, XFFI_TYPE_ARRAY), KIND(XFFI_GRAPH_KEY_LIST, XFFI_TYPE_LIST),
+      KIND(XFFI_GRAPH_KEY_MAP, XFFI_TYPE_MAP),     KIND(XFFI_GRAPH_KEY_DICT, XFFI_TYPE_DICT),
+      KIND(XFFI_GRAPH_KEY_SHAPE, XFFI_TYPE_SHAPE),
   };
+#undef KIND
   for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); ++i)
-    if (strlen(kinds[i].key) == key.size && memcmp(kinds[i].key, key.data, key.size) == 0) {
+    if (kinds[i].size == key.size && memcmp(kinds[i].key, key.data, key.size) == 0) {
       *name = kinds[i].key;
       return kinds[i].index;
     }

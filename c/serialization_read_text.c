@@ -49,17 +49,30 @@ static void drop_records(text_graph *g) {
   g->has_records = 0;
 }
 
+/* A record's key when it is exactly "type" or "data" as the writers write
+ * it (no escapes): 1 and r->cur past it; else 0, nothing read. */
+static int match_key(xffi_json_reader *r, const char *quoted) {
+  if (r->end - r->cur < 6 || memcmp(r->cur, quoted, 6) != 0) return 0;
+  r->cur += 6;
+  return 1;
+}
+
+/* After a key (r->cur past its closing quote): its ':'. */
+static int read_colon(xffi_json_reader *r) {
+  xffi_json_skip_space(r);
+  if (r->cur == r->end || *r->cur != ':') return xffi_json_fail_at(r, r->cur, "Expecting ':' delimiter");
+  r->cur++;
+  xffi_json_skip_space(r);
+  return XFFI_OK;
+}
+
 /* Reads a key and its ':' (r->cur at what should be the key's quote):
  * *data, *size receive its text (valid until the next read). */
 static int read_key(xffi_json_reader *r, const char **data, size_t *size) {
   if (r->cur == r->end || *r->cur != '"')
     return xffi_json_fail_at(r, r->cur, "Expecting property name enclosed in double quotes");
   if (xffi_json_read_text(r, data, size) != XFFI_OK) return XFFI_FAIL;
-  xffi_json_skip_space(r);
-  if (r->cur == r->end || *r->cur != ':') return xffi_json_fail_at(r, r->cur, "Expecting ':' delimiter");
-  r->cur++;
-  xffi_json_skip_space(r);
-  return XFFI_OK;
+  return read_colon(r);
 }
 
 /* After a member of an object or array: its ',' (then *more is set) or
@@ -82,6 +95,20 @@ static int read_value_at(xffi_json_reader *r, size_t depth, xffi_any *out) {
   int status = xffi_json_read_value(r, out);
   r->depth_base = 0;
   return status;
+}
+
+/* A record's "data" that is not an array (r->cur at its first byte): a
+ * string or a number read at once, anything else by json.Parse's reader. */
+static int read_data_value(xffi_json_reader *r, xffi_any *out) {
+  char c = *r->cur;
+  if (c == '"') {
+    const char *data;
+    size_t size;
+    if (xffi_json_read_text(r, &data, &size) != XFFI_OK) return XFFI_FAIL;
+    return xffi_any_from_str(out, data, size);
+  }
+  if ((c >= '0' && c <= '9') || c == '-') return xffi_json_read_number(r, out);
+  return read_value_at(r, 3, out);
 }
 
 /* A record's "type" string (r->cur at its quote), shared with the records
@@ -175,10 +202,16 @@ static int read_record(text_graph *g) {
   int more = r->cur == r->end || *r->cur != '}'; /* not empty: a value or an error comes */
   if (!more) r->cur++;
   while (more) {
-    const char *key;
-    size_t size;
-    if (read_key(r, &key, &size) != XFFI_OK) return XFFI_FAIL;
-    int is_type = text_is(key, size, "type"), is_data = !is_type && text_is(key, size, "data");
+    int is_type = match_key(r, "\"type\""), is_data = !is_type && match_key(r, "\"data\"");
+    if (is_type || is_data) {
+      if (read_colon(r) != XFFI_OK) return XFFI_FAIL;
+    } else {
+      const char *key;
+      size_t size;
+      if (read_key(r, &key, &size) != XFFI_OK) return XFFI_FAIL;
+      is_type = text_is(key, size, "type");
+      is_data = !is_type && text_is(key, size, "data");
+    }
     if (r->cur == r->end) return xffi_json_fail_at(r, r->cur, "Expecting value");
     if (is_type) { /* the last "type" counts, as in a Map */
       if (!(record->flags & XFFI_GRAPH_RECORD_TYPE_BORROWED)) xffi_any_release(&record->type);
@@ -192,7 +225,7 @@ static int read_record(text_graph *g) {
       int done = 0;
       if (*r->cur == '[' && read_refs(g, record, &done) != XFFI_OK) return XFFI_FAIL;
       if (!done) {
-        if (read_value_at(r, 3, &record->data) != XFFI_OK) return XFFI_FAIL;
+        if (read_data_value(r, &record->data) != XFFI_OK) return XFFI_FAIL;
         record->flags |= XFFI_GRAPH_RECORD_DATA;
       }
     } else {
