@@ -449,8 +449,9 @@ static int add_child(graph_reader *r, read_frame *f, const xffi_any *child) {
  * reader makes it: setting each pair in turn. */
 static int build_map(graph_reader *r, read_frame *f) {
   int64_t n = (int64_t)(r->keys.count - f->first_key);
-  xffi_any *keys = (xffi_any *)xffi_walk_vec_at(&r->keys, f->first_key);
-  xffi_any *values = (xffi_any *)xffi_walk_vec_at(&r->values, f->first_value);
+  /* An empty Map may be the first: the stacks may have no buffer yet. */
+  xffi_any *keys = n > 0 ? (xffi_any *)xffi_walk_vec_at(&r->keys, f->first_key) : NULL;
+  xffi_any *values = n > 0 ? (xffi_any *)xffi_walk_vec_at(&r->values, f->first_value) : NULL;
   r->keys.count = f->first_key;
   r->values.count = f->first_value;
   return xffi_map_do_build(FN, f->type_index, &f->built, keys, values, n, 1);

@@ -215,6 +215,7 @@ static int read_record(text_graph *g) {
     if (r->cur == r->end) return xffi_json_fail_at(r, r->cur, "Expecting value");
     if (is_type) { /* the last "type" counts, as in a Map */
       if (!(record->flags & XFFI_GRAPH_RECORD_TYPE_BORROWED)) xffi_any_release(&record->type);
+      record->type = xffi_any_none(); /* a borrowed one is dropped, not released */
       record->flags &= ~(XFFI_GRAPH_RECORD_TYPE | XFFI_GRAPH_RECORD_TYPE_BORROWED);
       int status = *r->cur == '"' ? read_type(g, record) : read_value_at(r, 3, &record->type);
       if (status != XFFI_OK) return XFFI_FAIL;

@@ -129,6 +129,10 @@ static void test_hostile_graphs_fail_the_same(void **state) {
       "{\"root_index\":0,\"nodes\":[{type:\"None\"}]}", "{\"root_index\":0,\"nodes\":[{\"type\":\"None\",}]}",
       "{\"root_index\":0,\"nodes\":[{\"type\":\"None\"\"data\":1}]}", "{\"root_index\":0,\"nodes\":[{\"type\":\"N\\x\"}]}",
       "{\"root_index\":0,\"nodes\":[{\"type\":\"\\ud800\"}]}", "{\"root_index\":0,\"nodes\":[{\"type\":\"\xff\"}]}",
+      /* a repeated "type" whose second string is bad, after a first one (a String, not
+       * inline) shared with another node */
+      GRAPH("{\"type\":\"ffi.String\"},{\"type\":\"ffi.String\",\"type\":\"\xff\"}"),
+      GRAPH("{\"type\":\"ffi.String\"},{\"type\":\"ffi.String\",\"type\":\"x"),
       GRAPH("{\"type\":\"ffi.Array\",\"data\":[1,]}"), GRAPH("{\"type\":\"ffi.Array\",\"data\":[1 2]}"),
       GRAPH("{\"type\":\"ffi.Array\",\"data\":[01]}"), GRAPH("{\"type\":\"ffi.Array\",\"data\":[-]}"),
       GRAPH("{\"type\":\"ffi.Array\",\"data\":[1.]}"), GRAPH("{\"type\":\"ffi.Array\",\"data\":[1e999]}"),
