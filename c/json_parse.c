@@ -32,7 +32,6 @@ typedef struct parse_frame {
   int is_map;
 } parse_frame;
 
-
 /* Raises "<what>: line L column C (char P)" at position at. */
 int xffi_json_fail_at(xffi_json_reader *r, const char *at, const char *what) {
   /* A position before the current line's start (a number's start never is)
@@ -143,7 +142,8 @@ static int read_unicode_escape(xffi_json_reader *r) {
   if (first < 0xD800 || first > 0xDBFF) return put_code_point(r, first);
   if (!match(r, "\\u", 2)) return xffi_json_fail_at(r, at, "Invalid surrogate pair of \\uXXXX escapes");
   if (!hex4(r->cur, r->end, &second)) return xffi_json_fail_at(r, r->cur, "Invalid \\uXXXX escape");
-  if (second < 0xDC00 || second > 0xDFFF) return xffi_json_fail_at(r, r->cur, "Invalid surrogate pair of \\uXXXX escapes");
+  if (second < 0xDC00 || second > 0xDFFF)
+    return xffi_json_fail_at(r, r->cur, "Invalid surrogate pair of \\uXXXX escapes");
   r->cur += 4;
   return put_code_point(r, ((first - 0xD800) << 10) + (second - 0xDC00) + 0x10000);
 }

@@ -57,7 +57,7 @@ typedef struct read_frame {
 } read_frame;
 
 typedef struct graph_reader {
-  const xffi_any *nodes; /* borrowed from the graph (ffi.FromJSONGraph), or NULL */
+  const xffi_any *nodes;      /* borrowed from the graph (ffi.FromJSONGraph), or NULL */
   xffi_graph_record *records; /* borrowed (the text reader's), or NULL */
   const xffi_any *refs;       /* borrowed: the records' array data */
   int64_t count;
@@ -234,7 +234,8 @@ static int decode_leaf(int64_t node, int32_t type_index, const char *type_key, c
 /* The type index of a node's "type" for the kinds this reader knows, or -1;
  * *name receives the key's static text. */
 static int32_t known_type(xffi_byte_array key, const char **name) {
-#define KIND(key, index) {key, sizeof(key) - 1, index}
+#define KIND(key, index) \
+  { key, sizeof(key) - 1, index }
   static const struct {
     const char *key;
     size_t size;

@@ -71,9 +71,7 @@ static xffi_object *graph_text(const xffi_any *value) {
 }
 
 /* A refusal of colliding keys by a Map (docs/map.md). */
-static int is_map_refusal(const char *message) {
-  return strstr(message, "docs/map.md") != NULL;
-}
+static int is_map_refusal(const char *message) { return strstr(message, "docs/map.md") != NULL; }
 
 /* The text reader's result for the input, checked against the value path's
  * (status, and its value or its error message, both borrowed). */
@@ -108,7 +106,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     xffi_object *err = xffi_error_move_raised();
     FUZZ_CHECK(err != NULL);
     const xffi_error_cell *cell = xffi_error_cell_of_unchecked(err);
-    FUZZ_CHECK(strcmp(cell->kind.data, XFFI_KIND_VALUE) == 0 && strncmp(cell->message.data, "ffi.json.Parse: ", 16) == 0);
+    FUZZ_CHECK(strcmp(cell->kind.data, XFFI_KIND_VALUE) == 0 &&
+               strncmp(cell->message.data, "ffi.json.Parse: ", 16) == 0);
     check_text_reader(data, size, XFFI_FAIL, NULL, cell->message.data);
     xffi_object_dec_ref(err);
     return 0;
