@@ -20,6 +20,7 @@
 
 #include <xffi/array.h>
 
+#include "array_move.h"
 #include "check.h"
 #include "internal.h"
 #include "seq_buffer.h"
@@ -354,6 +355,18 @@ static inline int copy_value(const char *fn, xffi_any *owned, const xffi_any *va
 
 int xffi_array_new(xffi_object **out, const xffi_any *items, int64_t count) {
   return seq_new(__func__, XFFI_TYPE_ARRAY, out, items, count);
+}
+
+int xffi_array_new_moved(xffi_object **out, xffi_any *items, int64_t count) {
+  *out = seq_alloc(XFFI_TYPE_ARRAY, count);
+  if (*out == NULL) {
+    for (int64_t i = 0; i < count; ++i) xffi_any_release(&items[i]);
+    return XFFI_FAIL;
+  }
+  xffi_seq_cell *cell = xffi_seq_cell_of_unchecked(*out);
+  if (count > 0) memcpy(cell->data, items, (size_t)count * sizeof(xffi_any));
+  cell->size = count;
+  return XFFI_OK;
 }
 
 int xffi_array_new_with_capacity(xffi_object **out, int64_t capacity) {

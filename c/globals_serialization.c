@@ -8,6 +8,7 @@
 
 #include "builtin_globals.h"
 #include "global_args.h"
+#include "serialization_read.h"
 
 /* (json_str: str) -> the value (a new reference in *result). */
 static int global_json_parse(void *handle, const xffi_any *args, int32_t num_args, xffi_any *result) {
@@ -79,11 +80,7 @@ static int global_from_json_graph_string(void *handle, const xffi_any *args, int
   if (xffi_global_check_call(fn, args, num_args, 1, result) != XFFI_OK) return XFFI_FAIL;
   xffi_byte_array text;
   if (xffi_arg_to_str(&text, args, num_args, 0, fn) != XFFI_OK) return XFFI_FAIL;
-  xffi_any graph = xffi_any_none();
-  if (xffi_json_parse(&graph, text.data, text.size) != XFFI_OK) return XFFI_FAIL;
-  int status = xffi_from_json(result, &graph);
-  xffi_any_release(&graph);
-  return status;
+  return xffi_from_json_text(result, text.data, text.size);
 }
 
 XFFI_BUILTIN_FUNCTION(json_parse_function, global_json_parse);

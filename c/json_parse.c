@@ -19,8 +19,8 @@
 #include <xffi/string.h>
 
 #include "map_table.h"
-#include "recursive_walk.h"
-#include "repr_text.h"
+#include "array_move.h"
+#include "json_reader.h"
 
 static const char *const FN = "ffi.json.Parse";
 
@@ -32,25 +32,15 @@ typedef struct parse_frame {
   int is_map;
 } parse_frame;
 
-typedef struct json_reader {
-  const char *begin, *cur, *end;
-  const char *line_begin;
-  int64_t line;
-  xffi_walk_vec frames; /* parse_frame */
-  xffi_walk_vec values; /* xffi_any, owned: the open containers' values, outermost first */
-  xffi_walk_vec keys;   /* xffi_any, owned: the open Maps' keys, one per value of theirs */
-  repr_text text;       /* scratch for strings with escapes */
-} json_reader;
-
 /* Raises "<what>: line L column C (char P)" at position at. */
-static int fail_at(json_reader *r, const char *at, const char *what) {
+int xffi_json_fail_at(xffi_json_reader *r, const char *at, const char *what) {
   /* A position before the current line's start (a number's start never is)
    * cannot happen: columns count from the line's start. */
   return xffi_error_raise(XFFI_KIND_VALUE, "%s: %s: line %lld column %lld (char %lld)", FN, what, (long long)r->line,
                           (long long)(at - r->line_begin + 1), (long long)(at - r->begin));
 }
 
-static void skip_space(json_reader *r) {
+void xffi_json_skip_space(xffi_json_reader *r) {
   /* Compact text has no space between tokens: every byte above ' ' ends it at once. */
   if (XFFI_LIKELY(r->cur < r->end && (unsigned char)*r->cur > ' ')) return;
   while (r->cur < r->end) {
@@ -65,7 +55,7 @@ static void skip_space(json_reader *r) {
   }
 }
 
-static int match(json_reader *r, const char *literal, size_t n) {
+static int match(xffi_json_reader *r, const char *literal, size_t n) {
   if ((size_t)(r->end - r->cur) < n || memcmp(r->cur, literal, n) != 0) return 0;
   r->cur += n;
   return 1;
@@ -117,7 +107,7 @@ static int hex4(const char *p, const char *end, uint32_t *out) {
   return 1;
 }
 
-static int put_code_point(json_reader *r, uint32_t cp) {
+static int put_code_point(xffi_json_reader *r, uint32_t cp) {
   char b[4];
   size_t n;
   if (cp < 0x80) {
@@ -143,22 +133,22 @@ static int put_code_point(json_reader *r, uint32_t cp) {
 }
 
 /* One \u escape (r->cur at the 'u'), a surrogate pair taken whole. */
-static int read_unicode_escape(json_reader *r) {
+static int read_unicode_escape(xffi_json_reader *r) {
   const char *at = r->cur; /* the 'u', where tvm-ffi places these errors */
   uint32_t first, second;
-  if (!hex4(r->cur + 1, r->end, &first)) return fail_at(r, at, "Invalid \\uXXXX escape");
+  if (!hex4(r->cur + 1, r->end, &first)) return xffi_json_fail_at(r, at, "Invalid \\uXXXX escape");
   r->cur += 5;
-  if (first >= 0xDC00 && first <= 0xDFFF) return fail_at(r, at, "Invalid surrogate pair of \\uXXXX escapes");
+  if (first >= 0xDC00 && first <= 0xDFFF) return xffi_json_fail_at(r, at, "Invalid surrogate pair of \\uXXXX escapes");
   if (first < 0xD800 || first > 0xDBFF) return put_code_point(r, first);
-  if (!match(r, "\\u", 2)) return fail_at(r, at, "Invalid surrogate pair of \\uXXXX escapes");
-  if (!hex4(r->cur, r->end, &second)) return fail_at(r, r->cur, "Invalid \\uXXXX escape");
-  if (second < 0xDC00 || second > 0xDFFF) return fail_at(r, r->cur, "Invalid surrogate pair of \\uXXXX escapes");
+  if (!match(r, "\\u", 2)) return xffi_json_fail_at(r, at, "Invalid surrogate pair of \\uXXXX escapes");
+  if (!hex4(r->cur, r->end, &second)) return xffi_json_fail_at(r, r->cur, "Invalid \\uXXXX escape");
+  if (second < 0xDC00 || second > 0xDFFF)
+    return xffi_json_fail_at(r, r->cur, "Invalid surrogate pair of \\uXXXX escapes");
   r->cur += 4;
   return put_code_point(r, ((first - 0xD800) << 10) + (second - 0xDC00) + 0x10000);
 }
 
-/* Reads a string (r->cur at its opening quote) into *out (a new value). */
-static int read_string(json_reader *r, xffi_any *out) {
+int xffi_json_read_text(xffi_json_reader *r, const char **data, size_t *size) {
   const char *start = r->cur++;
   const char *run = r->cur; /* bytes not yet copied to the scratch */
   r->text.size = 0;
@@ -171,19 +161,21 @@ static int read_string(json_reader *r, xffi_any *out) {
     if (p == r->end) break;
     unsigned char c = (unsigned char)*p;
     if (c == '"') {
-      int status;
       if (!escaped) {
-        status = xffi_any_from_str(out, run, (size_t)(r->cur - run));
-      } else if ((status = xffi_repr_put(&r->text, run, (size_t)(r->cur - run))) == XFFI_OK) {
-        status = xffi_any_from_str(out, r->text.data, r->text.size);
+        *data = run;
+        *size = (size_t)(r->cur - run);
+      } else {
+        if (xffi_repr_put(&r->text, run, (size_t)(r->cur - run)) != XFFI_OK) return XFFI_FAIL;
+        *data = r->text.data;
+        *size = r->text.size;
       }
       r->cur++;
-      return status;
+      return XFFI_OK;
     }
-    if (c < 0x20) return fail_at(r, r->cur, "Invalid control character at");
+    if (c < 0x20) return xffi_json_fail_at(r, r->cur, "Invalid control character at");
     if (c >= 0x80) {
       size_t n = utf8_length((const unsigned char *)r->cur, (const unsigned char *)r->end);
-      if (n == 0) return fail_at(r, r->cur, "Invalid UTF-8 byte at");
+      if (n == 0) return xffi_json_fail_at(r, r->cur, "Invalid UTF-8 byte at");
       r->cur += n;
       continue;
     }
@@ -205,12 +197,20 @@ static int read_string(json_reader *r, xffi_any *out) {
         if (read_unicode_escape(r) != XFFI_OK) return XFFI_FAIL;
         run = r->cur;
         continue;
-      default: return fail_at(r, r->cur, "Invalid \\escape");
+      default: return xffi_json_fail_at(r, r->cur, "Invalid \\escape");
     }
     if (xffi_repr_put(&r->text, &plain, 1) != XFFI_OK) return XFFI_FAIL;
     run = ++r->cur;
   }
-  return fail_at(r, start, "Unterminated string starting at");
+  return xffi_json_fail_at(r, start, "Unterminated string starting at");
+}
+
+/* Reads a string (r->cur at its opening quote) into *out (a new value). */
+static int read_string(xffi_json_reader *r, xffi_any *out) {
+  const char *data;
+  size_t size;
+  if (xffi_json_read_text(r, &data, &size) != XFFI_OK) return XFFI_FAIL;
+  return xffi_any_from_str(out, data, size);
 }
 
 /* ---- Numbers and literals ---- */
@@ -253,7 +253,7 @@ static int exact_decimal(const char *p, const char *end, int negative, xffi_any 
 #endif
 }
 
-static int read_number(json_reader *r, xffi_any *out) {
+int xffi_json_read_number(xffi_json_reader *r, xffi_any *out) {
   const char *start = r->cur, *p = r->cur, *end = r->end;
   int negative = 0;
   if (p < end && *p == '-') {
@@ -262,47 +262,54 @@ static int read_number(json_reader *r, xffi_any *out) {
   }
   if (p < end && *p == 'I') {
     r->cur = p;
-    if (!match(r, "Infinity", 8)) return fail_at(r, start, "Expecting value");
+    if (!match(r, "Infinity", 8)) return xffi_json_fail_at(r, start, "Expecting value");
     *out = xffi_any_float(negative ? -HUGE_VAL : HUGE_VAL);
     return XFFI_OK;
   }
   if (!negative && p < end && *p == 'N') {
-    if (!match(r, "NaN", 3)) return fail_at(r, start, "Expecting value");
+    if (!match(r, "NaN", 3)) return xffi_json_fail_at(r, start, "Expecting value");
     *out = xffi_any_float(NAN);
     return XFFI_OK;
   }
-  /* int: 0 or a non-zero digit and more digits, accumulated negatively (so
-   * that INT64_MIN fits) as they are scanned; overflow reads as a float. */
-  if (p == end || !is_digit(*p)) return fail_at(r, start, "Expecting value");
-  int64_t v = 0;
+  /* int: 0 or a non-zero digit and more digits. Up to 19 digits cannot
+   * pass 2^64, so they are summed with no check; a longer run is an int
+   * only while it stays within 2^64 (then within int64_t, below), and reads
+   * as a float otherwise. */
+  if (p == end || !is_digit(*p)) return xffi_json_fail_at(r, start, "Expecting value");
+  uint64_t u = 0;
   int overflow = 0;
   if (*p == '0') {
     p++;
   } else {
+    const char *first = p;
+    for (; p < end && is_digit(*p) && p - first < 19; ++p) u = u * 10 + (uint64_t)(*p - '0');
     for (; p < end && is_digit(*p); ++p) {
-      int d = *p - '0';
-      if (v < (INT64_MIN + d) / 10) overflow = 1;
-      v = overflow ? v : v * 10 - d;
+      uint64_t d = (uint64_t)(*p - '0');
+      if (u > (UINT64_MAX - d) / 10) overflow = 1;
+      if (!overflow) u = u * 10 + d;
     }
   }
   int integral = 1;
   if (p < end && *p == '.') {
     integral = 0;
     p++;
-    if (p == end || !is_digit(*p)) return fail_at(r, start, "Expecting value");
+    if (p == end || !is_digit(*p)) return xffi_json_fail_at(r, start, "Expecting value");
     while (p < end && is_digit(*p)) p++;
   }
   if (p < end && (*p == 'e' || *p == 'E')) {
     integral = 0;
     p++;
     if (p < end && (*p == '+' || *p == '-')) p++;
-    if (p == end || !is_digit(*p)) return fail_at(r, start, "Expecting value");
+    if (p == end || !is_digit(*p)) return xffi_json_fail_at(r, start, "Expecting value");
     while (p < end && is_digit(*p)) p++;
   }
   r->cur = p;
   if (integral) {
-    if (!overflow && (negative || v != INT64_MIN)) {
-      *out = xffi_any_int(negative ? v : -v);
+    const uint64_t int64_min_magnitude = (uint64_t)1 << 63;
+    if (!overflow && u <= int64_min_magnitude - (negative ? 0 : 1)) {
+      /* -2^63 is INT64_MIN: its magnitude does not fit int64_t, so it is formed below it. */
+      int64_t v = u == int64_min_magnitude ? INT64_MIN : negative ? -(int64_t)u : (int64_t)u;
+      *out = xffi_any_int(v);
       return XFFI_OK;
     }
   }
@@ -318,13 +325,13 @@ static int read_number(json_reader *r, xffi_any *out) {
   if (copy != small) xffi_free(copy);
   /* A finite literal too large for a double is refused, as tvm-ffi does
    * (an underflow reads as the nearest double, as Python does). */
-  if (isinf(d)) return fail_at(r, start, "Expecting value");
+  if (isinf(d)) return xffi_json_fail_at(r, start, "Expecting value");
   *out = xffi_any_float(d);
   return XFFI_OK;
 }
 
 /* Reads a value that is not a container (r->cur at its first byte). */
-static int read_leaf(json_reader *r, xffi_any *out) {
+static int read_leaf(xffi_json_reader *r, xffi_any *out) {
   switch (*r->cur) {
     case '"': return read_string(r, out);
     case 't':
@@ -339,9 +346,9 @@ static int read_leaf(json_reader *r, xffi_any *out) {
       if (!match(r, "null", 4)) break;
       *out = xffi_any_none();
       return XFFI_OK;
-    default: return read_number(r, out);
+    default: return xffi_json_read_number(r, out);
   }
-  return fail_at(r, r->cur, "Expecting value");
+  return xffi_json_fail_at(r, r->cur, "Expecting value");
 }
 
 /* ---- Containers ---- */
@@ -365,25 +372,25 @@ static void drop_values(xffi_walk_vec *stack, size_t first) {
 
 /* Reads a map key and its ':' (r->cur at what should be the key's quote)
  * onto the key stack. */
-static int read_key(json_reader *r) {
+static int read_key(xffi_json_reader *r) {
   if (r->cur == r->end || *r->cur != '"')
-    return fail_at(r, r->cur, "Expecting property name enclosed in double quotes");
+    return xffi_json_fail_at(r, r->cur, "Expecting property name enclosed in double quotes");
   xffi_any key = xffi_any_none();
   if (read_string(r, &key) != XFFI_OK || push_value(&r->keys, &key) != XFFI_OK) return XFFI_FAIL;
-  skip_space(r);
-  if (r->cur == r->end || *r->cur != ':') return fail_at(r, r->cur, "Expecting ':' delimiter");
+  xffi_json_skip_space(r);
+  if (r->cur == r->end || *r->cur != ':') return xffi_json_fail_at(r, r->cur, "Expecting ':' delimiter");
   r->cur++;
   return XFFI_OK;
 }
 
 /* Opens a container (r->cur at its bracket). *closed is set when it is
  * empty and already complete, in *value. */
-static int open_container(json_reader *r, int is_map, xffi_any *value, int *closed) {
+static int open_container(xffi_json_reader *r, int is_map, xffi_any *value, int *closed) {
   /* The writer and the recursive walks stop at the same depth: what is read
    * can be written. */
-  if (r->frames.count >= XFFI_WALK_MAX_DEPTH) return xffi_walk_raise_too_deep(FN);
+  if (r->frames.count + r->depth_base >= XFFI_WALK_MAX_DEPTH) return xffi_walk_raise_too_deep(FN);
   r->cur++;
-  skip_space(r);
+  xffi_json_skip_space(r);
   if (r->cur < r->end && *r->cur == (is_map ? '}' : ']')) {
     r->cur++;
     xffi_object *container;
@@ -404,7 +411,7 @@ static int open_container(json_reader *r, int is_map, xffi_any *value, int *clos
 
 /* Makes the top frame's container from its items on the stacks (released
  * from there) and drops the frame: *value receives it. */
-static int close_top(json_reader *r, xffi_any *value) {
+static int close_top(xffi_json_reader *r, xffi_any *value) {
   const parse_frame *f = (const parse_frame *)xffi_walk_vec_top(&r->frames);
   size_t first_value = f->first_value, first_key = f->first_key;
   int64_t n = (int64_t)(r->values.count - first_value);
@@ -419,8 +426,9 @@ static int close_top(json_reader *r, xffi_any *value) {
     r->values.count = first_value;
     r->keys.count = first_key;
   } else {
-    status = xffi_array_new(&container, values, n);
-    drop_values(&r->values, first_value);
+    /* The items move into the Array (released on failure). */
+    status = xffi_array_new_moved(&container, (xffi_any *)values, n);
+    r->values.count = first_value;
   }
   r->frames.count--;
   if (status != XFFI_OK) return XFFI_FAIL;
@@ -431,15 +439,15 @@ static int close_top(json_reader *r, xffi_any *value) {
 /* Adds value (stolen) to the top frame; then reads its ',' (and the next
  * key) or its closing bracket. *value receives the closed container, and
  * *closed is set, when the frame ends. */
-static int add_to_top(json_reader *r, xffi_any *value, int *closed) {
+static int add_to_top(xffi_json_reader *r, xffi_any *value, int *closed) {
   int is_map = ((const parse_frame *)xffi_walk_vec_top(&r->frames))->is_map;
   if (push_value(&r->values, value) != XFFI_OK) return XFFI_FAIL;
   *value = xffi_any_none();
-  skip_space(r);
+  xffi_json_skip_space(r);
   *closed = 0;
   if (r->cur < r->end && *r->cur == ',') {
     r->cur++;
-    skip_space(r);
+    xffi_json_skip_space(r);
     return is_map ? read_key(r) : XFFI_OK;
   }
   if (r->cur < r->end && *r->cur == (is_map ? '}' : ']')) {
@@ -447,14 +455,14 @@ static int add_to_top(json_reader *r, xffi_any *value, int *closed) {
     *closed = 1;
     return close_top(r, value);
   }
-  return fail_at(r, r->cur, "Expecting ',' delimiter");
+  return xffi_json_fail_at(r, r->cur, "Expecting ',' delimiter");
 }
 
-/* Reads values until the root is complete, in *out. */
-static int read_document(json_reader *r, xffi_any *out) {
+/* Reads values until the outermost one is complete, in *out. */
+int xffi_json_read_value(xffi_json_reader *r, xffi_any *out) {
   for (;;) {
-    skip_space(r);
-    if (r->cur == r->end) return fail_at(r, r->cur, "Expecting value");
+    xffi_json_skip_space(r);
+    if (r->cur == r->end) return xffi_json_fail_at(r, r->cur, "Expecting value");
     xffi_any value = xffi_any_none();
     int closed = 1;
     char c = *r->cur;
@@ -473,34 +481,42 @@ static int read_document(json_reader *r, xffi_any *out) {
   }
 }
 
+void xffi_json_reader_init(xffi_json_reader *r, const char *text, size_t size) {
+  memset(r, 0, sizeof(*r));
+  r->begin = r->cur = r->line_begin = text ? text : "";
+  r->end = r->begin + size;
+  r->line = 1;
+  r->frames.item_size = sizeof(parse_frame);
+  r->values.item_size = r->keys.item_size = sizeof(xffi_any);
+  r->text.limit = SIZE_MAX;
+}
+
+void xffi_json_reader_free(xffi_json_reader *r) {
+  /* What open containers had read is released with the heap-safe release
+   * of nested objects (bounded stack, c/object.c). */
+  drop_values(&r->values, 0);
+  drop_values(&r->keys, 0);
+  xffi_walk_vec_free(&r->values);
+  xffi_walk_vec_free(&r->keys);
+  xffi_walk_vec_free(&r->frames);
+  xffi_repr_text_free(&r->text);
+}
+
 int xffi_json_parse(xffi_any *out, const char *text, size_t size) {
   if (out == NULL || (text == NULL && size > 0))
     return xffi_error_raise(XFFI_KIND_VALUE, "xffi_json_parse: %s is NULL", out == NULL ? "out" : "text");
-  json_reader r;
-  memset(&r, 0, sizeof(r));
-  r.begin = r.cur = r.line_begin = text ? text : "";
-  r.end = r.begin + size;
-  r.line = 1;
-  r.frames.item_size = sizeof(parse_frame);
-  r.values.item_size = r.keys.item_size = sizeof(xffi_any);
-  r.text.limit = SIZE_MAX;
+  xffi_json_reader r;
+  xffi_json_reader_init(&r, text, size);
   xffi_any value = xffi_any_none();
-  int status = read_document(&r, &value);
+  int status = xffi_json_read_value(&r, &value);
   if (status == XFFI_OK) {
-    skip_space(&r);
+    xffi_json_skip_space(&r);
     if (r.cur != r.end) {
       xffi_any_release(&value);
-      status = fail_at(&r, r.cur, "Extra data");
+      status = xffi_json_fail_at(&r, r.cur, "Extra data");
     }
   }
-  /* What open containers had read is released with the heap-safe release
-   * of nested objects (bounded stack, c/object.c). */
-  drop_values(&r.values, 0);
-  drop_values(&r.keys, 0);
-  xffi_walk_vec_free(&r.values);
-  xffi_walk_vec_free(&r.keys);
-  xffi_walk_vec_free(&r.frames);
-  xffi_repr_text_free(&r.text);
+  xffi_json_reader_free(&r);
   if (status == XFFI_OK) *out = value;
   return status;
 }

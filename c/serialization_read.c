@@ -27,6 +27,7 @@
 #include "reflection_construct.h"
 #include "serialization_keys.h"
 #include "serialization_object.h"
+#include "serialization_read.h"
 
 static const char *const FN = "ffi.FromJSONGraph";
 
@@ -56,7 +57,9 @@ typedef struct read_frame {
 } read_frame;
 
 typedef struct graph_reader {
-  const xffi_any *nodes; /* borrowed from the graph */
+  const xffi_any *nodes;      /* borrowed from the graph (ffi.FromJSONGraph), or NULL */
+  xffi_graph_record *records; /* borrowed (the text reader's), or NULL */
+  const xffi_any *refs;       /* borrowed: the records' array data */
   int64_t count;
   xffi_any *decoded; /* owned: each node's value once done */
   uint8_t *state;
@@ -231,20 +234,24 @@ static int decode_leaf(int64_t node, int32_t type_index, const char *type_key, c
 /* The type index of a node's "type" for the kinds this reader knows, or -1;
  * *name receives the key's static text. */
 static int32_t known_type(xffi_byte_array key, const char **name) {
+#define KIND(key, index) \
+  { key, sizeof(key) - 1, index }
   static const struct {
     const char *key;
+    size_t size;
     int32_t index;
   } kinds[] = {
-      {XFFI_GRAPH_KEY_NONE, XFFI_TYPE_NONE},   {XFFI_GRAPH_KEY_BOOL, XFFI_TYPE_BOOL},
-      {XFFI_GRAPH_KEY_INT, XFFI_TYPE_INT},     {XFFI_GRAPH_KEY_FLOAT, XFFI_TYPE_FLOAT},
-      {XFFI_GRAPH_KEY_DTYPE, XFFI_TYPE_DTYPE}, {XFFI_GRAPH_KEY_DEVICE, XFFI_TYPE_DEVICE},
-      {XFFI_GRAPH_KEY_STR, XFFI_TYPE_STRING},  {XFFI_GRAPH_KEY_BYTES, XFFI_TYPE_BYTES},
-      {XFFI_GRAPH_KEY_ARRAY, XFFI_TYPE_ARRAY}, {XFFI_GRAPH_KEY_LIST, XFFI_TYPE_LIST},
-      {XFFI_GRAPH_KEY_MAP, XFFI_TYPE_MAP},     {XFFI_GRAPH_KEY_DICT, XFFI_TYPE_DICT},
-      {XFFI_GRAPH_KEY_SHAPE, XFFI_TYPE_SHAPE},
+      KIND(XFFI_GRAPH_KEY_NONE, XFFI_TYPE_NONE),   KIND(XFFI_GRAPH_KEY_BOOL, XFFI_TYPE_BOOL),
+      KIND(XFFI_GRAPH_KEY_INT, XFFI_TYPE_INT),     KIND(XFFI_GRAPH_KEY_FLOAT, XFFI_TYPE_FLOAT),
+      KIND(XFFI_GRAPH_KEY_DTYPE, XFFI_TYPE_DTYPE), KIND(XFFI_GRAPH_KEY_DEVICE, XFFI_TYPE_DEVICE),
+      KIND(XFFI_GRAPH_KEY_STR, XFFI_TYPE_STRING),  KIND(XFFI_GRAPH_KEY_BYTES, XFFI_TYPE_BYTES),
+      KIND(XFFI_GRAPH_KEY_ARRAY, XFFI_TYPE_ARRAY), KIND(XFFI_GRAPH_KEY_LIST, XFFI_TYPE_LIST),
+      KIND(XFFI_GRAPH_KEY_MAP, XFFI_TYPE_MAP),     KIND(XFFI_GRAPH_KEY_DICT, XFFI_TYPE_DICT),
+      KIND(XFFI_GRAPH_KEY_SHAPE, XFFI_TYPE_SHAPE),
   };
+#undef KIND
   for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); ++i)
-    if (strlen(kinds[i].key) == key.size && memcmp(kinds[i].key, key.data, key.size) == 0) {
+    if (kinds[i].size == key.size && memcmp(kinds[i].key, key.data, key.size) == 0) {
       *name = kinds[i].key;
       return kinds[i].index;
     }
@@ -338,18 +345,45 @@ static int start_object(graph_reader *r, int64_t node, const xffi_type_info *typ
  * or an object with fields gets a frame (*opened set). */
 static int start_node(graph_reader *r, int64_t node, int *opened) {
   *opened = 0;
-  const xffi_any *n = &r->nodes[node];
-  if (n->type_index != XFFI_TYPE_MAP)
-    return xffi_error_raise(XFFI_KIND_TYPE, "%s: node %lld must be an object, got %s", FN, (long long)node,
-                            xffi_any_kind_name(n));
-  const xffi_any *type = field(n->v_obj, &r->key_type);
+  const xffi_any *type, *data, *refs = NULL;
+  int64_t size = 0;
+  int bare_refs = 0; /* the text reader's array data: refs[0, size) */
+  xffi_graph_record *record = r->records ? &r->records[node] : NULL;
+  if (record) {
+    if (!(record->flags & XFFI_GRAPH_RECORD_OBJECT))
+      return xffi_error_raise(XFFI_KIND_TYPE, "%s: node %lld must be an object, got %s", FN, (long long)node,
+                              xffi_any_kind_name(&record->data));
+    type = record->flags & XFFI_GRAPH_RECORD_TYPE ? &record->type : NULL;
+    data = record->flags & XFFI_GRAPH_RECORD_DATA ? &record->data : NULL;
+    if (record->flags & XFFI_GRAPH_RECORD_DATA_REFS) {
+      refs = r->refs ? r->refs + record->refs_first : NULL;
+      size = record->refs_count;
+      bare_refs = 1;
+    }
+  } else {
+    const xffi_any *n = &r->nodes[node];
+    if (n->type_index != XFFI_TYPE_MAP)
+      return xffi_error_raise(XFFI_KIND_TYPE, "%s: node %lld must be an object, got %s", FN, (long long)node,
+                              xffi_any_kind_name(n));
+    type = field(n->v_obj, &r->key_type);
+    data = field(n->v_obj, &r->key_data);
+  }
   if (type == NULL || !xffi_walk_is_str(type->type_index))
     return xffi_error_raise(XFFI_KIND_TYPE, "%s: node %lld: \"type\" must be a string, got %s", FN, (long long)node,
                             type ? xffi_any_kind_name(type) : "nothing");
   xffi_byte_array key = map_text_of(type);
-  const xffi_any *data = field(n->v_obj, &r->key_data);
   const char *key_text = NULL;
   int32_t t = known_type(key, &key_text);
+  /* Array data read as bare node indices is an Array again for the nodes
+   * that take it as a value (a Shape, a Device, an object's hook). */
+  if (bare_refs && !is_container(t)) {
+    xffi_object *array;
+    if (xffi_array_new(&array, refs, size) != XFFI_OK) return XFFI_FAIL;
+    record->data = xffi_any_object(array);
+    record->flags = (record->flags & ~XFFI_GRAPH_RECORD_DATA_REFS) | XFFI_GRAPH_RECORD_DATA;
+    data = &record->data;
+    bare_refs = 0;
+  }
   if (t < 0) {
     int32_t index;
     if (TVMFFITypeKeyToIndex(&key, &index) != XFFI_OK) {
@@ -368,9 +402,8 @@ static int start_node(graph_reader *r, int64_t node, int *opened) {
     r->state[node] = NODE_DONE;
     return XFFI_OK;
   }
-  const xffi_any *refs;
-  int64_t size;
-  if (data == NULL || data->type_index != XFFI_TYPE_ARRAY || xffi_array_items(&refs, &size, data->v_obj) != XFFI_OK)
+  if (!bare_refs &&
+      (data == NULL || data->type_index != XFFI_TYPE_ARRAY || xffi_array_items(&refs, &size, data->v_obj) != XFFI_OK))
     return bad_data(node, key_text, "an array of node indices", data);
   if ((t == XFFI_TYPE_MAP || t == XFFI_TYPE_DICT) && size % 2 != 0)
     return xffi_error_raise(XFFI_KIND_VALUE,
@@ -417,8 +450,9 @@ static int add_child(graph_reader *r, read_frame *f, const xffi_any *child) {
  * reader makes it: setting each pair in turn. */
 static int build_map(graph_reader *r, read_frame *f) {
   int64_t n = (int64_t)(r->keys.count - f->first_key);
-  xffi_any *keys = (xffi_any *)xffi_walk_vec_at(&r->keys, f->first_key);
-  xffi_any *values = (xffi_any *)xffi_walk_vec_at(&r->values, f->first_value);
+  /* An empty Map may be the first: the stacks may have no buffer yet. */
+  xffi_any *keys = n > 0 ? (xffi_any *)xffi_walk_vec_at(&r->keys, f->first_key) : NULL;
+  xffi_any *values = n > 0 ? (xffi_any *)xffi_walk_vec_at(&r->values, f->first_value) : NULL;
   r->keys.count = f->first_key;
   r->values.count = f->first_value;
   return xffi_map_do_build(FN, f->type_index, &f->built, keys, values, n, 1);
@@ -522,6 +556,31 @@ static int decode(graph_reader *r, int64_t root) {
   return XFFI_OK;
 }
 
+/* Decodes r's graph (its nodes or records set) from node root (in range)
+ * into *out (a new reference), and frees what r holds but its key probes. */
+static int run(graph_reader *r, int64_t root, xffi_any *out) {
+  r->decoded = (xffi_any *)xffi_alloc_zeroed((size_t)r->count, sizeof(xffi_any));
+  r->state = (uint8_t *)xffi_alloc_zeroed((size_t)r->count, 1);
+  r->frames.item_size = sizeof(read_frame);
+  r->keys.item_size = r->values.item_size = sizeof(xffi_any);
+  int status = r->decoded && r->state ? decode(r, root) : xffi_error_raise_out_of_memory();
+  if (status == XFFI_OK) status = xffi_any_copy(out, &r->decoded[root]);
+  for (size_t i = 0; i < r->frames.count; ++i) {
+    read_frame *f = (read_frame *)xffi_walk_vec_at(&r->frames, i);
+    if (f->built) xffi_object_dec_ref(f->built);
+  }
+  xffi_walk_vec_free(&r->frames);
+  for (size_t i = 0; i < r->keys.count; ++i) xffi_any_release((xffi_any *)xffi_walk_vec_at(&r->keys, i));
+  for (size_t i = 0; i < r->values.count; ++i) xffi_any_release((xffi_any *)xffi_walk_vec_at(&r->values, i));
+  xffi_walk_vec_free(&r->keys);
+  xffi_walk_vec_free(&r->values);
+  if (r->decoded)
+    for (int64_t i = 0; i < r->count; ++i) xffi_any_release(&r->decoded[i]);
+  xffi_free(r->decoded);
+  xffi_free(r->state);
+  return status;
+}
+
 int xffi_from_json(xffi_any *out, const xffi_any *graph) {
   if (out == NULL || graph == NULL)
     return xffi_error_raise(XFFI_KIND_VALUE, "xffi_from_json: %s is NULL", out == NULL ? "out" : "graph");
@@ -547,27 +606,19 @@ int xffi_from_json(xffi_any *out, const xffi_any *graph) {
   if (root->v_int64 < 0 || root->v_int64 >= r.count)
     return xffi_error_raise(XFFI_KIND_VALUE, "%s: root_index %lld out of range (%lld nodes)", FN,
                             (long long)root->v_int64, (long long)r.count);
-  r.decoded = (xffi_any *)xffi_alloc_zeroed((size_t)r.count, sizeof(xffi_any));
-  r.state = (uint8_t *)xffi_alloc_zeroed((size_t)r.count, 1);
-  r.frames.item_size = sizeof(read_frame);
-  r.keys.item_size = r.values.item_size = sizeof(xffi_any);
-  int status = r.decoded && r.state ? decode(&r, root->v_int64) : xffi_error_raise_out_of_memory();
-  if (status == XFFI_OK) status = xffi_any_copy(out, &r.decoded[root->v_int64]);
-  for (size_t i = 0; i < r.frames.count; ++i) {
-    read_frame *f = (read_frame *)xffi_walk_vec_at(&r.frames, i);
-    if (f->built) xffi_object_dec_ref(f->built);
-  }
-  xffi_walk_vec_free(&r.frames);
-  for (size_t i = 0; i < r.keys.count; ++i) xffi_any_release((xffi_any *)xffi_walk_vec_at(&r.keys, i));
-  for (size_t i = 0; i < r.values.count; ++i) xffi_any_release((xffi_any *)xffi_walk_vec_at(&r.values, i));
-  xffi_walk_vec_free(&r.keys);
-  xffi_walk_vec_free(&r.values);
+  int status = run(&r, root->v_int64, out);
   xffi_any_release(&r.key_type);
   xffi_any_release(&r.key_data);
   xffi_any_release(&key_nodes);
-  if (r.decoded)
-    for (int64_t i = 0; i < r.count; ++i) xffi_any_release(&r.decoded[i]);
-  xffi_free(r.decoded);
-  xffi_free(r.state);
   return status;
+}
+
+int xffi_graph_decode_records(xffi_any *out, xffi_graph_record *records, const xffi_any *refs, int64_t count,
+                              int64_t root) {
+  graph_reader r;
+  memset(&r, 0, sizeof(r));
+  r.records = records;
+  r.refs = refs;
+  r.count = count;
+  return run(&r, root, out);
 }

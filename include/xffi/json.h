@@ -78,5 +78,12 @@ XFFI_API int xffi_to_json(xffi_any *out, const xffi_any *value, const xffi_any *
  * leaks: objects made before an error are released. */
 XFFI_API int xffi_from_json(xffi_any *out, const xffi_any *graph);
 
+/* ffi.FromJSONGraphString: *out receives a new reference to the value the
+ * JSON graph text[0, size) (borrowed; UTF-8, no NUL needed) stands for: the
+ * same value, and the same error, as xffi_json_parse then xffi_from_json
+ * (a syntax error comes before any graph error), read straight from the
+ * text without building each node's Map. Nothing leaks. */
+XFFI_API int xffi_from_json_text(xffi_any *out, const char *text, size_t size);
+
 XFFI_EXTERN_C_END
 #endif /* XFFI_JSON_H */

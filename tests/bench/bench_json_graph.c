@@ -2,11 +2,11 @@
  * issue 17's graph shape (containers only: Array, List, Map, Dict in a binary
  * heap of N nodes, each holding an int, a float and a string; every 64th also
  * holds one shared List), for callgrind: xffi_json_parse of the text
- * (ffi.json.Parse) and xffi_json_parse + xffi_from_json
- * (ffi.FromJSONGraphString). tests/bench/bench_graph_vs_tvm.py is the
+ * (ffi.json.Parse), xffi_json_parse + xffi_from_json (ffi.FromJSONGraph of
+ * the parsed value) and xffi_from_json_text (ffi.FromJSONGraphString). tests/bench/bench_graph_vs_tvm.py is the
  * side-by-side figure against tvm-ffi (with reflected nodes as well).
  *
- * Usage: bench_json_graph [parse|graph] [nodes (100000)] [repeats (1)]
+ * Usage: bench_json_graph [parse|graph|text] [nodes (100000)] [repeats (1)]
  * Prints the text's size and a check of the result; times nothing itself
  * (run it under `valgrind --tool=callgrind`, or `time`). */
 #include <stdio.h>
@@ -76,8 +76,8 @@ int main(int argc, char **argv) {
   const char *op = argc > 1 ? argv[1] : "graph";
   int64_t n = argc > 2 ? atoll(argv[2]) : 100000;
   int repeats = argc > 3 ? atoi(argv[3]) : 1;
-  if ((strcmp(op, "parse") != 0 && strcmp(op, "graph") != 0) || n < 1 || repeats < 1) {
-    fprintf(stderr, "usage: bench_json_graph [parse|graph] [nodes] [repeats]\n");
+  if ((strcmp(op, "parse") != 0 && strcmp(op, "graph") != 0 && strcmp(op, "text") != 0) || n < 1 || repeats < 1) {
+    fprintf(stderr, "usage: bench_json_graph [parse|graph|text] [nodes] [repeats]\n");
     return 2;
   }
   xffi_any graph = build_graph(n), json_graph;
@@ -89,7 +89,13 @@ int main(int argc, char **argv) {
   if (xffi_string_cell_of(&t, json_text) != XFFI_OK) fail("xffi_string_cell_of");
   int equal = 1;
   for (int r = 0; r < repeats; ++r) {
-    xffi_any value, loaded;
+    xffi_any value = xffi_any_none(), loaded;
+    if (strcmp(op, "text") == 0) {
+      if (xffi_from_json_text(&loaded, t.data, t.size) != XFFI_OK) fail("xffi_from_json_text");
+      if (r == repeats - 1 && xffi_structural_equal(&equal, &graph, &loaded, 0) != XFFI_OK) fail("equal");
+      xffi_any_release(&loaded);
+      continue;
+    }
     if (xffi_json_parse(&value, t.data, t.size) != XFFI_OK) fail("xffi_json_parse");
     if (strcmp(op, "graph") == 0) {
       if (xffi_from_json(&loaded, &value) != XFFI_OK) fail("xffi_from_json");

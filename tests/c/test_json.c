@@ -112,6 +112,44 @@ static void test_numbers_as_tvm_ffi_writes_them(void **state) {
   assert_true(v.type_index == XFFI_TYPE_FLOAT && v.v_float64 == 0.0);
 }
 
+/* Integers are ints while they fit int64_t, whatever their digit count
+ * (leading digits are summed unchecked up to 19), floats beyond. */
+static void test_integer_bounds(void **state) {
+  (void)state;
+  static const struct {
+    const char *text;
+    int is_int;
+    int64_t value;
+    double as_float;
+  } cases[] = {
+      {"9223372036854775807", 1, INT64_MAX, 0},
+      {"-9223372036854775807", 1, -INT64_MAX, 0},
+      {"-9223372036854775808", 1, INT64_MIN, 0},
+      {"9223372036854775808", 0, 0, 9223372036854775808.0},
+      {"-9223372036854775809", 0, 0, -9223372036854775809.0},
+      {"1000000000000000000", 1, 1000000000000000000, 0},
+      {"9999999999999999999", 0, 0, 9999999999999999999.0},
+      {"18446744073709551615", 0, 0, 18446744073709551615.0},
+      {"18446744073709551616", 0, 0, 18446744073709551616.0},
+      {"123456789012345678901234567890", 0, 0, 123456789012345678901234567890.0},
+      {"-0000", 0, 0, 0},
+  };
+  for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); ++i) {
+    if (strcmp(cases[i].text, "-0000") == 0) {
+      xffi_any v = xffi_any_none();
+      assert_int_equal(xffi_json_parse(&v, cases[i].text, strlen(cases[i].text)), XFFI_FAIL);
+      assert_raised(XFFI_KIND_VALUE, "Extra data");
+      continue;
+    }
+    xffi_any v = parse_ok(cases[i].text);
+    if (cases[i].is_int) {
+      if (v.type_index != XFFI_TYPE_INT || v.v_int64 != cases[i].value) fail_msg("%s: not that int", cases[i].text);
+    } else if (v.type_index != XFFI_TYPE_FLOAT || v.v_float64 != cases[i].as_float) {
+      fail_msg("%s: not that float", cases[i].text);
+    }
+  }
+}
+
 static void test_strings_escape_as_tvm_ffi_does(void **state) {
   (void)state;
   xffi_any s;
@@ -352,6 +390,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_values_map_as_tvm_ffi_does),
       cmocka_unit_test(test_numbers_as_tvm_ffi_writes_them),
+      cmocka_unit_test(test_integer_bounds),
       cmocka_unit_test(test_strings_escape_as_tvm_ffi_does),
       cmocka_unit_test(test_syntax_errors_say_where),
       cmocka_unit_test(test_unicode_is_checked),

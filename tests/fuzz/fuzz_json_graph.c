@@ -1,8 +1,12 @@
-/* Fuzz target: the JSON graph loader (c/serialization_read.c) on arbitrary
- * bytes read as JSON. Checks: a graph either loads or raises an error from
- * ffi.FromJSONGraph (never crashes, leaks or recurses, whatever the node
- * indices, cycles or data); what loads writes (c/serialization_write.c),
- * and that graph loads back to a value that writes the same text again.
+/* Fuzz target: the JSON graph loaders on arbitrary bytes: the value path
+ * (xffi_json_parse then xffi_from_json, c/serialization_read.c) and the text
+ * reader (xffi_from_json_text, c/serialization_read_text.c). Checks: a graph
+ * either loads or raises an error from ffi.FromJSONGraph (never crashes,
+ * leaks or recurses, whatever the node indices, cycles or data); both paths
+ * agree (the same text when written, or the same error; only a Map the
+ * value path builds per node can refuse colliding keys the text reader never
+ * puts in a Map); what loads writes (c/serialization_write.c), and that
+ * graph loads back to a value that writes the same text again.
  * Graphs may name the reflected type fuzz.graph.Item (registered here: an
  * int and a float written inline, a String and an Any written as nodes, a
  * default on the float and the String), so the loader's object path (the
@@ -66,12 +70,46 @@ static xffi_object *graph_text(const xffi_any *value) {
   return text;
 }
 
+/* A refusal of colliding keys by a Map (docs/map.md). */
+static int is_map_refusal(const char *message) { return strstr(message, "docs/map.md") != NULL; }
+
+/* The text reader's result for the input, checked against the value path's
+ * (status, and its value or its error message, both borrowed). */
+static void check_text_reader(const uint8_t *data, size_t size, int status, const xffi_any *value,
+                              const char *message) {
+  xffi_any by_text = xffi_any_none();
+  int text_status = xffi_from_json_text(&by_text, (const char *)data, size);
+  xffi_object *err = text_status == XFFI_OK ? NULL : xffi_error_move_raised();
+  FUZZ_CHECK(text_status == XFFI_OK || err != NULL);
+  if (status != XFFI_OK && is_map_refusal(message)) { /* the text reader may read it, or refuse it too */
+  } else if (status != XFFI_OK) {
+    FUZZ_CHECK(text_status != XFFI_OK);
+    FUZZ_CHECK(strcmp(xffi_error_cell_of_unchecked(err)->message.data, message) == 0);
+  } else if (text_status != XFFI_OK) {
+    FUZZ_CHECK(is_map_refusal(xffi_error_cell_of_unchecked(err)->message.data));
+  } else {
+    xffi_object *a = graph_text(value), *b = graph_text(&by_text);
+    xffi_byte_array sa = xffi_string_cell_of_unchecked(a), sb = xffi_string_cell_of_unchecked(b);
+    FUZZ_CHECK(sa.size == sb.size && memcmp(sa.data, sb.data, sa.size) == 0);
+    xffi_object_dec_ref(a);
+    xffi_object_dec_ref(b);
+  }
+  if (err) xffi_object_dec_ref(err);
+  xffi_any_release(&by_text);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   register_item();
   xffi_any graph = xffi_any_none();
   if (xffi_json_parse(&graph, (const char *)data, size) != XFFI_OK) {
-    fuzz_expect_raised(XFFI_KIND_VALUE, "ffi.json.Parse");
+    xffi_object *err = xffi_error_move_raised();
+    FUZZ_CHECK(err != NULL);
+    const xffi_error_cell *cell = xffi_error_cell_of_unchecked(err);
+    FUZZ_CHECK(strcmp(cell->kind.data, XFFI_KIND_VALUE) == 0 &&
+               strncmp(cell->message.data, "ffi.json.Parse: ", 16) == 0);
+    check_text_reader(data, size, XFFI_FAIL, NULL, cell->message.data);
+    xffi_object_dec_ref(err);
     return 0;
   }
   xffi_any value = xffi_any_none();
@@ -84,9 +122,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     /* The loader's own errors name it; a container's own refusal (a Map
      * key flood) passes through as the container raised it. */
     FUZZ_CHECK(strncmp(cell->message.data, "ffi.FromJSONGraph: ", 19) == 0 || strstr(cell->message.data, "Map"));
+    check_text_reader(data, size, XFFI_FAIL, NULL, cell->message.data);
     xffi_object_dec_ref(err);
     return 0;
   }
+  check_text_reader(data, size, XFFI_OK, &value, NULL);
   xffi_object *text = graph_text(&value);
   xffi_byte_array s = xffi_string_cell_of_unchecked(text);
   xffi_any again_graph = xffi_any_none(), again = xffi_any_none();
