@@ -173,11 +173,11 @@ typedef struct xffi_parked_release {
 } xffi_parked_release;
 
 typedef struct xffi_release_state {
-  int32_t running;              /* deleters between xffi_release_begin and _end on this thread */
-  size_t parked_count;          /* entries of parked in use */
-  size_t parked_capacity;       /* entries parked has room for */
-  xffi_parked_release *parked;  /* the parked deleters, oldest first (heap, owned by the thread) */
-  xffi_object *resuming;        /* the parked object whose deleter runs again, or NULL */
+  int32_t running;             /* deleters between xffi_release_begin and _end on this thread */
+  size_t parked_count;         /* entries of parked in use */
+  size_t parked_capacity;      /* entries parked has room for */
+  xffi_parked_release *parked; /* the parked deleters, oldest first (heap, owned by the thread) */
+  xffi_object *resuming;       /* the parked object whose deleter runs again, or NULL */
 } xffi_release_state;
 extern _Thread_local xffi_release_state xffi_releasing XFFI_INTERNAL_TLS;
 int xffi_release_begin_nested(void *obj, int flags, xffi_deleter deleter);

@@ -43,10 +43,11 @@ static void link_delete(void *self, int flags, xffi_deleter deleter) {
 }
 
 /* KINDS distinct deleter functions, all with the same body. */
+/* clang-format off */
 #define LINK_DELETER(n) \
   static void link_deleter_##n(void *self, int flags) { link_delete(self, flags, link_deleter_##n); }
-#define TEN_DELETERS(t)                                                                                    \
-  LINK_DELETER(t##0) LINK_DELETER(t##1) LINK_DELETER(t##2) LINK_DELETER(t##3) LINK_DELETER(t##4)           \
+#define TEN_DELETERS(t) \
+  LINK_DELETER(t##0) LINK_DELETER(t##1) LINK_DELETER(t##2) LINK_DELETER(t##3) LINK_DELETER(t##4) \
   LINK_DELETER(t##5) LINK_DELETER(t##6) LINK_DELETER(t##7) LINK_DELETER(t##8) LINK_DELETER(t##9)
 TEN_DELETERS(0)
 TEN_DELETERS(1)
@@ -58,12 +59,13 @@ TEN_DELETERS(6)
 TEN_DELETERS(7)
 TEN_DELETERS(8)
 TEN_DELETERS(9)
-#define TEN_NAMES(t)                                                                                         \
+#define TEN_NAMES(t) \
   link_deleter_##t##0, link_deleter_##t##1, link_deleter_##t##2, link_deleter_##t##3, link_deleter_##t##4, \
   link_deleter_##t##5, link_deleter_##t##6, link_deleter_##t##7, link_deleter_##t##8, link_deleter_##t##9
-static const xffi_deleter link_deleters[KINDS] = {TEN_NAMES(0), TEN_NAMES(1), TEN_NAMES(2), TEN_NAMES(3),
-                                                  TEN_NAMES(4), TEN_NAMES(5), TEN_NAMES(6), TEN_NAMES(7),
-                                                  TEN_NAMES(8), TEN_NAMES(9)};
+static const xffi_deleter link_deleters[KINDS] = {
+  TEN_NAMES(0), TEN_NAMES(1), TEN_NAMES(2), TEN_NAMES(3), TEN_NAMES(4),
+  TEN_NAMES(5), TEN_NAMES(6), TEN_NAMES(7), TEN_NAMES(8), TEN_NAMES(9)};
+/* clang-format on */
 
 /* A new link (new reference) holding next (stolen; may be NULL), deleted by deleter. */
 static xffi_object *link_new(xffi_object *next, xffi_deleter deleter) {
