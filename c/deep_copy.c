@@ -5,7 +5,14 @@
  * (sharing kept) and a cycle ends at the copy being made:
  * - a List, a Dict or a reflected object gets its copy (an empty List or
  *   Dict, or its type's `__ffi_shallow_copy__`) before its children, so a
- *   child that leads back to it finds the copy;
+ *   child that leads back to it finds the copy. The table only borrows a
+ *   copy being filled (the frame holds the one reference) and takes its own
+ *   reference when the copy is done: a type whose setters write only while
+ *   their caller holds the only reference (Rust's `#[xffi(default)]`
+ *   types) is filled that way. A cycle back to such an object shares the
+ *   copy before it is filled, so its setters refuse and DeepCopy fails
+ *   (an object graph that is immutable once made cannot hold a cycle that
+ *   is made anew);
  * - an Array or a Map is built from its copied children at the end (it is
  *   immutable); a child that leads back to one being built gets the
  *   original as a placeholder, and a last pass replaces such placeholders
@@ -22,10 +29,13 @@
 #include "field_storage.h"
 #include "recursive_walk.h"
 
-enum { COPY_IN_PROGRESS = 1, COPY_DONE = 2 };
+/* COPY_IN_PROGRESS: an Array or Map being built (no copy yet);
+ * COPY_FILLING: a List, Dict or object whose copy (borrowed) is being filled;
+ * COPY_DONE: the copy is finished (owned by the table). */
+enum { COPY_IN_PROGRESS = 1, COPY_FILLING = 2, COPY_DONE = 3 };
 
 typedef struct copier {
-  xffi_walk_table copies; /* original -> state, value: its copy (owned) when done */
+  xffi_walk_table copies; /* original -> state and its copy (see the states) */
   const xffi_type_attr_column *shallow_copy_column;
   int has_placeholders;
 } copier;
@@ -48,7 +58,7 @@ static int copy_immediate(copier *c, const xffi_any *value, xffi_any *out) {
   if (value->type_index < XFFI_TYPE_STATIC_OBJECT_BEGIN) return xffi_any_copy(out, value) == XFFI_OK ? 1 : -1;
   xffi_object *obj = value->v_obj;
   const xffi_walk_entry *seen = xffi_walk_table_find(&c->copies, obj, NULL);
-  if (seen && seen->state == COPY_DONE) {
+  if (seen && seen->state != COPY_IN_PROGRESS) {
     *out = xffi_any_object_new_ref(seen->value.v_obj);
     return 1;
   }
@@ -60,13 +70,24 @@ static int copy_immediate(copier *c, const xffi_any *value, xffi_any *out) {
   return 0;
 }
 
+/* Records original's state; copy (borrowed) is kept borrowed while
+ * COPY_FILLING and with a new reference once COPY_DONE. */
 static int record_copy(copier *c, const xffi_object *original, int32_t state, const xffi_any *copy) {
   xffi_walk_entry *e = xffi_walk_table_put(&c->copies, original, NULL);
   if (!e) return XFFI_FAIL;
+  if (e->state != COPY_FILLING) xffi_any_release(&e->value);
   e->state = state;
-  xffi_any_release(&e->value);
-  if (copy) e->value = xffi_any_object_new_ref(copy->v_obj);
+  e->value = !copy ? xffi_any_none() : state == COPY_DONE ? xffi_any_object_new_ref(copy->v_obj) : *copy;
   return XFFI_OK;
+}
+
+/* Drops the borrowed copies of a failed walk, so freeing the table does
+ * not release them. */
+static void forget_borrowed(copier *c) {
+  for (size_t i = 0; i < c->copies.capacity; ++i) {
+    xffi_walk_entry *e = &c->copies.entries[i];
+    if (e->a && e->state == COPY_FILLING) e->value = xffi_any_none();
+  }
 }
 
 /* The first copy of a List, a Dict or an object (into f->copy). */
@@ -103,7 +124,7 @@ static int start_copy(copier *c, copy_frame *f) {
     }
   }
   f->copy = xffi_any_object(made); /* the new reference moves into the frame */
-  return record_copy(c, original->v_obj, COPY_DONE, &f->copy);
+  return record_copy(c, original->v_obj, COPY_FILLING, &f->copy);
 }
 
 static void free_frame(copy_frame *f) {
@@ -185,7 +206,7 @@ static int finish(copier *c, copy_frame *f, xffi_any *out) {
   const xffi_any *original = &f->walk.held;
   if (original->type_index != XFFI_TYPE_ARRAY && original->type_index != XFFI_TYPE_MAP) {
     *out = xffi_any_object_new_ref(f->copy.v_obj);
-    return XFFI_OK;
+    return record_copy(c, original->v_obj, COPY_DONE, &f->copy);
   }
   xffi_object *made = NULL;
   const xffi_any *items = (const xffi_any *)f->resolved.data;
@@ -313,6 +334,7 @@ int xffi_deep_copy(xffi_any *out, const xffi_any *value) {
   xffi_any result = xffi_any_none();
   int status = copy_value(&c, value, &result);
   if (status == XFFI_OK && c.has_placeholders) status = fix_placeholders(&c);
+  forget_borrowed(&c);
   xffi_walk_table_free(&c.copies);
   if (status != XFFI_OK) {
     xffi_any_release(&result);

@@ -146,9 +146,12 @@ static inline void *xffi_runtime_object_alloc(size_t size, size_t alignment, int
  * that work with these, so that releasing a deep nesting does not recurse
  * once per level. Only the outermost such deleter on a thread runs its
  * contents at once; one that starts while another is running (a child that
- * reached zero) is parked on a thread-local list, linked through its own
- * header, and the outermost runs the parked ones, one after another, before
- * it returns. Needs no allocation, so it cannot fail.
+ * reached zero) is parked, with its deleter and flags, on a thread-local
+ * stack in heap memory, and the outermost runs the parked ones, newest
+ * first, before it returns. If that stack cannot grow (out of memory) the
+ * deleter runs at once instead (recursion: correct, only deeper). The
+ * exported form for users' deleters is xffi_object_release_begin/_end
+ * (xffi/sys/object.h, which documents the protocol).
  *
  *   static void my_deleter(void *self, int flags) {
  *     if (flags & XFFI_DELETE_CONTENTS) {
@@ -163,10 +166,18 @@ static inline void *xffi_runtime_object_alloc(size_t size, size_t alignment, int
  * deleter the deleter's own arguments and itself. Returns 1 if the call was
  * parked (the deleter must return at once: it will be called again with the
  * same flags), 0 to go on, in which case xffi_release_end must follow. */
+typedef struct xffi_parked_release {
+  xffi_object *obj; /* strong count zero; an extra weak unit keeps its memory */
+  xffi_deleter deleter;
+  int32_t flags;
+} xffi_parked_release;
+
 typedef struct xffi_release_state {
-  int32_t running;       /* deleters between xffi_release_begin and _end on this thread */
-  xffi_object *parked;   /* the last parked object, or NULL */
-  xffi_object *resuming; /* the parked object whose deleter runs again, or NULL */
+  int32_t running;             /* deleters between xffi_release_begin and _end on this thread */
+  size_t parked_count;         /* entries of parked in use */
+  size_t parked_capacity;      /* entries parked has room for */
+  xffi_parked_release *parked; /* the parked deleters, oldest first (heap, owned by the thread) */
+  xffi_object *resuming;       /* the parked object whose deleter runs again, or NULL */
 } xffi_release_state;
 extern _Thread_local xffi_release_state xffi_releasing XFFI_INTERNAL_TLS;
 int xffi_release_begin_nested(void *obj, int flags, xffi_deleter deleter);
@@ -183,7 +194,7 @@ static inline int xffi_release_begin(void *obj, int flags, xffi_deleter deleter)
 }
 
 static inline void xffi_release_end(void) {
-  if (XFFI_LIKELY(xffi_releasing.running == 1 && !xffi_releasing.parked)) {
+  if (XFFI_LIKELY(xffi_releasing.running == 1 && !xffi_releasing.parked_count)) {
     xffi_releasing.running = 0;
     return;
   }

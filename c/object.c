@@ -2,6 +2,7 @@
  * forms in xffi/object.h are the hot path; these serve other languages. */
 #include "check.h"
 #include "internal.h"
+#include "platform.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,30 +61,52 @@ void xffi_weak_release(xffi_weak *weak) {
 
 /* ---- Releasing nested objects with bounded stack (see internal.h) ----
  * A parked object's strong count is zero, so nothing else reads its header
- * but the weak count: the deleter slot holds the link to the next parked
- * object and `reserved` holds the flags and the deleter's number in
- * parking_deleters, both put back before the deleter runs. */
+ * but the weak count; its header is left as it is. Its deleter and flags
+ * wait in the thread's parked stack, which keeps up to PARKED_KEPT entries
+ * of room between releases (so a release that parks does not allocate) and
+ * is freed when the thread exits. */
 
 /* initial-exec and hidden, from its declaration in internal.h. */
 _Thread_local xffi_release_state xffi_releasing;
 
-/* The deleters that have parked an object, numbered by their slot (filled
- * once each, by whichever thread comes first). The library has four. */
-#define PARKING_DELETERS_MAX 16
-static xffi_deleter parking_deleters[PARKING_DELETERS_MAX];
-#define PARKED_FLAG_BITS 2
+enum { PARKED_FIRST = 32, PARKED_KEPT = 256 };
 
-/* The slot of deleter in parking_deleters, taking a free one if it is new;
- * -1 if the table is full. */
-static int parking_deleter_number(xffi_deleter deleter) {
-  for (int i = 0; i < PARKING_DELETERS_MAX; ++i) {
-    xffi_deleter seen = __atomic_load_n(&parking_deleters[i], __ATOMIC_ACQUIRE);
-    if (!seen &&
-        __atomic_compare_exchange_n(&parking_deleters[i], &seen, deleter, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
-      return i;
-    if (seen == deleter) return i;
+static xffi_once parked_key_once = XFFI_ONCE_INITIALIZER;
+static xffi_thread_key parked_key;
+static int parked_key_ok;
+
+/* At thread exit: frees the thread's parked stack (a release during a later
+ * exit handler grows a new one and sets the key again). */
+static void parked_release(void *storage) {
+  xffi_release_state *state = &xffi_releasing;
+  if (state->parked == storage) {
+    state->parked = NULL;
+    state->parked_capacity = 0;
   }
-  return -1;
+  xffi_free(storage);
+}
+
+static void parked_key_create(void) { parked_key_ok = xffi_thread_key_create(&parked_key, parked_release) == 0; }
+
+static void parked_set_storage(xffi_release_state *state, xffi_parked_release *storage, size_t capacity) {
+  if (storage != state->parked) {
+    xffi_call_once(&parked_key_once, parked_key_create);
+    /* Without a key the storage stays until process exit: one per thread. */
+    if (parked_key_ok) xffi_thread_key_set(parked_key, storage);
+  }
+  state->parked = storage;
+  state->parked_capacity = capacity;
+}
+
+/* Room for one more parked entry; 0 when out of memory. */
+static int parked_reserve(xffi_release_state *state) {
+  if (state->parked_count < state->parked_capacity) return 1;
+  size_t capacity = state->parked_capacity ? state->parked_capacity * 2 : PARKED_FIRST;
+  if (capacity > SIZE_MAX / sizeof(xffi_parked_release)) return 0;
+  xffi_parked_release *grown = xffi_realloc(state->parked, capacity * sizeof(xffi_parked_release));
+  if (!grown) return 0;
+  parked_set_storage(state, grown, capacity);
+  return 1;
 }
 
 /* xffi_release_begin when a release already runs on this thread (or the
@@ -91,23 +114,17 @@ static int parking_deleter_number(xffi_deleter deleter) {
 int xffi_release_begin_nested(void *self, int flags, xffi_deleter deleter) {
   xffi_release_state *state = &xffi_releasing;
   xffi_object *obj = self;
-  if (state->resuming == obj || state->running == 0) {
+  if (state->resuming == obj || state->running == 0 || !parked_reserve(state)) {
+    /* Resumed, outermost, or no memory to park (recursing is still correct). */
     state->resuming = NULL;
-    state->running++;
-    return 0;
-  }
-  int number = parking_deleter_number(deleter);
-  if (number < 0) { /* cannot happen with the library's deleters; recursing is still correct */
     state->running++;
     return 0;
   }
   /* Contents only: weak references remain, and the caller drops its weak
    * unit when this returns. Hold one more until the contents are gone, so the
-   * memory (and the link in it) stays. */
+   * memory stays. */
   if (!(flags & XFFI_DELETE_MEMORY)) __atomic_fetch_add(XFFI_REF_COUNTS(obj), XFFI_REF_WEAK_ONE, __ATOMIC_RELAXED);
-  obj->reserved = (uint32_t)number << PARKED_FLAG_BITS | (uint32_t)flags;
-  obj->deleter_storage = (uint64_t)(uintptr_t)state->parked;
-  state->parked = obj;
+  state->parked[state->parked_count++] = (xffi_parked_release){obj, deleter, flags};
   return 1;
 }
 
@@ -120,22 +137,32 @@ void xffi_release_end_outer(void) {
   }
   /* The outermost: run what was parked, newest first (a depth-first order,
    * so a chain keeps only one parked object at a time). */
-  xffi_object *obj;
-  while ((obj = state->parked) != NULL) {
-    state->parked = (xffi_object *)(uintptr_t)obj->deleter_storage;
-    int flags = (int)(obj->reserved & ((1u << PARKED_FLAG_BITS) - 1));
-    xffi_deleter deleter = __atomic_load_n(&parking_deleters[obj->reserved >> PARKED_FLAG_BITS], __ATOMIC_RELAXED);
-    obj->reserved = 0;
-    obj->deleter_storage = 0;
-    obj->deleter = deleter;
-    state->resuming = obj;
-    deleter(obj, flags);
+  while (state->parked_count) {
+    xffi_parked_release next = state->parked[--state->parked_count];
+    state->resuming = next.obj;
+    next.deleter(next.obj, next.flags);
     state->resuming = NULL;
-    if (!(flags & XFFI_DELETE_MEMORY) &&
-        __atomic_fetch_sub(XFFI_REF_COUNTS(obj), XFFI_REF_WEAK_ONE, __ATOMIC_RELEASE) == XFFI_REF_WEAK_ONE) {
-      XFFI_ACQUIRE_AFTER_RELEASE(XFFI_REF_COUNTS(obj));
-      deleter(obj, XFFI_DELETE_MEMORY);
+    if (!(next.flags & XFFI_DELETE_MEMORY) &&
+        __atomic_fetch_sub(XFFI_REF_COUNTS(next.obj), XFFI_REF_WEAK_ONE, __ATOMIC_RELEASE) == XFFI_REF_WEAK_ONE) {
+      XFFI_ACQUIRE_AFTER_RELEASE(XFFI_REF_COUNTS(next.obj));
+      next.deleter(next.obj, XFFI_DELETE_MEMORY);
     }
   }
   state->running = 0;
+  if (state->parked_capacity > PARKED_KEPT) { /* a wide release: give the room back */
+    xffi_free(state->parked);
+    parked_set_storage(state, NULL, 0);
+  }
+}
+
+int xffi_object_release_begin(xffi_object *self, int flags, xffi_deleter deleter) {
+  if (!self || !deleter) { /* documented: an unparked bracket, the release goes on in place */
+    xffi_releasing.running++;
+    return 0;
+  }
+  return xffi_release_begin(self, flags, deleter);
+}
+
+void xffi_object_release_end(void) {
+  if (xffi_releasing.running > 0) xffi_release_end();
 }

@@ -33,7 +33,10 @@ XFFI_EXTERN_C_BEGIN
  * objects (through their `__ffi_shallow_copy__` attribute, then field by
  * field) are copied; Strings, Bytes, Shapes, BigInts and ffi.Enum members
  * are shared; plain values are copied. Sharing and cycles are preserved
- * (an object reached twice is copied once).
+ * (an object reached twice is copied once). Each copy's fields are set
+ * while the walk holds its only reference (so setters that write only into
+ * an unshared object accept), except in a cycle back to it: there the copy
+ * is shared first, and such a setter's refusal fails the copy.
  * Errors: ValueError for NULL or malformed arguments or a value nested too
  * deep; RuntimeError "Cannot deep copy object of type "<key>" because it is
  * not copy-constructible" for an object of another type (Function, Tensor,

@@ -391,6 +391,35 @@ static void __attribute__((noinline)) push_array(void *ctx, uint64_t n) {
   xffi_object_dec_ref(array);
 }
 
+/* Release of nested containers: n one-int Arrays in a List, then the List
+ * freed, so each inner Array's deleter runs inside the List's and is parked
+ * (the bounded-stack release path); the baseline mallocs and frees n blocks. */
+static void __attribute__((noinline)) nested_release_baseline(void *ctx, uint64_t n) {
+  (void)ctx;
+  void **blocks = malloc(n * sizeof(void *));
+  for (uint64_t i = 0; i < n; ++i) {
+    blocks[i] = malloc(48);
+    BENCH_KEEP(blocks[i]);
+  }
+  for (uint64_t i = 0; i < n; ++i) free(blocks[i]);
+  free(blocks);
+}
+
+static void __attribute__((noinline)) nested_release_list(void *ctx, uint64_t n) {
+  (void)ctx;
+  xffi_object *list;
+  if (xffi_list_new_with_capacity(&list, (int64_t)n) != XFFI_OK) abort();
+  for (uint64_t i = 0; i < n; ++i) {
+    xffi_any one = xffi_any_int((int64_t)i);
+    xffi_object *inner;
+    if (xffi_array_new(&inner, &one, 1) != XFFI_OK) abort();
+    xffi_any item = xffi_any_object(inner);
+    if (xffi_list_push(list, &item) != XFFI_OK) abort();
+    xffi_object_dec_ref(inner);
+  }
+  xffi_object_dec_ref(list);
+}
+
 static void __attribute__((noinline)) push_list(void *ctx, uint64_t n) {
   (void)ctx;
   xffi_object *list;
@@ -531,6 +560,10 @@ int main(int argc, char **argv) {
   bench_case pushes[] = {
       {"baseline", push_baseline, NULL}, {"xffi-array", push_array, NULL}, {"xffi-list", push_list, NULL}};
   bench_op("push int (fresh sequence, freed)", pushes, 3);
+
+  bench_case nested_releases[] = {{"baseline", nested_release_baseline, NULL},
+                                  {"xffi-list", nested_release_list, NULL}};
+  bench_op("release a List of one-int Arrays (per Array)", nested_releases, 2);
 
   if (!child) measure_million();
 

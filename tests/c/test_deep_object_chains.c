@@ -21,20 +21,13 @@ typedef struct link {
 
 static int32_t link_type = -1;
 
-/* Releases the links this one alone holds one by one, not by recursing
- * through their deleters, so that dropping a deep chain uses bounded stack:
- * a user type's deleter is its own code, and xffi cannot flatten it. */
+/* Releases the next link inside xffi's release bracket, so dropping a deep
+ * chain uses bounded stack (a link reaching zero meanwhile is parked). */
 static void link_deleter(void *self, int flags) {
   if (flags & XFFI_DELETE_CONTENTS) {
-    xffi_any next = ((link *)self)->next;
-    ((link *)self)->next = xffi_any_none();
-    while (next.type_index == link_type && xffi_object_strong_count(next.v_obj) == 1) {
-      link *only_here = (link *)next.v_obj;
-      next = only_here->next;
-      only_here->next = xffi_any_none();
-      xffi_object_dec_ref(&only_here->header);
-    }
-    xffi_any_release(&next);
+    if (xffi_object_release_begin(self, flags, link_deleter)) return; /* parked: called again */
+    xffi_any_release(&((link *)self)->next);
+    xffi_object_release_end();
   }
   if (flags & XFFI_DELETE_MEMORY) free(self);
 }

@@ -113,6 +113,44 @@ static inline uint32_t xffi_object_weak_count(const xffi_object *obj) {
 #  define xffi_object_dec_ref_inline xffi_object_dec_ref
 #endif
 
+/* ---- Releasing what an object owns with bounded stack ----
+ * A deleter that releases objects it owns (fields, elements, a `next`
+ * link) would recurse once per level when those die with it: freeing the
+ * head of a 10^6-long linked list overflows the stack. Bracketing that work
+ * with these two calls makes the release iterative, for any number of
+ * distinct deleters and types, interleaved with the library's own
+ * containers:
+ *
+ *   static void node_deleter(void *self, int flags) {
+ *     if (flags & XFFI_DELETE_CONTENTS) {
+ *       if (xffi_object_release_begin(self, flags, node_deleter)) return;  // parked
+ *       xffi_object_dec_ref(((node *)self)->next);  // may park next's deleter
+ *       xffi_object_release_end();                  // runs what was parked
+ *     }
+ *     if (flags & XFFI_DELETE_MEMORY) free(self);
+ *   }
+ *
+ * Protocol. Call xffi_object_release_begin first in the contents branch,
+ * with the deleter's own self (borrowed), flags and the deleter itself (so
+ * it can be called again). It returns 1 when it parked the call: another
+ * release runs on this thread, which calls deleter(self, flags) again once
+ * its own contents are released; the deleter must then return at once,
+ * touching nothing (self's memory stays valid until that second call, even
+ * with weak references, which the library accounts for). It returns 0 when
+ * the deleter goes on now; xffi_object_release_end must then follow, once,
+ * on the same thread, after the deleter released what it owns. The
+ * outermost release_end runs every parked deleter (newest first) before it
+ * returns, so when the outermost deleter returns everything it released is
+ * gone. The parked calls wait in thread-local heap memory; when that cannot
+ * grow (out of memory) release_begin returns 0 and the release recurses as
+ * it would without the bracket. Neither raises an error.
+ *
+ * Bad input. NULL self or deleter: not parked; returns 0 (release_end must
+ * still follow) and the release goes on in place. release_end without a
+ * release_begin that returned 0 on this thread: does nothing. */
+XFFI_API int xffi_object_release_begin(xffi_object *self, int flags, xffi_deleter deleter);
+XFFI_API void xffi_object_release_end(void);
+
 XFFI_EXTERN_C_END
 
 #endif /* XFFI_SYS_OBJECT_H */

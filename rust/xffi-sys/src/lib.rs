@@ -247,6 +247,17 @@ extern "C" {
     /// Reports a reference count at [`XFFI_REF_COUNT_LIMIT`] on stderr and
     /// aborts the process (called by the increments only).
     pub fn xffi_object_ref_count_overflow_() -> !;
+    /// Opens a deleter's bounded-stack release bracket (the protocol is in
+    /// `xffi/sys/object.h`): `self_` (borrowed) is the object being deleted,
+    /// `flags` and `deleter` the deleter's own arguments and itself. 1: the
+    /// call was parked (return at once; the deleter is called again with the
+    /// same flags); 0: go on, then call [`xffi_object_release_end`] once. NULL
+    /// `self_` or `deleter`: 0, not parked. Never raises.
+    pub fn xffi_object_release_begin(self_: *mut xffi_object, flags: c_int, deleter: Option<xffi_deleter>) -> c_int;
+    /// Closes the bracket [`xffi_object_release_begin`] opened with 0; the
+    /// outermost runs every parked deleter first. Without an open bracket:
+    /// does nothing.
+    pub fn xffi_object_release_end();
     /// Makes a weak reference to `obj` (borrowed, alive): `*out` receives a new
     /// weak reference (release with [`xffi_weak_release`]).
     /// Errors: ValueError for NULL out or obj.

@@ -545,19 +545,34 @@ pub unsafe trait RustObject: ObjectType + Send + Sync {
 
 /// The deleter of every Rust-defined object: runs `Drop` on flag 1 (once:
 /// the header protocol calls flag 1 or 3 exactly once) and frees on flag 2.
+/// A value that needs dropping (its fields may hold objects) is dropped
+/// inside xffi's bounded-stack release bracket
+/// ([`sys::xffi_object_release_begin`]): when another release runs on this
+/// thread the call is parked and made again later, so dropping a 10^6-deep
+/// chain of Rust objects does not recurse per level.
 /// A panic in `Drop` aborts the process (a deleter has nothing to report it
 /// with, and must not unwind into C; see [`crate::boundary`]).
 ///
 /// # Safety
 /// `obj` is a `RustBox<T>` allocated by `ObjectRef::new`, and the header
-/// protocol calls each flag at most once.
+/// protocol calls each flag at most once (a parked call is made again with
+/// the same flags, and the parked one did nothing).
 unsafe extern "C" fn rust_deleter<T>(obj: *mut c_void, flags: c_int) {
     crate::ffi_boundary!(&format!("the deleter of {}", std::any::type_name::<T>()), {
         let raw = obj as *mut RustBox<T>;
         if flags & sys::XFFI_DELETE_CONTENTS != 0 {
+            let bracket = std::mem::needs_drop::<T>();
+            // SAFETY: obj is the live object being deleted, with this deleter's own arguments.
+            if bracket && unsafe { sys::xffi_object_release_begin(obj.cast(), flags, Some(rust_deleter::<T>)) } != 0 {
+                return; // parked: called again with the same flags
+            }
             // SAFETY: the caller's contract: a live RustBox<T> whose value is
             // dropped once, here, and never read again.
             unsafe { ptr::drop_in_place(ptr::addr_of_mut!((*raw).value)) };
+            if bracket {
+                // SAFETY: closes the bracket release_begin opened with 0 above.
+                unsafe { sys::xffi_object_release_end() };
+            }
         }
         if flags & sys::XFFI_DELETE_MEMORY != 0 {
             // SAFETY: the caller's contract: allocated with this layout, freed once.

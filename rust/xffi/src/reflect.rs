@@ -292,7 +292,7 @@ unsafe impl<T: MutexFieldValue> SettableField for Mutex<T> {
 
 /// A reflected field that other runtimes may fill while they construct an
 /// object of a `#[xffi(default)]` type: the JSON graph reader (and
-/// structural map, copying through `__ffi_shallow_copy__`) makes the object,
+/// structural map and deep copy, copying through `__ffi_shallow_copy__`) makes the object,
 /// then calls each field's setter on it while holding its only reference. The setter of a read-only field calls [`InitField::assign`]
 /// (so a field of a creatable type is only ever written through its record's
 /// setter, never as raw memory: wrong types are the conversion's error).
@@ -533,8 +533,8 @@ pub mod private {
 
     /// Registers `__ffi_shallow_copy__` for a `#[xffi(default, clone)]` type:
     /// a Function making a new object holding `T::clone` of its argument,
-    /// which structural map then fills through the field setters (the copy
-    /// is fresh: its maker holds the only reference). The registry
+    /// which structural map and deep copy then fill through the field setters
+    /// (the copy is fresh: its maker holds the only reference). The registry
     /// keeps its own reference. Errors: MemoryError.
     pub fn register_shallow_copy<T: crate::object::RustObject + Clone>(type_index: i32) -> Result<()> {
         let copy = Function::from_closure(|args: &[AnyView<'_>]| {

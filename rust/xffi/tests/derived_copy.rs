@@ -1,11 +1,11 @@
 //! `#[xffi(default, clone)]`: a derived type's `__ffi_shallow_copy__` is its
 //! `Clone`, so structural map copies it, filling the fresh copy through the
 //! field setters; the read-only setters write only into an object whose one
-//! reference is its maker's.
+//! reference is its maker's. Deep copy fills its copies the same way.
 use std::sync::atomic::{AtomicI64, Ordering};
 
 use xffi::structural_visit::{Order, map};
-use xffi::{Any, ErrorKind, ObjectRef, deep_copy};
+use xffi::{Any, ErrorKind, Function, List, ObjectRef, deep_copy};
 
 #[derive(xffi::Object, Default, Clone)]
 #[xffi(type_key = "test.derived_copy.Leaf", structural_eq = "tree", default, clone)]
@@ -35,6 +35,14 @@ impl Clone for Pair {
     }
 }
 
+/// A derived object holding any value (here, a List that leads back to it).
+#[derive(xffi::Object, Default, Clone)]
+#[xffi(type_key = "test.derived_copy.Holder", default, clone)]
+struct Holder {
+    #[xffi(get)]
+    items: Any,
+}
+
 /// Creatable but not clonable.
 #[derive(xffi::Object, Default)]
 #[xffi(type_key = "test.derived_copy.NoClone", structural_eq = "tree", default)]
@@ -51,17 +59,63 @@ fn pair_of(l: &ObjectRef<Leaf>, r: &ObjectRef<Leaf>) -> ObjectRef<Pair> {
     ObjectRef::new(Pair { left: Some(l.clone()), right: Some(r.clone()), hits: AtomicI64::new(3) }).unwrap()
 }
 
-/// Deep copy keeps its copies in a table while it fills them, so a copy
-/// has more than one reference when its fields are set: the read-only
-/// setters' guard (only the maker's reference) refuses, and deep copy of a
-/// derived type is a clear error, never a write into a shared object.
+/// Deep copy fills each copy while its walk holds the only reference (its
+/// table of copies borrows a copy until it is done), so the read-only
+/// setters' guard lets it write: a derived graph copies, sharing kept.
 #[test]
-fn deep_copy_of_derived_objects_is_refused_by_the_setter_guard() {
+fn deep_copy_of_a_derived_graph_keeps_sharing() {
     let shared = leaf("shared");
     let p = pair_of(&shared, &shared);
-    let err = deep_copy(&p).unwrap_err();
-    assert!(err.message().contains("Pair.left is read-only"), "{err}");
-    assert_eq!(p.left.as_ref().unwrap().name, "shared", "the original is intact");
+    let q = pair_of(&leaf("other"), &shared);
+    let outer: List<Any> = List::new().unwrap();
+    for v in [Any::from(&p), Any::from(&q), Any::from(&p)] {
+        outer.push(v).unwrap();
+    }
+    let copied: List<Any> = deep_copy(&outer).unwrap().get().unwrap();
+    let cp = copied.get(0).unwrap().unwrap().get::<ObjectRef<Pair>>().unwrap();
+    let cq = copied.get(1).unwrap().unwrap().get::<ObjectRef<Pair>>().unwrap();
+    assert!(!cp.ptr_eq(&p) && !cq.ptr_eq(&q), "objects are copied");
+    assert!(copied.get(2).unwrap().unwrap().get::<ObjectRef<Pair>>().unwrap().ptr_eq(&cp), "p copied once");
+    let copied_shared = cp.left.as_ref().unwrap();
+    assert!(!copied_shared.ptr_eq(&shared));
+    assert_eq!(copied_shared.name, "shared");
+    assert!(cp.right.as_ref().unwrap().ptr_eq(copied_shared), "sharing inside an object kept");
+    assert!(cq.right.as_ref().unwrap().ptr_eq(copied_shared), "sharing across objects kept");
+    assert_eq!(cq.left.as_ref().unwrap().name, "other");
+    assert_eq!(cp.hits.load(Ordering::Relaxed), 3);
+    // cp: the List twice and this handle; the leaf: three fields.
+    assert_eq!((cp.strong_count(), copied_shared.strong_count()), (3, 3), "no reference left behind");
+    assert!(p.left.as_ref().unwrap().ptr_eq(&shared), "the original is intact");
+}
+
+/// The same through the global other languages call, `ffi.DeepCopy`.
+#[test]
+fn ffi_deep_copy_copies_a_derived_object() {
+    let shared = leaf("via ffi");
+    let p = pair_of(&shared, &shared);
+    let deep_copy_global = Function::get_global("ffi.DeepCopy").unwrap().expect("ffi.DeepCopy is registered");
+    let arg = Any::from(&p);
+    let got = deep_copy_global.call(&[arg.view()]).unwrap().get::<ObjectRef<Pair>>().unwrap();
+    assert!(!got.ptr_eq(&p));
+    let l = got.left.as_ref().unwrap();
+    assert!(!l.ptr_eq(&shared) && l.ptr_eq(got.right.as_ref().unwrap()));
+    assert_eq!(l.name, "via ffi");
+    assert_eq!(got.strong_count(), 1);
+}
+
+/// A cycle through a derived object cannot be copied: the copy must be
+/// shared (by the copy of what leads back to it) before its fields are set,
+/// and its setters write only into an unshared object. DeepCopy fails
+/// clearly and the original is untouched.
+#[test]
+fn deep_copy_of_a_cycle_through_a_derived_object_is_refused() {
+    let items: List<Any> = List::new().unwrap();
+    let holder = ObjectRef::new(Holder { items: Any::from(&items) }).unwrap();
+    items.push(Any::from(&holder)).unwrap(); // holder -> items -> holder
+    let err = deep_copy(&holder).unwrap_err();
+    assert!(err.message().contains("Holder.items is read-only"), "{err}");
+    assert!(items.get(0).unwrap().unwrap().get::<ObjectRef<Holder>>().unwrap().ptr_eq(&holder));
+    items.clear().unwrap(); // break the cycle
 }
 
 /// The setter of a read-only field writes only while its caller holds the
