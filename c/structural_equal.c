@@ -17,7 +17,7 @@
 #include <xffi/tvm_ffi.h>
 
 #include "check.h"
-#include "map_key.h" /* map_text_of */
+#include "map_key.h"   /* map_text_of */
 #include "map_table.h" /* map_step: Maps walked without a checked call per entry */
 #include "recursive_walk.h"
 #include "structural_plan.h"

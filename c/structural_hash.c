@@ -473,8 +473,7 @@ static int hash_value(hasher *h, const xffi_any *value, uint64_t *out) {
       continue;
     }
     done = f->hash;
-    if (f->seq_kind >= 0 && finish_object(h, f->obj, f->seq_kind, f->entry_region, &done) != XFFI_OK)
-      goto fail;
+    if (f->seq_kind >= 0 && finish_object(h, f->obj, f->seq_kind, f->entry_region, &done) != XFFI_OK) goto fail;
     pop_frame(h, &stack);
     if (!stack.count) {
       *out = done;

@@ -34,8 +34,7 @@ static int32_t total_fields(const xffi_type_info *type) {
 
 static int32_t read_kind(const xffi_field_info *field) {
   static const int32_t storage[] = {XFFI_TYPE_ANY, XFFI_TYPE_OBJECT, XFFI_TYPE_INT, XFFI_TYPE_FLOAT};
-  static const int32_t kinds[] = {XFFI_PLAN_READ_ANY, XFFI_PLAN_READ_OBJECT, XFFI_PLAN_READ_INT,
-                                  XFFI_PLAN_READ_FLOAT};
+  static const int32_t kinds[] = {XFFI_PLAN_READ_ANY, XFFI_PLAN_READ_OBJECT, XFFI_PLAN_READ_INT, XFFI_PLAN_READ_FLOAT};
   for (size_t i = 0; i < sizeof(storage) / sizeof(storage[0]); ++i) {
     xffi_field_getter getter = NULL;
     if (xffi_field_getter_for_type(&getter, storage[i]) == XFFI_OK && getter == field->getter) return kinds[i];
@@ -68,8 +67,8 @@ static xffi_field_plan *build(const xffi_type_info *type) {
         }
         plan = grown;
       }
-      plan->fields[count++] = (xffi_plan_field){field, field->offset, read_kind(field),
-                                                xffi_structural_field_region(field)};
+      plan->fields[count++] =
+          (xffi_plan_field){field, field->offset, read_kind(field), xffi_structural_field_region(field)};
     }
   }
   if (!plan && !(plan = xffi_alloc(offsetof(xffi_field_plan, fields)))) {

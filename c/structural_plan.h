@@ -33,8 +33,8 @@ typedef struct xffi_plan_field {
 } xffi_plan_field;
 
 typedef struct xffi_field_plan {
-  int32_t count;       /* fields to visit */
-  int32_t seen_fields; /* the type's fields at all levels when built: fields are only appended */
+  int32_t count;                          /* fields to visit */
+  int32_t seen_fields;                    /* the type's fields at all levels when built: fields are only appended */
   const struct xffi_field_plan *replaced; /* a stale plan readers may still hold: kept reachable */
   xffi_plan_field fields[];
 } xffi_field_plan;
