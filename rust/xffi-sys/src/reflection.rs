@@ -268,4 +268,7 @@ extern "C" {
     pub fn xffi_to_json(out: *mut xffi_any, value: *const xffi_any, metadata: *const xffi_any) -> c_int;
     /// `*out` receives a new reference to the value the JSON graph `*graph` (borrowed) stands for.
     pub fn xffi_from_json(out: *mut xffi_any, graph: *const xffi_any) -> c_int;
+    /// `*out` receives a new reference to the value the JSON graph text `text[0, size)` (borrowed)
+    /// stands for: the same value or error as `xffi_json_parse` then `xffi_from_json`.
+    pub fn xffi_from_json_text(out: *mut xffi_any, text: *const c_char, size: usize) -> c_int;
 }

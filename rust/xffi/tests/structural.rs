@@ -6,7 +6,7 @@ use std::collections::HashMap;
 
 use xffi::{
     Any, Array, ErrorKind, List, Map, ObjectRef, Structural, StructuralOptions, deep_copy, first_mismatch, from_json,
-    json_parse, json_stringify, object_type, structural_equal, structural_hash, to_json,
+    from_json_str, json_parse, json_stringify, object_type, structural_equal, structural_hash, to_json,
 };
 
 fn array(items: Vec<Any>) -> Array<Any> {
@@ -131,6 +131,13 @@ fn json_graph_and_text_round_trip() {
     assert!(text.starts_with(r#"{"root_index":"#), "{text}");
     let back = from_json(&json_parse(&text).unwrap()).unwrap();
     assert!(structural_equal(&value, &back).unwrap());
+    // The text reader gives the same value, and the same error.
+    assert!(structural_equal(&value, &from_json_str(&text).unwrap()).unwrap());
+    let bad = r#"{"root_index":0,"nodes":[{"type":"ffi.Array","data":[0]}]}"#;
+    let by_value = from_json(&json_parse(bad).unwrap()).unwrap_err();
+    let by_text = from_json_str(bad).unwrap_err();
+    assert_eq!((by_text.kind(), by_text.message()), (by_value.kind(), by_value.message()));
+    assert_eq!(from_json_str("[1,").unwrap_err().kind(), ErrorKind::ValueError);
     // Sharing kept: both keys hold one Array.
     let back: Map<Any, Any> = back.get().unwrap();
     let x = back.get(&Any::from("x")).unwrap().unwrap();
