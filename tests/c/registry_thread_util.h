@@ -1,8 +1,7 @@
 /* tests/c/registry_thread_util.h: what the thread tests that churn the
- * global registry share (each test binary gets its own counters): a check
- * that any thread may make, counted instead of aborting the thread, and
- * Functions that return their resource and count how many were made and
- * finalized. */
+ * global registry share (each test binary gets its own counters): CHECK
+ * (thread_check.h), and Functions that return their resource and count how
+ * many were made and finalized. */
 #ifndef XFFI_TEST_REGISTRY_THREAD_UTIL_H
 #define XFFI_TEST_REGISTRY_THREAD_UTIL_H
 
@@ -12,18 +11,9 @@
 
 #include <xffi/function.h>
 
-static atomic_int failures;
-static atomic_long created, finalized;
+#include "thread_check.h"
 
-/* cmocka's asserts may only run on the test's own thread: other threads
- * CHECK, and the test asserts that failures stayed 0. */
-#define CHECK(cond)                                                            \
-  do {                                                                         \
-    if (!(cond)) {                                                             \
-      fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-      atomic_fetch_add(&failures, 1);                                          \
-    }                                                                          \
-  } while (0)
+static atomic_long created, finalized;
 
 static int return_resource(void *resource, const xffi_any *args, int32_t num_args, xffi_any *result) {
   (void)args, (void)num_args;

@@ -4,21 +4,13 @@
  * counted must be found, at its offset. Run under ThreadSanitizer (label
  * threads). */
 #include "test_util.h"
+#include "thread_check.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
 #include <xffi/reflection.h>
 
 enum { FIELDS = 300, READERS = 3 };
-
-static atomic_int failures;
-#define CHECK(cond)                                                            \
-  do {                                                                         \
-    if (!(cond)) {                                                             \
-      fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-      atomic_fetch_add(&failures, 1);                                          \
-    }                                                                          \
-  } while (0)
 
 static char names[FIELDS][24];
 static int32_t type_index;

@@ -5,6 +5,7 @@
  * once the writer is done every reader sees every field. Run under
  * ThreadSanitizer (label threads). */
 #include "test_util.h"
+#include "thread_check.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -18,15 +19,6 @@ typedef struct wide {
   xffi_object header;
   int64_t values[FIELDS];
 } wide;
-
-static atomic_int failures;
-#define CHECK(cond)                                                            \
-  do {                                                                         \
-    if (!(cond)) {                                                             \
-      fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-      atomic_fetch_add(&failures, 1);                                          \
-    }                                                                          \
-  } while (0)
 
 static char names[FIELDS][24];
 static int32_t type_index;

@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "test_util.h"
+#include "thread_check.h"
 
 #include <xffi/function.h>
 #include <xffi/module.h>
@@ -17,15 +18,6 @@
 #include "builtin_globals.h"
 
 enum { THREADS = 4, ROUNDS = 300 };
-
-static atomic_int failures;
-#define CHECK(cond)                                                            \
-  do {                                                                         \
-    if (!(cond)) {                                                             \
-      fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-      atomic_fetch_add(&failures, 1);                                          \
-    }                                                                          \
-  } while (0)
 
 static xffi_object *global(const char *name) {
   for (size_t i = 0; i < xffi_globals_module.count; ++i)

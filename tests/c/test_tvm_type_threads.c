@@ -7,20 +7,10 @@
 #include <stdatomic.h>
 
 #include "test_util.h"
+#include "thread_check.h"
 
 #include <xffi/reflection.h>
 #include <xffi/tvm_ffi.h>
-
-static atomic_int failures;
-
-/* cmocka's asserts run on the test's own thread only: workers count. */
-#define CHECK(cond)                                                            \
-  do {                                                                         \
-    if (!(cond)) {                                                             \
-      fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-      atomic_fetch_add(&failures, 1);                                          \
-    }                                                                          \
-  } while (0)
 
 enum { THREADS = 6, PER_THREAD = 400, SLOTS = 100, FIELDS = 50 };
 
