@@ -250,6 +250,20 @@ static void test_deep_data_fails_the_same(void **state) {
 
 /* A 10^6-deep chain of nodes (each an Array holding the next) reads with
  * bounded stack; a chain whose last node refers back to the first fails. */
+/* NULL arguments: a clear error naming the argument, *out untouched; NULL
+ * text with size 0 is the empty text, refused as json.Parse refuses it. */
+static void test_null_arguments_are_refused(void **state) {
+  (void)state;
+  xffi_any out = xffi_any_int(7);
+  const char *text = GRAPH("{\"type\":\"int\",\"data\":1}");
+  assert_int_equal(xffi_from_json_text(NULL, text, strlen(text)), XFFI_FAIL);
+  expect_error("ValueError", "ffi.FromJSONGraphString: out is NULL");
+  assert_int_equal(xffi_from_json_text(&out, NULL, 3), XFFI_FAIL);
+  expect_error("ValueError", "ffi.FromJSONGraphString: text is NULL");
+  assert_int_equal(out.type_index, XFFI_TYPE_INT);
+  assert_int_equal(check_same_n(NULL, 0), XFFI_FAIL);
+}
+
 static void test_million_deep_chain_reads_the_same(void **state) {
   (void)state;
   enum { N = 1000000 };
@@ -272,6 +286,7 @@ int main(void) {
       cmocka_unit_test(test_valid_graphs_read_the_same),   cmocka_unit_test(test_many_distinct_type_keys),
       cmocka_unit_test(test_hostile_graphs_fail_the_same), cmocka_unit_test(test_every_truncation_fails_the_same),
       cmocka_unit_test(test_deep_data_fails_the_same),     cmocka_unit_test(test_million_deep_chain_reads_the_same),
+      cmocka_unit_test(test_null_arguments_are_refused),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
