@@ -54,11 +54,7 @@ static void test_lookups_while_fields_are_added(void **state) {
   (void)state;
   for (int i = 0; i < FIELDS; ++i) snprintf(names[i], sizeof(names[i]), "f%d", i);
   assert_int_equal(xffi_type_register(&type_index, "test.index_threads.Growing", XFFI_TYPE_OBJECT), XFFI_OK);
-  pthread_t readers[READERS], w;
-  for (int i = 0; i < READERS; ++i) assert_int_equal(pthread_create(&readers[i], NULL, reader, NULL), 0);
-  assert_int_equal(pthread_create(&w, NULL, writer, NULL), 0);
-  assert_int_equal(pthread_join(w, NULL), 0);
-  for (int i = 0; i < READERS; ++i) assert_int_equal(pthread_join(readers[i], NULL), 0);
+  assert_int_equal(run_writer_beside_readers(writer, reader, READERS), 0);
   assert_int_equal(atomic_load(&failures), 0);
   const xffi_field_info *found = NULL;
   assert_int_equal(xffi_type_find_field(&found, type_index, names[FIELDS - 1]), XFFI_OK);

@@ -5,6 +5,7 @@
  * thread's 8 MiB). LeakSanitizer checks that every level is freed. */
 #define _POSIX_C_SOURCE 200809L
 #include "test_util.h"
+#include "test_values.h"
 #if XFFI_TEST_HAVE_THREADS
 #  include <pthread.h>
 #endif
@@ -54,13 +55,7 @@ static void drop_on_small_stack(xffi_object *obj, int use_exported) {
 /* One more level around inner (stolen): a new reference. */
 typedef xffi_object *(*wrap_fn)(xffi_object *inner);
 
-static xffi_object *wrap_in_list(xffi_object *inner) {
-  xffi_object *outer = NULL;
-  xffi_any item = xffi_any_object(inner);
-  assert_int_equal(xffi_list_new(&outer, &item, 1), XFFI_OK);
-  xffi_object_dec_ref(inner);
-  return outer;
-}
+static xffi_object *wrap_in_list(xffi_object *inner) { return list_holding(inner); }
 
 static xffi_object *wrap_in_array(xffi_object *inner) {
   xffi_object *outer = NULL;

@@ -7,6 +7,7 @@
  * LeakSanitizer (the ASan build) checks that every link is freed. */
 #define _POSIX_C_SOURCE 200809L
 #include "test_util.h"
+#include "test_values.h"
 #if XFFI_TEST_HAVE_THREADS
 #  include <pthread.h>
 #endif
@@ -77,15 +78,6 @@ static xffi_object *link_new(xffi_object *next, xffi_deleter deleter) {
   return &l->header;
 }
 
-/* A one-element List holding obj (stolen): a new reference. */
-static xffi_object *in_list(xffi_object *obj) {
-  xffi_object *list = NULL;
-  xffi_any item = xffi_any_object(obj);
-  assert_int_equal(xffi_list_new(&list, &item, 1), XFFI_OK);
-  xffi_object_dec_ref(obj);
-  return list;
-}
-
 static void *drop_here(void *obj) {
   xffi_object_dec_ref(obj);
   return NULL;
@@ -141,7 +133,7 @@ static void test_a_deep_chain_of_100_distinct_deleters_releases_on_small_stack(v
 static void test_user_links_and_library_lists_nest_on_small_stack(void **state) {
   (void)state;
   xffi_object *head = NULL;
-  for (int i = 0; i < DEPTH / 2; ++i) head = in_list(link_new(head, link_deleters[i % KINDS]));
+  for (int i = 0; i < DEPTH / 2; ++i) head = list_holding(link_new(head, link_deleters[i % KINDS]));
   drop_on_small_stack(head);
   assert_int_equal(links_alive, 0);
 }

@@ -84,11 +84,7 @@ static void test_plans_while_fields_are_added(void **state) {
   a = wide_new(FIELDS - 1);
   b = wide_new(FIELDS - 1);
   c = wide_new(-1);
-  pthread_t readers[READERS], w;
-  for (int i = 0; i < READERS; ++i) assert_int_equal(pthread_create(&readers[i], NULL, reader, NULL), 0);
-  assert_int_equal(pthread_create(&w, NULL, writer, NULL), 0);
-  assert_int_equal(pthread_join(w, NULL), 0);
-  for (int i = 0; i < READERS; ++i) assert_int_equal(pthread_join(readers[i], NULL), 0);
+  assert_int_equal(run_writer_beside_readers(writer, reader, READERS), 0);
   assert_int_equal(atomic_load(&failures), 0);
   xffi_any_release(&a);
   xffi_any_release(&b);

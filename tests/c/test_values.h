@@ -30,6 +30,15 @@ static inline xffi_any list_of(const xffi_any *items, int64_t n) {
 }
 
 /* A Map of keys[i] -> values[i] for i < n (both borrowed). */
+/* A new List holding obj (stolen) as its one item: a new reference. */
+static inline xffi_object *list_holding(xffi_object *obj) {
+  xffi_object *list = NULL;
+  xffi_any one = xffi_any_object(obj);
+  assert_int_equal(xffi_list_new(&list, &one, 1), XFFI_OK);
+  xffi_object_dec_ref(obj);
+  return list;
+}
+
 static inline xffi_any map_of(const xffi_any *keys, const xffi_any *values, int64_t n) {
   xffi_object *m = NULL;
   assert_int_equal(xffi_map_new(&m, keys, values, n), XFFI_OK);
