@@ -5,9 +5,9 @@
  * __data_from_json__, sharing, 10^6-deep object chains on a heap stack, and
  * hostile graphs (each error names the node, its type and the field, and
  * leaves no object behind). */
+#include <xffi/sys/object.h>
 #include <xffi/xffi.h>
 
-#include "internal.h"
 #include "reflection_sensor.h"
 #include "test_globals_util.h"
 
@@ -67,10 +67,10 @@ static void link_deleter(void *self, int flags) {
   link *l = self;
   if (flags & XFFI_DELETE_CONTENTS) {
     /* A 10^6-long chain is released with bounded stack. */
-    if (xffi_release_begin(&l->header, flags, link_deleter)) return;
+    if (xffi_object_release_begin(&l->header, flags, link_deleter)) return;
     if (l->next) xffi_object_dec_ref(l->next);
     l->next = NULL;
-    xffi_release_end();
+    xffi_object_release_end();
   }
   if (flags & XFFI_DELETE_MEMORY) free(self);
 }
