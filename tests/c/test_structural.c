@@ -101,6 +101,36 @@ static void test_plain_values_and_containers(void **state) {
   release(all, sizeof(all) / sizeof(all[0]));
 }
 
+/* Whether [a] and [b] (borrowed) are equal: plain pairs met inside a walk. */
+static int equal_as_items(xffi_any a, xffi_any b) {
+  xffi_any la = array_of(&a, 1), lb = array_of(&b, 1);
+  int eq = s_equal(la, lb, 0);
+  xffi_any both[] = {la, lb};
+  release(both, 2);
+  return eq;
+}
+
+/* Inside containers as at the top: NaNs of other payloads are equal, zeros
+ * of other signs are not, texts compare by content whatever their kind. */
+static void test_plain_pairs_inside_containers(void **state) {
+  (void)state;
+  xffi_any nan1 = xffi_any_float(NAN), nan2 = nan1;
+  nan2.v_int64 ^= 1; /* another quiet NaN payload */
+  assert_true(equal_as_items(nan1, nan2));
+  assert_false(equal_as_items(xffi_any_float(0.0), xffi_any_float(-0.0)));
+  assert_false(equal_as_items(xffi_any_int(1), xffi_any_bool(1)));
+  assert_false(equal_as_items(xffi_any_int(1), xffi_any_int(2)));
+  assert_true(equal_as_items(str("ab"), str("ab")));
+  assert_false(equal_as_items(str("ab"), str("ac")));
+  char x1[] = "xyz", x2[] = "xyz", x3[] = "xyw";
+  xffi_any raw1 = {.type_index = XFFI_TYPE_RAW_STR, .v_c_str = x1}, raw2 = raw1, raw3 = raw1;
+  raw2.v_c_str = x2;
+  raw3.v_c_str = x3;
+  assert_true(equal_as_items(raw1, raw2)); /* other pointers, one text */
+  assert_false(equal_as_items(raw1, raw3));
+  assert_true(equal_as_items(raw1, str("xyz"))); /* a view and a small string */
+}
+
 /* ---- Kinds ---- */
 
 static void test_tree_dag_and_const_tree(void **state) {
@@ -606,6 +636,7 @@ static void test_global_structural_equal(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_plain_values_and_containers),
+      cmocka_unit_test(test_plain_pairs_inside_containers),
       cmocka_unit_test(test_tree_dag_and_const_tree),
       cmocka_unit_test(test_free_variables_map_inside_definitions),
       cmocka_unit_test(test_definition_fields_open_a_region),
