@@ -335,6 +335,16 @@ static inline int plain_pair_equal(const xffi_any *l, const xffi_any *r, int *ou
   return 1;
 }
 
+/* Two String or two Bytes objects (a node's name, a text value), compared
+ * here without a call, as equal_immediate compares them. 0: not such a pair. */
+static inline int text_object_pair_equal(const xffi_any *l, const xffi_any *r, int *out) {
+  int32_t t = l->type_index;
+  if (t != r->type_index || (t != XFFI_TYPE_STRING && t != XFFI_TYPE_BYTES)) return 0;
+  xffi_byte_array a = xffi_string_cell_of_unchecked(l->v_obj), b = xffi_string_cell_of_unchecked(r->v_obj);
+  *out = a.size == b.size && (a.data == b.data || a.size == 0 || memcmp(a.data, b.data, a.size) == 0);
+  return 1;
+}
+
 /* The innermost frame (the size known here: no multiply by item_size). */
 static inline eq_frame *top_frame(const xffi_walk_vec *stack) {
   return (eq_frame *)(void *)stack->data + (stack->count - 1);
@@ -564,7 +574,7 @@ static int equal_walk(equaler *c, xffi_walk_vec *stack, const xffi_any *l, const
     if (more == 1) {
       c->region = region;
       int done;
-      if (plain_pair_equal(a, b, &equal))
+      if (plain_pair_equal(a, b, &equal) || text_object_pair_equal(a, b, &equal))
         done = 1;
       else if (a->type_index == b->type_index && is_container(a->type_index)) /* nothing to decide first */
         done = push_pair(c, stack, a, b, &equal);

@@ -222,8 +222,7 @@ static int finish_object(hasher *h, const xffi_object *obj, int32_t seq_kind, in
   return memoise ? set_memo(h, obj, *hash) : XFFI_OK;
 }
 
-static int call_hook(hasher *h, const xffi_any *hook, int32_t seq_kind, const xffi_any *v, int memoise,
-                     uint64_t *out) {
+static int call_hook(hasher *h, const xffi_any *hook, int32_t seq_kind, const xffi_any *v, int memoise, uint64_t *out) {
   if (hook->type_index != XFFI_TYPE_FUNCTION)
     return xffi_error_raise(XFFI_KIND_TYPE, "StructuralHash: __s_hash__ of %s must be a Function, got %s",
                             xffi_type_key(v->type_index), xffi_any_kind_name(hook));
@@ -483,6 +482,10 @@ static int hash_value(hasher *h, const xffi_any *value, uint64_t *out) {
     if (more) {
       if (child.type_index < XFFI_TYPE_STATIC_OBJECT_BEGIN) { /* the commonest children: no call */
         f->hash = combine(f->hash, plain_hash(h, &child));
+        continue;
+      }
+      if (child.type_index == XFFI_TYPE_STRING || child.type_index == XFFI_TYPE_BYTES) { /* names, text values */
+        f->hash = combine(f->hash, text_hash(&child));
         continue;
       }
       h->region = region;

@@ -111,7 +111,8 @@ static int equal_as_items(xffi_any a, xffi_any b) {
 }
 
 /* Inside containers as at the top: NaNs of other payloads are equal, zeros
- * of other signs are not, texts compare by content whatever their kind. */
+ * of other signs are not, texts compare by content whatever their form
+ * (String and Bytes objects too, which also hash as tvm-ffi's). */
 static void test_plain_pairs_inside_containers(void **state) {
   (void)state;
   xffi_any nan1 = xffi_any_float(NAN), nan2 = nan1;
@@ -129,6 +130,27 @@ static void test_plain_pairs_inside_containers(void **state) {
   assert_true(equal_as_items(raw1, raw2)); /* other pointers, one text */
   assert_false(equal_as_items(raw1, raw3));
   assert_true(equal_as_items(raw1, str("xyz"))); /* a view and a small string */
+  /* String and Bytes objects: by content, never a String for Bytes. */
+  xffi_any long1 = str("a string long enough to be a String object"),
+           long2 = str("a string long enough to be a String object"),
+           long3 = str("a string long enough to be a String objecT"), bytes1, bytes2;
+  assert_int_equal(xffi_any_from_bytes(&bytes1, "bytes long enough", 17), XFFI_OK);
+  assert_int_equal(xffi_any_from_bytes(&bytes2, "bytes long enough", 17), XFFI_OK);
+  assert_true(equal_as_items(long1, long2));
+  assert_true(equal_as_items(long1, long1));
+  assert_false(equal_as_items(long1, long3));
+  assert_true(equal_as_items(bytes1, bytes2));
+  assert_false(equal_as_items(bytes1, str("bytes long enough")));
+  /* Their hashes inside containers are tvm-ffi's (numbers from its runtime). */
+  xffi_any items[] = {long1, xffi_any_int(1), long2};
+  xffi_any arr = array_of(items, 3);
+  assert_int_equal((uint64_t)s_hash(arr, 0), UINT64_C(17457866914276406390));
+  xffi_any pair[] = {bytes1, long1};
+  xffi_any inner = array_of(pair, 2);
+  xffi_any outer = array_of(&inner, 1);
+  assert_int_equal((uint64_t)s_hash(outer, 0), UINT64_C(9378583843177985333));
+  xffi_any all[] = {long1, long2, long3, bytes1, bytes2, arr, inner, outer};
+  release(all, sizeof(all) / sizeof(all[0]));
 }
 
 /* ---- Kinds ---- */
