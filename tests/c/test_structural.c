@@ -140,7 +140,8 @@ static void test_plain_pairs_inside_containers(void **state) {
   assert_true(equal_as_items(long1, long1));
   assert_false(equal_as_items(long1, long3));
   assert_true(equal_as_items(bytes1, bytes2));
-  assert_false(equal_as_items(bytes1, str("bytes long enough")));
+  xffi_any same_text = str("bytes long enough");
+  assert_false(equal_as_items(bytes1, same_text));
   /* Their hashes inside containers are tvm-ffi's (numbers from its runtime). */
   xffi_any items[] = {long1, xffi_any_int(1), long2};
   xffi_any arr = array_of(items, 3);
@@ -149,7 +150,7 @@ static void test_plain_pairs_inside_containers(void **state) {
   xffi_any inner = array_of(pair, 2);
   xffi_any outer = array_of(&inner, 1);
   assert_int_equal((uint64_t)s_hash(outer, 0), UINT64_C(9378583843177985333));
-  xffi_any all[] = {long1, long2, long3, bytes1, bytes2, arr, inner, outer};
+  xffi_any all[] = {long1, long2, long3, bytes1, bytes2, same_text, arr, inner, outer};
   release(all, sizeof(all) / sizeof(all[0]));
 }
 
