@@ -317,17 +317,31 @@ static inline int is_container(int32_t t) {
   return t == XFFI_TYPE_ARRAY || t == XFFI_TYPE_LIST || t == XFFI_TYPE_MAP || t == XFFI_TYPE_DICT;
 }
 
-/* The commonest pairs, decided here without a call: two ints, bools,
- * Nones or floats (as equal_immediate decides them). 0: not such a pair. */
+/* The commonest pairs, decided here without a call: two plain values of
+ * one type (ints, bools, Nones, floats, small strings, ...), as
+ * equal_immediate decides them. The same bits are equal (a NaN too); other
+ * bits are unequal, except for what only equal_immediate can tell: NaNs of
+ * other payloads, and texts (bytes past small_len, or views' contents).
+ * 0: not decided here. */
 static inline int plain_pair_equal(const xffi_any *l, const xffi_any *r, int *out) {
   int32_t t = l->type_index;
-  if (t != r->type_index) return 0;
-  if (t == XFFI_TYPE_FLOAT && l->v_float64 != l->v_float64) {
-    *out = r->v_float64 != r->v_float64;
+  if (t != r->type_index || t >= XFFI_TYPE_STATIC_OBJECT_BEGIN) return 0;
+  if (l->small_len == r->small_len && l->v_int64 == r->v_int64) {
+    *out = 1;
     return 1;
   }
-  if (t != XFFI_TYPE_INT && t != XFFI_TYPE_BOOL && t != XFFI_TYPE_NONE && t != XFFI_TYPE_FLOAT) return 0;
-  *out = l->small_len == r->small_len && l->v_int64 == r->v_int64;
+  if (t == XFFI_TYPE_FLOAT || xffi_walk_is_str(t) || xffi_walk_is_bytes(t)) return 0;
+  *out = 0;
+  return 1;
+}
+
+/* Two String or two Bytes objects (a node's name, a text value), compared
+ * here without a call, as equal_immediate compares them. 0: not such a pair. */
+static inline int text_object_pair_equal(const xffi_any *l, const xffi_any *r, int *out) {
+  int32_t t = l->type_index;
+  if (t != r->type_index || (t != XFFI_TYPE_STRING && t != XFFI_TYPE_BYTES)) return 0;
+  xffi_byte_array a = xffi_string_cell_of_unchecked(l->v_obj), b = xffi_string_cell_of_unchecked(r->v_obj);
+  *out = a.size == b.size && (a.data == b.data || a.size == 0 || memcmp(a.data, b.data, a.size) == 0);
   return 1;
 }
 
@@ -560,7 +574,7 @@ static int equal_walk(equaler *c, xffi_walk_vec *stack, const xffi_any *l, const
     if (more == 1) {
       c->region = region;
       int done;
-      if (plain_pair_equal(a, b, &equal))
+      if (plain_pair_equal(a, b, &equal) || text_object_pair_equal(a, b, &equal))
         done = 1;
       else if (a->type_index == b->type_index && is_container(a->type_index)) /* nothing to decide first */
         done = push_pair(c, stack, a, b, &equal);

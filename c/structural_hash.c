@@ -15,7 +15,19 @@
  * combined with each field not flagged ignored (or its __s_hash__ hook's
  * number), then a free variable c(h, its number in order of definition)
  * inside a definition region (its address outside one), a DAG node
- * c(h, its number in order of hashing). Each object is hashed once (memo). */
+ * c(h, its number in order of hashing). Each object is hashed once (memo).
+ *
+ * Only objects that can be reached again are memoised: the root of a walk,
+ * and any object whose strong count exceeds 1 when it is met. Every edge of
+ * the graph holds a strong reference, so an object with a count of 1 has
+ * exactly one edge into it and the walk meets it once (through its one
+ * holder, itself hashed once): a memo entry for it would never be read, nor
+ * could it be an already-hashed Map key. Counts only rise under concurrent
+ * readers and getters (which hand out a new reference), which errs towards
+ * memoising; the graph must not be mutated during the walk either way. This
+ * spares a random access into a table as large as the graph per object
+ * (and the table's growth), and changes no hash: a lookup that could only
+ * miss is skipped. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -77,6 +89,7 @@ typedef struct hash_frame {
   uint64_t hash;
   int32_t seq_kind; /* objects: the type's structural kind; containers: -1 */
   int32_t entry_region, own_region;
+  int32_t memoise;                   /* objects: record the hash (it may be reached again) */
   int64_t position;                  /* sequences: items given; objects: fields given */
   const xffi_field_plan *plan;       /* objects: the type's fields to hash (immortal) */
   xffi_any child;                    /* objects: the field value read last, when not a view in place */
@@ -193,16 +206,23 @@ static int fn_hash_call(void *resource, const xffi_any *args, int32_t num_args, 
   return XFFI_OK;
 }
 
+/* Whether obj (borrowed), met as the root of a walk or not, may be met
+ * again in this walk: see the file comment. */
+static inline int may_meet_again(const xffi_object *obj, int is_root) {
+  return is_root || xffi_object_strong_count(obj) > 1;
+}
+
 /* What an object's hash becomes after its fields: numbered free variables
- * and DAG nodes; remembered. */
-static int finish_object(hasher *h, const xffi_object *obj, int32_t seq_kind, int32_t entry_region, uint64_t *hash) {
+ * and DAG nodes; remembered when memoise says it may be met again. */
+static int finish_object(hasher *h, const xffi_object *obj, int32_t seq_kind, int32_t entry_region, int memoise,
+                         uint64_t *hash) {
   if (seq_kind == XFFI_SEQ_HASH_FREE_VAR)
     *hash = entry_region != XFFI_REGION_NONE ? combine(*hash, h->free_var_counter++) : (uint64_t)(uintptr_t)obj;
   if (seq_kind == XFFI_SEQ_HASH_DAG_NODE) *hash = combine(*hash, h->dag_node_counter++);
-  return set_memo(h, obj, *hash);
+  return memoise ? set_memo(h, obj, *hash) : XFFI_OK;
 }
 
-static int call_hook(hasher *h, const xffi_any *hook, int32_t seq_kind, const xffi_any *v, uint64_t *out) {
+static int call_hook(hasher *h, const xffi_any *hook, int32_t seq_kind, const xffi_any *v, int memoise, uint64_t *out) {
   if (hook->type_index != XFFI_TYPE_FUNCTION)
     return xffi_error_raise(XFFI_KIND_TYPE, "StructuralHash: __s_hash__ of %s must be a Function, got %s",
                             xffi_type_key(v->type_index), xffi_any_kind_name(hook));
@@ -230,11 +250,12 @@ static int call_hook(hasher *h, const xffi_any *hook, int32_t seq_kind, const xf
   xffi_any_release(&result);
   if (status != XFFI_OK) return XFFI_FAIL;
   *out = (uint64_t)r;
-  return finish_object(h, v->v_obj, seq_kind, entry, out);
+  return finish_object(h, v->v_obj, seq_kind, entry, memoise, out);
 }
 
-/* 1 with *out when value needs no frame, 0 when it does, -1 raised. */
-static int hash_immediate(hasher *h, const xffi_any *v, uint64_t *out) {
+/* 1 with *out when value needs no frame, 0 when it does, -1 raised.
+ * is_root: v is the root of a walk (always memoised). */
+static int hash_immediate(hasher *h, const xffi_any *v, int is_root, uint64_t *out) {
   int32_t t = v->type_index;
   if (t < XFFI_TYPE_STATIC_OBJECT_BEGIN) {
     *out = plain_hash(h, v);
@@ -266,13 +287,14 @@ static int hash_immediate(hasher *h, const xffi_any *v, uint64_t *out) {
                             info->metadata ? "_type_s_eq_hash_kind is not set" : "Type metadata is not set",
                             (int)info->type_key.size, info->type_key.data),
            -1;
-  const xffi_walk_entry *seen = xffi_walk_table_find(&h->memo, obj, NULL);
+  int memoise = may_meet_again(obj, is_root);
+  const xffi_walk_entry *seen = memoise ? xffi_walk_table_find(&h->memo, obj, NULL) : NULL;
   if (seen && seen->state == 1) {
     *out = seen->word;
     return 1;
   }
   const xffi_any *hook = xffi_walk_type_attr(h->s_hash_column, t);
-  if (hook) return call_hook(h, hook, seq_kind, v, out) == XFFI_OK ? 1 : -1;
+  if (hook) return call_hook(h, hook, seq_kind, v, memoise, out) == XFFI_OK ? 1 : -1;
   return 0;
 }
 
@@ -350,7 +372,7 @@ static inline hash_frame *top_frame(const xffi_walk_vec *stack) {
   return (hash_frame *)(void *)stack->data + (stack->count - 1);
 }
 
-static int push_frame(hasher *h, xffi_walk_vec *stack, const xffi_any *value) {
+static int push_frame(hasher *h, xffi_walk_vec *stack, const xffi_any *value, int is_root) {
   if (stack->count >= XFFI_WALK_MAX_DEPTH) return xffi_walk_raise_too_deep("StructuralHash");
   xffi_object *obj = value->v_obj;
   const xffi_type_info *info = xffi_object_type_info_unchecked(obj);
@@ -385,6 +407,7 @@ static int push_frame(hasher *h, xffi_walk_vec *stack, const xffi_any *value) {
   f->seq_kind = seq_kind;
   f->entry_region = h->region;
   f->own_region = seq_kind >= 0 ? xffi_structural_own_region(seq_kind, h->region) : h->region;
+  f->memoise = seq_kind >= 0 && may_meet_again(obj, is_root);
   f->position = 0;
   f->plan = plan;
   f->child = xffi_any_none();
@@ -443,12 +466,12 @@ static void pop_frame(hasher *h, xffi_walk_vec *stack) {
 }
 
 static int hash_value(hasher *h, const xffi_any *value, uint64_t *out) {
-  int r = hash_immediate(h, value, out);
+  int r = hash_immediate(h, value, 1, out);
   if (r) return r > 0 ? XFFI_OK : XFFI_FAIL;
   xffi_walk_vec stack = {NULL, 0, 0, sizeof(hash_frame)};
   xffi_walk_vec *outer_frames = h->frames;
   h->frames = &stack;
-  if (push_frame(h, &stack, value) != XFFI_OK) goto fail;
+  if (push_frame(h, &stack, value, 1) != XFFI_OK) goto fail;
   for (;;) {
     hash_frame *f = top_frame(&stack);
     xffi_any child;
@@ -461,11 +484,15 @@ static int hash_value(hasher *h, const xffi_any *value, uint64_t *out) {
         f->hash = combine(f->hash, plain_hash(h, &child));
         continue;
       }
+      if (child.type_index == XFFI_TYPE_STRING || child.type_index == XFFI_TYPE_BYTES) { /* names, text values */
+        f->hash = combine(f->hash, text_hash(&child));
+        continue;
+      }
       h->region = region;
-      r = hash_immediate(h, &child, &done);
+      r = hash_immediate(h, &child, 0, &done);
       if (r < 0) goto fail;
       if (r == 0) {
-        if (push_frame(h, &stack, &child) != XFFI_OK) goto fail;
+        if (push_frame(h, &stack, &child, 0) != XFFI_OK) goto fail;
         continue;
       }
       f->hash = combine(f->hash, done);
@@ -473,7 +500,8 @@ static int hash_value(hasher *h, const xffi_any *value, uint64_t *out) {
       continue;
     }
     done = f->hash;
-    if (f->seq_kind >= 0 && finish_object(h, f->obj, f->seq_kind, f->entry_region, &done) != XFFI_OK) goto fail;
+    if (f->seq_kind >= 0 && finish_object(h, f->obj, f->seq_kind, f->entry_region, f->memoise, &done) != XFFI_OK)
+      goto fail;
     pop_frame(h, &stack);
     if (!stack.count) {
       *out = done;

@@ -101,6 +101,59 @@ static void test_plain_values_and_containers(void **state) {
   release(all, sizeof(all) / sizeof(all[0]));
 }
 
+/* Whether [a] and [b] (borrowed) are equal: plain pairs met inside a walk. */
+static int equal_as_items(xffi_any a, xffi_any b) {
+  xffi_any la = array_of(&a, 1), lb = array_of(&b, 1);
+  int eq = s_equal(la, lb, 0);
+  xffi_any both[] = {la, lb};
+  release(both, 2);
+  return eq;
+}
+
+/* Inside containers as at the top: NaNs of other payloads are equal, zeros
+ * of other signs are not, texts compare by content whatever their form
+ * (String and Bytes objects too, which also hash as tvm-ffi's). */
+static void test_plain_pairs_inside_containers(void **state) {
+  (void)state;
+  xffi_any nan1 = xffi_any_float(NAN), nan2 = nan1;
+  nan2.v_int64 ^= 1; /* another quiet NaN payload */
+  assert_true(equal_as_items(nan1, nan2));
+  assert_false(equal_as_items(xffi_any_float(0.0), xffi_any_float(-0.0)));
+  assert_false(equal_as_items(xffi_any_int(1), xffi_any_bool(1)));
+  assert_false(equal_as_items(xffi_any_int(1), xffi_any_int(2)));
+  assert_true(equal_as_items(str("ab"), str("ab")));
+  assert_false(equal_as_items(str("ab"), str("ac")));
+  char x1[] = "xyz", x2[] = "xyz", x3[] = "xyw";
+  xffi_any raw1 = {.type_index = XFFI_TYPE_RAW_STR, .v_c_str = x1}, raw2 = raw1, raw3 = raw1;
+  raw2.v_c_str = x2;
+  raw3.v_c_str = x3;
+  assert_true(equal_as_items(raw1, raw2)); /* other pointers, one text */
+  assert_false(equal_as_items(raw1, raw3));
+  assert_true(equal_as_items(raw1, str("xyz"))); /* a view and a small string */
+  /* String and Bytes objects: by content, never a String for Bytes. */
+  xffi_any long1 = str("a string long enough to be a String object"),
+           long2 = str("a string long enough to be a String object"),
+           long3 = str("a string long enough to be a String objecT"), bytes1, bytes2;
+  assert_int_equal(xffi_any_from_bytes(&bytes1, "bytes long enough", 17), XFFI_OK);
+  assert_int_equal(xffi_any_from_bytes(&bytes2, "bytes long enough", 17), XFFI_OK);
+  assert_true(equal_as_items(long1, long2));
+  assert_true(equal_as_items(long1, long1));
+  assert_false(equal_as_items(long1, long3));
+  assert_true(equal_as_items(bytes1, bytes2));
+  xffi_any same_text = str("bytes long enough");
+  assert_false(equal_as_items(bytes1, same_text));
+  /* Their hashes inside containers are tvm-ffi's (numbers from its runtime). */
+  xffi_any items[] = {long1, xffi_any_int(1), long2};
+  xffi_any arr = array_of(items, 3);
+  assert_int_equal((uint64_t)s_hash(arr, 0), UINT64_C(17457866914276406390));
+  xffi_any pair[] = {bytes1, long1};
+  xffi_any inner = array_of(pair, 2);
+  xffi_any outer = array_of(&inner, 1);
+  assert_int_equal((uint64_t)s_hash(outer, 0), UINT64_C(9378583843177985333));
+  xffi_any all[] = {long1, long2, long3, bytes1, bytes2, same_text, arr, inner, outer};
+  release(all, sizeof(all) / sizeof(all[0]));
+}
+
 /* ---- Kinds ---- */
 
 static void test_tree_dag_and_const_tree(void **state) {
@@ -606,6 +659,7 @@ static void test_global_structural_equal(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_plain_values_and_containers),
+      cmocka_unit_test(test_plain_pairs_inside_containers),
       cmocka_unit_test(test_tree_dag_and_const_tree),
       cmocka_unit_test(test_free_variables_map_inside_definitions),
       cmocka_unit_test(test_definition_fields_open_a_region),
