@@ -41,6 +41,16 @@ typedef struct json_writer {
   xffi_walk_table active; /* Lists being written */
 } json_writer;
 
+int xffi_json_put(repr_text *t, const char *s, size_t n) {
+  /* The many short pieces of a JSON text fit in the room already there. */
+  if (t->capacity - t->size >= n && !t->truncated) {
+    memcpy(t->data + t->size, s, n);
+    t->size += n;
+    return XFFI_OK;
+  }
+  return xffi_repr_put(t, s, n);
+}
+
 static int put(json_writer *w, const char *s, size_t n) { return xffi_json_put(w->out, s, n); }
 
 int xffi_json_put_int(repr_text *t, int64_t v) {
@@ -103,24 +113,24 @@ static int put_indent(json_writer *w) {
   return XFFI_OK;
 }
 
-static int put_float(json_writer *w, double v) {
-  if (isnan(v)) return put(w, "NaN", 3);
-  if (isinf(v)) return v < 0 ? put(w, "-Infinity", 9) : put(w, "Infinity", 8);
+static int put_float(repr_text *t, double v) {
+  if (isnan(v)) return xffi_json_put(t, "NaN", 3);
+  if (isinf(v)) return v < 0 ? xffi_json_put(t, "-Infinity", 9) : xffi_json_put(t, "Infinity", 8);
   double int_part;
   if (fabs(v) < 9007199254740992.0 && modf(v, &int_part) == 0) {
     /* "%.1f" of an integer below 2^53: its digits and ".0" ("-0.0" keeps its sign). */
-    if (int_part == 0 && signbit(int_part)) return put(w, "-0.0", 4);
-    if (xffi_json_put_int(w->out, (int64_t)int_part) != XFFI_OK) return XFFI_FAIL;
-    return put(w, ".0", 2);
+    if (int_part == 0 && signbit(int_part)) return xffi_json_put(t, "-0.0", 4);
+    if (xffi_json_put_int(t, (int64_t)int_part) != XFFI_OK) return XFFI_FAIL;
+    return xffi_json_put(t, ".0", 2);
   }
   int status;
-  if (put_short_fraction(w->out, v, &status)) return status;
+  if (put_short_fraction(t, v, &status)) return status;
   char buf[40];
   int n = snprintf(buf, sizeof(buf), "%.17g", v);
   /* A locale with a decimal comma must not change the text. */
   for (int i = 0; i < n; ++i)
     if (buf[i] == ',') buf[i] = '.';
-  return put(w, buf, (size_t)n);
+  return xffi_json_put(t, buf, (size_t)n);
 }
 
 int xffi_json_put_string(repr_text *t, const char *data, size_t size) {
@@ -154,7 +164,6 @@ int xffi_json_put_string(repr_text *t, const char *data, size_t size) {
   return xffi_json_put(t, "\"", 1);
 }
 
-static int put_string(json_writer *w, xffi_byte_array s) { return xffi_json_put_string(w->out, s.data, s.size); }
 
 /* Opens a container: writes its bracket and pushes its frame. */
 static int open_container(json_writer *w, const xffi_any *v) {
@@ -184,21 +193,28 @@ static int open_container(json_writer *w, const xffi_any *v) {
   return put(w, is_map ? "{" : "[", 1);
 }
 
-/* Writes a leaf, or opens a container (its children follow). */
-static int write_value(json_writer *w, const xffi_any *v) {
+static int is_json_container(int32_t t) { return t == XFFI_TYPE_ARRAY || t == XFFI_TYPE_LIST || t == XFFI_TYPE_MAP; }
+
+/* Writes v, which is not a container (an error for what JSON cannot hold). */
+static int put_scalar(repr_text *out, const xffi_any *v) {
   int32_t t = v->type_index;
   switch (t) {
-    case XFFI_TYPE_NONE: return put(w, "null", 4);
-    case XFFI_TYPE_BOOL: return v->v_int64 ? put(w, "true", 4) : put(w, "false", 5);
-    case XFFI_TYPE_INT: return xffi_json_put_int(w->out, v->v_int64);
-    case XFFI_TYPE_FLOAT: return put_float(w, v->v_float64);
-    case XFFI_TYPE_ARRAY:
-    case XFFI_TYPE_LIST:
-    case XFFI_TYPE_MAP: return open_container(w, v);
+    case XFFI_TYPE_NONE: return xffi_json_put(out, "null", 4);
+    case XFFI_TYPE_BOOL: return v->v_int64 ? xffi_json_put(out, "true", 4) : xffi_json_put(out, "false", 5);
+    case XFFI_TYPE_INT: return xffi_json_put_int(out, v->v_int64);
+    case XFFI_TYPE_FLOAT: return put_float(out, v->v_float64);
     default:
-      if (xffi_walk_is_str(t)) return put_string(w, map_text_of(v));
+      if (xffi_walk_is_str(t)) {
+        xffi_byte_array s = map_text_of(v);
+        return xffi_json_put_string(out, s.data, s.size);
+      }
       return xffi_error_raise(XFFI_KIND_VALUE, "%s: Unsupported type: `%s`", FN, xffi_any_kind_name(v));
   }
+}
+
+/* Writes a leaf, or opens a container (its children follow). */
+static int write_value(json_writer *w, const xffi_any *v) {
+  return is_json_container(v->type_index) ? open_container(w, v) : put_scalar(w->out, v);
 }
 
 /* Advances the top frame: writes its next child, or closes it. */
@@ -223,13 +239,15 @@ static int step(json_writer *w) {
   if (item.key == NULL) return xffi_error_raise(XFFI_KIND_VALUE, "%s: map changed while written", FN);
   if (!xffi_walk_is_str(item.key->type_index))
     return xffi_error_raise(XFFI_KIND_VALUE, "%s: Expect key to be string, got `%s`", FN, xffi_any_kind_name(item.key));
-  if (put_string(w, map_text_of(item.key)) != XFFI_OK) return XFFI_FAIL;
+  xffi_byte_array key = map_text_of(item.key);
+  if (xffi_json_put_string(w->out, key.data, key.size) != XFFI_OK) return XFFI_FAIL;
   if (put(w, w->indent != 0 ? ": " : ":", w->indent != 0 ? 2 : 1) != XFFI_OK) return XFFI_FAIL;
   /* The value pointer stays valid: the map is not changed while written. */
   return write_value(w, item.value);
 }
 
 int xffi_json_write(repr_text *t, const xffi_any *value, int indent) {
+  if (!is_json_container(value->type_index)) return put_scalar(t, value); /* no walk to set up */
   json_writer w;
   memset(&w, 0, sizeof(w));
   w.out = t;

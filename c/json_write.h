@@ -6,20 +6,10 @@
 #ifndef XFFI_JSON_WRITE_H
 #define XFFI_JSON_WRITE_H
 
-#include <string.h>
-
 #include "repr_text.h"
 
-/* Appends s[0, n) (borrowed): inline when it fits, so that the many short
- * pieces of a JSON text cost no call. */
-static inline int xffi_json_put(repr_text *t, const char *s, size_t n) {
-  if (t->capacity - t->size >= n && !t->truncated) {
-    memcpy(t->data + t->size, s, n);
-    t->size += n;
-    return XFFI_OK;
-  }
-  return xffi_repr_put(t, s, n);
-}
+/* Appends s[0, n) (borrowed). */
+int xffi_json_put(repr_text *t, const char *s, size_t n) XFFI_INTERNAL;
 
 /* The decimal digits of v ("-12"). */
 int xffi_json_put_int(repr_text *t, int64_t v) XFFI_INTERNAL;
