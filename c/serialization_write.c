@@ -1,5 +1,7 @@
-/* c/serialization_write.c: xffi_to_json (ffi.ToJSONGraph and
- * ffi.ToJSONGraphString), tvm-ffi's JSON graph format:
+/* c/serialization_write.c: the JSON graph encoder (xffi_graph_encode,
+ * c/serialization_write.h) of ffi.ToJSONGraph (xffi_to_json: its value
+ * emitter, below) and ffi.ToJSONGraphString (c/serialization_write_text.c),
+ * tvm-ffi's JSON graph format:
  *
  *   {"root_index": R, "nodes": [{"type": <type key>, "data": ...}, ...],
  *    "metadata": ...}
@@ -53,98 +55,22 @@ typedef struct graph_frame {
   const xffi_field_info *field;
   xffi_any child;
   size_t entries_begin; /* its data so far: the encoder's entries from here on */
-  uint64_t hash;        /* held's AnyHash */
 } graph_frame;
-
-/* A value numbered so far (owned) and its node index; index_plus_one 0
- * marks a free slot. */
-typedef struct node_slot {
-  xffi_any key;
-  uint64_t hash;
-  int64_t index_plus_one;
-} node_slot;
-
-/* The values numbered so far, found by tvm-ffi's AnyHash and AnyEqual as the
- * Map tvm-ffi numbers with (strings by content, objects by identity or their
- * __any_equal__), without a Map's general insert: open addressing, linear
- * probing, at most half full. */
-typedef struct node_table {
-  node_slot *slots;
-  size_t capacity; /* a power of two, or 0 */
-  size_t used;
-} node_table;
-
-static size_t first_slot(uint64_t hash, size_t capacity) {
-  /* Spread the bits: ints hash to themselves, and strings mod 2^31 - 1. */
-  return (size_t)((hash * UINT64_C(0x9E3779B97F4A7C15)) >> 32) & (capacity - 1);
-}
-
-/* *index receives value's node index (hash: its AnyHash), or -1. */
-static int node_table_find(const node_table *t, const xffi_any *value, uint64_t hash, int64_t *index) {
-  *index = -1;
-  if (t->capacity == 0) return XFFI_OK;
-  for (size_t i = first_slot(hash, t->capacity);; i = (i + 1) & (t->capacity - 1)) {
-    const node_slot *s = &t->slots[i];
-    if (s->index_plus_one == 0) return XFFI_OK;
-    if (s->hash != hash) continue;
-    int equal;
-    if (xffi_map_any_equal(&equal, &s->key, value) != XFFI_OK) return XFFI_FAIL;
-    if (equal) {
-      *index = s->index_plus_one - 1;
-      return XFFI_OK;
-    }
-  }
-}
-
-static void node_table_place(node_table *t, node_slot slot) {
-  size_t i = first_slot(slot.hash, t->capacity);
-  while (t->slots[i].index_plus_one != 0) i = (i + 1) & (t->capacity - 1);
-  t->slots[i] = slot;
-}
-
-/* Records value (borrowed; the table keeps a reference) as node index. */
-static int node_table_add(node_table *t, const xffi_any *value, uint64_t hash, int64_t index) {
-  if ((t->used + 1) * 2 > t->capacity) {
-    node_table old = *t;
-    t->capacity = old.capacity ? old.capacity * 2 : 64;
-    t->slots = (node_slot *)xffi_alloc(t->capacity * sizeof(node_slot));
-    if (t->slots == NULL) {
-      *t = old;
-      return xffi_error_raise_out_of_memory();
-    }
-    memset(t->slots, 0, t->capacity * sizeof(node_slot));
-    for (size_t i = 0; i < old.capacity; ++i)
-      if (old.slots[i].index_plus_one != 0) node_table_place(t, old.slots[i]);
-    xffi_free(old.slots);
-  }
-  node_slot slot = {xffi_any_none(), hash, index + 1};
-  if (xffi_any_copy(&slot.key, value) != XFFI_OK) return XFFI_FAIL;
-  node_table_place(t, slot);
-  t->used++;
-  return XFFI_OK;
-}
-
-static void node_table_free(node_table *t) {
-  for (size_t i = 0; i < t->capacity; ++i)
-    if (t->slots[i].index_plus_one != 0) xffi_any_release(&t->slots[i].key);
-  xffi_free(t->slots);
-}
 
 typedef struct graph_encoder {
   xffi_graph_emitter *emitter; /* borrowed */
   int64_t count;               /* nodes emitted */
-  node_table numbered;         /* value -> its node index */
-  uint64_t visit_hash;          /* the AnyHash of the value visit is numbering */
+  xffi_object *numbered;       /* owned Map: value -> its node index (AnyEqual, as tvm-ffi's) */
   xffi_walk_vec frames;        /* graph_frame */
   xffi_walk_vec entries;       /* xffi_graph_entry: the open frames' data, outermost first */
   xffi_walk_table active;      /* Lists, Dicts and objects being written */
 } graph_encoder;
 
-/* Emits node for value (borrowed; hash: its AnyHash); *index receives its index. */
-static int add_node(graph_encoder *w, const xffi_any *value, uint64_t hash, const xffi_graph_node *node,
-                    int64_t *index) {
+/* Emits node for value (borrowed); *index receives its index. */
+static int add_node(graph_encoder *w, const xffi_any *value, const xffi_graph_node *node, int64_t *index) {
   if (w->emitter->emit(w->emitter, node) != XFFI_OK) return XFFI_FAIL;
-  if (node_table_add(&w->numbered, value, hash, w->count) != XFFI_OK) return XFFI_FAIL;
+  xffi_any index_value = xffi_any_int(w->count);
+  if (xffi_map_set(&w->numbered, value, &index_value) != XFFI_OK) return XFFI_FAIL;
   *index = w->count++;
   return XFFI_OK;
 }
@@ -153,7 +79,7 @@ static int add_node(graph_encoder *w, const xffi_any *value, uint64_t hash, cons
 static int add_value_node(graph_encoder *w, const xffi_any *value, const char *type_key, const xffi_any *data,
                           int64_t *index) {
   xffi_graph_node node = {type_key, data ? XFFI_GRAPH_DATA_VALUE : XFFI_GRAPH_DATA_NONE, data, NULL, 0};
-  return add_node(w, value, w->visit_hash, &node, index);
+  return add_node(w, value, &node, index);
 }
 
 /* A node whose data is the ints numbers[0, count). */
@@ -167,7 +93,7 @@ static int add_ints_node(graph_encoder *w, const xffi_any *value, const char *ty
     entries[i].value = xffi_any_int(numbers[i]);
   }
   xffi_graph_node node = {type_key, XFFI_GRAPH_DATA_INTS, NULL, entries, (int64_t)count};
-  int status = add_node(w, value, w->visit_hash, &node, index);
+  int status = add_node(w, value, &node, index);
   if (entries != small) xffi_free(entries);
   return status;
 }
@@ -280,7 +206,6 @@ static int open_frame(graph_encoder *w, const xffi_any *v, const xffi_type_info 
   f->held = held;
   f->child = xffi_any_none();
   f->entries_begin = w->entries.count;
-  f->hash = w->visit_hash; /* visit's hash of v */
   if (type != NULL) {
     f->kind = FRAME_OBJECT;
     f->type = type;
@@ -325,11 +250,12 @@ static int put_entry(graph_encoder *w, const xffi_field_info *field, xffi_any va
  * frame closes). */
 static int visit(graph_encoder *w, const xffi_any *v, int64_t *index, int *pending) {
   *pending = 0;
-  uint64_t hash;
-  if (xffi_map_any_hash(&hash, v) != XFFI_OK || node_table_find(&w->numbered, v, hash, index) != XFFI_OK)
-    return XFFI_FAIL;
-  if (*index >= 0) return XFFI_OK;
-  w->visit_hash = hash;
+  const xffi_any *known;
+  if (xffi_map_lookup(&known, w->numbered, v) != XFFI_OK) return XFFI_FAIL;
+  if (known != NULL) {
+    *index = known->v_int64;
+    return XFFI_OK;
+  }
   int32_t t = v->type_index;
   if (is_reflected(t)) {
     const xffi_type_info *type = xffi_type_info_find(t);
@@ -428,7 +354,7 @@ static int step(graph_encoder *w, int *closed, int64_t *index) {
     xffi_graph_node node = {frame_key(&done), done.kind == FRAME_OBJECT ? XFFI_GRAPH_DATA_FIELDS : XFFI_GRAPH_DATA_INTS,
                             NULL, (const xffi_graph_entry *)xffi_walk_vec_at(&w->entries, done.entries_begin),
                             (int64_t)(w->entries.count - done.entries_begin)};
-    int status = add_node(w, &done.held, done.hash, &node, index);
+    int status = add_node(w, &done.held, &node, index);
     pop_entries(w, done.entries_begin);
     xffi_any_release(&done.held);
     xffi_any_release(&done.child);
@@ -449,7 +375,8 @@ int xffi_graph_encode(const xffi_any *value, xffi_graph_emitter *emitter, int64_
   w.frames.item_size = sizeof(graph_frame);
   w.entries.item_size = sizeof(xffi_graph_entry);
   int pending;
-  int status = visit(&w, value, root, &pending);
+  int status = xffi_map_new(&w.numbered, NULL, NULL, 0);
+  if (status == XFFI_OK) status = visit(&w, value, root, &pending);
   while (status == XFFI_OK && w.frames.count > 0) {
     int closed;
     int64_t index;
@@ -469,11 +396,11 @@ int xffi_graph_encode(const xffi_any *value, xffi_graph_emitter *emitter, int64_
   xffi_walk_vec_free(&w.frames);
   xffi_walk_vec_free(&w.entries);
   xffi_walk_table_free(&w.active);
-  node_table_free(&w.numbered);
+  if (w.numbered) xffi_object_dec_ref(w.numbered);
   return status;
 }
 
-/* ---- The value emitter: ffi.ToJSONGraph's Map per node ---- */
+/* ---- The value emitter: ffi.ToJSONGraph, one Map per node ---- */
 
 /* *out receives the String (borrowed from names) of text[0, size), which
  * owner (a field record, or a type key's static text with tag set) always
