@@ -44,7 +44,13 @@ typedef struct json_writer {
 int xffi_json_put(repr_text *t, const char *s, size_t n) {
   /* The many short pieces of a JSON text fit in the room already there. */
   if (t->capacity - t->size >= n && !t->truncated) {
-    memcpy(t->data + t->size, s, n);
+    char *to = t->data + t->size;
+    /* Most pieces are a few bytes: a plain loop, since for a memcpy of
+     * unknown size -Os emits a string instruction that is slow to start. */
+    if (n <= 16)
+      for (size_t i = 0; i < n; ++i) to[i] = s[i];
+    else
+      memcpy(to, s, n);
     t->size += n;
     return XFFI_OK;
   }
