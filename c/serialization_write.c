@@ -351,9 +351,12 @@ static int step(graph_encoder *w, int *closed, int64_t *index) {
     w->frames.count--;
     if (done.kind == FRAME_OBJECT || done.held.type_index == XFFI_TYPE_LIST || done.held.type_index == XFFI_TYPE_DICT)
       xffi_walk_table_remove(&w->active, done.held.v_obj, NULL);
+    size_t count = w->entries.count - done.entries_begin;
+    /* No entries may mean no buffer yet: no pointer into it then. */
+    const xffi_graph_entry *entries =
+        count ? (const xffi_graph_entry *)xffi_walk_vec_at(&w->entries, done.entries_begin) : NULL;
     xffi_graph_node node = {frame_key(&done), done.kind == FRAME_OBJECT ? XFFI_GRAPH_DATA_FIELDS : XFFI_GRAPH_DATA_INTS,
-                            NULL, (const xffi_graph_entry *)xffi_walk_vec_at(&w->entries, done.entries_begin),
-                            (int64_t)(w->entries.count - done.entries_begin)};
+                            NULL, entries, (int64_t)count};
     int status = add_node(w, &done.held, &node, index);
     pop_entries(w, done.entries_begin);
     xffi_any_release(&done.held);

@@ -381,16 +381,17 @@ static void test_objects_and_hooks_write_the_same(void **state) {
 static void test_metadata_writes_the_same(void **state) {
   (void)state;
   xffi_any value = array_of((xffi_any[]){xffi_any_int(1), str("x")}, 2);
+  xffi_any flags = array_of((xffi_any[]){xffi_any_bool(1)}, 1);
   xffi_any metas[] = {
       xffi_any_none(),
       xffi_any_int(-3),
       str("version \"1\""),
-      map_of((xffi_any[]){xffi_any_c_str("a"), xffi_any_c_str("b")},
-             (xffi_any[]){xffi_any_float(2.5), array_of((xffi_any[]){xffi_any_bool(1)}, 1)}, 2),
+      map_of((xffi_any[]){xffi_any_c_str("a"), xffi_any_c_str("b")}, (xffi_any[]){xffi_any_float(2.5), flags}, 2),
   };
   size_t n = sizeof(metas) / sizeof(metas[0]);
   for (size_t i = 0; i < n; ++i) assert_int_equal(check_same(&value, &metas[i]), XFFI_OK);
   release(metas, n);
+  xffi_any_release(&flags);
   /* Metadata JSON cannot hold: json.Stringify's error, on both paths. */
   xffi_any bad = bytes_of("b", 1);
   check_fails(value, &bad, XFFI_KIND_VALUE, "Unsupported type");
