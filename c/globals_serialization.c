@@ -1,8 +1,8 @@
 /* c/globals_serialization.c: ffi.json.Parse, ffi.json.Stringify,
  * ffi.ToJSONGraph and ffi.ToJSONGraphString (c/builtin_globals.h), over
  * xffi_json_parse, xffi_json_stringify (c/json_parse.c, c/json_write.c)
- * xffi_to_json and xffi_from_json (c/serialization_write.c,
- * c/serialization_read.c), and ffi.FromJSONGraph/FromJSONGraphString. */
+ * xffi_to_json, xffi_to_json_text and xffi_from_json (c/serialization_write.c,
+ * c/serialization_write_text.c, c/serialization_read.c), and ffi.FromJSONGraph/FromJSONGraphString. */
 #include <xffi/function.h>
 #include <xffi/json.h>
 
@@ -57,13 +57,10 @@ static int global_to_json_graph_string(void *handle, const xffi_any *args, int32
   if (xffi_global_check_call(fn, args, num_args, XFFI_GLOBAL_ANY_COUNT, result) != XFFI_OK) return XFFI_FAIL;
   if (num_args < 1 || num_args > 2)
     return xffi_error_raise(XFFI_KIND_TYPE, "%s: expected 1 or 2 arguments, got %d", fn, (int)num_args);
-  xffi_any graph = xffi_any_none();
-  if (xffi_to_json(&graph, &args[0], num_args == 2 ? &args[1] : NULL) != XFFI_OK) return XFFI_FAIL;
   xffi_object *text;
-  int status = xffi_json_stringify(&text, &graph, 0);
-  xffi_any_release(&graph);
-  if (status == XFFI_OK) *result = xffi_any_object(text);
-  return status;
+  if (xffi_to_json_text(&text, &args[0], num_args == 2 ? &args[1] : NULL) != XFFI_OK) return XFFI_FAIL;
+  *result = xffi_any_object(text);
+  return XFFI_OK;
 }
 
 /* (graph) -> the value (a new reference in *result). */

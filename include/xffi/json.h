@@ -61,6 +61,14 @@ XFFI_API int xffi_json_stringify(xffi_object **out, const xffi_any *value, int i
  * "__data_to_json__" raises; MemoryError. Nothing leaks. */
 XFFI_API int xffi_to_json(xffi_any *out, const xffi_any *value, const xffi_any *metadata);
 
+/* ffi.ToJSONGraphString: *out receives a new String, the compact JSON text
+ * of value's graph (value and metadata borrowed, as xffi_to_json takes
+ * them): the same bytes, and the same error, as xffi_to_json then
+ * xffi_json_stringify(.., 0) (every graph error before any error of writing
+ * a node's data as JSON), written straight from the walk without a Map per
+ * node. ValueError for a NULL out or value. Nothing leaks. */
+XFFI_API int xffi_to_json_text(xffi_object **out, const xffi_any *value, const xffi_any *metadata);
+
 /* *out receives a new reference to the value graph (borrowed: a Map as
  * xffi_to_json or tvm-ffi's ToJSONGraph makes, or ffi.json.Parse reads)
  * stands for; a node reached twice gives the same object. An object is

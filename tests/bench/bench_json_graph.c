@@ -1,12 +1,15 @@
-/* tests/bench/bench_json_graph.c: the JSON readers on the JSON graph text of
+/* tests/bench/bench_json_graph.c: the JSON graph writer and readers on the JSON graph text of
  * issue 17's graph shape (containers only: Array, List, Map, Dict in a binary
  * heap of N nodes, each holding an int, a float and a string; every 64th also
  * holds one shared List), for callgrind: xffi_json_parse of the text
  * (ffi.json.Parse), xffi_json_parse + xffi_from_json (ffi.FromJSONGraph of
- * the parsed value) and xffi_from_json_text (ffi.FromJSONGraphString). tests/bench/bench_graph_vs_tvm.py is the
+ * the parsed value), xffi_from_json_text (ffi.FromJSONGraphString) and, the
+ * other way, xffi_to_json_text (ffi.ToJSONGraphString, "write", checked
+ * byte for byte against the value path) and xffi_to_json then
+ * xffi_json_stringify ("write-value"). tests/bench/bench_graph_vs_tvm.py is the
  * side-by-side figure against tvm-ffi (with reflected nodes as well).
  *
- * Usage: bench_json_graph [parse|graph|text] [nodes (100000)] [repeats (1)]
+ * Usage: bench_json_graph [parse|graph|text|write|write-value] [nodes (100000)] [repeats (1)]
  * Prints the text's size and a check of the result; times nothing itself
  * (run it under `valgrind --tool=callgrind`, or `time`). */
 #include <stdio.h>
@@ -72,23 +75,46 @@ static xffi_any build_graph(int64_t n) {
   return root;
 }
 
+/* The JSON graph text of graph (a new String), as ffi.ToJSONGraphString writes it. */
+static xffi_object *write_text(const xffi_any *graph) {
+  xffi_object *json_text;
+  if (xffi_to_json_text(&json_text, graph, NULL) != XFFI_OK) fail("xffi_to_json_text");
+  return json_text;
+}
+
+/* The same through the value graph: xffi_to_json then xffi_json_stringify. */
+static xffi_object *write_value_then_text(const xffi_any *graph) {
+  xffi_any json_graph;
+  xffi_object *json_text;
+  if (xffi_to_json(&json_graph, graph, NULL) != XFFI_OK) fail("xffi_to_json");
+  if (xffi_json_stringify(&json_text, &json_graph, 0) != XFFI_OK) fail("xffi_json_stringify");
+  xffi_any_release(&json_graph);
+  return json_text;
+}
+
 int main(int argc, char **argv) {
   const char *op = argc > 1 ? argv[1] : "graph";
   int64_t n = argc > 2 ? atoll(argv[2]) : 100000;
   int repeats = argc > 3 ? atoi(argv[3]) : 1;
-  if ((strcmp(op, "parse") != 0 && strcmp(op, "graph") != 0 && strcmp(op, "text") != 0) || n < 1 || repeats < 1) {
-    fprintf(stderr, "usage: bench_json_graph [parse|graph|text] [nodes] [repeats]\n");
+  int writing = strcmp(op, "write") == 0 || strcmp(op, "write-value") == 0;
+  if ((strcmp(op, "parse") != 0 && strcmp(op, "graph") != 0 && strcmp(op, "text") != 0 && !writing) || n < 1 ||
+      repeats < 1) {
+    fprintf(stderr, "usage: bench_json_graph [parse|graph|text|write|write-value] [nodes] [repeats]\n");
     return 2;
   }
-  xffi_any graph = build_graph(n), json_graph;
-  xffi_object *json_text;
-  if (xffi_to_json(&json_graph, &graph, NULL) != XFFI_OK) fail("xffi_to_json");
-  if (xffi_json_stringify(&json_text, &json_graph, 0) != XFFI_OK) fail("xffi_json_stringify");
-  xffi_any_release(&json_graph);
+  xffi_any graph = build_graph(n);
+  xffi_object *json_text = write_value_then_text(&graph);
   xffi_byte_array t;
   if (xffi_string_cell_of(&t, json_text) != XFFI_OK) fail("xffi_string_cell_of");
   int equal = 1;
-  for (int r = 0; r < repeats; ++r) {
+  for (int r = 0; writing && r < repeats; ++r) {
+    xffi_object *again = strcmp(op, "write") == 0 ? write_text(&graph) : write_value_then_text(&graph);
+    xffi_byte_array a;
+    if (xffi_string_cell_of(&a, again) != XFFI_OK) fail("xffi_string_cell_of");
+    equal = equal && a.size == t.size && memcmp(a.data, t.data, t.size) == 0;
+    xffi_object_dec_ref(again);
+  }
+  for (int r = 0; !writing && r < repeats; ++r) {
     xffi_any value = xffi_any_none(), loaded;
     if (strcmp(op, "text") == 0) {
       if (xffi_from_json_text(&loaded, t.data, t.size) != XFFI_OK) fail("xffi_from_json_text");
@@ -104,8 +130,8 @@ int main(int argc, char **argv) {
     }
     xffi_any_release(&value);
   }
-  printf("%s: %lld nodes, %zu bytes of JSON, %d repeats, round trip %s\n", op, (long long)n, t.size, repeats,
-         equal ? "equal" : "DIFFERENT");
+  printf("%s: %lld nodes, %zu bytes of JSON, %d repeats, %s %s\n", op, (long long)n, t.size, repeats,
+         writing ? "text again" : "round trip", equal ? "equal" : "DIFFERENT");
   xffi_object_dec_ref(json_text);
   xffi_any_release(&graph);
   return equal ? 0 : 1;

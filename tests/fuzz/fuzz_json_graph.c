@@ -5,7 +5,8 @@
  * leaks or recurses, whatever the node indices, cycles or data); both paths
  * agree (the same text when written, or the same error; only a Map the
  * value path builds per node can refuse colliding keys the text reader never
- * puts in a Map); what loads writes (c/serialization_write.c), and that
+ * puts in a Map); what loads writes (c/serialization_write.c; the text
+ * emitter, c/serialization_write_text.c, byte for byte as the value path), and that
  * graph loads back to a value that writes the same text again.
  * Graphs may name the reflected type fuzz.graph.Item (registered here: an
  * int and a float written inline, a String and an Any written as nodes, a
@@ -60,13 +61,19 @@ static void register_item(void) {
   FUZZ_CHECK(XFFI_REFLECT_FIELD(item_index, fuzz_item, payload, XFFI_TYPE_ANY, XFFI_FIELD_WRITABLE, NULL) == XFFI_OK);
 }
 
-/* The compact text of value's graph (value borrowed): a new String. */
+/* The compact text of value's graph (value borrowed): a new String. Both
+ * writers give it byte for byte: the value path (xffi_to_json then
+ * xffi_json_stringify) and the text emitter (xffi_to_json_text). */
 static xffi_object *graph_text(const xffi_any *value) {
   xffi_any graph = xffi_any_none();
   FUZZ_CHECK(xffi_to_json(&graph, value, NULL) == XFFI_OK);
-  xffi_object *text = NULL;
+  xffi_object *text = NULL, *direct = NULL;
   FUZZ_CHECK(xffi_json_stringify(&text, &graph, 0) == XFFI_OK);
   xffi_any_release(&graph);
+  FUZZ_CHECK(xffi_to_json_text(&direct, value, NULL) == XFFI_OK);
+  xffi_byte_array a = xffi_string_cell_of_unchecked(text), b = xffi_string_cell_of_unchecked(direct);
+  FUZZ_CHECK(a.size == b.size && memcmp(a.data, b.data, a.size) == 0);
+  xffi_object_dec_ref(direct);
   return text;
 }
 

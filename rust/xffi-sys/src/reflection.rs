@@ -266,6 +266,10 @@ extern "C" {
     /// `*out` receives a new reference to the JSON graph of `*value` (borrowed), with `*metadata`
     /// (borrowed; NULL or None for none).
     pub fn xffi_to_json(out: *mut xffi_any, value: *const xffi_any, metadata: *const xffi_any) -> c_int;
+    /// `*out` receives a new String: the compact JSON text of the graph of `*value` (borrowed), with
+    /// `*metadata` (borrowed; NULL or None for none): the same bytes or error as `xffi_to_json` then
+    /// `xffi_json_stringify`.
+    pub fn xffi_to_json_text(out: *mut *mut xffi_object, value: *const xffi_any, metadata: *const xffi_any) -> c_int;
     /// `*out` receives a new reference to the value the JSON graph `*graph` (borrowed) stands for.
     pub fn xffi_from_json(out: *mut xffi_any, graph: *const xffi_any) -> c_int;
     /// `*out` receives a new reference to the value the JSON graph text `text[0, size)` (borrowed)
