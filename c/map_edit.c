@@ -47,14 +47,23 @@ static int insert_new(const char *fn, map_object *m, xffi_any *key, xffi_any *va
   return xffi_map_dense_insert_new(fn, m, key, value, hash);
 }
 
-/* The object a change applies to: *target itself, or for a shared Map
- * (cow) a private copy with the same positions (*copy, a new reference),
- * which replaces *target only once the change has succeeded (commit). */
-static map_object *writable(xffi_object **target, int cow, xffi_object **copy) {
+/* The object a change applies to: *target itself, or for a Map (cow) a
+ * private copy with the same positions (*copy, a new reference) when it is
+ * shared or when `room` asks for more inline pairs than it has; the copy
+ * replaces *target only once the change has succeeded (commit). */
+static map_object *writable(xffi_object **target, int cow, xffi_object **copy, uint64_t room) {
   *copy = NULL;
-  if (!cow || xffi_map_is_unique(*target)) return map_of(*target);
-  *copy = xffi_map_clone(XFFI_TYPE_MAP, map_of(*target));
+  if (!cow || (room == 0 && xffi_map_is_unique(*target))) return map_of(*target);
+  *copy = xffi_map_clone(XFFI_TYPE_MAP, map_of(*target), room);
   return *copy ? map_of(*copy) : NULL;
+}
+
+/* The inline pairs a Map needs to take a new key: a full small Map of fewer
+ * than 4 slots grows into a new object with its pairs inline, as tvm-ffi's
+ * Map does (a read then costs no extra load); else 0. */
+static uint64_t room_for_new_key(int cow, const map_object *m) {
+  if (!cow || !map_is_small(m) || m->size < map_small_slots(m) || map_small_slots(m) >= MAP_SMALL_MAX) return 0;
+  return map_small_grown(map_small_slots(m));
 }
 
 /* Puts a successful copy in place of the caller's reference (released). */
@@ -79,7 +88,7 @@ static int map_set(const char *fn, xffi_object **target, int cow, const xffi_any
   int hashed = 0;
   if (xffi_map_find(&found, &pos, &hash, &hashed, map_of(*target), &probe) != XFFI_OK) goto fail;
   xffi_object *copy;
-  map_object *m = writable(target, cow, &copy);
+  map_object *m = writable(target, cow, &copy, found ? 0 : room_for_new_key(cow, map_of(*target)));
   if (!m) goto fail;
   if (found) {
     xffi_any *slot = map_is_small(m) ? &map_small_pairs(m)[pos].value : &map_item_at(m, pos)->value;
@@ -116,7 +125,7 @@ static int map_erase(const char *fn, xffi_object **target, int cow, const xffi_a
   if (xffi_map_find(&found, &pos, &hash, &hashed, map_of(*target), &probe) != XFFI_OK) return XFFI_FAIL;
   if (!found) return xffi_map_raise_key_error(fn, key);
   xffi_object *copy;
-  map_object *m = writable(target, cow, &copy);
+  map_object *m = writable(target, cow, &copy, 0);
   if (!m) return XFFI_FAIL;
   xffi_any old_key, old_value;
   if (map_is_small(m)) {
@@ -219,7 +228,7 @@ int xffi_map_do_build(const char *fn, int32_t type_index, xffi_object **out, xff
 #define NEW_FROM_STACK_PAIRS 8
 
 int xffi_map_do_new_from(const char *fn, int32_t type_index, xffi_object **out, const xffi_any *keys,
-                         const xffi_any *values, int64_t count) {
+                         const xffi_any *values, int64_t stride, int64_t count, int as_set) {
   if (!out) return xffi_raise_null_arg(fn, "out");
   *out = NULL;
   if (count < 0) return xffi_error_raise(XFFI_KIND_VALUE, "%s: count is negative (%lld)", fn, (long long)count);
@@ -238,8 +247,8 @@ int xffi_map_do_new_from(const char *fn, int32_t type_index, xffi_object **out, 
   int64_t k = 0;
   for (; k < count; ++k) {
     xffi_any probe;
-    if (key_probe(fn, &probe, &keys[k]) != XFFI_OK) break;
-    if (copy_in(fn, "value", &owned_values[k], &values[k]) != XFFI_OK) break;
+    if (key_probe(fn, &probe, &keys[k * stride]) != XFFI_OK) break;
+    if (copy_in(fn, "value", &owned_values[k], &values[k * stride]) != XFFI_OK) break;
     if (copy_in(fn, "key", &owned_keys[k], &probe) != XFFI_OK) {
       xffi_any_release(&owned_values[k]);
       break;
@@ -247,7 +256,7 @@ int xffi_map_do_new_from(const char *fn, int32_t type_index, xffi_object **out, 
   }
   int status;
   if (k == count) {
-    status = xffi_map_do_build(fn, type_index, out, owned_keys, owned_values, count, 0);
+    status = xffi_map_do_build(fn, type_index, out, owned_keys, owned_values, count, as_set);
   } else {
     release_pairs(owned_keys, owned_values, 0, k);
     status = XFFI_FAIL;
