@@ -224,6 +224,19 @@ int xffi_map_do_build(const char *fn, int32_t type_index, xffi_object **out, xff
   return XFFI_FAIL;
 }
 
+xffi_object *xffi_map_new_sized(int32_t type_index, uint64_t count) {
+  if (count > MAP_MAX_SLOTS / 2) {
+    xffi_error_raise_out_of_memory();
+    return NULL;
+  }
+  xffi_object *obj = xffi_map_alloc(type_index, count <= MAP_SMALL_MAX ? count : MAP_SMALL_INIT);
+  if (obj && count > MAP_SMALL_MAX && xffi_map_dense_from_small(map_of(obj), count) != XFFI_OK) {
+    xffi_object_dec_ref_inline(obj);
+    return NULL;
+  }
+  return obj;
+}
+
 /* Pairs copied in on the stack up to this count, on the heap beyond. */
 #define NEW_FROM_STACK_PAIRS 8
 

@@ -280,6 +280,11 @@ int xffi_map_do_copy(const char *fn, int32_t type_index, xffi_object **out, cons
  * docs/map.md applies. count >= 0 is the caller's check. */
 int xffi_map_do_build(const char *fn, int32_t type_index, xffi_object **out, xffi_any *keys, xffi_any *values,
                       int64_t count, int as_set);
+/* A new empty map of type_index (a new reference) with room for count
+ * distinct keys, set one by one, without regrowing: small with count pairs
+ * inline up to 4 (what Set from an empty map leaves), else a dense table
+ * sized for count. NULL with MemoryError raised. */
+xffi_object *xffi_map_new_sized(int32_t type_index, uint64_t count);
 /* The same from borrowed views (keys and values copied in; a C string key
  * becomes a String), with every argument checked: xffi_map_new's body (stride
  * 1), and ffi.Map's and ffi.Dict's (interleaved key, value: stride 2, as_set

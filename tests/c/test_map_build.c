@@ -8,6 +8,7 @@
 
 #include <xffi/function.h>
 #include <xffi/map.h>
+#include <xffi/recursive.h>
 #include <xffi/tvm_ffi.h>
 
 #include "map_table.h"
@@ -188,6 +189,48 @@ static void repeated_keys_follow_set(void **state) {
   }
 }
 
+/* DeepCopy sizes its copies once too: a Dict's copy gets room for the
+ * original's entries before they are set (small and inline up to 4, else a
+ * dense table for them), a Map's copy is built from its copied pairs; both
+ * keep the original's order and values. */
+static void deep_copies_are_sized_once(void **state) {
+  (void)state;
+  static const char *const fns[] = {"ffi.Map", "ffi.Dict"};
+  for (int f = 0; f < 2; ++f) {
+    for (int64_t n = 1; n <= 7; n += 2) {
+      xffi_any args[14];
+      int64_t keys[7], values[7];
+      for (int64_t i = 0; i < n; ++i) {
+        keys[i] = 50 - i;
+        values[i] = i * i;
+        args[2 * i] = I(keys[i]);
+        args[2 * i + 1] = I(values[i]);
+      }
+      xffi_object *map = NULL;
+      assert_int_equal(build(fns[f], args, (int32_t)(2 * n), &map), XFFI_OK);
+      xffi_any original = xffi_any_object(map), copy = xffi_any_none();
+      assert_int_equal(xffi_deep_copy(&copy, &original), XFFI_OK);
+      assert_ptr_not_equal(copy.v_obj, map);
+      assert_int_equal(copy.type_index, original.type_index);
+      const map_object *m = (const map_object *)copy.v_obj;
+      if (n <= 3 || (f == 1 && n <= MAP_SMALL_MAX)) {
+        assert_true(map_is_small(m));
+        assert_int_equal(map_small_slots(m), n < MAP_SMALL_INIT ? MAP_SMALL_INIT : n);
+        assert_ptr_equal(m->data, (const char *)copy.v_obj + MAP_SMALL_HEADER_BYTES);
+      } else {
+        uint32_t shift;
+        uint64_t slots;
+        xffi_map_dense_table_size((uint64_t)n, &shift, &slots);
+        assert_false(map_is_small(m));
+        assert_int_equal(m->slots, slots);
+      }
+      assert_entries(copy.v_obj, keys, values, n);
+      xffi_any_release(&copy);
+      xffi_object_dec_ref(map);
+    }
+  }
+}
+
 /* A key whose __any_hash__ fails: a dense build stops with that error. */
 static int failing_hash(void *resource, const xffi_any *args, int32_t num_args, xffi_any *result) {
   (void)resource;
@@ -258,6 +301,7 @@ int main(void) {
       cmocka_unit_test(sizes_at_the_small_dense_boundary),
       cmocka_unit_test(many_pairs_fill_one_table),
       cmocka_unit_test(repeated_keys_follow_set),
+      cmocka_unit_test(deep_copies_are_sized_once),
       cmocka_unit_test(bad_input_is_refused_and_nothing_is_kept),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
