@@ -208,7 +208,12 @@ static int feed(copier *c, copy_frame *f, xffi_any *child) {
         xffi_any_move(&f->key, child);
         return XFFI_OK;
       }
-      status = xffi_dict_set(f->copy.v_obj, &f->key, child);
+      /* Both move in (the key a copy of a stored key: owned, normalized). */
+      status = xffi_map_put_moved("DeepCopy", map_of(f->copy.v_obj), &f->key, child);
+      if (status == XFFI_OK) {
+        f->key = xffi_any_none();
+        return XFFI_OK;
+      }
       xffi_any_release(&f->key);
       break;
     default:

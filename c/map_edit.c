@@ -151,6 +151,32 @@ static void release_pairs(xffi_any *keys, xffi_any *values, int64_t from, int64_
   }
 }
 
+/* The pair at pos of m takes value (owned, moved in) in place of its own,
+ * as setting a present key does: a dense map moves it to the end of the
+ * order. key (owned, equal to the stored one) is released: the first key
+ * stays, as tvm-ffi keeps it. */
+static void replace_value(map_object *m, uint64_t pos, xffi_any *key, xffi_any *value) {
+  xffi_any *slot = map_is_small(m) ? &map_small_pairs(m)[pos].value : &map_item_at(m, pos)->value;
+  xffi_any old = *slot;
+  *slot = *value;
+  *value = xffi_any_none();
+  if (!map_is_small(m)) xffi_map_dense_move_to_end(m, pos);
+  xffi_any_release(&old);
+  xffi_any_release(key);
+}
+
+int xffi_map_put_moved(const char *fn, map_object *m, xffi_any *key, xffi_any *value) {
+  const xffi_any *found;
+  uint64_t pos = 0, hash = 0;
+  int hashed = 0;
+  if (xffi_map_find(&found, &pos, &hash, &hashed, m, key) != XFFI_OK) return XFFI_FAIL;
+  if (found) {
+    replace_value(m, pos, key, value);
+    return XFFI_OK;
+  }
+  return insert_new(fn, m, key, value, hash, hashed);
+}
+
 /* Puts a pair (owned, moved in; key normalized) into m, which has room for
  * `total` pairs (a small map that is full becomes a dense table for them): a
  * repeated key keeps its place in a small map and moves to the end of a
@@ -162,13 +188,7 @@ static int build_put(const char *fn, map_object *m, xffi_any *key, xffi_any *val
   int hashed = 0;
   if (xffi_map_find(&found, &pos, &hash, &hashed, m, key) != XFFI_OK) return XFFI_FAIL;
   if (found) {
-    xffi_any *slot = map_is_small(m) ? &map_small_pairs(m)[pos].value : &map_item_at(m, pos)->value;
-    xffi_any old = *slot;
-    *slot = *value;
-    *value = xffi_any_none();
-    if (!map_is_small(m)) xffi_map_dense_move_to_end(m, pos);
-    xffi_any_release(&old);
-    xffi_any_release(key); /* the first key stays, as tvm-ffi keeps it */
+    replace_value(m, pos, key, value);
     return XFFI_OK;
   }
   if (map_is_small(m)) {
