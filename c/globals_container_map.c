@@ -26,7 +26,8 @@ static int make_pairs(int32_t type_index, const char *fn, const xffi_any *args, 
    * what Set called pair by pair gives (tvm-ffi's ffi.Map): a repeated key
    * takes the last value, keeping its place while the map is small. */
   xffi_object *map = NULL;
-  if (xffi_map_do_new_from(fn, type_index, &map, args, args + 1, 2, num_args / 2, 1) != XFFI_OK) return XFFI_FAIL;
+  const xffi_any *values = num_args ? args + 1 : NULL; /* args may be NULL when there are none */
+  if (xffi_map_do_new_from(fn, type_index, &map, args, values, 2, num_args / 2, 1) != XFFI_OK) return XFFI_FAIL;
   *result = xffi_any_object(map); /* the new reference moves into the result */
   return XFFI_OK;
 }
