@@ -44,7 +44,9 @@ typedef struct copier {
    * consumed when the frame finishes (no buffer per container). */
   xffi_walk_vec pending;
   const xffi_type_attr_column *shallow_copy_column;
+  const xffi_object *root; /* the value copied, when an object */
   int has_placeholders;
+  int placeholder_made; /* the last copy_immediate gave a placeholder */
 } copier;
 
 typedef struct copy_frame {
@@ -52,12 +54,27 @@ typedef struct copy_frame {
   xffi_any copy;          /* owned: the List, Dict or object copy */
   size_t first;           /* Array and Map: where its copied children start in copier.pending */
   xffi_any key;           /* Dict: the copied key waiting for its value (owned) */
+  int tracked;            /* the original has an entry in copier.copies */
+  int got_placeholder;    /* a child's copy is a placeholder (fixed in the last pass) */
 } copy_frame;
 
 static int is_shared_leaf(const xffi_object *obj) {
   int32_t t = obj->type_index;
   return t == XFFI_TYPE_STRING || t == XFFI_TYPE_BYTES || t == XFFI_TYPE_SHAPE || t == XFFI_TYPE_BIGINT ||
          xffi_walk_is_enum(obj);
+}
+
+/* Whether obj may be reached again in the walk. An object with one strong
+ * reference is held only by the container or object the walk reached it
+ * through, which is copied once, so it is reached once and needs no entry
+ * in the table (most of a tree's nodes: the table's inserts and lookups
+ * were a third of a copy). A second reference may be a second path to it
+ * (sharing or a cycle); the root may be borrowed by the caller, so a cycle
+ * back to it can pass through objects of one reference: it always has an
+ * entry. A copy made so far only adds references (shallow copies share the
+ * originals' children): that can only make the answer yes. */
+static int may_be_reached_again(const copier *c, const xffi_object *obj) {
+  return obj == c->root || (uint32_t)__atomic_load_n(XFFI_REF_COUNTS(obj), __ATOMIC_RELAXED) != 1;
 }
 
 /* 1 with *out (owned) when value needs no frame, 0 when it does, -1 raised. */
@@ -73,13 +90,19 @@ static int copy_immediate(copier *c, const xffi_any *value, xffi_any *out) {
     return xffi_any_copy(out, value) == XFFI_OK ? 1 : -1;
   }
   xffi_object *obj = value->v_obj;
+  if (is_shared_leaf(obj)) {
+    *out = xffi_any_object_new_ref(obj);
+    return 1;
+  }
+  if (!may_be_reached_again(c, obj)) return 0;
   const xffi_walk_entry *seen = xffi_walk_table_find(&c->copies, obj, NULL);
   if (seen && seen->state != COPY_IN_PROGRESS) {
     *out = xffi_any_object_new_ref(seen->value.v_obj);
     return 1;
   }
-  if (seen && seen->state == COPY_IN_PROGRESS) c->has_placeholders = 1;
-  if (seen || is_shared_leaf(obj)) {
+  if (seen) { /* an Array or Map being built: its original stands in */
+    c->has_placeholders = 1;
+    c->placeholder_made = 1;
     *out = xffi_any_object_new_ref(obj);
     return 1;
   }
@@ -114,7 +137,7 @@ static int start_copy(copier *c, copy_frame *f) {
     case XFFI_TYPE_ARRAY:
     case XFFI_TYPE_MAP:
       f->first = c->pending.count;
-      return record_copy(c, original->v_obj, COPY_IN_PROGRESS, NULL);
+      return f->tracked ? record_copy(c, original->v_obj, COPY_IN_PROGRESS, NULL) : XFFI_OK;
     case XFFI_TYPE_LIST:
       if (xffi_list_new_with_capacity(&made, f->walk.size) != XFFI_OK) return XFFI_FAIL;
       break;
@@ -142,7 +165,7 @@ static int start_copy(copier *c, copy_frame *f) {
     }
   }
   f->copy = xffi_any_object(made); /* the new reference moves into the frame */
-  return record_copy(c, original->v_obj, COPY_FILLING, &f->copy);
+  return f->tracked ? record_copy(c, original->v_obj, COPY_FILLING, &f->copy) : XFFI_OK;
 }
 
 /* Frees the top frame f: its copied children still pending are released. */
@@ -159,12 +182,14 @@ static void free_frame(copier *c, copy_frame *f) {
 
 static int push_frame(copier *c, xffi_walk_vec *stack, const xffi_any *value) {
   if (stack->count >= XFFI_WALK_MAX_DEPTH) return xffi_walk_raise_too_deep("DeepCopy");
+  int tracked = may_be_reached_again(c, value->v_obj); /* before the walk holds it */
   copy_frame *f = xffi_walk_vec_push(stack);
   if (!f) return XFFI_FAIL;
   if (xffi_walk_begin(&f->walk, value, 0) != XFFI_OK) {
     --stack->count;
     return XFFI_FAIL;
   }
+  f->tracked = tracked;
   return start_copy(c, f); /* on failure the caller frees the frame */
 }
 
@@ -252,7 +277,9 @@ static int finish(copier *c, copy_frame *f, xffi_any *out) {
   const xffi_any *original = &f->walk.held;
   if (original->type_index != XFFI_TYPE_ARRAY && original->type_index != XFFI_TYPE_MAP) {
     *out = xffi_any_object_new_ref(f->copy.v_obj);
-    return record_copy(c, original->v_obj, COPY_DONE, &f->copy);
+    /* An untracked copy holding a placeholder gets an entry too: the last
+     * pass finds the copies to fix in the table. */
+    return f->tracked || f->got_placeholder ? record_copy(c, original->v_obj, COPY_DONE, &f->copy) : XFFI_OK;
   }
   xffi_object *made = NULL;
   xffi_any *items = (xffi_any *)xffi_walk_vec_at(&c->pending, f->first);
@@ -262,7 +289,7 @@ static int finish(copier *c, copy_frame *f, xffi_any *out) {
                                                        : build_map(&made, items, count / 2);
   if (status != XFFI_OK) return XFFI_FAIL;
   *out = xffi_any_object(made);
-  return record_copy(c, original->v_obj, COPY_DONE, out);
+  return f->tracked ? record_copy(c, original->v_obj, COPY_DONE, out) : XFFI_OK;
 }
 
 /* The copy of an original that a placeholder stands for, or NULL. */
@@ -344,6 +371,10 @@ static int copy_value(copier *c, const xffi_any *value, xffi_any *out) {
       xffi_any view = *child; /* by value: pushing may move the frame that holds it */
       r = copy_immediate(c, &view, &resolved);
       if (r < 0) goto fail;
+      if (c->placeholder_made) {
+        f->got_placeholder = 1;
+        c->placeholder_made = 0;
+      }
       if (r == 0) {
         if (push_frame(c, &stack, &view) != XFFI_OK) goto fail;
         continue;
@@ -375,7 +406,8 @@ int xffi_deep_copy(xffi_any *out, const xffi_any *value) {
   *out = xffi_any_none();
   XFFI_CHECK_ARG_NOT_NULL(value);
   XFFI_CHECK_ARG_ANY(value);
-  copier c = {{NULL, 0, 0}, {NULL, 0, 0, sizeof(xffi_any)}, xffi_walk_column("__ffi_shallow_copy__"), 0};
+  copier c = {{NULL, 0, 0}, {NULL, 0, 0, sizeof(xffi_any)}, xffi_walk_column("__ffi_shallow_copy__"),
+              xffi_any_is_object(value) ? value->v_obj : NULL, 0, 0};
   xffi_any result = xffi_any_none();
   int status = copy_value(&c, value, &result);
   if (status == XFFI_OK && c.has_placeholders) status = fix_placeholders(&c);
