@@ -234,7 +234,7 @@ static int feed(copier *c, copy_frame *f, xffi_any *child) {
         return XFFI_OK;
       }
       /* Both move in (the key a copy of a stored key: owned, normalized). */
-      status = xffi_map_put_moved("DeepCopy", map_of(f->copy.v_obj), &f->key, child);
+      status = xffi_map_put_moved("DeepCopy", map_of(f->copy.v_obj), &f->key, child, 0);
       if (status == XFFI_OK) {
         f->key = xffi_any_none();
         return XFFI_OK;

@@ -36,12 +36,14 @@ static int key_probe(const char *fn, xffi_any *probe, const xffi_any *key) {
 }
 
 /* Inserts the absent key (owned, moved in) with value (owned, moved in) into
- * m, in tvm-ffi's way: small up to 4 pairs, then dense. On failure both are
- * still the caller's and m is unchanged. */
-static int insert_new(const char *fn, map_object *m, xffi_any *key, xffi_any *value, uint64_t hash, int hashed) {
+ * m, in tvm-ffi's way: small up to 4 pairs, then dense, the table sized for
+ * max(total, size) entries. On failure both are still the caller's and m is
+ * unchanged. */
+static int insert_new(const char *fn, map_object *m, xffi_any *key, xffi_any *value, uint64_t hash, int hashed,
+                      uint64_t total) {
   if (map_is_small(m)) {
     if (m->size < MAP_SMALL_MAX) return xffi_map_small_append(m, key, value);
-    if (xffi_map_dense_from_small(m, m->size) != XFFI_OK) return XFFI_FAIL;
+    if (xffi_map_dense_from_small(m, total > m->size ? total : m->size) != XFFI_OK) return XFFI_FAIL;
   }
   if (!hashed && xffi_map_any_hash(&hash, key) != XFFI_OK) return XFFI_FAIL;
   return xffi_map_dense_insert_new(fn, m, key, value, hash);
@@ -101,7 +103,7 @@ static int map_set(const char *fn, xffi_object **target, int cow, const xffi_any
   }
   /* Stored keys are owned and never borrowed: a C string becomes a String. */
   if (copy_in(fn, "key", &owned_key, &probe) != XFFI_OK ||
-      insert_new(fn, m, &owned_key, &owned_value, hash, hashed) != XFFI_OK) {
+      insert_new(fn, m, &owned_key, &owned_value, hash, hashed, 0) != XFFI_OK) {
     if (copy) xffi_object_dec_ref_inline(copy);
     goto fail;
   }
@@ -165,7 +167,7 @@ static void replace_value(map_object *m, uint64_t pos, xffi_any *key, xffi_any *
   xffi_any_release(key);
 }
 
-int xffi_map_put_moved(const char *fn, map_object *m, xffi_any *key, xffi_any *value) {
+int xffi_map_put_moved(const char *fn, map_object *m, xffi_any *key, xffi_any *value, uint64_t total) {
   const xffi_any *found;
   uint64_t pos = 0, hash = 0;
   int hashed = 0;
@@ -174,34 +176,7 @@ int xffi_map_put_moved(const char *fn, map_object *m, xffi_any *key, xffi_any *v
     replace_value(m, pos, key, value);
     return XFFI_OK;
   }
-  return insert_new(fn, m, key, value, hash, hashed);
-}
-
-/* Puts a pair (owned, moved in; key normalized) into m, which has room for
- * `total` pairs (a small map that is full becomes a dense table for them): a
- * repeated key keeps its place in a small map and moves to the end of a
- * dense one, its value replaced (as setting each pair in turn). On failure
- * the pair is still the caller's. */
-static int build_put(const char *fn, map_object *m, xffi_any *key, xffi_any *value, uint64_t total) {
-  const xffi_any *found;
-  uint64_t pos = 0, hash = 0;
-  int hashed = 0;
-  if (xffi_map_find(&found, &pos, &hash, &hashed, m, key) != XFFI_OK) return XFFI_FAIL;
-  if (found) {
-    replace_value(m, pos, key, value);
-    return XFFI_OK;
-  }
-  if (map_is_small(m)) {
-    if (m->size < map_small_slots(m)) { /* inline room made up front: no growth */
-      map_pair *p = &map_small_pairs(m)[m->size++];
-      xffi_any_move(&p->key, key);
-      xffi_any_move(&p->value, value);
-      return XFFI_OK;
-    }
-    if (xffi_map_dense_from_small(m, total) != XFFI_OK) return XFFI_FAIL;
-    if (xffi_map_any_hash(&hash, key) != XFFI_OK) return XFFI_FAIL;
-  }
-  return xffi_map_dense_insert_new(fn, m, key, value, hash);
+  return insert_new(fn, m, key, value, hash, hashed, total);
 }
 
 int xffi_map_do_build(const char *fn, int32_t type_index, xffi_object **out, xffi_any *keys, xffi_any *values,
@@ -232,7 +207,7 @@ int xffi_map_do_build(const char *fn, int32_t type_index, xffi_object **out, xff
       xffi_any key;
       if (xffi_map_key_normalize(fn, &key, &keys[k]) != XFFI_OK) break;
       keys[k] = key; /* the same owned value, its padding zeroed */
-      if (build_put(fn, map_of(obj), &keys[k], &values[k], (uint64_t)count) != XFFI_OK) break;
+      if (xffi_map_put_moved(fn, map_of(obj), &keys[k], &values[k], (uint64_t)count) != XFFI_OK) break;
     }
   }
   if (obj && k == count) {

@@ -282,10 +282,13 @@ int xffi_map_do_build(const char *fn, int32_t type_index, xffi_object **out, xff
                       int64_t count, int as_set);
 /* Sets key -> value in m in place, as xffi_dict_set does, without its
  * argument checks and copies: key (a stored, owned value, normalized) and
- * value (owned) are moved in on success; on failure (MemoryError, a custom
- * hash's error, the hash-flood refusal) both are still the caller's and m is
- * unchanged. For a map only its caller holds or a Dict (DeepCopy's). */
-int xffi_map_put_moved(const char *fn, map_object *m, xffi_any *key, xffi_any *value);
+ * value (owned) are moved in on success (a repeated key keeps its place
+ * while small, moves to the end once dense, the first key object stays); a
+ * full small map of 4 becomes a dense table for max(total, size) entries.
+ * On failure (MemoryError, a custom hash's error, the hash-flood refusal)
+ * both are still the caller's and m is unchanged. For a map only its caller
+ * holds or a Dict (DeepCopy's, the sized build's). */
+int xffi_map_put_moved(const char *fn, map_object *m, xffi_any *key, xffi_any *value, uint64_t total);
 /* A new empty map of type_index (a new reference) with room for count
  * distinct keys, set one by one, without regrowing: small with count pairs
  * inline up to 4 (what Set from an empty map leaves), else a dense table
