@@ -2,7 +2,9 @@
  *
  * Walks the value depth first with a heap stack and a table from each
  * original object to its copy, so an object reached twice is copied once
- * (sharing kept) and a cycle ends at the copy being made:
+ * (sharing kept) and a cycle ends at the copy being made. Only objects that
+ * may be reached twice enter the table (may_be_reached_again: more than one
+ * strong reference, or the root):
  * - a List, a Dict or a reflected object gets its copy (an empty List or
  *   Dict, or its type's `__ffi_shallow_copy__`) before its children, so a
  *   child that leads back to it finds the copy. The table only borrows a
