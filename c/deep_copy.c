@@ -2,7 +2,9 @@
  *
  * Walks the value depth first with a heap stack and a table from each
  * original object to its copy, so an object reached twice is copied once
- * (sharing kept) and a cycle ends at the copy being made:
+ * (sharing kept) and a cycle ends at the copy being made. Only objects that
+ * may be reached twice enter the table (may_be_reached_again: more than one
+ * strong reference, or the root):
  * - a List, a Dict or a reflected object gets its copy (an empty List or
  *   Dict, or its type's `__ffi_shallow_copy__`) before its children, so a
  *   child that leads back to it finds the copy. The table only borrows a
@@ -26,7 +28,10 @@
 #include <xffi/recursive.h>
 
 #include "check.h"
+#include "array_move.h"
 #include "field_storage.h"
+#include "map_table.h"
+#include "pyclass.h"
 #include "recursive_walk.h"
 
 /* COPY_IN_PROGRESS: an Array or Map being built (no copy yet);
@@ -36,15 +41,23 @@ enum { COPY_IN_PROGRESS = 1, COPY_FILLING = 2, COPY_DONE = 3 };
 
 typedef struct copier {
   xffi_walk_table copies; /* original -> state and its copy (see the states) */
+  /* The copied children (owned Anys) of the Arrays and Maps being built, one
+   * stack for all frames: each frame's run starts at its `first` and is
+   * consumed when the frame finishes (no buffer per container). */
+  xffi_walk_vec pending;
   const xffi_type_attr_column *shallow_copy_column;
+  const xffi_object *root; /* the value copied, when an object */
   int has_placeholders;
+  int placeholder_made; /* the last copy_immediate gave a placeholder */
 } copier;
 
 typedef struct copy_frame {
   xffi_walk_frame walk;
   xffi_any copy;          /* owned: the List, Dict or object copy */
-  xffi_walk_vec resolved; /* Array and Map: the copied children so far (owned Anys) */
+  size_t first;           /* Array and Map: where its copied children start in copier.pending */
   xffi_any key;           /* Dict: the copied key waiting for its value (owned) */
+  int tracked;            /* the original has an entry in copier.copies */
+  int got_placeholder;    /* a child's copy is a placeholder (fixed in the last pass) */
 } copy_frame;
 
 static int is_shared_leaf(const xffi_object *obj) {
@@ -53,17 +66,45 @@ static int is_shared_leaf(const xffi_object *obj) {
          xffi_walk_is_enum(obj);
 }
 
+/* Whether obj may be reached again in the walk. An object with one strong
+ * reference is held only by the container or object the walk reached it
+ * through, which is copied once, so it is reached once and needs no entry
+ * in the table (most of a tree's nodes: the table's inserts and lookups
+ * were a third of a copy). A second reference may be a second path to it
+ * (sharing or a cycle); the root may be borrowed by the caller, so a cycle
+ * back to it can pass through objects of one reference: it always has an
+ * entry. A copy made so far only adds references (shallow copies share the
+ * originals' children): that can only make the answer yes. */
+static int may_be_reached_again(const copier *c, const xffi_object *obj) {
+  return obj == c->root || (uint32_t)__atomic_load_n(XFFI_REF_COUNTS(obj), __ATOMIC_RELAXED) != 1;
+}
+
 /* 1 with *out (owned) when value needs no frame, 0 when it does, -1 raised. */
 static int copy_immediate(copier *c, const xffi_any *value, xffi_any *out) {
-  if (value->type_index < XFFI_TYPE_STATIC_OBJECT_BEGIN) return xffi_any_copy(out, value) == XFFI_OK ? 1 : -1;
+  int32_t t = value->type_index;
+  if (t < XFFI_TYPE_STATIC_OBJECT_BEGIN) {
+    /* Plain data is its own copy; borrowed forms (only the root can be one)
+     * and moves take xffi_any_copy's conversion or refusal. */
+    if (XFFI_LIKELY(t != XFFI_TYPE_RAW_STR && t != XFFI_TYPE_BYTE_ARRAY_PTR && t != XFFI_TYPE_OBJECT_RVALUE)) {
+      *out = *value;
+      return 1;
+    }
+    return xffi_any_copy(out, value) == XFFI_OK ? 1 : -1;
+  }
   xffi_object *obj = value->v_obj;
+  if (is_shared_leaf(obj)) {
+    *out = xffi_any_object_new_ref(obj);
+    return 1;
+  }
+  if (!may_be_reached_again(c, obj)) return 0;
   const xffi_walk_entry *seen = xffi_walk_table_find(&c->copies, obj, NULL);
   if (seen && seen->state != COPY_IN_PROGRESS) {
     *out = xffi_any_object_new_ref(seen->value.v_obj);
     return 1;
   }
-  if (seen && seen->state == COPY_IN_PROGRESS) c->has_placeholders = 1;
-  if (seen || is_shared_leaf(obj)) {
+  if (seen) { /* an Array or Map being built: its original stands in */
+    c->has_placeholders = 1;
+    c->placeholder_made = 1;
     *out = xffi_any_object_new_ref(obj);
     return 1;
   }
@@ -97,13 +138,15 @@ static int start_copy(copier *c, copy_frame *f) {
   switch (original->type_index) {
     case XFFI_TYPE_ARRAY:
     case XFFI_TYPE_MAP:
-      f->resolved.item_size = sizeof(xffi_any);
-      return record_copy(c, original->v_obj, COPY_IN_PROGRESS, NULL);
+      f->first = c->pending.count;
+      return f->tracked ? record_copy(c, original->v_obj, COPY_IN_PROGRESS, NULL) : XFFI_OK;
     case XFFI_TYPE_LIST:
       if (xffi_list_new_with_capacity(&made, f->walk.size) != XFFI_OK) return XFFI_FAIL;
       break;
     case XFFI_TYPE_DICT:
-      if (xffi_dict_new(&made, NULL, NULL, 0) != XFFI_OK) return XFFI_FAIL;
+      /* Sized for the original's entries: filled without regrowing. */
+      made = xffi_map_new_sized(XFFI_TYPE_DICT, (uint64_t)f->walk.size);
+      if (!made) return XFFI_FAIL;
       break;
     default: {
       const xffi_any *hook = xffi_walk_type_attr(c->shallow_copy_column, original->type_index);
@@ -124,12 +167,16 @@ static int start_copy(copier *c, copy_frame *f) {
     }
   }
   f->copy = xffi_any_object(made); /* the new reference moves into the frame */
-  return record_copy(c, original->v_obj, COPY_FILLING, &f->copy);
+  return f->tracked ? record_copy(c, original->v_obj, COPY_FILLING, &f->copy) : XFFI_OK;
 }
 
-static void free_frame(copy_frame *f) {
-  for (size_t i = 0; i < f->resolved.count; ++i) xffi_any_release(xffi_walk_vec_at(&f->resolved, i));
-  xffi_walk_vec_free(&f->resolved);
+/* Frees the top frame f: its copied children still pending are released. */
+static void free_frame(copier *c, copy_frame *f) {
+  int32_t t = f->walk.held.type_index;
+  if (t == XFFI_TYPE_ARRAY || t == XFFI_TYPE_MAP) {
+    for (size_t i = f->first; i < c->pending.count; ++i) xffi_any_release(xffi_walk_vec_at(&c->pending, i));
+    if (c->pending.count > f->first) c->pending.count = f->first;
+  }
   xffi_any_release(&f->key);
   xffi_any_release(&f->copy);
   xffi_walk_end(&f->walk);
@@ -137,12 +184,14 @@ static void free_frame(copy_frame *f) {
 
 static int push_frame(copier *c, xffi_walk_vec *stack, const xffi_any *value) {
   if (stack->count >= XFFI_WALK_MAX_DEPTH) return xffi_walk_raise_too_deep("DeepCopy");
+  int tracked = may_be_reached_again(c, value->v_obj); /* before the walk holds it */
   copy_frame *f = xffi_walk_vec_push(stack);
   if (!f) return XFFI_FAIL;
   if (xffi_walk_begin(&f->walk, value, 0) != XFFI_OK) {
     --stack->count;
     return XFFI_FAIL;
   }
+  f->tracked = tracked;
   return start_copy(c, f); /* on failure the caller frees the frame */
 }
 
@@ -150,14 +199,30 @@ static int same_value(const xffi_any *a, const xffi_any *b) {
   return a->type_index == b->type_index && a->small_len == b->small_len && a->v_int64 == b->v_int64;
 }
 
+/* Writes value (borrowed), the copy of the field's original value (borrowed),
+ * into the field of obj. A field of a Python-defined type (its setter made
+ * by ffi.MakeFieldSetter) takes a copy of the original's type straight into
+ * its storage: the package's type converter produced the original, and a
+ * deep copy has the same types at every level, so converting it again
+ * gives it back unchanged (that Python converter was about a fifth of the
+ * benchmark graph's copy). */
+static int assign_field(xffi_object *obj, const xffi_field_info *field, const xffi_any *original,
+                        const xffi_any *value) {
+  int32_t storage;
+  if ((field->flags & XFFI_FIELD_SETTER_IS_FUNCTION) && field->setter && value->type_index == original->type_index &&
+      xffi_pyclass_setter_storage(&storage, (const xffi_object *)field->setter))
+    return xffi_field_write((char *)obj + field->offset, storage, value);
+  return xffi_field_assign(obj, field, value);
+}
+
 /* Adds the copied child (owned; consumed) to the frame's copy. */
-static int feed(copy_frame *f, xffi_any *child) {
+static int feed(copier *c, copy_frame *f, xffi_any *child) {
   int status = XFFI_OK;
   switch (f->walk.held.type_index) {
     case XFFI_TYPE_LIST: status = xffi_list_push(f->copy.v_obj, child); break;
     case XFFI_TYPE_ARRAY:
     case XFFI_TYPE_MAP: {
-      xffi_any *slot = xffi_walk_vec_push(&f->resolved);
+      xffi_any *slot = xffi_walk_vec_push_unset(&c->pending);
       if (!slot) {
         status = XFFI_FAIL;
         break;
@@ -170,33 +235,41 @@ static int feed(copy_frame *f, xffi_any *child) {
         xffi_any_move(&f->key, child);
         return XFFI_OK;
       }
-      status = xffi_dict_set(f->copy.v_obj, &f->key, child);
+      /* Both move in (the key a copy of a stored key: owned, normalized). */
+      status = xffi_map_put_moved("DeepCopy", map_of(f->copy.v_obj), &f->key, child, 0);
+      if (status == XFFI_OK) {
+        f->key = xffi_any_none();
+        return XFFI_OK;
+      }
       xffi_any_release(&f->key);
       break;
     default:
       /* The shallow copy holds the original's field values: set only those that changed. */
-      if (!same_value(&f->walk.child, child)) status = xffi_field_assign(f->copy.v_obj, f->walk.field, child);
+      if (!same_value(&f->walk.child, child)) status = assign_field(f->copy.v_obj, f->walk.field, &f->walk.child, child);
   }
   xffi_any_release(child);
   return status;
 }
 
-/* *made receives a new Map of the n key/value pairs (borrowed, interleaved)
- * in their order, sized once (not grown entry by entry). */
-static int build_map(xffi_object **made, const xffi_any *pairs, int64_t n) {
+/* *made receives a new Map of the n key/value pairs (owned, interleaved,
+ * moved in and consumed even on failure) in their order, sized once. */
+static int build_map(xffi_object **made, xffi_any *pairs, int64_t n) {
   enum { FEW = 16 };
   xffi_any few_keys[FEW], few_values[FEW];
   xffi_any *keys = few_keys, *values = few_values;
   if (n > FEW) {
     keys = xffi_alloc((size_t)n * 2 * sizeof(xffi_any));
-    if (!keys) return xffi_error_raise_out_of_memory();
+    if (!keys) {
+      for (int64_t i = 0; i < 2 * n; ++i) xffi_any_release(&pairs[i]);
+      return xffi_error_raise_out_of_memory();
+    }
     values = keys + n;
   }
   for (int64_t i = 0; i < n; ++i) {
     keys[i] = pairs[2 * i];
     values[i] = pairs[2 * i + 1];
   }
-  int status = xffi_map_new(made, keys, values, n);
+  int status = xffi_map_do_build("DeepCopy", XFFI_TYPE_MAP, made, keys, values, n, 0);
   if (keys != few_keys) xffi_free(keys);
   return status;
 }
@@ -206,18 +279,19 @@ static int finish(copier *c, copy_frame *f, xffi_any *out) {
   const xffi_any *original = &f->walk.held;
   if (original->type_index != XFFI_TYPE_ARRAY && original->type_index != XFFI_TYPE_MAP) {
     *out = xffi_any_object_new_ref(f->copy.v_obj);
-    return record_copy(c, original->v_obj, COPY_DONE, &f->copy);
+    /* An untracked copy holding a placeholder gets an entry too: the last
+     * pass finds the copies to fix in the table. */
+    return f->tracked || f->got_placeholder ? record_copy(c, original->v_obj, COPY_DONE, &f->copy) : XFFI_OK;
   }
   xffi_object *made = NULL;
-  const xffi_any *items = (const xffi_any *)f->resolved.data;
-  int64_t count = (int64_t)f->resolved.count;
-  if (original->type_index == XFFI_TYPE_ARRAY) {
-    if (xffi_array_new(&made, items, count) != XFFI_OK) return XFFI_FAIL;
-  } else if (build_map(&made, items, count / 2) != XFFI_OK) {
-    return XFFI_FAIL;
-  }
+  xffi_any *items = (xffi_any *)xffi_walk_vec_at(&c->pending, f->first);
+  int64_t count = (int64_t)(c->pending.count - f->first);
+  c->pending.count = f->first; /* the children move into the new container (or are released) */
+  int status = original->type_index == XFFI_TYPE_ARRAY ? xffi_array_new_moved(&made, items, count)
+                                                       : build_map(&made, items, count / 2);
+  if (status != XFFI_OK) return XFFI_FAIL;
   *out = xffi_any_object(made);
-  return record_copy(c, original->v_obj, COPY_DONE, out);
+  return f->tracked ? record_copy(c, original->v_obj, COPY_DONE, out) : XFFI_OK;
 }
 
 /* The copy of an original that a placeholder stands for, or NULL. */
@@ -299,26 +373,30 @@ static int copy_value(copier *c, const xffi_any *value, xffi_any *out) {
       xffi_any view = *child; /* by value: pushing may move the frame that holds it */
       r = copy_immediate(c, &view, &resolved);
       if (r < 0) goto fail;
+      if (c->placeholder_made) {
+        f->got_placeholder = 1;
+        c->placeholder_made = 0;
+      }
       if (r == 0) {
         if (push_frame(c, &stack, &view) != XFFI_OK) goto fail;
         continue;
       }
-      if (feed(f, &resolved) != XFFI_OK) goto fail;
+      if (feed(c, f, &resolved) != XFFI_OK) goto fail;
       continue;
     }
     if (finish(c, f, &resolved) != XFFI_OK) goto fail;
-    free_frame(f);
+    free_frame(c, f);
     --stack.count;
     if (!stack.count) {
       xffi_walk_vec_free(&stack);
       *out = resolved;
       return XFFI_OK;
     }
-    if (feed(xffi_walk_vec_top(&stack), &resolved) != XFFI_OK) goto fail;
+    if (feed(c, xffi_walk_vec_top(&stack), &resolved) != XFFI_OK) goto fail;
   }
 fail:
   while (stack.count) {
-    free_frame(xffi_walk_vec_top(&stack));
+    free_frame(c, xffi_walk_vec_top(&stack));
     --stack.count;
   }
   xffi_walk_vec_free(&stack);
@@ -330,12 +408,14 @@ int xffi_deep_copy(xffi_any *out, const xffi_any *value) {
   *out = xffi_any_none();
   XFFI_CHECK_ARG_NOT_NULL(value);
   XFFI_CHECK_ARG_ANY(value);
-  copier c = {{NULL, 0, 0}, xffi_walk_column("__ffi_shallow_copy__"), 0};
+  copier c = {{NULL, 0, 0}, {NULL, 0, 0, sizeof(xffi_any)}, xffi_walk_column("__ffi_shallow_copy__"),
+              xffi_any_is_object(value) ? value->v_obj : NULL, 0, 0};
   xffi_any result = xffi_any_none();
   int status = copy_value(&c, value, &result);
   if (status == XFFI_OK && c.has_placeholders) status = fix_placeholders(&c);
   forget_borrowed(&c);
   xffi_walk_table_free(&c.copies);
+  xffi_walk_vec_free(&c.pending);
   if (status != XFFI_OK) {
     xffi_any_release(&result);
     return XFFI_FAIL;

@@ -6,7 +6,7 @@
 #include "map_table.h"
 
 int xffi_dict_new(xffi_object **out, const xffi_any *keys, const xffi_any *values, int64_t count) {
-  return xffi_map_do_new_from(__func__, XFFI_TYPE_DICT, out, keys, values, count);
+  return xffi_map_do_new_from(__func__, XFFI_TYPE_DICT, out, keys, values, 1, count, 0);
 }
 
 int xffi_dict_copy(xffi_object **out, const xffi_object *dict) {

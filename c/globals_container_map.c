@@ -15,23 +15,19 @@
  * here (tvm-ffi reads past the end), any other command a ValueError. */
 #include "global_args.h"
 #include "globals_container.h"
+#include "map_table.h"
 
 static int make_pairs(int32_t type_index, const char *fn, const xffi_any *args, int32_t num_args, xffi_any *result) {
   if (xffi_global_check_call(fn, args, num_args, XFFI_GLOBAL_ANY_COUNT, result) != XFFI_OK) return XFFI_FAIL;
   if (num_args % 2 != 0)
     return xffi_error_raise(XFFI_KIND_VALUE, "%s: expected key, value pairs (an even number of arguments), got %d", fn,
                             (int)num_args);
+  /* Sized once from the count, filled without regrowing; the result is
+   * what Set called pair by pair gives (tvm-ffi's ffi.Map): a repeated key
+   * takes the last value, keeping its place while the map is small. */
   xffi_object *map = NULL;
-  int is_dict = type_index == XFFI_TYPE_DICT;
-  if ((is_dict ? xffi_dict_new(&map, NULL, NULL, 0) : xffi_map_new(&map, NULL, NULL, 0)) != XFFI_OK) return XFFI_FAIL;
-  for (int32_t i = 0; i < num_args; i += 2) {
-    /* A repeated key keeps its first place and takes the last value. */
-    int status = is_dict ? xffi_dict_set(map, &args[i], &args[i + 1]) : xffi_map_set(&map, &args[i], &args[i + 1]);
-    if (status != XFFI_OK) {
-      xffi_object_dec_ref(map);
-      return XFFI_FAIL;
-    }
-  }
+  const xffi_any *values = num_args ? args + 1 : NULL; /* args may be NULL when there are none */
+  if (xffi_map_do_new_from(fn, type_index, &map, args, values, 2, num_args / 2, 1) != XFFI_OK) return XFFI_FAIL;
   *result = xffi_any_object(map); /* the new reference moves into the result */
   return XFFI_OK;
 }

@@ -76,10 +76,11 @@ typedef struct field_setter {
   pyclass_convert convert; /* calls it */
 } field_setter;
 
-/* The setter: args are (field address, value), both borrowed. */
-static int call_field_setter(void *resource, const xffi_any *args, int32_t num_args, xffi_any *result) {
+/* The setter, a direct Function (so that xffi_pyclass_setter_storage knows
+ * it by its call): args are (field address, value), both borrowed. */
+static int call_field_setter(void *handle, const xffi_any *args, int32_t num_args, xffi_any *result) {
   static const char fn[] = "ffi.MakeFieldSetter's setter";
-  const field_setter *setter = resource;
+  const field_setter *setter = xffi_function_resource_unchecked(handle);
   if (xffi_global_check_call(fn, args, num_args, 2, result) != XFFI_OK) return XFFI_FAIL;
   if (args[0].type_index != XFFI_TYPE_OPAQUE_PTR || !args[0].v_ptr) {
     if (args[0].type_index == XFFI_TYPE_OPAQUE_PTR)
@@ -100,6 +101,15 @@ static int call_field_setter(void *resource, const xffi_any *args, int32_t num_a
   return XFFI_OK;
 }
 
+int xffi_pyclass_setter_storage(int32_t *out, const xffi_object *setter) {
+  if (setter->type_index != XFFI_TYPE_FUNCTION) return 0;
+  /* Every Function's cell (xffi's or tvm-ffi's) starts with its safe call. */
+  const xffi_function_head *head = (const xffi_function_head *)(const void *)setter;
+  if (head->cell.safe_call != call_field_setter) return 0;
+  *out = ((const field_setter *)head->resource)->type_index;
+  return 1;
+}
+
 static int global_make_field_setter(void *handle, const xffi_any *args, int32_t num_args, xffi_any *result) {
   (void)handle;
   static const char fn[] = "ffi.MakeFieldSetter";
@@ -116,7 +126,7 @@ static int global_make_field_setter(void *handle, const xffi_any *args, int32_t 
   setter->converter = (void *)converter;
   memcpy(&setter->convert, &convert, sizeof(setter->convert));
   xffi_object *function;
-  if (xffi_function_new(&function, call_field_setter, setter, xffi_free) != XFFI_OK) {
+  if (xffi_function_new_direct(&function, call_field_setter, setter, xffi_free) != XFFI_OK) {
     xffi_free(setter);
     return XFFI_FAIL;
   }

@@ -8,7 +8,7 @@
 #include "map_table.h"
 
 int xffi_map_new(xffi_object **out, const xffi_any *keys, const xffi_any *values, int64_t count) {
-  return xffi_map_do_new_from(__func__, XFFI_TYPE_MAP, out, keys, values, count);
+  return xffi_map_do_new_from(__func__, XFFI_TYPE_MAP, out, keys, values, 1, count, 0);
 }
 
 int xffi_map_length(int64_t *out, const xffi_object *map) { return xffi_map_do_length(__func__, out, map); }

@@ -36,25 +36,36 @@ static int key_probe(const char *fn, xffi_any *probe, const xffi_any *key) {
 }
 
 /* Inserts the absent key (owned, moved in) with value (owned, moved in) into
- * m, in tvm-ffi's way: small up to 4 pairs, then dense. On failure both are
- * still the caller's and m is unchanged. */
-static int insert_new(const char *fn, map_object *m, xffi_any *key, xffi_any *value, uint64_t hash, int hashed) {
+ * m, in tvm-ffi's way: small up to 4 pairs, then dense, the table sized for
+ * max(total, size) entries. On failure both are still the caller's and m is
+ * unchanged. */
+static int insert_new(const char *fn, map_object *m, xffi_any *key, xffi_any *value, uint64_t hash, int hashed,
+                      uint64_t total) {
   if (map_is_small(m)) {
     if (m->size < MAP_SMALL_MAX) return xffi_map_small_append(m, key, value);
-    if (xffi_map_dense_from_small(m, m->size) != XFFI_OK) return XFFI_FAIL;
+    if (xffi_map_dense_from_small(m, total > m->size ? total : m->size) != XFFI_OK) return XFFI_FAIL;
   }
   if (!hashed && xffi_map_any_hash(&hash, key) != XFFI_OK) return XFFI_FAIL;
   return xffi_map_dense_insert_new(fn, m, key, value, hash);
 }
 
-/* The object a change applies to: *target itself, or for a shared Map
- * (cow) a private copy with the same positions (*copy, a new reference),
- * which replaces *target only once the change has succeeded (commit). */
-static map_object *writable(xffi_object **target, int cow, xffi_object **copy) {
+/* The object a change applies to: *target itself, or for a Map (cow) a
+ * private copy with the same positions (*copy, a new reference) when it is
+ * shared or when `room` asks for more inline pairs than it has; the copy
+ * replaces *target only once the change has succeeded (commit). */
+static map_object *writable(xffi_object **target, int cow, xffi_object **copy, uint64_t room) {
   *copy = NULL;
-  if (!cow || xffi_map_is_unique(*target)) return map_of(*target);
-  *copy = xffi_map_clone(XFFI_TYPE_MAP, map_of(*target));
+  if (!cow || (room == 0 && xffi_map_is_unique(*target))) return map_of(*target);
+  *copy = xffi_map_clone(XFFI_TYPE_MAP, map_of(*target), room);
   return *copy ? map_of(*copy) : NULL;
+}
+
+/* The inline pairs a Map needs to take a new key: a full small Map of fewer
+ * than 4 slots grows into a new object with its pairs inline, as tvm-ffi's
+ * Map does (a read then costs no extra load); else 0. */
+static uint64_t room_for_new_key(int cow, const map_object *m) {
+  if (!cow || !map_is_small(m) || m->size < map_small_slots(m) || map_small_slots(m) >= MAP_SMALL_MAX) return 0;
+  return map_small_grown(map_small_slots(m));
 }
 
 /* Puts a successful copy in place of the caller's reference (released). */
@@ -79,7 +90,7 @@ static int map_set(const char *fn, xffi_object **target, int cow, const xffi_any
   int hashed = 0;
   if (xffi_map_find(&found, &pos, &hash, &hashed, map_of(*target), &probe) != XFFI_OK) goto fail;
   xffi_object *copy;
-  map_object *m = writable(target, cow, &copy);
+  map_object *m = writable(target, cow, &copy, found ? 0 : room_for_new_key(cow, map_of(*target)));
   if (!m) goto fail;
   if (found) {
     xffi_any *slot = map_is_small(m) ? &map_small_pairs(m)[pos].value : &map_item_at(m, pos)->value;
@@ -92,7 +103,7 @@ static int map_set(const char *fn, xffi_object **target, int cow, const xffi_any
   }
   /* Stored keys are owned and never borrowed: a C string becomes a String. */
   if (copy_in(fn, "key", &owned_key, &probe) != XFFI_OK ||
-      insert_new(fn, m, &owned_key, &owned_value, hash, hashed) != XFFI_OK) {
+      insert_new(fn, m, &owned_key, &owned_value, hash, hashed, 0) != XFFI_OK) {
     if (copy) xffi_object_dec_ref_inline(copy);
     goto fail;
   }
@@ -116,7 +127,7 @@ static int map_erase(const char *fn, xffi_object **target, int cow, const xffi_a
   if (xffi_map_find(&found, &pos, &hash, &hashed, map_of(*target), &probe) != XFFI_OK) return XFFI_FAIL;
   if (!found) return xffi_map_raise_key_error(fn, key);
   xffi_object *copy;
-  map_object *m = writable(target, cow, &copy);
+  map_object *m = writable(target, cow, &copy, 0);
   if (!m) return XFFI_FAIL;
   xffi_any old_key, old_value;
   if (map_is_small(m)) {
@@ -142,37 +153,30 @@ static void release_pairs(xffi_any *keys, xffi_any *values, int64_t from, int64_
   }
 }
 
-/* Puts a pair (owned, moved in; key normalized) into m, which has room for
- * `total` pairs (a small map that is full becomes a dense table for them): a
- * repeated key keeps its place in a small map and moves to the end of a
- * dense one, its value replaced (as setting each pair in turn). On failure
- * the pair is still the caller's. */
-static int build_put(const char *fn, map_object *m, xffi_any *key, xffi_any *value, uint64_t total) {
+/* The pair at pos of m takes value (owned, moved in) in place of its own,
+ * as setting a present key does: a dense map moves it to the end of the
+ * order. key (owned, equal to the stored one) is released: the first key
+ * stays, as tvm-ffi keeps it. */
+static void replace_value(map_object *m, uint64_t pos, xffi_any *key, xffi_any *value) {
+  xffi_any *slot = map_is_small(m) ? &map_small_pairs(m)[pos].value : &map_item_at(m, pos)->value;
+  xffi_any old = *slot;
+  *slot = *value;
+  *value = xffi_any_none();
+  if (!map_is_small(m)) xffi_map_dense_move_to_end(m, pos);
+  xffi_any_release(&old);
+  xffi_any_release(key);
+}
+
+int xffi_map_put_moved(const char *fn, map_object *m, xffi_any *key, xffi_any *value, uint64_t total) {
   const xffi_any *found;
   uint64_t pos = 0, hash = 0;
   int hashed = 0;
   if (xffi_map_find(&found, &pos, &hash, &hashed, m, key) != XFFI_OK) return XFFI_FAIL;
   if (found) {
-    xffi_any *slot = map_is_small(m) ? &map_small_pairs(m)[pos].value : &map_item_at(m, pos)->value;
-    xffi_any old = *slot;
-    *slot = *value;
-    *value = xffi_any_none();
-    if (!map_is_small(m)) xffi_map_dense_move_to_end(m, pos);
-    xffi_any_release(&old);
-    xffi_any_release(key); /* the first key stays, as tvm-ffi keeps it */
+    replace_value(m, pos, key, value);
     return XFFI_OK;
   }
-  if (map_is_small(m)) {
-    if (m->size < map_small_slots(m)) { /* inline room made up front: no growth */
-      map_pair *p = &map_small_pairs(m)[m->size++];
-      xffi_any_move(&p->key, key);
-      xffi_any_move(&p->value, value);
-      return XFFI_OK;
-    }
-    if (xffi_map_dense_from_small(m, total) != XFFI_OK) return XFFI_FAIL;
-    if (xffi_map_any_hash(&hash, key) != XFFI_OK) return XFFI_FAIL;
-  }
-  return xffi_map_dense_insert_new(fn, m, key, value, hash);
+  return insert_new(fn, m, key, value, hash, hashed, total);
 }
 
 int xffi_map_do_build(const char *fn, int32_t type_index, xffi_object **out, xffi_any *keys, xffi_any *values,
@@ -203,7 +207,7 @@ int xffi_map_do_build(const char *fn, int32_t type_index, xffi_object **out, xff
       xffi_any key;
       if (xffi_map_key_normalize(fn, &key, &keys[k]) != XFFI_OK) break;
       keys[k] = key; /* the same owned value, its padding zeroed */
-      if (build_put(fn, map_of(obj), &keys[k], &values[k], (uint64_t)count) != XFFI_OK) break;
+      if (xffi_map_put_moved(fn, map_of(obj), &keys[k], &values[k], (uint64_t)count) != XFFI_OK) break;
     }
   }
   if (obj && k == count) {
@@ -215,11 +219,24 @@ int xffi_map_do_build(const char *fn, int32_t type_index, xffi_object **out, xff
   return XFFI_FAIL;
 }
 
+xffi_object *xffi_map_new_sized(int32_t type_index, uint64_t count) {
+  if (count > MAP_MAX_SLOTS / 2) {
+    xffi_error_raise_out_of_memory();
+    return NULL;
+  }
+  xffi_object *obj = xffi_map_alloc(type_index, count <= MAP_SMALL_MAX ? count : MAP_SMALL_INIT);
+  if (obj && count > MAP_SMALL_MAX && xffi_map_dense_from_small(map_of(obj), count) != XFFI_OK) {
+    xffi_object_dec_ref_inline(obj);
+    return NULL;
+  }
+  return obj;
+}
+
 /* Pairs copied in on the stack up to this count, on the heap beyond. */
 #define NEW_FROM_STACK_PAIRS 8
 
 int xffi_map_do_new_from(const char *fn, int32_t type_index, xffi_object **out, const xffi_any *keys,
-                         const xffi_any *values, int64_t count) {
+                         const xffi_any *values, int64_t stride, int64_t count, int as_set) {
   if (!out) return xffi_raise_null_arg(fn, "out");
   *out = NULL;
   if (count < 0) return xffi_error_raise(XFFI_KIND_VALUE, "%s: count is negative (%lld)", fn, (long long)count);
@@ -238,8 +255,8 @@ int xffi_map_do_new_from(const char *fn, int32_t type_index, xffi_object **out, 
   int64_t k = 0;
   for (; k < count; ++k) {
     xffi_any probe;
-    if (key_probe(fn, &probe, &keys[k]) != XFFI_OK) break;
-    if (copy_in(fn, "value", &owned_values[k], &values[k]) != XFFI_OK) break;
+    if (key_probe(fn, &probe, &keys[k * stride]) != XFFI_OK) break;
+    if (copy_in(fn, "value", &owned_values[k], &values[k * stride]) != XFFI_OK) break;
     if (copy_in(fn, "key", &owned_keys[k], &probe) != XFFI_OK) {
       xffi_any_release(&owned_values[k]);
       break;
@@ -247,7 +264,7 @@ int xffi_map_do_new_from(const char *fn, int32_t type_index, xffi_object **out, 
   }
   int status;
   if (k == count) {
-    status = xffi_map_do_build(fn, type_index, out, owned_keys, owned_values, count, 0);
+    status = xffi_map_do_build(fn, type_index, out, owned_keys, owned_values, count, as_set);
   } else {
     release_pairs(owned_keys, owned_values, 0, k);
     status = XFFI_FAIL;

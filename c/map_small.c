@@ -22,8 +22,7 @@ int xffi_map_small_append(map_object *m, xffi_any *key, xffi_any *value) {
   if (m->size == slots) {
     /* tvm-ffi's growth: 2 slots, then 4. The new array is xffi's own, freed
      * by xffi_map_free_storage, so the object itself never moves. */
-    uint64_t grown = slots * 2 < MAP_SMALL_INIT ? MAP_SMALL_INIT : slots * 2;
-    if (grown > MAP_SMALL_MAX) grown = MAP_SMALL_MAX;
+    uint64_t grown = map_small_grown(slots);
     map_pair *pairs = xffi_alloc((size_t)grown * sizeof(map_pair));
     if (!pairs) return xffi_error_raise_out_of_memory();
     if (m->size) memcpy(pairs, m->data, (size_t)m->size * sizeof(map_pair));

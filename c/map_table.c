@@ -93,9 +93,9 @@ static xffi_any dup(const xffi_any *v) {
   return *v;
 }
 
-xffi_object *xffi_map_clone(int32_t type_index, const map_object *src) {
+xffi_object *xffi_map_clone(int32_t type_index, const map_object *src, uint64_t room) {
   if (map_is_small(src)) {
-    xffi_object *obj = xffi_map_alloc(type_index, src->size);
+    xffi_object *obj = xffi_map_alloc(type_index, src->size > room ? src->size : room);
     if (!obj) return NULL;
     map_object *m = map_of(obj);
     const map_pair *from = map_small_pairs(src);
@@ -214,6 +214,6 @@ int xffi_map_do_copy(const char *fn, int32_t type_index, xffi_object **out, cons
   if (!out) return xffi_raise_null_arg(fn, "out");
   *out = NULL;
   if (xffi_map_check_readable(fn, map) != XFFI_OK) return XFFI_FAIL;
-  *out = xffi_map_clone(type_index, map_of(map));
+  *out = xffi_map_clone(type_index, map_of(map), 0);
   return *out ? XFFI_OK : XFFI_FAIL;
 }

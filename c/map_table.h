@@ -45,6 +45,11 @@
 #define MAP_SMALL_TAG (UINT64_C(1) << 63)
 #define MAP_SMALL_MAX 4 /* pairs a small map may hold */
 #define MAP_SMALL_INIT 2
+/* tvm-ffi's growth of a full small map of `slots` pairs: 2, then 4. */
+static inline uint64_t map_small_grown(uint64_t slots) {
+  uint64_t grown = slots * 2 < MAP_SMALL_INIT ? MAP_SMALL_INIT : slots * 2;
+  return grown > MAP_SMALL_MAX ? MAP_SMALL_MAX : grown;
+}
 #define MAP_BLOCK_CAP 16
 #define MAP_NUM_JUMPS 126
 #define MAP_META_EMPTY 0xFFu
@@ -195,7 +200,9 @@ static inline int xffi_map_key_normalize(const char *fn, xffi_any *out, const xf
 /* The index of the pair equal to key, or size when absent. */
 int xffi_map_small_find(uint64_t *out, const map_object *m, const xffi_any *key);
 /* Appends (moves in) a pair; grows the pair array (2, then 4 slots) when
- * full. Requires size < MAP_SMALL_MAX. MemoryError leaves the map unchanged. */
+ * full, out of line (a Dict, which keeps its identity; a Map grows into a
+ * new object instead: c/map_edit.c). Requires size < MAP_SMALL_MAX.
+ * MemoryError leaves the map unchanged. */
 int xffi_map_small_append(map_object *m, xffi_any *key, xffi_any *value);
 /* Removes the pair at index i, moving key and value out (owned). */
 void xffi_map_small_remove_at(map_object *m, uint64_t i, xffi_any *key_out, xffi_any *value_out);
@@ -239,8 +246,9 @@ int xffi_map_find(const xffi_any **value_out, uint64_t *pos_out, uint64_t *hash_
 /* Releases every pair, keeping the storage. */
 void xffi_map_clear_pairs(map_object *m);
 /* A new map of type_index holding m's pairs (new references), in the same
- * order; a new reference, or NULL with MemoryError raised. */
-xffi_object *xffi_map_clone(int32_t type_index, const map_object *m);
+ * order; a small m's copy has room for max(size, room) pairs inline. A new
+ * reference, or NULL with MemoryError raised. */
+xffi_object *xffi_map_clone(int32_t type_index, const map_object *m, uint64_t room);
 /* Argument checks: map (borrowed) must be a Map or a Dict; *map a Map. The
  * argument is named "dict" for fn xffi_dict_*, else "map". */
 int xffi_map_check_readable_slow(const char *fn, const xffi_object *map);
@@ -272,10 +280,26 @@ int xffi_map_do_copy(const char *fn, int32_t type_index, xffi_object **out, cons
  * docs/map.md applies. count >= 0 is the caller's check. */
 int xffi_map_do_build(const char *fn, int32_t type_index, xffi_object **out, xffi_any *keys, xffi_any *values,
                       int64_t count, int as_set);
+/* Sets key -> value in m in place, as xffi_dict_set does, without its
+ * argument checks and copies: key (a stored, owned value, normalized) and
+ * value (owned) are moved in on success (a repeated key keeps its place
+ * while small, moves to the end once dense, the first key object stays); a
+ * full small map of 4 becomes a dense table for max(total, size) entries.
+ * On failure (MemoryError, a custom hash's error, the hash-flood refusal)
+ * both are still the caller's and m is unchanged. For a map only its caller
+ * holds or a Dict (DeepCopy's, the sized build's). */
+int xffi_map_put_moved(const char *fn, map_object *m, xffi_any *key, xffi_any *value, uint64_t total);
+/* A new empty map of type_index (a new reference) with room for count
+ * distinct keys, set one by one, without regrowing: small with count pairs
+ * inline up to 4 (what Set from an empty map leaves), else a dense table
+ * sized for count. NULL with MemoryError raised. */
+xffi_object *xffi_map_new_sized(int32_t type_index, uint64_t count);
 /* The same from borrowed views (keys and values copied in; a C string key
- * becomes a String), with every argument checked: xffi_map_new's body. */
+ * becomes a String), with every argument checked: xffi_map_new's body (stride
+ * 1), and ffi.Map's and ffi.Dict's (interleaved key, value: stride 2, as_set
+ * 1). Pair k is keys[k * stride], values[k * stride]; *out a new reference. */
 int xffi_map_do_new_from(const char *fn, int32_t type_index, xffi_object **out, const xffi_any *keys,
-                         const xffi_any *values, int64_t count);
+                         const xffi_any *values, int64_t stride, int64_t count, int as_set);
 
 /* ---- c/map_lookup.c ---- */
 /* Finds probe, a key already in the form xffi_map_key_normalize gives, in

@@ -58,6 +58,12 @@ int xffi_pyclass_new(xffi_object **out, int32_t type_index, int32_t total_size) 
 int xffi_pyclass_shallow_copy(xffi_object **out, const xffi_object *src, int32_t type_index,
                               int32_t total_size) XFFI_INTERNAL;
 
+/* 1 when setter (a Function, borrowed) was made by ffi.MakeFieldSetter
+ * (c/globals_pyclass.c), with *out the static type index its field is
+ * stored as; else 0. DeepCopy writes a copied value straight into such a
+ * field (c/deep_copy.c). */
+int xffi_pyclass_setter_storage(int32_t *out, const xffi_object *setter) XFFI_INTERNAL;
+
 /* *out receives a new reference to the Function tvm-ffi's "__ffi_init__"
  * attribute holds for type_index (c/auto_init.c): it binds arguments to the
  * fields registered so far. function names the caller in errors.

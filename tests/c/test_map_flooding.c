@@ -25,7 +25,7 @@
 #include <cmocka.h>
 
 #include "test_clock.h"
-#include "test_util.h"
+#include "test_globals_util.h"
 
 #include <xffi/map.h>
 #include <xffi/string.h>
@@ -168,6 +168,34 @@ static void bytes_keys_chosen_to_collide_are_refused_in_bounded_time(void **stat
   free(keys);
 }
 
+/* ffi.Map and ffi.Dict of 100,000 colliding int keys, sized once for all
+ * of them (c/globals_container_map.c): the same refusal, in bounded time,
+ * and no map is made. */
+static void sized_builds_of_colliding_keys_are_refused_in_bounded_time(void **state) {
+  (void)state;
+  enum { PAIRS = 100000 };
+  xffi_any *args = calloc(2 * PAIRS, sizeof(xffi_any));
+  assert_non_null(args);
+  for (int i = 0; i < PAIRS; ++i) {
+    args[2 * i] = xffi_any_int(flood_int(i));
+    args[2 * i + 1] = xffi_any_int(i);
+  }
+  double ordinary = time_ordinary_ints();
+  static const char *const fns[] = {"ffi.Map", "ffi.Dict"};
+  for (int f = 0; f < 2; ++f) {
+    xffi_any result = xffi_any_none();
+    double start = test_cpu_seconds();
+    assert_int_equal(call_builtin(fns[f], args, 2 * PAIRS, &result), XFFI_FAIL);
+    double seconds = test_cpu_seconds() - start;
+    printf("%s of %d colliding keys: refused in %.3f s CPU; %d ordinary keys: %.3f s\n", fns[f], PAIRS, seconds,
+           NKEYS, ordinary);
+    assert_raised(XFFI_KIND_VALUE, fns[f]);
+    assert_true(result.type_index == XFFI_TYPE_NONE);
+    assert_true(seconds < within_bound(ordinary));
+  }
+  free(args);
+}
+
 /* Small maps (at most 4 pairs) never hash: colliding keys cost nothing. */
 static void small_maps_never_hash(void **state) {
   (void)state;
@@ -187,6 +215,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(int_keys_chosen_to_collide_are_refused_in_bounded_time),
       cmocka_unit_test(bytes_keys_chosen_to_collide_are_refused_in_bounded_time),
+      cmocka_unit_test(sized_builds_of_colliding_keys_are_refused_in_bounded_time),
       cmocka_unit_test(small_maps_never_hash),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

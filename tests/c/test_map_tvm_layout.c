@@ -174,11 +174,19 @@ static void small_layout_is_tvm_ffis(void **state) {
   assert_null(m->data_deleter);
   set(&map, 7, 70);
   set(&map, 8, 80);
-  set(&map, 9, 90); /* grows to 4 pairs */
+  xffi_object *before = map;
+  xffi_object_inc_ref(before); /* shared: the growth must leave it as it was */
+  set(&map, 9, 90); /* grows to 4 pairs, into a new object, inline (tvm-ffi's Map.Set) */
   m = (const map_object *)map;
+  assert_ptr_not_equal(map, before);
   assert_int_equal(m->slots & ~MAP_SMALL_TAG, 4);
-  assert_non_null(m->data_deleter);
+  assert_ptr_equal(m->data, (const char *)map + MAP_SMALL_HEADER_BYTES);
+  assert_null(m->data_deleter);
   assert_int_equal(m->size, 3);
+  int64_t before_size = 0;
+  assert_int_equal(xffi_map_length(&before_size, before), XFFI_OK);
+  assert_int_equal(before_size, 2);
+  xffi_object_dec_ref(before);
   const xffi_any *pairs = (const xffi_any *)m->data;
   assert_int_equal(pairs[0].v_int64, 7);
   assert_int_equal(pairs[1].v_int64, 70);
@@ -190,6 +198,37 @@ static void small_layout_is_tvm_ffis(void **state) {
   assert_int_equal(m->slots, 8);
   assert_int_equal(m->fib_shift, 61);
   xffi_object_dec_ref(map);
+}
+
+/* A Map that grows while it is its holder's only reference still becomes
+ * a new object with its 4 pairs inline; a Dict keeps its identity (callers
+ * hold it) and moves its pairs out of line, as tvm-ffi's InplaceSwitchTo. */
+static void unique_map_grows_inline_dict_in_place(void **state) {
+  (void)state;
+  xffi_object *map = NULL, *dict = NULL;
+  assert_int_equal(xffi_map_new(&map, NULL, NULL, 0), XFFI_OK);
+  assert_int_equal(xffi_dict_new(&dict, NULL, NULL, 0), XFFI_OK);
+  for (int64_t k = 1; k <= 4; ++k) {
+    xffi_any key = xffi_any_int(k), value = xffi_any_int(k * 10);
+    set(&map, k, k * 10);
+    assert_int_equal(xffi_dict_set(dict, &key, &value), XFFI_OK);
+  }
+  const map_object *m = (const map_object *)map, *d = (const map_object *)dict;
+  assert_int_equal(m->slots, 4 | MAP_SMALL_TAG);
+  assert_ptr_equal(m->data, (const char *)map + MAP_SMALL_HEADER_BYTES);
+  assert_null(m->data_deleter);
+  assert_int_equal(d->slots, 4 | MAP_SMALL_TAG);
+  assert_non_null(d->data_deleter);
+  for (int64_t k = 1; k <= 4; ++k) {
+    xffi_any key = xffi_any_int(k);
+    const xffi_any *found = NULL;
+    assert_int_equal(xffi_map_lookup(&found, map, &key), XFFI_OK);
+    assert_non_null(found);
+    assert_int_equal(found->v_int64, k * 10);
+    assert_int_equal(map_small_pairs(m)[k - 1].key.v_int64, k); /* insertion order */
+  }
+  xffi_object_dec_ref(map);
+  xffi_object_dec_ref(dict);
 }
 
 /* ---- Storage that another runtime supplied ---- */
@@ -243,6 +282,7 @@ int main(void) {
       cmocka_unit_test(any_equal_follows_tvm_ffi),
       cmocka_unit_test(dense_bytes_match_tvm_ffi),
       cmocka_unit_test(small_layout_is_tvm_ffis),
+      cmocka_unit_test(unique_map_grows_inline_dict_in_place),
       cmocka_unit_test(foreign_storage_is_freed_through_its_deleter),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
