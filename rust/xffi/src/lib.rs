@@ -22,7 +22,7 @@
 //! - [`structural`]: tvm-ffi's structural equality and hashing
 //!   ([`structural_equal`], [`structural_hash`], [`first_mismatch`],
 //!   [`Structural`] as a `HashMap` key), [`deep_copy`], the JSON graph
-//!   ([`to_json`], [`from_json`], [`from_json_str`]) and JSON text ([`json_parse`], [`json_stringify`]).
+//!   ([`to_json`], [`to_json_string`], [`from_json`], [`from_json_str`]) and JSON text ([`json_parse`], [`json_stringify`]).
 //! - Feature `serde` (off by default): `Serialize`/`Deserialize` for [`Any`],
 //!   [`ObjectRef<T>`] and the containers as tvm-ffi's JSON graph, in any serde
 //!   format (module `serde_graph`).
@@ -76,7 +76,7 @@ pub use object::{IsA, Object, ObjectRef, ObjectType, RustObject, WeakRef};
 pub use string::{Bytes, BytesObj, String, StringObj};
 pub use structural::{
     Mismatch, Structural, StructuralOptions, deep_copy, first_mismatch, from_json, from_json_str, json_parse,
-    json_stringify, structural_equal, structural_hash, to_json,
+    json_stringify, structural_equal, structural_hash, to_json, to_json_string,
 };
 pub use tensor::{DataType, Scalar, Shape, ShapeObj, Tensor, TensorObj};
 /// `#[derive(xffi::Object)]` and `#[xffi::methods]`: see [`reflect`] and the `xffi-derive` crate.

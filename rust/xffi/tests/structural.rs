@@ -6,7 +6,7 @@ use std::collections::HashMap;
 
 use xffi::{
     Any, Array, ErrorKind, List, Map, ObjectRef, Structural, StructuralOptions, deep_copy, first_mismatch, from_json,
-    from_json_str, json_parse, json_stringify, object_type, structural_equal, structural_hash, to_json,
+    from_json_str, json_parse, json_stringify, object_type, structural_equal, structural_hash, to_json, to_json_string,
 };
 
 fn array(items: Vec<Any>) -> Array<Any> {
@@ -129,6 +129,17 @@ fn json_graph_and_text_round_trip() {
     let graph = to_json(&value, &Any::none()).unwrap();
     let text = json_stringify(&graph, 0).unwrap();
     assert!(text.starts_with(r#"{"root_index":"#), "{text}");
+    // The text writer gives the same bytes, and the same error.
+    assert_eq!(to_json_string(&value, &Any::none()).unwrap(), text);
+    let meta = Any::from("meta");
+    assert_eq!(to_json_string(&value, &meta).unwrap(), json_stringify(&to_json(&value, &meta).unwrap(), 0).unwrap());
+    let float = Any::from(f64::NAN);
+    let by_value = json_stringify(&to_json(&float, &Any::none()).unwrap(), 0).map(|_| ());
+    let by_text = to_json_string(&float, &Any::none()).map(|_| ());
+    assert_eq!(by_text.is_err(), by_value.is_err());
+    if let (Err(t), Err(v)) = (by_text, by_value) {
+        assert_eq!((t.kind(), t.message()), (v.kind(), v.message()));
+    }
     let back = from_json(&json_parse(&text).unwrap()).unwrap();
     assert!(structural_equal(&value, &back).unwrap());
     // The text reader gives the same value, and the same error.
