@@ -53,11 +53,11 @@ typedef struct copier {
 
 typedef struct copy_frame {
   xffi_walk_frame walk;
-  xffi_any copy;          /* owned: the List, Dict or object copy */
-  size_t first;           /* Array and Map: where its copied children start in copier.pending */
-  xffi_any key;           /* Dict: the copied key waiting for its value (owned) */
-  int tracked;            /* the original has an entry in copier.copies */
-  int got_placeholder;    /* a child's copy is a placeholder (fixed in the last pass) */
+  xffi_any copy;       /* owned: the List, Dict or object copy */
+  size_t first;        /* Array and Map: where its copied children start in copier.pending */
+  xffi_any key;        /* Dict: the copied key waiting for its value (owned) */
+  int tracked;         /* the original has an entry in copier.copies */
+  int got_placeholder; /* a child's copy is a placeholder (fixed in the last pass) */
 } copy_frame;
 
 static int is_shared_leaf(const xffi_object *obj) {
@@ -245,7 +245,8 @@ static int feed(copier *c, copy_frame *f, xffi_any *child) {
       break;
     default:
       /* The shallow copy holds the original's field values: set only those that changed. */
-      if (!same_value(&f->walk.child, child)) status = assign_field(f->copy.v_obj, f->walk.field, &f->walk.child, child);
+      if (!same_value(&f->walk.child, child))
+        status = assign_field(f->copy.v_obj, f->walk.field, &f->walk.child, child);
   }
   xffi_any_release(child);
   return status;
@@ -408,8 +409,12 @@ int xffi_deep_copy(xffi_any *out, const xffi_any *value) {
   *out = xffi_any_none();
   XFFI_CHECK_ARG_NOT_NULL(value);
   XFFI_CHECK_ARG_ANY(value);
-  copier c = {{NULL, 0, 0}, {NULL, 0, 0, sizeof(xffi_any)}, xffi_walk_column("__ffi_shallow_copy__"),
-              xffi_any_is_object(value) ? value->v_obj : NULL, 0, 0};
+  copier c = {{NULL, 0, 0},
+              {NULL, 0, 0, sizeof(xffi_any)},
+              xffi_walk_column("__ffi_shallow_copy__"),
+              xffi_any_is_object(value) ? value->v_obj : NULL,
+              0,
+              0};
   xffi_any result = xffi_any_none();
   int status = copy_value(&c, value, &result);
   if (status == XFFI_OK && c.has_placeholders) status = fix_placeholders(&c);

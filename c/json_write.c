@@ -170,7 +170,6 @@ int xffi_json_put_string(repr_text *t, const char *data, size_t size) {
   return xffi_json_put(t, "\"", 1);
 }
 
-
 /* Opens a container: writes its bracket and pushes its frame. */
 static int open_container(json_writer *w, const xffi_any *v) {
   const xffi_object *obj = v->v_obj;

@@ -61,7 +61,8 @@ static int put_data(text_emitter *e, const xffi_graph_node *node) {
   if (node->data_kind == XFFI_GRAPH_DATA_INTS) {
     if (put(e, "[", 1) != XFFI_OK) return XFFI_FAIL;
     for (int64_t i = 0; i < node->count; ++i)
-      if ((i != 0 && put(e, ",", 1) != XFFI_OK) || xffi_json_put_int(&e->text, node->entries[i].value.v_int64) != XFFI_OK)
+      if ((i != 0 && put(e, ",", 1) != XFFI_OK) ||
+          xffi_json_put_int(&e->text, node->entries[i].value.v_int64) != XFFI_OK)
         return XFFI_FAIL;
     return put(e, "]", 1);
   }

@@ -187,8 +187,8 @@ static void sized_builds_of_colliding_keys_are_refused_in_bounded_time(void **st
     double start = test_cpu_seconds();
     assert_int_equal(call_builtin(fns[f], args, 2 * PAIRS, &result), XFFI_FAIL);
     double seconds = test_cpu_seconds() - start;
-    printf("%s of %d colliding keys: refused in %.3f s CPU; %d ordinary keys: %.3f s\n", fns[f], PAIRS, seconds,
-           NKEYS, ordinary);
+    printf("%s of %d colliding keys: refused in %.3f s CPU; %d ordinary keys: %.3f s\n", fns[f], PAIRS, seconds, NKEYS,
+           ordinary);
     assert_raised(XFFI_KIND_VALUE, fns[f]);
     assert_true(result.type_index == XFFI_TYPE_NONE);
     assert_true(seconds < within_bound(ordinary));

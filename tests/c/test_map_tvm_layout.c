@@ -176,7 +176,7 @@ static void small_layout_is_tvm_ffis(void **state) {
   set(&map, 8, 80);
   xffi_object *before = map;
   xffi_object_inc_ref(before); /* shared: the growth must leave it as it was */
-  set(&map, 9, 90); /* grows to 4 pairs, into a new object, inline (tvm-ffi's Map.Set) */
+  set(&map, 9, 90);            /* grows to 4 pairs, into a new object, inline (tvm-ffi's Map.Set) */
   m = (const map_object *)map;
   assert_ptr_not_equal(map, before);
   assert_int_equal(m->slots & ~MAP_SMALL_TAG, 4);

@@ -87,8 +87,7 @@ static int check_same(const xffi_any *value, const xffi_any *metadata) {
   if (strcmp(value_kind, text_kind) != 0 || strcmp(value_message, text_message) != 0)
     fail_msg("the value path raised %s: %s; the text path %s: %s", value_kind, value_message, text_kind, text_message);
   if (strcmp(value_kind, global_kind) != 0 || strstr(global_message, value_message) == NULL)
-    fail_msg("the value path raised %s: %s; the global %s: %s", value_kind, value_message, global_kind,
-             global_message);
+    fail_msg("the value path raised %s: %s; the global %s: %s", value_kind, value_message, global_kind, global_message);
   free(value_kind);
   free(value_message);
   free(text_kind);
@@ -139,15 +138,40 @@ static void test_every_leaf_and_container_writes_the_same(void **state) {
   DLDataType f32 = {2, 32, 1}, i8x4 = {0, 8, 4};
   DLDevice cuda = {2, 1};
   xffi_any leaves[] = {
-      xffi_any_none(), xffi_any_bool(1), xffi_any_bool(0), xffi_any_int(0), xffi_any_int(-1),
-      xffi_any_int(INT64_MAX), xffi_any_int(INT64_MIN), xffi_any_float(0.0), xffi_any_float(-0.0),
-      xffi_any_float(NAN), xffi_any_float(INFINITY), xffi_any_float(-INFINITY), xffi_any_float(0.1),
-      xffi_any_float(-2.5), xffi_any_float(1e300), xffi_any_float(5e-324), xffi_any_float(1e-5),
-      xffi_any_float(9007199254740992.0), xffi_any_float(9007199254740994.0), xffi_any_float(1e17),
-      str(""), str("short"), str("a string longer than seven bytes"),
-      str("quote \" backslash \\ slash / controls \b\f\n\r\t \x01\x1f\x7f end"), str("non-ASCII: \xc3\xa9 \xe6\x97\xa5"),
-      bytes_of("", 0), bytes_of("\x00\xff\x10", 3), bytes_of("four", 4), bytes_of("a longer byte run", 17),
-      xffi_any_dtype(f32), xffi_any_dtype(i8x4), xffi_any_device(cuda), shape_of(dims, 3), shape_of(dims, 0),
+      xffi_any_none(),
+      xffi_any_bool(1),
+      xffi_any_bool(0),
+      xffi_any_int(0),
+      xffi_any_int(-1),
+      xffi_any_int(INT64_MAX),
+      xffi_any_int(INT64_MIN),
+      xffi_any_float(0.0),
+      xffi_any_float(-0.0),
+      xffi_any_float(NAN),
+      xffi_any_float(INFINITY),
+      xffi_any_float(-INFINITY),
+      xffi_any_float(0.1),
+      xffi_any_float(-2.5),
+      xffi_any_float(1e300),
+      xffi_any_float(5e-324),
+      xffi_any_float(1e-5),
+      xffi_any_float(9007199254740992.0),
+      xffi_any_float(9007199254740994.0),
+      xffi_any_float(1e17),
+      str(""),
+      str("short"),
+      str("a string longer than seven bytes"),
+      str("quote \" backslash \\ slash / controls \b\f\n\r\t \x01\x1f\x7f end"),
+      str("non-ASCII: \xc3\xa9 \xe6\x97\xa5"),
+      bytes_of("", 0),
+      bytes_of("\x00\xff\x10", 3),
+      bytes_of("four", 4),
+      bytes_of("a longer byte run", 17),
+      xffi_any_dtype(f32),
+      xffi_any_dtype(i8x4),
+      xffi_any_device(cuda),
+      shape_of(dims, 3),
+      shape_of(dims, 0),
   };
   size_t n = sizeof(leaves) / sizeof(leaves[0]);
   for (size_t i = 0; i < n; ++i)
@@ -159,15 +183,21 @@ static void test_every_leaf_and_container_writes_the_same(void **state) {
     snprintf(name, sizeof(name), "k%zu", i);
     keys[i] = str(name);
   }
-  xffi_any containers[4] = {array_of(leaves, (int64_t)n), list_of(leaves, (int64_t)n),
-                            map_of(keys, leaves, (int64_t)n), dict_of(keys, leaves, (int64_t)n)};
+  xffi_any containers[4] = {array_of(leaves, (int64_t)n), list_of(leaves, (int64_t)n), map_of(keys, leaves, (int64_t)n),
+                            dict_of(keys, leaves, (int64_t)n)};
   for (int i = 0; i < 4; ++i) assert_int_equal(check_same(&containers[i], NULL), XFFI_OK);
   xffi_any empties[4] = {array_of(NULL, 0), list_of(NULL, 0), map_of(NULL, NULL, 0), dict_of(NULL, NULL, 0)};
   check_writes(array_of(empties, 4));
   /* Sharing: the same containers twice, a Map keyed by containers, equal
    * strings in distinct objects (one node, as AnyEqual says). */
-  xffi_any twice[8] = {containers[0], containers[1], containers[2], containers[3],
-                       containers[3], containers[2], str("a string longer than seven bytes"), leaves[22]};
+  xffi_any twice[8] = {containers[0],
+                       containers[1],
+                       containers[2],
+                       containers[3],
+                       containers[3],
+                       containers[2],
+                       str("a string longer than seven bytes"),
+                       leaves[22]};
   check_writes(list_of(twice, 8));
   check_writes(map_of(containers, empties, 4));
   release(twice + 6, 1);
@@ -230,7 +260,7 @@ static xffi_any random_value(uint64_t *seed, xffi_any *pool, size_t *pool_size, 
       }
       int kind = (int)(r / 19 % 4);
       /* Repeated keys collapse in a Map; a Dict keeps the last. */
-      made = kind == 0 ? array_of(items, count)
+      made = kind == 0   ? array_of(items, count)
              : kind == 1 ? list_of(items, count)
              : kind == 2 ? map_of(keys, items, count)
                          : dict_of(keys, items, count);
@@ -458,10 +488,14 @@ static void test_null_arguments_are_refused(void **state) {
 /* JSON text of x as tvm-ffi writes it, by printf alone. */
 static void printf_float(char *buf, size_t size, double x) {
   double whole;
-  if (isnan(x)) snprintf(buf, size, "NaN");
-  else if (isinf(x)) snprintf(buf, size, x < 0 ? "-Infinity" : "Infinity");
-  else if (fabs(x) < 9007199254740992.0 && modf(x, &whole) == 0) snprintf(buf, size, "%.1f", whole);
-  else snprintf(buf, size, "%.17g", x);
+  if (isnan(x))
+    snprintf(buf, size, "NaN");
+  else if (isinf(x))
+    snprintf(buf, size, x < 0 ? "-Infinity" : "Infinity");
+  else if (fabs(x) < 9007199254740992.0 && modf(x, &whole) == 0)
+    snprintf(buf, size, "%.1f", whole);
+  else
+    snprintf(buf, size, "%.17g", x);
 }
 
 static void test_floats_write_as_printf_does(void **state) {
@@ -471,10 +505,10 @@ static void test_floats_write_as_printf_does(void **state) {
     uint64_t r = next_random(&seed);
     double x;
     switch (i % 4) {
-      case 0: memcpy(&x, &r, sizeof(x)); break;                                           /* any bits */
+      case 0: memcpy(&x, &r, sizeof(x)); break;                                                 /* any bits */
       case 1: x = ldexp((double)(int64_t)(r % 2000001) - 1000000, -(int)(r >> 40) % 64); break; /* dyadic */
-      case 2: x = ldexp((double)(r >> 11), -(int)(r % 80)); break;                        /* 53-bit dyadic */
-      default: x = (double)(int64_t)(r % 20001 - 10000) / 1000.0;                          /* decimal */
+      case 2: x = ldexp((double)(r >> 11), -(int)(r % 80)); break;                              /* 53-bit dyadic */
+      default: x = (double)(int64_t)(r % 20001 - 10000) / 1000.0;                               /* decimal */
     }
     char expected[64];
     printf_float(expected, sizeof(expected), x);
