@@ -76,4 +76,18 @@ static inline void register_sensor_types(void) {
       XFFI_OK);
 }
 
+/* A new test.reflect.Probe (a new reference, as an Any) with these field
+ * values; a NULL label leaves the creator's. Registers the types first. */
+static inline xffi_any probe_new(int64_t count, double ratio, const char *label, int64_t depth) {
+  register_sensor_types();
+  void *made = NULL;
+  assert_int_equal(probe_create(&made), XFFI_OK);
+  probe *p = made;
+  p->base.count = count;
+  p->base.ratio = ratio;
+  if (label) assert_int_equal(xffi_string_new(&p->base.label, label, strlen(label)), XFFI_OK);
+  p->depth = depth;
+  return xffi_any_object(&p->base.header);
+}
+
 #endif /* XFFI_TEST_REFLECTION_SENSOR_H */

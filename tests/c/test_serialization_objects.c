@@ -41,18 +41,6 @@ static void check_read_error(const char *text, const char *kind, const char *fra
   check_raised(kind, fragment, 0, __FILE__, __LINE__);
 }
 
-static xffi_any probe_new(int64_t count, double ratio, const char *label, int64_t depth) {
-  register_sensor_types();
-  void *made = NULL;
-  assert_int_equal(probe_create(&made), XFFI_OK);
-  probe *p = made;
-  p->base.count = count;
-  p->base.ratio = ratio;
-  assert_int_equal(xffi_string_new(&p->base.label, label, strlen(label)), XFFI_OK);
-  p->depth = depth;
-  return xffi_any_object(&p->base.header);
-}
-
 /* ---- A chain link: test.graph.Link {value: int, next: Object} ---- */
 
 typedef struct link {

@@ -10,22 +10,6 @@
 #include "reflection_sensor.h"
 #include "test_util.h"
 
-static char *copy_text(const char *s) {
-  char *copy = malloc(strlen(s) + 1);
-  assert_non_null(copy);
-  return strcpy(copy, s);
-}
-
-/* The kind and message of the raised error (moved out; malloc'ed copies). */
-static void take_error(char **kind, char **message) {
-  xffi_object *err = xffi_error_move_raised();
-  if (err == NULL) fail_msg("an error was expected");
-  const xffi_error_cell *cell = xffi_error_cell_of_unchecked(err);
-  *kind = copy_text(cell->kind.data);
-  *message = copy_text(cell->message.data);
-  xffi_object_dec_ref(err);
-}
-
 /* The value path's result for text[0, size): its status, and the value or the error. */
 static int read_by_value(const char *text, size_t size, xffi_any *out) {
   xffi_any graph = xffi_any_none();
@@ -40,7 +24,7 @@ static int check_same_n(const char *text, size_t size) {
   xffi_any by_value = xffi_any_none(), by_text = xffi_any_none();
   int value_status = read_by_value(text, size, &by_value);
   char *value_kind = NULL, *value_message = NULL;
-  if (value_status != XFFI_OK) take_error(&value_kind, &value_message);
+  if (value_status != XFFI_OK) take_raised_error(&value_kind, &value_message);
   int text_status = xffi_from_json_text(&by_text, text, size);
   if (text_status != value_status) {
     if (text_status != XFFI_OK) xffi_object_dec_ref(xffi_error_move_raised());
@@ -57,7 +41,7 @@ static int check_same_n(const char *text, size_t size) {
     return XFFI_OK;
   }
   char *text_kind, *text_message;
-  take_error(&text_kind, &text_message);
+  take_raised_error(&text_kind, &text_message);
   if (strcmp(value_kind, text_kind) != 0 || strcmp(value_message, text_message) != 0)
     fail_msg("[%.*s]: the value reader raised %s: %s; the text reader %s: %s", (int)size, text, value_kind,
              value_message, text_kind, text_message);

@@ -18,22 +18,6 @@
 
 /* ---- The check ---- */
 
-static char *copy_text(const char *s) {
-  char *copy = malloc(strlen(s) + 1);
-  assert_non_null(copy);
-  return strcpy(copy, s);
-}
-
-/* The kind and message of the raised error (moved out; malloc'ed copies). */
-static void take_error(char **kind, char **message) {
-  xffi_object *err = xffi_error_move_raised();
-  if (err == NULL) fail_msg("an error was expected");
-  const xffi_error_cell *cell = xffi_error_cell_of_unchecked(err);
-  *kind = copy_text(cell->kind.data);
-  *message = copy_text(cell->message.data);
-  xffi_object_dec_ref(err);
-}
-
 /* The value path: *out receives json.Stringify(ToJSONGraph(value, metadata)). */
 static int write_by_value(const xffi_any *value, const xffi_any *metadata, xffi_object **out) {
   xffi_any graph = xffi_any_none();
@@ -57,7 +41,7 @@ static int check_same(const xffi_any *value, const xffi_any *metadata) {
   xffi_object *by_value = NULL, *by_text = NULL;
   int value_status = write_by_value(value, metadata, &by_value);
   char *value_kind = NULL, *value_message = NULL;
-  if (value_status != XFFI_OK) take_error(&value_kind, &value_message);
+  if (value_status != XFFI_OK) take_raised_error(&value_kind, &value_message);
   int text_status = xffi_to_json_text(&by_text, value, metadata);
   if (text_status != value_status) {
     if (text_status != XFFI_OK) xffi_object_dec_ref(xffi_error_move_raised());
@@ -81,9 +65,9 @@ static int check_same(const xffi_any *value, const xffi_any *metadata) {
     return XFFI_OK;
   }
   char *text_kind, *text_message, *global_kind, *global_message;
-  take_error(&global_kind, &global_message);
+  take_raised_error(&global_kind, &global_message);
   assert_int_equal(xffi_to_json_text(&by_text, value, metadata), XFFI_FAIL);
-  take_error(&text_kind, &text_message);
+  take_raised_error(&text_kind, &text_message);
   if (strcmp(value_kind, text_kind) != 0 || strcmp(value_message, text_message) != 0)
     fail_msg("the value path raised %s: %s; the text path %s: %s", value_kind, value_message, text_kind, text_message);
   if (strcmp(value_kind, global_kind) != 0 || strstr(global_message, value_message) == NULL)
@@ -286,18 +270,6 @@ static void test_random_graphs_write_the_same(void **state) {
 }
 
 /* ---- Reflected objects and __data_to_json__ ---- */
-
-static xffi_any probe_new(int64_t count, double ratio, const char *label, int64_t depth) {
-  register_sensor_types();
-  void *made = NULL;
-  assert_int_equal(probe_create(&made), XFFI_OK);
-  probe *p = made;
-  p->base.count = count;
-  p->base.ratio = ratio;
-  if (label) assert_int_equal(xffi_string_new(&p->base.label, label, strlen(label)), XFFI_OK);
-  p->depth = depth;
-  return xffi_any_object(&p->base.header);
-}
 
 /* test.write.Echo {value: Any}: no creator; __data_to_json__ returns its
  * value as it is (anything, JSON-writable or not). */

@@ -68,6 +68,21 @@ static inline void check_raised(const char *kind, const char *text, int exact, c
   xffi_object_dec_ref(err);
 }
 
+/* The kind and message of the raised error, moved out of the slot, as
+ * malloc'ed copies the caller frees (for tests comparing two paths' errors). */
+static inline void take_raised_error(char **kind, char **message) {
+  xffi_object *err = xffi_error_move_raised();
+  if (err == NULL) fail_msg("an error was expected");
+  const xffi_error_cell *cell = xffi_error_cell_of_unchecked(err);
+  *kind = malloc(cell->kind.size + 1);
+  *message = malloc(cell->message.size + 1);
+  assert_non_null(*kind);
+  assert_non_null(*message);
+  memcpy(*kind, cell->kind.data, cell->kind.size + 1);
+  memcpy(*message, cell->message.data, cell->message.size + 1);
+  xffi_object_dec_ref(err);
+}
+
 /* Plain heap objects that count how often their contents are destroyed,
  * for tests that prove every reference is released exactly once. */
 static inline int *counted_destroyed_counter(void) {
