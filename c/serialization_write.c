@@ -137,7 +137,7 @@ static int add_leaf(graph_encoder *w, const xffi_any *v, int64_t *index) {
       status = TVMFFIDataTypeToString(&v->v_dtype, &data);
       break;
     case XFFI_TYPE_DEVICE: {
-      int64_t pair[2] = {v->v_device.device_type, v->v_device.device_id};
+      int64_t pair[2] = {(int32_t)v->v_device.device_type, v->v_device.device_id}; /* an int32 in the format */
       return add_ints_node(w, v, XFFI_GRAPH_KEY_DEVICE, pair, 2, index);
     }
     case XFFI_TYPE_SHAPE: {
