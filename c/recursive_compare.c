@@ -89,9 +89,9 @@ static int compare_plain(comparer *c, const xffi_any *l, const xffi_any *r, int 
       return 1;
     }
     case XFFI_TYPE_DEVICE: {
-      DLDevice a = l->v_device, b = r->v_device;
-      *out = a.device_type != b.device_type ? three_way(a.device_type, b.device_type)
-                                            : three_way(a.device_id, b.device_id);
+      /* Types compare as the int32s they are in tvm-ffi (a C enum may be unsigned). */
+      int32_t a_type = (int32_t)l->v_device.device_type, b_type = (int32_t)r->v_device.device_type;
+      *out = a_type != b_type ? three_way(a_type, b_type) : three_way(l->v_device.device_id, r->v_device.device_id);
       return 1;
     }
     default:

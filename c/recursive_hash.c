@@ -66,7 +66,8 @@ static uint64_t hash_plain(const xffi_any *v) {
       return combine(h, v->v_dtype.lanes);
     }
     case XFFI_TYPE_DEVICE: {
-      uint64_t h = combine((uint64_t)t, (uint64_t)(int64_t)v->v_device.device_type);
+      /* The type as the int32 it is in tvm-ffi, not widened as an unsigned enum. */
+      uint64_t h = combine((uint64_t)t, (uint64_t)(int64_t)(int32_t)v->v_device.device_type);
       return combine(h, (uint64_t)(int64_t)v->v_device.device_id);
     }
     default: {

@@ -226,6 +226,17 @@ static void test_plain_values_compare_as_tvm_ffi_does(void **state) {
   xffi_object_dec_ref(big.v_obj);
 }
 
+/* A Device's type is an int32 (a C enum may be unsigned): one outside the
+ * enum, as tvm-ffi's JSON graph reads [-2, 1], hashes to the wheel's number
+ * and orders below type 1, as on tvm-ffi's runtime. */
+static void test_negative_device_types_hash_and_order_as_int32(void **state) {
+  (void)state;
+  xffi_any negative = xffi_any_device(xffi_device_make(-2, 1)), cpu = xffi_any_device(xffi_device_make(1, 1));
+  assert_int_equal(hash_of(negative), INT64_C(175247676215));
+  assert_int_equal(order(negative, cpu), -1);
+  assert_int_equal(order(cpu, negative), 1);
+}
+
 static void test_containers_compare_element_by_element(void **state) {
   (void)state;
   xffi_any one_two[] = {xffi_any_int(1), xffi_any_int(2)}, one_three[] = {xffi_any_int(1), xffi_any_int(3)};
@@ -625,6 +636,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_hash_values_are_tvm_ffi_s),
       cmocka_unit_test(test_plain_values_compare_as_tvm_ffi_does),
+      cmocka_unit_test(test_negative_device_types_hash_and_order_as_int32),
       cmocka_unit_test(test_containers_compare_element_by_element),
       cmocka_unit_test(test_cycles_are_equal_and_hash_but_cannot_be_ordered),
       cmocka_unit_test(test_objects_compare_and_hash_by_their_fields),
