@@ -4,7 +4,9 @@
 //! The value: a 100,000-node graph of nested containers with sharing (an
 //! Array of records, each an Array [id, name, Map {"shared": one List shared
 //! by all, "list": a List of its own}]). Rows, each in MB/s of JSON written:
-//! - `xffi ToJSONGraphString`: xffi_to_json then xffi_json_stringify, from the value;
+//! - `xffi to_json_string`: ToJSONGraphString's text writer (xffi_to_json_text),
+//!   straight from the value;
+//! - `xffi to_json + json_stringify`: the graph value (xffi_to_json), then the text;
 //! - `xffi json.Stringify(graph)`: the writer alone, on the graph value built once;
 //! - `serde_json graph structs`: serde_json writing derive(Serialize) structs
 //!   holding the same graph (checked to be the same text, byte for byte);
@@ -14,7 +16,8 @@
 //!   xffi's serde impl.
 //!
 //! Reading the same text back, for reference (MB/s of JSON read):
-//! - `xffi FromJSONGraphString`: xffi_json_parse then xffi_from_json;
+//! - `xffi from_json_str`: FromJSONGraphString's text reader (xffi_from_json_text);
+//! - `xffi json_parse + from_json`: xffi_json_parse then xffi_from_json;
 //! - `serde_json -> graph structs`: serde_json reading the derive(Deserialize) graph structs;
 //! - `serde_json -> xffi Deserialize` (with `--features serde`).
 //!
@@ -25,7 +28,7 @@ use std::hint::black_box;
 use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
-use xffi::{Any, Array, List, Map, from_json, json_parse, json_stringify, to_json};
+use xffi::{Any, Array, List, Map, from_json, from_json_str, json_parse, json_stringify, to_json, to_json_string};
 
 const RECORDS: i64 = 16_666; // six nodes each: about 100,000 in all
 const ROUNDS: usize = 15;
@@ -118,12 +121,14 @@ fn main() {
     let graph_text = json_stringify(&graph, 0).unwrap();
     let structs = graph_structs(&graph);
     assert_eq!(serde_json::to_string(&structs).unwrap(), graph_text, "the graph structs write the same text");
+    assert_eq!(to_json_string(&value, &Any::none()).unwrap(), graph_text, "the text writer writes the same text");
     let native = native_structs();
     let node_count = structs.nodes.len();
 
     let mut rows: Vec<Row<'_>> = vec![
+        ("xffi to_json_string", Box::new(|| to_json_string(black_box(&value), &Any::none()).unwrap().len())),
         (
-            "xffi ToJSONGraphString",
+            "xffi to_json + json_stringify",
             Box::new(|| json_stringify(&to_json(black_box(&value), &Any::none()).unwrap(), 0).unwrap().len()),
         ),
         ("xffi json.Stringify(graph)", Box::new(|| json_stringify(black_box(&graph), 0).unwrap().len())),
@@ -134,7 +139,15 @@ fn main() {
     rows.push(("xffi Serialize -> serde_json", Box::new(|| serde_json::to_string(black_box(&value)).unwrap().len())));
     let text = graph_text.as_str();
     rows.push((
-        "read: xffi FromJSONGraphString",
+        "read: xffi from_json_str",
+        Box::new(|| {
+            let v = from_json_str(black_box(text)).unwrap();
+            black_box(v);
+            text.len()
+        }),
+    ));
+    rows.push((
+        "read: xffi json_parse + from_json",
         Box::new(|| {
             let v = from_json(&json_parse(black_box(text)).unwrap()).unwrap();
             black_box(v);
