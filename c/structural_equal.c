@@ -446,38 +446,54 @@ static void release_children(eq_frame *f) {
   f->u.obj.children_owned = 0;
 }
 
-/* The frame's next pair: 1 with *l, *r (views valid until the next call)
- * and *region (the child's region kind), 2 when a Map key is missing on the
- * right, 0 at the end, -1 raised. */
+/* Whether the pair is two equal leaves (plain values, or texts of one
+ * kind), decided without a call: then the walk needs no step for it. */
+static inline int equal_leaves(const xffi_any *l, const xffi_any *r) {
+  int equal;
+  return (plain_pair_equal(l, r, &equal) || text_object_pair_equal(l, r, &equal)) && equal;
+}
+
+/* The frame's next pair that needs the walk: 1 with *l, *r (views valid
+ * until the next call) and *region (the child's region kind), 2 when a Map
+ * key is missing on the right, 0 at the end, -1 raised. Pairs of equal
+ * leaves on the way are passed over here, in one loop, not one walk step
+ * each; an unequal pair is given to the walk, which records its step. */
 static int next_pair(equaler *c, eq_frame *f, const xffi_any **l, const xffi_any **r, int32_t *region) {
   *region = f->own_region;
   if (f->kind == EQ_SEQ) {
-    /* Sizes re-read each time: a hook may have changed a List. */
-    int64_t i = f->position;
-    if (i >= xffi_seq_size_unchecked(f->lhs) || i >= xffi_seq_size_unchecked(f->rhs)) return 0;
+    /* Sizes re-read on each call: a hook run for the pair given last may have changed a List. */
+    int64_t i = f->position, nl = xffi_seq_size_unchecked(f->lhs), nr = xffi_seq_size_unchecked(f->rhs);
+    int64_t n = nl < nr ? nl : nr;
+    const xffi_any *ls = xffi_seq_items_unchecked(f->lhs), *rs = xffi_seq_items_unchecked(f->rhs);
+    while (i < n && equal_leaves(&ls[i], &rs[i])) ++i;
+    f->position = i;
+    if (i >= n) return 0;
     f->position = i + 1;
-    *l = &xffi_seq_items_unchecked(f->lhs)[i];
-    *r = &xffi_seq_items_unchecked(f->rhs)[i];
+    *l = &ls[i];
+    *r = &rs[i];
     return 1;
   }
   if (f->kind == EQ_MAP) {
-    xffi_map_item item;
-    map_step(&item, map_of(f->lhs), &f->u.map.lcursor);
-    if (!item.key) return 0;
-    ++f->position;
-    xffi_any key = *item.key;
-    if (key.type_index >= XFFI_TYPE_STATIC_OBJECT_BEGIN) {
-      const void *mapped = counterpart(&c->lhs_to_rhs, key.v_obj);
-      if (mapped) key.v_obj = (xffi_object *)(uintptr_t)mapped;
+    for (;;) {
+      xffi_map_item item;
+      map_step(&item, map_of(f->lhs), &f->u.map.lcursor);
+      if (!item.key) return 0;
+      ++f->position;
+      xffi_any key = *item.key;
+      if (key.type_index >= XFFI_TYPE_STATIC_OBJECT_BEGIN) {
+        const void *mapped = counterpart(&c->lhs_to_rhs, key.v_obj);
+        if (mapped) key.v_obj = (xffi_object *)(uintptr_t)mapped;
+      }
+      const xffi_any *found = NULL;
+      if (right_value(f, &key, &found) < 0) return -1;
+      f->u.map.key = item.key;
+      f->u.map.rkey = key;
+      if (!found) return 2;
+      if (equal_leaves(item.value, found)) continue;
+      *l = item.value;
+      *r = found;
+      return 1;
     }
-    const xffi_any *found = NULL;
-    if (right_value(f, &key, &found) < 0) return -1;
-    f->u.map.key = item.key;
-    f->u.map.rkey = key;
-    if (!found) return 2;
-    *l = item.value;
-    *r = found;
-    return 1;
   }
   const xffi_field_plan *plan = f->u.obj.plan;
   if (f->position >= plan->count) return 0;

@@ -351,20 +351,34 @@ static int collect_entries(hasher *h, hash_frame *f) {
     if (!item.key) break;
     uint64_t k;
     if (!key_hash(h, item.key, &k)) continue;
-    xffi_walk_vec *v = &h->map_entries; /* inline while there is room; unique: set once sorted */
+    xffi_walk_vec *v = &h->map_entries; /* inline while there is room */
     map_entry_hash *e =
         v->count < v->capacity ? (map_entry_hash *)(void *)v->data + v->count++ : xffi_walk_vec_push_unset(v);
     if (!e) return XFFI_FAIL;
     e->key_hash = k;
     e->value = item.value;
+    e->unique = 1;
     f->entries_end = h->map_entries.count;
   }
   map_entry_hash *e = xffi_walk_vec_at(&h->map_entries, f->entries_begin);
   size_t n = f->entries_end - f->entries_begin;
   sort_entries(e, n);
-  for (size_t i = 0; i < n; ++i)
-    e[i].unique = (i == 0 || e[i - 1].key_hash != e[i].key_hash) && (i + 1 == n || e[i + 1].key_hash != e[i].key_hash);
+  for (size_t i = 1; i < n; ++i) /* repeats are rare, and next to each other once sorted */
+    if (e[i - 1].key_hash == e[i].key_hash) e[i - 1].unique = e[i].unique = 0;
   return XFFI_OK;
+}
+
+/* A leaf's hash in *out: a plain value, a String or a Bytes (nothing inside
+ * to walk, no hook to run); 0 for anything else. */
+static inline int leaf_hash(hasher *h, const xffi_any *v, uint64_t *out) {
+  int32_t t = v->type_index;
+  if (t < XFFI_TYPE_STATIC_OBJECT_BEGIN)
+    *out = plain_hash(h, v);
+  else if (t == XFFI_TYPE_STRING || t == XFFI_TYPE_BYTES)
+    *out = text_hash(v);
+  else
+    return 0;
+  return 1;
 }
 
 /* The innermost frame (the size known here: no multiply by item_size). */
@@ -422,23 +436,36 @@ static int push_frame(hasher *h, xffi_walk_vec *stack, const xffi_any *value, in
   return XFFI_OK;
 }
 
-/* The frame's next child: 1 with *child (a view) and *region, 0 at the end, -1 raised. */
-static int next_child(const hasher *h, hash_frame *f, xffi_any *child, int32_t *region) {
+/* The frame's next child that needs the walk: 1 with *child (a view) and
+ * *region, 0 at the end, -1 raised. Leaf children on the way are folded
+ * into f->hash here, in one loop, not one walk step each. */
+static int next_child(hasher *h, hash_frame *f, xffi_any *child, int32_t *region) {
   *region = f->own_region;
+  uint64_t leaf;
   if (f->kind == HASH_SEQ) {
-    /* The size re-read each time: a hook may have changed a List. */
-    if (f->position >= xffi_seq_size_unchecked(f->obj)) return 0;
-    *child = xffi_seq_items_unchecked(f->obj)[f->position++];
+    /* The size re-read on each call: a hook run for the child given last may have changed a List. */
+    const xffi_any *items = xffi_seq_items_unchecked(f->obj);
+    int64_t n = xffi_seq_size_unchecked(f->obj), i = f->position;
+    for (; i < n && leaf_hash(h, &items[i], &leaf); ++i) f->hash = combine(f->hash, leaf);
+    if (i >= n) {
+      f->position = i;
+      return 0;
+    }
+    *child = items[i];
+    f->position = i + 1;
     return 1;
   }
   if (f->kind == HASH_MAP) {
     while (f->entry_pos < f->entries_end) {
       const map_entry_hash *e = xffi_walk_vec_at(&h->map_entries, f->entry_pos++);
       f->hash = combine(f->hash, e->key_hash);
-      if (e->unique) {
-        *child = *e->value;
-        return 1;
+      if (!e->unique) continue;
+      if (leaf_hash(h, e->value, &leaf)) {
+        f->hash = combine(f->hash, leaf);
+        continue;
       }
+      *child = *e->value;
+      return 1;
     }
     return 0;
   }
@@ -480,16 +507,14 @@ static int hash_value(hasher *h, const xffi_any *value, uint64_t *out) {
     if (more < 0) goto fail;
     uint64_t done;
     if (more) {
-      if (child.type_index < XFFI_TYPE_STATIC_OBJECT_BEGIN) { /* the commonest children: no call */
-        f->hash = combine(f->hash, plain_hash(h, &child));
-        continue;
-      }
-      if (child.type_index == XFFI_TYPE_STRING || child.type_index == XFFI_TYPE_BYTES) { /* names, text values */
-        f->hash = combine(f->hash, text_hash(&child));
+      if (leaf_hash(h, &child, &done)) { /* an object's field (containers fold theirs in next_child) */
+        f->hash = combine(f->hash, done);
         continue;
       }
       h->region = region;
-      r = hash_immediate(h, &child, 0, &done);
+      int32_t t = child.type_index;
+      int container = t == XFFI_TYPE_ARRAY || t == XFFI_TYPE_LIST || t == XFFI_TYPE_MAP || t == XFFI_TYPE_DICT;
+      r = container ? 0 : hash_immediate(h, &child, 0, &done); /* a container: nothing to decide first */
       if (r < 0) goto fail;
       if (r == 0) {
         if (push_frame(h, &stack, &child, 0) != XFFI_OK) goto fail;

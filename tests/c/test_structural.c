@@ -486,6 +486,39 @@ static void test_maps_in_other_orders(void **state) {
   release(keys, 6);
 }
 
+/* Leaves (plain values, texts) before and after a nested container: the
+ * walks pass over runs of them in one loop, and a differing leaf past the
+ * container is still named by its index or key, and changes the hash. */
+static void test_leaf_runs_around_containers(void **state) {
+  (void)state;
+  xffi_any inner_items[] = {xffi_any_int(2)};
+  xffi_any inner = array_of(inner_items, 1), long_text = str("a text past the small-string size");
+  xffi_any items[] = {xffi_any_int(1), long_text, inner, xffi_any_float(3.5), str("x")};
+  xffi_any l1 = list_of(items, 5);
+  xffi_any same = list_of(items, 5);
+  xffi_any_release(&items[4]);
+  items[4] = str("y");
+  xffi_any l2 = list_of(items, 5);
+  assert_int_equal(s_equal(l1, same, 0), 1);
+  assert_int_equal(s_hash(l1, 0), s_hash(same, 0));
+  assert_int_equal(s_equal(l1, l2, 0), 0);
+  assert_true(s_hash(l1, 0) != s_hash(l2, 0));
+  expect_mismatch(l1, l2, "/1:4", "/1:4");
+  /* In a Map: leaf values around a container value. */
+  xffi_any keys[] = {str("a"), str("b"), str("c")}, v1[] = {xffi_any_int(1), l1, xffi_any_int(3)},
+           v2[] = {xffi_any_int(1), same, xffi_any_int(4)};
+  xffi_any m1 = map_of(keys, v1, 3), m1_same = map_of(keys, v2, 2), m2 = map_of(keys, v2, 3);
+  xffi_any m1_prefix = map_of(keys, v1, 2);
+  assert_int_equal(s_equal(m1_prefix, m1_same, 0), 1);
+  assert_int_equal(s_hash(m1_prefix, 0), s_hash(m1_same, 0));
+  assert_int_equal(s_equal(m1, m2, 0), 0);
+  assert_true(s_hash(m1, 0) != s_hash(m2, 0));
+  expect_mismatch(m1, m2, "/2:c", "/2:c");
+  xffi_any all[] = {inner, long_text, l1, same, l2, m1, m1_same, m2, m1_prefix, items[4]};
+  release(all, sizeof(all) / sizeof(all[0]));
+  release(keys, 3);
+}
+
 /* ---- ffi.StructuralKey ---- */
 
 static xffi_any call_global(const char *name, const xffi_any *args, int32_t n) {
@@ -669,6 +702,7 @@ int main(void) {
       cmocka_unit_test(test_nested_map_hash_values_are_tvm_ffi_s),
       cmocka_unit_test(test_hash_follows_the_kinds),
       cmocka_unit_test(test_first_mismatch_paths_are_tvm_ffi_s),
+      cmocka_unit_test(test_leaf_runs_around_containers),
       cmocka_unit_test(test_maps_in_other_orders),
       cmocka_unit_test(test_structural_keys_key_maps_by_structure),
       cmocka_unit_test(test_million_deep_values),
