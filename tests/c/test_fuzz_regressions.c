@@ -124,11 +124,35 @@ static void test_slice_of_empty_list_offsets_no_null_pointer(void **state) {
   }
 }
 
+/* A Device whose type is outside the enum, as tvm-ffi's JSON graph reads
+ * [-2, 1]. Found by fuzz_json_graph (read, write, read again failed): both
+ * graph writers widened the type as an unsigned C enum and wrote
+ * 4294967294, which no reader takes as an int32. They now write the int32,
+ * as tvm-ffi does. */
+static void test_negative_device_type_writes_back_as_int32(void **state) {
+  (void)state;
+  static const char text[] = "{\"root_index\":0,\"nodes\":[{\"type\":\"Device\",\"data\":[-2,1]}]}";
+  xffi_any value = xffi_any_none(), graph = xffi_any_none();
+  assert_int_equal(xffi_from_json_text(&value, text, strlen(text)), XFFI_OK);
+  assert_int_equal(value.type_index, XFFI_TYPE_DEVICE);
+  assert_int_equal((int32_t)value.v_device.device_type, -2);
+  xffi_object *by_text = NULL, *by_value = NULL;
+  assert_int_equal(xffi_to_json_text(&by_text, &value, NULL), XFFI_OK);
+  assert_string_equal(xffi_string_cell_of_unchecked(by_text).data, text);
+  assert_int_equal(xffi_to_json(&graph, &value, NULL), XFFI_OK);
+  assert_int_equal(xffi_json_stringify(&by_value, &graph, 0), XFFI_OK);
+  assert_string_equal(xffi_string_cell_of_unchecked(by_value).data, text);
+  xffi_object_dec_ref(by_text);
+  xffi_object_dec_ref(by_value);
+  xffi_any_release(&graph);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_arg_get_object_refuses_object_of_unregistered_type_index),
       cmocka_unit_test(test_empty_tensor_with_huge_other_dimensions_has_no_overflow),
       cmocka_unit_test(test_slice_of_empty_list_offsets_no_null_pointer),
+      cmocka_unit_test(test_negative_device_type_writes_back_as_int32),
   };
   return cmocka_run_group_tests_name("fuzz_regressions", tests, NULL, NULL);
 }
