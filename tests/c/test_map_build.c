@@ -81,6 +81,26 @@ static void assert_entries(const xffi_object *map, const int64_t *keys, const in
   }
 }
 
+/* map's layout must be what n pairs ask for: small, with every pair inline
+ * in the object and no storage of its own; or dense at once, as big as the
+ * count asks (never regrown). */
+static void assert_sized_layout(const xffi_object *map, int64_t n, int small) {
+  const map_object *m = (const map_object *)map;
+  if (small) {
+    assert_true(map_is_small(m));
+    assert_int_equal(map_small_slots(m), n < MAP_SMALL_INIT ? MAP_SMALL_INIT : n);
+    assert_ptr_equal(m->data, (const char *)map + MAP_SMALL_HEADER_BYTES);
+    assert_null(m->data_deleter);
+  } else {
+    uint32_t shift;
+    uint64_t slots;
+    xffi_map_dense_table_size((uint64_t)n, &shift, &slots);
+    assert_false(map_is_small(m));
+    assert_int_equal(m->slots, slots);
+    assert_int_equal(m->fib_shift, shift);
+  }
+}
+
 static void sizes_at_the_small_dense_boundary(void **state) {
   (void)state;
   static const char *const fns[] = {"ffi.Map", "ffi.Dict"};
@@ -97,22 +117,7 @@ static void sizes_at_the_small_dense_boundary(void **state) {
       xffi_object *map = NULL;
       assert_int_equal(build(fns[f], args, (int32_t)(2 * n), &map), XFFI_OK);
       assert_int_equal(map->type_index, f ? XFFI_TYPE_DICT : XFFI_TYPE_MAP);
-      const map_object *m = (const map_object *)map;
-      if (n <= MAP_SMALL_MAX) {
-        /* Every pair inline in the object, no storage of its own. */
-        assert_true(map_is_small(m));
-        assert_int_equal(map_small_slots(m), n < MAP_SMALL_INIT ? MAP_SMALL_INIT : n);
-        assert_ptr_equal(m->data, (const char *)map + MAP_SMALL_HEADER_BYTES);
-        assert_null(m->data_deleter);
-      } else {
-        /* Dense at once, as big as the count asks (never regrown). */
-        uint32_t shift;
-        uint64_t slots;
-        xffi_map_dense_table_size((uint64_t)n, &shift, &slots);
-        assert_false(map_is_small(m));
-        assert_int_equal(m->slots, slots);
-        assert_int_equal(m->fib_shift, shift);
-      }
+      assert_sized_layout(map, n, n <= MAP_SMALL_MAX);
       assert_entries(map, keys, values, n);
       xffi_object_dec_ref(map);
     }
@@ -212,18 +217,7 @@ static void deep_copies_are_sized_once(void **state) {
       assert_int_equal(xffi_deep_copy(&copy, &original), XFFI_OK);
       assert_ptr_not_equal(copy.v_obj, map);
       assert_int_equal(copy.type_index, original.type_index);
-      const map_object *m = (const map_object *)copy.v_obj;
-      if (n <= 3 || (f == 1 && n <= MAP_SMALL_MAX)) {
-        assert_true(map_is_small(m));
-        assert_int_equal(map_small_slots(m), n < MAP_SMALL_INIT ? MAP_SMALL_INIT : n);
-        assert_ptr_equal(m->data, (const char *)copy.v_obj + MAP_SMALL_HEADER_BYTES);
-      } else {
-        uint32_t shift;
-        uint64_t slots;
-        xffi_map_dense_table_size((uint64_t)n, &shift, &slots);
-        assert_false(map_is_small(m));
-        assert_int_equal(m->slots, slots);
-      }
+      assert_sized_layout(copy.v_obj, n, n <= 3 || (f == 1 && n <= MAP_SMALL_MAX));
       assert_entries(copy.v_obj, keys, values, n);
       xffi_any_release(&copy);
       xffi_object_dec_ref(map);
