@@ -276,4 +276,21 @@ int xffi_tensor_view_new(xffi_object **out, xffi_object *source, const DLTensor 
 /* The total allocation size for a String/Bytes of n bytes, or 0 on overflow. */
 size_t xffi_string_alloc_size(size_t n);
 
+/* Reading ahead: a hint that the memory at address is read soon, so its
+ * load may start now and overlap others (a walk of an object graph waits on
+ * memory, not on instructions). A hint only: it never faults and changes no
+ * result. Helpers that only give hints are XFFI_READ_AHEAD_FN: GCC deems a
+ * function without effects removable and drops calls to it before inlining
+ * them, so they are inlined first. */
+#if defined(__GNUC__) || defined(__clang__)
+#  define XFFI_READ_AHEAD(address) __builtin_prefetch(address)
+#  define XFFI_READ_AHEAD_FN __attribute__((always_inline)) static inline
+#else
+#  define XFFI_READ_AHEAD(address) ((void)(address))
+#  define XFFI_READ_AHEAD_FN static inline
+#endif
+/* The span of one read-ahead hint: a cache line on the targets xffi is
+ * built for (a wrong guess costs hints, never results). */
+#define XFFI_READ_AHEAD_SPAN 64
+
 #endif /* XFFI_INTERNAL_H */

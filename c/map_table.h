@@ -132,6 +132,18 @@ static inline uint64_t map_fib_slot(uint64_t hash, uint32_t fib_shift) {
   return (UINT64_C(11400714819323198485) * hash) >> fib_shift;
 }
 
+/* Reads ahead (internal.h) the pairs of m (checked already), or the first
+ * block of its dense storage (most maps fit in one): a walk then steps
+ * through them by links, one load after another. */
+XFFI_READ_AHEAD_FN void map_read_ahead(const map_object *m) {
+  if (m->size == 0) return;
+  uint64_t slots = map_is_small(m) ? 0 : m->slots;
+  size_t bytes = map_is_small(m)
+                     ? (size_t)m->size * sizeof(map_pair)
+                     : MAP_BLOCK_CAP + (size_t)(slots < MAP_BLOCK_CAP ? slots : MAP_BLOCK_CAP) * sizeof(map_item);
+  for (size_t at = 0; at < bytes; at += XFFI_READ_AHEAD_SPAN) XFFI_READ_AHEAD((const char *)m->data + at);
+}
+
 /* One step of the insertion-order iteration (c/map_iter.c, whose comment
  * gives the cursor's meaning) on a map checked already: *out names the
  * entry at *cursor (both NULL at the end) and *cursor moves past it. */

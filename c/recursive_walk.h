@@ -47,6 +47,14 @@ const xffi_any *xffi_walk_type_attr(const xffi_type_attr_column *column, int32_t
  * immortal), or NULL when no type has registered it yet. */
 const xffi_type_attr_column *xffi_walk_column(const char *name) XFFI_INTERNAL;
 
+/* Reads ahead (internal.h) the objects among n values (borrowed): a walk
+ * that is about to visit them announces them together, so that their
+ * first loads overlap instead of waiting one after another. */
+XFFI_READ_AHEAD_FN void xffi_walk_read_ahead(const xffi_any *values, int64_t n) {
+  for (int64_t i = 0; i < n; ++i)
+    if (values[i].type_index >= XFFI_TYPE_STATIC_OBJECT_BEGIN) XFFI_READ_AHEAD(values[i].v_obj);
+}
+
 /* ---- Callbacks handed to hooks (fn_hash, fn_eq, fn_cmp) ----
  * A hook may keep the callback it is given and call it after the walk
  * ended: the Function's resource is a heap link to the walk, cleared when

@@ -364,12 +364,16 @@ static int push_pair(equaler *c, xffi_walk_vec *stack, const xffi_any *l, const 
       kind = EQ_SEQ;
       lsize = xffi_seq_size_unchecked(lo);
       rsize = xffi_seq_size_unchecked(ro);
+      xffi_walk_read_ahead(xffi_seq_items_unchecked(lo), lsize);
+      xffi_walk_read_ahead(xffi_seq_items_unchecked(ro), rsize);
       break;
     case XFFI_TYPE_MAP:
     case XFFI_TYPE_DICT:
       kind = EQ_MAP;
       lsize = (int64_t)map_of(lo)->size;
       rsize = (int64_t)map_of(ro)->size;
+      map_read_ahead(map_of(lo));
+      map_read_ahead(map_of(ro));
       break;
     default: {
       const xffi_type_info *type = xffi_object_type_info_unchecked(lo);
@@ -377,6 +381,8 @@ static int push_pair(equaler *c, xffi_walk_vec *stack, const xffi_any *l, const 
       seq_kind = type->metadata->structural_eq_hash_kind;
       plan = xffi_field_plan_of(type);
       if (!plan) return -1;
+      xffi_plan_read_ahead(plan, lo);
+      xffi_plan_read_ahead(plan, ro);
     }
   }
   if (kind != EQ_OBJECT && lsize != rsize && !c->steps) {

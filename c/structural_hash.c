@@ -357,6 +357,7 @@ static int collect_entries(hasher *h, hash_frame *f) {
     if (!e) return XFFI_FAIL;
     e->key_hash = k;
     e->value = item.value;
+    xffi_walk_read_ahead(item.value, 1);
     e->unique = 1;
     f->entries_end = h->map_entries.count;
   }
@@ -398,17 +399,20 @@ static int push_frame(hasher *h, xffi_walk_vec *stack, const xffi_any *value, in
     case XFFI_TYPE_LIST:
       kind = HASH_SEQ;
       hash = combine(hash, (uint64_t)xffi_seq_size_unchecked(obj));
+      xffi_walk_read_ahead(xffi_seq_items_unchecked(obj), xffi_seq_size_unchecked(obj));
       break;
     case XFFI_TYPE_MAP:
     case XFFI_TYPE_DICT:
       kind = HASH_MAP;
       hash = combine(hash, (uint64_t)map_of(obj)->size);
+      map_read_ahead(map_of(obj));
       break;
     default:
       kind = HASH_OBJECT;
       seq_kind = info->metadata->structural_eq_hash_kind;
       plan = xffi_field_plan_of(info);
       if (!plan) return XFFI_FAIL;
+      xffi_plan_read_ahead(plan, obj);
   }
   /* A new top frame, inline while there is room; every member is set below. */
   hash_frame *f = stack->count < stack->capacity ? (hash_frame *)(void *)stack->data + stack->count++

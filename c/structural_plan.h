@@ -14,6 +14,7 @@
 
 #include "field_storage.h"
 #include "internal.h"
+#include "recursive_walk.h"
 
 /* How a plan's field is read: in place for the storage xffi's own getters
  * imply (what XFFI_FIELD_SPEC and py_class register), else by its getter. */
@@ -74,6 +75,22 @@ static inline int xffi_plan_read(const xffi_plan_field *pf, const xffi_object *o
       return XFFI_OK;
     }
     default: return xffi_field_read(slot, obj, pf->field);
+  }
+}
+
+/* Reads ahead (xffi_walk_read_ahead) the objects held by obj's (borrowed)
+ * fields stored in place: the walk visits them next. */
+XFFI_READ_AHEAD_FN void xffi_plan_read_ahead(const xffi_field_plan *plan, const xffi_object *obj) {
+  for (int32_t i = 0; i < plan->count; ++i) {
+    const xffi_plan_field *pf = &plan->fields[i];
+    const char *addr = (const char *)obj + pf->offset;
+    if (pf->read == XFFI_PLAN_READ_ANY)
+      xffi_walk_read_ahead((const xffi_any *)(const void *)addr, 1);
+    else if (pf->read == XFFI_PLAN_READ_OBJECT) {
+      xffi_object *value;
+      memcpy(&value, addr, sizeof(value));
+      if (value) XFFI_READ_AHEAD(value);
+    }
   }
 }
 
