@@ -14,9 +14,13 @@
  * Addresses cross the call as integers, as tvm-ffi transports them. */
 #include <string.h>
 
+#include <xffi/json.h>
+#include <xffi/map.h>
+
 #include "builtin_globals.h"
 #include "check.h"
 #include "global_args.h"
+#include "map_key.h" /* map_text_of */
 #include "pyclass.h"
 #include "type_internal.h"
 
@@ -69,12 +73,48 @@ static int global_make_field_getter(void *handle, const xffi_any *args, int32_t 
   return XFFI_OK;
 }
 
+/* Which values a setter's converter gives back unchanged, as its field's
+ * type schema says (the package builds the converter and the field's
+ * metadata, {"type_schema": ...}, from one annotation): such a value is
+ * written without the round trip through Python, which costs more than the
+ * rest of a py_class field write (over half of FromJSONGraphString of the
+ * benchmark graph). Learnt when the setter's field is registered. */
+enum {
+  PASSES_UNKNOWN = -1, /* no field registered with the setter yet */
+  PASSES_NOTHING,      /* every value goes through the converter */
+  PASSES_ANY,          /* schema Any: every value that is owned as it is */
+  PASSES_INT,          /* schema int: ints */
+  PASSES_FLOAT,        /* schema float: floats */
+  PASSES_BOOL,         /* schema bool: bools */
+  PASSES_STR           /* schema str: strings */
+};
+
 /* What a setter made by ffi.MakeFieldSetter keeps (its resource). */
 typedef struct field_setter {
   int32_t type_index;      /* the field's static type index: its storage */
   void *converter;         /* the package's converter (borrowed: the package keeps it alive) */
   pyclass_convert convert; /* calls it */
+  int32_t passes;          /* PASSES_*, read and written atomically */
 } field_setter;
+
+/* Whether the converter of schema `passes` gives value back unchanged.
+ * Schema Any: the converter packs what it unpacked, so every value a field
+ * can own as it is (not the views: raw strings, byte arrays, DLTensor
+ * pointers, rvalue references, which it turns into owned values). */
+static int passes_unchanged(int32_t passes, const xffi_any *value) {
+  int32_t t = value->type_index;
+  switch (passes) {
+    case PASSES_ANY:
+      return t >= XFFI_TYPE_STATIC_OBJECT_BEGIN || t == XFFI_TYPE_NONE || t == XFFI_TYPE_INT || t == XFFI_TYPE_BOOL ||
+             t == XFFI_TYPE_FLOAT || t == XFFI_TYPE_OPAQUE_PTR || t == XFFI_TYPE_DTYPE || t == XFFI_TYPE_DEVICE ||
+             t == XFFI_TYPE_SMALL_STR || t == XFFI_TYPE_SMALL_BYTES;
+    case PASSES_INT: return t == XFFI_TYPE_INT;
+    case PASSES_FLOAT: return t == XFFI_TYPE_FLOAT;
+    case PASSES_BOOL: return t == XFFI_TYPE_BOOL;
+    case PASSES_STR: return t == XFFI_TYPE_SMALL_STR || t == XFFI_TYPE_STRING;
+    default: return 0;
+  }
+}
 
 /* The setter, a direct Function (so that xffi_pyclass_setter_storage knows
  * it by its call): args are (field address, value), both borrowed. */
@@ -87,6 +127,11 @@ static int call_field_setter(void *handle, const xffi_any *args, int32_t num_arg
       return xffi_raise_arg(XFFI_KIND_VALUE, fn, "argument 0 (field address)", "is a NULL pointer");
     return xffi_raise_arg(XFFI_KIND_TYPE, fn, "argument 0 (field address)", "expected an opaque pointer, got %s",
                           xffi_any_kind_name(&args[0]));
+  }
+  if (passes_unchanged(__atomic_load_n(&setter->passes, __ATOMIC_RELAXED), &args[1])) {
+    if (xffi_field_write(args[0].v_ptr, setter->type_index, &args[1]) != XFFI_OK) return XFFI_FAIL;
+    *result = xffi_any_none();
+    return XFFI_OK;
   }
   xffi_any converted = xffi_any_none();
   if (setter->convert(setter->converter, &args[1], &converted) != 0) {
@@ -101,13 +146,72 @@ static int call_field_setter(void *handle, const xffi_any *args, int32_t num_arg
   return XFFI_OK;
 }
 
-int xffi_pyclass_setter_storage(int32_t *out, const xffi_object *setter) {
-  if (setter->type_index != XFFI_TYPE_FUNCTION) return 0;
+/* The resource of setter (borrowed) when ffi.MakeFieldSetter made it, else NULL. */
+static field_setter *field_setter_of(const xffi_object *setter) {
+  if (setter->type_index != XFFI_TYPE_FUNCTION) return NULL;
   /* Every Function's cell (xffi's or tvm-ffi's) starts with its safe call. */
   const xffi_function_head *head = (const xffi_function_head *)(const void *)setter;
-  if (head->cell.safe_call != call_field_setter) return 0;
-  *out = ((const field_setter *)head->resource)->type_index;
+  return head->cell.safe_call == call_field_setter ? head->resource : NULL;
+}
+
+int xffi_pyclass_setter_storage(int32_t *out, const xffi_object *setter) {
+  const field_setter *s = field_setter_of(setter);
+  if (!s) return 0;
+  *out = s->type_index;
   return 1;
+}
+
+/* The value of key in map (borrowed), or NULL when map is not a Map or has
+ * no such key, or on failure (raised). */
+static const xffi_any *map_value(const xffi_any *map, const char *key, int *failed) {
+  xffi_any k;
+  const xffi_any *found = NULL;
+  if (*failed || map->type_index != XFFI_TYPE_MAP) return NULL;
+  *failed = xffi_any_from_str(&k, key, strlen(key)) != XFFI_OK;
+  if (!*failed) *failed = xffi_map_lookup(&found, map->v_obj, &k) != XFFI_OK;
+  xffi_any_release(&k);
+  return *failed ? NULL : found;
+}
+
+/* PASSES_* of a field's metadata: a JSON object whose "type_schema" is
+ * {"type": "Any" | "int" | "float" | "bool" | "str"} with no "args";
+ * anything else (other schemas, no schema, text that is not JSON) is
+ * PASSES_NOTHING. Leaves no error raised. */
+static int32_t passes_of_metadata(xffi_byte_array metadata) {
+  static const struct {
+    const char *name;
+    int32_t passes;
+  } simple[] = {
+      {"Any", PASSES_ANY}, {"int", PASSES_INT}, {"float", PASSES_FLOAT}, {"bool", PASSES_BOOL}, {"str", PASSES_STR}};
+  if (!metadata.size) return PASSES_NOTHING;
+  xffi_any parsed;
+  if (xffi_json_parse(&parsed, metadata.data, metadata.size) != XFFI_OK) {
+    xffi_object_dec_ref(xffi_error_move_raised()); /* not JSON: no schema known */
+    return PASSES_NOTHING;
+  }
+  int failed = 0;
+  const xffi_any *schema = map_value(&parsed, "type_schema", &failed);
+  const xffi_any *type = schema ? map_value(schema, "type", &failed) : NULL;
+  int32_t passes = PASSES_NOTHING;
+  if (type && !map_value(schema, "args", &failed) && !failed &&
+      (type->type_index == XFFI_TYPE_SMALL_STR || type->type_index == XFFI_TYPE_STRING)) {
+    xffi_byte_array name = map_text_of(type);
+    for (size_t i = 0; i < sizeof(simple) / sizeof(simple[0]); ++i)
+      if (name.size == strlen(simple[i].name) && memcmp(name.data, simple[i].name, name.size) == 0)
+        passes = simple[i].passes;
+  }
+  if (failed) xffi_object_dec_ref(xffi_error_move_raised()); /* out of memory: the converter runs */
+  xffi_any_release(&parsed);
+  return passes;
+}
+
+void xffi_pyclass_setter_learn(const xffi_object *setter, xffi_byte_array metadata) {
+  field_setter *s = field_setter_of(setter);
+  if (!s) return;
+  int32_t learnt = passes_of_metadata(metadata), seen = __atomic_load_n(&s->passes, __ATOMIC_RELAXED), next;
+  do /* the first field decides; a setter shared by fields of other schemas passes nothing */
+    next = seen == PASSES_UNKNOWN || seen == learnt ? learnt : PASSES_NOTHING;
+  while (!__atomic_compare_exchange_n(&s->passes, &seen, next, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
 }
 
 static int global_make_field_setter(void *handle, const xffi_any *args, int32_t num_args, xffi_any *result) {
@@ -125,6 +229,7 @@ static int global_make_field_setter(void *handle, const xffi_any *args, int32_t 
   setter->type_index = type_index;
   setter->converter = (void *)converter;
   memcpy(&setter->convert, &convert, sizeof(setter->convert));
+  setter->passes = PASSES_UNKNOWN;
   xffi_object *function;
   if (xffi_function_new_direct(&function, call_field_setter, setter, xffi_free) != XFFI_OK) {
     xffi_free(setter);

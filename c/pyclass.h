@@ -64,6 +64,14 @@ int xffi_pyclass_shallow_copy(xffi_object **out, const xffi_object *src, int32_t
  * field (c/deep_copy.c). */
 int xffi_pyclass_setter_storage(int32_t *out, const xffi_object *setter) XFFI_INTERNAL;
 
+/* Tells setter (a Function, borrowed; nothing happens unless
+ * ffi.MakeFieldSetter made it) that a field registered with it has
+ * metadata (its JSON text, borrowed): a type schema of Any, int, float,
+ * bool or str lets the setter write the values that schema's converter
+ * gives back unchanged without calling the converter (a setter registered
+ * for fields of two schemas calls it always). Raises nothing. */
+void xffi_pyclass_setter_learn(const xffi_object *setter, xffi_byte_array metadata) XFFI_INTERNAL;
+
 /* *out receives a new reference to the Function tvm-ffi's "__ffi_init__"
  * attribute holds for type_index (c/auto_init.c): it binds arguments to the
  * fields registered so far. function names the caller in errors.

@@ -14,6 +14,7 @@
 #include "check.h"
 #include "reflection_index.h"
 #include "reflection_layout.h"
+#include "pyclass.h"
 #include "type_internal.h"
 
 /* Copies of up to three texts in one immortal block, NUL-terminated each.
@@ -155,6 +156,10 @@ int xffi_type_register_fields_in(const char *function, int32_t type_index, const
     }
     xffi_type_unlock();
   }
+  /* Outside the lock: a setter reads its field's type schema (JSON). */
+  for (int32_t k = 0; status == XFFI_OK && k < count; ++k)
+    if ((fields[k].flags & XFFI_FIELD_SETTER_IS_FUNCTION) && fields[k].setter)
+      xffi_pyclass_setter_learn(fields[k].setter, fields[k].metadata);
   if (status != XFFI_OK) release_defaults(fields, copied);
   if (fields != &one) xffi_free(fields);
   return status;

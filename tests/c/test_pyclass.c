@@ -185,16 +185,22 @@ static void test_make_field_setter_refuses_bad_input(void **state) {
 
 static int32_t next_type_number;
 
-/* Registers a new type under parent with fields a (int, required), b (Any,
- * default "dflt") and c (object, keyword-only, default None), each with the
- * getter and setter the globals give, as _register_fields does. */
-static int32_t define_type(int32_t parent) {
+/* A new type under parent, without fields. */
+static int32_t new_type(int32_t parent) {
   char key[64];
   snprintf(key, sizeof(key), "test.pyclass.Type%d", ++next_type_number);
   xffi_byte_array key_bytes = bytes_of(key);
   const xffi_type_info *parent_info = TVMFFIGetTypeInfo(parent);
   int32_t index = TVMFFITypeGetOrAllocIndex(&key_bytes, -1, parent_info->type_depth + 1, 0, 1, parent);
   assert_true(index >= XFFI_TYPE_DYNAMIC_BEGIN);
+  return index;
+}
+
+/* Registers a new type under parent with fields a (int, required), b (Any,
+ * default "dflt") and c (object, keyword-only, default None), each with the
+ * getter and setter the globals give, as _register_fields does. */
+static int32_t define_type(int32_t parent) {
+  int32_t index = new_type(parent);
   if (parent != XFFI_TYPE_OBJECT) return index; /* a child adds no fields */
   struct {
     const char *name;
@@ -533,12 +539,91 @@ static void test_an_int_enum_subclass_is_made_from_its_indices(void **state) {
   xffi_any_release(&sentinel);
 }
 
+/* Registers field `name` of type at offset (16 bytes) with setter
+ * (borrowed) and metadata (NULL: none), as _register_fields does. */
+static void register_schema_field(int32_t type, const char *name, int64_t offset, xffi_object *setter,
+                                  const char *metadata) {
+  xffi_field_info f;
+  memset(&f, 0, sizeof(f));
+  f.name = bytes_of(name);
+  if (metadata) f.metadata = bytes_of(metadata);
+  f.flags = XFFI_FIELD_WRITABLE | XFFI_FIELD_SETTER_IS_FUNCTION;
+  f.size = 16;
+  f.alignment = 8;
+  f.offset = offset;
+  f.getter = make_getter(XFFI_TYPE_ANY);
+  f.setter = setter;
+  f.field_static_type_index = XFFI_TYPE_ANY;
+  assert_int_equal(TVMFFITypeRegisterField(type, &f), 0);
+  assert_nothing_raised(); /* metadata that is not a schema is no error */
+}
+
+/* Sets *slot through setter to value (borrowed); the converter calls it made. */
+static int converter_calls_to_set(xffi_object *setter, xffi_any *slot, xffi_any value) {
+  xffi_any args[2] = {xffi_any_ptr(slot), value}, result = xffi_any_none();
+  converter_calls = 0;
+  assert_int_equal(xffi_function_call(setter, args, 2, &result), XFFI_OK);
+  return converter_calls;
+}
+
+/* The package builds a field's converter and its metadata's type schema
+ * from one annotation: for the schemas Any, int, float, bool and str, the
+ * values their converter gives back unchanged are written without calling
+ * it (the test converter doubles ints, so a call shows in the value). */
+static void test_field_setter_skips_the_converter_for_values_the_schema_keeps(void **state) {
+  (void)state;
+  int32_t type = new_type(XFFI_TYPE_OBJECT);
+  enum { NUM_SETTERS = 7 };
+  xffi_object *set[NUM_SETTERS];
+  for (int i = 0; i < NUM_SETTERS; ++i) set[i] = make_setter(XFFI_TYPE_ANY);
+  xffi_object *set_int = set[0], *set_any = set[1], *set_float = set[2], *set_optional = set[3], *set_bare = set[4],
+              *set_not_json = set[5], *set_shared = set[6];
+  register_schema_field(type, "i", 24, set_int, "{\"type_schema\": {\"type\": \"int\"}}");
+  register_schema_field(type, "a", 40, set_any, "{\"type_schema\": {\"type\": \"Any\"}}");
+  register_schema_field(type, "f", 56, set_float, "{\"type_schema\":{\"type\":\"float\"}}");
+  register_schema_field(type, "o", 72, set_optional,
+                        "{\"type_schema\": {\"type\": \"Optional\", \"args\": [{\"type\": \"int\"}]}}");
+  register_schema_field(type, "n", 88, set_bare, NULL);
+  register_schema_field(type, "t", 104, set_not_json, "{\"type_schema\": ");
+  register_schema_field(type, "s1", 120, set_shared, "{\"type_schema\": {\"type\": \"int\"}}");
+  register_schema_field(type, "s2", 136, set_shared, "{\"type_schema\": {\"type\": \"float\"}}");
+
+  xffi_any slot = xffi_any_none();
+  assert_int_equal(converter_calls_to_set(set_int, &slot, xffi_any_int(21)), 0);
+  assert_int_equal(slot.v_int64, 21);
+  assert_int_equal(converter_calls_to_set(set_int, &slot, xffi_any_bool(1)), 1); /* int() of a bool: converted */
+  assert_int_equal(converter_calls_to_set(set_float, &slot, xffi_any_float(2.5)), 0);
+  assert_int_equal(converter_calls_to_set(set_float, &slot, xffi_any_int(2)), 1); /* float() of an int */
+  assert_int_equal(converter_calls_to_set(set_any, &slot, xffi_any_int(21)), 0);
+  assert_int_equal(slot.v_int64, 21);
+  /* A String object is owned as it is; a raw C string is a view the converter makes owned. */
+  xffi_object *text;
+  assert_int_equal(xffi_string_new(&text, "a string longer than seven bytes", 31), XFFI_OK);
+  assert_int_equal(converter_calls_to_set(set_any, &slot, xffi_any_object(text)), 0);
+  assert_ptr_equal(slot.v_obj, text);
+  assert_int_equal(xffi_object_strong_count(text), 2);
+  assert_int_equal(converter_calls_to_set(set_any, &slot, xffi_any_c_str("view")), 1);
+  assert_int_equal(xffi_object_strong_count(text), 1);
+  xffi_object_dec_ref(text);
+  /* Schemas with arguments, no schema, text that is not JSON, and a setter
+   * shared by fields of two schemas: the converter runs. */
+  xffi_object *converting[] = {set_optional, set_bare, set_not_json, set_shared};
+  for (size_t i = 0; i < sizeof(converting) / sizeof(converting[0]); ++i) {
+    assert_int_equal(converter_calls_to_set(converting[i], &slot, xffi_any_int(21)), 1);
+    assert_int_equal(slot.v_int64, 42);
+  }
+  assert_int_equal(converter_calls_to_set(set_shared, &slot, xffi_any_float(2.5)), 1); /* neither schema wins */
+  xffi_any_release(&slot);
+  for (int i = 0; i < NUM_SETTERS; ++i) xffi_object_dec_ref(set[i]);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_make_field_getter_gives_the_getter_of_the_storage),
       cmocka_unit_test(test_make_field_getter_refuses_bad_input),
       cmocka_unit_test(test_field_setter_converts_then_writes),
       cmocka_unit_test(test_field_setter_refuses_bad_calls_and_keeps_the_field),
+      cmocka_unit_test(test_field_setter_skips_the_converter_for_values_the_schema_keeps),
       cmocka_unit_test(test_make_field_setter_refuses_bad_input),
       cmocka_unit_test(test_ffi_new_makes_an_empty_object),
       cmocka_unit_test(test_ffi_init_binds_and_the_deleter_releases_the_fields),
