@@ -4,10 +4,12 @@
  * earlier extra_context kept), and FindAccessPaths with the scenarios of
  * tvm-ffi's own test (a basic match, each kind of step, sparse anchors, a
  * partial chain with and without prefixes, edge cases, records cleaned of
- * repeats and nulls), a 10^6-deep root, a cycle, and bad input. */
+ * repeats and nulls), a 10^6-deep root, a cycle, running out of memory
+ * while recording, and bad input. */
 #include <stdint.h>
 #include <stdio.h>
 
+#include "failing_allocator.h"
 #include "test_util.h"
 #include "test_values.h"
 #include "test_node_type.h"
@@ -394,6 +396,26 @@ static void test_an_earlier_extra_context_is_kept(void **state) {
   release(all, 2);
 }
 
+static void test_recording_out_of_memory_keeps_the_error(void **state) {
+  (void)state;
+  xffi_any leaf = leaf_pair(), root = pair(leaf, xffi_any_none());
+  assert_true(xffi_visit_error_context_type() >= 0);
+  int64_t live = failing_allocator_live();
+  /* Each allocation the recording makes fails in turn: the error raised
+   * stays the original, and nothing is leaked. */
+  for (int64_t n = 0; n < 6; ++n) {
+    xffi_error_raise(XFFI_KIND_VALUE, "original");
+    failing_allocator_fail_after(n);
+    xffi_visit_error_context_note(&leaf);
+    xffi_visit_error_context_note(&root);
+    failing_allocator_fail_after(-1);
+    expect_error(XFFI_KIND_VALUE, "original");
+  }
+  assert_int_equal(failing_allocator_live(), live);
+  xffi_any all[] = {leaf, root};
+  release(all, 2);
+}
+
 /* ---- Depth, cycles, bad input ---- */
 
 /* Releases a chain of pairs linked through `a` (*top stolen) one link at a
@@ -502,6 +524,7 @@ static void test_bad_input_gets_clear_errors(void **state) {
 }
 
 int main(void) {
+  failing_allocator_install();
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_find_basic_match),
       cmocka_unit_test(test_find_names_each_kind_of_step),
@@ -512,6 +535,7 @@ int main(void) {
       cmocka_unit_test(test_walks_record_where_a_callback_failed),
       cmocka_unit_test(test_default_descent_inside_a_callback_is_recorded_as_tvm_ffi_does),
       cmocka_unit_test(test_an_earlier_extra_context_is_kept),
+      cmocka_unit_test(test_recording_out_of_memory_keeps_the_error),
       cmocka_unit_test(test_find_on_a_million_deep_chain_uses_bounded_stack),
       cmocka_unit_test(test_bad_input_gets_clear_errors),
   };
