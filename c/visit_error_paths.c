@@ -106,9 +106,9 @@ static int is_container(int32_t t) {
 
 /* Meets value (borrowed), reached through the top frame's current child
  * (or the root when no frame is open): matches it, records a result, or
- * opens its frame. A container is only passed through (the root is never
- * one: tvm-ffi takes the root as an object, and containers have no
- * reflection metadata). */
+ * opens its frame. A container below the root is only passed through; the
+ * root is taken as an object whatever it is, as tvm-ffi does, so a
+ * container root (no reflection metadata) finds nothing. */
 static int meet(finder *f, const xffi_any *value) {
   if (!xffi_any_is_object(value)) return XFFI_OK;
   int matched = 0;
