@@ -208,10 +208,11 @@ XFFI_API int xffi_visit_error_context_of(xffi_object **out, xffi_object *err);
  * without reflection metadata is neither matched nor entered). A path
  * that matched it all ends there. With allow_prefix_match (non-zero), a
  * reflected object below the root with part of the pattern matched on its
- * path and no result under it is reported too. Cycles through mutable
- * containers or objects are not followed (an object already on the path
- * is not entered again); depth costs heap, not stack. Errors: ValueError
- * for NULL arguments or a value nested deeper than 2^20; TypeError when
+ * path and no result under it is reported too. Depth costs heap, not
+ * stack; a List, Dict or object that holds itself is followed to the 2^20
+ * bound and refused there (tvm-ffi recurses without end). Errors:
+ * ValueError for NULL arguments or a value nested deeper than 2^20 (such a
+ * cycle); TypeError when
  * context is not an ffi.VisitErrorContext; what a field getter raises;
  * MemoryError. On error *out is None. */
 XFFI_API int xffi_visit_error_context_find_paths(xffi_any *out, const xffi_any *root, const xffi_object *context,
