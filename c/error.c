@@ -353,6 +353,11 @@ int xffi_error_set_cause(xffi_object *err, xffi_object *cause) {
   return XFFI_OK;
 }
 
+void **xffi_error_extra_context_slot(xffi_object *err) {
+  if (!is_error(err) || err == &out_of_memory.header) return NULL;
+  return &xffi_error_cell_of_unchecked(err)->extra_context;
+}
+
 int xffi_error_is_kind(xffi_object *err, const char *kind) {
   if (!is_error(err) || !kind) return 0;
   const xffi_error_cell *cell = xffi_error_cell_of_unchecked(err);

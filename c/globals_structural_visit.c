@@ -1,5 +1,6 @@
 /* c/globals_structural_visit.c: ffi.VisitInterrupt, ffi.StructuralWalk,
- * ffi.StructuralVisit, ffi.StructuralMap, ffi.StructuralMutate and the
+ * ffi.StructuralVisit, ffi.StructuralMap, ffi.StructuralMutate,
+ * ffi.VisitErrorContext.FindAccessPaths and the
  * visitor's and mutator's methods (tvm_ffi.structural), on
  * xffi/structural_visit.h. Arguments are borrowed, except the root of a map
  * or mutate, which is taken over when it is moved (an rvalue reference) and
@@ -17,6 +18,7 @@
 
 #include "builtin_globals.h"
 #include "global_args.h"
+#include "visit_error_context.h"
 
 /* tvm-ffi's type index of `typing.Any` in a callback entry: matches all. */
 #define ANY_TYPE_INDEX (-1)
@@ -185,6 +187,24 @@ static int call_mutate(void *handle, const xffi_any *args, int32_t num_args, xff
   return status;
 }
 
+/* ffi.VisitErrorContext.FindAccessPaths(root: Object, context: VisitErrorContext,
+ * allow_prefix_match: bool) -> Array[AccessPath]; a root of None finds nothing. */
+static int call_find_paths(void *handle, const xffi_any *args, int32_t num_args, xffi_any *result) {
+  (void)handle;
+  static const char fn[] = "ffi.VisitErrorContext.FindAccessPaths";
+  if (xffi_global_check_call(fn, args, num_args, 3, result) != XFFI_OK) return XFFI_FAIL;
+  if (args[0].type_index != XFFI_TYPE_NONE && !xffi_any_is_object(&args[0]))
+    return xffi_error_raise(XFFI_KIND_TYPE, "%s: argument 0 (root): expected an object or None, got %s", fn,
+                            xffi_any_kind_name(&args[0]));
+  if (args[2].type_index != XFFI_TYPE_BOOL && args[2].type_index != XFFI_TYPE_INT)
+    return xffi_error_raise(XFFI_KIND_TYPE, "%s: argument 2 (allow_prefix_match): expected a bool, got %s", fn,
+                            xffi_any_kind_name(&args[2]));
+  if (!xffi_any_is_object(&args[1]) || !xffi_visit_error_context_is(args[1].v_obj))
+    return xffi_error_raise(XFFI_KIND_TYPE, "%s: argument 1 (context): expected ffi.VisitErrorContext, got %s", fn,
+                            xffi_any_kind_name(&args[1]));
+  return xffi_visit_error_context_find_paths(result, &args[0], args[1].v_obj, args[2].v_int64 != 0);
+}
+
 /* ---- Methods: the visitor or mutator is argument 0 ---- */
 
 static int link_arg(xffi_object **out, const char *fn, const xffi_any *args, int32_t num_args, int32_t expected,
@@ -263,6 +283,7 @@ XFFI_BUILTIN_FUNCTION(walk_function, call_walk);
 XFFI_BUILTIN_FUNCTION(visit_function, call_visit);
 XFFI_BUILTIN_FUNCTION(map_function, call_map);
 XFFI_BUILTIN_FUNCTION(mutate_function, call_mutate);
+XFFI_BUILTIN_FUNCTION(find_paths_function, call_find_paths);
 XFFI_BUILTIN_FUNCTION(visitor_visit_function, call_visitor_visit);
 XFFI_BUILTIN_FUNCTION(visitor_default_visit_function, call_visitor_default_visit);
 XFFI_BUILTIN_FUNCTION(visitor_region_function, call_visitor_region);
@@ -280,6 +301,7 @@ static const xffi_builtin_global structural_visit_globals[] = {
     {"ffi.StructuralVisit", &visit_function, NULL},
     {"ffi.StructuralMap", &map_function, NULL},
     {"ffi.StructuralMutate", &mutate_function, NULL},
+    {"ffi.VisitErrorContext.FindAccessPaths", &find_paths_function, NULL},
     {"ffi.StructuralVisitorVisit", &visitor_visit_function, NULL},
     {"ffi.StructuralVisitorDefaultVisit", &visitor_default_visit_function, NULL},
     {"ffi.StructuralVisitorDefRegionKind", &visitor_region_function, NULL},

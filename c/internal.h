@@ -220,6 +220,11 @@ int xffi_error_adopt_tvm_raised(void);
 xffi_object *xffi_error_create_quiet(xffi_byte_array kind, xffi_byte_array message, xffi_byte_array backtrace,
                                      xffi_object *cause, xffi_object *extra_context);
 
+/* Where err (an Error, borrowed) keeps its extra_context (an owned object
+ * or NULL), for code that changes it while the error unwinds; NULL for the
+ * pre-made MemoryError, which every thread shares and nobody may change. */
+void **xffi_error_extra_context_slot(xffi_object *err) XFFI_INTERNAL;
+
 /* The calling thread's native stack as tvm-ffi's backtrace text (c/backtrace.c;
  * borrowed, valid until the thread's next capture). first_kept is the return
  * address into the runtime's caller: frames before it are the runtime's own

@@ -11,7 +11,14 @@
  * to the frame below. "Unchanged" is tvm-ffi's marker value
  * (XFFI_TYPE_UNCHANGED), never handed out: the public results are values.
  * Free variables and DAG nodes go through the variable remap, so each is
- * mapped once by D and its result reused. */
+ * mapped once by D and its result reused.
+ *
+ * An error names, in its ffi.VisitErrorContext (c/visit_error_context.c),
+ * the levels tvm-ffi's mutator names: each value D ran on (a frame, or one
+ * done at once), a value whose callback failed (the mutate callback and
+ * the pre-order map callback on the value given, the post-order one on D's
+ * result), innermost first. A mutate callback that failed after calling
+ * default_mutate on its value names it twice, as tvm-ffi does. */
 #include <string.h>
 
 #include <xffi/array.h>
@@ -21,6 +28,7 @@
 #include "check.h"
 #include "field_storage.h"
 #include "structural_visit_object.h"
+#include "visit_error_context.h"
 
 static const char mutator_key[] = "ffi.StructuralMutator";
 
@@ -140,6 +148,7 @@ static int finish_after(mutate_engine *e, int32_t after, xffi_any *extra, const 
     xffi_any mapped;
     int matched = call_map(e, view, region, &mapped);
     if (matched < 0) {
+      xffi_visit_error_context_note(view);
       xffi_any_release(d);
       return XFFI_FAIL;
     }
@@ -200,6 +209,7 @@ static int descend(mutate_engine *e, xffi_walk_vec *stack, const xffi_any *x, in
   if (!leaf && kind == XFFI_WALK_OBJECT) {
     int hooked = call_hook(e, x, inplace, region, &d);
     if (hooked < 0) {
+      xffi_visit_error_context_note(x);
       xffi_any_release(extra);
       return -1;
     }
@@ -214,6 +224,7 @@ static int descend(mutate_engine *e, xffi_walk_vec *stack, const xffi_any *x, in
       if (mapped) {
         leaf = 1;
         if (mapped->type_index != XFFI_TYPE_UNCHANGED && xffi_any_copy(&d, mapped) != XFFI_OK) {
+          xffi_visit_error_context_note(x);
           xffi_any_release(extra);
           return -1;
         }
@@ -227,12 +238,10 @@ static int descend(mutate_engine *e, xffi_walk_vec *stack, const xffi_any *x, in
     xffi_any_release(extra);
     return status == XFFI_OK ? 1 : -1;
   }
-  if (stack->count >= XFFI_WALK_MAX_DEPTH) {
-    xffi_any_release(extra);
-    return xffi_walk_raise_too_deep(e->fn), -1;
-  }
-  mutate_frame *f = xffi_walk_vec_push(stack);
+  mutate_frame *f = stack->count < XFFI_WALK_MAX_DEPTH ? xffi_walk_vec_push(stack) : NULL;
   if (!f) {
+    if (stack->count >= XFFI_WALK_MAX_DEPTH) xffi_walk_raise_too_deep(e->fn);
+    xffi_visit_error_context_note(x);
     xffi_any_release(extra);
     return -1;
   }
@@ -265,12 +274,18 @@ static int enter(mutate_engine *e, xffi_walk_vec *stack, const xffi_any *value, 
                                     allow ? XFFI_STRUCTURAL_INPLACE_ALLOW : XFFI_STRUCTURAL_INPLACE_DISALLOW, r);
     if (status == XFFI_OK) return 1;
     xffi_any_release(r);
-    if (status != XFFI_STRUCTURAL_DECLINED) return -1;
+    if (status != XFFI_STRUCTURAL_DECLINED) {
+      xffi_visit_error_context_note(value);
+      return -1;
+    }
     return descend(e, stack, value, allow, region, AFTER_PLAIN, &extra, r);
   }
   if (e->order == XFFI_STRUCTURAL_POSTORDER) return descend(e, stack, value, allow, region, AFTER_MAP_POST, &extra, r);
   int matched = call_map(e, value, region, &extra);
-  if (matched < 0) return -1;
+  if (matched < 0) {
+    xffi_visit_error_context_note(value);
+    return -1;
+  }
   if (!matched || extra.type_index == XFFI_TYPE_UNCHANGED || xffi_structural_same(&extra, value)) {
     xffi_any_release(&extra);
     return descend(e, stack, value, allow, region, AFTER_PLAIN, &extra, r);
@@ -412,11 +427,15 @@ static int rebuild(mutate_engine *e, mutate_frame *f, xffi_any *d) {
 /* The result of the top frame, whose children are done: *r owned. */
 static int complete(mutate_engine *e, mutate_frame *f, xffi_any *r) {
   xffi_any d;
-  if (rebuild(e, f, &d) != XFFI_OK) return XFFI_FAIL;
+  if (rebuild(e, f, &d) != XFFI_OK) {
+    xffi_visit_error_context_note(&f->held);
+    return XFFI_FAIL;
+  }
   if (f->remap_kind &&
       (f->remap_kind == XFFI_SEQ_HASH_DAG_NODE || f->region == XFFI_DEF_REGION_PATTERN ||
        d.type_index != XFFI_TYPE_UNCHANGED) &&
       remap_set(e, f->held.v_obj, &d) != XFFI_OK) {
+    xffi_visit_error_context_note(&f->held);
     xffi_any_release(&d);
     return XFFI_FAIL;
   }
@@ -462,6 +481,9 @@ static int run(mutate_engine *e, const xffi_any *value, int allow, int32_t regio
     done = enter(e, &stack, &child, child_allow, child_region, &r);
     xffi_any_release(&child);
   }
+  /* An error names each value D was running on, innermost first. */
+  for (size_t i = stack.count; done < 0 && i-- > 0;)
+    xffi_visit_error_context_note(&((mutate_frame *)xffi_walk_vec_at(&stack, i))->held);
   for (size_t i = 0; i < stack.count; ++i) free_frame(xffi_walk_vec_at(&stack, i));
   xffi_walk_vec_free(&stack);
   e->region = entry_region;

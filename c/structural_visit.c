@@ -5,7 +5,10 @@
  * One engine runs both: a heap stack of frames (c/recursive_walk.h), one per
  * container or object whose children are being visited. A walk calls its
  * callback before (pre-order) or after (post-order) a value's frame; a
- * visit calls it instead of the frame, unless the callback declines. */
+ * visit calls it instead of the frame, unless the callback declines. An
+ * error records the value that failed and each open frame's value in its
+ * ffi.VisitErrorContext (c/visit_error_context.c), once per value as
+ * tvm-ffi's levels do. */
 #include <string.h>
 
 #include <xffi/function.h>
@@ -14,6 +17,7 @@
 #include "check.h"
 #include "structural_visit_object.h"
 #include "type_internal.h"
+#include "visit_error_context.h"
 
 /* ---- Link objects ---- */
 
@@ -253,10 +257,13 @@ static int run(visit_engine *e, const xffi_any *value, int32_t region, int child
   xffi_walk_vec stack = {NULL, 0, 0, sizeof(visit_frame)};
   int r;
   if (children_only) {
+    /* default_visit: an error of value's own hook does not name value. */
     r = has_children(value) ? open_value(e, &stack, value, region, out) : GO_ON;
     if (r == PUSHED) r = GO_ON;
-  } else
+  } else {
     r = meet(e, &stack, value, region, out);
+    if (r < 0) xffi_visit_error_context_note(value);
+  }
   while (r == GO_ON && stack.count > 0) {
     visit_frame *f = xffi_walk_vec_top(&stack);
     const xffi_any *child = NULL;
@@ -271,6 +278,7 @@ static int run(visit_engine *e, const xffi_any *value, int32_t region, int child
       int call_after = e->walk && e->order == XFFI_STRUCTURAL_POSTORDER && !(children_only && stack.count == 0);
       r = call_after ? call_walk(e, &done.walk.held, done.region, out) : GO_ON;
       if (r == LEAVE_OUT) r = GO_ON;
+      if (r < 0) xffi_visit_error_context_note(&done.walk.held);
       xffi_walk_end(&done.walk);
       continue;
     }
@@ -288,8 +296,13 @@ static int run(visit_engine *e, const xffi_any *value, int32_t region, int child
     xffi_any held = *child;
     if (xffi_any_is_object(&held)) xffi_object_inc_ref(held.v_obj);
     r = meet(e, &stack, &held, child_region, out);
+    if (r < 0) xffi_visit_error_context_note(&held);
     if (xffi_any_is_object(&held)) xffi_object_dec_ref(held.v_obj);
   }
+  /* An error names each value whose children were being visited, innermost
+   * first (tvm-ffi's levels), except the one default_visit was given. */
+  for (size_t i = stack.count; r < 0 && i-- > (children_only ? 1u : 0u);)
+    xffi_visit_error_context_note(&((visit_frame *)xffi_walk_vec_at(&stack, i))->walk.held);
   for (size_t i = 0; i < stack.count; ++i) xffi_walk_end(&((visit_frame *)xffi_walk_vec_at(&stack, i))->walk);
   xffi_walk_vec_free(&stack);
   e->region = entry_region;

@@ -192,8 +192,10 @@ static const runtime_field access_path_fields[] = {
     {"depth", NULL, SCHEMA_INT, 4, offsetof(access_path, depth), get_int32, set_int32, XFFI_TYPE_INT, 0},
 };
 static const runtime_field visit_error_context_fields[] = {
-    {"reverse_visit_pattern", NULL, SCHEMA_OBJECT_LIST, 8, 24, get_object, set_object, XFFI_TYPE_LIST, 0},
-    {"prev_error_context", NULL, SCHEMA_OPTIONAL("ffi.Object"), 8, 32, get_object, set_object, -1, 0},
+    {"reverse_visit_pattern", NULL, SCHEMA_OBJECT_LIST, sizeof(void *),
+     offsetof(visit_error_context, reverse_visit_pattern), get_object, set_object, XFFI_TYPE_LIST, 0},
+    {"prev_error_context", NULL, SCHEMA_OPTIONAL("ffi.Object"), sizeof(void *),
+     offsetof(visit_error_context, prev_error_context), get_object, set_object, -1, 0},
 };
 static const runtime_field structural_key_fields[] = {
     {"key", NULL, SCHEMA_ANY, 16, 24, get_any, set_any, -1, 0},

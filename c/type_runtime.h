@@ -28,6 +28,13 @@ typedef struct enum_state_object {
   xffi_object *attrs;   /* Dict[str, Dict[Object, Any]], owned */
 } enum_state_object;
 
+/* ffi.VisitErrorContext (c/visit_error_context.c). */
+typedef struct visit_error_context {
+  xffi_object header;
+  xffi_object *reverse_visit_pattern; /* a List of objects, innermost first; owned */
+  xffi_object *prev_error_context;    /* the error's extra_context before this one; owned, or NULL */
+} visit_error_context;
+
 typedef struct xffi_runtime_method {
   const char *name;
   xffi_function_head *function; /* static, immortal (XFFI_BUILTIN_FUNCTION) */

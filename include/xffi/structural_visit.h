@@ -180,6 +180,44 @@ XFFI_API int xffi_structural_mutator_def_region(int32_t *out, const xffi_object 
 XFFI_API int xffi_structural_mutator_with_def_region(xffi_any *out, xffi_object *mutator, int32_t kind,
                                                      xffi_object *function);
 
+/* ---- ffi.VisitErrorContext: where in a value an error came from ----
+ *
+ * An error that comes out of a walk, visit, map or mutate carries, as its
+ * extra_context, an ffi.VisitErrorContext (tvm-ffi's) naming the objects
+ * the walk was inside, innermost first: its field reverse_visit_pattern
+ * (a List) holds the value whose callback, hook or descent failed, then
+ * each enclosing object up to the root (values that are not objects are
+ * left out). An extra_context the error had already is kept in the
+ * context's prev_error_context. xffi_visit_error_context_find_paths turns
+ * the record into access paths from a root. */
+
+/* *out receives the ffi.VisitErrorContext attached to err (an Error,
+ * borrowed) as a new reference, or NULL when it has none (no extra_context,
+ * or one of another type). Errors: ValueError for NULL arguments; TypeError
+ * when err is not an ffi.Error. */
+XFFI_API int xffi_visit_error_context_of(xffi_object **out, xffi_object *err);
+
+/* tvm-ffi's VisitErrorContext::FindAccessPaths. *out receives a new Array
+ * of ffi.reflection.AccessPath: the paths from root (borrowed; any value)
+ * to the objects where context's (borrowed; an ffi.VisitErrorContext)
+ * pattern ends. The pattern, read outermost entry first with runs of one
+ * object and non-objects dropped, must occur along a path as a subsequence
+ * of the objects met (a reflected object's fields, ancestors' first, then
+ * an Array's or List's items, a Map's or Dict's values; None skipped;
+ * containers are passed through, never matched; an object of a type
+ * without reflection metadata is neither matched nor entered). A path
+ * that matched it all ends there. With allow_prefix_match (non-zero), a
+ * reflected object below the root with part of the pattern matched on its
+ * path and no result under it is reported too. Depth costs heap, not
+ * stack; a List, Dict or object that holds itself is followed to the 2^20
+ * bound and refused there (tvm-ffi recurses without end). Errors:
+ * ValueError for NULL arguments or a value nested deeper than 2^20 (such a
+ * cycle); TypeError when
+ * context is not an ffi.VisitErrorContext; what a field getter raises;
+ * MemoryError. On error *out is None. */
+XFFI_API int xffi_visit_error_context_find_paths(xffi_any *out, const xffi_any *root, const xffi_object *context,
+                                                 int allow_prefix_match);
+
 XFFI_EXTERN_C_END
 
 #endif /* XFFI_STRUCTURAL_VISIT_H */

@@ -1,5 +1,5 @@
 //! Mirror of include/xffi/structural_visit.h: structural visitors and mutators
-//! (ffi.StructuralWalk/Visit/Map/Mutate, ffi.VisitInterrupt). Ownership as in the header.
+//! (ffi.StructuralWalk/Visit/Map/Mutate, ffi.VisitInterrupt, ffi.VisitErrorContext). Ownership as in the header.
 #![allow(non_camel_case_types)]
 
 use super::*;
@@ -144,5 +144,16 @@ extern "C" {
         mutator: *mut xffi_object,
         kind: i32,
         function: *mut xffi_object,
+    ) -> c_int;
+    /// `*out` receives the ffi.VisitErrorContext of `err` (borrowed; an Error) as a new
+    /// reference, or null when it has none.
+    pub fn xffi_visit_error_context_of(out: *mut *mut xffi_object, err: *mut xffi_object) -> c_int;
+    /// tvm-ffi's FindAccessPaths: `*out` receives a new Array of ffi.reflection.AccessPath from
+    /// `root` (borrowed) to where `context`'s (borrowed) record ends.
+    pub fn xffi_visit_error_context_find_paths(
+        out: *mut xffi_any,
+        root: *const xffi_any,
+        context: *const xffi_object,
+        allow_prefix_match: c_int,
     ) -> c_int;
 }
