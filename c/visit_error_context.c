@@ -90,11 +90,13 @@ static int note_in(void **slot, const xffi_any *value) {
     xffi_object *pattern = ((visit_error_context *)(void *)extra)->reverse_visit_pattern;
     if (pattern && pattern->type_index == XFFI_TYPE_LIST) return xffi_list_push(pattern, value);
   }
-  /* A new context takes over the old extra_context as its prev_error_context. */
+  /* A new context takes over the old extra_context as its prev_error_context;
+   * if it cannot be made, the error keeps its extra_context as it was. */
   xffi_object *made = NULL;
-  *slot = NULL;
-  if (context_new(&made, value, extra) != XFFI_OK) return XFFI_FAIL; /* extra went with it */
+  if (extra) xffi_object_inc_ref(extra); /* the context's reference, released if it fails */
+  if (context_new(&made, value, extra) != XFFI_OK) return XFFI_FAIL;
   *slot = made;
+  if (extra) xffi_object_dec_ref(extra); /* the slot's reference, now held by the context */
   return XFFI_OK;
 }
 

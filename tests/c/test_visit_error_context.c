@@ -20,6 +20,7 @@
 #include <xffi/reflection.h>
 #include <xffi/structural_visit.h>
 
+#include "type_runtime.h"
 #include "visit_error_context.h"
 
 static int32_t pair_t, bare_t;
@@ -411,6 +412,26 @@ static void test_recording_out_of_memory_keeps_the_error(void **state) {
     failing_allocator_fail_after(-1);
     expect_error(XFFI_KIND_VALUE, "original");
   }
+  /* An error with an extra_context of its own keeps it when no context can
+   * be made, and has it as the context's prev_error_context otherwise. */
+  xffi_object *earlier = counted_new();
+  xffi_byte_array kind = {XFFI_KIND_VALUE, strlen(XFFI_KIND_VALUE)}, message = {"original", 8}, none = {"", 0};
+  for (int64_t n = 0; n < 4; ++n) {
+    xffi_object *err = xffi_error_create_quiet(kind, message, none, NULL, earlier);
+    assert_non_null(err);
+    xffi_error_set_raised(err);
+    failing_allocator_fail_after(n);
+    xffi_visit_error_context_note(&leaf);
+    failing_allocator_fail_after(-1);
+    err = xffi_error_move_raised();
+    xffi_object *extra = xffi_error_cell_of_unchecked(err)->extra_context;
+    if (extra != earlier) {
+      assert_true(xffi_visit_error_context_is(extra));
+      assert_ptr_equal(((visit_error_context *)(void *)extra)->prev_error_context, earlier);
+    }
+    xffi_object_dec_ref(err);
+  }
+  xffi_object_dec_ref(earlier);
   assert_int_equal(failing_allocator_live(), live);
   xffi_any all[] = {leaf, root};
   release(all, 2);
