@@ -119,12 +119,13 @@ numpy_dlpack() {
   XFFI_LIB="$build/release/libxffi.so" python3 -m pytest -q -p no:cacheprovider tests/python/test_numpy_dlpack.py
 }
 
-tvm_loads_xffi() { # and a Rust library's reflected type used from Python on xffi's runtime; JSON graphs across runtimes
+tvm_loads_xffi() { # and a Rust library's reflected type used from Python on xffi's runtime; JSON graphs across runtimes; the same globals and VisitErrorContext
   XFFI_INTEROP_XFFI_LIB="$build/release/tests/libxffi_interop_xffi_exports.so" \
     python3 -m pytest -q -p no:cacheprovider tests/interop/test_tvm_loads_xffi.py &&
     XFFI_BUILD_ROOT="$build" XFFI_JOBS="$jobs" \
       python3 -m pytest -q -p no:cacheprovider tests/interop/test_rust_reflect_e2e.py &&
-    XFFI_BUILD_ROOT="$build" python3 -m pytest -q -p no:cacheprovider tests/interop/test_graph_cross_runtime.py
+    XFFI_BUILD_ROOT="$build" python3 -m pytest -q -p no:cacheprovider tests/interop/test_graph_cross_runtime.py \
+      tests/interop/test_same_surface.py
 }
 
 peer_suite() {

@@ -10,45 +10,24 @@ equal hashes on both runtimes; sharing and enum singletons are kept; and
 both runtimes write the same bytes for the same value, and again for what
 they read. The value and the checks are tests/interop/graph_cross_client.py.
 
-The overlay is built under XFFI_BUILD_ROOT (default build/) unless
-XFFI_OVERLAY names one already built.
+The overlay is conftest.py's (built under XFFI_BUILD_ROOT, default build/,
+unless XFFI_OVERLAY names one already built).
 
     python3 -m pytest -q -p no:cacheprovider tests/interop/test_graph_cross_runtime.py
 """
-import json
-import os
 import pathlib
-import subprocess
-import sys
 
+import client_runner
 import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 CLIENT = ROOT / "tests/interop/graph_cross_client.py"
 
 
-@pytest.fixture(scope="module")
-def overlay():
-    given = os.environ.get("XFFI_OVERLAY")
-    if given:
-        return pathlib.Path(given).resolve()
-    build_root = pathlib.Path(os.environ.get("XFFI_BUILD_ROOT", ROOT / "build"))
-    out = (build_root / "ovl-graph-cross").resolve()
-    subprocess.run(["bash", str(ROOT / "scripts/tvm-ffi-on-xffi.sh"), str(out)], check=True)
-    return out
-
-
 def run_client(ovl, *args):
     """Runs the client on xffi's runtime (ovl given) or on the wheel's (None);
     returns its JSON report."""
-    env = dict(os.environ)
-    env.pop("PYTHONPATH", None)
-    if ovl is not None:
-        env["PYTHONPATH"] = str(ovl)
-    run = subprocess.run([sys.executable, str(CLIENT), *map(str, args)], env=env, capture_output=True, text=True,
-                         timeout=300, cwd="/")
-    assert run.returncode == 0, run.stdout + run.stderr
-    return json.loads(run.stdout)
+    return client_runner.run_client(CLIENT, ovl, *args)
 
 
 @pytest.fixture(scope="module")

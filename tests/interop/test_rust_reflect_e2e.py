@@ -7,10 +7,11 @@ a wrong type refused), methods called, printed with its fields; and
 rustdemo.Tree (#[xffi(default)]) goes through tvm-ffi's JSON graph both
 ways: Python reads Rust's text to equal Rust objects, Rust reads Python's.
 
-The overlay (scripts/tvm-ffi-on-xffi.sh) is built under XFFI_BUILD_ROOT
-(default build/) unless XFFI_OVERLAY names one already built. The Rust
-library is built with the `system` feature against a pkg-config file naming
-the overlay's libtvm_ffi.so, so it binds to the runtime Python loaded.
+The overlay is conftest.py's (scripts/tvm-ffi-on-xffi.sh, built under
+XFFI_BUILD_ROOT, default build/, unless XFFI_OVERLAY names one already
+built). The Rust library is built with the `system` feature against a
+pkg-config file naming the overlay's libtvm_ffi.so, so it binds to the
+runtime Python loaded.
 
     python3 -m pytest -q -p no:cacheprovider tests/interop/test_rust_reflect_e2e.py
 """
@@ -20,16 +21,6 @@ import subprocess
 import sys
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-
-
-def overlay():
-    given = os.environ.get("XFFI_OVERLAY")
-    if given:
-        return pathlib.Path(given)
-    build_root = pathlib.Path(os.environ.get("XFFI_BUILD_ROOT", ROOT / "build"))
-    out = build_root / "ovl-rust-e2e"
-    subprocess.run(["bash", str(ROOT / "scripts/tvm-ffi-on-xffi.sh"), str(out)], check=True)
-    return out
 
 
 def build_library(ovl, work):
@@ -50,8 +41,8 @@ def build_library(ovl, work):
     return target / "debug" / "libxffi_reflect_python.so"
 
 
-def test_a_rust_type_is_used_from_python(tmp_path):
-    ovl = overlay()
+def test_a_rust_type_is_used_from_python(tmp_path, overlay):
+    ovl = overlay
     lib = build_library(ovl, tmp_path)
     needed = subprocess.run(["readelf", "-d", str(lib)], capture_output=True, text=True, check=True).stdout
     assert "[libtvm_ffi.so]" in needed, "the library must bind to the process's runtime"
