@@ -128,7 +128,7 @@ XFFI_API int xffi_type_register_attr(int32_t type_index, const char *name, const
  * Errors: ValueError for NULL out or name. */
 XFFI_API int xffi_type_attr_column_lookup(const xffi_type_attr_column **out, const char *name);
 
-/* ---- Field storage (c/field_storage.c) ----
+/* ---- Field storage (c/lib/reflection/field_storage.c) ----
  * A field's static type index implies its storage, as in tvm-ffi: int is
  * int64_t, float double, bool a C bool, opaque pointer void*, dtype
  * DLDataType, device DLDevice, Any and None an xffi_any (16 bytes, owned by
@@ -156,7 +156,7 @@ XFFI_API int xffi_field_setter_for_type(xffi_field_setter *out, int32_t static_t
  * MemoryError. */
 XFFI_API int xffi_field_write(void *field_addr, int32_t static_type_index, const xffi_any *value);
 
-/* ---- Lookup and access by name (c/field_storage.c; lock-free) ---- */
+/* ---- Lookup and access by name (c/lib/reflection/field_storage.c; lock-free) ---- */
 
 /* *out receives the record (borrowed, immortal) of the field called name
  * (borrowed) of type_index or of its nearest ancestor that has one, or NULL
@@ -182,7 +182,7 @@ XFFI_API int xffi_object_get_field(xffi_any *out, const xffi_object *obj, const 
  * read-only field; what the setter raises. */
 XFFI_API int xffi_object_set_field(xffi_object *obj, const char *name, const xffi_any *value);
 
-/* ---- Reflecting a C struct (c/reflection_register.c) ----
+/* ---- Reflecting a C struct (c/lib/reflection/reflection_register.c) ----
  * A struct whose first member is the xffi_object header describes its
  * members in one line each; size and offset come from the struct, the
  * alignment, getter and setter from the static type index (the storage
@@ -276,7 +276,7 @@ XFFI_API int xffi_reflect_type(int32_t type_index, int64_t total_size, xffi_obje
 #define XFFI_REFLECT_TYPE(type_index, struct_type, creator, structural_eq_hash_kind, doc) \
   xffi_reflect_type((type_index), (int64_t)sizeof(struct_type), (creator), (structural_eq_hash_kind), (doc))
 
-/* ---- Construction from arguments (c/reflection_construct.c) ---- */
+/* ---- Construction from arguments (c/lib/reflection/reflection_construct.c) ---- */
 
 /* The KWARGS sentinel (what ffi.GetKwargsObject returns): in an argument
  * list, the arguments after it are name/value pairs. A borrowed view of an
@@ -300,7 +300,7 @@ XFFI_API xffi_any xffi_kwargs_marker(void);
  * __ffi_init__ raises. */
 XFFI_API int xffi_object_construct(xffi_any *out, int32_t type_index, const xffi_any *args, int32_t num_args);
 
-/* ---- Reading the records (c/reflection_records.c; lock-free) ----
+/* ---- Reading the records (c/lib/reflection/reflection_records.c; lock-free) ----
  * Positions count the root ancestor's fields (or methods) first, then each
  * descendant's down to the type's own, each level in registration order.
  * Errors: ValueError for NULL out (or name), IndexError for an unregistered
@@ -320,7 +320,7 @@ XFFI_API int xffi_type_get_metadata(const xffi_type_metadata **out, int32_t type
  * (borrowed), or None when it has none (not an error). */
 XFFI_API int xffi_type_get_attr(xffi_any *out, int32_t type_index, const char *name);
 
-/* ---- Printing (c/repr.c): tvm-ffi's ffi.ReprPrint format ----
+/* ---- Printing (c/lib/text/repr.c): tvm-ffi's ffi.ReprPrint format ----
  * The text of a value, as tvm-ffi's ReprPrint writes it:
  * - None, True/False, ints in decimal, floats as C's "%g" ("3.14", "1e+10");
  * - strings as Python literals with double quotes ("a\nb", \xNN for other

@@ -2,7 +2,7 @@
 //! feature, finds a system libxffi with pkg-config).
 //!
 //! Nothing else is needed: no CMake, no Python, no environment variables.
-//! The C sources are `csrc/*.c` and the public headers `include/xffi/**.h`;
+//! The C sources are `csrc/**/*.c` and the public headers `include/xffi/**.h`;
 //! in the repository these two directories are symlinks to `../../c` and
 //! `../../include`, and `cargo package` stores their contents, so the
 //! published crate builds from itself alone.
@@ -41,11 +41,8 @@ fn main() {
     let _ = fs::remove_dir_all(&include_out);
     copy_headers(&include_src, &include_out);
 
-    let mut sources: Vec<PathBuf> = fs::read_dir(&csrc)
-        .unwrap_or_else(|e| panic!("xffi-sys: cannot read the bundled C sources in {}: {e}", csrc.display()))
-        .filter_map(|entry| entry.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "c"))
-        .collect();
+    let mut sources = Vec::new();
+    collect_c_sources(&csrc, &mut sources);
     sources.sort();
     if sources.is_empty() {
         panic!("xffi-sys: no C sources found in {}", csrc.display());
@@ -100,6 +97,20 @@ fn link_system() {
                 }
             }
             Err(e) => panic!("xffi-sys: feature `system` is on but pkg-config cannot find libxffi: {e}"),
+        }
+    }
+}
+
+/// Every `.c` file below `dir` (the core's sources sit in folders by layer).
+fn collect_c_sources(dir: &Path, sources: &mut Vec<PathBuf>) {
+    let entries = fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("xffi-sys: cannot read the bundled C sources in {}: {e}", dir.display()));
+    for entry in entries {
+        let path = entry.expect("readable directory entry").path();
+        if path.is_dir() {
+            collect_c_sources(&path, sources);
+        } else if path.extension().is_some_and(|x| x == "c") {
+            sources.push(path);
         }
     }
 }

@@ -4,7 +4,7 @@
 #ifndef XFFI_TEST_GLOBALS_UTIL_H
 #define XFFI_TEST_GLOBALS_UTIL_H
 
-#include "builtin_globals.h"
+#include "compat/globals/builtin_globals.h"
 #include "test_util.h"
 
 /* The table entry named name, in any table (NULL if none). */

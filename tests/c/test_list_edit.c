@@ -4,7 +4,7 @@
 #include "test_util.h"
 
 #include "failing_allocator.h"
-#include "list_edit.h"
+#include "lib/container/list_edit.h"
 
 static xffi_object *int_list(int64_t n) {
   xffi_object *list = NULL;

@@ -11,7 +11,7 @@
 #include <xffi/recursive.h>
 #include <xffi/tvm_ffi.h>
 
-#include "map_table.h"
+#include "lib/container/map_table.h"
 
 static xffi_byte_array bytes_of(const char *s) {
   xffi_byte_array b = {s, strlen(s)};

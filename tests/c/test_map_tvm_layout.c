@@ -24,7 +24,7 @@
 #include <xffi/string.h>
 #include <xffi/xffi.h>
 
-#include "map_table.h"
+#include "lib/container/map_table.h"
 
 static uint64_t hash_of(xffi_any key) {
   xffi_any probe;

@@ -15,7 +15,7 @@
 #include <xffi/shape.h>
 #include <xffi/tvm_ffi.h>
 
-#include "recursive_walk.h"
+#include "lib/walk/recursive_walk.h"
 
 /* ---- Helpers ---- */
 

@@ -7,7 +7,7 @@
 
 #include <xffi/reflection.h>
 
-#include "reflection_layout.h"
+#include "lib/reflection/reflection_layout.h"
 
 enum { WIDE = 200 };
 

@@ -2,7 +2,7 @@
 #include "failing_allocator.h"
 
 #include "test_util.h"
-#include "string_internal.h"
+#include "runtime/string_internal.h"
 
 static void test_string_is_one_allocation_with_inline_nul_terminated_bytes(void **state) {
   (void)state;

@@ -22,7 +22,7 @@
 #include <xffi/string.h>
 #include <xffi/tvm_ffi.h>
 
-#include "builtin_globals.h"
+#include "compat/globals/builtin_globals.h"
 #include "failing_allocator.h"
 
 /* The static Function of a module global, by name (borrowed, immortal). */

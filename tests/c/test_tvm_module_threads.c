@@ -15,7 +15,7 @@
 #include <xffi/module.h>
 #include <xffi/tvm_ffi.h>
 
-#include "builtin_globals.h"
+#include "compat/globals/builtin_globals.h"
 
 enum { THREADS = 4, ROUNDS = 300 };
 

@@ -7,7 +7,7 @@
 #include <xffi/reflection.h>
 #include <xffi/tvm_ffi.h>
 
-#include "builtin_globals.h"
+#include "compat/globals/builtin_globals.h"
 
 static xffi_byte_array bytes_of(const char *s) {
   xffi_byte_array b = {s, strlen(s)};

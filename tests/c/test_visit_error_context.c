@@ -20,8 +20,8 @@
 #include <xffi/reflection.h>
 #include <xffi/structural_visit.h>
 
-#include "type_runtime.h"
-#include "visit_error_context.h"
+#include "compat/globals/type_runtime.h"
+#include "lib/walk/visit_error_context.h"
 
 static int32_t pair_t, bare_t;
 

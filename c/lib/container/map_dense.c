@@ -1,0 +1,437 @@
+/* c/lib/container/map_dense.c: maps of more than 4 pairs in tvm-ffi's dense layout
+ * (c/lib/container/map_table.h): blocks of 16 metadata bytes and 16 items, collision
+ * chains linked by one of 126 jumps, the home slot by Fibonacci hashing, an
+ * insertion-order list through the items. The placement rules are tvm-ffi's
+ * (so a map built by either runtime from the same keys has the same bytes);
+ * where tvm-ffi would walk or grow without limit, xffi's own inserts stop
+ * with an error (docs/map.md, "Hostile keys"). */
+#include "runtime/check.h"
+#include "lib/container/map_table.h"
+
+const uint64_t xffi_map_jumps[MAP_NUM_JUMPS] = {
+    0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
+    /* triangular numbers */
+    21, 28, 36, 45, 55, 66, 78, 91, 105, 120, 136, 153, 171, 190, 210, 231, 253, 276, 300, 325, 351, 378, 406, 435, 465,
+    496, 528, 561, 595, 630, 666, 703, 741, 780, 820, 861, 903, 946, 990, 1035, 1081, 1128, 1176, 1225, 1275, 1326,
+    1378, 1431, 1485, 1540, 1596, 1653, 1711, 1770, 1830, 1891, 1953, 2016, 2080, 2145, 2211, 2278, 2346, 2415, 2485,
+    2556, 2628,
+    /* then larger steps */
+    UINT64_C(8515), UINT64_C(19110), UINT64_C(42778), UINT64_C(96141), UINT64_C(216153), UINT64_C(486591),
+    UINT64_C(1092981), UINT64_C(2458653), UINT64_C(5532801), UINT64_C(12442566), UINT64_C(27993903), UINT64_C(62983476),
+    UINT64_C(141717030), UINT64_C(318844378), UINT64_C(717352503), UINT64_C(1614057336), UINT64_C(3631522476),
+    UINT64_C(8170957530), UINT64_C(18384510628), UINT64_C(41364789378), UINT64_C(93070452520), UINT64_C(209408356380),
+    UINT64_C(471168559170), UINT64_C(1060128894105), UINT64_C(2385289465695), UINT64_C(5366898840628),
+    UINT64_C(12075518705635), UINT64_C(27169915244790), UINT64_C(61132312065111), UINT64_C(137547689707000),
+    UINT64_C(309482283181501), UINT64_C(696335127828753), UINT64_C(1566753995631385), UINT64_C(3525196511162271),
+    UINT64_C(7931691992677701), UINT64_C(17846306936293605), UINT64_C(40154190677507445), UINT64_C(90346928918121501),
+    UINT64_C(203280589587557251), UINT64_C(457381325854679626), UINT64_C(1029107982097042876),
+    UINT64_C(2315492959180353330), UINT64_C(5209859154120846435)};
+
+/* The most chain elements a relocation moves; a longer chain tail makes the
+ * insert rehash instead (still a valid table for C++; tvm-ffi would move it). */
+#define RELOCATE_MAX 64
+
+static inline int meta_is_head(unsigned char meta) { return (meta & 0x80u) == 0; }
+static inline uint64_t meta_jump(unsigned char meta) { return xffi_map_jumps[meta & 0x7Fu]; }
+static inline void meta_set_jump(map_object *m, uint64_t i, unsigned jump) {
+  unsigned char *meta = map_meta(m, i);
+  *meta = (unsigned char)((*meta & 0x80u) | jump);
+}
+
+void xffi_map_dense_table_size(uint64_t cap, uint32_t *fib_shift, uint64_t *n_slots) {
+  uint32_t shift = 64;
+  uint64_t slots = 1;
+  for (uint64_t c = cap; c; c >>= 1) {
+    shift -= 1;
+    slots <<= 1;
+  }
+  if (slots < cap * 2) {
+    *fib_shift = shift - 1;
+    *n_slots = slots << 1;
+  } else {
+    *fib_shift = shift;
+    *n_slots = slots;
+  }
+}
+
+int xffi_map_dense_alloc_blocks(map_object *m, uint64_t n_slots, uint32_t fib_shift) {
+  uint64_t n_blocks = (n_slots + MAP_BLOCK_CAP - 1) / MAP_BLOCK_CAP;
+  if (n_blocks > SIZE_MAX / MAP_BLOCK_BYTES) return xffi_error_raise_out_of_memory(); /* 32-bit targets */
+  unsigned char *blocks = xffi_alloc((size_t)(n_blocks * MAP_BLOCK_BYTES));
+  if (!blocks) return xffi_error_raise_out_of_memory();
+  for (uint64_t b = 0; b < n_blocks; ++b) memset(blocks + b * MAP_BLOCK_BYTES, 0xFF, MAP_BLOCK_CAP);
+  m->data = blocks;
+  m->data_deleter = xffi_map_free_storage;
+  m->slots = n_slots;
+  m->size = 0;
+  m->fib_shift = fib_shift;
+  m->list_head = m->list_tail = MAP_NONE;
+  return XFFI_OK;
+}
+
+int xffi_map_dense_find(uint64_t *out, const map_object *m, const xffi_any *key, uint64_t hash) {
+  *out = MAP_NONE;
+  if (m->size == 0) return XFFI_OK;
+  uint64_t i = map_fib_slot(hash, m->fib_shift);
+  unsigned char meta = *map_meta(m, i);
+  if (!meta_is_head(meta)) return XFFI_OK;
+  for (uint64_t steps = 0; steps <= m->size; ++steps) {
+    int eq = 0;
+    if (xffi_map_any_equal(&eq, &map_item_at(m, i)->key, key) != XFFI_OK) return XFFI_FAIL;
+    if (eq) {
+      *out = i;
+      return XFFI_OK;
+    }
+    uint64_t jump = meta_jump(meta);
+    if (jump == 0) return XFFI_OK;
+    i = map_wrap(m, i + jump);
+    meta = *map_meta(m, i);
+  }
+  return XFFI_OK; /* a chain longer than the map: corrupt; the key is absent */
+}
+
+/* ---- The insertion-order list ---- */
+
+static void list_unlink(map_object *m, uint64_t i) {
+  map_item *it = map_item_at(m, i);
+  if (it->prev == MAP_NONE)
+    m->list_head = it->next;
+  else
+    map_item_at(m, it->prev)->next = it->next;
+  if (it->next == MAP_NONE)
+    m->list_tail = it->prev;
+  else
+    map_item_at(m, it->next)->prev = it->prev;
+}
+
+static void list_push_back(map_object *m, uint64_t i) {
+  map_item *it = map_item_at(m, i);
+  it->prev = m->list_tail;
+  it->next = MAP_NONE;
+  if (m->list_tail != MAP_NONE) map_item_at(m, m->list_tail)->next = i;
+  if (m->list_head == MAP_NONE) m->list_head = i;
+  m->list_tail = i;
+}
+
+/* The item now at slot dst takes src's place in the list. */
+static void list_replace(map_object *m, uint64_t src, uint64_t dst) {
+  map_item *s = map_item_at(m, src), *d = map_item_at(m, dst);
+  d->prev = s->prev;
+  d->next = s->next;
+  if (d->prev == MAP_NONE)
+    m->list_head = dst;
+  else
+    map_item_at(m, d->prev)->next = dst;
+  if (d->next == MAP_NONE)
+    m->list_tail = dst;
+  else
+    map_item_at(m, d->next)->prev = dst;
+}
+
+void xffi_map_dense_move_to_end(map_object *m, uint64_t i) {
+  list_unlink(m, i);
+  list_push_back(m, i);
+}
+
+/* ---- Chains ---- */
+
+static int is_full(const map_object *m) { return (double)(m->size + 1) > (double)m->slots * 0.99; }
+
+/* The first empty slot reachable from i by jump 1..125: *slot and *jump. */
+static int next_empty(const map_object *m, uint64_t i, uint64_t *slot, unsigned *jump) {
+  for (unsigned j = 1; j < MAP_NUM_JUMPS; ++j) {
+    uint64_t c = map_wrap(m, i + xffi_map_jumps[j]);
+    if (*map_meta(m, c) == MAP_META_EMPTY) {
+      *slot = c;
+      *jump = j;
+      return 1;
+    }
+  }
+  return 0;
+}
+
+/* The slot before i in its chain (i is not a head). */
+static int find_prev(uint64_t *out, const map_object *m, uint64_t i) {
+  uint64_t hash = 0;
+  if (xffi_map_any_hash(&hash, &map_item_at(m, i)->key) != XFFI_OK) return XFFI_FAIL;
+  uint64_t prev = map_fib_slot(hash, m->fib_shift);
+  for (uint64_t steps = 0; steps <= m->slots; ++steps) {
+    uint64_t next = map_wrap(m, prev + meta_jump(*map_meta(m, prev)));
+    if (next == i) {
+      *out = prev;
+      return XFFI_OK;
+    }
+    prev = next;
+  }
+  return xffi_error_raise(XFFI_KIND_VALUE, "map: a chain of the dense table is corrupt (slot %llu unreachable)",
+                          (unsigned long long)i);
+}
+
+/* Where each element of a relocated chain tail goes: its new slot and the
+ * jump that links it from its predecessor. */
+typedef struct relocation_plan {
+  uint64_t dest[RELOCATE_MAX];
+  unsigned char jump[RELOCATE_MAX];
+  int n;
+} relocation_plan;
+
+/* A dry run of the relocation below: whether every element of the chain
+ * tail starting at target finds an empty slot (so the real run, which
+ * mutates, cannot stop half way), recording where each goes. Slots taken and
+ * vacated by earlier steps are tracked in the plan and a small array; a tail
+ * longer than RELOCATE_MAX is refused. */
+static int plan_relocation(relocation_plan *plan, const map_object *m, uint64_t target, uint64_t w) {
+  uint64_t vacated[RELOCATE_MAX];
+  int n_vacated = 0;
+  uint64_t r = target;
+  plan->n = 0;
+  for (;;) {
+    if (plan->n == RELOCATE_MAX) return 0;
+    int found = 0;
+    for (unsigned j = 1; j < MAP_NUM_JUMPS && !found; ++j) {
+      uint64_t c = map_wrap(m, w + xffi_map_jumps[j]);
+      int empty = *map_meta(m, c) == MAP_META_EMPTY;
+      for (int k = 0; k < n_vacated; ++k)
+        if (vacated[k] == c) empty = 1;
+      for (int k = 0; k < plan->n; ++k)
+        if (plan->dest[k] == c) empty = 0;
+      if (c == target) empty = 0; /* protected */
+      if (empty) {
+        plan->dest[plan->n] = c;
+        plan->jump[plan->n] = (unsigned char)j;
+        plan->n += 1;
+        w = c;
+        found = 1;
+      }
+    }
+    if (!found) return 0;
+    if (r != target) vacated[n_vacated++] = r;
+    uint64_t jump = meta_jump(*map_meta(m, r));
+    if (jump == 0) return 1;
+    r = map_wrap(m, r + jump);
+  }
+}
+
+/* Moves the chain tail that starts at target (a body slot of another chain)
+ * to the slots of the plan, each reachable from its predecessor, so that
+ * target becomes free (tvm-ffi's TrySpareListHead, same choices; the first
+ * vacated slot is marked protected until the new head is written). */
+static void relocate_tail(map_object *m, uint64_t target, uint64_t w, const relocation_plan *plan) {
+  uint64_t r = target;
+  for (int k = 0; k < plan->n; ++k) {
+    uint64_t dest = plan->dest[k];
+    map_item *from = map_item_at(m, r), *to = map_item_at(m, dest);
+    to->key = from->key;
+    to->value = from->value;
+    *map_meta(m, dest) = 0x80u;
+    list_replace(m, r, dest);
+    unsigned char r_meta = *map_meta(m, r);
+    *map_meta(m, r) = k == 0 ? MAP_META_PROTECTED : MAP_META_EMPTY;
+    meta_set_jump(m, w, plan->jump[k]);
+    w = dest;
+    r = map_wrap(m, r + meta_jump(r_meta));
+  }
+}
+
+/* Puts the pair (bits moved, never failing) into slot i as a chain element
+ * (meta = the given head/body bit with jump 0). */
+static void put_item(map_object *m, uint64_t i, unsigned char meta, const xffi_any *key, const xffi_any *value) {
+  map_item *it = map_item_at(m, i);
+  it->key = *key;
+  it->value = *value;
+  *map_meta(m, i) = meta;
+  m->size += 1;
+  list_push_back(m, i);
+}
+
+/* Makes the storage of t (a fresh table holding m's items, moved) m's own,
+ * and frees m's old storage through its deleter. The object header is left
+ * alone (other threads may be counting references). */
+static void install(map_object *m, const map_object *t) {
+  void *old = m->data;
+  void (*old_deleter)(void *) = m->data_deleter;
+  m->data = t->data;
+  m->data_deleter = t->data_deleter;
+  m->slots = t->slots;
+  m->size = t->size;
+  m->fib_shift = t->fib_shift;
+  m->list_head = t->list_head;
+  m->list_tail = t->list_tail;
+  if (old_deleter) old_deleter(old);
+}
+
+enum { TRY_INSERTED, TRY_NEEDS_REHASH, TRY_FAILED };
+
+/* tvm-ffi's TryInsert for a key known to be absent. limit_chain: stop with an
+ * error when the chain walked is longer than MAP_MAX_CHAIN (xffi's own
+ * inserts; a rehash re-inserts without the limit, its chains only shrink). */
+static int try_insert(const char *fn, map_object *m, const xffi_any *key, const xffi_any *value, uint64_t hash,
+                      int limit_chain) {
+  uint64_t i = map_fib_slot(hash, m->fib_shift);
+  unsigned char meta = *map_meta(m, i);
+  if (meta == MAP_META_EMPTY) {
+    put_item(m, i, 0x00u, key, value);
+    return TRY_INSERTED;
+  }
+  if (!meta_is_head(meta)) {
+    if (is_full(m)) return TRY_NEEDS_REHASH;
+    uint64_t w = 0;
+    if (find_prev(&w, m, i) != XFFI_OK) return TRY_FAILED;
+    relocation_plan plan;
+    if (!plan_relocation(&plan, m, i, w)) return TRY_NEEDS_REHASH;
+    relocate_tail(m, i, w, &plan);
+    put_item(m, i, 0x00u, key, value);
+    return TRY_INSERTED;
+  }
+  uint64_t steps = 0;
+  for (uint64_t jump; (jump = meta_jump(*map_meta(m, i))) != 0; i = map_wrap(m, i + jump)) {
+    if (limit_chain && ++steps >= MAP_MAX_CHAIN) {
+      xffi_error_raise(XFFI_KIND_VALUE,
+                       "%s: %llu keys of this map share one hash chain (at most %d): refusing to insert another "
+                       "(hash flooding; docs/map.md)",
+                       fn, (unsigned long long)steps, MAP_MAX_CHAIN);
+      return TRY_FAILED;
+    }
+  }
+  if (is_full(m)) return TRY_NEEDS_REHASH;
+  uint64_t empty = 0;
+  unsigned jump = 0;
+  if (!next_empty(m, i, &empty, &jump)) return TRY_NEEDS_REHASH;
+  put_item(m, empty, 0x80u, key, value);
+  meta_set_jump(m, i, jump);
+  return TRY_INSERTED;
+}
+
+/* Fills the fresh table t with m's items (bits copied, in insertion order)
+ * and then the new pair. TRY_NEEDS_REHASH: t was too small. */
+static int refill(const char *fn, map_object *t, const map_object *m, const xffi_any *key, const xffi_any *value,
+                  uint64_t hash) {
+  for (uint64_t i = m->list_head; i != MAP_NONE; i = map_item_at(m, i)->next) {
+    const map_item *it = map_item_at(m, i);
+    uint64_t h = 0;
+    if (xffi_map_any_hash(&h, &it->key) != XFFI_OK) return TRY_FAILED;
+    int rc = try_insert(fn, t, &it->key, &it->value, h, 0);
+    if (rc != TRY_INSERTED) return rc;
+  }
+  return try_insert(fn, t, key, value, hash, 0);
+}
+
+/* tvm-ffi's rehash: a table of twice the slots (again until everything
+ * fits), filled in insertion order, then the new pair. */
+static int rehash_insert(const char *fn, map_object *m, xffi_any *key, xffi_any *value, uint64_t hash) {
+  uint64_t n_slots = m->slots * 2;
+  uint32_t shift = m->fib_shift - 1;
+  for (;;) {
+    /* Growth is capped: past MAP_MAX_SLOTS, or when a table that is mostly
+     * empty cannot place a key, the keys collide on purpose. */
+    if (n_slots > MAP_MAX_SLOTS || (n_slots >= (UINT64_C(1) << 17) && m->size + 1 < n_slots / 32))
+      return xffi_error_raise(XFFI_KIND_VALUE,
+                              "%s: the map cannot place its %llu keys in %llu slots (colliding keys; docs/map.md)", fn,
+                              (unsigned long long)(m->size + 1), (unsigned long long)n_slots);
+    map_object t;
+    memset(&t, 0, sizeof(t));
+    if (xffi_map_dense_alloc_blocks(&t, n_slots, shift) != XFFI_OK) return XFFI_FAIL;
+    int rc = refill(fn, &t, m, key, value, hash);
+    if (rc == TRY_INSERTED) {
+      install(m, &t); /* the old items were moved: only memory freed */
+      *key = xffi_any_none();
+      *value = xffi_any_none();
+      return XFFI_OK;
+    }
+    xffi_map_free_storage(t.data); /* bit copies only: nothing to release */
+    if (rc == TRY_FAILED) return XFFI_FAIL;
+    n_slots *= 2;
+    shift -= 1;
+  }
+}
+
+int xffi_map_dense_insert_new(const char *fn, map_object *m, xffi_any *key, xffi_any *value, uint64_t hash) {
+  int rc = m->slots == 0 ? TRY_NEEDS_REHASH : try_insert(fn, m, key, value, hash, 1);
+  if (rc == TRY_INSERTED) {
+    *key = xffi_any_none();
+    *value = xffi_any_none();
+    return XFFI_OK;
+  }
+  if (rc == TRY_FAILED) return XFFI_FAIL;
+  if (m->slots == 0) {
+    /* Emptied by tvm-ffi's ReleaseMemory: start again at 8 slots. */
+    uint64_t n = 0;
+    uint32_t shift = 0;
+    xffi_map_dense_table_size(MAP_SMALL_MAX, &shift, &n);
+    map_object t;
+    memset(&t, 0, sizeof(t));
+    if (xffi_map_dense_alloc_blocks(&t, n, shift) != XFFI_OK) return XFFI_FAIL;
+    (void)try_insert(fn, &t, key, value, hash, 0); /* an empty table takes it */
+    install(m, &t);
+    *key = xffi_any_none();
+    *value = xffi_any_none();
+    return XFFI_OK;
+  }
+  return rehash_insert(fn, m, key, value, hash);
+}
+
+int xffi_map_dense_from_small(map_object *m, uint64_t cap) {
+  uint64_t n = 0;
+  uint32_t shift = 0;
+  xffi_map_dense_table_size(cap, &shift, &n);
+  map_object t;
+  memset(&t, 0, sizeof(t));
+  if (xffi_map_dense_alloc_blocks(&t, n, shift) != XFFI_OK) return XFFI_FAIL;
+  const map_pair *pairs = map_small_pairs(m);
+  for (uint64_t k = 0; k < m->size; ++k) {
+    uint64_t h = 0;
+    /* A small table of distinct keys always fits an 8-slot table. */
+    if (xffi_map_any_hash(&h, &pairs[k].key) != XFFI_OK ||
+        try_insert("", &t, &pairs[k].key, &pairs[k].value, h, 0) != TRY_INSERTED) {
+      xffi_map_free_storage(t.data);
+      return XFFI_FAIL;
+    }
+  }
+  install(m, &t); /* the pairs were moved: only memory (or an emptied small map) freed */
+  return XFFI_OK;
+}
+
+int xffi_map_dense_remove_at(map_object *m, uint64_t i, xffi_any *key_out, xffi_any *value_out) {
+  unsigned char meta = *map_meta(m, i);
+  map_item *it = map_item_at(m, i);
+  if (meta_jump(meta) == 0) {
+    uint64_t prev = MAP_NONE;
+    if (!meta_is_head(meta) && find_prev(&prev, m, i) != XFFI_OK) return XFFI_FAIL;
+    *key_out = it->key;
+    *value_out = it->value;
+    if (prev != MAP_NONE) meta_set_jump(m, prev, 0);
+    list_unlink(m, i);
+    *map_meta(m, i) = MAP_META_EMPTY;
+  } else {
+    /* The chain's last element fills the hole: no tombstones. */
+    uint64_t last = i, prev = i;
+    for (uint64_t jump; (jump = meta_jump(*map_meta(m, last))) != 0;) {
+      prev = last;
+      last = map_wrap(m, last + jump);
+    }
+    *key_out = it->key;
+    *value_out = it->value;
+    list_unlink(m, i);
+    map_item *l = map_item_at(m, last);
+    it->key = l->key;
+    it->value = l->value;
+    list_replace(m, last, i);
+    *map_meta(m, last) = MAP_META_EMPTY;
+    meta_set_jump(m, prev, 0);
+  }
+  m->size -= 1;
+  return XFFI_OK;
+}
+
+void xffi_map_dense_release_items(map_object *m) {
+  for (uint64_t i = 0; i < m->slots; ++i) {
+    unsigned char *meta = map_meta(m, i);
+    if (*meta == MAP_META_EMPTY || *meta == MAP_META_PROTECTED) continue;
+    *meta = MAP_META_EMPTY;
+    map_item *it = map_item_at(m, i);
+    xffi_any_release(&it->key);
+    xffi_any_release(&it->value);
+  }
+  m->size = 0;
+  m->list_head = m->list_tail = MAP_NONE;
+}

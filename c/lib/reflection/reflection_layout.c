@@ -1,0 +1,62 @@
+/* c/lib/reflection/reflection_layout.c: the layout checks of a field record (where it lies
+ * in the object, its alignment, its accessors), so that a bad record is
+ * refused at registration with a message naming the field, instead of
+ * letting a getter read outside the object later. */
+#include <stdio.h>
+#include <xffi/object.h>
+
+#include "lib/reflection/reflection_layout.h"
+
+/* ValueError "<function>: field 'name' of T: <detail>". */
+XFFI_PRINTF(4, 5)
+static int raise_field(const char *function, const xffi_type_info *type, const xffi_field_info *info,
+                       const char *detail_format, ...) {
+  char detail[160];
+  va_list args;
+  va_start(args, detail_format);
+  vsnprintf(detail, sizeof(detail), detail_format, args);
+  va_end(args);
+  return xffi_error_raise(XFFI_KIND_VALUE, "%s: field '%.*s' of %s: %s", function, (int)info->name.size,
+                          info->name.data, type->type_key.data, detail);
+}
+
+static int outside(const xffi_field_info *info, int32_t total_size) {
+  return total_size > 0 && (info->offset > total_size || info->size > total_size - info->offset);
+}
+
+int xffi_field_layout_check(const char *function, const xffi_type_info *type, const xffi_field_info *info,
+                            xffi_field_rules rules) {
+  if (!info->name.size)
+    return xffi_error_raise(XFFI_KIND_VALUE, "%s: info->name is empty: a field of %s needs a name", function,
+                            type->type_key.data);
+  if (!info->getter) return raise_field(function, type, info, "info->getter is NULL: every field needs one");
+  if (info->size < 0) return raise_field(function, type, info, "size %lld is negative", (long long)info->size);
+  if (info->offset < (int64_t)sizeof(xffi_object))
+    return raise_field(function, type, info, "offset %lld lies in the object header (the first %zu bytes)",
+                       (long long)info->offset, sizeof(xffi_object));
+  if (info->alignment <= 0 || (info->alignment & (info->alignment - 1)) != 0)
+    return raise_field(function, type, info, "alignment %lld is not a positive power of two",
+                       (long long)info->alignment);
+  if (info->offset % info->alignment != 0)
+    return raise_field(function, type, info, "offset %lld is not a multiple of its alignment %lld",
+                       (long long)info->offset, (long long)info->alignment);
+  const xffi_type_metadata *metadata = type->metadata;
+  if (metadata && outside(info, metadata->total_size))
+    return raise_field(function, type, info, "offset %lld + size %lld lies outside the object's total size %d",
+                       (long long)info->offset, (long long)info->size, (int)metadata->total_size);
+  if (rules == XFFI_FIELD_RULES_STRICT && (info->flags & XFFI_FIELD_WRITABLE) && !info->setter)
+    return raise_field(function, type, info, "is writable (XFFI_FIELD_WRITABLE) but info->setter is NULL");
+  return XFFI_OK;
+}
+
+int xffi_field_layout_check_total_size(const char *function, const xffi_type_info *type, int32_t total_size) {
+  for (int32_t i = 0; i < type->num_fields; ++i) {
+    const xffi_field_info *info = &type->fields[i];
+    if (outside(info, total_size))
+      return xffi_error_raise(XFFI_KIND_VALUE,
+                              "%s: total_size %d of %s is too small: its field '%.*s' lies at offset %lld, size %lld",
+                              function, (int)total_size, type->type_key.data, (int)info->name.size, info->name.data,
+                              (long long)info->offset, (long long)info->size);
+  }
+  return XFFI_OK;
+}

@@ -1,0 +1,50 @@
+/* c/lib/reflection/reflection_layout.h: the checks a field record passes before the
+ * registry keeps it (c/lib/reflection/reflection_layout.c), shared by every way of
+ * registering a field (TVMFFITypeRegisterField, xffi_type_register_field,
+ * the XFFI_REFLECT_* macros). */
+#ifndef XFFI_REFLECTION_LAYOUT_H
+#define XFFI_REFLECTION_LAYOUT_H
+
+#include <xffi/reflection.h>
+
+#include "runtime/internal.h"
+
+/* Which rules apply. A read-only field has a setter in tvm-ffi's records
+ * too (construction and copies write it; writes by name refuse it), so
+ * that is never refused; a writable field without one is, from xffi's
+ * forms. */
+typedef enum xffi_field_rules {
+  XFFI_FIELD_RULES_TVM_FFI = 0, /* what tvm-ffi's registrations legitimately send */
+  XFFI_FIELD_RULES_STRICT = 1   /* xffi's forms: also a setter on every writable field */
+} xffi_field_rules;
+
+/* Checks info (borrowed) as a new field of type (borrowed): a non-empty
+ * name, a getter, a non-negative offset past the object header, a
+ * positive power-of-two alignment that the offset is a multiple of, a size
+ * that is not negative and, when type has metadata with a total size,
+ * offset + size within it. ValueError "<function>: field 'name' of T: ..."
+ * otherwise. Raises nothing else, allocates nothing. */
+int xffi_field_layout_check(const char *function, const xffi_type_info *type, const xffi_field_info *info,
+                            xffi_field_rules rules) XFFI_INTERNAL;
+
+/* Checks that every field type has (its own, not its ancestors') lies within
+ * total_size, for metadata registered after the fields: ValueError naming
+ * the first field outside. total_size <= 0 (unknown) passes. */
+int xffi_field_layout_check_total_size(const char *function, const xffi_type_info *type,
+                                       int32_t total_size) XFFI_INTERNAL;
+
+/* Registers the count records infos[0..count) (borrowed) as new fields of
+ * type_index, all or none: under one lock hold every record is checked
+ * (names new to the type and to the batch, xffi_field_layout_check by rules)
+ * and copied as xffi_type_register_field documents, then the count grows
+ * once. function names the caller in messages (c/lib/reflection/type_reflection.c). */
+int xffi_type_register_fields_in(const char *function, int32_t type_index, const xffi_field_info *infos, int32_t count,
+                                 xffi_field_rules rules) XFFI_INTERNAL;
+
+/* xffi_type_register_method_in, and when unique is set, a name the type
+ * already has among its own methods is refused (ValueError "<function>:
+ * name 'm' is already a method of T"), checked under the registry lock. */
+int xffi_type_register_method_checked_in(const char *function, int32_t type_index, const xffi_method_info *info,
+                                         int unique) XFFI_INTERNAL;
+
+#endif /* XFFI_REFLECTION_LAYOUT_H */

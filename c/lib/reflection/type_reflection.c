@@ -1,0 +1,254 @@
+/* c/lib/reflection/type_reflection.c: a type's own fields, methods and metadata
+ * (TVMFFITypeRegisterField/Method/Metadata and their xffi_type_register_*
+ * forms).
+ *
+ * The registry keeps its own copy of everything it is given: texts are
+ * copied, default values and methods are owned copies, a Function setter
+ * gets a reference. Records are appended to arrays that double when full;
+ * the array in the record is replaced by the bigger one, and the old one is
+ * retired, not freed, because C++ inline code and the Python package read
+ * fields/methods with no lock and may still hold it. The new count is
+ * published after the record it counts. */
+#include <string.h>
+
+#include "runtime/check.h"
+#include "lib/reflection/reflection_index.h"
+#include "lib/reflection/reflection_layout.h"
+#include "lib/reflection/pyclass.h"
+#include "runtime/type_internal.h"
+
+/* Copies of up to three texts in one immortal block, NUL-terminated each.
+ * Returns XFFI_FAIL (nothing raised) when out of memory. */
+static int copy_texts(xffi_byte_array *texts[], size_t count) {
+  size_t total = 0;
+  for (size_t i = 0; i < count; ++i) total += texts[i]->size + 1;
+  char *block = xffi_alloc(total);
+  if (!block) return XFFI_FAIL;
+  for (size_t i = 0; i < count; ++i) {
+    if (texts[i]->size) memcpy(block, texts[i]->data, texts[i]->size);
+    block[texts[i]->size] = '\0';
+    texts[i]->data = block;
+    block += texts[i]->size + 1;
+  }
+  return XFFI_OK;
+}
+
+static int check_text(const char *function, const char *argument, const xffi_byte_array *text) {
+  if (!text->data && text->size)
+    return xffi_raise_arg(XFFI_KIND_VALUE, function, argument, "is NULL but its size is %zu", text->size);
+  return XFFI_OK;
+}
+
+/* Under the lock: makes room for extra more records in *array (count used,
+ * *capacity room), retiring the old array. XFFI_FAIL when out of memory. */
+static int reserve(const void **array, int32_t count, int32_t extra, int32_t *capacity, size_t record_size) {
+  if (extra <= *capacity - count) return XFFI_OK;
+  if (extra > INT32_MAX / 2 - count) return XFFI_FAIL;
+  int32_t new_capacity = *capacity ? *capacity : 4;
+  while (new_capacity - count < extra) new_capacity *= 2;
+  void *grown = xffi_alloc((size_t)new_capacity * record_size);
+  if (!grown) return XFFI_FAIL;
+  if (count) memcpy(grown, *array, (size_t)count * record_size);
+  if (*array && xffi_type_retire((void *)*array) != XFFI_OK) {
+    xffi_free(grown);
+    return XFFI_FAIL;
+  }
+  __atomic_store_n(array, grown, __ATOMIC_RELEASE);
+  *capacity = new_capacity;
+  return XFFI_OK;
+}
+
+static int raise_no_type(const char *function, int32_t type_index) {
+  return xffi_raise_arg(XFFI_KIND_INDEX, function, "type_index", "%d is not a registered type", (int)type_index);
+}
+
+static int same_name(const xffi_byte_array *a, const xffi_byte_array *b) {
+  return a->size == b->size && (!a->size || memcmp(a->data, b->data, a->size) == 0);
+}
+
+/* Under the lock: whether the batch fields[0..count) fits entry (names new
+ * to the type and to the batch, layouts valid). Raises otherwise. */
+static int check_batch(const char *function, const xffi_type_entry *entry, const xffi_field_info *fields, int32_t count,
+                       xffi_field_rules rules) {
+  const xffi_type_info *type = &entry->stored.info;
+  for (int32_t k = 0; k < count; ++k) {
+    const xffi_field_info *info = &fields[k];
+    int duplicate = 0;
+    for (int32_t i = 0; i < type->num_fields && !duplicate; ++i)
+      duplicate = same_name(&type->fields[i].name, &info->name);
+    for (int32_t i = 0; i < k && !duplicate; ++i) duplicate = same_name(&fields[i].name, &info->name);
+    if (duplicate)
+      return xffi_raise_arg(XFFI_KIND_VALUE, function, "info->name", "'%.*s' is already a field of %s",
+                            (int)info->name.size, info->name.data, type->type_key.data);
+    if (xffi_field_layout_check(function, type, info, rules) != XFFI_OK) return XFFI_FAIL;
+  }
+  return XFFI_OK;
+}
+
+static void release_defaults(xffi_field_info *fields, int32_t count) {
+  for (int32_t k = 0; k < count; ++k) xffi_any_release(&fields[k].default_value_or_factory);
+}
+
+int xffi_type_register_fields_in(const char *function, int32_t type_index, const xffi_field_info *infos, int32_t count,
+                                 xffi_field_rules rules) {
+  if (!infos) return xffi_raise_null_arg(function, "info");
+  if (count <= 0) return xffi_raise_arg(XFFI_KIND_VALUE, function, "count", "is %d (expected 1 or more)", (int)count);
+  for (int32_t k = 0; k < count; ++k)
+    if (check_text(function, "info->name", &infos[k].name) != XFFI_OK ||
+        check_text(function, "info->doc", &infos[k].doc) != XFFI_OK ||
+        check_text(function, "info->metadata", &infos[k].metadata) != XFFI_OK)
+      return XFFI_FAIL;
+  /* Copies first (they may fail), outside the lock. */
+  xffi_field_info one, *fields = count == 1 ? &one : xffi_alloc((size_t)count * sizeof(xffi_field_info));
+  if (!fields) return xffi_error_raise_out_of_memory();
+  int32_t copied = 0;
+  for (; copied < count; ++copied) {
+    fields[copied] = infos[copied];
+    fields[copied].default_value_or_factory = xffi_any_none();
+    if ((infos[copied].flags & XFFI_FIELD_HAS_DEFAULT) &&
+        xffi_any_copy(&fields[copied].default_value_or_factory, &infos[copied].default_value_or_factory) != XFFI_OK)
+      break;
+  }
+  int status = copied == count ? XFFI_OK : XFFI_FAIL;
+  int32_t texts_copied = 0;
+  if (status == XFFI_OK) {
+    xffi_type_lock();
+    xffi_type_entry *entry = xffi_type_entry_at(type_index);
+    if (!entry) status = raise_no_type(function, type_index);
+    if (status == XFFI_OK) status = check_batch(function, entry, fields, count, rules);
+    if (status == XFFI_OK && reserve((const void **)&entry->stored.info.fields, entry->stored.info.num_fields, count,
+                                     &entry->field_capacity, sizeof(xffi_field_info)) != XFFI_OK)
+      status = xffi_error_raise_out_of_memory();
+    for (; status == XFFI_OK && texts_copied < count; ++texts_copied) {
+      xffi_byte_array *texts[] = {&fields[texts_copied].name, &fields[texts_copied].doc,
+                                  &fields[texts_copied].metadata};
+      if (copy_texts(texts, 3) != XFFI_OK) status = xffi_error_raise_out_of_memory();
+    }
+    xffi_field_index *index = NULL;
+    if (status == XFFI_OK) {
+      /* Past the published count, the records are invisible to readers
+       * until the count grows: the index can be built from them in place. */
+      int32_t base = entry->stored.info.num_fields;
+      xffi_field_info *records = (xffi_field_info *)entry->stored.info.fields;
+      memcpy(&records[base], fields, (size_t)count * sizeof(xffi_field_info));
+      index = xffi_field_index_build(records, base + count);
+      if (!index || (entry->field_index && xffi_type_retire((void *)entry->field_index) != XFFI_OK)) {
+        xffi_free(index);
+        status = xffi_error_raise_out_of_memory();
+      }
+    }
+    if (status == XFFI_OK) {
+      int32_t base = entry->stored.info.num_fields;
+      for (int32_t k = 0; k < count; ++k) {
+        const xffi_field_info *field = &fields[k];
+        /* The setter, when it is a Function, stays alive as long as the record. */
+        if ((field->flags & XFFI_FIELD_SETTER_IS_FUNCTION) && field->setter) xffi_object_inc_ref(field->setter);
+      }
+      /* The index first, then one count store: the records are complete
+       * before either, so a lookup by name that finds a field finds all of
+       * it, and every field a reader sees counted is in the index it loads
+       * (count first left a window where a counted field was not found). */
+      __atomic_store_n(&entry->field_index, index, __ATOMIC_RELEASE);
+      __atomic_store_n(&entry->stored.info.num_fields, base + count, __ATOMIC_RELEASE);
+    } else {
+      /* Each name's block holds all three texts of its field. */
+      for (int32_t k = 0; k < texts_copied; ++k) xffi_free((void *)fields[k].name.data);
+    }
+    xffi_type_unlock();
+  }
+  /* Outside the lock: a setter reads its field's type schema (JSON). */
+  for (int32_t k = 0; status == XFFI_OK && k < count; ++k)
+    if ((fields[k].flags & XFFI_FIELD_SETTER_IS_FUNCTION) && fields[k].setter)
+      xffi_pyclass_setter_learn(fields[k].setter, fields[k].metadata);
+  if (status != XFFI_OK) release_defaults(fields, copied);
+  if (fields != &one) xffi_free(fields);
+  return status;
+}
+
+int xffi_type_register_field_in(const char *function, int32_t type_index, const xffi_field_info *info) {
+  return xffi_type_register_fields_in(function, type_index, info, 1, XFFI_FIELD_RULES_TVM_FFI);
+}
+
+int xffi_type_register_method_in(const char *function, int32_t type_index, const xffi_method_info *info) {
+  return xffi_type_register_method_checked_in(function, type_index, info, 0);
+}
+
+int xffi_type_register_method_checked_in(const char *function, int32_t type_index, const xffi_method_info *info,
+                                         int unique) {
+  if (!info) return xffi_raise_null_arg(function, "info");
+  if (check_text(function, "info->name", &info->name) != XFFI_OK ||
+      check_text(function, "info->doc", &info->doc) != XFFI_OK ||
+      check_text(function, "info->metadata", &info->metadata) != XFFI_OK)
+    return XFFI_FAIL;
+  xffi_method_info method = *info;
+  method.method = xffi_any_none();
+  if (xffi_any_copy(&method.method, &info->method) != XFFI_OK) return XFFI_FAIL;
+  xffi_byte_array *texts[] = {&method.name, &method.doc, &method.metadata};
+
+  xffi_type_lock();
+  xffi_type_entry *entry = xffi_type_entry_at(type_index);
+  int duplicate = 0;
+  for (int32_t i = 0; entry && unique && i < entry->stored.info.num_methods && !duplicate; ++i)
+    duplicate = same_name(&entry->stored.info.methods[i].name, &info->name);
+  if (!entry || duplicate) {
+    xffi_type_unlock();
+    xffi_any_release(&method.method);
+    if (!entry) return raise_no_type(function, type_index);
+    return xffi_raise_arg(XFFI_KIND_VALUE, function, "name", "'%.*s' is already a method of %s", (int)info->name.size,
+                          info->name.data, entry->stored.info.type_key.data);
+  }
+  if (reserve((const void **)&entry->stored.info.methods, entry->stored.info.num_methods, 1, &entry->method_capacity,
+              sizeof(xffi_method_info)) != XFFI_OK ||
+      copy_texts(texts, 3) != XFFI_OK) {
+    xffi_type_unlock();
+    xffi_any_release(&method.method);
+    return xffi_error_raise_out_of_memory();
+  }
+  ((xffi_method_info *)entry->stored.info.methods)[entry->stored.info.num_methods] = method;
+  __atomic_store_n(&entry->stored.info.num_methods, entry->stored.info.num_methods + 1, __ATOMIC_RELEASE);
+  xffi_type_unlock();
+  return XFFI_OK;
+}
+
+int xffi_type_register_metadata_in(const char *function, int32_t type_index, const xffi_type_metadata *metadata) {
+  if (!metadata) return xffi_raise_null_arg(function, "metadata");
+  if (check_text(function, "metadata->doc", &metadata->doc) != XFFI_OK) return XFFI_FAIL;
+  xffi_type_metadata copy = *metadata;
+  xffi_byte_array *texts[] = {&copy.doc};
+
+  xffi_type_lock();
+  xffi_type_entry *entry = xffi_type_entry_at(type_index);
+  if (!entry || entry->stored.info.metadata) {
+    xffi_type_unlock();
+    if (!entry) return raise_no_type(function, type_index);
+    return xffi_error_raise(XFFI_KIND_RUNTIME, "%s: the metadata of %s (index %d) is already registered", function,
+                            entry->stored.info.type_key.data, (int)type_index);
+  }
+  /* Metadata after the fields: they must fit the size it gives. */
+  if (xffi_field_layout_check_total_size(function, &entry->stored.info, copy.total_size) != XFFI_OK) {
+    xffi_type_unlock();
+    return XFFI_FAIL;
+  }
+  if (copy_texts(texts, 1) != XFFI_OK) {
+    xffi_type_unlock();
+    return xffi_error_raise_out_of_memory();
+  }
+  entry->metadata_storage = copy;
+  __atomic_store_n(&entry->stored.info.metadata, &entry->metadata_storage, __ATOMIC_RELEASE);
+  xffi_type_unlock();
+  return XFFI_OK;
+}
+
+/* ---- The xffi_* forms (xffi/reflection.h) ---- */
+
+int xffi_type_register_field(int32_t type_index, const xffi_field_info *info) {
+  return xffi_type_register_fields_in(__func__, type_index, info, 1, XFFI_FIELD_RULES_STRICT);
+}
+
+int xffi_type_register_method(int32_t type_index, const xffi_method_info *info) {
+  return xffi_type_register_method_in(__func__, type_index, info);
+}
+
+int xffi_type_register_metadata(int32_t type_index, const xffi_type_metadata *metadata) {
+  return xffi_type_register_metadata_in(__func__, type_index, metadata);
+}

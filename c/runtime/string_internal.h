@@ -1,0 +1,57 @@
+/* c/runtime/string_internal.h: what c/runtime/string.c shares with the map's lookups (c/map*.c):
+ * the keyed map hash (c/runtime/hash.h) cached in the String and Bytes objects this
+ * library allocates. Private. */
+#ifndef XFFI_STRING_INTERNAL_H
+#define XFFI_STRING_INTERNAL_H
+
+#include <stdint.h>
+#include <string.h>
+
+#include "runtime/hash.h"
+#include "runtime/internal.h"
+
+/* ---- The cached hash of String and Bytes objects ----
+ * The String and Bytes objects made by c/runtime/string.c with the built-in object
+ * allocator are allocated as
+ *   [uint64 hash][allocation header][24-byte header][16-byte cell][bytes][NUL]
+ * (the allocation header is tvm-ffi's, c/runtime/internal.h) with the object pointer
+ * at the header (so the tvm-ffi layout is unchanged:
+ * the bytes still follow the cell). The hash word holds the keyed map hash
+ * of the bytes (xffi_keyed_hash_bytes, not xffi_bytes_hash: map keys must not
+ * be floodable); it is 0 until the first xffi_string_hash, which fills it
+ * in (a relaxed atomic store: concurrent
+ * readers may each compute and store the same value). Only objects whose
+ * deleter is xffi_string_deleter have the word; String objects made by other
+ * code (another runtime, another language) are hashed every time. */
+
+/* Frees such an object's allocation (which starts 16 bytes before it). */
+void xffi_string_deleter(void *self, int flags);
+
+/* Computes, caches and returns the hash of an object of ours (out of line). */
+uint64_t xffi_string_hash_fill(const xffi_object *obj);
+
+/* The hash word of such an object (obj borrowed; the word lives in obj's
+ * allocation), seen as 8-byte aligned (the allocation starts there) so that
+ * its atomic loads and stores stay inline on i386 too. Use as
+ * &xffi_string_hash_word(obj)->value. */
+typedef struct xffi_string_hash_slot {
+  uint64_t value __attribute__((aligned(8)));
+} xffi_string_hash_slot;
+
+static inline xffi_string_hash_slot *xffi_string_hash_word(const xffi_object *obj) {
+  return (xffi_string_hash_slot *)(uintptr_t)obj - 2; /* before the allocation header */
+}
+
+/* xffi_keyed_hash_bytes of a String or Bytes object's bytes (obj borrowed,
+ * unchecked). */
+static inline uint64_t xffi_string_hash(const xffi_object *obj) {
+  if (XFFI_LIKELY(obj->deleter == xffi_string_deleter)) {
+    uint64_t h = __atomic_load_n(&xffi_string_hash_word(obj)->value, __ATOMIC_RELAXED);
+    if (XFFI_LIKELY(h != 0)) return h;
+    return xffi_string_hash_fill(obj);
+  }
+  xffi_byte_array b = xffi_string_cell_of_unchecked(obj);
+  return xffi_keyed_hash_bytes(b.data, b.size);
+}
+
+#endif /* XFFI_STRING_INTERNAL_H */

@@ -1,0 +1,86 @@
+/* c/runtime/type_internal.h: the type registry's private state, shared by its files
+ * (c/runtime/type.c: records and indices; c/runtime/type_builtin.c: the static records;
+ * c/lib/reflection/type_reflection.c: fields, methods, metadata; c/runtime/type_attr.c: attribute
+ * columns; c/compat/abi/tvm_type.c: tvm-ffi's entry points). */
+#ifndef XFFI_TYPE_INTERNAL_H
+#define XFFI_TYPE_INTERNAL_H
+
+#include <xffi/reflection.h>
+
+#include "runtime/internal.h"
+
+/* A registered type: the stored record first (xffi/sys/type.h: the public
+ * record and its ancestors' indices), so a record pointer is an entry
+ * pointer, then what only the registry reads. Immortal. Everything after
+ * `stored` changes under the registry lock only. */
+typedef struct xffi_type_entry {
+  xffi_type_record_ stored;
+  int32_t num_slots;                   /* indices reserved for the type and its children: child slots + 1 */
+  int32_t allocated_slots;             /* of num_slots in use, starting at 1 (the type itself) */
+  int32_t can_overflow;                /* 1: children past the reserved range take indices from the counter */
+  int32_t field_capacity;              /* room in info.fields */
+  int32_t method_capacity;             /* room in info.methods */
+  xffi_type_metadata metadata_storage; /* what info.metadata points at, once set */
+  /* The index of info.fields by name (c/lib/reflection/reflection_index.h), published after
+   * the fields it indexes; NULL while the type has none. */
+  const struct xffi_field_index *field_index;
+} xffi_type_entry;
+
+/* The static records of the built-in types (c/runtime/type_builtin.c): value types
+ * 0..XFFI_TYPE_UNCHANGED, then object types XFFI_TYPE_OBJECT..BUILTIN_END-1. */
+#define XFFI_TYPE_BUILTIN_VALUE_COUNT (XFFI_TYPE_UNCHANGED + 1)
+#define XFFI_TYPE_BUILTIN_COUNT (XFFI_TYPE_BUILTIN_VALUE_COUNT + XFFI_TYPE_BUILTIN_END - XFFI_TYPE_OBJECT)
+extern xffi_type_entry xffi_type_builtin_entries[XFFI_TYPE_BUILTIN_COUNT] XFFI_INTERNAL;
+/* The index table as loaded: the built-ins at their indices, holes NULL. */
+extern const xffi_type_info *xffi_type_builtin_table[XFFI_TYPE_DYNAMIC_BEGIN] XFFI_INTERNAL;
+
+/* Writers of any registry state take this lock (c/runtime/type.c). */
+void xffi_type_lock(void) XFFI_INTERNAL;
+void xffi_type_unlock(void) XFFI_INTERNAL;
+
+/* Under the lock: the entry of a registered type, or NULL. */
+xffi_type_entry *xffi_type_entry_at(int32_t type_index) XFFI_INTERNAL;
+
+/* Under the lock: keeps memory that readers may still hold reachable for
+ * the rest of the process instead of freeing it. XFFI_FAIL (nothing raised)
+ * when the bookkeeping cannot be allocated; memory is then untouched. */
+int xffi_type_retire(void *memory) XFFI_INTERNAL;
+
+/* The key lookup shared by the C API and tvm-ffi's entry points: the record
+ * of key (size bytes, borrowed), or NULL. Lock-free. */
+const xffi_type_info *xffi_type_find_by_key(const char *key, size_t size) XFFI_INTERNAL;
+
+/* Registers, once, the reflected types that tvm-ffi's runtime defines
+ * itself (c/compat/globals/type_runtime.c). The registry's key lookups and index
+ * allocations call it first, so nothing runs at load. XFFI_FAIL with an
+ * error raised when memory runs out (the next call retries). */
+int xffi_type_runtime_ensure(void) XFFI_INTERNAL;
+
+/* Registers the built-in object types' "__ffi_convert__" attributes
+ * (c/lib/reflection/type_convert.c); part of xffi_type_runtime_ensure. XFFI_FAIL with an
+ * error raised when memory runs out (a retry adds only what is missing). */
+int xffi_type_register_builtin_converters(void) XFFI_INTERNAL;
+
+/* Registers the "__ffi_repr__" attributes of ffi.reflection.AccessStep and
+ * AccessPath (c/lib/text/repr_access_path.c); part of xffi_type_runtime_ensure, after
+ * those types. XFFI_FAIL with an error raised when memory runs out (a retry
+ * adds only what is missing). */
+int xffi_repr_register_runtime_hooks(void) XFFI_INTERNAL;
+
+/* TVMFFITypeGetOrAllocIndex's semantics (c/runtime/type.c), with errors raised
+ * instead of exits: *out receives the index (-2 for a miss in query mode). */
+int xffi_type_get_or_alloc(int32_t *out, const char *function, const char *key, size_t size, int32_t static_type_index,
+                           int32_t type_depth, int32_t num_child_slots, int32_t child_slots_can_overflow,
+                           int32_t parent_type_index) XFFI_INTERNAL;
+
+/* Reflection and attributes by byte-array names (c/lib/reflection/type_reflection.c,
+ * c/runtime/type_attr.c); function names the caller in messages. */
+int xffi_type_register_field_in(const char *function, int32_t type_index, const xffi_field_info *info) XFFI_INTERNAL;
+int xffi_type_register_method_in(const char *function, int32_t type_index, const xffi_method_info *info) XFFI_INTERNAL;
+int xffi_type_register_metadata_in(const char *function, int32_t type_index,
+                                   const xffi_type_metadata *metadata) XFFI_INTERNAL;
+int xffi_type_register_attr_in(const char *function, int32_t type_index, const char *name, size_t name_size,
+                               const xffi_any *value) XFFI_INTERNAL;
+const xffi_type_attr_column *xffi_type_attr_column_find(const char *name, size_t name_size) XFFI_INTERNAL;
+
+#endif /* XFFI_TYPE_INTERNAL_H */
