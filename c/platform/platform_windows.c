@@ -16,7 +16,7 @@
 #  include <stdlib.h>
 #  include <string.h>
 
-#  include "runtime/internal.h"
+#  include "platform/platform.h"
 
 _Static_assert(sizeof(xffi_mutex) == sizeof(SRWLOCK), "xffi_mutex holds an SRWLOCK");
 _Static_assert(sizeof(xffi_once) == sizeof(INIT_ONCE), "xffi_once holds an INIT_ONCE");
@@ -51,8 +51,9 @@ void *xffi_library_open(const char *path, char *why, size_t why_size) {
     snprintf(why, why_size, "the path is not valid UTF-8");
     return NULL;
   }
-  /* Through the library's allocator, like every allocation of the core. */
-  wchar_t *wide = xffi_alloc((size_t)wide_len * sizeof(wchar_t));
+  /* From the C library: the platform sits below the library's allocator
+   * (c/runtime/alloc.c), and the buffer lives only for this call. */
+  wchar_t *wide = malloc((size_t)wide_len * sizeof(wchar_t));
   if (!wide) {
     snprintf(why, why_size, "out of memory converting the path");
     return NULL;
@@ -64,7 +65,7 @@ void *xffi_library_open(const char *path, char *why, size_t why_size) {
   DWORD flags = (strchr(path, '/') || strchr(path, '\\')) ? LOAD_WITH_ALTERED_SEARCH_PATH : 0;
   HMODULE library = LoadLibraryExW(wide, NULL, flags);
   DWORD code = GetLastError();
-  xffi_free(wide);
+  free(wide);
   if (!library) system_message(code, why, why_size);
   return (void *)library;
 }

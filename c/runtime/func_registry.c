@@ -75,7 +75,7 @@
 #include <xffi/string.h>
 #include <xffi/sys/testing.h>
 
-#include "compat/globals/builtin_index.h"
+#include "runtime/builtin_index.h"
 #include "runtime/check.h"
 #include "runtime/func_registry.h"
 #include "runtime/hash.h"
@@ -302,7 +302,7 @@ static inline int entry_matches(const entry *e, uint64_t hash, const char *name,
 /* ---- Built-in globals ----
  * The runtime's own ffi.* functions live in static tables (c/compat/globals/builtin_globals.h)
  * and are never copied into the table: a lookup that finds no entry for a
- * name asks the static index (c/compat/globals/builtin_index.h). An entry of the same name
+ * name asks the static index (c/runtime/builtin_index.h). An entry of the same name
  * overrides the built-in (registering one needs allow_override, as for any
  * taken name); removing a built-in, or an entry that overrode one, leaves
  * an entry with no function, which hides it. */

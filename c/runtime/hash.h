@@ -165,4 +165,47 @@ static inline uint64_t xffi_hash_short(const void *data, size_t size) {
   return h ^ (h >> 32);
 }
 
+/* ---- tvm-ffi's stable hash ----
+ * Unkeyed by necessity: C++ code compiled against tvm-ffi's headers computes
+ * these for map keys and structural hashes, so both runtimes must agree on
+ * every bit (docs/map.md, "Hostile keys"). */
+#define XFFI_STABLE_HASH_MULTIPLIER UINT64_C(1099511628211)
+#define XFFI_STABLE_HASH_MOD UINT64_C(2147483647)
+
+/* tvm-ffi's StableHashCombine. */
+static inline uint64_t xffi_stable_hash_combine(uint64_t key, uint64_t value) {
+  return key ^ (value + UINT64_C(0x9e3779b9) + (key << 6) + (key >> 2));
+}
+
+/* One little-endian word of n <= 8 bytes, zero-extended (byte order fixed,
+ * so the value is the same on every machine). */
+static inline uint64_t xffi_stable_le_word(const char *p, size_t n) {
+  unsigned char b[8] = {0};
+  /* Fixed-size copies (inlined, unlike a memcpy of n bytes). */
+  if (n == 8) {
+    memcpy(b, p, 8);
+  } else {
+    size_t at = 0;
+    if (n & 4) memcpy(b, p, 4), at = 4;
+    if (n & 2) memcpy(b + at, p + at, 2), at += 2;
+    if (n & 1) b[at] = (unsigned char)p[at];
+  }
+  uint64_t w;
+  memcpy(&w, b, 8); /* the bytes in memory order, the rest zero */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+  w = __builtin_bswap64(w); /* byte i becomes bits 8i..8i+7, as on little-endian */
+#endif
+  return w;
+}
+
+/* tvm-ffi's StableHashBytes: words folded mod 2^31 - 1 (wrapping product). */
+static inline uint64_t xffi_stable_hash_bytes(const char *data, size_t size) {
+  uint64_t r = 0;
+  size_t i = 0;
+  for (; i + 8 <= size; i += 8)
+    r = (r * XFFI_STABLE_HASH_MULTIPLIER + xffi_stable_le_word(data + i, 8)) % XFFI_STABLE_HASH_MOD;
+  if (i < size) r = (r * XFFI_STABLE_HASH_MULTIPLIER + xffi_stable_le_word(data + i, size - i)) % XFFI_STABLE_HASH_MOD;
+  return r;
+}
+
 #endif /* XFFI_HASH_H */

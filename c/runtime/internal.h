@@ -45,7 +45,7 @@ void *xffi_alloc_zeroed(size_t count, size_t size);
 #  define XFFI_INTERNAL_TLS
 #endif
 /* The calling thread's raised error (one reference) or NULL: c/runtime/error.c owns
- * it; the call path (c/lib/function/function.c) reads it on failure. */
+ * it; the call path (c/runtime/function.c) reads it on failure. */
 extern _Thread_local xffi_object *xffi_raised_slot XFFI_INTERNAL_TLS;
 /* The raise clock: advanced (by any thread) each time an error is put in a
  * raised slot, which remembers the tick. A call reads it as it begins; if the
@@ -91,7 +91,7 @@ void xffi_free(void *ptr);
 void *xffi_alloc_aligned(size_t alignment, size_t size);
 void xffi_free_aligned(void *ptr);
 
-/* ---- The object allocator protocol (c/compat/abi/tvm_object.c) ----
+/* ---- The object allocator protocol (c/runtime/object_alloc.c) ----
  * Every object the runtime allocates has an xffi_object_alloc_header (its
  * delete_space) in the 8 bytes immediately before its body, and its deleter
  * gives the memory back through it on the last weak release, so each object
@@ -112,6 +112,12 @@ extern _Atomic(struct xffi_custom_allocator *) xffi_custom_allocator_set XFFI_IN
 void xffi_object_space_free_prefixed(void *body);
 void *xffi_runtime_object_alloc_slow(size_t size, size_t alignment, int32_t type_index);
 void xffi_runtime_object_free(void *body);
+/* The allocator objects come from now: the one set, or the built-in one
+ * (borrowed; static or the setter's). */
+struct xffi_custom_allocator *xffi_object_allocator_in_use(void);
+/* Sets the allocator of objects made from now on (NULL: the built-in one);
+ * the caller has checked it. Objects made before keep theirs. */
+void xffi_object_allocator_set(struct xffi_custom_allocator *allocator);
 
 /* Whether objects come from the built-in allocator (one acquire load: the
  * custom allocator's struct is read after it). */
@@ -225,15 +231,6 @@ xffi_object *xffi_error_create_quiet(xffi_byte_array kind, xffi_byte_array messa
  * pre-made MemoryError, which every thread shares and nobody may change. */
 void **xffi_error_extra_context_slot(xffi_object *err) XFFI_INTERNAL;
 
-/* The calling thread's native stack as tvm-ffi's backtrace text (c/compat/abi/backtrace.c;
- * borrowed, valid until the thread's next capture). first_kept is the return
- * address into the runtime's caller: frames before it are the runtime's own
- * and are left out (NULL keeps all). filename, lineno and func, when
- * filename and func are given, replace the caller's frame. Unless
- * cross_ffi_boundary, it stops at the FFI call or the Python interpreter. */
-const xffi_byte_array *xffi_backtrace_capture(void *first_kept, const char *filename, int lineno, const char *func,
-                                              int cross_ffi_boundary);
-
 /* ---- Validation of Any values that callers hand in ----
  * A foreign caller can fill an Any with any bits. The shapes that would make
  * the library read through a NULL or past the 16 bytes of the Any are
@@ -268,14 +265,6 @@ int xffi_any_raise_malformed(const char *fn, const char *what, const xffi_any *v
 static inline int xffi_any_check(const char *fn, const char *what, const xffi_any *v) {
   return XFFI_LIKELY(xffi_any_is_well_formed(v)) ? XFFI_OK : xffi_any_raise_malformed(fn, what, v);
 }
-
-/* ---- Tensors ---- */
-/* A Tensor describing prototype (borrowed; ndim >= 0 and a shape when
- * ndim > 0, checked by the caller): its data pointer, dtype, device and
- * byte_offset as they are, shape and strides copied (compact strides when
- * NULL). It holds a new reference to source (borrowed) and frees no data.
- * *out receives a new reference, or NULL with MemoryError (c/lib/tensor/tensor.c). */
-int xffi_tensor_view_new(xffi_object **out, xffi_object *source, const DLTensor *prototype);
 
 /* ---- Strings ---- */
 /* The total allocation size for a String/Bytes of n bytes, or 0 on overflow. */

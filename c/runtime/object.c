@@ -2,6 +2,7 @@
  * forms in xffi/object.h are the hot path; these serve other languages. */
 #include "runtime/check.h"
 #include "runtime/internal.h"
+#include "runtime/static_object.h"
 #include "platform/platform.h"
 
 #include <stdio.h>
@@ -166,3 +167,18 @@ int xffi_object_release_begin(xffi_object *self, int flags, xffi_deleter deleter
 void xffi_object_release_end(void) {
   if (xffi_releasing.running > 0) xffi_release_end();
 }
+
+void xffi_builtin_object_deleter(void *self, int flags) {
+  (void)self;
+  (void)flags;
+}
+
+/* The sentinels: static, immortal objects of type ffi.Object (no body). */
+xffi_object xffi_missing_object = {.ref_counts = XFFI_BUILTIN_REF_COUNTS,
+                                   .type_index = XFFI_TYPE_OBJECT,
+                                   .reserved = 0,
+                                   .deleter = xffi_builtin_object_deleter};
+xffi_object xffi_kwargs_object = {.ref_counts = XFFI_BUILTIN_REF_COUNTS,
+                                  .type_index = XFFI_TYPE_OBJECT,
+                                  .reserved = 0,
+                                  .deleter = xffi_builtin_object_deleter};

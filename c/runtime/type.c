@@ -21,6 +21,7 @@
 #include "runtime/hash.h"
 #include "runtime/check.h"
 #include "platform/platform.h"
+#include "runtime/seeds.h"
 #include "runtime/type_internal.h"
 
 const xffi_type_info *const *xffi_type_table_ = xffi_type_builtin_table;
@@ -261,10 +262,12 @@ static int allocate_locked(int32_t *out, pending_error *error, const char *funct
   return XFFI_OK;
 }
 
+int xffi_type_builtins_ensure(void) { return xffi_type_runtime_ensure(); }
+
 int xffi_type_get_or_alloc(int32_t *out, const char *function, const char *key, size_t size, int32_t static_type_index,
                            int32_t type_depth, int32_t num_child_slots, int32_t child_slots_can_overflow,
                            int32_t parent_type_index) {
-  if (xffi_type_runtime_ensure() != XFFI_OK) return XFFI_FAIL;
+  if (xffi_type_builtins_ensure() != XFFI_OK) return XFFI_FAIL;
   /* Known keys (every C++ type after its first library, every query) need no lock. */
   const xffi_type_info *existing = xffi_type_find_by_key(key, size);
   if (existing) {
@@ -361,7 +364,7 @@ int xffi_type_register(int32_t *out_type_index, const char *type_key, int32_t pa
 int xffi_type_info_get_by_key(const xffi_type_info **out, const char *type_key) {
   XFFI_CHECK_ARG_NOT_NULL(out);
   XFFI_CHECK_ARG_NOT_NULL(type_key);
-  if (xffi_type_runtime_ensure() != XFFI_OK) return XFFI_FAIL;
+  if (xffi_type_builtins_ensure() != XFFI_OK) return XFFI_FAIL;
   const xffi_type_info *info = xffi_type_find_by_key(type_key, strlen(type_key));
   if (!info) return xffi_error_raise(XFFI_KIND_KEY, "%s: no type is registered with key '%s'", __func__, type_key);
   *out = info;

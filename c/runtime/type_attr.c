@@ -17,7 +17,7 @@
  * initializer, so the pointers are copied in at first use, not at load. */
 #include <string.h>
 
-#include "lib/container/bigint_hash.h"
+#include "runtime/bigint.h"
 #include "runtime/check.h"
 #include "platform/platform.h"
 #include "runtime/type_internal.h"

@@ -50,22 +50,12 @@ int xffi_type_retire(void *memory) XFFI_INTERNAL;
  * of key (size bytes, borrowed), or NULL. Lock-free. */
 const xffi_type_info *xffi_type_find_by_key(const char *key, size_t size) XFFI_INTERNAL;
 
-/* Registers, once, the reflected types that tvm-ffi's runtime defines
- * itself (c/compat/globals/type_runtime.c). The registry's key lookups and index
- * allocations call it first, so nothing runs at load. XFFI_FAIL with an
- * error raised when memory runs out (the next call retries). */
-int xffi_type_runtime_ensure(void) XFFI_INTERNAL;
-
-/* Registers the built-in object types' "__ffi_convert__" attributes
- * (c/lib/reflection/type_convert.c); part of xffi_type_runtime_ensure. XFFI_FAIL with an
- * error raised when memory runs out (a retry adds only what is missing). */
-int xffi_type_register_builtin_converters(void) XFFI_INTERNAL;
-
-/* Registers the "__ffi_repr__" attributes of ffi.reflection.AccessStep and
- * AccessPath (c/lib/text/repr_access_path.c); part of xffi_type_runtime_ensure, after
- * those types. XFFI_FAIL with an error raised when memory runs out (a retry
- * adds only what is missing). */
-int xffi_repr_register_runtime_hooks(void) XFFI_INTERNAL;
+/* Makes sure the reflected types tvm-ffi's runtime owns are registered
+ * (c/runtime/seeds.h): the registry's key lookups and index allocations,
+ * and library code about to use one of those types, call it first, so
+ * nothing runs at load. XFFI_FAIL with an error raised when memory runs out
+ * (the next call retries). */
+int xffi_type_builtins_ensure(void) XFFI_INTERNAL;
 
 /* TVMFFITypeGetOrAllocIndex's semantics (c/runtime/type.c), with errors raised
  * instead of exits: *out receives the index (-2 for a miss in query mode). */
@@ -73,12 +63,8 @@ int xffi_type_get_or_alloc(int32_t *out, const char *function, const char *key, 
                            int32_t type_depth, int32_t num_child_slots, int32_t child_slots_can_overflow,
                            int32_t parent_type_index) XFFI_INTERNAL;
 
-/* Reflection and attributes by byte-array names (c/lib/reflection/type_reflection.c,
- * c/runtime/type_attr.c); function names the caller in messages. */
-int xffi_type_register_field_in(const char *function, int32_t type_index, const xffi_field_info *info) XFFI_INTERNAL;
-int xffi_type_register_method_in(const char *function, int32_t type_index, const xffi_method_info *info) XFFI_INTERNAL;
-int xffi_type_register_metadata_in(const char *function, int32_t type_index,
-                                   const xffi_type_metadata *metadata) XFFI_INTERNAL;
+/* Attributes by byte-array names (c/runtime/type_attr.c); function names the
+ * caller in messages. */
 int xffi_type_register_attr_in(const char *function, int32_t type_index, const char *name, size_t name_size,
                                const xffi_any *value) XFFI_INTERNAL;
 const xffi_type_attr_column *xffi_type_attr_column_find(const char *name, size_t name_size) XFFI_INTERNAL;

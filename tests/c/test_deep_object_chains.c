@@ -9,7 +9,7 @@
 #include <xffi/reflection.h>
 #include <xffi/structural.h>
 
-#include "compat/globals/type_runtime.h" /* the AccessPath and AccessStep layouts */
+#include "lib/reflection/runtime_types.h" /* the AccessPath and AccessStep layouts */
 
 enum { DEPTH = 1000000 };
 

@@ -20,7 +20,7 @@
 #include <xffi/reflection.h>
 #include <xffi/structural_visit.h>
 
-#include "compat/globals/type_runtime.h"
+#include "lib/reflection/runtime_types.h"
 #include "lib/walk/visit_error_context.h"
 
 static int32_t pair_t, bare_t;

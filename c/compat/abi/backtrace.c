@@ -14,6 +14,7 @@
 
 #include "runtime/internal.h"
 #include "platform/platform.h"
+#include "compat/abi/backtrace.h"
 
 /* At most this many frames, as tvm-ffi (TVM_TRACEBACK_LIMIT lowers it):
  * 4 KiB of return addresses on the stack. */

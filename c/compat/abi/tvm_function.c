@@ -1,5 +1,5 @@
 /* c/compat/abi/tvm_function.c: tvm-ffi's C functions for Function objects and the
- * global function registry (xffi/tvm_ffi.h), over xffi's own (c/lib/function/function.c,
+ * global function registry (xffi/tvm_ffi.h), over xffi's own (c/runtime/function.c,
  * c/runtime/func_registry.c). Unlike tvm-ffi, every one checks its arguments and
  * raises an error (returning -1) on NULLs and wrong types. */
 #include <string.h>
@@ -17,13 +17,6 @@ static int check_byte_array(const char *fn, const char *argument, const xffi_byt
   if (!bytes->data && bytes->size)
     return xffi_raise_arg(XFFI_KIND_VALUE, fn, argument, "data is NULL but size is %zu", bytes->size);
   return XFFI_OK;
-}
-
-int xffi_function_from_extern_c(xffi_object **out, void *self, xffi_safe_call safe_call, void (*deleter)(void *)) {
-  /* Nothing to pass or release: the cell calls safe_call with the Function
-   * itself (tvm-ffi's rule). Otherwise safe_call gets self in its place. */
-  return !self && !deleter ? xffi_function_new_direct(out, safe_call, NULL, NULL)
-                           : xffi_function_new(out, safe_call, self, deleter);
 }
 
 int TVMFFIFunctionCreate(void *self, xffi_safe_call safe_call, void (*deleter)(void *self), void **out) {

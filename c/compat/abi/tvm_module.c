@@ -6,7 +6,7 @@
 
 #include "runtime/check.h"
 #include "runtime/internal.h"
-#include "lib/function/module_internal.h"
+#include "lib/module/module_internal.h"
 
 int TVMFFIEnvModLookupFromImports(void *library_ctx, const char *func_name, void **out) {
   XFFI_CHECK_ARG_NOT_NULL(out);

@@ -8,6 +8,7 @@
 
 #include "runtime/check.h"
 #include "runtime/internal.h"
+#include "lib/tensor/tensor_view.h"
 
 /* Devices whose data pointer is an address the host can align-check
  * (tvm-ffi's list); elsewhere only byte_offset is checked. */

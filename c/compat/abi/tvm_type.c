@@ -7,6 +7,7 @@
 
 #include "runtime/check.h"
 #include "runtime/type_internal.h"
+#include "lib/reflection/type_reflection.h"
 
 /* A key or name argument: not NULL, and data not NULL when it has bytes. */
 #define CHECK_BYTE_ARRAY(arg)                                                                                     \
@@ -18,7 +19,7 @@
 int TVMFFITypeKeyToIndex(const xffi_byte_array *type_key, int32_t *out_type_index) {
   CHECK_BYTE_ARRAY(type_key);
   XFFI_CHECK_ARG_NOT_NULL(out_type_index);
-  if (xffi_type_runtime_ensure() != XFFI_OK) return XFFI_FAIL;
+  if (xffi_type_builtins_ensure() != XFFI_OK) return XFFI_FAIL;
   const xffi_type_info *info = xffi_type_find_by_key(type_key->data, type_key->size);
   if (!info)
     return xffi_error_raise(XFFI_KIND_KEY, "%s: cannot find type '%.*s'", __func__, (int)type_key->size,

@@ -2,11 +2,6 @@
  * (c/compat/globals/builtin_globals.h). */
 #include "compat/globals/builtin_globals.h"
 
-void xffi_builtin_object_deleter(void *self, int flags) {
-  (void)self;
-  (void)flags;
-}
-
 const xffi_builtin_table *const xffi_builtin_tables[] = {
     &xffi_globals_registry, &xffi_globals_misc,       &xffi_globals_container,     &xffi_globals_module,
     &xffi_globals_type,     &xffi_globals_auto_init,  &xffi_globals_recursive,     &xffi_globals_repr,

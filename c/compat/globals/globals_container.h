@@ -56,13 +56,4 @@ XFFI_DECLARE_GLOBAL_CALL(xffi_global_dict_get_item_or_missing);
 XFFI_DECLARE_GLOBAL_CALL(xffi_global_shape);
 XFFI_DECLARE_GLOBAL_CALL(xffi_global_container_find_first_non_cpu_device);
 
-/* The MISSING sentinel that ffi.GetInvalidObject returns and the
- * *GetItemOrMissing globals return for an absent key: a static, immortal
- * object of type ffi.Object (c/compat/globals/globals_misc.c; borrowed: take a reference
- * to hand it out). */
-extern xffi_object xffi_missing_object XFFI_INTERNAL;
-/* The KWARGS sentinel that ffi.GetKwargsObject returns: keyword arguments
- * follow it as name/value pairs (c/compat/globals/globals_misc.c; borrowed, immortal). */
-extern xffi_object xffi_kwargs_object XFFI_INTERNAL;
-
 #endif /* XFFI_GLOBALS_CONTAINER_H */

@@ -1,6 +1,6 @@
 /* c/compat/globals/globals_container_device.c: ffi.Shape and ffi.ContainerFindFirstNonCPUDevice
  * (c/compat/globals/globals_container.h). */
-#include "compat/globals/global_args.h"
+#include "runtime/global_args.h"
 #include "compat/globals/globals_container.h"
 
 /* ---- ffi.Shape(d0, d1, ...): a Shape of those ints (bools count as ints,

@@ -13,9 +13,10 @@
  * entry and returns whether there is one. Python asks the size first and
  * calls f(2) after each entry; f(0) or f(1) past the end is an IndexError
  * here (tvm-ffi reads past the end), any other command a ValueError. */
-#include "compat/globals/global_args.h"
+#include "runtime/global_args.h"
 #include "compat/globals/globals_container.h"
 #include "lib/container/map_table.h"
+#include "runtime/static_object.h"
 
 static int make_pairs(int32_t type_index, const char *fn, const xffi_any *args, int32_t num_args, xffi_any *result) {
   if (xffi_global_check_call(fn, args, num_args, XFFI_GLOBAL_ANY_COUNT, result) != XFFI_OK) return XFFI_FAIL;

@@ -6,7 +6,7 @@
  * only an Array and ffi.List* only a List (a TypeError otherwise); the
  * changing List globals return None. */
 #include "lib/container/container_equal.h"
-#include "compat/globals/global_args.h"
+#include "runtime/global_args.h"
 #include "compat/globals/globals_container.h"
 #include "lib/container/list_edit.h"
 

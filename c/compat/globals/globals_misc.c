@@ -4,18 +4,9 @@
  * ffi.GetInvalidObject / ffi.GetKwargsObject, which return the two static
  * sentinels the tvm_ffi package compares against (MISSING and KWARGS). */
 #include "compat/globals/builtin_globals.h"
-#include "compat/globals/global_args.h"
+#include "runtime/global_args.h"
 #include "compat/globals/globals_container.h"
-
-/* The sentinels: static, immortal objects of type ffi.Object (no body). */
-xffi_object xffi_missing_object = {.ref_counts = XFFI_BUILTIN_REF_COUNTS,
-                                   .type_index = XFFI_TYPE_OBJECT,
-                                   .reserved = 0,
-                                   .deleter = xffi_builtin_object_deleter};
-xffi_object xffi_kwargs_object = {.ref_counts = XFFI_BUILTIN_REF_COUNTS,
-                                  .type_index = XFFI_TYPE_OBJECT,
-                                  .reserved = 0,
-                                  .deleter = xffi_builtin_object_deleter};
+#include "runtime/static_object.h"
 
 static int global_string(void *handle, const xffi_any *args, int32_t num_args, xffi_any *result) {
   (void)handle;

@@ -12,7 +12,7 @@
 #include <xffi/string.h>
 
 #include "compat/globals/builtin_globals.h"
-#include "lib/function/module_internal.h"
+#include "lib/module/module_internal.h"
 
 #define LOAD_FROM_FILE_PREFIX "ffi.Module.load_from_file."
 

@@ -19,7 +19,7 @@
 
 #include "compat/globals/builtin_globals.h"
 #include "runtime/check.h"
-#include "compat/globals/global_args.h"
+#include "runtime/global_args.h"
 #include "lib/container/map_key.h" /* map_text_of */
 #include "lib/reflection/pyclass.h"
 #include "runtime/type_internal.h"
@@ -146,18 +146,14 @@ static int call_field_setter(void *handle, const xffi_any *args, int32_t num_arg
   return XFFI_OK;
 }
 
-/* The resource of setter (borrowed) when ffi.MakeFieldSetter made it, else NULL. */
+/* The resource of setter, a Function of this kind (borrowed). */
 static field_setter *field_setter_of(const xffi_object *setter) {
-  if (setter->type_index != XFFI_TYPE_FUNCTION) return NULL;
-  /* Every Function's cell (xffi's or tvm-ffi's) starts with its safe call. */
-  const xffi_function_head *head = (const xffi_function_head *)(const void *)setter;
-  return head->cell.safe_call == call_field_setter ? head->resource : NULL;
+  return ((const xffi_function_head *)(const void *)setter)->resource;
 }
 
-int xffi_pyclass_setter_storage(int32_t *out, const xffi_object *setter) {
-  const field_setter *s = field_setter_of(setter);
-  if (!s) return 0;
-  *out = s->type_index;
+/* xffi_pyclass_setter_storage for setters made here (c/lib/reflection/pyclass.h). */
+static int setter_storage(int32_t *out, const xffi_object *setter) {
+  *out = field_setter_of(setter)->type_index;
   return 1;
 }
 
@@ -205,14 +201,16 @@ static int32_t passes_of_metadata(xffi_byte_array metadata) {
   return passes;
 }
 
-void xffi_pyclass_setter_learn(const xffi_object *setter, xffi_byte_array metadata) {
+/* xffi_pyclass_setter_learn for setters made here (c/lib/reflection/pyclass.h). */
+static void setter_learn(const xffi_object *setter, xffi_byte_array metadata) {
   field_setter *s = field_setter_of(setter);
-  if (!s) return;
   int32_t learnt = passes_of_metadata(metadata), seen = __atomic_load_n(&s->passes, __ATOMIC_RELAXED), next;
   do /* the first field decides; a setter shared by fields of other schemas passes nothing */
     next = seen == PASSES_UNKNOWN || seen == learnt ? learnt : PASSES_NOTHING;
   while (!__atomic_compare_exchange_n(&s->passes, &seen, next, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
 }
+
+static const xffi_field_setter_kind made_setters = {call_field_setter, setter_storage, setter_learn};
 
 static int global_make_field_setter(void *handle, const xffi_any *args, int32_t num_args, xffi_any *result) {
   (void)handle;
@@ -224,6 +222,7 @@ static int global_make_field_setter(void *handle, const xffi_any *args, int32_t 
   if (arg_to_address(&converter, args, num_args, 1, fn, "type_converter") != XFFI_OK) return XFFI_FAIL;
   if (arg_to_address(&convert, args, num_args, 2, fn, "f_convert") != XFFI_OK) return XFFI_FAIL;
   if (convert == 0) return xffi_raise_arg(XFFI_KIND_VALUE, fn, "f_convert", "is 0 (expected a function address)");
+  xffi_field_setter_kind_register(&made_setters); /* before any setter of the kind exists */
   field_setter *setter = xffi_alloc(sizeof(field_setter));
   if (!setter) return xffi_error_raise_out_of_memory();
   setter->type_index = type_index;

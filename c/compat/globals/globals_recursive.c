@@ -5,7 +5,7 @@
 #include <xffi/recursive.h>
 
 #include "compat/globals/builtin_globals.h"
-#include "compat/globals/global_args.h"
+#include "runtime/global_args.h"
 
 static int call_deep_copy(void *handle, const xffi_any *args, int32_t num_args, xffi_any *result) {
   (void)handle;

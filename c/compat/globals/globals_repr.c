@@ -4,7 +4,7 @@
 #include <xffi/reflection.h>
 
 #include "compat/globals/builtin_globals.h"
-#include "compat/globals/global_args.h"
+#include "runtime/global_args.h"
 
 /* One argument (borrowed); *result receives a new String. */
 static int global_repr_print(void *handle, const xffi_any *args, int32_t num_args, xffi_any *result) {

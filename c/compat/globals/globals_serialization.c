@@ -2,12 +2,13 @@
  * ffi.ToJSONGraph and ffi.ToJSONGraphString (c/compat/globals/builtin_globals.h), over
  * xffi_json_parse, xffi_json_stringify (c/lib/text/json_parse.c, c/lib/text/json_write.c)
  * xffi_to_json, xffi_to_json_text and xffi_from_json (c/lib/text/serialization_write.c,
- * c/lib/text/serialization_write_text.c, c/lib/text/serialization_read.c), and ffi.FromJSONGraph/FromJSONGraphString. */
+ * c/lib/text/serialization_write_text.c, c/lib/text/serialization_read.c), and ffi.FromJSONGraph/FromJSONGraphString.
+ */
 #include <xffi/function.h>
 #include <xffi/json.h>
 
 #include "compat/globals/builtin_globals.h"
-#include "compat/globals/global_args.h"
+#include "runtime/global_args.h"
 #include "lib/text/serialization_read.h"
 
 /* (json_str: str) -> the value (a new reference in *result). */

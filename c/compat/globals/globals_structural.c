@@ -6,7 +6,7 @@
 #include <xffi/structural.h>
 
 #include "compat/globals/builtin_globals.h"
-#include "compat/globals/global_args.h"
+#include "runtime/global_args.h"
 #include "lib/walk/structural_key.h"
 
 /* The options from the arguments (map_free_vars, skip_tensor_content)

@@ -17,7 +17,7 @@
 #include <xffi/tvm_ffi.h>
 
 #include "compat/globals/builtin_globals.h"
-#include "compat/globals/global_args.h"
+#include "runtime/global_args.h"
 #include "lib/walk/visit_error_context.h"
 
 /* tvm-ffi's type index of `typing.Any` in a callback entry: matches all. */

@@ -16,10 +16,14 @@
 #include <string.h>
 
 #include "runtime/check.h"
-#include "lib/function/module_internal.h"
-#include "compat/globals/type_runtime.h"
+#include "lib/module/module_internal.h"
+#include "lib/reflection/runtime_types.h"
 #include "platform/platform.h"
 #include "runtime/type_internal.h"
+#include "lib/reflection/type_reflection.h"
+#include "lib/reflection/type_convert.h"
+#include "lib/text/repr_text.h"
+#include "runtime/seeds.h"
 
 /* ---- Field getters: *result receives a new reference (or a plain value). */
 

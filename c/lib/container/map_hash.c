@@ -5,10 +5,10 @@
  * slots in maps xffi made, and the reverse, so both runtimes must agree on
  * every bit. Unkeyed by necessity: see docs/map.md, "Hostile keys". */
 #include <xffi/function.h>
-#include <xffi/tvm_ffi.h>
 
 #include "runtime/check.h"
 #include "lib/container/map_table.h"
+#include "runtime/type_internal.h"
 
 /* The columns, once they exist: a column lives at a fixed address for the
  * rest of the process (xffi/reflection.h), so it is asked for by name only
@@ -21,8 +21,7 @@ static const xffi_type_attr_column *hash_column, *equal_column;
 static const xffi_any *custom_entry(const char *name, const xffi_type_attr_column **cache, int32_t t) {
   const xffi_type_attr_column *col = __atomic_load_n(cache, __ATOMIC_ACQUIRE);
   if (!col) {
-    xffi_byte_array attr = {name, strlen(name)};
-    col = TVMFFIGetTypeAttrColumn(&attr);
+    col = xffi_type_attr_column_find(name, strlen(name));
     if (!col) return NULL;
     __atomic_store_n(cache, col, __ATOMIC_RELEASE);
   }

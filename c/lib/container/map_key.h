@@ -13,44 +13,13 @@
 #include <xffi/any.h>
 #include <xffi/string.h>
 
+#include "runtime/hash.h"
 #include "runtime/internal.h"
 
-#define MAP_HASH_MULTIPLIER UINT64_C(1099511628211)
-#define MAP_HASH_MOD UINT64_C(2147483647)
-
-/* tvm-ffi's StableHashCombine. */
-static inline uint64_t map_hash_combine(uint64_t key, uint64_t value) {
-  return key ^ (value + UINT64_C(0x9e3779b9) + (key << 6) + (key >> 2));
-}
-
-/* One little-endian word of n <= 8 bytes, zero-extended (byte order fixed,
- * so the value is the same on every machine). */
-static inline uint64_t map_le_word(const char *p, size_t n) {
-  unsigned char b[8] = {0};
-  /* Fixed-size copies (inlined, unlike a memcpy of n bytes). */
-  if (n == 8) {
-    memcpy(b, p, 8);
-  } else {
-    size_t at = 0;
-    if (n & 4) memcpy(b, p, 4), at = 4;
-    if (n & 2) memcpy(b + at, p + at, 2), at += 2;
-    if (n & 1) b[at] = (unsigned char)p[at];
-  }
-  uint64_t w;
-  memcpy(&w, b, 8); /* the bytes in memory order, the rest zero */
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-  w = __builtin_bswap64(w); /* byte i becomes bits 8i..8i+7, as on little-endian */
-#endif
-  return w;
-}
-
-/* tvm-ffi's StableHashBytes: words folded mod 2^31 - 1 (wrapping product). */
+/* tvm-ffi's StableHashCombine and StableHashBytes (c/runtime/hash.h). */
+static inline uint64_t map_hash_combine(uint64_t key, uint64_t value) { return xffi_stable_hash_combine(key, value); }
 static inline uint64_t map_stable_hash_bytes(const char *data, size_t size) {
-  uint64_t r = 0;
-  size_t i = 0;
-  for (; i + 8 <= size; i += 8) r = (r * MAP_HASH_MULTIPLIER + map_le_word(data + i, 8)) % MAP_HASH_MOD;
-  if (i < size) r = (r * MAP_HASH_MULTIPLIER + map_le_word(data + i, size - i)) % MAP_HASH_MOD;
-  return r;
+  return xffi_stable_hash_bytes(data, size);
 }
 
 static inline int map_is_str_kind(int32_t t) {
@@ -104,7 +73,7 @@ static inline int xffi_map_any_hash(uint64_t *out, const xffi_any *key) {
     case XFFI_TYPE_SMALL_BYTES:
       /* The same value as the equal String/Bytes: one zero-padded word. */
       *out = map_hash_combine(t == XFFI_TYPE_SMALL_STR ? XFFI_TYPE_STRING : XFFI_TYPE_BYTES,
-                              map_le_word(key->v_small, sizeof(key->v_small)) % MAP_HASH_MOD);
+                              xffi_stable_le_word(key->v_small, sizeof(key->v_small)) % XFFI_STABLE_HASH_MOD);
       return XFFI_OK;
     case XFFI_TYPE_STRING:
     case XFFI_TYPE_BYTES:

@@ -12,12 +12,12 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "compat/globals/builtin_globals.h"
+#include "runtime/static_object.h"
 #include "runtime/check.h"
 #include "lib/container/container_equal.h"
-#include "compat/globals/global_args.h"
+#include "runtime/global_args.h"
 #include "runtime/type_internal.h"
-#include "compat/globals/type_runtime.h"
+#include "lib/reflection/runtime_types.h"
 
 #if UINTPTR_MAX > 0xFFFFFFFFu /* the offsets measured from tvm-ffi's 64-bit wheel */
 _Static_assert(offsetof(access_step, key) == 32, "tvm-ffi's AccessStepObj layout");
@@ -30,7 +30,7 @@ static const char step_key[] = "ffi.reflection.AccessStep";
 static const char path_key[] = "ffi.reflection.AccessPath";
 
 static int type_index_of(int32_t *out, const char *key, size_t size) {
-  if (xffi_type_runtime_ensure() != XFFI_OK) return XFFI_FAIL;
+  if (xffi_type_builtins_ensure() != XFFI_OK) return XFFI_FAIL;
   const xffi_type_info *info = xffi_type_find_by_key(key, size);
   if (!info) return xffi_error_raise(XFFI_KIND_RUNTIME, "%s is not registered", key);
   *out = info->type_index;

@@ -14,11 +14,10 @@
  * Fields are visited from the root ancestor down to the type itself. */
 #include <string.h>
 
-#include "compat/globals/builtin_globals.h"
+#include "runtime/static_object.h"
 #include "runtime/check.h"
 #include "lib/reflection/field_storage.h"
-#include "compat/globals/global_args.h"
-#include "compat/globals/globals_container.h"
+#include "runtime/global_args.h"
 #include "lib/reflection/pyclass.h"
 #include "lib/reflection/reflection_construct.h"
 #include "runtime/type_internal.h"
@@ -297,7 +296,7 @@ static int global_make_object(void *handle, const xffi_any *args, int32_t num_ar
   } else {
     xffi_byte_array name;
     if (xffi_arg_to_str(&name, args, num_args, 0, fn) != XFFI_OK) return XFFI_FAIL;
-    if (xffi_type_runtime_ensure() != XFFI_OK) return XFFI_FAIL;
+    if (xffi_type_builtins_ensure() != XFFI_OK) return XFFI_FAIL;
     type = xffi_type_find_by_key(name.data, name.size);
   }
   if (!type || type->type_index < XFFI_TYPE_STATIC_OBJECT_BEGIN)

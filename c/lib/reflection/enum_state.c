@@ -10,11 +10,11 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "compat/globals/builtin_globals.h"
+#include "runtime/static_object.h"
 #include "lib/reflection/enum_state.h"
-#include "compat/globals/global_args.h"
+#include "runtime/global_args.h"
 #include "runtime/type_internal.h"
-#include "compat/globals/type_runtime.h"
+#include "lib/reflection/runtime_types.h"
 
 #if UINTPTR_MAX > 0xFFFFFFFFu /* the offsets measured from tvm-ffi's 64-bit wheel */
 _Static_assert(offsetof(enum_state_object, entries) == 24, "tvm-ffi's EnumStateObj layout");
@@ -38,7 +38,7 @@ static void enum_state_deleter(void *self, int flags) {
 int xffi_enum_state_new(xffi_object **out) {
   static const char key[] = "ffi.EnumState";
   *out = NULL;
-  if (xffi_type_runtime_ensure() != XFFI_OK) return XFFI_FAIL;
+  if (xffi_type_builtins_ensure() != XFFI_OK) return XFFI_FAIL;
   const xffi_type_info *info = xffi_type_find_by_key(key, sizeof(key) - 1);
   if (!info) return xffi_error_raise(XFFI_KIND_RUNTIME, "%s: %s is not registered", __func__, key);
   xffi_object *entries = NULL, *indexes = NULL, *attrs = NULL;

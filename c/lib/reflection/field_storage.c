@@ -395,3 +395,12 @@ int xffi_object_set_field(xffi_object *obj, const char *name, const xffi_any *va
   if (check_value(__func__, name, obj, field->field_static_type_index, value) != XFFI_OK) return XFFI_FAIL;
   return xffi_field_assign(obj, field, value);
 }
+
+xffi_field_storage xffi_field_storage_of(const xffi_field_info *field) {
+  int32_t t = field->field_static_type_index;
+  if (t == XFFI_TYPE_ANY)
+    return field->size == (int64_t)sizeof(xffi_object *) ? XFFI_FIELD_STORAGE_OBJECT : XFFI_FIELD_STORAGE_ANY;
+  if (t == XFFI_TYPE_NONE) return XFFI_FIELD_STORAGE_ANY; /* MakeFieldGetter stores None fields as Any */
+  if (t >= XFFI_TYPE_STATIC_OBJECT_BEGIN) return XFFI_FIELD_STORAGE_OBJECT;
+  return XFFI_FIELD_STORAGE_PLAIN;
+}

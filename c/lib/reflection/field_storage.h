@@ -21,4 +21,16 @@ int xffi_field_read(xffi_any *out, const xffi_object *obj, const xffi_field_info
  * AttributeError for a field with no setter; what the setter raises. */
 int xffi_field_assign(xffi_object *obj, const xffi_field_info *field, const xffi_any *value) XFFI_INTERNAL;
 
+/* How a reflected field holds its value, as tvm-ffi decides it: an Any
+ * (16 bytes, owned), an object pointer (owned, NULL is None), or plain
+ * bytes that own nothing. An Any-typed field of pointer size is an object
+ * pointer (a C++ parent's ObjectRef declared as Any). */
+typedef enum xffi_field_storage {
+  XFFI_FIELD_STORAGE_PLAIN,
+  XFFI_FIELD_STORAGE_ANY,
+  XFFI_FIELD_STORAGE_OBJECT
+} xffi_field_storage;
+
+xffi_field_storage xffi_field_storage_of(const xffi_field_info *field) XFFI_INTERNAL;
+
 #endif /* XFFI_FIELD_STORAGE_H */

@@ -8,15 +8,6 @@
 #include "lib/reflection/pyclass.h"
 #include "runtime/type_internal.h"
 
-xffi_field_storage xffi_field_storage_of(const xffi_field_info *field) {
-  int32_t t = field->field_static_type_index;
-  if (t == XFFI_TYPE_ANY)
-    return field->size == (int64_t)sizeof(xffi_object *) ? XFFI_FIELD_STORAGE_OBJECT : XFFI_FIELD_STORAGE_ANY;
-  if (t == XFFI_TYPE_NONE) return XFFI_FIELD_STORAGE_ANY; /* MakeFieldGetter stores None fields as Any */
-  if (t >= XFFI_TYPE_STATIC_OBJECT_BEGIN) return XFFI_FIELD_STORAGE_OBJECT;
-  return XFFI_FIELD_STORAGE_PLAIN;
-}
-
 /* The fields of one level of type's ancestry (depth type->type_depth is
  * the type itself); *count receives their number. Lock-free reads: counts
  * are published after their records. */
@@ -112,4 +103,30 @@ int xffi_pyclass_shallow_copy(xffi_object **out, const xffi_object *src, int32_t
   }
   *out = copy;
   return XFFI_OK;
+}
+
+/* The kind of setter ffi.MakeFieldSetter makes, once it has made one. */
+static const xffi_field_setter_kind *setter_kind;
+
+void xffi_field_setter_kind_register(const xffi_field_setter_kind *kind) {
+  __atomic_store_n(&setter_kind, kind, __ATOMIC_RELEASE);
+}
+
+/* The registered kind when setter is one of its Functions, else NULL. */
+static const xffi_field_setter_kind *kind_of(const xffi_object *setter) {
+  const xffi_field_setter_kind *kind = __atomic_load_n(&setter_kind, __ATOMIC_ACQUIRE);
+  if (!kind || !setter || setter->type_index != XFFI_TYPE_FUNCTION) return NULL;
+  /* Every Function's cell (xffi's or tvm-ffi's) starts with its safe call. */
+  const xffi_function_head *head = (const xffi_function_head *)(const void *)setter;
+  return head->cell.safe_call == kind->call ? kind : NULL;
+}
+
+int xffi_pyclass_setter_storage(int32_t *out, const xffi_object *setter) {
+  const xffi_field_setter_kind *kind = kind_of(setter);
+  return kind ? kind->storage(out, setter) : 0;
+}
+
+void xffi_pyclass_setter_learn(const xffi_object *setter, xffi_byte_array metadata) {
+  const xffi_field_setter_kind *kind = kind_of(setter);
+  if (kind) kind->learn(setter, metadata);
 }

@@ -15,6 +15,7 @@
 #include <xffi/reflection.h>
 
 #include "runtime/internal.h"
+#include "lib/reflection/field_storage.h"
 
 /* The value of type_index in column (NULL allowed), or None: a lock-free
  * read that may race with registrations (c/runtime/type_attr.c publishes a grown
@@ -33,18 +34,6 @@ static inline xffi_any xffi_type_attr_entry(const xffi_type_attr_column *column,
   return value;
 }
 
-/* How a reflected field holds its value, as tvm-ffi decides it: an Any
- * (16 bytes, owned), an object pointer (owned, NULL is None), or plain
- * bytes that own nothing. An Any-typed field of pointer size is an object
- * pointer (a C++ parent's ObjectRef declared as Any). */
-typedef enum xffi_field_storage {
-  XFFI_FIELD_STORAGE_PLAIN,
-  XFFI_FIELD_STORAGE_ANY,
-  XFFI_FIELD_STORAGE_OBJECT
-} xffi_field_storage;
-
-xffi_field_storage xffi_field_storage_of(const xffi_field_info *field) XFFI_INTERNAL;
-
 /* *out receives a new reference to an empty object of type_index (every
  * field None, NULL or 0), total_size bytes with the header. The caller
  * checked total_size >= sizeof(xffi_object). Errors: MemoryError or the
@@ -58,10 +47,25 @@ int xffi_pyclass_new(xffi_object **out, int32_t type_index, int32_t total_size) 
 int xffi_pyclass_shallow_copy(xffi_object **out, const xffi_object *src, int32_t type_index,
                               int32_t total_size) XFFI_INTERNAL;
 
-/* 1 when setter (a Function, borrowed) was made by ffi.MakeFieldSetter
- * (c/compat/globals/globals_pyclass.c), with *out the static type index its field is
- * stored as; else 0. DeepCopy writes a copied value straight into such a
- * field (c/lib/walk/deep_copy.c). */
+/* A kind of field setter Function made by the layer above
+ * (ffi.MakeFieldSetter, c/compat/globals/globals_pyclass.c) that the library
+ * looks through: setters of the kind are the Functions whose safe call is
+ * call; storage and learn are what xffi_pyclass_setter_storage and
+ * xffi_pyclass_setter_learn do for them. The maker registers its kind
+ * before it makes its first setter, so no setter of the kind is ever
+ * unknown here; kind is static (borrowed for the process). */
+typedef struct xffi_field_setter_kind {
+  xffi_safe_call call;
+  int (*storage)(int32_t *out, const xffi_object *setter);
+  void (*learn)(const xffi_object *setter, xffi_byte_array metadata);
+} xffi_field_setter_kind;
+
+/* Registers kind (the one kind there is; registering it again is harmless). */
+void xffi_field_setter_kind_register(const xffi_field_setter_kind *kind) XFFI_INTERNAL;
+
+/* 1 when setter (a Function, borrowed) was made by ffi.MakeFieldSetter,
+ * with *out the static type index its field is stored as; else 0. DeepCopy
+ * writes a copied value straight into such a field (c/lib/walk/deep_copy.c). */
 int xffi_pyclass_setter_storage(int32_t *out, const xffi_object *setter) XFFI_INTERNAL;
 
 /* Tells setter (a Function, borrowed; nothing happens unless

@@ -8,10 +8,10 @@
 #include <xffi/reflection.h>
 
 #include "runtime/check.h"
-#include "compat/globals/global_args.h"
-#include "compat/globals/globals_container.h"
+#include "runtime/global_args.h"
 #include "lib/reflection/reflection_construct.h"
 #include "runtime/type_internal.h"
+#include "runtime/static_object.h"
 
 xffi_any xffi_kwargs_marker(void) { return xffi_any_object(&xffi_kwargs_object); }
 

@@ -14,6 +14,7 @@
 #include "runtime/check.h"
 #include "lib/reflection/reflection_layout.h"
 #include "runtime/type_internal.h"
+#include "lib/reflection/type_reflection.h"
 
 /* Fields one call registers: the records are built on the stack. */
 #define REFLECT_BATCH_MAX 64

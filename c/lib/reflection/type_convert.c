@@ -13,10 +13,11 @@
  * tvm-ffi's C++ container casts perform. */
 #include <string.h>
 
-#include "compat/globals/builtin_globals.h"
+#include "runtime/static_object.h"
 #include "runtime/check.h"
-#include "compat/globals/global_args.h"
+#include "runtime/global_args.h"
 #include "runtime/type_internal.h"
+#include "lib/reflection/type_convert.h"
 
 static int cannot_cast(const xffi_any *from, int32_t to) {
   return xffi_error_raise(XFFI_KIND_TYPE, "Cannot cast from `%s` to `%s`", xffi_any_kind_name(from), xffi_type_key(to));

@@ -16,6 +16,7 @@
 #include "lib/reflection/reflection_layout.h"
 #include "lib/reflection/pyclass.h"
 #include "runtime/type_internal.h"
+#include "lib/reflection/type_reflection.h"
 
 /* Copies of up to three texts in one immortal block, NUL-terminated each.
  * Returns XFFI_FAIL (nothing raised) when out of memory. */

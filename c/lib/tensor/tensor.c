@@ -15,6 +15,7 @@
 
 #include "runtime/check.h"
 #include "runtime/internal.h"
+#include "lib/tensor/tensor_view.h"
 
 #define TENSOR_READ_ONLY UINT64_C(1)
 /* Set once at adoption: the producer is a legacy DLManagedTensor. */

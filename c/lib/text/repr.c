@@ -19,8 +19,8 @@
 
 #include "runtime/check.h"
 #include "lib/reflection/field_storage.h"
-#include "compat/globals/globals_container.h"
 #include "lib/text/repr_text.h"
+#include "runtime/static_object.h"
 
 /* Hooks calling the printer calling hooks: each level is C recursion
  * (through the hook's language), so it is bounded well below any stack. */

@@ -5,10 +5,10 @@
  * registered by xffi_type_runtime_ensure (c/compat/globals/type_runtime.c). */
 #include <string.h>
 
-#include "compat/globals/builtin_globals.h"
+#include "runtime/static_object.h"
 #include "lib/text/repr_text.h"
 #include "runtime/type_internal.h"
-#include "compat/globals/type_runtime.h"
+#include "lib/reflection/runtime_types.h"
 
 enum { KIND_ATTR, KIND_ARRAY_ITEM, KIND_MAP_ITEM, KIND_ATTR_MISSING, KIND_ARRAY_ITEM_MISSING, KIND_MAP_ITEM_MISSING };
 

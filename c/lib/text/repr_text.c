@@ -1,7 +1,9 @@
 /* c/lib/text/repr_text.c: the printer's bounded buffer and the texts of leaf values
  * (numbers, strings, bytes, devices, dtypes, BigInts), in the format of
  * tvm-ffi's ffi.ReprPrint (c/lib/text/repr.c walks the containers and objects). */
+#include "runtime/bigint.h"
 #include "lib/text/repr_text.h"
+#include "lib/tensor/dtype_tvm_text.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -87,7 +89,7 @@ int xffi_repr_put_device(repr_text *t, DLDevice device) {
 
 int xffi_repr_put_dtype(repr_text *t, DLDataType dtype) {
   xffi_any text = xffi_any_none();
-  if (TVMFFIDataTypeToString(&dtype, &text) != XFFI_OK) return XFFI_FAIL;
+  if (xffi_dtype_to_tvm_text(&dtype, &text) != XFFI_OK) return XFFI_FAIL;
   xffi_byte_array bytes;
   int status = xffi_any_to_str(&bytes, &text);
   if (status == XFFI_OK) status = xffi_repr_put(t, bytes.data, bytes.size);
@@ -181,7 +183,7 @@ int xffi_repr_put_bytes(repr_text *t, const char *data, size_t size) {
 }
 
 int xffi_repr_put_bigint(repr_text *t, const xffi_any *value) {
-  xffi_byte_array content = TVMFFIBigIntGetContentByteArray(value);
+  xffi_byte_array content = xffi_bigint_content("ffi.ReprPrint", value);
   size_t words = content.size / sizeof(int64_t);
   if (words == 0) return xffi_repr_put(t, "0", 1);
   /* The magnitude as 32-bit limbs, least significant first, so that one

@@ -39,4 +39,11 @@ int xffi_repr_put_bytes(repr_text *t, const char *data, size_t size) XFFI_INTERN
 /* The decimal digits of a BigInt (value borrowed: an ffi.BigInt object). */
 int xffi_repr_put_bigint(repr_text *t, const xffi_any *value) XFFI_INTERNAL;
 
+/* Registers the "__ffi_repr__" attributes of ffi.reflection.AccessStep and
+ * AccessPath (c/lib/text/repr_access_path.c); part of registering tvm-ffi's
+ * runtime-owned types (c/compat/globals/type_runtime.c), after those types.
+ * XFFI_FAIL with an error raised when memory runs out (a retry adds only
+ * what is missing). */
+int xffi_repr_register_runtime_hooks(void) XFFI_INTERNAL;
+
 #endif /* XFFI_REPR_TEXT_H */

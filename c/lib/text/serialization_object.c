@@ -12,7 +12,7 @@
 #include "lib/walk/recursive_walk.h"
 #include "lib/text/serialization_object.h"
 #include "runtime/type_internal.h"
-#include "compat/globals/type_runtime.h"
+#include "lib/reflection/runtime_types.h"
 
 /* The records of ffi.Enum and ffi.IntEnum, found once: built-in types,
  * registered once and never changed, so a plain cache is enough. */

@@ -28,6 +28,8 @@
 #include "lib/text/serialization_keys.h"
 #include "lib/text/serialization_object.h"
 #include "lib/text/serialization_read.h"
+#include "lib/tensor/dtype_tvm_text.h"
+#include "runtime/type_internal.h"
 
 static const char *const FN = "ffi.FromJSONGraph";
 
@@ -178,7 +180,7 @@ static int decode_leaf(int64_t node, int32_t type_index, const char *type_key, c
       if (!xffi_walk_is_str(t)) return bad_part(node, type_key, at, "a dtype string", data);
       xffi_byte_array s = map_text_of(data);
       DLDataType dtype;
-      if (TVMFFIDataTypeFromString(&s, &dtype) != XFFI_OK) {
+      if (xffi_dtype_from_tvm_text(&s, &dtype) != XFFI_OK) {
         drop_raised();
         return xffi_error_raise(XFFI_KIND_VALUE, "%s: node %lld (%s): \"data\" `%.*s` is not a dtype", FN,
                                 (long long)node, type_key, (int)s.size, s.data);
@@ -385,12 +387,14 @@ static int start_node(graph_reader *r, int64_t node, int *opened) {
     bare_refs = 0;
   }
   if (t < 0) {
-    int32_t index;
-    if (TVMFFITypeKeyToIndex(&key, &index) != XFFI_OK) {
+    const xffi_type_info *known =
+        xffi_type_builtins_ensure() == XFFI_OK ? xffi_type_find_by_key(key.data, key.size) : NULL;
+    if (!known) {
       drop_raised();
       return xffi_error_raise(XFFI_KIND_VALUE, "%s: node %lld: unknown type key `%.*s`", FN, (long long)node,
                               (int)key.size, key.data);
     }
+    int32_t index = known->type_index;
     const xffi_type_info *info = index >= XFFI_TYPE_STATIC_OBJECT_BEGIN ? xffi_type_info_find(index) : NULL;
     if (info == NULL)
       return xffi_error_raise(XFFI_KIND_TYPE, "%s: node %lld: a value of type `%.*s` has no JSON graph form", FN,

@@ -35,6 +35,7 @@
 #include "lib/text/serialization_keys.h"
 #include "lib/text/serialization_object.h"
 #include "lib/text/serialization_write.h"
+#include "lib/tensor/dtype_tvm_text.h"
 
 static const char *const FN = "ffi.ToJSONGraph";
 
@@ -134,7 +135,7 @@ static int add_leaf(graph_encoder *w, const xffi_any *v, int64_t *index) {
     case XFFI_TYPE_FLOAT: return add_value_node(w, v, XFFI_GRAPH_KEY_FLOAT, v, index);
     case XFFI_TYPE_DTYPE:
       key = XFFI_GRAPH_KEY_DTYPE;
-      status = TVMFFIDataTypeToString(&v->v_dtype, &data);
+      status = xffi_dtype_to_tvm_text(&v->v_dtype, &data);
       break;
     case XFFI_TYPE_DEVICE: {
       int64_t pair[2] = {(int32_t)v->v_device.device_type, v->v_device.device_id}; /* an int32 in the format */
@@ -286,7 +287,7 @@ static int inline_field(const xffi_any *value, int32_t static_index, xffi_any *o
   }
   if (value->type_index != static_index) return 0; /* not what the field declares: give it a node */
   if (static_index == XFFI_TYPE_DTYPE)
-    *status = TVMFFIDataTypeToString(&value->v_dtype, out);
+    *status = xffi_dtype_to_tvm_text(&value->v_dtype, out);
   else
     *out = *value;
   return 1;

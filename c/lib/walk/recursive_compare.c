@@ -12,6 +12,7 @@
 #include <xffi/recursive.h>
 #include <xffi/tvm_ffi.h>
 
+#include "runtime/bigint.h"
 #include "runtime/check.h"
 #include "lib/container/map_key.h" /* map_text_of */
 #include "lib/walk/recursive_walk.h"
@@ -52,7 +53,8 @@ static uint64_t int_word(xffi_byte_array x, size_t i) {
 /* The order of two integers, each an int or a BigInt: the top (sign) words
  * compare signed, the ones below unsigned. */
 static int compare_int_words(const xffi_any *a, const xffi_any *b) {
-  xffi_byte_array x = TVMFFIBigIntGetContentByteArray(a), y = TVMFFIBigIntGetContentByteArray(b);
+  xffi_byte_array x = xffi_bigint_content("ffi.RecursiveCompare", a),
+                  y = xffi_bigint_content("ffi.RecursiveCompare", b);
   size_t n = x.size > y.size ? x.size / 8 : y.size / 8;
   for (size_t i = n; i-- > 0;) {
     uint64_t wx = int_word(x, i), wy = int_word(y, i);

@@ -19,7 +19,7 @@
 #include <xffi/function.h>
 #include <xffi/recursive.h>
 
-#include "lib/container/bigint_hash.h"
+#include "runtime/bigint.h"
 #include "runtime/check.h"
 #include "lib/container/map_key.h"
 #include "lib/walk/recursive_walk.h"

@@ -16,13 +16,14 @@
 #include <xffi/tensor.h>
 #include <xffi/tvm_ffi.h>
 
+#include "runtime/bigint.h"
 #include "runtime/check.h"
 #include "lib/container/map_key.h"   /* map_text_of */
 #include "lib/container/map_table.h" /* map_step: Maps walked without a checked call per entry */
 #include "lib/walk/recursive_walk.h"
 #include "lib/walk/structural_plan.h"
 #include "lib/walk/structural_region.h"
-#include "compat/globals/type_runtime.h"
+#include "lib/reflection/runtime_types.h"
 
 typedef struct equaler {
   int32_t region; /* the definition-region kind in effect */
@@ -290,7 +291,8 @@ static int equal_immediate(equaler *c, const xffi_any *l, const xffi_any *r, int
   }
   switch (lt) {
     case XFFI_TYPE_BIGINT: {
-      xffi_byte_array a = TVMFFIBigIntGetContentByteArray(l), b = TVMFFIBigIntGetContentByteArray(r);
+      xffi_byte_array a = xffi_bigint_content("ffi.StructuralEqual", l),
+                      b = xffi_bigint_content("ffi.StructuralEqual", r);
       *out = a.size == b.size && memcmp(a.data, b.data, a.size) == 0;
       return 1;
     }

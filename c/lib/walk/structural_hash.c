@@ -36,6 +36,7 @@
 #include <xffi/tensor.h>
 #include <xffi/tvm_ffi.h>
 
+#include "runtime/bigint.h"
 #include "runtime/check.h"
 #include "lib/container/map_table.h" /* map_step, map_text_of */
 #include "lib/walk/recursive_walk.h"
@@ -113,7 +114,7 @@ static uint64_t text_hash(const xffi_any *v) {
 }
 
 static uint64_t bigint_hash(const xffi_any *v) {
-  xffi_byte_array words = TVMFFIBigIntGetContentByteArray(v);
+  xffi_byte_array words = xffi_bigint_content("ffi.StructuralHash", v);
   return combine(XFFI_TYPE_BIGINT, map_stable_hash_bytes(words.data, words.size));
 }
 

@@ -9,7 +9,7 @@
 #include <xffi/reflection.h>
 #include <xffi/structural.h>
 
-#include "compat/globals/builtin_globals.h"
+#include "runtime/static_object.h"
 #include "platform/platform.h"
 #include "lib/walk/structural_key.h"
 #include "runtime/type_internal.h"
@@ -54,7 +54,7 @@ XFFI_BUILTIN_FUNCTION(any_hash_function, call_any_hash);
 XFFI_BUILTIN_FUNCTION(any_equal_function, call_any_equal);
 
 static void register_attrs(void) {
-  if (xffi_type_runtime_ensure() != XFFI_OK) return;
+  if (xffi_type_builtins_ensure() != XFFI_OK) return;
   const xffi_type_info *info = xffi_type_find_by_key(key_type, sizeof(key_type) - 1);
   if (!info) return;
   xffi_any hash = xffi_any_object(&any_hash_function.header), equal = xffi_any_object(&any_equal_function.header);

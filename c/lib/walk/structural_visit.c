@@ -26,7 +26,7 @@ static void link_deleter(void *self, int flags) {
 }
 
 int xffi_structural_link_new(xffi_object **out, const char *type_key, void *engine) {
-  if (xffi_type_runtime_ensure() != XFFI_OK) return XFFI_FAIL;
+  if (xffi_type_builtins_ensure() != XFFI_OK) return XFFI_FAIL;
   const xffi_type_info *info = xffi_type_find_by_key(type_key, strlen(type_key));
   if (!info) return xffi_error_raise(XFFI_KIND_RUNTIME, "%s: the type is not registered", type_key);
   structural_engine_link *link =

@@ -17,7 +17,7 @@
 
 #include "runtime/check.h"
 #include "runtime/type_internal.h"
-#include "compat/globals/type_runtime.h"
+#include "lib/reflection/runtime_types.h"
 #include "lib/walk/visit_error_context.h"
 
 _Static_assert(offsetof(visit_error_context, reverse_visit_pattern) == 24, "tvm-ffi's VisitErrorContextObj layout");
@@ -32,7 +32,7 @@ static int32_t context_type = -1;
 int32_t xffi_visit_error_context_type(void) {
   int32_t known = __atomic_load_n(&context_type, __ATOMIC_ACQUIRE);
   if (known >= 0) return known;
-  if (xffi_type_runtime_ensure() != XFFI_OK) return -1;
+  if (xffi_type_builtins_ensure() != XFFI_OK) return -1;
   const xffi_type_info *info = xffi_type_find_by_key(context_key, sizeof(context_key) - 1);
   if (!info) return xffi_error_raise(XFFI_KIND_RUNTIME, "%s: the type is not registered", context_key), -1;
   __atomic_store_n(&context_type, info->type_index, __ATOMIC_RELEASE);

@@ -20,7 +20,7 @@
 
 #include "runtime/check.h"
 #include "lib/walk/recursive_walk.h"
-#include "compat/globals/type_runtime.h"
+#include "lib/reflection/runtime_types.h"
 #include "lib/walk/visit_error_context.h"
 
 typedef struct find_frame {

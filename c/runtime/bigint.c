@@ -1,14 +1,12 @@
-/* c/lib/container/bigint.c: ffi.BigInt (type index 78), integers wider than 64 bits, in
+/* c/runtime/bigint.c: ffi.BigInt (type index 78), integers wider than 64 bits, in
  * tvm-ffi's layout: the object header, a size_t count of 64-bit words, then
  * the words inline (two's complement, least significant first, native byte
  * order). Values are normalised: no redundant top sign word, and a value
  * that fits 64 bits is a plain int Any, never a BigInt object. */
 #include <string.h>
 
-#include <xffi/tvm_ffi.h>
-
+#include "runtime/bigint.h"
 #include "runtime/check.h"
-#include "runtime/internal.h"
 
 typedef struct bigint_object {
   xffi_object header;
@@ -21,15 +19,15 @@ static void bigint_deleter(void *self, int flags) {
   if (flags & XFFI_DELETE_MEMORY) xffi_runtime_object_free(self);
 }
 
-int TVMFFIBigIntFromByteArray(const xffi_byte_array *input, xffi_any *out) {
-  XFFI_CHECK_ARG_NOT_NULL(out);
+int xffi_bigint_from_bytes(const char *fn, const xffi_byte_array *input, xffi_any *out) {
+  if (!out) return xffi_raise_null_arg(fn, "out");
   *out = xffi_any_int(0);
-  XFFI_CHECK_ARG_NOT_NULL(input);
+  if (!input) return xffi_raise_null_arg(fn, "input");
   if (!input->data && input->size)
-    return xffi_error_raise(XFFI_KIND_VALUE, "%s: input->data is NULL but input->size is %zu", __func__, input->size);
+    return xffi_error_raise(XFFI_KIND_VALUE, "%s: input->data is NULL but input->size is %zu", fn, input->size);
   if (input->size % sizeof(int64_t) != 0)
-    return xffi_error_raise(XFFI_KIND_VALUE, "%s: BigInt content must contain whole 64-bit words, got %zu bytes",
-                            __func__, input->size);
+    return xffi_error_raise(XFFI_KIND_VALUE, "%s: BigInt content must contain whole 64-bit words, got %zu bytes", fn,
+                            input->size);
   size_t size = input->size / sizeof(int64_t);
   /* Drop top words that only repeat the sign of the word below. Read with
    * memcpy: the input need not be aligned. */
@@ -58,10 +56,10 @@ int TVMFFIBigIntFromByteArray(const xffi_byte_array *input, xffi_any *out) {
   return XFFI_OK;
 }
 
-xffi_byte_array TVMFFIBigIntGetContentByteArray(const xffi_any *value) {
+xffi_byte_array xffi_bigint_content(const char *fn, const xffi_any *value) {
   xffi_byte_array none = {NULL, 0};
   if (!value) {
-    xffi_error_raise(XFFI_KIND_VALUE, "%s: value is NULL", __func__);
+    xffi_raise_null_arg(fn, "value");
     return none;
   }
   if (value->type_index == XFFI_TYPE_INT) return (xffi_byte_array){(const char *)&value->v_int64, sizeof(int64_t)};
@@ -69,6 +67,6 @@ xffi_byte_array TVMFFIBigIntGetContentByteArray(const xffi_any *value) {
     bigint_object *obj = (bigint_object *)(void *)value->v_obj;
     return (xffi_byte_array){(const char *)bigint_words(obj), obj->size * sizeof(int64_t)};
   }
-  xffi_raise_type_mismatch(__func__, "int or ffi.BigInt", value);
+  xffi_raise_type_mismatch(fn, "int or ffi.BigInt", value);
   return none;
 }

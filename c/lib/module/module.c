@@ -1,4 +1,4 @@
-/* c/lib/function/module.c: Module objects: shared libraries loaded with the platform's
+/* c/lib/module/module.c: Module objects: shared libraries loaded with the platform's
  * loader (c/platform/platform.h: dlopen, LoadLibrary) and the system library, whose
  * functions are found as `__tvm_ffi_NAME` symbols (the tvm-ffi 0.1 naming),
  * with tvm-ffi's imports: a module may import others, searched depth first
@@ -23,7 +23,7 @@
 
 #include "runtime/check.h"
 #include "runtime/internal.h"
-#include "lib/function/module_internal.h"
+#include "lib/module/module_internal.h"
 #include "runtime/name_table.h"
 #include "platform/platform.h"
 

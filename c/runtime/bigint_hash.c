@@ -1,18 +1,15 @@
-/* c/lib/container/bigint_hash.c: the hash and equality tvm-ffi gives ffi.BigInt map keys
+/* c/runtime/bigint_hash.c: the hash and equality tvm-ffi gives ffi.BigInt map keys
  * (its BigIntAnyHash/BigIntAnyEqual), as native hooks: they return their
  * result or an Error in an Any and never leave an error in the slot. */
 #include <string.h>
 
-#include <xffi/tvm_ffi.h>
-
-#include "lib/container/bigint_hash.h"
+#include "runtime/bigint.h"
 #include "runtime/check.h"
-#include "lib/container/map_key.h"
+#include "runtime/hash.h"
 
 /* The raised error, moved out of the slot into an Any (the hook's failure). */
 static xffi_any raised_as_any(void) {
-  void *error = NULL;
-  TVMFFIErrorMoveFromRaised(&error);
+  xffi_object *error = xffi_error_move_raised();
   if (!error) return xffi_any_none(); /* cannot happen: a failure raised */
   xffi_any out = xffi_any_none();
   out.type_index = XFFI_TYPE_ERROR;
@@ -28,7 +25,7 @@ static int words_of(xffi_byte_array *out, const char *hook, const xffi_any *valu
   int is_int = value->type_index == XFFI_TYPE_INT;
   int is_big = value->type_index == XFFI_TYPE_BIGINT && value->v_obj && value->v_obj->type_index == XFFI_TYPE_BIGINT;
   if (!is_int && !is_big) return xffi_raise_type_mismatch(hook, "ffi.BigInt", value);
-  *out = TVMFFIBigIntGetContentByteArray(value);
+  *out = xffi_bigint_content(hook, value);
   return XFFI_OK;
 }
 
@@ -38,7 +35,7 @@ xffi_any xffi_bigint_any_hash(const xffi_any *value) {
   /* tvm-ffi's BigInt::hash: an int is its own hash; wider values hash their
    * words. The unsigned hash is returned bit-cast to int64. */
   if (value->type_index == XFFI_TYPE_INT) return xffi_any_int(value->v_int64);
-  uint64_t h = map_stable_hash_bytes(words.data, words.size);
+  uint64_t h = xffi_stable_hash_bytes(words.data, words.size);
   int64_t as_int;
   memcpy(&as_int, &h, sizeof(as_int));
   return xffi_any_int(as_int);

@@ -1,6 +1,6 @@
-/* c/lib/function/module_internal.h: what the module files share (c/lib/function/module.c, the
- * Module objects and their imports; c/lib/function/module_registry.c, the process-wide
- * tables (context symbols, the system library, modules kept alive); c/lib/function/module_bin.c, the import tree
+/* c/lib/module/module_internal.h: what the module files share (c/lib/module/module.c, the
+ * Module objects and their imports; c/lib/module/module_registry.c, the process-wide
+ * tables (context symbols, the system library, modules kept alive); c/lib/module/module_bin.c, the import tree
  * a library embeds; c/compat/abi/tvm_module.c and c/compat/globals/globals_module.c, the tvm-ffi entry
  * points and ffi.* globals built on them). */
 #ifndef XFFI_MODULE_INTERNAL_H
@@ -50,7 +50,7 @@ int xffi_module_new_library(xffi_object **out, xffi_module_source source, void *
  * root; *out_lib_used: whether lib appears in the tree. */
 int xffi_module_tree_from_bin(xffi_object **out, int *out_lib_used, const unsigned char *bin, xffi_object *lib);
 
-/* ---- c/lib/function/module_registry.c ---- */
+/* ---- c/lib/module/module_registry.c ---- */
 
 /* Adds (name, symbol) to the context symbols (name copied). */
 int xffi_context_symbol_register(const char *name, void *symbol);
@@ -72,7 +72,7 @@ int xffi_system_lib_module(xffi_object **out, const char *prefix, size_t prefix_
 int xffi_module_globals_add(xffi_object *module);
 int xffi_module_globals_remove(xffi_object *module);
 
-/* ---- c/lib/function/module.c ---- */
+/* ---- c/lib/module/module.c ---- */
 
 /* Looks name up in module's imports (depth first, in import order, each
  * module before its imports), not in module itself: *out receives a new

@@ -1,7 +1,7 @@
-/* c/compat/globals/type_runtime.h: the methods of the runtime's own reflected types
+/* c/lib/reflection/runtime_types.h: the methods of the runtime's own reflected types
  * (c/compat/globals/type_runtime.c registers them; each type's file defines them). */
-#ifndef XFFI_TYPE_RUNTIME_H
-#define XFFI_TYPE_RUNTIME_H
+#ifndef XFFI_LIB_REFLECTION_RUNTIME_TYPES_H
+#define XFFI_LIB_REFLECTION_RUNTIME_TYPES_H
 
 #include "runtime/internal.h"
 
@@ -65,4 +65,4 @@ extern const int32_t xffi_enum_state_method_count XFFI_INTERNAL;
 extern const xffi_runtime_method xffi_access_path_methods[] XFFI_INTERNAL;
 extern const int32_t xffi_access_path_method_count XFFI_INTERNAL;
 
-#endif /* XFFI_TYPE_RUNTIME_H */
+#endif /* XFFI_LIB_REFLECTION_RUNTIME_TYPES_H */

@@ -1,6 +1,6 @@
-/* c/compat/globals/global_args.c: argument checks of the built-in ffi.* globals
- * (c/compat/globals/global_args.h). */
-#include "compat/globals/global_args.h"
+/* c/runtime/global_args.c: argument checks of the built-in ffi.* globals
+ * (c/runtime/global_args.h). */
+#include "runtime/global_args.h"
 
 #include <stdio.h>
 

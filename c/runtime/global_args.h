@@ -1,12 +1,12 @@
-/* c/compat/globals/global_args.h: argument checks shared by the runtime's built-in ffi.*
+/* c/runtime/global_args.h: argument checks shared by the runtime's built-in ffi.*
  * global functions (c/globals_*.c), private.
  *
  * A built-in is called through the bare safe call, so anything may come:
  * NULL args or result, a negative count, malformed values. Each check raises
  * an error naming the global ("ffi.ListInsert: ...") and returns XFFI_FAIL;
  * nothing is changed or allocated before the checks pass. */
-#ifndef XFFI_GLOBAL_ARGS_H
-#define XFFI_GLOBAL_ARGS_H
+#ifndef XFFI_RUNTIME_GLOBAL_ARGS_H
+#define XFFI_RUNTIME_GLOBAL_ARGS_H
 
 #include "runtime/internal.h"
 
@@ -45,4 +45,4 @@ int xffi_global_raise_index(const char *fn, int64_t index, const char *kind, int
  * XFFI_FAIL. */
 int xffi_global_raise_missing_key(const char *fn, const xffi_any *key);
 
-#endif /* XFFI_GLOBAL_ARGS_H */
+#endif /* XFFI_RUNTIME_GLOBAL_ARGS_H */

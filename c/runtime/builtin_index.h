@@ -1,4 +1,4 @@
-/* c/compat/globals/builtin_index.h: finding the runtime's built-in ffi.* global functions
+/* c/runtime/builtin_index.h: finding the runtime's built-in ffi.* global functions
  * (the static tables of c/compat/globals/builtin_globals.h) by name (private).
  *
  * The index is a static open-addressing array over the tables' records,
@@ -9,7 +9,7 @@
 #ifndef XFFI_BUILTIN_INDEX_H
 #define XFFI_BUILTIN_INDEX_H
 
-#include "compat/globals/builtin_globals.h"
+#include "runtime/static_object.h"
 
 /* The built-in global named name (len bytes), whose keyed name hash
  * (xffi_keyed_hash_bytes) is hash, or NULL. The record is static (borrowed,

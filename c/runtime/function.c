@@ -1,4 +1,4 @@
-/* c/lib/function/function.c: Function objects, calls, and argument checking for callees.
+/* c/runtime/function.c: Function objects, calls, and argument checking for callees.
  *
  * A Function is one allocation (from the runtime's object allocator, with
  * tvm-ffi's allocation header in front: c/runtime/internal.h): the header, the tvm-ffi-compatible cell
@@ -13,6 +13,7 @@
 #include <xffi/function.h>
 
 #include "runtime/check.h"
+#include "runtime/func_registry.h"
 #include "runtime/internal.h"
 
 typedef struct func_object {
@@ -322,4 +323,11 @@ int xffi_arg_check_signature(const xffi_any *args, int32_t num_args, const char 
     if (!ok) return arg_mismatch(a, i, what, fn);
   }
   return XFFI_OK;
+}
+
+int xffi_function_from_extern_c(xffi_object **out, void *self, xffi_safe_call safe_call, void (*deleter)(void *)) {
+  /* Nothing to pass or release: the cell calls safe_call with the Function
+   * itself (tvm-ffi's rule). Otherwise safe_call gets self in its place. */
+  return !self && !deleter ? xffi_function_new_direct(out, safe_call, NULL, NULL)
+                           : xffi_function_new(out, safe_call, self, deleter);
 }

@@ -1,10 +1,11 @@
-/* c/compat/globals/builtin_index.c: the name index over the runtime's static tables of
- * built-in ffi.* global functions (see c/compat/globals/builtin_index.h). */
+/* c/runtime/builtin_index.c: the name index over the runtime's static tables of
+ * built-in ffi.* global functions (see c/runtime/builtin_index.h). */
 #include <string.h>
 
-#include "compat/globals/builtin_index.h"
+#include "runtime/builtin_index.h"
 #include "runtime/hash.h"
 #include "platform/platform.h"
+#include "runtime/seeds.h"
 
 /* Slots of the index: a power of two, at least twice the number of built-in
  * globals so that probe runs stay short. Should the tables ever outgrow half

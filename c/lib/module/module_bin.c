@@ -1,4 +1,4 @@
-/* c/lib/function/module_bin.c: the module tree a library embeds under
+/* c/lib/module/module_bin.c: the module tree a library embeds under
  * __tvm_ffi__library_bin, read as tvm-ffi writes it:
  *
  *   <nbytes: u64> then nbytes bytes of
@@ -17,7 +17,7 @@
 #include <xffi/string.h>
 
 #include "runtime/internal.h"
-#include "lib/function/module_internal.h"
+#include "lib/module/module_internal.h"
 
 typedef struct bin_reader {
   const unsigned char *data;

@@ -1,4 +1,4 @@
-/* c/lib/function/module_registry.c: the process-wide tables of the module side:
+/* c/lib/module/module_registry.c: the process-wide tables of the module side:
  * - context symbols (TVMFFIEnvModRegisterContextSymbol): (name, address)
  *   pairs written into the `void*` variable `name` of every library loaded
  *   afterwards;
@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "runtime/internal.h"
-#include "lib/function/module_internal.h"
+#include "lib/module/module_internal.h"
 #include "runtime/name_table.h"
 #include "platform/platform.h"
 

@@ -1,0 +1,71 @@
+/* c/runtime/error_foreign.c: errors handed between this runtime and a
+ * second tvm-ffi runtime in the process.
+ *
+ * Two runtimes in one process (the wheel's libtvm_ffi.so beside xffi, each
+ * serving its own callers) keep two raised slots. Only then, and only on
+ * failure paths, errors are handed across: a function xffi exports that
+ * fails moves its error to the other runtime (xffi_error_forward_to_tvm),
+ * whose callers read only its slot, and an xffi caller of the other
+ * runtime's Function that failed takes the error from there
+ * (xffi_error_adopt_tvm_raised). With one runtime both find nothing. */
+#include <xffi/sys/module.h>
+
+#include "runtime/internal.h"
+#include "platform/platform.h"
+
+/* name in another tvm-ffi runtime loaded in the process (the wheel's
+ * libtvm_ffi.so), or NULL when there is none or the one found is this
+ * library (compared by module, not by address: a runtime loaded globally
+ * may have interposed this library's own references to the name). Looked
+ * up on failure paths only; never loads anything. */
+static void *foreign_symbol(const char *name) {
+  void *found = xffi_loaded_symbol("tvm_ffi", name);
+  if (!found || xffi_platform_same_module(found, (void *)(uintptr_t)&xffi_raise_clock)) return NULL;
+  return found;
+}
+
+typedef void (*set_raised_fn)(void *error);
+typedef void (*move_raised_fn)(void **result);
+
+int xffi_error_adopt_tvm_raised(void) {
+  union {
+    void *p;
+    move_raised_fn f;
+  } move = {foreign_symbol("TVMFFIErrorMoveFromRaised")};
+  if (!move.p) return 0;
+  void *err = NULL;
+  move.f(&err);
+  if (!err) return 0;
+  xffi_error_set_raised(err); /* steals it; refuses a non-Error */
+  return 1;
+}
+
+int xffi_error_forward_to_tvm(void) {
+  union {
+    void *p;
+    set_raised_fn f;
+  } foreign = {foreign_symbol("TVMFFIErrorSetRaised")};
+  /* One runtime (no other tvm-ffi loaded): the error stays in the one slot. */
+  if (!foreign.p) {
+    if (!xffi_raised_slot) xffi_error_raise(XFFI_KIND_RUNTIME, "an xffi function failed without raising an error");
+    return XFFI_FAIL;
+  }
+  /* Two runtimes: the caller of an export is the other runtime, which reads
+   * its own slot, so the error moves there (nothing stale stays in xffi's). */
+  xffi_object *err = xffi_error_move_raised();
+  if (!err) {
+    /* An error the other runtime already holds (its callee's, passed on) stays. */
+    if (xffi_error_adopt_tvm_raised())
+      err = xffi_error_move_raised();
+    else
+      err = (xffi_error_raise(XFFI_KIND_RUNTIME, "an xffi function failed without raising an error"),
+             xffi_error_move_raised());
+  }
+  if (err) {
+    foreign.f(err); /* takes its own reference */
+    xffi_object_dec_ref(err);
+  }
+  return XFFI_FAIL;
+}
+
+int xffi_export_failed_(void) { return xffi_error_forward_to_tvm(); }
