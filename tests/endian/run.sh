@@ -8,6 +8,7 @@ here=$(cd "$(dirname "$0")/../.." && pwd)
 src=${1:-$here}
 out=${2:-$here/build/s390x}
 mkdir -p "$out"
-s390x-linux-gnu-gcc -std=c11 -O1 -static -pthread -DXFFI_BUILDING -I"$src/include" \
-  "$src"/c/*.c "$here/tests/endian/small_keys.c" -lm -o "$out/small_keys"
+mapfile -t sources < <(find "$src/c" -name '*.c' | sort)
+s390x-linux-gnu-gcc -std=c11 -O1 -static -pthread -DXFFI_BUILDING -I"$src/include" -I"$src/c" \
+  "${sources[@]}" "$here/tests/endian/small_keys.c" -lm -o "$out/small_keys"
 qemu-s390x -L /usr/s390x-linux-gnu "$out/small_keys"
