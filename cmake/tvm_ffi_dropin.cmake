@@ -1,4 +1,4 @@
-# The libtvm_ffi.so drop-in (issue 15, docs/tvm-ffi.md): the objects of
+# The libtvm_ffi.so drop-in (docs/tvm-ffi.md): the objects of
 # libxffi linked once more as a shared library whose file name and SONAME are
 # libtvm_ffi.so, so that a program or library linked against tvm-ffi's
 # runtime (NEEDED libtvm_ffi.so) runs on xffi's. It exports every xffi_*

@@ -7,11 +7,12 @@
  *
  * Nothing runs when the library loads: the types are registered the first
  * time anyone asks the registry for a key or a new index
- * (xffi_type_runtime_ensure), so a dynamic-index numbering like tvm-ffi's
- * (128 onwards, in this order) results when nobody registered earlier.
- * Behaviour (constructors, methods, structural work) comes with the
- * reflection and structural issues (#16, #17); these records only let the
- * package bind its classes and read fields. */
+ * (xffi_type_runtime_ensure, c/runtime/seeds.h), so a dynamic-index
+ * numbering like tvm-ffi's (128 onwards, in this order) results when nobody
+ * registered earlier. The records here give the package what it binds its
+ * classes to and reads fields through; the types' behaviour (methods,
+ * constructors, structural work) lives with each type in the library
+ * (c/lib/reflection/access_path.c, enum_state.c, c/lib/walk/...). */
 #include <stddef.h>
 #include <string.h>
 
