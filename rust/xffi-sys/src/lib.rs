@@ -48,29 +48,29 @@
 
 // Bottom up: each module uses only those above it, but for the type record
 // (`type`), which points at the records of `reflection`.
-mod allocator;
-mod any;
-mod array;
-mod dlpack;
-mod dtype;
-mod error;
 mod export;
-mod function;
-mod json;
-mod map;
-mod module;
+mod version;
+mod dlpack;
 mod object;
-mod recursive;
-mod reflection;
-mod shape;
+mod r#type;
+mod any;
+mod error;
 mod string;
+mod allocator;
+mod testing;
+mod array;
+mod map;
+mod shape;
+mod dtype;
+mod tensor;
+mod function;
+mod module;
+mod reflection;
+mod recursive;
 mod structural;
 mod structural_visit;
-mod tensor;
-mod testing;
+mod json;
 mod tvm_ffi;
-mod r#type;
-mod version;
 
 pub use allocator::*;
 pub use any::*;
