@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Tests the mixed C/Rust arrangements (examples/mixed):
-#   - examples/mixed/bindings/xffi_capi.h is exactly what the pinned cbindgen
+#   - bindings/xffi_capi.h is exactly what the pinned cbindgen
 #     generates from examples/mixed/xffi-capi (the example C API written in
 #     Rust), and compiles alone as C11 and C++;
 #   - xffi-capi's own tests (bad input to every exported function, panics,
@@ -30,7 +30,7 @@ jobs=${XFFI_JOBS:-2}
 cc=${CC:-cc}
 cbindgen_version=0.29.4
 capi=examples/mixed/xffi-capi # the C API written in Rust (example 1)
-bindings=examples/mixed/bindings # its cbindgen header
+bindings=bindings # its cbindgen header
 valgrind=("$root/scripts/valgrind-runner.sh") # fails on memory errors and definite/indirect leaks
 cflags=(-std=c11 -Wall -Wextra -Wpedantic -Werror -O1 -g)
 export RUST_BACKTRACE=0 # example 3 makes the Rust plugin panic on purpose: one line of message is enough

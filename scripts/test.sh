@@ -138,8 +138,8 @@ rust_crates() {
   bash rust/scripts/test.sh
 }
 
-rust_lints() { # --keep-going: every crate that builds is linted, even after one fails
-  cargo clippy --workspace --all-targets --features xffi/serde --keep-going --jobs "$jobs" -- -D warnings -D clippy::undocumented_unsafe_blocks
+rust_lints() { # the lints are the workspace's (Cargo.toml [workspace.lints])
+  cargo clippy --workspace --all-targets --features xffi/serde --jobs "$jobs" -- -D warnings
 }
 
 formatting() {

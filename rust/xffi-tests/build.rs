@@ -1,6 +1,7 @@
 //! Compiles the C layout probe and the C side of the cross-language tests
 //! (the repository's tests/cross/*.c) against the headers xffi-sys exports
-//! to its dependents as DEP_XFFI_INCLUDE.
+//! to its dependents as DEP_XFFI_INCLUDE, and copies the README's Rust
+//! snippet where a doctest of src/lib.rs reads it.
 use std::env;
 use std::path::PathBuf;
 
@@ -67,6 +68,46 @@ fn main() {
     }
 
     build_tvm_exports(&cross.join("../interop/lib_tvm_exports.c"));
+    copy_readme_rust(&manifest.join("../../README.md"));
+}
+
+/// Writes OUT_DIR/readme_rust.md: every `rust` code block of the README
+/// (`readme`), each followed by the hidden line `# Ok::<(), xffi::Error>(())`
+/// that lets rustdoc run a block using `?` (the README leaves it out to stay
+/// short), and a line naming where the block is. src/lib.rs takes the file as
+/// the docs of an item, so `cargo test` compiles and runs the snippet exactly
+/// as the README shows it, as rustdoc does for doc comments.
+fn copy_readme_rust(readme: &std::path::Path) {
+    println!("cargo:rerun-if-changed={}", readme.display());
+    let text = std::fs::read_to_string(readme).unwrap_or_else(|e| panic!("reading {}: {e}", readme.display()));
+    let mut doc = std::string::String::new();
+    let mut block_start = None;
+    for (i, line) in text.lines().enumerate() {
+        match (block_start, line.trim_end()) {
+            (None, "```rust") => {
+                block_start = Some(i + 1);
+                doc.push_str(&format!("README.md, the Rust block at line {}:\n\n```rust\n", i + 1));
+            }
+            (Some(_), "```") => {
+                block_start = None;
+                doc.push_str("# Ok::<(), xffi::Error>(())\n```\n\n");
+            }
+            (Some(_), _) => {
+                doc.push_str(line);
+                doc.push('\n');
+            }
+            (None, _) => {}
+        }
+    }
+    assert!(
+        block_start.is_none(),
+        "{}: a rust block opened at line {} is never closed",
+        readme.display(),
+        block_start.unwrap_or(0)
+    );
+    assert!(!doc.is_empty(), "{}: no rust code block (the Rust snippet the test command runs)", readme.display());
+    let out = PathBuf::from(env::var("OUT_DIR").unwrap()).join("readme_rust.md");
+    std::fs::write(&out, doc).unwrap_or_else(|e| panic!("writing {}: {e}", out.display()));
 }
 
 /// A library written for tvm-ffi alone (tests/interop/lib_tvm_exports.c,

@@ -1,6 +1,6 @@
 /* Example 1, C host + Rust library: a C program uses a library written in
  * Rust (examples/mixed/xffi-capi) through its cbindgen header,
- * examples/mixed/bindings/xffi_capi.h.
+ * bindings/xffi_capi.h.
  *
  * It makes Rust objects (Points, a Label), stores them in xffi containers
  * (an Array and a Map), calls Rust functions through xffi Function objects

@@ -247,7 +247,7 @@ fn derive(input: DeriveInput) -> syn::Result<TokenStream2> {
                     unsafe {
                         ::xffi::reflect::private::init_field::<#ty>(
                             #what,
-                            ::xffi::object::private::payload_offset::<#name>() + ::core::mem::offset_of!(#name, #ident),
+                            ::xffi::object::registry::payload_offset::<#name>() + ::core::mem::offset_of!(#name, #ident),
                             field_addr,
                             value,
                         )
@@ -269,7 +269,7 @@ fn derive(input: DeriveInput) -> syn::Result<TokenStream2> {
                 writable: #writable,
                 size: ::core::mem::size_of::<#ty>(),
                 alignment: ::core::mem::align_of::<#ty>(),
-                offset: ::xffi::object::private::payload_offset::<#name>() + ::core::mem::offset_of!(#name, #ident),
+                offset: ::xffi::object::registry::payload_offset::<#name>() + ::core::mem::offset_of!(#name, #ident),
                 getter: <#ty as ::xffi::reflect::FieldStorage>::getter(),
                 setter: #setter,
                 static_type_index: <#ty as ::xffi::reflect::FieldType>::static_type_index(),

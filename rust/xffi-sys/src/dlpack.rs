@@ -1,7 +1,6 @@
 //! The declarations of `dlpack.h` (DLPack 1.x, bundled with xffi): devices,
 //! data types, tensors and the managed-tensor exchange structs. Re-exported
 //! at the crate root.
-#![allow(non_camel_case_types, non_upper_case_globals, non_snake_case)]
 
 use core::ffi::{c_char, c_int, c_void};
 

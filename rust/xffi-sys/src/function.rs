@@ -1,14 +1,13 @@
-//! The declarations of `function.h` and `module.h`: Functions (packed
-//! calls, callbacks, the global registry, argument helpers) and Modules.
-//! Re-exported at the crate root.
-#![allow(non_camel_case_types, non_upper_case_globals, non_snake_case)]
+//! `xffi/function.h` and `xffi/sys/function.h` (extension tier: the
+//! Function cell, the unchecked call): packed calls, callbacks, the global
+//! registry, argument helpers.
 
-use super::*;
 use core::ffi::{c_char, c_int, c_void};
 
-// ---------------------------------------------------------------------------
-// function.h, sys/function.h (extension tier: the Function cell, the unchecked call)
-// ---------------------------------------------------------------------------
+use crate::any::xffi_any;
+use crate::export::XFFI_OK;
+use crate::object::xffi_object;
+use crate::r#type::{xffi_byte_array, XFFI_TYPE_FLOAT, XFFI_TYPE_FUNCTION, XFFI_TYPE_INT};
 
 /// The safe-call signature stored in every Function cell (handle = the Function object).
 pub type xffi_safe_call =
@@ -247,29 +246,4 @@ pub unsafe fn xffi_arg_to_float_inline(
         return XFFI_OK;
     }
     xffi_arg_to_float(out, args, num_args, index, fn_)
-}
-
-// ---------------------------------------------------------------------------
-// module.h, sys/module.h (extension tier: what the export macros expand to)
-// ---------------------------------------------------------------------------
-
-/// The prefix of exported function symbols (`__tvm_ffi_<name>`).
-pub const XFFI_EXPORT_PREFIX: &CStr = c"__tvm_ffi_";
-/// The name of the ABI marker symbol a library exports.
-pub const XFFI_ABI_MARKER_SYMBOL: &CStr = c"xffi_library_abi_version";
-
-extern "C" {
-    /// Loads a shared library (path borrowed): `*out` receives a new Module reference.
-    /// Errors: ValueError, RuntimeError (cannot load, ABI mismatch), MemoryError.
-    pub fn xffi_module_load(out: *mut *mut xffi_object, path: *const c_char) -> c_int;
-    /// Gets exported function `name`: `*out` receives a new reference or NULL if absent.
-    pub fn xffi_module_lookup_function(
-        out: *mut *mut xffi_object,
-        module: *mut xffi_object,
-        name: *const c_char,
-    ) -> c_int;
-    /// The path the module was loaded from (borrowed from the module).
-    pub fn xffi_module_path(out: *mut *const c_char, module: *mut xffi_object) -> c_int;
-    /// The ABI version the library was built with (0: no marker).
-    pub fn xffi_module_abi_version(out: *mut i32, module: *mut xffi_object) -> c_int;
 }

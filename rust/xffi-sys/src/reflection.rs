@@ -1,10 +1,14 @@
 //! The declarations of `reflection.h`: the records that describe a type's
 //! fields, methods and metadata, and type-attribute columns (layouts shared
-//! with tvm-ffi 0.1). Re-exported at the crate root.
-#![allow(non_camel_case_types, non_upper_case_globals, non_snake_case)]
+//! with tvm-ffi 0.1).
+//! Also `xffi_repr` (ReprPrint), the reflection of C structs, construction.
 
-use super::*;
 use core::ffi::{c_char, c_int, c_void};
+
+use crate::any::xffi_any;
+use crate::function::xffi_function_callback;
+use crate::object::xffi_object;
+use crate::r#type::xffi_byte_array;
 
 pub const XFFI_FIELD_WRITABLE: u32 = 1 << 0;
 pub const XFFI_FIELD_HAS_DEFAULT: u32 = 1 << 1;
@@ -214,65 +218,4 @@ extern "C" {
     pub fn xffi_type_get_metadata(out: *mut *const xffi_type_metadata, type_index: i32) -> c_int;
     /// `*out` receives a new reference to the type's attribute `name` (borrowed), or None.
     pub fn xffi_type_get_attr(out: *mut xffi_any, type_index: i32, name: *const c_char) -> c_int;
-}
-
-// ---------------------------------------------------------------------------
-// recursive.h: deep copy, recursive comparison and hashing
-// ---------------------------------------------------------------------------
-
-extern "C" {
-    /// `*out` receives a deep copy of `*value` (borrowed), sharing and cycles preserved.
-    pub fn xffi_deep_copy(out: *mut xffi_any, value: *const xffi_any) -> c_int;
-    /// `*out` receives whether `*lhs` and `*rhs` (borrowed) are recursively equal.
-    pub fn xffi_recursive_equal(out: *mut c_int, lhs: *const xffi_any, rhs: *const xffi_any) -> c_int;
-    /// `*out` receives -1, 0 or 1: the recursive order of `*lhs` and `*rhs` (borrowed).
-    pub fn xffi_recursive_compare(out: *mut c_int, lhs: *const xffi_any, rhs: *const xffi_any) -> c_int;
-    /// `*out` receives tvm-ffi's RecursiveHash of `*value` (borrowed).
-    pub fn xffi_recursive_hash(out: *mut i64, value: *const xffi_any) -> c_int;
-}
-
-// ---------------------------------------------------------------------------
-// structural.h: structural equality, hashing and the first mismatch
-// ---------------------------------------------------------------------------
-
-/// Free variables may map anywhere (a pattern region).
-pub const XFFI_STRUCTURAL_MAP_FREE_VARS: u32 = 1 << 0;
-/// Tensors compare by shape and dtype only.
-pub const XFFI_STRUCTURAL_SKIP_TENSOR_CONTENT: u32 = 1 << 1;
-
-extern "C" {
-    /// `*out` receives 1 if `*lhs` and `*rhs` (borrowed) are structurally equal, else 0.
-    pub fn xffi_structural_equal(out: *mut c_int, lhs: *const xffi_any, rhs: *const xffi_any, options: i32) -> c_int;
-    /// `*out` receives None when equal, else a new Array `[lhs_path, rhs_path]` of AccessPaths.
-    pub fn xffi_structural_first_mismatch(
-        out: *mut xffi_any,
-        lhs: *const xffi_any,
-        rhs: *const xffi_any,
-        options: i32,
-    ) -> c_int;
-    /// `*out` receives tvm-ffi's StructuralHash of `*value` (borrowed).
-    pub fn xffi_structural_hash(out: *mut i64, value: *const xffi_any, options: i32) -> c_int;
-}
-
-// ---------------------------------------------------------------------------
-// json.h: the JSON reader and writer, tvm-ffi's JSON graph format
-// ---------------------------------------------------------------------------
-
-extern "C" {
-    /// `*out` receives a new reference to the value of the JSON text `text[0, size)` (borrowed).
-    pub fn xffi_json_parse(out: *mut xffi_any, text: *const c_char, size: usize) -> c_int;
-    /// `*out` receives a new String: the JSON text of `*value` (borrowed); `indent` 0 is compact.
-    pub fn xffi_json_stringify(out: *mut *mut xffi_object, value: *const xffi_any, indent: c_int) -> c_int;
-    /// `*out` receives a new reference to the JSON graph of `*value` (borrowed), with `*metadata`
-    /// (borrowed; NULL or None for none).
-    pub fn xffi_to_json(out: *mut xffi_any, value: *const xffi_any, metadata: *const xffi_any) -> c_int;
-    /// `*out` receives a new String: the compact JSON text of the graph of `*value` (borrowed), with
-    /// `*metadata` (borrowed; NULL or None for none): the same bytes or error as `xffi_to_json` then
-    /// `xffi_json_stringify`.
-    pub fn xffi_to_json_text(out: *mut *mut xffi_object, value: *const xffi_any, metadata: *const xffi_any) -> c_int;
-    /// `*out` receives a new reference to the value the JSON graph `*graph` (borrowed) stands for.
-    pub fn xffi_from_json(out: *mut xffi_any, graph: *const xffi_any) -> c_int;
-    /// `*out` receives a new reference to the value the JSON graph text `text[0, size)` (borrowed)
-    /// stands for: the same value or error as `xffi_json_parse` then `xffi_from_json`.
-    pub fn xffi_from_json_text(out: *mut xffi_any, text: *const c_char, size: usize) -> c_int;
 }

@@ -1,9 +1,10 @@
 //! Mirror of include/xffi/structural_visit.h: structural visitors and mutators
 //! (ffi.StructuralWalk/Visit/Map/Mutate, ffi.VisitInterrupt, ffi.VisitErrorContext). Ownership as in the header.
-#![allow(non_camel_case_types)]
 
-use super::*;
 use core::ffi::{c_int, c_void};
+
+use crate::any::xffi_any;
+use crate::object::xffi_object;
 
 /// Callbacks run before a value's children.
 pub const XFFI_STRUCTURAL_PREORDER: u32 = 0;

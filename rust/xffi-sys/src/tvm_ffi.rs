@@ -3,10 +3,14 @@
 //! registries and error slot as the `xffi_*` API. Ownership and errors as in
 //! the header: 0 on success, -1 with an error raised. Re-exported at the
 //! crate root.
-#![allow(non_camel_case_types, non_upper_case_globals, non_snake_case)]
 
-use super::*;
 use core::ffi::{c_char, c_int, c_void};
+
+use crate::any::xffi_any;
+use crate::dlpack::{DLDataType, DLManagedTensor, DLManagedTensorVersioned, DLPackManagedTensorAllocator, DLTensor};
+use crate::function::xffi_safe_call;
+use crate::r#type::{xffi_byte_array, xffi_type_info};
+use crate::reflection::{xffi_field_info, xffi_method_info, xffi_type_attr_column, xffi_type_metadata};
 
 pub const XFFI_TVM_FFI_VERSION_MAJOR: u32 = 0;
 pub const XFFI_TVM_FFI_VERSION_MINOR: u32 = 1;

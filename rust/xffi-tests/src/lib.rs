@@ -1,6 +1,7 @@
 //! Test-only crate (never published): the C layout probe and the C side of
 //! the cross-language ownership tests (`tests/cross/*.c` in the repository),
-//! compiled by build.rs against the headers xffi-sys exports.
+//! compiled by build.rs against the headers xffi-sys exports; and the
+//! README's Rust snippet, run as a doctest ([`readme`]).
 use std::ffi::{c_char, c_int};
 
 use xffi_sys::{xffi_object, xffi_weak};
@@ -70,3 +71,11 @@ pub fn new_c_node(value: i64) -> xffi::ObjectRef<CNode> {
     // SAFETY: `out` is a new reference to a live CNode, handed to the ObjectRef.
     unsafe { xffi::ObjectRef::from_raw(out) }.unwrap()
 }
+
+/// The Rust snippet of the repository's README.md, as a doctest: build.rs
+/// copies each Rust code block of the README into this module's docs, so
+/// `cargo test` fails when the snippet no longer compiles or an assert in it
+/// fails.
+#[doc = ""]
+#[doc = include_str!(concat!(env!("OUT_DIR"), "/readme_rust.md"))]
+pub mod readme {}

@@ -2,13 +2,12 @@
 //! with checked conversions to and from Rust types.
 
 use std::ffi::CStr;
-use std::fmt;
 use std::marker::PhantomData;
 
 use xffi_sys as sys;
 
 use crate::error::{Error, Result, check};
-use crate::object::{ObjectRef, ObjectType, type_key_of};
+use crate::object::{ObjectRef, ObjectType};
 
 /// An owned xffi value: None, int, bool, float, a string, bytes, an
 /// object... the 16-byte `xffi_any` of the C ABI. Holds a strong reference
@@ -403,51 +402,7 @@ impl<'a> From<&'a Any> for AnyView<'a> {
     }
 }
 
-fn debug_raw(raw: &sys::xffi_any, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-    let v = AnyView { raw: *raw, _borrow: PhantomData };
-    // SAFETY: the union member read matches the type index in each arm.
-    unsafe {
-        match raw.type_index {
-            sys::XFFI_TYPE_NONE => write!(f, "None"),
-            sys::XFFI_TYPE_INT => write!(f, "{}", raw.value.v_int64),
-            sys::XFFI_TYPE_BOOL => write!(f, "{}", raw.value.v_int64 != 0),
-            sys::XFFI_TYPE_FLOAT => write!(f, "{:?}", raw.value.v_float64),
-            sys::XFFI_TYPE_OPAQUE_PTR => write!(f, "void*({:p})", raw.value.v_ptr),
-            sys::XFFI_TYPE_SMALL_STR | sys::XFFI_TYPE_RAW_STR | sys::XFFI_TYPE_STRING => match v.get::<&str>() {
-                Ok(s) => write!(f, "{s:?}"),
-                Err(_) => write!(f, "<non-UTF-8 string>"),
-            },
-            sys::XFFI_TYPE_SMALL_BYTES | sys::XFFI_TYPE_BYTES | sys::XFFI_TYPE_BYTE_ARRAY_PTR => match v.get::<&[u8]>()
-            {
-                Ok(b) => write!(f, "b{:?}", String::from_utf8_lossy(b)),
-                Err(_) => write!(f, "<bytes>"),
-            },
-            // Objects print as their repr (reflected fields), or key@address
-            // if printing fails.
-            t if t >= sys::XFFI_TYPE_STATIC_OBJECT_BEGIN => match crate::reflect::repr(&v) {
-                Ok(text) => f.write_str(&text),
-                Err(_) => write!(f, "{}@{:p}", type_key_of(t), raw.value.v_obj),
-            },
-            _ => write!(f, "<{}>", kind_name(raw)),
-        }
-    }
-}
-
-impl fmt::Debug for Any {
-    /// ```
-    /// assert_eq!(format!("{:?}", xffi::Any::from("hi")), "\"hi\"");
-    /// assert_eq!(format!("{:?}", xffi::Any::from(3i64)), "3");
-    /// ```
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        debug_raw(&self.raw, f)
-    }
-}
-
-impl fmt::Debug for AnyView<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        debug_raw(&self.raw, f)
-    }
-}
+// `Debug` for Any and AnyView is in repr.rs: objects print through the C printer.
 
 // ---------------------------------------------------------------------------
 // Rust -> Any

@@ -131,3 +131,30 @@ impl<T: KeyView> KeyView for Option<T> {
         }
     }
 }
+
+/// Calls `f` with a view of `value`. A borrowed C string or byte run (what
+/// `KeyView` makes of `str` and `[u8]`) is first copied into a value of its
+/// own: the C hash takes such a view by its address, not its content.
+pub(crate) fn with_view<V: KeyView + ?Sized, R>(value: &V, f: impl FnOnce(&AnyView<'_>) -> Result<R>) -> Result<R> {
+    value.with_key_view(|v| {
+        let ti = v.type_index();
+        if ti == sys::XFFI_TYPE_RAW_STR || ti == sys::XFFI_TYPE_BYTE_ARRAY_PTR {
+            f(&v.to_owned_any()?.view())
+        } else {
+            f(v)
+        }
+    })?
+}
+
+/// Calls `f` with views of both values (as [`with_view`]).
+pub(crate) fn with_two_views<A, B, R>(
+    a: &A,
+    b: &B,
+    f: impl FnOnce(&AnyView<'_>, &AnyView<'_>) -> Result<R>,
+) -> Result<R>
+where
+    A: KeyView + ?Sized,
+    B: KeyView + ?Sized,
+{
+    with_view(a, |va| with_view(b, |vb| f(va, vb)))
+}

@@ -21,8 +21,10 @@
 //!   [`Dict`], [`Shape`], [`Tensor`] (DLPack import/export, checked slices).
 //! - [`structural`]: tvm-ffi's structural equality and hashing
 //!   ([`structural_equal`], [`structural_hash`], [`first_mismatch`],
-//!   [`Structural`] as a `HashMap` key), [`deep_copy`], the JSON graph
-//!   ([`to_json`], [`to_json_string`], [`from_json`], [`from_json_str`]) and JSON text ([`json_parse`], [`json_stringify`]).
+//!   [`Structural`] as a `HashMap` key); [`deep_copy`]; [`json`]: the JSON
+//!   graph ([`to_json`], [`to_json_string`], [`from_json`], [`from_json_str`])
+//!   and JSON text ([`json_parse`], [`json_stringify`]); [`reflect::repr`],
+//!   the text of any value (what `Debug` prints for objects).
 //! - Feature `serde` (off by default): `Serialize`/`Deserialize` for [`Any`],
 //!   [`ObjectRef<T>`] and the containers as tvm-ffi's JSON graph, in any serde
 //!   format (module `serde_graph`).
@@ -45,39 +47,42 @@
 //! ```
 #![warn(missing_docs)]
 
-pub mod any;
-pub mod array;
-pub mod boundary;
+// Bottom up: a module uses only those listed before it (the macros of
+// `boundary`, `wrapper` and `object` expand where they are used).
 pub mod error;
-pub mod export;
-pub mod function;
+pub mod boundary;
+pub mod object;
+pub mod any;
+mod wrapper;
+pub mod string;
+pub mod array;
 pub mod key;
 pub mod map;
+pub mod tensor;
+pub mod function;
 pub mod module;
-pub mod object;
+pub mod export;
+mod repr;
 pub mod reflect;
-mod reflect_access;
-#[cfg(feature = "serde")]
-pub mod serde_graph;
-pub mod string;
+mod deep_copy;
+pub mod json;
 pub mod structural;
 pub mod structural_visit;
-pub mod tensor;
-mod wrapper;
+#[cfg(feature = "serde")]
+pub mod serde_graph;
 
 pub use any::{Any, AnyView, FromAnyView};
 pub use array::{Array, ArrayObj, Element, List, ListObj};
+pub use deep_copy::deep_copy;
 pub use error::{Error, ErrorKind, Result};
 pub use function::{Function, FunctionObj, IntoArgs, IntoFunction};
+pub use json::{from_json, from_json_str, json_parse, json_stringify, to_json, to_json_string};
 pub use key::KeyView;
 pub use map::{Dict, DictObj, Map, MapObj};
 pub use module::{Module, ModuleObj};
 pub use object::{IsA, Object, ObjectRef, ObjectType, RustObject, WeakRef};
 pub use string::{Bytes, BytesObj, String, StringObj};
-pub use structural::{
-    Mismatch, Structural, StructuralOptions, deep_copy, first_mismatch, from_json, from_json_str, json_parse,
-    json_stringify, structural_equal, structural_hash, to_json, to_json_string,
-};
+pub use structural::{Mismatch, Structural, StructuralOptions, first_mismatch, structural_equal, structural_hash};
 pub use tensor::{DataType, Scalar, Shape, ShapeObj, Tensor, TensorObj};
 /// `#[derive(xffi::Object)]` and `#[xffi::methods]`: see [`reflect`] and the `xffi-derive` crate.
 pub use xffi_derive::{Object, methods};

@@ -418,24 +418,7 @@ impl<T: ObjectType> Deref for ObjectRef<T> {
     }
 }
 
-impl<T: ObjectType> fmt::Debug for ObjectRef<T> {
-    /// The object's repr ([`crate::reflect::repr`]: a reflected type by its
-    /// fields); if printing fails, the type key and address.
-    ///
-    /// ```
-    /// #[derive(xffi::Object)]
-    /// #[xffi(type_key = "doc.Debugged")]
-    /// struct Debugged { #[xffi(get)] a: i64, #[xffi(get)] b: String }
-    /// let d = xffi::ObjectRef::new(Debugged { a: 1, b: "x".into() }).unwrap();
-    /// assert_eq!(format!("{d:?}"), "doc.Debugged(a=1, b=\"x\")");
-    /// ```
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match crate::reflect::repr(&crate::AnyView::object(self)) {
-            Ok(text) => f.write_str(&text),
-            Err(_) => write!(f, "ObjectRef<{}>({:p})", self.type_key(), self.ptr.as_ptr()),
-        }
-    }
-}
+// `Debug` for ObjectRef is in repr.rs: objects print through the C printer.
 
 impl<T: ObjectType> PartialEq for ObjectRef<T> {
     /// Identity: the same object.
@@ -582,8 +565,7 @@ unsafe extern "C" fn rust_deleter<T>(obj: *mut c_void, flags: c_int) {
 }
 
 #[doc(hidden)]
-#[path = "object_registry.rs"]
-pub mod private;
+pub mod registry;
 
 /// Makes a Rust struct an xffi object type: registers it (by key, with a
 /// parent type) on first use, caching the index in a static (no string
@@ -639,7 +621,7 @@ macro_rules! object_type {
         // ObjectRef::new as a RustBox<$ty>: the value at PAYLOAD_OFFSET.
         unsafe impl $crate::ObjectType for $ty {
             const TYPE_KEY: &'static str = $key;
-            const PAYLOAD_OFFSET: usize = $crate::object::private::payload_offset::<$ty>();
+            const PAYLOAD_OFFSET: usize = $crate::object::registry::payload_offset::<$ty>();
             #[inline(always)]
             fn type_index() -> i32 {
                 match <$ty as $crate::RustObject>::try_type_index() {
@@ -656,13 +638,13 @@ macro_rules! object_type {
         unsafe impl $crate::RustObject for $ty {
             #[inline(always)]
             fn try_type_index() -> $crate::Result<i32> {
-                static CACHE: $crate::object::private::TypeIndexCache = $crate::object::private::TypeIndexCache::new();
+                static CACHE: $crate::object::registry::TypeIndexCache = $crate::object::registry::TypeIndexCache::new();
                 // SAFETY: this type's own registration, with the parent it
                 // declares; has_base only from the form that checks the base.
                 unsafe {
                     CACHE.get_reflected::<$ty>(
                         $key,
-                        $crate::object::private::ParentDecl {
+                        $crate::object::registry::ParentDecl {
                             id: ::core::any::TypeId::of::<$parent>(),
                             key: <$parent as $crate::ObjectType>::TYPE_KEY,
                             index: <$parent as $crate::ObjectType>::checked_type_index,
@@ -678,7 +660,7 @@ macro_rules! object_type {
         const _: () = {
             assert!(::core::mem::offset_of!($ty, $field) == 0, "the base field must be the first (use #[repr(C)])");
             assert!(
-                $crate::object::private::payload_offset::<$ty>() == <$parent as $crate::ObjectType>::PAYLOAD_OFFSET,
+                $crate::object::registry::payload_offset::<$ty>() == <$parent as $crate::ObjectType>::PAYLOAD_OFFSET,
                 "the derived type's alignment moves its payload away from the parent's"
             );
             fn _base_has_parent_type(v: &$ty) -> &$parent {

@@ -35,7 +35,10 @@ use xffi_sys as sys;
 
 use crate::{Any, AnyView, Error, FromAnyView, Function, ObjectRef, ObjectType, Result};
 
-pub use crate::reflect_access::{FieldDesc, MethodDesc, TypeRef, repr};
+mod access;
+
+pub use crate::repr::repr;
+pub use access::{FieldDesc, MethodDesc, TypeRef};
 
 /// A Rust field type with a static type index: what the field holds, as
 /// tvm-ffi's records say it (`field_static_type_index`).
@@ -365,7 +368,7 @@ pub mod private {
     use std::ffi::CString;
     use std::marker::PhantomData;
 
-    pub use crate::object::private::ReflectFn;
+    pub use crate::object::registry::ReflectFn;
 
     /// One reflected field, as the derive describes it.
     pub struct FieldDecl {

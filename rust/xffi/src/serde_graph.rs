@@ -39,10 +39,10 @@ use xffi_sys as sys;
 
 use crate::any::{Any, AnyView};
 use crate::array::{Array, Element, List};
+use crate::json::{from_json, to_json};
 use crate::map::{Dict, Map};
 use crate::object::{ObjectRef, ObjectType};
 use crate::string::{Bytes, String};
-use crate::structural::{from_json, to_json};
 use crate::tensor::Shape;
 
 /// The deepest nesting of the graph's JSON values read or written (the

@@ -28,7 +28,7 @@ use xffi_sys as sys;
 use crate::any::{Any, AnyView};
 use crate::error::{Result, check};
 use crate::key::KeyView;
-use crate::structural::with_view;
+use crate::key::with_view;
 
 /// When the closure sees a value: before its children or after them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

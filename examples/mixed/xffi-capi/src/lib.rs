@@ -1,7 +1,7 @@
 //! # xffi-capi: a C API implemented in Rust
 //!
 //! Rust-defined xffi object types and Rust functions, offered to C through
-//! plain C functions whose header, `examples/mixed/bindings/xffi_capi.h`, cbindgen
+//! plain C functions whose header, `bindings/xffi_capi.h`, cbindgen
 //! generates from this crate.
 //!
 //! - Types: [`Point`] (`xcapi.Point`, two finite coordinates) and [`Label`]

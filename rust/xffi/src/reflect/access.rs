@@ -207,26 +207,6 @@ impl TypeRef {
     }
 }
 
-/// The text of `value` in tvm-ffi's ReprPrint format (what Python's
-/// `repr` and `ffi.ReprPrint` show): reflected objects by their fields,
-/// containers by their elements, sharing and cycles marked, bounded in
-/// depth and size. Errors: what a field getter or `__ffi_repr__` raises.
-///
-/// ```
-/// assert_eq!(xffi::reflect::repr(&xffi::Any::from(3i64).view()).unwrap(), "3");
-/// let a: xffi::Array<i64> = vec![1, 2].into_iter().collect();
-/// assert_eq!(xffi::reflect::repr(&xffi::AnyView::object(a.as_object())).unwrap(), "(1, 2)");
-/// ```
-pub fn repr(value: &AnyView<'_>) -> Result<std::string::String> {
-    let mut out = ptr::null_mut();
-    // SAFETY: a valid borrowed value and a slot receiving a new String reference.
-    check(unsafe { sys::xffi_repr(&mut out, value.as_raw()) })?;
-    // SAFETY: success gives a new reference to an ffi.String.
-    let text = unsafe { ObjectRef::<crate::StringObj>::from_raw(out) }
-        .ok_or_else(|| Error::runtime_error("xffi_repr succeeded with no text"))?;
-    Any::from(text).get::<std::string::String>()
-}
-
 impl<T: ObjectType> ObjectRef<T> {
     /// A new value read from the reflected field `name` (of the object's own
     /// type or an ancestor) through its getter. Errors: AttributeError

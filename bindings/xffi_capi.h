@@ -1,9 +1,9 @@
-/* examples/mixed/bindings/xffi_capi.h: the C API of the Rust crate examples/mixed/xffi-capi.
+/* bindings/xffi_capi.h: the C API of the Rust crate examples/mixed/xffi-capi.
  *
  * GENERATED FILE, DO NOT EDIT: written by cbindgen from the Rust sources
  * (examples/mixed/xffi-capi/src); the doc comments below are theirs. Regenerate with
  *   cbindgen --config examples/mixed/xffi-capi/cbindgen.toml --crate xffi-capi \
- *            --output examples/mixed/bindings/xffi_capi.h examples/mixed/xffi-capi
+ *            --output bindings/xffi_capi.h examples/mixed/xffi-capi
  * scripts/test-mixed.sh fails when this file differs from what cbindgen makes.
  *
  * Conventions (those of xffi): every function that can fail returns XFFI_OK

@@ -1,0 +1,183 @@
+//! `xffi/type.h` and `xffi/sys/type.h` (extension tier): type indices, the
+//! type records and registry, and the inline is-instance over the type table.
+
+use core::ffi::{c_char, c_int};
+use core::sync::atomic::{AtomicPtr, Ordering};
+
+use crate::object::xffi_object;
+// The one reference upward: the type record points at the field,
+// method and metadata records, which type.h forward-declares.
+use crate::reflection::{xffi_field_info, xffi_method_info, xffi_type_metadata};
+
+pub const XFFI_TYPE_ANY: i32 = -1;
+pub const XFFI_TYPE_NONE: i32 = 0;
+pub const XFFI_TYPE_INT: i32 = 1;
+pub const XFFI_TYPE_BOOL: i32 = 2;
+pub const XFFI_TYPE_FLOAT: i32 = 3;
+pub const XFFI_TYPE_OPAQUE_PTR: i32 = 4;
+pub const XFFI_TYPE_DTYPE: i32 = 5;
+pub const XFFI_TYPE_DEVICE: i32 = 6;
+pub const XFFI_TYPE_DLTENSOR_PTR: i32 = 7;
+pub const XFFI_TYPE_RAW_STR: i32 = 8;
+pub const XFFI_TYPE_BYTE_ARRAY_PTR: i32 = 9;
+pub const XFFI_TYPE_OBJECT_RVALUE: i32 = 10;
+pub const XFFI_TYPE_SMALL_STR: i32 = 11;
+pub const XFFI_TYPE_SMALL_BYTES: i32 = 12;
+pub const XFFI_TYPE_UNCHANGED: i32 = 13;
+pub const XFFI_TYPE_STATIC_OBJECT_BEGIN: i32 = 64;
+pub const XFFI_TYPE_OBJECT: i32 = 64;
+pub const XFFI_TYPE_STRING: i32 = 65;
+pub const XFFI_TYPE_BYTES: i32 = 66;
+pub const XFFI_TYPE_ERROR: i32 = 67;
+pub const XFFI_TYPE_FUNCTION: i32 = 68;
+pub const XFFI_TYPE_SHAPE: i32 = 69;
+pub const XFFI_TYPE_TENSOR: i32 = 70;
+pub const XFFI_TYPE_ARRAY: i32 = 71;
+pub const XFFI_TYPE_MAP: i32 = 72;
+pub const XFFI_TYPE_MODULE: i32 = 73;
+pub const XFFI_TYPE_OPAQUE_FOREIGN: i32 = 74;
+pub const XFFI_TYPE_LIST: i32 = 75;
+pub const XFFI_TYPE_DICT: i32 = 76;
+pub const XFFI_TYPE_VISIT_INTERRUPT: i32 = 77;
+pub const XFFI_TYPE_BIGINT: i32 = 78;
+pub const XFFI_TYPE_BUILTIN_END: i32 = 79;
+pub const XFFI_TYPE_DYNAMIC_BEGIN: i32 = 128;
+/// The deepest type depth a registered type may have (Object is depth 0).
+pub const XFFI_TYPE_MAX_DEPTH: i32 = 1024;
+/// The most child slots a type may reserve (`TVMFFITypeGetOrAllocIndex`).
+pub const XFFI_TYPE_MAX_CHILD_SLOTS: i32 = 65535;
+
+/// A borrowed run of bytes (not necessarily NUL-terminated).
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct xffi_byte_array {
+    pub data: *const c_char,
+    pub size: usize,
+}
+
+/// A type record, tvm-ffi's `TVMFFITypeInfo` (72 bytes on 64-bit targets):
+/// immortal, at a fixed address, owned by the registry.
+/// `type_ancestors[d]` (d < `type_depth`) is the record of the ancestor at
+/// depth d. `fields`, `methods` and `metadata` point at the records of
+/// `xffi/reflection.h` (`xffi_field_info`, `xffi_method_info`,
+/// `xffi_type_metadata`); the field and method arrays may move when one is
+/// added, so read the count first.
+#[repr(C)]
+#[derive(Debug)]
+pub struct xffi_type_info {
+    pub type_index: i32,
+    pub type_depth: i32,
+    pub type_key: xffi_byte_array,
+    pub type_ancestors: *const *const xffi_type_info,
+    pub type_key_hash: u64,
+    pub num_fields: i32,
+    pub num_methods: i32,
+    pub fields: *const xffi_field_info,
+    pub methods: *const xffi_method_info,
+    pub metadata: *const xffi_type_metadata,
+}
+
+/// How the registry stores a record (`sys/type.h`, private to the inline
+/// is-instance: trailing underscore): the public record, then the indices of
+/// its ancestors, so is-instance compares an index with no load through the
+/// ancestor's record.
+#[repr(C)]
+#[derive(Debug)]
+pub struct xffi_type_record_ {
+    pub info: xffi_type_info,
+    pub ancestor_indices_: *const i32,
+}
+
+#[cfg(target_pointer_width = "64")]
+const _: () = {
+    assert!(core::mem::size_of::<xffi_type_info>() == 72);
+    assert!(core::mem::offset_of!(xffi_type_info, type_key) == 8);
+    assert!(core::mem::offset_of!(xffi_type_info, type_ancestors) == 24);
+    assert!(core::mem::offset_of!(xffi_type_info, type_key_hash) == 32);
+    assert!(core::mem::offset_of!(xffi_type_info, num_fields) == 40);
+    assert!(core::mem::offset_of!(xffi_type_info, num_methods) == 44);
+    assert!(core::mem::offset_of!(xffi_type_info, fields) == 48);
+    assert!(core::mem::offset_of!(xffi_type_info, methods) == 56);
+    assert!(core::mem::offset_of!(xffi_type_info, metadata) == 64);
+};
+
+extern "C" {
+    /// The lock-free table of type records (private to the inline is-instance).
+    pub static mut xffi_type_table_: *const *const xffi_type_info;
+    /// Registers a type (key borrowed, copied) under a parent object type;
+    /// `*out_type_index` receives its index. Same key + same parent returns the
+    /// same index. Errors: ValueError (NULL/empty key, key re-registered with
+    /// another parent), TypeError (bad parent), MemoryError.
+    pub fn xffi_type_register(out_type_index: *mut i32, type_key: *const c_char, parent_type_index: i32) -> c_int;
+    /// Looks a type up by key: `*out` receives a borrowed immortal record.
+    /// Errors: ValueError (NULL), KeyError (unknown key).
+    pub fn xffi_type_info_get_by_key(out: *mut *const xffi_type_info, type_key: *const c_char) -> c_int;
+    /// Looks a type up by index: `*out` receives a borrowed immortal record.
+    /// Errors: ValueError (NULL out), IndexError (unknown index).
+    pub fn xffi_type_info_get(out: *mut *const xffi_type_info, type_index: i32) -> c_int;
+    /// The key of a type index (borrowed, immortal; never NULL).
+    pub fn xffi_type_key(type_index: i32) -> *const c_char;
+    /// One past the largest type index in use.
+    pub fn xffi_type_count() -> i32;
+    /// libstdc++'s `std::hash` of `size` bytes at `data`: a record's `type_key_hash`.
+    pub fn xffi_type_key_hash(data: *const c_char, size: usize) -> u64;
+    /// Checked is-instance: `*out` receives 1 or 0.
+    /// Errors: ValueError (NULL out/obj), IndexError (unregistered type_index).
+    pub fn xffi_object_is_a(out: *mut c_int, obj: *const xffi_object, type_index: i32) -> c_int;
+}
+
+/// The type table, loaded with acquire ordering as the C inline functions do.
+///
+/// # Safety
+/// The library must be linked (the table is its exported static).
+#[inline(always)]
+unsafe fn type_table() -> *const *const xffi_type_info {
+    // SAFETY: the table pointer is only ever replaced atomically by the
+    // registry (it grows by publishing a new table), so reading it through an
+    // AtomicPtr at the same address is what the C `__atomic_load_n` does.
+    let slot = core::ptr::addr_of_mut!(xffi_type_table_) as *mut *mut *const xffi_type_info;
+    AtomicPtr::from_ptr(slot).load(Ordering::Acquire) as *const *const xffi_type_info
+}
+
+/// The record of an object's own type, with no call and no lock (mirror of
+/// the C inline `xffi_object_type_info_unchecked`).
+///
+/// # Safety
+/// `obj` must be a live object of a registered type.
+#[inline(always)]
+pub unsafe fn xffi_object_type_info_unchecked(obj: *const xffi_object) -> *const xffi_type_info {
+    *type_table().add((*obj).type_index as usize)
+}
+
+/// O(1) is-instance by type index (mirror of the C inline
+/// `xffi_object_is_a_unchecked`): equal index, or `type_index` stands at its
+/// depth among the object's ancestors.
+///
+/// # Safety
+/// `obj` must be a live object; `type_index` a registered object type index.
+#[inline(always)]
+pub unsafe fn xffi_object_is_a_unchecked(obj: *const xffi_object, type_index: i32) -> bool {
+    if (*obj).type_index == type_index {
+        return true;
+    }
+    let table = type_table();
+    let info = *table.add((*obj).type_index as usize);
+    let depth = (**table.add(type_index as usize)).type_depth;
+    (*info).type_depth > depth && (**(*info).type_ancestors.add(depth as usize)).type_index == type_index
+}
+
+/// O(1) is-instance against a type record (mirror of the C inline
+/// `xffi_object_is_a_type_unchecked`): 1 or 0.
+///
+/// # Safety
+/// `obj` must be a live object and `type_` a registered type's record.
+#[inline(always)]
+pub unsafe fn xffi_object_is_a_type_unchecked(obj: *const xffi_object, type_: *const xffi_type_info) -> c_int {
+    let (index, target) = ((*obj).type_index, (*type_).type_index);
+    if index == target {
+        return 1;
+    }
+    let info = *type_table().add(index as usize);
+    let depth = (*type_).type_depth;
+    ((*info).type_depth > depth && (**(*info).type_ancestors.add(depth as usize)).type_index == target) as c_int
+}
