@@ -49,6 +49,31 @@ int xffi_field_layout_check(const char *function, const xffi_type_info *type, co
   return XFFI_OK;
 }
 
+/* One past the last byte of info, saturated (an offset near INT64_MAX with
+ * no total size to bound it would overflow). */
+static int64_t end_of(const xffi_field_info *info) {
+  return info->offset > INT64_MAX - info->size ? INT64_MAX : info->offset + info->size;
+}
+
+static int same_storage(const xffi_field_info *a, const xffi_field_info *b) {
+  return a->offset == b->offset && a->size == b->size && a->field_static_type_index == b->field_static_type_index &&
+         a->getter == b->getter && a->setter == b->setter &&
+         (a->flags & XFFI_FIELD_SETTER_IS_FUNCTION) == (b->flags & XFFI_FIELD_SETTER_IS_FUNCTION);
+}
+
+int xffi_field_overlap_check(const char *function, const xffi_type_info *type, const xffi_field_info *info,
+                             const xffi_type_info *other_type, const xffi_field_info *other) {
+  if (!info->size || !other->size) return XFFI_OK;
+  if (info->offset >= end_of(other) || other->offset >= end_of(info)) return XFFI_OK;
+  if (other_type != type && same_storage(info, other)) return XFFI_OK;
+  return xffi_error_raise(XFFI_KIND_VALUE,
+                          "%s: field '%.*s' of %s (offset %lld, size %lld) overlaps field '%.*s' of %s (offset %lld, "
+                          "size %lld): fields may not share bytes (only an exact alias of an inherited field may)",
+                          function, (int)info->name.size, info->name.data, type->type_key.data, (long long)info->offset,
+                          (long long)info->size, (int)other->name.size, other->name.data, other_type->type_key.data,
+                          (long long)other->offset, (long long)other->size);
+}
+
 int xffi_field_layout_check_total_size(const char *function, const xffi_type_info *type, int32_t total_size) {
   for (int32_t i = 0; i < type->num_fields; ++i) {
     const xffi_field_info *info = &type->fields[i];
