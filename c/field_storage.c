@@ -227,6 +227,28 @@ int xffi_field_setter_for_type(xffi_field_setter *out, int32_t static_type_index
                         (int)static_type_index);
 }
 
+/* ---- The bytes xffi's own accessors touch ---- */
+
+int64_t xffi_field_getter_storage_size(xffi_field_getter getter) {
+  if (getter == get_int || getter == get_float || getter == get_ptr || getter == get_object) return 8;
+  if (getter == get_bool) return sizeof(bool);
+  if (getter == get_dtype) return sizeof(DLDataType);
+  if (getter == get_device) return sizeof(DLDevice);
+  if (getter == get_any) return sizeof(xffi_any);
+  return -1;
+}
+
+int64_t xffi_field_setter_storage_size(xffi_field_setter setter) {
+  if (setter == set_int || setter == set_float || setter == set_ptr || setter == set_string || setter == set_bytes ||
+      setter == set_object)
+    return 8;
+  if (setter == set_bool) return sizeof(bool);
+  if (setter == set_dtype) return sizeof(DLDataType);
+  if (setter == set_device) return sizeof(DLDevice);
+  if (setter == set_any) return sizeof(xffi_any);
+  return -1;
+}
+
 /* ---- By name ---- */
 
 static int name_is(const xffi_byte_array *name, const char *wanted, size_t wanted_size) {

@@ -39,4 +39,11 @@ int xffi_field_check_value(const char *function, const xffi_object *obj, const x
  * AttributeError for a field with no setter; what the setter raises. */
 int xffi_field_assign(xffi_object *obj, const xffi_field_info *field, const xffi_any *value) XFFI_INTERNAL;
 
+/* The bytes one of xffi's own getters (xffi_field_getter_for_type) or
+ * setters (xffi_field_setter_for_type) reads or writes at a field's address,
+ * or -1 for any other function (another runtime's, a user's): the layout
+ * checks hold a record made with xffi's accessors to that size. */
+int64_t xffi_field_getter_storage_size(xffi_field_getter getter) XFFI_INTERNAL;
+int64_t xffi_field_setter_storage_size(xffi_field_setter setter) XFFI_INTERNAL;
+
 #endif /* XFFI_FIELD_STORAGE_H */

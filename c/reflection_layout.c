@@ -3,8 +3,10 @@
  * refused at registration with a message naming the field, instead of
  * letting a getter read outside the object later. */
 #include <stdio.h>
+#include <string.h>
 #include <xffi/object.h>
 
+#include "field_storage.h"
 #include "reflection_layout.h"
 
 /* ValueError "<function>: field 'name' of T: <detail>". */
@@ -37,6 +39,19 @@ int xffi_field_layout_check(const char *function, const xffi_type_info *type, co
   if (info->alignment <= 0 || (info->alignment & (info->alignment - 1)) != 0)
     return raise_field(function, type, info, "alignment %lld is not a positive power of two",
                        (long long)info->alignment);
+  /* xffi's own accessors touch a fixed number of bytes: a record that says
+   * fewer would let them write into its neighbour (an int setter over half
+   * of an object pointer). Other accessors are taken at the record's word. */
+  int64_t read = xffi_field_getter_storage_size(info->getter), written = -1;
+  if (info->setter && !(info->flags & XFFI_FIELD_SETTER_IS_FUNCTION)) {
+    xffi_field_setter setter;
+    memcpy(&setter, &info->setter, sizeof(setter));
+    written = xffi_field_setter_storage_size(setter);
+  }
+  if ((read >= 0 && info->size != read) || (written >= 0 && info->size != written))
+    return raise_field(function, type, info, "size %lld differs from the %lld bytes its %s", (long long)info->size,
+                       (long long)(read >= 0 && info->size != read ? read : written),
+                       read >= 0 && info->size != read ? "getter reads" : "setter writes");
   if (info->offset % info->alignment != 0)
     return raise_field(function, type, info, "offset %lld is not a multiple of its alignment %lld",
                        (long long)info->offset, (long long)info->alignment);

@@ -232,6 +232,14 @@ static void test_fields_on_the_runtimes_own_types_are_refused(void **state) {
 
 /* ---- Overlapping field records ---- */
 
+/* A getter of the registrant's own (not one of xffi's): a 4-byte int. */
+static int get_int32(void *field_addr, xffi_any *result) {
+  int32_t value;
+  memcpy(&value, field_addr, sizeof(value));
+  *result = xffi_any_int(value);
+  return XFFI_OK;
+}
+
 static xffi_field_info object_field(const char *name, int64_t offset) {
   xffi_field_info f = int_field(name, offset);
   f.field_static_type_index = XFFI_TYPE_OBJECT;
@@ -270,6 +278,7 @@ static void test_overlapping_fields_are_refused(void **state) {
                "'pointer' of test.validate.Overlap (offset 24, size 8): fields may not share bytes (only an exact "
                "alias of an inherited field may)");
   xffi_field_info partial = int_field("partial", 28);
+  partial.getter = get_int32; /* a 4-byte field of the registrant's own */
   partial.size = 4;
   partial.alignment = 4;
   assert_int_equal(xffi_type_register_field(t, &partial), XFFI_FAIL);
@@ -280,12 +289,42 @@ static void test_overlapping_fields_are_refused(void **state) {
   assert_int_equal(TVMFFITypeRegisterField(t, &alias), -1);
   assert_raised(XFFI_KIND_VALUE, "overlaps field 'pointer' of test.validate.Overlap");
   assert_int_equal(num_fields(t), 1);
-  /* Adjacent and zero-size records share no byte. */
+  /* Adjacent records share no byte, nor does a zero-size one of the
+   * registrant's own accessors. */
   xffi_field_info next = int_field("next", 32), empty = int_field("empty", 24);
+  empty.getter = get_int32;
   empty.size = 0;
   assert_int_equal(TVMFFITypeRegisterField(t, &next), 0);
   assert_int_equal(TVMFFITypeRegisterField(t, &empty), 0);
   assert_int_equal(num_fields(t), 3);
+}
+
+/* xffi's own accessors touch a fixed number of bytes: a record that says
+ * fewer (or none) would let its int setter write over half of the object
+ * pointer beside it, without any two records overlapping on paper. */
+static void test_a_size_its_accessors_do_not_have_is_refused(void **state) {
+  (void)state;
+  int32_t t = new_type("test.validate.Sized");
+  xffi_field_info pointer = object_field("pointer", 32);
+  assert_int_equal(TVMFFITypeRegisterField(t, &pointer), 0);
+  xffi_field_info half = int_field("half", 24);
+  half.size = 4;
+  assert_int_equal(TVMFFITypeRegisterField(t, &half), -1);
+  expect_error(XFFI_KIND_VALUE,
+               "TVMFFITypeRegisterField: field 'half' of test.validate.Sized: size 4 differs from the 8 bytes its "
+               "getter reads");
+  half.size = 0;
+  assert_int_equal(TVMFFITypeRegisterField(t, &half), -1);
+  assert_raised(XFFI_KIND_VALUE, "size 0 differs from the 8 bytes its getter reads");
+  /* Its own getter, xffi's Any setter (16 bytes) with size 8. */
+  half.getter = get_int32;
+  half.size = 8;
+  xffi_field_setter any_setter;
+  assert_int_equal(xffi_field_setter_for_type(&any_setter, XFFI_TYPE_ANY), XFFI_OK);
+  memcpy(&half.setter, &any_setter, sizeof(any_setter));
+  assert_int_equal(TVMFFITypeRegisterField(t, &half), -1);
+  assert_raised(XFFI_KIND_VALUE, "size 8 differs from the 16 bytes its setter writes");
+  assert_int_equal(num_fields(t), 1);
 }
 
 /* One table is kept whole or not at all: an overlap inside it refuses it. */
@@ -358,6 +397,7 @@ int main(void) {
       cmocka_unit_test(test_refused_field_releases_its_default),
       cmocka_unit_test(test_fields_on_the_runtimes_own_types_are_refused),
       cmocka_unit_test(test_overlapping_fields_are_refused),
+      cmocka_unit_test(test_a_size_its_accessors_do_not_have_is_refused),
       cmocka_unit_test(test_an_overlap_inside_one_table_refuses_the_table),
       cmocka_unit_test(test_overlaps_across_parent_and_child_either_order),
   };
