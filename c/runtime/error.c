@@ -17,6 +17,10 @@ typedef struct error_object {
   xffi_error_cell cell;
   char *owned_backtrace;
   size_t backtrace_capacity; /* bytes owned_backtrace has room for, NUL included */
+  /* Set (for good) the first time this runtime makes the error another
+   * one's cause; read and written atomically. An error never cited is in
+   * no chain, so making it cite another closes no cycle (xffi_error_set_cause). */
+  int cited;
   char text[];
 } error_object;
 
@@ -32,6 +36,13 @@ _Atomic uint64_t xffi_raise_clock;
 static _Thread_local uint64_t raised_at;
 
 static void error_update_backtrace(void *self, const xffi_byte_array *backtrace, int32_t mode);
+
+/* Marks cause (an Error or NULL, borrowed) as cited, when it is one of this
+ * runtime's heap errors (the others carry no mark: they are always walked). */
+static void mark_cited(xffi_object *cause) {
+  if (cause && xffi_error_cell_of_unchecked(cause)->update_backtrace == error_update_backtrace)
+    __atomic_store_n(&((error_object *)cause)->cited, 1, __ATOMIC_RELEASE);
+}
 
 static void error_deleter(void *self, int flags) {
   error_object *err = self;
@@ -76,6 +87,7 @@ static error_object *error_alloc(xffi_byte_array kind, size_t message_size) {
   err->cell.extra_context = NULL;
   err->owned_backtrace = NULL;
   err->backtrace_capacity = 0;
+  err->cited = 0;
   return err;
 }
 
@@ -126,6 +138,7 @@ static error_object out_of_memory = {
      NULL},
     NULL,
     0,
+    0,
 };
 
 int xffi_error_new_bytes(xffi_object **out, xffi_byte_array kind, xffi_byte_array message) {
@@ -165,6 +178,7 @@ xffi_object *xffi_error_create_quiet(xffi_byte_array kind, xffi_byte_array messa
   if (!err) return NULL;
   xffi_object_inc_ref_inline(cause);
   xffi_object_inc_ref_inline(extra_context);
+  mark_cited(cause);
   err->cell.cause_chain = cause;
   err->cell.extra_context = extra_context;
   return &err->header;
@@ -339,7 +353,12 @@ int xffi_error_set_cause(xffi_object *err, xffi_object *cause) {
         XFFI_KIND_VALUE, "%s: %s", __func__,
         cause == err ? "an error cannot be its own cause" : "the shared MemoryError takes no cause");
   }
-  int reaches = cause_chain_reaches(cause, err);
+  /* err is in cause's chain only if some error cites it: one that this
+   * runtime never made a cause skips the walk, so a chain built by giving
+   * each new error the chain so far costs linear time, not quadratic. */
+  const error_object *own =
+      xffi_error_cell_of_unchecked(err)->update_backtrace == error_update_backtrace ? (const error_object *)err : NULL;
+  int reaches = own && !__atomic_load_n(&own->cited, __ATOMIC_ACQUIRE) ? 0 : cause_chain_reaches(cause, err);
   if (reaches) {
     xffi_object_dec_ref_inline(cause);
     return xffi_error_raise(XFFI_KIND_VALUE, "%s: %s", __func__,
@@ -348,6 +367,7 @@ int xffi_error_set_cause(xffi_object *err, xffi_object *cause) {
   }
   xffi_error_cell *cell = xffi_error_cell_of_unchecked(err);
   xffi_object *old = cell->cause_chain;
+  mark_cited(cause);
   cell->cause_chain = cause;
   xffi_object_dec_ref_inline(old);
   return XFFI_OK;

@@ -532,6 +532,8 @@ static void unlock_and_reclaim(void) {
 
 int xffi_registry_set(xffi_byte_array name, xffi_object *func, xffi_byte_array doc, xffi_byte_array metadata,
                       int allow_override, const char *duplicate_kind, const char *fn) {
+  /* Every way in refuses it: no lookup or erase by C string could reach it. */
+  if (!name.size) return xffi_error_raise(XFFI_KIND_VALUE, "%s: name is empty", fn);
   uint64_t hash = name_hash(name.data, name.size);
   entry *e = entry_new(hash, name, func, doc, metadata);
   if (!e) return xffi_error_raise_out_of_memory();
@@ -570,7 +572,6 @@ int xffi_registry_set(xffi_byte_array name, xffi_object *func, xffi_byte_array d
 
 int xffi_function_global_register(const char *name, xffi_object *func, int allow_override) {
   XFFI_CHECK_ARG_NOT_NULL(name);
-  if (!name[0]) return xffi_error_raise(XFFI_KIND_VALUE, "%s: name is empty", __func__);
   XFFI_CHECK_ARG_OBJECT(func, XFFI_TYPE_FUNCTION);
   xffi_byte_array none = {NULL, 0};
   return xffi_registry_set((xffi_byte_array){name, strlen(name)}, func, none, none, allow_override, XFFI_KIND_VALUE,

@@ -11,7 +11,8 @@
  * A name that is taken (by a registered function or a built-in) raises
  * duplicate_kind naming fn unless allow_override. The caller has checked
  * that func is a Function and that name, doc and metadata are readable.
- * Errors: duplicate_kind; MemoryError (nothing changed). */
+ * Errors: ValueError "<fn>: name is empty"; duplicate_kind; MemoryError
+ * (nothing changed). */
 int xffi_registry_set(xffi_byte_array name, xffi_object *func, xffi_byte_array doc, xffi_byte_array metadata,
                       int allow_override, const char *duplicate_kind, const char *fn) XFFI_INTERNAL;
 

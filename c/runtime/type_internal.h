@@ -24,6 +24,9 @@ typedef struct xffi_type_entry {
   /* The index of info.fields by name (c/lib/reflection/reflection_index.h), published after
    * the fields it indexes; NULL while the type has none. */
   const struct xffi_field_index *field_index;
+  /* 1: a type the runtime defines (the built-ins, c/type_runtime.c's): its
+   * layout is the runtime's, and only the runtime adds field records. */
+  int32_t runtime_owned;
 } xffi_type_entry;
 
 /* The static records of the built-in types (c/runtime/type_builtin.c): value types

@@ -85,12 +85,15 @@ XFFI_API int xffi_error_pass(const char *frame);
 XFFI_API int xffi_error_forward_to_tvm(void);
 
 /* Sets err's cause (err borrowed; steals the reference to cause, even on
- * failure; releases any previous cause). Walks cause's chain once, so it costs
- * O(length of that chain).
+ * failure; releases any previous cause). An err that has been the cause of
+ * another error walks cause's chain once, O(length of that chain); one that
+ * never was is in no chain, so the call is O(1) and a chain built by giving
+ * each new error the chain so far costs linear time. (Links written into
+ * the cells directly, not through xffi, are seen only by the walk.)
  * Errors: TypeError unless err is an Error and cause is an Error or NULL;
  * ValueError if err is cause or is already in cause's chain (the cycle would
- * never be freed and no walk of it would end), or if cause's chain already
- * loops. */
+ * never be freed and no walk of it would end), or, when the chain is walked,
+ * if cause's chain already loops (a loop written into the cells directly). */
 XFFI_API int xffi_error_set_cause(xffi_object *err, xffi_object *cause);
 
 /* Whether err's kind is kind (borrowed both). 0 for NULL or non-Error err. */

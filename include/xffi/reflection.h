@@ -145,7 +145,9 @@ XFFI_API int xffi_field_getter_for_type(xffi_field_getter *out, int32_t static_t
  * it converts the borrowed value by the rules of xffi/any.h (a small string
  * becomes a new String object in a String field) and releases what the field
  * held. Setters of object types other than String and Bytes accept any
- * object or None; xffi_object_set_field checks the declared type first.
+ * object or None; every write of a field through the runtime
+ * (xffi_object_set_field, construction and defaults, JSON graph reads, deep
+ * copy, structural mutate) checks the declared type first.
  * Errors: as xffi_field_getter_for_type. */
 XFFI_API int xffi_field_setter_for_type(xffi_field_setter *out, int32_t static_type_index);
 

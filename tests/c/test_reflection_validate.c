@@ -155,6 +155,239 @@ static void test_refused_field_releases_its_default(void **state) {
   xffi_object_dec_ref(def);
 }
 
+/* ---- The runtime's own types take no field records ---- */
+
+static int32_t index_of(const char *key) {
+  int32_t index = -1;
+  xffi_byte_array bytes = {key, strlen(key)};
+  assert_int_equal(TVMFFITypeKeyToIndex(&bytes, &index), 0);
+  return index;
+}
+
+/* A field at offset 4096 on ffi.Shape was accepted and get_field read far
+ * past the Shape; an int at offset 24 on ffi.String overwrote its data
+ * pointer. tvm-ffi's runtime reflects fields on two of its static types
+ * (ffi.Module.imports_, ffi.VisitInterrupt.value) and on the types it
+ * defines (ffi.EnumState, ffi.reflection.AccessPath, ...): those records
+ * are the runtime's own, and nobody else adds any, on any way in. */
+static void test_fields_on_the_runtimes_own_types_are_refused(void **state) {
+  (void)state;
+  xffi_field_info far = int_field("past_the_end", 4096);
+  assert_int_equal(TVMFFITypeRegisterField(XFFI_TYPE_SHAPE, &far), -1);
+  expect_error(XFFI_KIND_TYPE,
+               "TVMFFITypeRegisterField: ffi.Shape (index 69) is one of the runtime's own types: its layout is the "
+               "runtime's, and it takes no field records from outside (register a type derived from it instead)");
+  xffi_field_info over_data = int_field("data_pointer", 24);
+  assert_int_equal(TVMFFITypeRegisterField(XFFI_TYPE_STRING, &over_data), -1);
+  assert_raised(XFFI_KIND_TYPE, "TVMFFITypeRegisterField: ffi.String (index 65) is one of the runtime's own types");
+  assert_int_equal(xffi_type_register_field(XFFI_TYPE_ERROR, &over_data), XFFI_FAIL);
+  assert_raised(XFFI_KIND_TYPE, "xffi_type_register_field: ffi.Error (index 67) is one of the runtime's own types");
+  xffi_reflect_field_spec spec = {"count", NULL, NULL, 24, 8, XFFI_TYPE_INT, 0, {0}};
+  assert_int_equal(xffi_reflect_fields(XFFI_TYPE_ARRAY, &spec, 1), XFFI_FAIL);
+  assert_raised(XFFI_KIND_TYPE, "xffi_reflect_fields: ffi.Array (index 71) is one of the runtime's own types");
+  /* ffi.Object (every object would inherit it), a value type, a static type
+   * the runtime reflects, and types the runtime defines at run time. */
+  const int32_t owned[] = {XFFI_TYPE_OBJECT,
+                           XFFI_TYPE_INT,
+                           XFFI_TYPE_MODULE,
+                           XFFI_TYPE_VISIT_INTERRUPT,
+                           index_of("ffi.reflection.AccessPath"),
+                           index_of("ffi.IntEnum"),
+                           index_of("ffi.StructuralVisitor")};
+  for (size_t i = 0; i < sizeof(owned) / sizeof(owned[0]); ++i) {
+    int32_t before = num_fields(owned[i]);
+    xffi_field_info extra = int_field("extra", 48);
+    assert_int_equal(TVMFFITypeRegisterField(owned[i], &extra), -1);
+    assert_raised(XFFI_KIND_TYPE, "is one of the runtime's own types");
+    assert_int_equal(num_fields(owned[i]), before);
+  }
+  /* The runtime's own records are there, the alias ffi.IntEnum.value
+   * (ffi.Enum._int_index's storage) among them. */
+  assert_int_equal(num_fields(XFFI_TYPE_MODULE), 1);
+  assert_int_equal(num_fields(index_of("ffi.IntEnum")), 1);
+  assert_int_equal(info_of(index_of("ffi.IntEnum"))->fields[0].offset, info_of(index_of("ffi.Enum"))->fields[0].offset);
+  /* Reading by the refused name finds nothing: no read past the Shape. */
+  xffi_object *shape = NULL;
+  const int64_t dims[] = {2, 3};
+  assert_int_equal(xffi_shape_new(&shape, dims, 2), XFFI_OK);
+  xffi_any got;
+  assert_int_equal(xffi_object_get_field(&got, shape, "past_the_end"), XFFI_FAIL);
+  assert_raised(XFFI_KIND_ATTRIBUTE, "'ffi.Shape' has no field 'past_the_end'");
+  xffi_object_dec_ref(shape);
+  /* A refused record's default is released, here too. */
+  xffi_object *def = NULL;
+  const char text[] = "a default long enough for the heap";
+  assert_int_equal(xffi_string_new(&def, text, sizeof(text) - 1), XFFI_OK);
+  over_data.flags = XFFI_FIELD_HAS_DEFAULT;
+  over_data.default_value_or_factory = xffi_any_object(def);
+  assert_int_equal(TVMFFITypeRegisterField(XFFI_TYPE_STRING, &over_data), -1);
+  assert_raised(XFFI_KIND_TYPE, "is one of the runtime's own types");
+  assert_int_equal(xffi_object_strong_count(def), 1);
+  xffi_object_dec_ref(def);
+  /* A type derived from ffi.Object takes fields as before. */
+  int32_t own = new_type("test.validate.NotBuiltin");
+  xffi_field_info fine = int_field("x", 24);
+  assert_int_equal(TVMFFITypeRegisterField(own, &fine), 0);
+}
+
+/* ---- Overlapping field records ---- */
+
+/* A getter of the registrant's own (not one of xffi's): a 4-byte int. */
+static int get_int32(void *field_addr, xffi_any *result) {
+  int32_t value;
+  memcpy(&value, field_addr, sizeof(value));
+  *result = xffi_any_int(value);
+  return XFFI_OK;
+}
+
+static xffi_field_info object_field(const char *name, int64_t offset) {
+  xffi_field_info f = int_field(name, offset);
+  f.field_static_type_index = XFFI_TYPE_OBJECT;
+  assert_int_equal(xffi_field_getter_for_type(&f.getter, XFFI_TYPE_OBJECT), XFFI_OK);
+  xffi_field_setter setter;
+  assert_int_equal(xffi_field_setter_for_type(&setter, XFFI_TYPE_OBJECT), XFFI_OK);
+  memcpy(&f.setter, &setter, sizeof(setter));
+  f.flags = XFFI_FIELD_WRITABLE;
+  return f;
+}
+
+static int32_t new_child(const char *key, int32_t parent) {
+  int32_t index = -1;
+  assert_int_equal(xffi_type_register(&index, key, parent), XFFI_OK);
+  return index;
+}
+
+/* An int field at the offset of an object field let xffi_object_set_field
+ * write an integer over an object pointer, which the object's release then
+ * followed. Records that share a byte are refused, within a type, within one
+ * table, against the ancestors' records and against the descendants' (a C++
+ * library may register a child's fields before its parent's). */
+static void test_overlapping_fields_are_refused(void **state) {
+  (void)state;
+  int32_t t = new_type("test.validate.Overlap");
+  xffi_field_info pointer = object_field("pointer", 24);
+  assert_int_equal(TVMFFITypeRegisterField(t, &pointer), 0);
+  xffi_field_info same = int_field("integer", 24);
+  xffi_field_setter int_setter;
+  assert_int_equal(xffi_field_setter_for_type(&int_setter, XFFI_TYPE_INT), XFFI_OK);
+  memcpy(&same.setter, &int_setter, sizeof(int_setter));
+  same.flags = XFFI_FIELD_WRITABLE;
+  assert_int_equal(TVMFFITypeRegisterField(t, &same), -1);
+  expect_error(XFFI_KIND_VALUE,
+               "TVMFFITypeRegisterField: field 'integer' of test.validate.Overlap (offset 24, size 8) overlaps field "
+               "'pointer' of test.validate.Overlap (offset 24, size 8): fields may not share bytes (only an exact "
+               "alias of an inherited field may)");
+  xffi_field_info partial = int_field("partial", 28);
+  partial.getter = get_int32; /* a 4-byte field of the registrant's own */
+  partial.size = 4;
+  partial.alignment = 4;
+  assert_int_equal(xffi_type_register_field(t, &partial), XFFI_FAIL);
+  assert_raised(XFFI_KIND_VALUE,
+                "field 'partial' of test.validate.Overlap (offset 28, size 4) overlaps field 'pointer'");
+  /* An alias within the type itself has no use: refused too. */
+  xffi_field_info alias = object_field("pointer_again", 24);
+  assert_int_equal(TVMFFITypeRegisterField(t, &alias), -1);
+  assert_raised(XFFI_KIND_VALUE, "overlaps field 'pointer' of test.validate.Overlap");
+  assert_int_equal(num_fields(t), 1);
+  /* Adjacent records share no byte, nor does a zero-size one of the
+   * registrant's own accessors. */
+  xffi_field_info next = int_field("next", 32), empty = int_field("empty", 24);
+  empty.getter = get_int32;
+  empty.size = 0;
+  assert_int_equal(TVMFFITypeRegisterField(t, &next), 0);
+  assert_int_equal(TVMFFITypeRegisterField(t, &empty), 0);
+  assert_int_equal(num_fields(t), 3);
+}
+
+/* xffi's own accessors touch a fixed number of bytes: a record that says
+ * fewer (or none) would let its int setter write over half of the object
+ * pointer beside it, without any two records overlapping on paper. */
+static void test_a_size_its_accessors_do_not_have_is_refused(void **state) {
+  (void)state;
+  int32_t t = new_type("test.validate.Sized");
+  xffi_field_info pointer = object_field("pointer", 32);
+  assert_int_equal(TVMFFITypeRegisterField(t, &pointer), 0);
+  xffi_field_info half = int_field("half", 24);
+  half.size = 4;
+  assert_int_equal(TVMFFITypeRegisterField(t, &half), -1);
+  expect_error(XFFI_KIND_VALUE,
+               "TVMFFITypeRegisterField: field 'half' of test.validate.Sized: size 4 differs from the 8 bytes its "
+               "getter reads");
+  half.size = 0;
+  assert_int_equal(TVMFFITypeRegisterField(t, &half), -1);
+  assert_raised(XFFI_KIND_VALUE, "size 0 differs from the 8 bytes its getter reads");
+  /* Its own getter, xffi's Any setter (16 bytes) with size 8. */
+  half.getter = get_int32;
+  half.size = 8;
+  xffi_field_setter any_setter;
+  assert_int_equal(xffi_field_setter_for_type(&any_setter, XFFI_TYPE_ANY), XFFI_OK);
+  memcpy(&half.setter, &any_setter, sizeof(any_setter));
+  assert_int_equal(TVMFFITypeRegisterField(t, &half), -1);
+  assert_raised(XFFI_KIND_VALUE, "size 8 differs from the 16 bytes its setter writes");
+  assert_int_equal(num_fields(t), 1);
+}
+
+/* One table is kept whole or not at all: an overlap inside it refuses it. */
+static void test_an_overlap_inside_one_table_refuses_the_table(void **state) {
+  (void)state;
+  int32_t t = new_type("test.validate.OverlapTable");
+  xffi_reflect_field_spec specs[3] = {
+      {"a", NULL, NULL, 24, 8, XFFI_TYPE_INT, 0, {0}},
+      {"b", NULL, NULL, 32, 8, XFFI_TYPE_OBJECT, 0, {0}},
+      {"c", NULL, NULL, 32, 8, XFFI_TYPE_FLOAT, 0, {0}},
+  };
+  assert_int_equal(xffi_reflect_fields(t, specs, 3), XFFI_FAIL);
+  expect_error(XFFI_KIND_VALUE,
+               "xffi_reflect_fields: field 'c' of test.validate.OverlapTable (offset 32, size 8) overlaps field 'b' of "
+               "test.validate.OverlapTable (offset 32, size 8): fields may not share bytes (only an exact alias of an "
+               "inherited field may)");
+  assert_int_equal(num_fields(t), 0);
+  specs[2].offset = 40;
+  assert_int_equal(xffi_reflect_fields(t, specs, 3), XFFI_OK);
+  assert_int_equal(num_fields(t), 3);
+}
+
+/* Against the ancestors' and the descendants' records, in either order; an
+ * exact alias of an inherited record (as tvm-ffi's ffi.IntEnum.value is of
+ * ffi.Enum._int_index) shares the storage safely and is accepted. */
+static void test_overlaps_across_parent_and_child_either_order(void **state) {
+  (void)state;
+  int32_t parent = new_type("test.validate.OverlapParent");
+  int32_t child = new_child("test.validate.OverlapChild", parent);
+  int32_t grandchild = new_child("test.validate.OverlapGrandchild", child);
+  xffi_field_info pointer = object_field("pointer", 24);
+  assert_int_equal(TVMFFITypeRegisterField(parent, &pointer), 0);
+  xffi_field_info over = int_field("over", 24);
+  assert_int_equal(TVMFFITypeRegisterField(grandchild, &over), -1);
+  expect_error(XFFI_KIND_VALUE,
+               "TVMFFITypeRegisterField: field 'over' of test.validate.OverlapGrandchild (offset 24, size 8) overlaps "
+               "field 'pointer' of test.validate.OverlapParent (offset 24, size 8): fields may not share bytes (only "
+               "an exact alias of an inherited field may)");
+  xffi_field_info alias = object_field("alias", 24);
+  assert_int_equal(TVMFFITypeRegisterField(grandchild, &alias), 0);
+  /* An alias differing in anything but its name is an overlap. */
+  xffi_field_info typed = object_field("typed", 24);
+  typed.field_static_type_index = XFFI_TYPE_ARRAY;
+  assert_int_equal(TVMFFITypeRegisterField(child, &typed), -1);
+  assert_raised(XFFI_KIND_VALUE, "overlaps field 'pointer' of test.validate.OverlapParent");
+  /* The child first: its field at 32, then the parent's at 32. */
+  xffi_field_info childs = int_field("childs", 32);
+  assert_int_equal(TVMFFITypeRegisterField(child, &childs), 0);
+  xffi_field_info late = object_field("late", 32);
+  assert_int_equal(TVMFFITypeRegisterField(parent, &late), -1);
+  expect_error(XFFI_KIND_VALUE,
+               "TVMFFITypeRegisterField: field 'late' of test.validate.OverlapParent (offset 32, size 8) overlaps "
+               "field 'childs' of test.validate.OverlapChild (offset 32, size 8): fields may not share bytes (only an "
+               "exact alias of an inherited field may)");
+  /* A sibling's records are in other objects: no overlap with them. */
+  int32_t sibling = new_child("test.validate.OverlapSibling", parent);
+  xffi_field_info beside = object_field("beside", 32);
+  assert_int_equal(TVMFFITypeRegisterField(sibling, &beside), 0);
+  assert_int_equal(num_fields(parent), 1);
+  assert_int_equal(num_fields(child), 1);
+  assert_int_equal(num_fields(grandchild), 1);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_layout_errors_name_the_field_and_keep_nothing),
@@ -162,6 +395,11 @@ int main(void) {
       cmocka_unit_test(test_offset_outside_the_total_size_either_order),
       cmocka_unit_test(test_setters_and_the_writable_flag),
       cmocka_unit_test(test_refused_field_releases_its_default),
+      cmocka_unit_test(test_fields_on_the_runtimes_own_types_are_refused),
+      cmocka_unit_test(test_overlapping_fields_are_refused),
+      cmocka_unit_test(test_a_size_its_accessors_do_not_have_is_refused),
+      cmocka_unit_test(test_an_overlap_inside_one_table_refuses_the_table),
+      cmocka_unit_test(test_overlaps_across_parent_and_child_either_order),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -241,6 +241,19 @@ static void test_get_set_bad_input(void **state) {
   assert_int_equal(TVMFFIFunctionSetGlobal(&name, s, 0), -1);
   assert_raised(XFFI_KIND_TYPE, "expected ffi.Function");
   assert_null(get_global("test.tvm.bad"));
+  /* An empty name was registered, and then neither xffi_function_global_erase
+   * nor any C-string lookup could reach it. Both byte-array ways in refuse
+   * it, with a present or a NULL data pointer, overriding or not. */
+  xffi_byte_array empty = {"", 0}, null_empty = {NULL, 0};
+  assert_int_equal(TVMFFIFunctionSetGlobal(&empty, f, 0), -1);
+  assert_raised(XFFI_KIND_VALUE, "TVMFFIFunctionSetGlobal: name is empty");
+  assert_int_equal(TVMFFIFunctionSetGlobal(&null_empty, f, 1), -1);
+  assert_raised(XFFI_KIND_VALUE, "TVMFFIFunctionSetGlobal: name is empty");
+  xffi_method_info unnamed = {empty, empty, empty, 0, xffi_any_object(f)};
+  assert_int_equal(TVMFFIFunctionSetGlobalFromMethodInfo(&unnamed, 1), -1);
+  assert_raised(XFFI_KIND_VALUE, "TVMFFIFunctionSetGlobalFromMethodInfo: name is empty");
+  assert_int_equal(TVMFFIFunctionGetGlobal(&empty, &out), 0);
+  assert_null(out);
   assert_int_equal(xffi_object_strong_count(f), 1);
   assert_int_equal(xffi_object_strong_count(s), 1);
   xffi_object_dec_ref(s);

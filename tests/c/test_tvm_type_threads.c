@@ -57,8 +57,8 @@ static void *worker(void *arg) {
       xffi_field_info f;
       memset(&f, 0, sizeof(f));
       f.name = bytes_of(field);
-      f.size = f.alignment = 8; /* an int right after the header: a layout the registry accepts */
-      f.offset = 24;
+      f.size = f.alignment = 8; /* an int past the header, one slot per field: records may not overlap */
+      f.offset = 24 + 8 * ((int64_t)id * FIELDS + i);
       f.field_static_type_index = XFFI_TYPE_INT;
       CHECK(xffi_field_getter_for_type(&f.getter, XFFI_TYPE_INT) == XFFI_OK);
       CHECK(TVMFFITypeRegisterField(field_owner, &f) == 0);

@@ -25,6 +25,7 @@
 #include "lib/reflection/type_convert.h"
 #include "lib/text/repr_text.h"
 #include "runtime/seeds.h"
+#include "lib/reflection/reflection_layout.h"
 
 /* ---- Field getters: *result receives a new reference (or a plain value). */
 
@@ -281,7 +282,8 @@ static int register_fields(const runtime_type *type, const xffi_type_info *info)
     memcpy(&field.setter, &f->setter, sizeof(f->setter));
     field.default_value_or_factory = xffi_any_none();
     field.field_static_type_index = f->static_type_index;
-    if (xffi_type_register_field_in(function_name, info->type_index, &field) != XFFI_OK) return XFFI_FAIL;
+    if (xffi_type_register_fields_in(function_name, info->type_index, &field, 1, XFFI_FIELD_RULES_RUNTIME) != XFFI_OK)
+      return XFFI_FAIL;
   }
   return XFFI_OK;
 }
@@ -317,6 +319,8 @@ static int register_all(void) {
         return XFFI_FAIL;
       info = xffi_type_info_find(index);
     }
+    /* Before its fields: from then on nobody else adds any (their layouts are ours). */
+    if (xffi_type_mark_runtime_owned(function_name, info->type_index) != XFFI_OK) return XFFI_FAIL;
     if (register_fields(type, info) != XFFI_OK || register_methods(type, info) != XFFI_OK) return XFFI_FAIL;
   }
   if (xffi_type_register_builtin_converters() != XFFI_OK) return XFFI_FAIL;

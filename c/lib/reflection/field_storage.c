@@ -227,6 +227,28 @@ int xffi_field_setter_for_type(xffi_field_setter *out, int32_t static_type_index
                         (int)static_type_index);
 }
 
+/* ---- The bytes xffi's own accessors touch ---- */
+
+int64_t xffi_field_getter_storage_size(xffi_field_getter getter) {
+  if (getter == get_int || getter == get_float || getter == get_ptr || getter == get_object) return 8;
+  if (getter == get_bool) return sizeof(bool);
+  if (getter == get_dtype) return sizeof(DLDataType);
+  if (getter == get_device) return sizeof(DLDevice);
+  if (getter == get_any) return sizeof(xffi_any);
+  return -1;
+}
+
+int64_t xffi_field_setter_storage_size(xffi_field_setter setter) {
+  if (setter == set_int || setter == set_float || setter == set_ptr || setter == set_string || setter == set_bytes ||
+      setter == set_object)
+    return 8;
+  if (setter == set_bool) return sizeof(bool);
+  if (setter == set_dtype) return sizeof(DLDataType);
+  if (setter == set_device) return sizeof(DLDevice);
+  if (setter == set_any) return sizeof(xffi_any);
+  return -1;
+}
+
 /* ---- By name ---- */
 
 static int name_is(const xffi_byte_array *name, const char *wanted, size_t wanted_size) {
@@ -303,24 +325,6 @@ int xffi_field_read(xffi_any *out, const xffi_object *obj, const xffi_field_info
   return XFFI_FAIL;
 }
 
-int xffi_field_assign(xffi_object *obj, const xffi_field_info *field, const xffi_any *value) {
-  if (!field->setter)
-    return xffi_error_raise(XFFI_KIND_ATTRIBUTE, "field '%.*s' of '%s' has no setter", (int)field->name.size,
-                            field->name.data, xffi_type_key(obj->type_index));
-  void *field_addr = (char *)obj + field->offset;
-  if (!(field->flags & XFFI_FIELD_SETTER_IS_FUNCTION)) {
-    /* The record keeps a function pointer in a void* slot (tvm-ffi's layout). */
-    xffi_field_setter setter;
-    memcpy(&setter, &field->setter, sizeof(setter));
-    return setter(field_addr, value) == XFFI_OK ? XFFI_OK : XFFI_FAIL;
-  }
-  xffi_any args[2] = {xffi_any_ptr(field_addr), *value};
-  xffi_any ignored = xffi_any_none();
-  if (xffi_function_call(field->setter, args, 2, &ignored) != XFFI_OK) return XFFI_FAIL;
-  xffi_any_release(&ignored);
-  return XFFI_OK;
-}
-
 int xffi_object_get_field(xffi_any *out, const xffi_object *obj, const char *name) {
   XFFI_CHECK_ARG_NOT_NULL(out);
   XFFI_CHECK_ARG_NOT_NULL(obj);
@@ -336,12 +340,9 @@ int xffi_object_get_field(xffi_any *out, const xffi_object *obj, const char *nam
   return XFFI_OK;
 }
 
-/* Whether value would fit a field of static type type_index; a TypeError
- * naming the field and the type otherwise. Types with no checkable storage
- * (Any, None, and anything unknown) accept every value here: their setter
- * decides. */
-static int check_value(const char *function, const char *name, const xffi_object *obj, int32_t type_index,
-                       const xffi_any *value) {
+int xffi_field_check_value(const char *function, const xffi_object *obj, const xffi_field_info *field,
+                           const xffi_any *value) {
+  int32_t type_index = field->field_static_type_index;
   int ok = 1;
   union {
     int64_t i;
@@ -377,9 +378,39 @@ static int check_value(const char *function, const char *name, const xffi_object
   if (ok) return XFFI_OK;
   xffi_object *detail = xffi_error_move_raised();
   if (detail) xffi_object_dec_ref(detail);
-  return xffi_error_raise(XFFI_KIND_TYPE, "%s: field '%s' of '%s' expects %s, got %s", function, name,
-                          xffi_type_key(obj->type_index), expected == XFFI_TYPE_ANY ? "Any" : xffi_type_key(expected),
-                          xffi_any_kind_name(value));
+  return xffi_error_raise(XFFI_KIND_TYPE, "%s%sfield '%.*s' of '%s' expects %s, got %s", function ? function : "",
+                          function ? ": " : "", (int)field->name.size, field->name.data, xffi_type_key(obj->type_index),
+                          expected == XFFI_TYPE_ANY ? "Any" : xffi_type_key(expected), xffi_any_kind_name(value));
+}
+
+/* The write of xffi_field_assign once the value is known to fit. */
+static int assign_checked(xffi_object *obj, const xffi_field_info *field, const xffi_any *value) {
+  if (!field->setter)
+    return xffi_error_raise(XFFI_KIND_ATTRIBUTE, "field '%.*s' of '%s' has no setter", (int)field->name.size,
+                            field->name.data, xffi_type_key(obj->type_index));
+  void *field_addr = (char *)obj + field->offset;
+  if (!(field->flags & XFFI_FIELD_SETTER_IS_FUNCTION)) {
+    /* The record keeps a function pointer in a void* slot (tvm-ffi's layout). */
+    xffi_field_setter setter;
+    memcpy(&setter, &field->setter, sizeof(setter));
+    return setter(field_addr, value) == XFFI_OK ? XFFI_OK : XFFI_FAIL;
+  }
+  xffi_any args[2] = {xffi_any_ptr(field_addr), *value};
+  xffi_any ignored = xffi_any_none();
+  if (xffi_function_call(field->setter, args, 2, &ignored) != XFFI_OK) return XFFI_FAIL;
+  xffi_any_release(&ignored);
+  return XFFI_OK;
+}
+
+int xffi_field_assign(xffi_object *obj, const xffi_field_info *field, const xffi_any *value) {
+  /* A C setter of an object field may take any object (xffi's own do): the
+   * declared type is checked here. Scalar setters convert, and refuse what
+   * does not convert; a Function setter (a Python-defined class's) converts
+   * by the field's type schema, as tvm-ffi's own does. */
+  if (field->field_static_type_index >= XFFI_TYPE_STATIC_OBJECT_BEGIN &&
+      !(field->flags & XFFI_FIELD_SETTER_IS_FUNCTION) && xffi_field_check_value(NULL, obj, field, value) != XFFI_OK)
+    return XFFI_FAIL;
+  return assign_checked(obj, field, value);
 }
 
 int xffi_object_set_field(xffi_object *obj, const char *name, const xffi_any *value) {
@@ -392,8 +423,8 @@ int xffi_object_set_field(xffi_object *obj, const char *name, const xffi_any *va
   if (!(field->flags & XFFI_FIELD_WRITABLE) || !field->setter)
     return xffi_error_raise(XFFI_KIND_ATTRIBUTE, "%s: field '%s' of '%s' is read-only", __func__, name,
                             xffi_type_key(obj->type_index));
-  if (check_value(__func__, name, obj, field->field_static_type_index, value) != XFFI_OK) return XFFI_FAIL;
-  return xffi_field_assign(obj, field, value);
+  if (xffi_field_check_value(__func__, obj, field, value) != XFFI_OK) return XFFI_FAIL;
+  return assign_checked(obj, field, value);
 }
 
 xffi_field_storage xffi_field_storage_of(const xffi_field_info *field) {

@@ -3,8 +3,10 @@
  * refused at registration with a message naming the field, instead of
  * letting a getter read outside the object later. */
 #include <stdio.h>
+#include <string.h>
 #include <xffi/object.h>
 
+#include "lib/reflection/field_storage.h"
 #include "lib/reflection/reflection_layout.h"
 
 /* ValueError "<function>: field 'name' of T: <detail>". */
@@ -37,6 +39,19 @@ int xffi_field_layout_check(const char *function, const xffi_type_info *type, co
   if (info->alignment <= 0 || (info->alignment & (info->alignment - 1)) != 0)
     return raise_field(function, type, info, "alignment %lld is not a positive power of two",
                        (long long)info->alignment);
+  /* xffi's own accessors touch a fixed number of bytes: a record that says
+   * fewer would let them write into its neighbour (an int setter over half
+   * of an object pointer). Other accessors are taken at the record's word. */
+  int64_t read = xffi_field_getter_storage_size(info->getter), written = -1;
+  if (info->setter && !(info->flags & XFFI_FIELD_SETTER_IS_FUNCTION)) {
+    xffi_field_setter setter;
+    memcpy(&setter, &info->setter, sizeof(setter));
+    written = xffi_field_setter_storage_size(setter);
+  }
+  if ((read >= 0 && info->size != read) || (written >= 0 && info->size != written))
+    return raise_field(function, type, info, "size %lld differs from the %lld bytes its %s", (long long)info->size,
+                       (long long)(read >= 0 && info->size != read ? read : written),
+                       read >= 0 && info->size != read ? "getter reads" : "setter writes");
   if (info->offset % info->alignment != 0)
     return raise_field(function, type, info, "offset %lld is not a multiple of its alignment %lld",
                        (long long)info->offset, (long long)info->alignment);
@@ -47,6 +62,31 @@ int xffi_field_layout_check(const char *function, const xffi_type_info *type, co
   if (rules == XFFI_FIELD_RULES_STRICT && (info->flags & XFFI_FIELD_WRITABLE) && !info->setter)
     return raise_field(function, type, info, "is writable (XFFI_FIELD_WRITABLE) but info->setter is NULL");
   return XFFI_OK;
+}
+
+/* One past the last byte of info, saturated (an offset near INT64_MAX with
+ * no total size to bound it would overflow). */
+static int64_t end_of(const xffi_field_info *info) {
+  return info->offset > INT64_MAX - info->size ? INT64_MAX : info->offset + info->size;
+}
+
+static int same_storage(const xffi_field_info *a, const xffi_field_info *b) {
+  return a->offset == b->offset && a->size == b->size && a->field_static_type_index == b->field_static_type_index &&
+         a->getter == b->getter && a->setter == b->setter &&
+         (a->flags & XFFI_FIELD_SETTER_IS_FUNCTION) == (b->flags & XFFI_FIELD_SETTER_IS_FUNCTION);
+}
+
+int xffi_field_overlap_check(const char *function, const xffi_type_info *type, const xffi_field_info *info,
+                             const xffi_type_info *other_type, const xffi_field_info *other) {
+  if (!info->size || !other->size) return XFFI_OK;
+  if (info->offset >= end_of(other) || other->offset >= end_of(info)) return XFFI_OK;
+  if (other_type != type && same_storage(info, other)) return XFFI_OK;
+  return xffi_error_raise(XFFI_KIND_VALUE,
+                          "%s: field '%.*s' of %s (offset %lld, size %lld) overlaps field '%.*s' of %s (offset %lld, "
+                          "size %lld): fields may not share bytes (only an exact alias of an inherited field may)",
+                          function, (int)info->name.size, info->name.data, type->type_key.data, (long long)info->offset,
+                          (long long)info->size, (int)other->name.size, other->name.data, other_type->type_key.data,
+                          (long long)other->offset, (long long)other->size);
 }
 
 int xffi_field_layout_check_total_size(const char *function, const xffi_type_info *type, int32_t total_size) {

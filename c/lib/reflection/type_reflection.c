@@ -67,11 +67,46 @@ static int same_name(const xffi_byte_array *a, const xffi_byte_array *b) {
   return a->size == b->size && (!a->size || memcmp(a->data, b->data, a->size) == 0);
 }
 
-/* Under the lock: whether the batch fields[0..count) fits entry (names new
- * to the type and to the batch, layouts valid). Raises otherwise. */
+/* Under the lock: xffi_field_overlap_check of fields[k] (a new field of
+ * type) against every field one object of type or of a type derived from
+ * it holds: type's own, the batch's earlier ones, its ancestors' and (their
+ * registration order is free: a C++ library may register a child before
+ * its parent) its descendants'. */
+static int check_overlaps(const char *function, const xffi_type_info *type, const xffi_field_info *fields, int32_t k) {
+  const xffi_field_info *info = &fields[k];
+  for (int32_t i = 0; i < type->num_fields; ++i)
+    if (xffi_field_overlap_check(function, type, info, type, &type->fields[i]) != XFFI_OK) return XFFI_FAIL;
+  for (int32_t i = 0; i < k; ++i)
+    if (xffi_field_overlap_check(function, type, info, type, &fields[i]) != XFFI_OK) return XFFI_FAIL;
+  for (int32_t d = 0; d < type->type_depth; ++d) {
+    const xffi_type_info *ancestor = type->type_ancestors[d];
+    for (int32_t i = 0; i < ancestor->num_fields; ++i)
+      if (xffi_field_overlap_check(function, type, info, ancestor, &ancestor->fields[i]) != XFFI_OK) return XFFI_FAIL;
+  }
+  int32_t depth = type->type_depth, count = xffi_type_count();
+  for (int32_t t = 0; t < count; ++t) { /* a child's index may be below its parent's (a static one) */
+    const xffi_type_entry *other = xffi_type_entry_at(t);
+    if (!other || other->stored.info.type_depth <= depth || other->stored.ancestor_indices_[depth] != type->type_index)
+      continue;
+    const xffi_type_info *descendant = &other->stored.info;
+    for (int32_t i = 0; i < descendant->num_fields; ++i)
+      if (xffi_field_overlap_check(function, type, info, descendant, &descendant->fields[i]) != XFFI_OK)
+        return XFFI_FAIL;
+  }
+  return XFFI_OK;
+}
+
+/* Under the lock: whether the batch fields[0..count) fits entry (a type the
+ * runtime defines takes only the runtime's records; names new to the type
+ * and to the batch, layouts valid, no overlaps). Raises otherwise. */
 static int check_batch(const char *function, const xffi_type_entry *entry, const xffi_field_info *fields, int32_t count,
                        xffi_field_rules rules) {
   const xffi_type_info *type = &entry->stored.info;
+  if (entry->runtime_owned && rules != XFFI_FIELD_RULES_RUNTIME)
+    return xffi_error_raise(XFFI_KIND_TYPE,
+                            "%s: %s (index %d) is one of the runtime's own types: its layout is the runtime's, and it "
+                            "takes no field records from outside (register a type derived from it instead)",
+                            function, type->type_key.data, (int)type->type_index);
   for (int32_t k = 0; k < count; ++k) {
     const xffi_field_info *info = &fields[k];
     int duplicate = 0;
@@ -82,8 +117,17 @@ static int check_batch(const char *function, const xffi_type_entry *entry, const
       return xffi_raise_arg(XFFI_KIND_VALUE, function, "info->name", "'%.*s' is already a field of %s",
                             (int)info->name.size, info->name.data, type->type_key.data);
     if (xffi_field_layout_check(function, type, info, rules) != XFFI_OK) return XFFI_FAIL;
+    if (check_overlaps(function, type, fields, k) != XFFI_OK) return XFFI_FAIL;
   }
   return XFFI_OK;
+}
+
+int xffi_type_mark_runtime_owned(const char *function, int32_t type_index) {
+  xffi_type_lock();
+  xffi_type_entry *entry = xffi_type_entry_at(type_index);
+  if (entry) entry->runtime_owned = 1;
+  xffi_type_unlock();
+  return entry ? XFFI_OK : raise_no_type(function, type_index);
 }
 
 static void release_defaults(xffi_field_info *fields, int32_t count) {
