@@ -33,7 +33,7 @@ static void check_string_round_trip(const uint8_t *data, size_t size) {
   FUZZ_CHECK(xffi_any_from_str(&s, (const char *)data, size) == XFFI_OK);
   xffi_object *text = NULL;
   if (xffi_json_stringify(&text, &s, 0) != XFFI_OK) {
-    fuzz_expect_raised(XFFI_KIND_VALUE, "ffi.json.Stringify: a string is not valid UTF-8 at byte");
+    fuzz_expect_raised(XFFI_KIND_VALUE, "ffi.json.Stringify"); /* not UTF-8 */
     xffi_any_release(&s);
     return;
   }
