@@ -27,7 +27,14 @@
  * memoising; the graph must not be mutated during the walk either way. This
  * spares a random access into a table as large as the graph per object
  * (and the table's growth), and changes no hash: a lookup that could only
- * miss is skipped. */
+ * miss is skipped.
+ *
+ * A shared Array, List, Map or Dict (strong count above 1) is memoised too,
+ * by (container, region), so that a DAG of containers costs its distinct
+ * containers, not its paths. Its hash is the one the tree expansion gives:
+ * it is recorded only when its walk depended on nothing but its contents,
+ * i.e. numbered no free variable or DAG node and left out no Map key (the
+ * events below); a container whose walk did is hashed again where met. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -58,6 +65,7 @@ typedef struct hasher {
   int32_t region;
   int skip_tensor_content;
   uint32_t free_var_counter, dag_node_counter; /* tvm-ffi's counters are 32 bits */
+  uint64_t events; /* what makes a hash depend on the walk so far: numbers given, Map keys left out */
   xffi_walk_table memo;                        /* object -> word: its hash (state 1 when done) */
   const xffi_type_attr_column *s_hash_column;
   xffi_object *fn_hash; /* owned: the callback handed to __s_hash__ hooks, made on first use */
@@ -89,7 +97,8 @@ typedef struct hash_frame {
   uint64_t hash;
   int32_t seq_kind; /* objects: the type's structural kind; containers: -1 */
   int32_t entry_region, own_region;
-  int32_t memoise;                   /* objects: record the hash (it may be reached again) */
+  int32_t memoise;                   /* record the hash (it may be reached again) */
+  uint64_t events_at_entry;          /* containers: h->events when the frame began */
   int64_t position;                  /* sequences: items given; objects: fields given */
   const xffi_field_plan *plan;       /* objects: the type's fields to hash (immortal) */
   xffi_any child;                    /* objects: the field value read last, when not a view in place */
@@ -216,9 +225,16 @@ static inline int may_meet_again(const xffi_object *obj, int is_root) {
  * and DAG nodes; remembered when memoise says it may be met again. */
 static int finish_object(hasher *h, const xffi_object *obj, int32_t seq_kind, int32_t entry_region, int memoise,
                          uint64_t *hash) {
-  if (seq_kind == XFFI_SEQ_HASH_FREE_VAR)
-    *hash = entry_region != XFFI_REGION_NONE ? combine(*hash, h->free_var_counter++) : (uint64_t)(uintptr_t)obj;
-  if (seq_kind == XFFI_SEQ_HASH_DAG_NODE) *hash = combine(*hash, h->dag_node_counter++);
+  if (seq_kind == XFFI_SEQ_HASH_FREE_VAR && entry_region != XFFI_REGION_NONE) {
+    *hash = combine(*hash, h->free_var_counter++);
+    ++h->events;
+  } else if (seq_kind == XFFI_SEQ_HASH_FREE_VAR) {
+    *hash = (uint64_t)(uintptr_t)obj;
+  }
+  if (seq_kind == XFFI_SEQ_HASH_DAG_NODE) {
+    *hash = combine(*hash, h->dag_node_counter++);
+    ++h->events;
+  }
   return memoise ? set_memo(h, obj, *hash) : XFFI_OK;
 }
 
@@ -350,7 +366,10 @@ static int collect_entries(hasher *h, hash_frame *f) {
     map_step(&item, map_of(f->obj), &cursor);
     if (!item.key) break;
     uint64_t k;
-    if (!key_hash(h, item.key, &k)) continue;
+    if (!key_hash(h, item.key, &k)) {
+      ++h->events;
+      continue;
+    }
     xffi_walk_vec *v = &h->map_entries; /* inline while there is room */
     map_entry_hash *e =
         v->count < v->capacity ? (map_entry_hash *)(void *)v->data + v->count++ : xffi_walk_vec_push_unset(v);
@@ -425,7 +444,8 @@ static int push_frame(hasher *h, xffi_walk_vec *stack, const xffi_any *value, in
   f->seq_kind = seq_kind;
   f->entry_region = h->region;
   f->own_region = seq_kind >= 0 ? xffi_structural_own_region(seq_kind, h->region) : h->region;
-  f->memoise = seq_kind >= 0 && may_meet_again(obj, is_root);
+  f->memoise = seq_kind >= 0 ? may_meet_again(obj, is_root) : !is_root && xffi_object_strong_count(obj) > 1;
+  f->events_at_entry = h->events;
   f->position = 0;
   f->plan = plan;
   f->child = xffi_any_none();
@@ -487,6 +507,28 @@ static int next_child(hasher *h, hash_frame *f, xffi_any *child, int32_t *region
   return 1;
 }
 
+/* The memo key of a container's hash: (container, region + 1), apart from
+ * objects' (object, NULL). */
+static inline const void *container_memo_tag(int32_t region) { return (const void *)(uintptr_t)(region + 1); }
+
+static int set_container_memo(hasher *h, const xffi_object *obj, int32_t region, uint64_t word) {
+  xffi_walk_entry *e = xffi_walk_table_put(&h->memo, obj, container_memo_tag(region));
+  if (!e) return XFFI_FAIL;
+  e->state = 1;
+  e->word = word;
+  return XFFI_OK;
+}
+
+/* 1 with *out when the container (met in h->region) is shared and its hash
+ * is known, 0 when it must be walked. Not shared: no look-up. */
+static inline int shared_container_hash(const hasher *h, const xffi_object *obj, uint64_t *out) {
+  if (xffi_object_strong_count(obj) <= 1 || h->memo.used == 0) return 0;
+  const xffi_walk_entry *seen = xffi_walk_table_find(&h->memo, obj, container_memo_tag(h->region));
+  if (!seen || seen->state != 1) return 0;
+  *out = seen->word;
+  return 1;
+}
+
 static void pop_frame(hasher *h, xffi_walk_vec *stack) {
   hash_frame *f = top_frame(stack);
   h->region = f->entry_region;
@@ -518,7 +560,7 @@ static int hash_value(hasher *h, const xffi_any *value, uint64_t *out) {
       h->region = region;
       int32_t t = child.type_index;
       int container = t == XFFI_TYPE_ARRAY || t == XFFI_TYPE_LIST || t == XFFI_TYPE_MAP || t == XFFI_TYPE_DICT;
-      r = container ? 0 : hash_immediate(h, &child, 0, &done); /* a container: nothing to decide first */
+      r = container ? shared_container_hash(h, child.v_obj, &done) : hash_immediate(h, &child, 0, &done);
       if (r < 0) goto fail;
       if (r == 0) {
         if (push_frame(h, &stack, &child, 0) != XFFI_OK) goto fail;
@@ -530,6 +572,9 @@ static int hash_value(hasher *h, const xffi_any *value, uint64_t *out) {
     }
     done = f->hash;
     if (f->seq_kind >= 0 && finish_object(h, f->obj, f->seq_kind, f->entry_region, f->memoise, &done) != XFFI_OK)
+      goto fail;
+    if (f->seq_kind < 0 && f->memoise && h->events == f->events_at_entry &&
+        set_container_memo(h, f->obj, f->entry_region, done) != XFFI_OK)
       goto fail;
     pop_frame(h, &stack);
     if (!stack.count) {
