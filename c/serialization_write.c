@@ -312,15 +312,31 @@ static int next_child(graph_encoder *w, graph_frame *f, const xffi_any **child) 
       if (status != XFFI_OK || put_entry(w, field, inlined) != XFFI_OK) return XFFI_FAIL;
     }
   }
+  /* A hook run for a child given earlier may have changed a List or Dict:
+   * read it again, and refuse one whose size changed. */
+  int64_t size = 0;
+  if (f->kind == FRAME_SEQ) {
+    if (xffi_array_items(&f->items, &size, f->held.v_obj) != XFFI_OK) return XFFI_FAIL;
+  } else if (xffi_map_length(&size, f->held.v_obj) != XFFI_OK) {
+    return XFFI_FAIL;
+  } else {
+    size *= 2;
+  }
+  if (size != f->size)
+    return xffi_error_raise(XFFI_KIND_VALUE, "%s: %s changed while written", FN,
+                            f->kind == FRAME_SEQ ? "list" : "map");
   if (f->position == f->size) return XFFI_OK;
   if (f->kind == FRAME_SEQ) {
     *child = &f->items[f->position];
   } else if (f->position % 2 == 0) {
     if (xffi_map_next(&f->item, f->held.v_obj, &f->map_cursor) != XFFI_OK) return XFFI_FAIL;
     if (f->item.key == NULL) return xffi_error_raise(XFFI_KIND_VALUE, "%s: map changed while written", FN);
+    /* The value is held now: numbering the key may run a hook that changes the map. */
+    xffi_any_release(&f->child);
+    if (xffi_any_copy(&f->child, f->item.value) != XFFI_OK) return XFFI_FAIL;
     *child = f->item.key;
   } else {
-    *child = f->item.value;
+    *child = &f->child;
   }
   f->position++;
   return XFFI_OK;
@@ -366,7 +382,13 @@ static int step(graph_encoder *w, int *closed, int64_t *index) {
   }
   int pending;
   int64_t child_index;
-  if (visit(w, child, &child_index, &pending) != XFFI_OK) return XFFI_FAIL;
+  /* A reflected object is held for its visit: the hook that may write it
+   * (__data_to_json__) may drop it from its container. */
+  xffi_any held_child = *child;
+  if (is_reflected(child->type_index)) xffi_object_inc_ref(held_child.v_obj);
+  int status = visit(w, &held_child, &child_index, &pending);
+  if (is_reflected(held_child.type_index)) xffi_object_dec_ref(held_child.v_obj);
+  if (status != XFFI_OK) return XFFI_FAIL;
   if (pending) return XFFI_OK;
   return put_index(w, child_index);
 }

@@ -83,7 +83,7 @@ typedef struct hasher {
 /* A Map entry in hashing order. */
 typedef struct map_entry_hash {
   uint64_t key_hash;
-  const xffi_any *value; /* borrowed from the map the frame holds */
+  const xffi_any *value; /* borrowed from the map the frame holds, or from held_values once pinned */
   int unique;            /* 0: its key hash repeats; the value is not hashed */
 } map_entry_hash;
 
@@ -105,6 +105,8 @@ typedef struct hash_frame {
   int32_t child_owned;               /* 1: child is a reference to release */
   size_t entries_begin, entries_end; /* maps: its sorted entries in hasher.map_entries */
   size_t entry_pos;
+  xffi_any *held_values; /* pinned maps: references to the entries not hashed yet (a hook may change the map) */
+  size_t entry_pos_held; /* ... from this entry on */
 } hash_frame;
 
 static inline uint64_t combine(uint64_t key, uint64_t value) { return map_hash_combine(key, value); }
@@ -238,6 +240,24 @@ static int finish_object(hasher *h, const xffi_object *obj, int32_t seq_kind, in
   return memoise ? set_memo(h, obj, *hash) : XFFI_OK;
 }
 
+/* Before a hook runs: the frame's Map entries not hashed yet get references
+ * of their own, so a hook that erases them or moves the Dict's table leaves
+ * the walk hashing the entries the Dict had when its walk began. */
+static int hold_entries(hasher *h, hash_frame *f) {
+  size_t n = f->entries_end - f->entry_pos;
+  if (n == 0) return XFFI_OK;
+  f->held_values = xffi_alloc(n * sizeof(xffi_any));
+  if (!f->held_values) return xffi_error_raise_out_of_memory();
+  f->entry_pos_held = f->entry_pos;
+  for (size_t k = 0; k < n; ++k) {
+    map_entry_hash *e = xffi_walk_vec_at(&h->map_entries, f->entry_pos + k);
+    f->held_values[k] = *e->value;
+    if (xffi_any_is_object(&f->held_values[k])) xffi_object_inc_ref(f->held_values[k].v_obj);
+    e->value = &f->held_values[k];
+  }
+  return XFFI_OK;
+}
+
 static int call_hook(hasher *h, const xffi_any *hook, int32_t seq_kind, const xffi_any *v, int memoise, uint64_t *out) {
   if (hook->type_index != XFFI_TYPE_FUNCTION)
     return xffi_error_raise(XFFI_KIND_TYPE, "StructuralHash: __s_hash__ of %s must be a Function, got %s",
@@ -250,6 +270,7 @@ static int call_hook(hasher *h, const xffi_any *hook, int32_t seq_kind, const xf
     for (size_t i = 0; i < h->frames->count; ++i) {
       hash_frame *f = xffi_walk_vec_at(h->frames, i);
       if (f->pinned) continue;
+      if (f->kind == HASH_MAP && hold_entries(h, f) != XFFI_OK) return XFFI_FAIL;
       xffi_object_inc_ref(f->obj);
       f->pinned = 1;
     }
@@ -406,6 +427,10 @@ static inline hash_frame *top_frame(const xffi_walk_vec *stack) {
   return (hash_frame *)(void *)stack->data + (stack->count - 1);
 }
 
+/* is_root: 1 for the root of a walk; SHARED_CONTAINER for a container met
+ * with a strong count above 1 (memoised); 0 otherwise. */
+enum { SHARED_CONTAINER = 2 };
+
 static int push_frame(hasher *h, xffi_walk_vec *stack, const xffi_any *value, int is_root) {
   if (stack->count >= XFFI_WALK_MAX_DEPTH) return xffi_walk_raise_too_deep("StructuralHash");
   xffi_object *obj = value->v_obj;
@@ -444,13 +469,14 @@ static int push_frame(hasher *h, xffi_walk_vec *stack, const xffi_any *value, in
   f->seq_kind = seq_kind;
   f->entry_region = h->region;
   f->own_region = seq_kind >= 0 ? xffi_structural_own_region(seq_kind, h->region) : h->region;
-  f->memoise = seq_kind >= 0 ? may_meet_again(obj, is_root) : !is_root && xffi_object_strong_count(obj) > 1;
+  f->memoise = seq_kind >= 0 ? may_meet_again(obj, is_root) : is_root == SHARED_CONTAINER;
   f->events_at_entry = h->events;
   f->position = 0;
   f->plan = plan;
   f->child = xffi_any_none();
   f->child_owned = 0;
   f->entries_begin = f->entries_end = f->entry_pos = 0;
+  f->held_values = NULL;
   if (kind == HASH_MAP && collect_entries(h, f) != XFFI_OK) {
     h->map_entries.count = f->entries_begin;
     --stack->count;
@@ -519,10 +545,10 @@ static int set_container_memo(hasher *h, const xffi_object *obj, int32_t region,
   return XFFI_OK;
 }
 
-/* 1 with *out when the container (met in h->region) is shared and its hash
- * is known, 0 when it must be walked. Not shared: no look-up. */
+/* 1 with *out when the shared container (met in h->region) has its hash
+ * known, 0 when it must be walked. */
 static inline int shared_container_hash(const hasher *h, const xffi_object *obj, uint64_t *out) {
-  if (xffi_object_strong_count(obj) <= 1 || h->memo.used == 0) return 0;
+  if (h->memo.used == 0) return 0;
   const xffi_walk_entry *seen = xffi_walk_table_find(&h->memo, obj, container_memo_tag(h->region));
   if (!seen || seen->state != 1) return 0;
   *out = seen->word;
@@ -532,6 +558,10 @@ static inline int shared_container_hash(const hasher *h, const xffi_object *obj,
 static void pop_frame(hasher *h, xffi_walk_vec *stack) {
   hash_frame *f = top_frame(stack);
   h->region = f->entry_region;
+  if (f->held_values) {
+    for (size_t i = f->entry_pos_held; i < f->entries_end; ++i) xffi_any_release(&f->held_values[i - f->entry_pos_held]);
+    xffi_free(f->held_values);
+  }
   if (f->kind == HASH_MAP) h->map_entries.count = f->entries_begin;
   if (f->child_owned) xffi_any_release(&f->child);
   if (f->pinned) xffi_object_dec_ref(f->obj);
@@ -560,10 +590,11 @@ static int hash_value(hasher *h, const xffi_any *value, uint64_t *out) {
       h->region = region;
       int32_t t = child.type_index;
       int container = t == XFFI_TYPE_ARRAY || t == XFFI_TYPE_LIST || t == XFFI_TYPE_MAP || t == XFFI_TYPE_DICT;
-      r = container ? shared_container_hash(h, child.v_obj, &done) : hash_immediate(h, &child, 0, &done);
+      int shared = container && xffi_object_strong_count(child.v_obj) > 1;
+      r = shared ? shared_container_hash(h, child.v_obj, &done) : container ? 0 : hash_immediate(h, &child, 0, &done);
       if (r < 0) goto fail;
       if (r == 0) {
-        if (push_frame(h, &stack, &child, 0) != XFFI_OK) goto fail;
+        if (push_frame(h, &stack, &child, shared ? SHARED_CONTAINER : 0) != XFFI_OK) goto fail;
         continue;
       }
       f->hash = combine(f->hash, done);
