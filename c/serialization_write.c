@@ -323,8 +323,7 @@ static int next_child(graph_encoder *w, graph_frame *f, const xffi_any **child) 
     size *= 2;
   }
   if (size != f->size)
-    return xffi_error_raise(XFFI_KIND_VALUE, "%s: %s changed while written", FN,
-                            f->kind == FRAME_SEQ ? "list" : "map");
+    return xffi_error_raise(XFFI_KIND_VALUE, "%s: %s changed while written", FN, f->kind == FRAME_SEQ ? "list" : "map");
   if (f->position == f->size) return XFFI_OK;
   if (f->kind == FRAME_SEQ) {
     *child = &f->items[f->position];

@@ -65,8 +65,8 @@ typedef struct hasher {
   int32_t region;
   int skip_tensor_content;
   uint32_t free_var_counter, dag_node_counter; /* tvm-ffi's counters are 32 bits */
-  uint64_t events; /* what makes a hash depend on the walk so far: numbers given, Map keys left out */
-  xffi_walk_table memo;                        /* object -> word: its hash (state 1 when done) */
+  uint64_t events;      /* what makes a hash depend on the walk so far: numbers given, Map keys left out */
+  xffi_walk_table memo; /* object -> word: its hash (state 1 when done) */
   const xffi_type_attr_column *s_hash_column;
   xffi_object *fn_hash; /* owned: the callback handed to __s_hash__ hooks, made on first use */
   void **fn_hash_link;
@@ -559,7 +559,8 @@ static void pop_frame(hasher *h, xffi_walk_vec *stack) {
   hash_frame *f = top_frame(stack);
   h->region = f->entry_region;
   if (f->held_values) {
-    for (size_t i = f->entry_pos_held; i < f->entries_end; ++i) xffi_any_release(&f->held_values[i - f->entry_pos_held]);
+    for (size_t i = f->entry_pos_held; i < f->entries_end; ++i)
+      xffi_any_release(&f->held_values[i - f->entry_pos_held]);
     xffi_free(f->held_values);
   }
   if (f->kind == HASH_MAP) h->map_entries.count = f->entries_begin;

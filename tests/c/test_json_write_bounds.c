@@ -24,10 +24,14 @@ static void test_strings_that_are_not_utf8_are_refused(void **state) {
     size_t size;
     const char *message;
   } bad[] = {
-      {"a\xff" "b", 3, "ffi.json.Stringify: a string is not valid UTF-8 at byte 1 of 3 (0xff); JSON text must be UTF-8"},
+      {"a\xff"
+       "b",
+       3, "ffi.json.Stringify: a string is not valid UTF-8 at byte 1 of 3 (0xff); JSON text must be UTF-8"},
       {"\xc3\x28", 2, "ffi.json.Stringify: a string is not valid UTF-8 at byte 0 of 2 (0xc3); JSON text must be UTF-8"},
-      {"ok\xe2\x82", 4, "ffi.json.Stringify: a string is not valid UTF-8 at byte 2 of 4 (0xe2); JSON text must be UTF-8"},
-      {"\xed\xa0\x80", 3, "ffi.json.Stringify: a string is not valid UTF-8 at byte 0 of 3 (0xed); JSON text must be UTF-8"},
+      {"ok\xe2\x82", 4,
+       "ffi.json.Stringify: a string is not valid UTF-8 at byte 2 of 4 (0xe2); JSON text must be UTF-8"},
+      {"\xed\xa0\x80", 3,
+       "ffi.json.Stringify: a string is not valid UTF-8 at byte 0 of 3 (0xed); JSON text must be UTF-8"},
       {"\xf4\x90\x80\x80", 4,
        "ffi.json.Stringify: a string is not valid UTF-8 at byte 0 of 4 (0xf4); JSON text must be UTF-8"},
       {"\xc0\xaf", 2, "ffi.json.Stringify: a string is not valid UTF-8 at byte 0 of 2 (0xc0); JSON text must be UTF-8"},

@@ -92,8 +92,8 @@ static void test_equality_of_dags_costs_their_pairs(void **state) {
       assert_int_equal(xffi_recursive_equal(&equal, &dag, rhs[i]), XFFI_OK);
       assert_int_equal(equal, expected);
       int order = 2;
-      assert_int_equal(xffi_recursive_compare(&order, &dag, rhs[i]), kinds[k] == XFFI_TYPE_MAP && i == 2 ? XFFI_FAIL
-                                                                                                           : XFFI_OK);
+      assert_int_equal(xffi_recursive_compare(&order, &dag, rhs[i]),
+                       kinds[k] == XFFI_TYPE_MAP && i == 2 ? XFFI_FAIL : XFFI_OK);
       if (kinds[k] == XFFI_TYPE_MAP && i == 2)
         assert_raised(XFFI_KIND_TYPE, "Cannot order Map/Dict values");
       else
