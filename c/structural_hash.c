@@ -401,8 +401,9 @@ static int collect_entries(hasher *h, hash_frame *f) {
     e->unique = 1;
     f->entries_end = h->map_entries.count;
   }
-  map_entry_hash *e = xffi_walk_vec_at(&h->map_entries, f->entries_begin);
   size_t n = f->entries_end - f->entries_begin;
+  if (n == 0) return XFFI_OK; /* maybe no buffer yet: no pointer into it */
+  map_entry_hash *e = xffi_walk_vec_at(&h->map_entries, f->entries_begin);
   sort_entries(e, n);
   for (size_t i = 1; i < n; ++i) /* repeats are rare, and next to each other once sorted */
     if (e[i - 1].key_hash == e[i].key_hash) e[i - 1].unique = e[i].unique = 0;
