@@ -378,11 +378,13 @@ static int check_container_kept(const mutate_engine *e, mutate_frame *f) {
     size = xffi_seq_size_unchecked(obj);
   else if (xffi_map_length(&size, obj) != XFFI_OK)
     return XFFI_FAIL;
-  if (size != f->entry_size)
+  /* Children are read as reached: a size changed and changed back shows in how many were. */
+  if (size != f->entry_size || f->position != f->entry_size)
     return xffi_error_raise(XFFI_KIND_VALUE,
                             "%s: a callback changed the size of the %s being mapped from %lld to %lld items; "
                             "a container must keep its size and keys while its children are mapped",
-                            e->fn, what, (long long)f->entry_size, (long long)size);
+                            e->fn, what, (long long)f->entry_size,
+                            (long long)(size != f->entry_size ? size : f->position));
   if (f->kind == XFFI_WALK_SEQ || f->changes.count == 0) return XFFI_OK;
   const child_change *changes = (const child_change *)(const void *)f->changes.data;
   int64_t cursor = 0, position = 0;

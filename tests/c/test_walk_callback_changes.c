@@ -21,6 +21,7 @@ typedef struct changer {
   enum change change;
   int64_t at;   /* the int whose callback changes target */
   int64_t done; /* changes made */
+  int undo;     /* PUSH: pop the pushed item when the walk reaches it */
 } changer;
 
 static void change_target(changer *c) {
@@ -49,6 +50,11 @@ static int map_and_change(void *resource, const xffi_any *value, int32_t region,
   changer *c = resource;
   if (value->type_index != XFFI_TYPE_INT) return XFFI_STRUCTURAL_DECLINED;
   if (value->v_int64 == c->at && !c->done) change_target(c);
+  if (value->v_int64 == 77 && c->change == PUSH && c->undo) { /* the pushed item, reached: pop it again */
+    xffi_any popped = xffi_any_none();
+    assert_int_equal(xffi_list_pop(&popped, c->target), XFFI_OK);
+    c->undo = 0;
+  }
   *result = xffi_any_int(value->v_int64 + 10);
   return XFFI_OK;
 }
@@ -72,7 +78,7 @@ static void test_map_refuses_a_list_its_callback_resized(void **state) {
       /* Shared (the test keeps a reference): the copy path. */
       xffi_any list = list_1234(), given = list, out = xffi_any_none();
       xffi_object_inc_ref(given.v_obj);
-      changer c = {list.v_obj, changes[k], 2, 0};
+      changer c = {list.v_obj, changes[k], 2, 0, 0};
       assert_int_equal(xffi_structural_map(&out, &given, order, map_and_change, &c), XFFI_FAIL);
       assert_raised(XFFI_KIND_VALUE, "StructuralMap: a callback changed the size of the ffi.List being mapped from 4");
       assert_int_equal(out.type_index, XFFI_TYPE_NONE);
@@ -80,17 +86,33 @@ static void test_map_refuses_a_list_its_callback_resized(void **state) {
       xffi_any_release(&list);
       /* Given over whole (the walk owns its only reference): the in-place path. */
       list = list_1234();
-      c = (changer){list.v_obj, changes[k], 2, 0};
+      c = (changer){list.v_obj, changes[k], 2, 0, 0};
       assert_int_equal(xffi_structural_map(&out, &list, order, map_and_change, &c), XFFI_FAIL);
       assert_raised(XFFI_KIND_VALUE, "a callback changed the size of the ffi.List being mapped");
       assert_int_equal(list.type_index, XFFI_TYPE_NONE); /* taken over and released */
     }
 }
 
+/* Grown by one, then, once the walk mapped the new item, shrunk back: the
+ * size is as it was, but a change was recorded past the end. */
+static void test_map_refuses_a_list_grown_and_shrunk_back(void **state) {
+  (void)state;
+  for (int shared = 0; shared < 2; ++shared) {
+    xffi_any items[] = {xffi_any_int(1), xffi_any_int(2)};
+    xffi_any list = list_of(items, 2), given = list, out = xffi_any_none();
+    if (shared) xffi_object_inc_ref(given.v_obj);
+    changer c = {list.v_obj, PUSH, 1, 0, 1};
+    assert_int_equal(xffi_structural_map(&out, &given, XFFI_STRUCTURAL_POSTORDER, map_and_change, &c), XFFI_FAIL);
+    assert_raised(XFFI_KIND_VALUE, "a callback changed the size of the ffi.List being mapped from 2 to 3 items");
+    assert_int_equal(c.undo, 0);
+    if (shared) xffi_any_release(&list);
+  }
+}
+
 static void test_map_refuses_a_nested_list_cleared_in_place(void **state) {
   (void)state;
   xffi_any inner = list_1234(), outer = list_of(&inner, 1), out = xffi_any_none();
-  changer c = {inner.v_obj, CLEAR, 3, 0};
+  changer c = {inner.v_obj, CLEAR, 3, 0, 0};
   xffi_any_release(&inner); /* outer's item is inner's only reference: in place all the way */
   assert_int_equal(xffi_structural_map(&out, &outer, XFFI_STRUCTURAL_POSTORDER, map_and_change, &c), XFFI_FAIL);
   assert_raised(XFFI_KIND_VALUE, "from 4 to 0 items");
@@ -101,7 +123,7 @@ static void test_map_sees_an_item_written_ahead(void **state) {
   for (int shared = 0; shared < 2; ++shared) {
     xffi_any list = list_1234(), given = list, out = xffi_any_none();
     if (shared) xffi_object_inc_ref(given.v_obj);
-    changer c = {list.v_obj, SET_LAST, 2, 0};
+    changer c = {list.v_obj, SET_LAST, 2, 0, 0};
     assert_int_equal(xffi_structural_map(&out, &given, XFFI_STRUCTURAL_PREORDER, map_and_change, &c), XFFI_OK);
     int64_t expected[] = {11, 12, 13, 87}; /* the last item read after the callback wrote 77 there */
     for (int64_t i = 0; i < 4; ++i) {
@@ -125,7 +147,7 @@ static void test_map_refuses_a_dict_its_callback_rekeyed(void **state) {
       assert_int_equal(xffi_dict_new(&dict, keys, values, 3), XFFI_OK);
       xffi_any given = xffi_any_object(dict), out = xffi_any_none();
       if (shared) xffi_object_inc_ref(dict);
-      changer c = {dict, changes[k], 101, 0};
+      changer c = {dict, changes[k], 101, 0, 0};
       assert_int_equal(xffi_structural_map(&out, &given, XFFI_STRUCTURAL_POSTORDER, map_and_change, &c), XFFI_FAIL);
       assert_raised(XFFI_KIND_VALUE, "a callback changed the size of the ffi.Dict being mapped");
       if (shared) xffi_object_dec_ref(dict);
@@ -136,7 +158,7 @@ static void test_map_refuses_a_dict_its_callback_rekeyed(void **state) {
   assert_int_equal(xffi_dict_new(&dict, keys, values, 2), XFFI_OK);
   xffi_any given = xffi_any_object(dict), out = xffi_any_none();
   xffi_object_inc_ref(dict);
-  changer c = {dict, DICT_REKEY, 101, 0};
+  changer c = {dict, DICT_REKEY, 101, 0, 0};
   assert_int_equal(xffi_structural_map(&out, &given, XFFI_STRUCTURAL_PREORDER, map_and_change, &c), XFFI_FAIL);
   assert_raised(XFFI_KIND_VALUE, "StructuralMap: a callback changed the keys of the ffi.Dict being mapped");
   xffi_object_dec_ref(dict);
@@ -146,12 +168,12 @@ static void test_mutate_refuses_a_list_its_callback_cleared(void **state) {
   (void)state;
   xffi_any list = list_1234(), given = list, out = xffi_any_none();
   xffi_object_inc_ref(given.v_obj);
-  changer c = {list.v_obj, CLEAR, 3, 0};
+  changer c = {list.v_obj, CLEAR, 3, 0, 0};
   assert_int_equal(xffi_structural_mutate(&out, &given, mutate_and_change, &c), XFFI_FAIL);
   assert_raised(XFFI_KIND_VALUE, "StructuralMutate: a callback changed the size of the ffi.List being mapped");
   xffi_any_release(&list);
   list = list_1234();
-  c = (changer){list.v_obj, CLEAR, 3, 0};
+  c = (changer){list.v_obj, CLEAR, 3, 0, 0};
   assert_int_equal(xffi_structural_mutate(&out, &list, mutate_and_change, &c), XFFI_FAIL);
   assert_raised(XFFI_KIND_VALUE, "from 4 to 0 items");
 }
@@ -159,6 +181,7 @@ static void test_mutate_refuses_a_list_its_callback_cleared(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_map_refuses_a_list_its_callback_resized),
+      cmocka_unit_test(test_map_refuses_a_list_grown_and_shrunk_back),
       cmocka_unit_test(test_map_refuses_a_nested_list_cleared_in_place),
       cmocka_unit_test(test_map_sees_an_item_written_ahead),
       cmocka_unit_test(test_map_refuses_a_dict_its_callback_rekeyed),
