@@ -178,6 +178,48 @@ static void test_mutate_refuses_a_list_its_callback_cleared(void **state) {
   assert_raised(XFFI_KIND_VALUE, "from 4 to 0 items");
 }
 
+/* Walk and visit callbacks: change the target at its int, then go on. */
+static int walk_and_change(void *resource, const xffi_any *value, int32_t region, xffi_any *result) {
+  (void)region, (void)result;
+  changer *c = resource;
+  if (value->type_index == XFFI_TYPE_INT && value->v_int64 == c->at && !c->done) change_target(c);
+  return XFFI_OK;
+}
+
+static int visit_and_change(void *resource, xffi_object *visitor, const xffi_any *value, xffi_any *result) {
+  (void)visitor, (void)result;
+  changer *c = resource;
+  if (value->type_index == XFFI_TYPE_INT && value->v_int64 == c->at && !c->done) change_target(c);
+  return XFFI_STRUCTURAL_DECLINED;
+}
+
+/* Walk and visit read each child when they reach it: a cleared List ends,
+ * a grown one goes on to the new items, a rehashed Dict goes on or ends. */
+static void test_walk_and_visit_read_what_a_callback_changed(void **state) {
+  (void)state;
+  const enum change changes[] = {CLEAR, POP, PUSH, DICT_INSERT, DICT_ERASE};
+  for (size_t k = 0; k < 5; ++k)
+    for (int order = 0; order < 3; ++order) {
+      int dict = changes[k] == DICT_INSERT || changes[k] == DICT_ERASE;
+      xffi_any keys[] = {xffi_any_int(0), xffi_any_int(1), xffi_any_int(2)};
+      xffi_any values[] = {xffi_any_int(100), xffi_any_int(101), xffi_any_int(102)};
+      xffi_object *target = NULL;
+      if (dict)
+        assert_int_equal(xffi_dict_new(&target, keys, values, 3), XFFI_OK);
+      else
+        assert_int_equal(xffi_list_new(&target, values, 3), XFFI_OK);
+      xffi_any v = xffi_any_object(target), out = xffi_any_none();
+      changer c = {target, changes[k], 101, 0, 0};
+      if (order < 2)
+        assert_int_equal(xffi_structural_walk(&out, &v, order, walk_and_change, &c), XFFI_OK);
+      else
+        assert_int_equal(xffi_structural_visit(&out, &v, visit_and_change, &c), XFFI_OK);
+      assert_int_equal(c.done, 1);
+      assert_int_equal(out.type_index, XFFI_TYPE_NONE);
+      xffi_object_dec_ref(target);
+    }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_map_refuses_a_list_its_callback_resized),
@@ -186,6 +228,7 @@ int main(void) {
       cmocka_unit_test(test_map_sees_an_item_written_ahead),
       cmocka_unit_test(test_map_refuses_a_dict_its_callback_rekeyed),
       cmocka_unit_test(test_mutate_refuses_a_list_its_callback_cleared),
+      cmocka_unit_test(test_walk_and_visit_read_what_a_callback_changed),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
