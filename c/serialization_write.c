@@ -31,6 +31,7 @@
 #include "check.h"
 #include "field_storage.h"
 #include "map_key.h"
+#include "map_table.h" /* map_of */
 #include "recursive_walk.h"
 #include "serialization_keys.h"
 #include "serialization_object.h"
@@ -48,6 +49,7 @@ typedef struct graph_frame {
   const xffi_any *items; /* Array/List elements */
   int64_t map_cursor;
   xffi_map_item item; /* Map/Dict: the entry being numbered */
+  int value_held;     /* ... its value copied into child (its key may run others' code) */
   /* Object: the next field, the field whose value is being numbered, and
    * that value (owned). */
   const xffi_type_info *type;
@@ -174,10 +176,13 @@ static int is_reflected(int32_t t) {
 static int add_object_leaf(graph_encoder *w, const xffi_any *v, const xffi_type_info *type, xffi_graph_form form,
                            xffi_object *hook, int64_t *index) {
   xffi_any data = xffi_any_none();
-  int status = form == XFFI_GRAPH_HOOK ? xffi_function_call(hook, v, 1, &data)
-                                       : xffi_graph_enum_index(&data, v->v_obj, form == XFFI_GRAPH_INT_ENUM);
-  if (status == XFFI_OK) status = add_value_node(w, v, type->type_key.data, &data, index);
+  /* v is held across the hook, which may drop it from its container. */
+  xffi_any held = xffi_any_object_new_ref(v->v_obj);
+  int status = form == XFFI_GRAPH_HOOK ? xffi_function_call(hook, &held, 1, &data)
+                                       : xffi_graph_enum_index(&data, held.v_obj, form == XFFI_GRAPH_INT_ENUM);
+  if (status == XFFI_OK) status = add_value_node(w, &held, type->type_key.data, &data, index);
   xffi_any_release(&data);
+  xffi_any_release(&held);
   return status;
 }
 
@@ -314,14 +319,9 @@ static int next_child(graph_encoder *w, graph_frame *f, const xffi_any **child) 
   }
   /* A hook run for a child given earlier may have changed a List or Dict:
    * read it again, and refuse one whose size changed. */
-  int64_t size = 0;
-  if (f->kind == FRAME_SEQ) {
-    if (xffi_array_items(&f->items, &size, f->held.v_obj) != XFFI_OK) return XFFI_FAIL;
-  } else if (xffi_map_length(&size, f->held.v_obj) != XFFI_OK) {
-    return XFFI_FAIL;
-  } else {
-    size *= 2;
-  }
+  const xffi_object *obj = f->held.v_obj;
+  int64_t size = f->kind == FRAME_SEQ ? xffi_seq_size_unchecked(obj) : 2 * (int64_t)map_of(obj)->size;
+  if (f->kind == FRAME_SEQ) f->items = xffi_seq_items_unchecked(obj);
   if (size != f->size)
     return xffi_error_raise(XFFI_KIND_VALUE, "%s: %s changed while written", FN, f->kind == FRAME_SEQ ? "list" : "map");
   if (f->position == f->size) return XFFI_OK;
@@ -330,12 +330,15 @@ static int next_child(graph_encoder *w, graph_frame *f, const xffi_any **child) 
   } else if (f->position % 2 == 0) {
     if (xffi_map_next(&f->item, f->held.v_obj, &f->map_cursor) != XFFI_OK) return XFFI_FAIL;
     if (f->item.key == NULL) return xffi_error_raise(XFFI_KIND_VALUE, "%s: map changed while written", FN);
-    /* The value is held now: numbering the key may run a hook that changes the map. */
+    /* Numbering an object key may run a hook (its own, or one below it)
+     * that changes the map: its value is held across it. */
+    int32_t t = f->item.key->type_index;
+    f->value_held = t >= XFFI_TYPE_STATIC_OBJECT_BEGIN && !xffi_walk_is_str(t) && !xffi_walk_is_bytes(t);
     xffi_any_release(&f->child);
-    if (xffi_any_copy(&f->child, f->item.value) != XFFI_OK) return XFFI_FAIL;
+    if (f->value_held && xffi_any_copy(&f->child, f->item.value) != XFFI_OK) return XFFI_FAIL;
     *child = f->item.key;
   } else {
-    *child = &f->child;
+    *child = f->value_held ? &f->child : f->item.value;
   }
   f->position++;
   return XFFI_OK;
@@ -381,13 +384,7 @@ static int step(graph_encoder *w, int *closed, int64_t *index) {
   }
   int pending;
   int64_t child_index;
-  /* A reflected object is held for its visit: the hook that may write it
-   * (__data_to_json__) may drop it from its container. */
-  xffi_any held_child = *child;
-  if (is_reflected(child->type_index)) xffi_object_inc_ref(held_child.v_obj);
-  int status = visit(w, &held_child, &child_index, &pending);
-  if (is_reflected(held_child.type_index)) xffi_object_dec_ref(held_child.v_obj);
-  if (status != XFFI_OK) return XFFI_FAIL;
+  if (visit(w, child, &child_index, &pending) != XFFI_OK) return XFFI_FAIL;
   if (pending) return XFFI_OK;
   return put_index(w, child_index);
 }
