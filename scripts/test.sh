@@ -125,7 +125,7 @@ tvm_loads_xffi() { # and a Rust library's reflected type used from Python on xff
     XFFI_BUILD_ROOT="$build" XFFI_JOBS="$jobs" \
       python3 -m pytest -q -p no:cacheprovider tests/interop/test_rust_reflect_e2e.py &&
     XFFI_BUILD_ROOT="$build" python3 -m pytest -q -p no:cacheprovider tests/interop/test_graph_cross_runtime.py \
-      tests/interop/test_same_surface.py
+      tests/interop/test_same_surface.py tests/interop/test_walk_callback_changes.py
 }
 
 peer_suite() {

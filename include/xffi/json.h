@@ -29,14 +29,25 @@ XFFI_EXTERN_C_BEGIN
  * *out is untouched and nothing is leaked); MemoryError. */
 XFFI_API int xffi_json_parse(xffi_any *out, const char *text, size_t size);
 
+/* The longest JSON text the writers make (xffi_json_stringify,
+ * xffi_to_json_text): 2^30 bytes. Indentation grows with depth and a value
+ * shared n times is written n times, so a small value can stand for a
+ * text too large to hold; past this bound the writer stops with a
+ * MemoryError ("the JSON text would be longer than 1073741824 bytes") before
+ * it uses more memory. */
+#define XFFI_JSON_MAX_TEXT_BYTES ((size_t)1 << 30)
+
 /* *out receives a new String: the JSON text of value (borrowed). indent 0
  * writes compactly ("[1,2]"); indent n > 0 puts each element on its own
  * line, n spaces deeper per level, and a space after each ':'. Floats with
  * an integer value write with ".0", others with 17 significant digits.
  * Errors: ValueError for a value JSON cannot hold ("Unsupported type:
  * `ffi.Bytes`"), a map key that is not a string, a List that contains
- * itself ("Cycle detected: List contains itself") or a negative indent;
- * MemoryError. Nothing is leaked on failure. */
+ * itself ("Cycle detected: List contains itself") or a negative indent, and
+ * for a String that is not valid UTF-8 ("a string is not valid UTF-8 at
+ * byte 1 of 3 (0xff)": the reader would refuse the text); MemoryError,
+ * also for a text longer than XFFI_JSON_MAX_TEXT_BYTES. Nothing is leaked
+ * on failure. */
 XFFI_API int xffi_json_stringify(xffi_object **out, const xffi_any *value, int indent);
 
 /* ---- tvm-ffi's JSON graph format (ffi.ToJSONGraph) ----

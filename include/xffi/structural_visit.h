@@ -135,10 +135,15 @@ typedef int (*xffi_structural_map_callback)(void *resource, const xffi_any *valu
  * map owns the only reference to it (so pass a new reference to keep the
  * original intact). A free variable or DAG node is mapped once by the
  * default descent and its result reused; callbacks run at every
- * occurrence. *out receives the result (owned). Errors: ValueError for
- * NULL arguments, a bad order or a value nested too deep; TypeError for an
- * object that changed but cannot be copied or set; whatever a callback
- * raises. On error *out is None, the root is released (it is taken over
+ * occurrence. Each child is read when the descent reaches it, so an item
+ * a callback writes ahead is seen; a callback that changes the size (or,
+ * of a Dict, the keys) of a List or Dict whose children are being mapped
+ * makes the map raise ValueError ("a callback changed the size of the
+ * ffi.List being mapped from 4 to 0 items") when that container's children
+ * are done. *out receives the result (owned). Errors: ValueError for NULL
+ * arguments, a bad order, a value nested too deep or a container changed
+ * as above; TypeError for an object that changed but cannot be copied or
+ * set; whatever a callback raises. On error *out is None, the root is released (it is taken over
  * on every path) and nothing half-built is left. */
 XFFI_API int xffi_structural_map(xffi_any *out, xffi_any *root, int32_t order, xffi_structural_map_callback callback,
                                  void *resource);

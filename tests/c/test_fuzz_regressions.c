@@ -147,12 +147,29 @@ static void test_negative_device_type_writes_back_as_int32(void **state) {
   xffi_any_release(&graph);
 }
 
+/* An empty Dict hashed as the first Map of a walk.
+ * Found by fuzz_walk_callbacks: StructuralHash took a pointer to the Map's
+ * entries in the walk's entry buffer before it had one (UBSan "applying
+ * zero offset to null pointer"). */
+static void test_hash_of_empty_dict_takes_no_pointer_into_no_buffer(void **state) {
+  (void)state;
+  xffi_object *dict = NULL;
+  assert_int_equal(xffi_dict_new(&dict, NULL, NULL, 0), XFFI_OK);
+  xffi_any v = xffi_any_object(dict);
+  int64_t h = 0, again = 1;
+  assert_int_equal(xffi_structural_hash(&h, &v, 0), XFFI_OK);
+  assert_int_equal(xffi_structural_hash(&again, &v, 0), XFFI_OK);
+  assert_int_equal(h, again);
+  xffi_object_dec_ref(dict);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_arg_get_object_refuses_object_of_unregistered_type_index),
       cmocka_unit_test(test_empty_tensor_with_huge_other_dimensions_has_no_overflow),
       cmocka_unit_test(test_slice_of_empty_list_offsets_no_null_pointer),
       cmocka_unit_test(test_negative_device_type_writes_back_as_int32),
+      cmocka_unit_test(test_hash_of_empty_dict_takes_no_pointer_into_no_buffer),
   };
   return cmocka_run_group_tests_name("fuzz_regressions", tests, NULL, NULL);
 }

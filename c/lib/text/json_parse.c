@@ -63,8 +63,7 @@ static int match(xffi_json_reader *r, const char *literal, size_t n) {
 
 /* ---- Strings ---- */
 
-/* The length of the valid UTF-8 sequence at p (before end), or 0. */
-static size_t utf8_length(const unsigned char *p, const unsigned char *end) {
+size_t xffi_json_utf8_length(const unsigned char *p, const unsigned char *end) {
   unsigned char c = p[0];
   if (c < 0x80) return 1;
   size_t n;
@@ -174,7 +173,7 @@ int xffi_json_read_text(xffi_json_reader *r, const char **data, size_t *size) {
     }
     if (c < 0x20) return xffi_json_fail_at(r, r->cur, "Invalid control character at");
     if (c >= 0x80) {
-      size_t n = utf8_length((const unsigned char *)r->cur, (const unsigned char *)r->end);
+      size_t n = xffi_json_utf8_length((const unsigned char *)r->cur, (const unsigned char *)r->end);
       if (n == 0) return xffi_json_fail_at(r, r->cur, "Invalid UTF-8 byte at");
       r->cur += n;
       continue;

@@ -20,6 +20,10 @@ typedef struct xffi_json_reader {
   size_t depth_base;    /* containers open around what is read (the depth limit counts them) */
 } xffi_json_reader;
 
+/* The length of the valid UTF-8 sequence at p (p < end), or 0: RFC 3629,
+ * no overlong forms, surrogates or code points above U+10FFFF. Shared
+ * with the writer, which refuses what the reader would. */
+size_t xffi_json_utf8_length(const unsigned char *p, const unsigned char *end) XFFI_INTERNAL;
 /* Starts reading text[0, size) (borrowed; it must outlive the reader). */
 void xffi_json_reader_init(xffi_json_reader *r, const char *text, size_t size) XFFI_INTERNAL;
 /* Releases what the reader holds (values of containers left open by an error). */

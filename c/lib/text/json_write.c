@@ -3,7 +3,8 @@
  * ".0" (so they read back as floats), others with 17 significant digits
  * (printf's "%.17g", with the common exact cases written without printf),
  * NaN/Infinity as Python's json writes them, strings escaped as tvm-ffi's
- * EscapeStringJSON does (bytes >= 0x80 as they are).
+ * EscapeStringJSON does (UTF-8 as it is). A string that is not UTF-8 is
+ * refused (tvm-ffi writes its bytes as they are, which no reader accepts).
  *
  * Containers are walked with a heap stack of frames (no C recursion), and
  * the Lists being written sit in an identity table, so a List that contains
@@ -17,6 +18,7 @@
 #include <xffi/map.h>
 #include <xffi/string.h>
 
+#include "lib/text/json_reader.h" /* xffi_json_utf8_length */
 #include "lib/text/json_write.h"
 #include "lib/container/map_key.h"
 #include "lib/walk/recursive_walk.h"
@@ -42,7 +44,8 @@ typedef struct json_writer {
 } json_writer;
 
 int xffi_json_put(repr_text *t, const char *s, size_t n) {
-  /* The many short pieces of a JSON text fit in the room already there. */
+  /* The many short pieces of a JSON text fit in the room already there
+   * (the buffer never grows past the limit). */
   if (t->capacity - t->size >= n && !t->truncated) {
     char *to = t->data + t->size;
     /* Most pieces are a few bytes: a plain loop, since for a memcpy of
@@ -54,6 +57,9 @@ int xffi_json_put(repr_text *t, const char *s, size_t n) {
     t->size += n;
     return XFFI_OK;
   }
+  if (n > t->limit - t->size)
+    return xffi_error_raise(XFFI_KIND_MEMORY, "%s: the JSON text would be longer than %zu bytes, the writer's bound",
+                            FN, t->limit);
   return xffi_repr_put(t, s, n);
 }
 
@@ -144,7 +150,16 @@ int xffi_json_put_string(repr_text *t, const char *data, size_t size) {
   size_t run = 0; /* start of the bytes not yet written */
   for (size_t i = 0; i < size; ++i) {
     unsigned char c = (unsigned char)data[i];
-    if (c >= 0x20 && c != '"' && c != '\\' && c != '/' && c != 0x7f) continue; /* most bytes: as they are */
+    if (c >= 0x20 && c != '"' && c != '\\' && c != '/' && c < 0x7f) continue; /* most bytes: as they are */
+    if (c >= 0x80) {
+      size_t n = xffi_json_utf8_length((const unsigned char *)data + i, (const unsigned char *)data + size);
+      if (n == 0)
+        return xffi_error_raise(XFFI_KIND_VALUE,
+                                "%s: a string is not valid UTF-8 at byte %zu of %zu (0x%02x); JSON text must be UTF-8",
+                                FN, i, size, (unsigned)c);
+      i += n - 1;
+      continue;
+    }
     const char *esc = NULL;
     char buf[8];
     switch (c) {
@@ -271,7 +286,7 @@ int xffi_json_stringify(xffi_object **out, const xffi_any *value, int indent) {
   if (indent < 0) return xffi_error_raise(XFFI_KIND_VALUE, "xffi_json_stringify: indent must be >= 0, got %d", indent);
   repr_text text;
   memset(&text, 0, sizeof(text));
-  text.limit = SIZE_MAX;
+  text.limit = XFFI_JSON_MAX_TEXT_BYTES;
   int status = xffi_json_write(&text, value, indent);
   if (status == XFFI_OK) status = xffi_string_new(out, text.data ? text.data : "", text.size);
   xffi_repr_text_free(&text);

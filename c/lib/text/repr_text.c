@@ -15,6 +15,7 @@ static int grow(repr_text *t, size_t need) {
   if (need <= t->capacity) return XFFI_OK;
   size_t capacity = t->capacity ? t->capacity : 256;
   while (capacity < need) capacity = capacity > SIZE_MAX / 2 ? need : capacity * 2;
+  if (capacity > t->limit && need <= t->limit) capacity = t->limit; /* the JSON writer's fast path relies on it */
   char *data = xffi_realloc(t->data, capacity);
   if (!data) return xffi_error_raise_out_of_memory();
   t->data = data;

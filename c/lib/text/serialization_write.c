@@ -36,6 +36,7 @@
 #include "lib/text/serialization_object.h"
 #include "lib/text/serialization_write.h"
 #include "lib/tensor/dtype_tvm_text.h"
+#include "lib/container/map_table.h" /* map_of */
 
 static const char *const FN = "ffi.ToJSONGraph";
 
@@ -49,6 +50,7 @@ typedef struct graph_frame {
   const xffi_any *items; /* Array/List elements */
   int64_t map_cursor;
   xffi_map_item item; /* Map/Dict: the entry being numbered */
+  int value_held;     /* ... its value copied into child (its key may run others' code) */
   /* Object: the next field, the field whose value is being numbered, and
    * that value (owned). */
   const xffi_type_info *type;
@@ -175,10 +177,13 @@ static int is_reflected(int32_t t) {
 static int add_object_leaf(graph_encoder *w, const xffi_any *v, const xffi_type_info *type, xffi_graph_form form,
                            xffi_object *hook, int64_t *index) {
   xffi_any data = xffi_any_none();
-  int status = form == XFFI_GRAPH_HOOK ? xffi_function_call(hook, v, 1, &data)
-                                       : xffi_graph_enum_index(&data, v->v_obj, form == XFFI_GRAPH_INT_ENUM);
-  if (status == XFFI_OK) status = add_value_node(w, v, type->type_key.data, &data, index);
+  /* v is held across the hook, which may drop it from its container. */
+  xffi_any held = xffi_any_object_new_ref(v->v_obj);
+  int status = form == XFFI_GRAPH_HOOK ? xffi_function_call(hook, &held, 1, &data)
+                                       : xffi_graph_enum_index(&data, held.v_obj, form == XFFI_GRAPH_INT_ENUM);
+  if (status == XFFI_OK) status = add_value_node(w, &held, type->type_key.data, &data, index);
   xffi_any_release(&data);
+  xffi_any_release(&held);
   return status;
 }
 
@@ -313,15 +318,28 @@ static int next_child(graph_encoder *w, graph_frame *f, const xffi_any **child) 
       if (status != XFFI_OK || put_entry(w, field, inlined) != XFFI_OK) return XFFI_FAIL;
     }
   }
+  /* A hook run for a child given earlier may have changed a List or Dict:
+   * read it again, and refuse one whose size changed. */
+  const xffi_object *obj = f->held.v_obj;
+  int64_t size = f->kind == FRAME_SEQ ? xffi_seq_size_unchecked(obj) : 2 * (int64_t)map_of(obj)->size;
+  if (f->kind == FRAME_SEQ) f->items = xffi_seq_items_unchecked(obj);
+  if (size != f->size)
+    return xffi_error_raise(XFFI_KIND_VALUE, "%s: %s changed while written", FN, f->kind == FRAME_SEQ ? "list" : "map");
   if (f->position == f->size) return XFFI_OK;
   if (f->kind == FRAME_SEQ) {
     *child = &f->items[f->position];
   } else if (f->position % 2 == 0) {
     if (xffi_map_next(&f->item, f->held.v_obj, &f->map_cursor) != XFFI_OK) return XFFI_FAIL;
     if (f->item.key == NULL) return xffi_error_raise(XFFI_KIND_VALUE, "%s: map changed while written", FN);
+    /* Numbering an object key may run a hook (its own, or one below it)
+     * that changes the map: its value is held across it. */
+    int32_t t = f->item.key->type_index;
+    f->value_held = t >= XFFI_TYPE_STATIC_OBJECT_BEGIN && !xffi_walk_is_str(t) && !xffi_walk_is_bytes(t);
+    xffi_any_release(&f->child);
+    if (f->value_held && xffi_any_copy(&f->child, f->item.value) != XFFI_OK) return XFFI_FAIL;
     *child = f->item.key;
   } else {
-    *child = f->item.value;
+    *child = f->value_held ? &f->child : f->item.value;
   }
   f->position++;
   return XFFI_OK;

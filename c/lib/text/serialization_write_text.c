@@ -132,7 +132,7 @@ int xffi_to_json_text(xffi_object **out, const xffi_any *value, const xffi_any *
   text_emitter e;
   memset(&e, 0, sizeof(e));
   e.base.emit = emit_text;
-  e.text.limit = SIZE_MAX;
+  e.text.limit = XFFI_JSON_MAX_TEXT_BYTES;
   static const char zeros[PREFIX_ROOM] = {0};
   int64_t root = 0;
   size_t begin = 0;

@@ -5,7 +5,12 @@
  * pair found unequal decides the whole comparison. A pair of objects met
  * while it is being compared is a cycle (equal for ==, a ValueError for an
  * ordering). An ordering that finds a difference below a Map or Dict raises
- * tvm-ffi's TypeError "Cannot order Map/Dict values". */
+ * tvm-ffi's TypeError "Cannot order Map/Dict values".
+ *
+ * A pair of shared values (both strong counts above 1) whose walk found
+ * them equal is remembered and equal at once when met again, so a DAG
+ * costs its distinct pairs, not its paths; a difference ends the walk, so
+ * only equal pairs are ever met again. */
 #include <string.h>
 
 #include <xffi/function.h>
@@ -19,7 +24,8 @@
 
 typedef struct comparer {
   int eq_only;
-  xffi_walk_table on_stack; /* the (lhs, rhs) pairs of objects being compared: a short set, hot in cache */
+  xffi_walk_table on_stack;    /* the (lhs, rhs) pairs of objects being compared: a short set, hot in cache */
+  xffi_walk_table equal_pairs; /* shared (lhs, rhs) pairs found equal */
   const xffi_type_attr_column *eq_column, *compare_column;
   xffi_object *fn_eq, *fn_compare; /* owned: callbacks handed to hooks, made on first use */
   void **fn_eq_link, **fn_compare_link;
@@ -111,6 +117,10 @@ static int compare_plain(comparer *c, const xffi_any *l, const xffi_any *r, int 
 
 static int compare_values(comparer *c, const xffi_any *l, const xffi_any *r, int *out);
 
+static inline int is_shared_pair(const xffi_object *l, const xffi_object *r) {
+  return xffi_object_strong_count(l) > 1 && xffi_object_strong_count(r) > 1;
+}
+
 /* The callbacks of the hooks: (lhs, rhs) -> bool (fn_eq) or int (fn_cmp). */
 static int fn_eq_call(void *resource, const xffi_any *args, int32_t num_args, xffi_any *result) {
   if (num_args != 2) return xffi_error_raise(XFFI_KIND_TYPE, "fn_eq: expected 2 arguments, got %d", (int)num_args);
@@ -200,6 +210,11 @@ static int compare_immediate(comparer *c, const xffi_any *l, const xffi_any *r, 
         *out = a->data[i] < b->data[i] ? -1 : 1;
         break;
       }
+    return 1;
+  }
+  if (c->equal_pairs.used && is_shared_pair(l->v_obj, r->v_obj) &&
+      xffi_walk_table_find(&c->equal_pairs, l->v_obj, r->v_obj)) {
+    *out = 0;
     return 1;
   }
   if (xffi_walk_table_find(&c->on_stack, l->v_obj, r->v_obj)) {
@@ -340,6 +355,11 @@ static int compare_values(comparer *c, const xffi_any *l, const xffi_any *r, int
       continue;
     }
     result = f->lhs.kind == XFFI_WALK_SEQ ? (f->lhs_size < f->rhs_size ? -1 : f->lhs_size > f->rhs_size) : 0;
+    /* The frame holds a reference to each side: shared means held elsewhere too. */
+    xffi_object *lo = f->lhs.held.v_obj, *ro = f->rhs.held.v_obj;
+    if (result == 0 && xffi_object_strong_count(lo) > 2 && xffi_object_strong_count(ro) > 2 &&
+        !xffi_walk_table_put(&c->equal_pairs, lo, ro))
+      goto fail;
     pop_frame(c, &stack);
     if (!stack.count) {
       xffi_walk_vec_free(&stack);
@@ -361,6 +381,7 @@ static int run(int *out, const xffi_any *lhs, const xffi_any *rhs, int eq_only) 
   int result = 0;
   int status = compare_values(&c, lhs, rhs, &result);
   xffi_walk_table_free(&c.on_stack);
+  xffi_walk_table_free(&c.equal_pairs);
   xffi_walk_callback_end(c.fn_eq, c.fn_eq_link);
   xffi_walk_callback_end(c.fn_compare, c.fn_compare_link);
   if (status != XFFI_OK) return XFFI_FAIL;

@@ -7,7 +7,14 @@
  * region for its value, and a free variable compared inside one is mapped
  * to its counterpart. DAG nodes and mapped free variables are remembered in
  * two identity tables (lhs -> rhs, rhs -> lhs), which also map object keys
- * of Maps to the other side's keys. */
+ * of Maps to the other side's keys.
+ *
+ * A pair of shared values (both strong counts above 1: containers, or
+ * objects walked by their fields) found equal is remembered with its region
+ * kind, and met again in that kind it is equal at once: a DAG costs its
+ * distinct pairs, not its paths. Walking it again would give the same
+ * answer, since everything it mapped stays mapped. Unequal pairs end the
+ * walk, so they need no memo. */
 #include <string.h>
 
 #include <xffi/array.h>
@@ -29,6 +36,7 @@ typedef struct equaler {
   int32_t region; /* the definition-region kind in effect */
   int skip_tensor_content;
   xffi_walk_table lhs_to_rhs, rhs_to_lhs; /* word: the counterpart's address */
+  xffi_walk_table equal_pairs;            /* shared pairs found equal; word: the region kind */
   const xffi_type_attr_column *s_equal_column;
   xffi_object *fn_equal; /* owned: the callback handed to __s_equal__ hooks, made on first use */
   void **fn_equal_link;
@@ -54,6 +62,7 @@ typedef struct eq_frame {
   int32_t seq_kind;       /* objects: the type's structural kind; containers: -1 */
   int32_t entry_region;   /* the region kind when the pair was met */
   int32_t own_region;     /* the region kind its children start from */
+  int32_t memoise;        /* both sides shared: remember the pair if equal */
   int64_t position;       /* children given so far (items, entries, fields) */
   int64_t lsize, rsize;   /* containers: the sizes when the pair was met */
   union {
@@ -357,6 +366,14 @@ static inline eq_frame *top_frame(const xffi_walk_vec *stack) {
 static int push_pair(equaler *c, xffi_walk_vec *stack, const xffi_any *l, const xffi_any *r, int *out) {
   if (stack->count >= XFFI_WALK_MAX_DEPTH) return xffi_walk_raise_too_deep("StructuralEqual"), -1;
   xffi_object *lo = l->v_obj, *ro = r->v_obj;
+  int shared = xffi_object_strong_count(lo) > 1 && xffi_object_strong_count(ro) > 1;
+  if (shared && c->equal_pairs.used) {
+    const xffi_walk_entry *seen = xffi_walk_table_find(&c->equal_pairs, lo, ro);
+    if (seen && seen->word == (uint64_t)(uint32_t)c->region) {
+      *out = 1;
+      return 1;
+    }
+  }
   int32_t kind, seq_kind = -1;
   int64_t lsize = 0, rsize = 0;
   const xffi_field_plan *plan = NULL;
@@ -400,6 +417,7 @@ static int push_pair(equaler *c, xffi_walk_vec *stack, const xffi_any *l, const 
   f->kind = kind;
   f->pinned = 0;
   f->seq_kind = seq_kind;
+  f->memoise = shared;
   f->entry_region = c->region;
   f->own_region = kind == EQ_OBJECT ? xffi_structural_own_region(seq_kind, c->region) : c->region;
   f->position = 0;
@@ -622,6 +640,11 @@ static int equal_walk(equaler *c, xffi_walk_vec *stack, const xffi_any *l, const
       equal = finish_object(c, f->seq_kind, f->entry_region, &lv, &rv, 1);
       if (equal < 0) goto fail;
     }
+    if (equal && f->memoise) {
+      xffi_walk_entry *e = xffi_walk_table_put(&c->equal_pairs, f->lhs, f->rhs);
+      if (!e) goto fail;
+      e->word = (uint64_t)(uint32_t)f->entry_region;
+    }
     pop_frame(c, stack);
     if (!equal) break;
     if (!stack->count) {
@@ -651,6 +674,7 @@ static int run(int *out, const xffi_any *lhs, const xffi_any *rhs, int32_t optio
   int status = equal_values(&c, lhs, rhs, &equal);
   xffi_walk_table_free(&c.lhs_to_rhs);
   xffi_walk_table_free(&c.rhs_to_lhs);
+  xffi_walk_table_free(&c.equal_pairs);
   xffi_walk_callback_end(c.fn_equal, c.fn_equal_link);
   if (status != XFFI_OK) return XFFI_FAIL;
   *out = equal;

@@ -27,7 +27,14 @@
  * memoising; the graph must not be mutated during the walk either way. This
  * spares a random access into a table as large as the graph per object
  * (and the table's growth), and changes no hash: a lookup that could only
- * miss is skipped. */
+ * miss is skipped.
+ *
+ * A shared Array, List, Map or Dict (strong count above 1) is memoised too,
+ * by (container, region), so that a DAG of containers costs its distinct
+ * containers, not its paths. Its hash is the one the tree expansion gives:
+ * it is recorded only when its walk depended on nothing but its contents,
+ * i.e. numbered no free variable or DAG node and left out no Map key (the
+ * events below); a container whose walk did is hashed again where met. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -59,7 +66,8 @@ typedef struct hasher {
   int32_t region;
   int skip_tensor_content;
   uint32_t free_var_counter, dag_node_counter; /* tvm-ffi's counters are 32 bits */
-  xffi_walk_table memo;                        /* object -> word: its hash (state 1 when done) */
+  uint64_t events;      /* what makes a hash depend on the walk so far: numbers given, Map keys left out */
+  xffi_walk_table memo; /* object -> word: its hash (state 1 when done) */
   const xffi_type_attr_column *s_hash_column;
   xffi_object *fn_hash; /* owned: the callback handed to __s_hash__ hooks, made on first use */
   void **fn_hash_link;
@@ -76,7 +84,7 @@ typedef struct hasher {
 /* A Map entry in hashing order. */
 typedef struct map_entry_hash {
   uint64_t key_hash;
-  const xffi_any *value; /* borrowed from the map the frame holds */
+  const xffi_any *value; /* borrowed from the map the frame holds, or from held_values once pinned */
   int unique;            /* 0: its key hash repeats; the value is not hashed */
 } map_entry_hash;
 
@@ -90,13 +98,16 @@ typedef struct hash_frame {
   uint64_t hash;
   int32_t seq_kind; /* objects: the type's structural kind; containers: -1 */
   int32_t entry_region, own_region;
-  int32_t memoise;                   /* objects: record the hash (it may be reached again) */
+  int32_t memoise;                   /* record the hash (it may be reached again) */
+  uint64_t events_at_entry;          /* containers: h->events when the frame began */
   int64_t position;                  /* sequences: items given; objects: fields given */
   const xffi_field_plan *plan;       /* objects: the type's fields to hash (immortal) */
   xffi_any child;                    /* objects: the field value read last, when not a view in place */
   int32_t child_owned;               /* 1: child is a reference to release */
   size_t entries_begin, entries_end; /* maps: its sorted entries in hasher.map_entries */
   size_t entry_pos;
+  xffi_any *held_values; /* pinned maps: references to the entries not hashed yet (a hook may change the map) */
+  size_t entry_pos_held; /* ... from this entry on */
 } hash_frame;
 
 static inline uint64_t combine(uint64_t key, uint64_t value) { return map_hash_combine(key, value); }
@@ -217,10 +228,35 @@ static inline int may_meet_again(const xffi_object *obj, int is_root) {
  * and DAG nodes; remembered when memoise says it may be met again. */
 static int finish_object(hasher *h, const xffi_object *obj, int32_t seq_kind, int32_t entry_region, int memoise,
                          uint64_t *hash) {
-  if (seq_kind == XFFI_SEQ_HASH_FREE_VAR)
-    *hash = entry_region != XFFI_REGION_NONE ? combine(*hash, h->free_var_counter++) : (uint64_t)(uintptr_t)obj;
-  if (seq_kind == XFFI_SEQ_HASH_DAG_NODE) *hash = combine(*hash, h->dag_node_counter++);
+  if (seq_kind == XFFI_SEQ_HASH_FREE_VAR && entry_region != XFFI_REGION_NONE) {
+    *hash = combine(*hash, h->free_var_counter++);
+    ++h->events;
+  } else if (seq_kind == XFFI_SEQ_HASH_FREE_VAR) {
+    *hash = (uint64_t)(uintptr_t)obj;
+  }
+  if (seq_kind == XFFI_SEQ_HASH_DAG_NODE) {
+    *hash = combine(*hash, h->dag_node_counter++);
+    ++h->events;
+  }
   return memoise ? set_memo(h, obj, *hash) : XFFI_OK;
+}
+
+/* Before a hook runs: the frame's Map entries not hashed yet get references
+ * of their own, so a hook that erases them or moves the Dict's table leaves
+ * the walk hashing the entries the Dict had when its walk began. */
+static int hold_entries(hasher *h, hash_frame *f) {
+  size_t n = f->entries_end - f->entry_pos;
+  if (n == 0) return XFFI_OK;
+  f->held_values = xffi_alloc(n * sizeof(xffi_any));
+  if (!f->held_values) return xffi_error_raise_out_of_memory();
+  f->entry_pos_held = f->entry_pos;
+  for (size_t k = 0; k < n; ++k) {
+    map_entry_hash *e = xffi_walk_vec_at(&h->map_entries, f->entry_pos + k);
+    f->held_values[k] = *e->value;
+    if (xffi_any_is_object(&f->held_values[k])) xffi_object_inc_ref(f->held_values[k].v_obj);
+    e->value = &f->held_values[k];
+  }
+  return XFFI_OK;
 }
 
 static int call_hook(hasher *h, const xffi_any *hook, int32_t seq_kind, const xffi_any *v, int memoise, uint64_t *out) {
@@ -235,6 +271,7 @@ static int call_hook(hasher *h, const xffi_any *hook, int32_t seq_kind, const xf
     for (size_t i = 0; i < h->frames->count; ++i) {
       hash_frame *f = xffi_walk_vec_at(h->frames, i);
       if (f->pinned) continue;
+      if (f->kind == HASH_MAP && hold_entries(h, f) != XFFI_OK) return XFFI_FAIL;
       xffi_object_inc_ref(f->obj);
       f->pinned = 1;
     }
@@ -351,7 +388,10 @@ static int collect_entries(hasher *h, hash_frame *f) {
     map_step(&item, map_of(f->obj), &cursor);
     if (!item.key) break;
     uint64_t k;
-    if (!key_hash(h, item.key, &k)) continue;
+    if (!key_hash(h, item.key, &k)) {
+      ++h->events;
+      continue;
+    }
     xffi_walk_vec *v = &h->map_entries; /* inline while there is room */
     map_entry_hash *e =
         v->count < v->capacity ? (map_entry_hash *)(void *)v->data + v->count++ : xffi_walk_vec_push_unset(v);
@@ -362,8 +402,9 @@ static int collect_entries(hasher *h, hash_frame *f) {
     e->unique = 1;
     f->entries_end = h->map_entries.count;
   }
-  map_entry_hash *e = xffi_walk_vec_at(&h->map_entries, f->entries_begin);
   size_t n = f->entries_end - f->entries_begin;
+  if (n == 0) return XFFI_OK; /* maybe no buffer yet: no pointer into it */
+  map_entry_hash *e = xffi_walk_vec_at(&h->map_entries, f->entries_begin);
   sort_entries(e, n);
   for (size_t i = 1; i < n; ++i) /* repeats are rare, and next to each other once sorted */
     if (e[i - 1].key_hash == e[i].key_hash) e[i - 1].unique = e[i].unique = 0;
@@ -387,6 +428,10 @@ static inline int leaf_hash(hasher *h, const xffi_any *v, uint64_t *out) {
 static inline hash_frame *top_frame(const xffi_walk_vec *stack) {
   return (hash_frame *)(void *)stack->data + (stack->count - 1);
 }
+
+/* is_root: 1 for the root of a walk; SHARED_CONTAINER for a container met
+ * with a strong count above 1 (memoised); 0 otherwise. */
+enum { SHARED_CONTAINER = 2 };
 
 static int push_frame(hasher *h, xffi_walk_vec *stack, const xffi_any *value, int is_root) {
   if (stack->count >= XFFI_WALK_MAX_DEPTH) return xffi_walk_raise_too_deep("StructuralHash");
@@ -426,12 +471,14 @@ static int push_frame(hasher *h, xffi_walk_vec *stack, const xffi_any *value, in
   f->seq_kind = seq_kind;
   f->entry_region = h->region;
   f->own_region = seq_kind >= 0 ? xffi_structural_own_region(seq_kind, h->region) : h->region;
-  f->memoise = seq_kind >= 0 && may_meet_again(obj, is_root);
+  f->memoise = seq_kind >= 0 ? may_meet_again(obj, is_root) : is_root == SHARED_CONTAINER;
+  f->events_at_entry = h->events;
   f->position = 0;
   f->plan = plan;
   f->child = xffi_any_none();
   f->child_owned = 0;
   f->entries_begin = f->entries_end = f->entry_pos = 0;
+  f->held_values = NULL;
   if (kind == HASH_MAP && collect_entries(h, f) != XFFI_OK) {
     h->map_entries.count = f->entries_begin;
     --stack->count;
@@ -488,9 +535,36 @@ static int next_child(hasher *h, hash_frame *f, xffi_any *child, int32_t *region
   return 1;
 }
 
+/* The memo key of a container's hash: (container, region + 1), apart from
+ * objects' (object, NULL). */
+static inline const void *container_memo_tag(int32_t region) { return (const void *)(uintptr_t)(region + 1); }
+
+static int set_container_memo(hasher *h, const xffi_object *obj, int32_t region, uint64_t word) {
+  xffi_walk_entry *e = xffi_walk_table_put(&h->memo, obj, container_memo_tag(region));
+  if (!e) return XFFI_FAIL;
+  e->state = 1;
+  e->word = word;
+  return XFFI_OK;
+}
+
+/* 1 with *out when the shared container (met in h->region) has its hash
+ * known, 0 when it must be walked. */
+static inline int shared_container_hash(const hasher *h, const xffi_object *obj, uint64_t *out) {
+  if (h->memo.used == 0) return 0;
+  const xffi_walk_entry *seen = xffi_walk_table_find(&h->memo, obj, container_memo_tag(h->region));
+  if (!seen || seen->state != 1) return 0;
+  *out = seen->word;
+  return 1;
+}
+
 static void pop_frame(hasher *h, xffi_walk_vec *stack) {
   hash_frame *f = top_frame(stack);
   h->region = f->entry_region;
+  if (f->held_values) {
+    for (size_t i = f->entry_pos_held; i < f->entries_end; ++i)
+      xffi_any_release(&f->held_values[i - f->entry_pos_held]);
+    xffi_free(f->held_values);
+  }
   if (f->kind == HASH_MAP) h->map_entries.count = f->entries_begin;
   if (f->child_owned) xffi_any_release(&f->child);
   if (f->pinned) xffi_object_dec_ref(f->obj);
@@ -519,10 +593,11 @@ static int hash_value(hasher *h, const xffi_any *value, uint64_t *out) {
       h->region = region;
       int32_t t = child.type_index;
       int container = t == XFFI_TYPE_ARRAY || t == XFFI_TYPE_LIST || t == XFFI_TYPE_MAP || t == XFFI_TYPE_DICT;
-      r = container ? 0 : hash_immediate(h, &child, 0, &done); /* a container: nothing to decide first */
+      int shared = container && xffi_object_strong_count(child.v_obj) > 1;
+      r = shared ? shared_container_hash(h, child.v_obj, &done) : container ? 0 : hash_immediate(h, &child, 0, &done);
       if (r < 0) goto fail;
       if (r == 0) {
-        if (push_frame(h, &stack, &child, 0) != XFFI_OK) goto fail;
+        if (push_frame(h, &stack, &child, shared ? SHARED_CONTAINER : 0) != XFFI_OK) goto fail;
         continue;
       }
       f->hash = combine(f->hash, done);
@@ -531,6 +606,9 @@ static int hash_value(hasher *h, const xffi_any *value, uint64_t *out) {
     }
     done = f->hash;
     if (f->seq_kind >= 0 && finish_object(h, f->obj, f->seq_kind, f->entry_region, f->memoise, &done) != XFFI_OK)
+      goto fail;
+    if (f->seq_kind < 0 && f->memoise && h->events == f->events_at_entry &&
+        set_container_memo(h, f->obj, f->entry_region, done) != XFFI_OK)
       goto fail;
     pop_frame(h, &stack);
     if (!stack.count) {

@@ -52,6 +52,7 @@ enum { AFTER_PLAIN, AFTER_MAP_PRE, AFTER_MAP_POST };
 typedef struct child_change {
   int64_t position;
   const xffi_field_info *field; /* objects */
+  xffi_any key;                 /* owned: maps, the key whose value changed */
   xffi_any value;               /* owned */
 } child_change;
 
@@ -64,10 +65,12 @@ typedef struct mutate_frame {
   int32_t after;
   xffi_any extra; /* owned: AFTER_MAP_PRE's callback result */
   int64_t position, map_cursor;
+  int64_t entry_size; /* containers: the size when D started on it */
   const xffi_type_info *type;
   int32_t level, field_index;
   const xffi_field_info *field; /* the field of the child being mapped */
   xffi_any child;               /* owned: the child being mapped */
+  xffi_any child_key;           /* owned: maps, the key of the child being mapped */
   xffi_walk_vec changes;        /* child_change */
 } mutate_frame;
 
@@ -165,10 +168,14 @@ static int finish_after(mutate_engine *e, int32_t after, xffi_any *extra, const 
 /* ---- Frames ---- */
 
 static void free_frame(mutate_frame *f) {
-  for (size_t i = 0; i < f->changes.count; ++i)
-    xffi_any_release(&((child_change *)xffi_walk_vec_at(&f->changes, i))->value);
+  for (size_t i = 0; i < f->changes.count; ++i) {
+    child_change *c = xffi_walk_vec_at(&f->changes, i);
+    xffi_any_release(&c->key);
+    xffi_any_release(&c->value);
+  }
   xffi_walk_vec_free(&f->changes);
   xffi_any_release(&f->child);
+  xffi_any_release(&f->child_key);
   xffi_any_release(&f->extra);
   xffi_any_release(&f->held);
 }
@@ -254,7 +261,15 @@ static int descend(mutate_engine *e, xffi_walk_vec *stack, const xffi_any *x, in
   f->after = after;
   xffi_any_move(&f->extra, extra);
   f->child = xffi_any_none();
+  f->child_key = xffi_any_none();
   f->changes.item_size = sizeof(child_change);
+  if (kind == XFFI_WALK_SEQ) f->entry_size = xffi_seq_size_unchecked(x->v_obj);
+  if (kind == XFFI_WALK_MAP && xffi_map_length(&f->entry_size, x->v_obj) != XFFI_OK) {
+    xffi_visit_error_context_note(x);
+    free_frame(f);
+    --stack->count;
+    return -1;
+  }
   if (kind == XFFI_WALK_OBJECT) {
     f->type = xffi_object_type_info_unchecked(x->v_obj);
     f->level = 1;
@@ -314,6 +329,8 @@ static int next_child(mutate_frame *f, int *allow, int32_t *region) {
     if (xffi_map_next(&item, obj, &f->map_cursor) != XFFI_OK) return -1;
     if (!item.key) return 0;
     *allow = f->inplace && is_unique(item.value);
+    xffi_any_release(&f->child_key);
+    hold(&f->child_key, item.key);
     hold(&f->child, item.value);
     return 1;
   }
@@ -340,9 +357,49 @@ static int feed(mutate_frame *f, xffi_any *r) {
     }
     c->position = f->position;
     c->field = f->field;
+    c->key = xffi_any_none();
+    if (f->kind == XFFI_WALK_MAP) xffi_any_move(&c->key, &f->child_key);
     xffi_any_move(&c->value, r);
   }
   ++f->position;
+  return XFFI_OK;
+}
+
+/* Refuses a List or Dict that a callback resized or rekeyed while its
+ * children were mapped: the changes are recorded by position (memory-safe
+ * either way; this keeps the result defined). Items written in place are
+ * fine: each child is read when D reaches it. */
+static int check_container_kept(const mutate_engine *e, mutate_frame *f) {
+  if (f->kind == XFFI_WALK_OBJECT) return XFFI_OK;
+  xffi_object *obj = f->held.v_obj;
+  const char *what = xffi_type_key(f->held.type_index);
+  int64_t size = 0;
+  if (f->kind == XFFI_WALK_SEQ)
+    size = xffi_seq_size_unchecked(obj);
+  else if (xffi_map_length(&size, obj) != XFFI_OK)
+    return XFFI_FAIL;
+  /* Children are read as reached: a size changed and changed back shows in how many were. */
+  if (size != f->entry_size || f->position != f->entry_size)
+    return xffi_error_raise(XFFI_KIND_VALUE,
+                            "%s: a callback changed the size of the %s being mapped from %lld to %lld items; "
+                            "a container must keep its size and keys while its children are mapped",
+                            e->fn, what, (long long)f->entry_size,
+                            (long long)(size != f->entry_size ? size : f->position));
+  if (f->kind == XFFI_WALK_SEQ || f->changes.count == 0) return XFFI_OK;
+  const child_change *changes = (const child_change *)(const void *)f->changes.data;
+  int64_t cursor = 0, position = 0;
+  size_t next = 0;
+  xffi_map_item item;
+  while (next < f->changes.count && xffi_map_next(&item, obj, &cursor) == XFFI_OK && item.key) {
+    if (position++ != changes[next].position) continue;
+    if (!xffi_structural_same(item.key, &changes[next].key)) break;
+    ++next;
+  }
+  if (next < f->changes.count)
+    return xffi_error_raise(XFFI_KIND_VALUE,
+                            "%s: a callback changed the keys of the %s being mapped; a container must keep its "
+                            "size and keys while its children are mapped",
+                            e->fn, what);
   return XFFI_OK;
 }
 
@@ -391,6 +448,7 @@ static int copy_object(mutate_engine *e, mutate_frame *f, xffi_any *out) {
 /* D's result for a frame whose children are done: *d owned. */
 static int rebuild(mutate_engine *e, mutate_frame *f, xffi_any *d) {
   *d = unchanged();
+  if (check_container_kept(e, f) != XFFI_OK) return XFFI_FAIL;
   if (f->changes.count == 0) return XFFI_OK;
   if (f->inplace) return apply_to_container(f, f->held.v_obj);
   xffi_object *obj = f->held.v_obj, *copy = NULL;
