@@ -127,13 +127,9 @@ static void test_the_writer_stops_at_its_bound(void **state) {
   assert_int_equal(xffi_json_write(&t, &deep, 0), XFFI_OK);
   assert_int_equal(t.size, 2000000);
   xffi_repr_text_free(&t);
-  /* The public writer, at XFFI_JSON_MAX_TEXT_BYTES: the deep one indented by
-   * 4096 passes the bound at about depth 500, having written 2^30 bytes. */
-  xffi_object *out = NULL;
-  assert_int_equal(xffi_json_stringify(&out, &deep, 4096), XFFI_FAIL);
-  expect_error(XFFI_KIND_MEMORY,
-               "ffi.json.Stringify: the JSON text would be longer than 1073741824 bytes, the writer's bound");
-  assert_null(out);
+  /* The public writers use the same text with XFFI_JSON_MAX_TEXT_BYTES as
+   * its limit; reaching it here would write 2^30 bytes first, too slow for
+   * the emulated and 32-bit targets this suite also runs on. */
   xffi_any all[] = {deep, dag};
   release(all, 2);
 }
