@@ -82,14 +82,14 @@ def run_guard(table, *extra):
                           text=True)
 
 
-def checked_in_table(tmp_path):
+def checked_in_table():
     rows, toolchain = perf_guard.read_table(perf_guard.DEFAULT_TABLE)
     assert ROW in rows, f"{ROW} is no longer a row of the table: pick another one here"
     return rows, toolchain
 
 
 def test_the_guard_passes_on_the_checked_in_table(tmp_path):
-    rows, toolchain = checked_in_table(tmp_path)
+    rows, toolchain = checked_in_table()
     table = tmp_path / "table.tsv"
     perf_guard.write_table(str(table), rows, toolchain)
     done = run_guard(table)
@@ -98,7 +98,7 @@ def test_the_guard_passes_on_the_checked_in_table(tmp_path):
 
 
 def test_the_guard_fails_on_a_row_ten_percent_slower_than_the_table(tmp_path):
-    rows, toolchain = checked_in_table(tmp_path)
+    rows, toolchain = checked_in_table()
     rows[ROW] = round(rows[ROW] / 1.10, 1)
     table = tmp_path / "table.tsv"
     perf_guard.write_table(str(table), rows, toolchain)
@@ -111,7 +111,7 @@ def test_the_guard_fails_on_a_row_ten_percent_slower_than_the_table(tmp_path):
 
 
 def test_update_writes_the_measured_row_back_and_keeps_the_others(tmp_path):
-    rows, toolchain = checked_in_table(tmp_path)
+    rows, toolchain = checked_in_table()
     measured = rows[ROW]
     rows[ROW] = measured / 2
     other = next(k for k in rows if k[0] != ROW[0])
