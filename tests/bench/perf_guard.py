@@ -32,8 +32,23 @@ import subprocess
 import sys
 import tempfile
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-DEFAULT_TABLE = os.path.join(ROOT, "tests", "bench", "perf_baseline.tsv")
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def repository_root(start):
+    """The checkout holding this script (the folder with include/xffi/xffi.h),
+    wherever the benchmarks' folder sits in it."""
+    path = start
+    while not os.path.isfile(os.path.join(path, "include", "xffi", "xffi.h")):
+        parent = os.path.dirname(path)
+        if parent == path:
+            raise SystemExit(f"{start} is not inside an xffi checkout")
+        path = parent
+    return path
+
+
+ROOT = repository_root(HERE)
+DEFAULT_TABLE = os.path.join(HERE, "perf_baseline.tsv")
 
 # The representative set: (program, arguments) for the harness's programs,
 # which print one JSON line per row (tests/bench/bench_harness.h). xffi's rows

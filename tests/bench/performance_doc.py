@@ -23,16 +23,30 @@ import platform
 import subprocess
 import sys
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 HERE = os.path.dirname(os.path.abspath(__file__))
 
+
+def repository_root(start):
+    """The checkout holding this script (the folder with include/xffi/xffi.h),
+    wherever the benchmarks' folder sits in it."""
+    path = start
+    while not os.path.isfile(os.path.join(path, "include", "xffi", "xffi.h")):
+        parent = os.path.dirname(path)
+        if parent == path:
+            raise SystemExit(f"{start} is not inside an xffi checkout")
+        path = parent
+    return path
+
+
+ROOT = repository_root(HERE)
+
 # Each benchmark: name, how the page shows its command, how it is run
-# ({build} and {bench} are replaced), its kind (how its rows become a table).
+# ({build}, {bench}: where the programs are built, {here}: this folder), its kind (how its rows become a table).
 BENCHMARKS = [
     ("bench_vs_tvm", "xffi against tvm-ffi 0.1.15 (the wheel's C library)",
      "{bench}/bench_vs_tvm", "versus"),
     ("bench_map_vs_tvm", "Map: xffi's C API against tvm-ffi's inline C++ Map",
-     "python3 tests/bench/bench_map_vs_tvm.py --build {build} --no-rust", "map"),
+     "python3 {here}/bench_map_vs_tvm.py --build {build} --no-rust", "map"),
     ("bench_core", "Core: references, type checks, strings, errors", "{bench}/bench_core", "plain"),
     ("bench_function", "Functions: calls, global lookups, errors", "{bench}/bench_function", "plain"),
     ("bench_containers", "Containers: Map, Dict, Array, List", "{bench}/bench_containers", "plain"),
@@ -76,7 +90,7 @@ def command_of(template, build):
     rel = os.path.relpath(build, ROOT)
     bench = next((os.path.join(rel, d) for d in ("bench", os.path.join("tests", "bench"))
                   if os.path.isdir(os.path.join(build, d))), os.path.join(rel, "tests", "bench"))
-    return template.format(build=rel, bench=bench)
+    return template.format(build=rel, bench=bench, here=os.path.relpath(HERE, ROOT))
 
 
 def run_benchmark(command, raw_file):

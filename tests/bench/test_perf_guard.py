@@ -18,7 +18,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import perf_guard  # noqa: E402
 
-ROOT = os.path.dirname(os.path.dirname(HERE))
+ROOT = perf_guard.ROOT
 GUARD = os.path.join(HERE, "perf_guard.py")
 ROW = ("bench_reflection", "get int field by name, 3 fields (last)", "xffi")
 
