@@ -3,10 +3,13 @@
 #include "bench_harness.h"
 
 #include <fcntl.h>
+#include <limits.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -54,6 +57,20 @@ BENCH_EXPORT void *aligned_alloc(size_t alignment, size_t size) {
 }
 BENCH_EXPORT void free(void *ptr) { __libc_free(ptr); }
 
+/* ---- A fixed hash key under valgrind. ----
+ * xffi keys its hash tables with random bytes from getrandom, drawn once per
+ * process: probe chains, and so instruction counts, would differ a little from
+ * run to run (1-2 % on global lookups). Under valgrind this program's
+ * getrandom (it wins over libc's, as malloc above) gives the same bytes every
+ * run, so the counts are exact; native (timed) runs keep the system's. */
+
+BENCH_EXPORT ssize_t getrandom(void *buf, size_t size, unsigned int flags) {
+  if (!RUNNING_ON_VALGRIND) return syscall(SYS_getrandom, buf, size, flags);
+  unsigned char *bytes = buf;
+  for (size_t i = 0; i < size; ++i) bytes[i] = (unsigned char)(0x9e + 0x37 * i);
+  return (ssize_t)size;
+}
+
 uint64_t bench_malloc_count(void) { return atomic_load_explicit(&mallocs, memory_order_relaxed); }
 
 uint64_t bench_now_ns(void) {
@@ -73,8 +90,8 @@ typedef struct row {
 
 static row rows[512];
 static int num_rows;
-static int use_callgrind = 1, quick, child_mode;
-static const char *only;
+static int use_callgrind = 1, quick, child_mode, instructions_only;
+static const char *only, *only_impl;
 static const char *child_op, *child_impl;
 static uint64_t child_iterations;
 static char self_path[4096];
@@ -90,15 +107,21 @@ void bench_init(int argc, char **argv) {
       use_callgrind = 0;
     else if (!strcmp(argv[i], "--quick"))
       quick = 1;
+    else if (!strcmp(argv[i], "--instructions-only"))
+      instructions_only = 1;
     else if (!strcmp(argv[i], "--only") && i + 1 < argc)
       only = argv[++i];
+    else if (!strcmp(argv[i], "--impl") && i + 1 < argc)
+      only_impl = argv[++i];
     else if (!strcmp(argv[i], "--child") && i + 3 < argc) {
       child_mode = 1;
       child_op = argv[++i];
       child_impl = argv[++i];
       child_iterations = strtoull(argv[++i], NULL, 10);
     } else {
-      fprintf(stderr, "usage: %s [--no-callgrind] [--quick] [--only SUBSTRING]\n", argv[0]);
+      fprintf(stderr,
+              "usage: %s [--no-callgrind] [--quick] [--instructions-only] [--only SUBSTRING] [--impl SUBSTRING]\n",
+              argv[0]);
       exit(2);
     }
   }
@@ -113,6 +136,29 @@ int bench_selected(const char *op) {
   return !only || strstr(op, only) != NULL;
 }
 
+int bench_impl_selected(const char *impl) { return !only_impl || strstr(impl, only_impl) != NULL; }
+
+/* ---- The temporary directory: one per process, made on first use. ---- */
+
+static char temp_dir[PATH_MAX];
+
+/* At exit: removes the directory (empty by then: each user removes its own files). */
+static void remove_temp_dir(void) {
+  if (temp_dir[0] && rmdir(temp_dir) != 0) fprintf(stderr, "bench: %s was left behind (not empty)\n", temp_dir);
+}
+
+const char *bench_temp_dir(void) {
+  if (temp_dir[0]) return temp_dir;
+  const char *base = getenv("TMPDIR");
+  snprintf(temp_dir, sizeof(temp_dir), "%s/xffi-bench-XXXXXX", base && base[0] ? base : "/tmp");
+  if (!mkdtemp(temp_dir)) {
+    fprintf(stderr, "bench: cannot make a temporary directory %s\n", temp_dir);
+    exit(1);
+  }
+  atexit(remove_temp_dir);
+  return temp_dir;
+}
+
 void bench_set_iteration_multiple(uint64_t multiple) { iteration_multiple = multiple ? multiple : 1; }
 
 /* n rounded up to a multiple of iteration_multiple (at least one multiple). */
@@ -123,11 +169,9 @@ static uint64_t whole_multiples(uint64_t n) {
 
 /* Runs one case under callgrind in a child process; instructions per iteration. */
 static double callgrind_instructions(const char *op, const bench_case *c) {
-  char out_file[] = "/tmp/xffi-bench-callgrind-XXXXXX";
-  int fd = mkstemp(out_file);
-  if (fd < 0) return -1;
-  close(fd);
-  char out_arg[128], iterations[32];
+  char out_file[PATH_MAX + 32];
+  snprintf(out_file, sizeof(out_file), "%s/callgrind.out", bench_temp_dir());
+  char out_arg[PATH_MAX + 64], iterations[32];
   snprintf(out_arg, sizeof(out_arg), "--callgrind-out-file=%s", out_file);
   uint64_t count = whole_multiples(CALLGRIND_ITERATIONS);
   snprintf(iterations, sizeof(iterations), "%llu", (unsigned long long)count);
@@ -209,13 +253,19 @@ void bench_op(const char *op, const bench_case *cases, int num_cases) {
   if (only && !strstr(op, only)) return;
   enum { MAX_CASES = 8, ROUNDS = 7 };
   if (num_cases > MAX_CASES) num_cases = MAX_CASES;
+  int timed = !instructions_only;
   uint64_t target = quick ? 2000000u : 20000000u;
   uint64_t iterations[MAX_CASES];
   double samples[MAX_CASES][ROUNDS];
   double allocs[MAX_CASES];
-  for (int i = 0; i < num_cases; ++i) iterations[i] = calibrate(&cases[i], target);
-  for (int round = 0; round < ROUNDS; ++round) {
+  int selected[MAX_CASES];
+  for (int i = 0; i < num_cases; ++i) {
+    selected[i] = bench_impl_selected(cases[i].impl);
+    if (selected[i] && timed) iterations[i] = calibrate(&cases[i], target);
+  }
+  for (int round = 0; timed && round < ROUNDS; ++round) {
     for (int i = 0; i < num_cases; ++i) {
+      if (!selected[i]) continue;
       uint64_t m0 = bench_malloc_count();
       uint64_t start = bench_now_ns();
       cases[i].fn(cases[i].ctx, iterations[i]);
@@ -227,23 +277,30 @@ void bench_op(const char *op, const bench_case *cases, int num_cases) {
   }
   row *base = NULL;
   for (int i = 0; i < num_cases; ++i) {
-    qsort(samples[i], ROUNDS, sizeof(double), compare_double);
+    if (!selected[i]) continue;
     row *r = add_row(op, cases[i].impl);
-    r->ns = samples[i][ROUNDS / 2];
-    r->mallocs = allocs[i];
+    r->ns = -1;
+    r->mallocs = -1;
+    if (timed) {
+      qsort(samples[i], ROUNDS, sizeof(double), compare_double);
+      r->ns = samples[i][ROUNDS / 2];
+      r->mallocs = allocs[i];
+    }
     if (use_callgrind) r->instructions = callgrind_instructions(op, &cases[i]);
     if (i == 0) {
       base = r;
       r->is_baseline = 1;
     }
-    r->base_ns = base->ns;
-    r->base_instructions = base->instructions;
+    if (base) {
+      r->base_ns = base->ns;
+      r->base_instructions = base->instructions;
+    }
   }
 }
 
 void bench_record(const char *op, const char *impl, double ns, double instructions, double allocations,
                   const char *note) {
-  if (child_mode || (only && !strstr(op, only))) return;
+  if (child_mode || (only && !strstr(op, only)) || !bench_impl_selected(impl)) return;
   row *r = add_row(op, impl);
   r->ns = ns;
   r->instructions = instructions;

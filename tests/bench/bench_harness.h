@@ -14,7 +14,10 @@
  * Output: a table on stdout, then one JSON object per line:
  *   {"op":"...","impl":"...","ns":1.23,"instructions":45.6,"mallocs":0}
  * A program: call bench_init(argc, argv), then bench_op(...) per operation,
- * then return bench_finish(). Options: --no-callgrind, --quick, --only SUBSTR. */
+ * then return bench_finish(). Options: --no-callgrind, --quick, --only SUBSTR
+ * (operations whose name contains SUBSTR), --impl SUBSTR (implementations
+ * whose name contains SUBSTR), --instructions-only (no timing: only the
+ * callgrind counts, deterministic; what tests/bench/perf_guard.py reads). */
 #ifndef XFFI_BENCH_HARNESS_H
 #define XFFI_BENCH_HARNESS_H
 
@@ -43,6 +46,16 @@ void bench_op(const char *op, const bench_case *cases, int num_cases);
  * --only filter; in a callgrind child, only its own op): lets a program skip
  * an expensive set-up (a map of a million entries) that nothing will use. */
 int bench_selected(const char *op);
+
+/* Whether cases of implementation `impl` are measured in this process (the
+ * --impl filter): lets a program skip a measurement of its own (bench_record)
+ * for an implementation nothing will show. */
+int bench_impl_selected(const char *impl);
+
+/* A directory for this process's temporary files, made (mkdtemp, under
+ * $TMPDIR or /tmp) on first call and removed at exit: callers remove the
+ * files they put there. The string is owned by the harness. */
+const char *bench_temp_dir(void);
 
 /* Makes every later bench_op run each case a multiple of `multiple`
  * iterations (timed rounds and the callgrind run; 1: no constraint). An op

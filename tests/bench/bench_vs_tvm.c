@@ -7,7 +7,8 @@
  * fresh child process).
  *
  * Built only with the wheel (tests/bench/tvm.cmake). Run:
- *   build/tests/bench/bench_vs_tvm        (--no-callgrind, --quick, --only SUBSTR,
+ *   build/tests/bench/bench_vs_tvm        (the harness's options: --no-callgrind, --quick,
+ *                                          --instructions-only, --only SUBSTR, --impl SUBSTR;
  *                                          --dropin PATH: another libtvm_ffi.so drop-in to measure)
  * The table goes to docs/tvm-ffi.md. */
 #define _GNU_SOURCE
@@ -499,40 +500,42 @@ typedef struct lib_facts {
   double allocations, ns, instructions;
 } lib_facts;
 
-static void measure_library(lib_facts *facts, const char path[1200], int use_callgrind) {
-  char cmd[8192], out[4096];
+/* Measures one library; timed: the median of 5 first loads (else ns is -1). */
+static void measure_library(lib_facts *facts, const char path[1200], int use_callgrind, int timed) {
+  char cmd[24576], out[4096], temp[4200]; /* temp: bench_temp_dir() (at most PATH_MAX) + a name */
   memset(facts, 0, sizeof *facts);
   facts->instructions = -1;
-  snprintf(cmd, sizeof cmd,
-           "strip -o /tmp/bench_vs_tvm_stripped.$$ '%s' && stat -c %%s /tmp/bench_vs_tvm_stripped.$$; rm -f "
-           "/tmp/bench_vs_tvm_stripped.$$",
-           path);
+  facts->ns = -1;
+  snprintf(temp, sizeof temp, "%s/library", bench_temp_dir());
+  snprintf(cmd, sizeof cmd, "strip -o '%s' '%s' && stat -c %%s '%s'; rm -f '%s'", temp, path, temp, temp);
   if (run_capture(cmd, out, sizeof out) == 0) facts->stripped_kb = atof(out) / 1024.0;
   snprintf(cmd, sizeof cmd, "readelf -d '%s' | sed -n 's/.*(NEEDED).*\\[\\(.*\\)\\]/\\1/p' | tr '\\n' ' '", path);
   if (run_capture(cmd, out, sizeof out) == 0) snprintf(facts->needed, sizeof facts->needed, "%.500s", out);
   /* median of 5 fresh processes for time; allocations are the same each time */
-  double times[5];
-  for (int i = 0; i < 5; i++) {
+  enum { LOADS = 5 };
+  double times[LOADS];
+  int loads = timed ? LOADS : 1;
+  for (int i = 0; i < loads; i++) {
     snprintf(cmd, sizeof cmd, "'%s/bench_vs_tvm_loader' '%s'", self_dir, path);
     unsigned long long a = 0, t = 0;
     CHECK(run_capture(cmd, out, sizeof out) == 0 && sscanf(out, "%llu %llu", &a, &t) == 2);
     facts->allocations = (double)a;
     times[i] = (double)t;
   }
-  for (int i = 0; i < 5; i++)
-    for (int j = i + 1; j < 5; j++)
+  for (int i = 0; i < loads; i++)
+    for (int j = i + 1; j < loads; j++)
       if (times[j] < times[i]) {
         double x = times[i];
         times[i] = times[j];
         times[j] = x;
       }
-  facts->ns = times[2];
+  if (timed) facts->ns = times[LOADS / 2];
   if (use_callgrind) {
     snprintf(cmd, sizeof cmd,
-             "valgrind --tool=callgrind --callgrind-out-file=/tmp/bench_vs_tvm_cg.$$ --toggle-collect=load_once "
+             "valgrind --tool=callgrind --callgrind-out-file='%s' --toggle-collect=load_once "
              "'%s/bench_vs_tvm_loader' '%s' >/dev/null 2>&1 && sed -n 's/^totals: *\\([0-9]*\\).*/\\1/p' "
-             "/tmp/bench_vs_tvm_cg.$$; rm -f /tmp/bench_vs_tvm_cg.$$",
-             self_dir, path);
+             "'%s'; rm -f '%s'",
+             temp, self_dir, path, temp, temp);
     if (run_capture(cmd, out, sizeof out) == 0 && out[0]) facts->instructions = atof(out);
   }
 }
@@ -540,7 +543,7 @@ static void measure_library(lib_facts *facts, const char path[1200], int use_cal
 /* The libraries measured, each in a fresh process: the empty library, libxffi,
  * the wheel's libtvm_ffi.so, the empty library with libxffi's dependencies,
  * and xffi's libtvm_ffi.so drop-in (dropin: NULL when there is none). */
-static void library_facts(int use_callgrind, const char *dropin) {
+static void library_facts(int use_callgrind, int timed, const char *dropin) {
   enum { NUM_LIBRARIES = 5 };
   char path[NUM_LIBRARIES][1200];
   static const char *impls[NUM_LIBRARIES] = {"baseline", "xffi", "tvm-ffi", "baseline+deps", "xffi drop-in"};
@@ -562,13 +565,14 @@ static void library_facts(int use_callgrind, const char *dropin) {
   snprintf(path[3], sizeof path[3], "%s/libbench_deps_lib.so", self_dir);
   snprintf(path[4], sizeof path[4], "%s", dropin ? dropin : "");
   for (int i = 0; i < NUM_LIBRARIES; i++) {
+    if (!bench_impl_selected(impls[i])) continue;
     if (!path[i][0]) {
       bench_record("library: first load (dlopen)", impls[i], -1, -1, -1,
                    "not built (no CMake target with OUTPUT_NAME tvm_ffi; or pass --dropin PATH)");
       continue;
     }
     lib_facts f;
-    measure_library(&f, path[i], use_callgrind);
+    measure_library(&f, path[i], use_callgrind, timed);
     char note[700];
     snprintf(note, sizeof note, "%.1f KB stripped; needs: %s", f.stripped_kb, f.needed);
     bench_record("library: first load (dlopen)", impls[i], f.ns, f.instructions, f.allocations, note);
@@ -596,9 +600,11 @@ int main(int argc, char **argv) {
   int use_callgrind = system("valgrind --version >/dev/null 2>&1") == 0;
   for (int i = 1; i < argc; i++)
     if (strcmp(argv[i], "--no-callgrind") == 0) use_callgrind = 0;
-  int only = 0;
-  for (int i = 1; i < argc; i++)
+  int only = 0, timed = 1;
+  for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--only") == 0) only = 1;
+    if (strcmp(argv[i], "--instructions-only") == 0) timed = 0;
+  }
   bench_init(argc, argv);
 
   /* calls */
@@ -743,7 +749,7 @@ int main(int argc, char **argv) {
   bench_op("DLPack import + release, xffi unchecked", imports_unchecked, 3);
 
   /* library facts, each library loaded for the first time in a fresh process */
-  if (!only) library_facts(use_callgrind, dropin);
+  if (!only) library_facts(use_callgrind, timed, dropin);
 
   xffi_object_dec_ref(xf0);
   xffi_object_dec_ref(xf2);

@@ -3,7 +3,8 @@
 # - tvm_ffi_dropin_properties: SONAME, libc only, <= 400 KB stripped, the
 #   same xffi_* exports as libxffi, no self-call bound at run time in either
 #   shared library, no heap allocation of its own at dlopen (counted by
-#   load_allocs against reference_lib, a library of the same shape). The
+#   load_allocs against reference_lib, a library of the same shape, with the
+#   wheel's libtvm_ffi.so as the negative control that must count many). The
 #   count and the size are skipped under sanitizers (their runtime owns
 #   malloc and their instrumentation is not the product); the size is
 #   checked in optimised builds only (an -O0 build is not what ships:
@@ -28,6 +29,9 @@ if(XFFI_SANITIZE)
 else()
   add_executable(xffi_dropin_load_allocs ${XFFI_DROPIN_DIR}/load_allocs.c)
   target_link_libraries(xffi_dropin_load_allocs PRIVATE ${CMAKE_DL_LIBS})
+  # Its malloc must be in the dynamic symbol table, or the loader's and the
+  # libraries' calls never reach it (every count was 0).
+  set_target_properties(xffi_dropin_load_allocs PROPERTIES ENABLE_EXPORTS ON)
   add_library(xffi_dropin_reference MODULE ${XFFI_DROPIN_DIR}/reference_lib.c)
   target_include_directories(xffi_dropin_reference PRIVATE ${PROJECT_SOURCE_DIR}/include)
   if(CMAKE_BUILD_TYPE MATCHES "^(Release|MinSizeRel|RelWithDebInfo)$")
@@ -35,9 +39,18 @@ else()
   else()
     set(xffi_dropin_size_option --no-size)
   endif()
+  # The negative control: the wheel's libtvm_ffi.so (found by
+  # tests/cmake/interop.cmake) allocates thousands of times when it loads,
+  # and the count must show it.
+  if(XFFI_TVM_FFI_LIBRARY)
+    set(xffi_dropin_control_option --control ${XFFI_TVM_FFI_LIBRARY})
+  else()
+    set(xffi_dropin_control_option)
+  endif()
   add_test(NAME tvm_ffi_dropin_properties COMMAND ${XFFI_DROPIN_CHECK} properties
     $<TARGET_FILE:xffi_tvm_ffi> $<TARGET_FILE:xffi_shared>
-    $<TARGET_FILE:xffi_dropin_load_allocs> $<TARGET_FILE:xffi_dropin_reference> ${xffi_dropin_size_option})
+    $<TARGET_FILE:xffi_dropin_load_allocs> $<TARGET_FILE:xffi_dropin_reference> ${xffi_dropin_size_option}
+    ${xffi_dropin_control_option})
 endif()
 add_test(NAME tvm_ffi_dropin_abi COMMAND ${XFFI_DROPIN_CHECK} abi
   $<TARGET_FILE:xffi_tvm_ffi> ${PROJECT_SOURCE_DIR}/include/xffi/tvm_ffi.h)

@@ -1,14 +1,18 @@
 #!/usr/bin/env python3
 """Checks the libtvm_ffi.so drop-in (issue 15, docs/tvm-ffi.md), as ctest runs it.
 
-  check_dropin.py properties DROPIN LIBXFFI LOAD_ALLOCS REFERENCE_LIB [--no-size]
+  check_dropin.py properties DROPIN LIBXFFI LOAD_ALLOCS REFERENCE_LIB [--no-size] [--control LIB]
       SONAME libtvm_ffi.so; NEEDED only libc (and the loader, libpthread,
       libdl that threads and dl need on older glibc); <= 400 KB stripped
       (--no-size under sanitizers, whose instrumentation is not the
       product); the same xffi_* exports as libxffi, which exports nothing else; no relocation binds a
       call to one of its own exported functions through the global scope
       (-Bsymbolic-functions); no heap allocation of its own when loaded
-      (as many as the reference library: the dynamic loader's own).
+      (as many as the reference library: the dynamic loader's own). The
+      count is checked to see allocations at all: the reference library's
+      must be above 0 (the loader allocates for every object it maps), and
+      LIB of --control (the wheel's libtvm_ffi.so, whose C++ initialisers
+      allocate thousands of times) must count more than the reference.
   check_dropin.py abi DROPIN TVM_FFI_H
       every TVMFFI* function declared in include/xffi/tvm_ffi.h is defined
       and exported (the 50 functions of tvm-ffi 0.1.15's libtvm_ffi.so).
@@ -61,12 +65,18 @@ def self_bound_calls(lib, functions):
     return sorted(found)
 
 
+class CountFailed(Exception):
+    pass
+
+
 def allocations(load_allocs, lib):
-    out = run(load_allocs, lib)
-    return int(out.split()[-1])
+    done = subprocess.run([load_allocs, lib], capture_output=True, text=True)
+    if done.returncode != 0:
+        raise CountFailed(f"{os.path.basename(load_allocs)} {lib} failed (exit {done.returncode}): {done.stderr.strip()}")
+    return int(done.stdout.split()[-1])
 
 
-def check_properties(dropin, libxffi, load_allocs, reference, size_check):
+def check_properties(dropin, libxffi, load_allocs, reference, size_check, control=None):
     failures = []
     soname = dynamic_entries(dropin, "SONAME")
     print(f"SONAME: {soname}")
@@ -96,10 +106,30 @@ def check_properties(dropin, libxffi, load_allocs, reference, size_check):
         if bound:
             failures.append(f"{lib} binds calls to its own {bound[:10]} at run time (link it -Bsymbolic-functions)")
     if load_allocs:
-        base, count = allocations(load_allocs, reference), allocations(load_allocs, dropin)
-        print(f"allocations during dlopen: drop-in {count}, reference library {base} (the dynamic loader's)")
-        if count > base:
-            failures.append(f"loading the drop-in allocates {count - base} times beyond the dynamic loader's {base}")
+        try:
+            failures += check_load_allocations(dropin, load_allocs, reference, control)
+        except CountFailed as error:
+            failures.append(str(error))
+    return failures
+
+
+def check_load_allocations(dropin, load_allocs, reference, control):
+    """Failures of the count at dlopen: the drop-in against the reference, and
+    the counter against its controls."""
+    failures = []
+    base, count = allocations(load_allocs, reference), allocations(load_allocs, dropin)
+    print(f"allocations during dlopen: drop-in {count}, reference library {base} (the dynamic loader's)")
+    if base == 0:
+        failures.append("loading the reference library counts 0 allocations: the dynamic loader allocates "
+                        "for every object, so the counter does not see the process's malloc calls")
+    if count > base:
+        failures.append(f"loading the drop-in allocates {count - base} times beyond the dynamic loader's {base}")
+    if control:
+        seen = allocations(load_allocs, control)
+        print(f"allocations during dlopen: negative control {os.path.basename(control)} {seen}")
+        if seen <= base:
+            failures.append(f"the negative control {control} counts {seen} allocations, no more than the "
+                            f"reference library's {base}: the counter does not see its allocations")
     return failures
 
 
@@ -114,7 +144,20 @@ def check_abi(dropin, header):
 def main(argv):
     if len(argv) >= 6 and argv[1] == "properties":
         load_allocs = argv[4] if argv[4] != "-" else None
-        failures = check_properties(argv[2], argv[3], load_allocs, argv[5], "--no-size" not in argv[6:])
+        options = argv[6:]
+        control = None
+        if "--control" in options:
+            at = options.index("--control")
+            if at + 1 >= len(options):
+                print("--control needs a library path", file=sys.stderr)
+                return 2
+            control = options[at + 1]
+            del options[at:at + 2]
+        unknown = [o for o in options if o != "--no-size"]
+        if unknown:
+            print(f"unknown option {unknown[0]}\n{__doc__}", file=sys.stderr)
+            return 2
+        failures = check_properties(argv[2], argv[3], load_allocs, argv[5], "--no-size" not in options, control)
     elif len(argv) == 4 and argv[1] == "abi":
         failures = check_abi(argv[2], argv[3])
     else:

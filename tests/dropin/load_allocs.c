@@ -3,6 +3,11 @@
  * malloc and its relatives (an executable's definitions win over libc's for
  * every library, the dynamic loader's own allocations included) and forwards
  * them to glibc's __libc_* entry points; it counts only around one dlopen.
+ * The definitions must be in the executable's dynamic symbol table (default
+ * visibility, linked with ENABLE_EXPORTS, as tests/cmake/tvm_ffi_dropin.cmake
+ * does): otherwise they serve only this file's own calls and every load
+ * counts 0. The program checks that first: the malloc the dynamic linker
+ * finds in the global scope must be this file's, or it exits 1.
  *
  *   load_allocs LIB...   prints "allocations PATH COUNT" for each LIB,
  *                        each loaded with RTLD_NOW | RTLD_LOCAL in turn.
@@ -25,6 +30,8 @@ extern void *__libc_realloc(void *ptr, size_t size);
 extern void *__libc_memalign(size_t alignment, size_t size);
 extern void __libc_free(void *ptr);
 
+#define EXPORTED __attribute__((visibility("default")))
+
 /* Single-threaded program: plain counters are enough. */
 static int counting;
 static unsigned long allocations;
@@ -35,32 +42,32 @@ static void count_one(void) {
   }
 }
 
-void *malloc(size_t size) {
+EXPORTED void *malloc(size_t size) {
   count_one();
   return __libc_malloc(size);
 }
 
-void *calloc(size_t count, size_t size) {
+EXPORTED void *calloc(size_t count, size_t size) {
   count_one();
   return __libc_calloc(count, size);
 }
 
-void *realloc(void *ptr, size_t size) {
+EXPORTED void *realloc(void *ptr, size_t size) {
   count_one();
   return __libc_realloc(ptr, size);
 }
 
-void *memalign(size_t alignment, size_t size) {
+EXPORTED void *memalign(size_t alignment, size_t size) {
   count_one();
   return __libc_memalign(alignment, size);
 }
 
-void *aligned_alloc(size_t alignment, size_t size) {
+EXPORTED void *aligned_alloc(size_t alignment, size_t size) {
   count_one();
   return __libc_memalign(alignment, size);
 }
 
-int posix_memalign(void **out, size_t alignment, size_t size) {
+EXPORTED int posix_memalign(void **out, size_t alignment, size_t size) {
   count_one();
   void *p = __libc_memalign(alignment, size);
   if (!p) {
@@ -70,12 +77,30 @@ int posix_memalign(void **out, size_t alignment, size_t size) {
   return 0;
 }
 
-void free(void *ptr) { __libc_free(ptr); }
+EXPORTED void free(void *ptr) { __libc_free(ptr); }
+
+/* Whether the malloc every library binds (the first in the global scope) is
+ * this file's: a dynamic loader's or a library's call counts only then. */
+static int counter_is_the_process_malloc(void) {
+  union {
+    void *(*function)(size_t);
+    void *object;
+  } ours = {malloc}, bound;
+  bound.object = dlsym(RTLD_DEFAULT, "malloc");
+  return bound.object && bound.function == ours.function;
+}
 
 int main(int argc, char **argv) {
   if (argc < 2) {
     fprintf(stderr, "usage: %s LIB...\n", argv[0]);
     return 2;
+  }
+  if (!counter_is_the_process_malloc()) {
+    fprintf(stderr,
+            "%s: the process's malloc is not this program's (is it exported?): "
+            "every load would count 0\n",
+            argv[0]);
+    return 1;
   }
   for (int i = 1; i < argc; i++) {
     allocations = 0;
