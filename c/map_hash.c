@@ -102,6 +102,18 @@ int xffi_map_object_equal(int *out, const xffi_any *a, const xffi_any *b) {
   return XFFI_OK;
 }
 
+int xffi_map_any_equal_slow(const xffi_any *a, const xffi_any *b) {
+  int32_t ta = a->type_index, tb = b->type_index;
+  if (ta == tb) {
+    if (ta == XFFI_TYPE_STRING || ta == XFFI_TYPE_BYTES) return map_same_text(a, b);
+    if (!map_may_be_custom(ta)) return MAP_KEY_OTHER;
+    int eq = 0;
+    return xffi_map_object_equal(&eq, a, b) == XFFI_OK ? eq : MAP_KEY_FAILED;
+  }
+  /* Different kinds: only a small and an object form of the same text kind. */
+  return map_is_text(ta) && map_is_text(tb) && map_is_str_kind(ta) == map_is_str_kind(tb) && map_same_text(a, b);
+}
+
 int xffi_map_key_normalize_slow(const char *fn, xffi_any *out, const xffi_any *key) {
   *out = *key;
   switch (key->type_index) {

@@ -65,26 +65,51 @@ void xffi_map_clear_pairs(map_object *m) {
   }
 }
 
-int xffi_map_find(const xffi_any **value_out, uint64_t *pos_out, uint64_t *hash_out, int *hashed, const map_object *m,
-                  const xffi_any *key) {
-  *value_out = NULL;
-  *hashed = 0;
+/* The key kinds xffi_map_find specialises for (a constant where used): a
+ * plain value (equal only to the same bits), a String or Bytes object (its
+ * hash read from its cell), any other key. */
+enum { FIND_PLAIN, FIND_TEXT_OBJECT, FIND_ANY };
+
+MAP_KEY_INLINE int map_find_as(map_place *out, const map_object *m, const xffi_any *key, int kind) {
+  out->value = NULL;
+  out->hashed = 0;
+  uint64_t pos;
   if (map_is_small(m)) {
-    uint64_t i = 0;
-    if (xffi_map_small_find(&i, m, key) != XFFI_OK) return XFFI_FAIL;
-    *pos_out = i;
-    if (i < m->size) *value_out = &map_small_pairs(m)[i].value;
-    return XFFI_OK;
+    pos = map_small_search(m, key, kind == FIND_PLAIN);
+    if (pos < m->size) out->value = &map_small_pairs(m)[pos].value;
+  } else {
+    uint64_t hash = 0;
+    if (kind == FIND_PLAIN)
+      hash = map_plain_hash(key);
+    else if (kind == FIND_TEXT_OBJECT)
+      hash = map_text_object_hash(key->type_index, key->v_obj);
+    else if (xffi_map_any_hash(&hash, key) != XFFI_OK)
+      return XFFI_FAIL;
+    out->hash = hash;
+    out->hashed = 1;
+    pos = map_dense_search(m, key, hash, kind == FIND_PLAIN, &out->end);
+    if (pos < m->slots) out->value = &map_item_at(m, pos)->value;
   }
-  *pos_out = MAP_NONE;
-  uint64_t hash = 0, slot = 0;
-  if (xffi_map_any_hash(&hash, key) != XFFI_OK) return XFFI_FAIL;
-  *hash_out = hash;
-  *hashed = 1;
-  if (xffi_map_dense_find(&slot, m, key, hash) != XFFI_OK) return XFFI_FAIL;
-  *pos_out = slot;
-  if (slot != MAP_NONE) *value_out = &map_item_at(m, slot)->value;
-  return XFFI_OK;
+  out->pos = pos;
+  return pos == MAP_SEARCH_FAILED ? XFFI_FAIL : XFFI_OK;
+}
+
+MAP_OUT_OF_LINE int map_find_plain(map_place *out, const map_object *m, const xffi_any *key) {
+  return map_find_as(out, m, key, FIND_PLAIN);
+}
+
+MAP_OUT_OF_LINE int map_find_text_object(map_place *out, const map_object *m, const xffi_any *key) {
+  return map_find_as(out, m, key, FIND_TEXT_OBJECT);
+}
+
+MAP_OUT_OF_LINE int map_find_any(map_place *out, const map_object *m, const xffi_any *key) {
+  return map_find_as(out, m, key, FIND_ANY);
+}
+
+int xffi_map_find(map_place *out, const map_object *m, const xffi_any *key) {
+  int32_t t = key->type_index;
+  if (t == XFFI_TYPE_STRING || t == XFFI_TYPE_BYTES) return map_find_text_object(out, m, key);
+  return map_key_is_plain(key) ? map_find_plain(out, m, key) : map_find_any(out, m, key);
 }
 
 /* Duplicates a stored Any (a new reference for an object). */
