@@ -153,7 +153,7 @@ static int next_empty(const map_object *m, uint64_t i, uint64_t *slot, unsigned 
 /* The slot before i in its chain (i is not a head). */
 static int find_prev(uint64_t *out, const map_object *m, uint64_t i) {
   uint64_t hash = 0;
-  if (map_key_hash(&hash, &map_item_at(m, i)->key) != XFFI_OK) return XFFI_FAIL;
+  if (xffi_map_any_hash(&hash, &map_item_at(m, i)->key) != XFFI_OK) return XFFI_FAIL;
   uint64_t prev = map_fib_slot(hash, m->fib_shift);
   for (uint64_t steps = 0; steps <= m->slots; ++steps) {
     uint64_t next = map_wrap(m, prev + meta_jump(*map_meta(m, prev)));
@@ -401,7 +401,7 @@ int xffi_map_dense_from_small(map_object *m, uint64_t cap) {
   for (uint64_t k = 0; k < m->size; ++k) {
     uint64_t h = 0;
     /* A small table of distinct keys always fits an 8-slot table. */
-    if (map_key_hash(&h, &pairs[k].key) != XFFI_OK ||
+    if (xffi_map_any_hash(&h, &pairs[k].key) != XFFI_OK ||
         try_insert("", &t, &pairs[k].key, &pairs[k].value, h, 0, NULL) != TRY_INSERTED) {
       xffi_map_free_storage(t.data);
       return XFFI_FAIL;

@@ -30,7 +30,7 @@ static inline int copy_in(const char *fn, const char *what, xffi_any *owned, con
 
 /* A key as maps compare it: *probe a view in tvm-ffi's form
  * (xffi_map_key_normalize), borrowed from key. No allocation. */
-static inline int key_probe(const char *fn, xffi_any *probe, const xffi_any *key) {
+static int key_probe(const char *fn, xffi_any *probe, const xffi_any *key) {
   if (XFFI_UNLIKELY(!xffi_any_is_well_formed(key))) return xffi_any_raise_malformed(fn, "key", key);
   return xffi_map_key_normalize(fn, probe, key);
 }
@@ -49,7 +49,7 @@ static int insert_new(const char *fn, map_object *m, xffi_any *key, xffi_any *va
     if (xffi_map_dense_from_small(m, total > m->size ? total : m->size) != XFFI_OK) return XFFI_FAIL;
     end = NULL; /* a new table */
   }
-  if (!place->hashed && map_key_hash(&hash, key) != XFFI_OK) return XFFI_FAIL;
+  if (!place->hashed && xffi_map_any_hash(&hash, key) != XFFI_OK) return XFFI_FAIL;
   return xffi_map_dense_insert_new(fn, m, key, value, hash, end);
 }
 

@@ -117,9 +117,11 @@ MAP_KEY_INLINE int map_same_bytes(const char *x, const char *y, size_t n) {
   return n <= 16 || memcmp(x + 8, y + 8, n - 16) == 0;
 }
 
+/* Whether two text values have the same bytes (the less common forms:
+ * map_key_equal compares two String or Bytes objects itself). */
 static inline int map_same_text(const xffi_any *a, const xffi_any *b) {
   xffi_byte_array x = map_text_of(a), y = map_text_of(b);
-  return x.size == y.size && map_same_bytes(x.data, y.data, x.size);
+  return x.size == y.size && (x.size == 0 || memcmp(x.data, y.data, x.size) == 0);
 }
 
 /* Whether two values have the same 16 bytes (type, padding, payload). */
@@ -156,38 +158,12 @@ static inline uint64_t map_text_object_hash(int32_t t, const xffi_object *obj) {
   return map_hash_combine((uint64_t)t, map_stable_hash_bytes(b.data, b.size));
 }
 
-/* AnyHash. XFFI_OK, or XFFI_FAIL when a custom hash failed (raised). */
-static inline int xffi_map_any_hash(uint64_t *out, const xffi_any *key) {
-  int32_t t = key->type_index;
-  switch (t) {
-    case XFFI_TYPE_SMALL_STR:
-    case XFFI_TYPE_SMALL_BYTES:
-      /* The same value as the equal String/Bytes: one zero-padded word. */
-      *out = map_hash_combine(t == XFFI_TYPE_SMALL_STR ? XFFI_TYPE_STRING : XFFI_TYPE_BYTES,
-                              map_le_word(key->v_small, sizeof(key->v_small)) % MAP_HASH_MOD);
-      return XFFI_OK;
-    case XFFI_TYPE_STRING:
-    case XFFI_TYPE_BYTES:
-    case XFFI_TYPE_RAW_STR: /* a probe of more than 7 bytes: hashed as the String it stands for */
-    case XFFI_TYPE_BYTE_ARRAY_PTR: {
-      xffi_byte_array b = map_text_of(key);
-      *out = map_hash_combine(map_is_str_kind(t) ? XFFI_TYPE_STRING : XFFI_TYPE_BYTES,
-                              map_stable_hash_bytes(b.data, b.size));
-      return XFFI_OK;
-    }
-    default: break;
-  }
-  if (XFFI_UNLIKELY(t >= XFFI_TYPE_STATIC_OBJECT_BEGIN)) return xffi_map_object_hash(out, key);
-  *out = map_plain_hash(key);
-  return XFFI_OK;
-}
+/* AnyHash, every kind (c/map_hash.c; map_key_hash has the common ones
+ * inline). XFFI_OK, or XFFI_FAIL when a custom hash failed (raised). */
+int xffi_map_any_hash(uint64_t *out, const xffi_any *key);
 
-/* What AnyEqual finds: MAP_KEY_EQUAL, MAP_KEY_OTHER, or MAP_KEY_FAILED
- * when a custom equality failed (raised). */
-enum { MAP_KEY_FAILED = -1, MAP_KEY_OTHER = 0, MAP_KEY_EQUAL = 1 };
-
-/* AnyHash with a plain key's hash inline (xffi_map_any_hash is out of line
- * where it is called from many places). */
+/* AnyHash with the common kinds inline (plain values, String and Bytes
+ * objects), the rest out of line. */
 MAP_KEY_INLINE int map_key_hash(uint64_t *out, const xffi_any *key) {
   int32_t t = key->type_index;
   if (t < XFFI_TYPE_STATIC_OBJECT_BEGIN && !map_is_text(t)) {
@@ -200,6 +176,10 @@ MAP_KEY_INLINE int map_key_hash(uint64_t *out, const xffi_any *key) {
   }
   return xffi_map_any_hash(out, key);
 }
+
+/* What AnyEqual finds: MAP_KEY_EQUAL, MAP_KEY_OTHER, or MAP_KEY_FAILED
+ * when a custom equality failed (raised). */
+enum { MAP_KEY_FAILED = -1, MAP_KEY_OTHER = 0, MAP_KEY_EQUAL = 1 };
 
 /* AnyEqual, the rest of it (c/map_hash.c): values of different kinds, and
  * objects that may have a custom equality. */

@@ -8,12 +8,12 @@
 #include "map_table.h"
 
 /* The probe kinds the lookups specialise for (a constant where used). */
-enum { PROBE_PLAIN, PROBE_TEXT_OBJECT, PROBE_ANY };
+enum { PROBE_PLAIN, PROBE_TEXT_OBJECT };
 
 /* Finds the normalized key probe in m: *out the stored value or NULL. The
  * scan and the chain walk with the key's hash and equality inline
  * (c/map_key.h), specialised for the probe's kind: a plain value (equal
- * only to the same bits), a String or Bytes object, or any key. */
+ * only to the same bits) or a String or Bytes object. */
 MAP_KEY_INLINE int find_value_as(const xffi_any **out, const map_object *m, const xffi_any *probe, int kind) {
   *out = NULL;
   uint64_t pos;
@@ -21,13 +21,7 @@ MAP_KEY_INLINE int find_value_as(const xffi_any **out, const map_object *m, cons
     pos = map_small_search(m, probe, kind == PROBE_PLAIN);
     if (pos < m->size) *out = &map_small_pairs(m)[pos].value;
   } else {
-    uint64_t hash = 0;
-    if (kind == PROBE_PLAIN)
-      hash = map_plain_hash(probe);
-    else if (kind == PROBE_TEXT_OBJECT)
-      hash = map_text_object_hash(probe->type_index, probe->v_obj);
-    else if (XFFI_UNLIKELY(xffi_map_any_hash(&hash, probe) != XFFI_OK))
-      return XFFI_FAIL;
+    uint64_t hash = kind == PROBE_PLAIN ? map_plain_hash(probe) : map_text_object_hash(probe->type_index, probe->v_obj);
     pos = map_dense_search(m, probe, hash, kind == PROBE_PLAIN, NULL);
     if (pos < m->slots) *out = &map_item_at(m, pos)->value;
   }
@@ -41,11 +35,16 @@ MAP_OUT_OF_LINE int find_plain(const xffi_any **out, const map_object *m, const 
 MAP_OUT_OF_LINE int find_text_object(const xffi_any **out, const map_object *m, const xffi_any *probe) {
   return find_value_as(out, m, probe, PROBE_TEXT_OBJECT);
 }
-MAP_OUT_OF_LINE int find_any(const xffi_any **out, const map_object *m, const xffi_any *probe) {
-  return find_value_as(out, m, probe, PROBE_ANY);
-}
+
+/* Any normalized probe: the two kinds above, the rest through xffi_map_find. */
 static int find_value(const xffi_any **out, const map_object *m, const xffi_any *probe) {
-  return map_key_is_plain(probe) ? find_plain(out, m, probe) : find_any(out, m, probe);
+  int32_t t = probe->type_index;
+  if (t == XFFI_TYPE_STRING || t == XFFI_TYPE_BYTES) return find_text_object(out, m, probe);
+  if (map_key_is_plain(probe)) return find_plain(out, m, probe);
+  map_place place;
+  int status = xffi_map_find(&place, m, probe);
+  *out = place.value;
+  return status;
 }
 
 /* Finds key in a readable map: *out the stored value (borrowed) or NULL.

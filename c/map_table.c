@@ -65,51 +65,26 @@ void xffi_map_clear_pairs(map_object *m) {
   }
 }
 
-/* The key kinds xffi_map_find specialises for (a constant where used): a
- * plain value (equal only to the same bits), a String or Bytes object (its
- * hash read from its cell), any other key. */
-enum { FIND_PLAIN, FIND_TEXT_OBJECT, FIND_ANY };
-
-MAP_KEY_INLINE int map_find_as(map_place *out, const map_object *m, const xffi_any *key, int kind) {
+int xffi_map_find(map_place *out, const map_object *m, const xffi_any *key) {
+  /* Every kind in one walk: a plain key is told apart by its bits first
+   * (map_key_equal), String and Bytes objects are hashed and compared
+   * inline (map_key_hash). */
   out->value = NULL;
   out->hashed = 0;
   uint64_t pos;
   if (map_is_small(m)) {
-    pos = map_small_search(m, key, kind == FIND_PLAIN);
+    pos = map_small_search(m, key, 0);
     if (pos < m->size) out->value = &map_small_pairs(m)[pos].value;
   } else {
     uint64_t hash = 0;
-    if (kind == FIND_PLAIN)
-      hash = map_plain_hash(key);
-    else if (kind == FIND_TEXT_OBJECT)
-      hash = map_text_object_hash(key->type_index, key->v_obj);
-    else if (xffi_map_any_hash(&hash, key) != XFFI_OK)
-      return XFFI_FAIL;
+    if (map_key_hash(&hash, key) != XFFI_OK) return XFFI_FAIL;
     out->hash = hash;
     out->hashed = 1;
-    pos = map_dense_search(m, key, hash, kind == FIND_PLAIN, &out->end);
+    pos = map_dense_search(m, key, hash, 0, &out->end);
     if (pos < m->slots) out->value = &map_item_at(m, pos)->value;
   }
   out->pos = pos;
   return pos == MAP_SEARCH_FAILED ? XFFI_FAIL : XFFI_OK;
-}
-
-MAP_OUT_OF_LINE int map_find_plain(map_place *out, const map_object *m, const xffi_any *key) {
-  return map_find_as(out, m, key, FIND_PLAIN);
-}
-
-MAP_OUT_OF_LINE int map_find_text_object(map_place *out, const map_object *m, const xffi_any *key) {
-  return map_find_as(out, m, key, FIND_TEXT_OBJECT);
-}
-
-MAP_OUT_OF_LINE int map_find_any(map_place *out, const map_object *m, const xffi_any *key) {
-  return map_find_as(out, m, key, FIND_ANY);
-}
-
-int xffi_map_find(map_place *out, const map_object *m, const xffi_any *key) {
-  int32_t t = key->type_index;
-  if (t == XFFI_TYPE_STRING || t == XFFI_TYPE_BYTES) return map_find_text_object(out, m, key);
-  return map_key_is_plain(key) ? map_find_plain(out, m, key) : map_find_any(out, m, key);
 }
 
 /* Duplicates a stored Any (a new reference for an object). */

@@ -5,9 +5,10 @@
  * own inline code, so every offset, constant and rule below is shared with
  * C++ code compiled against them (docs/one-runtime/layouts.md, Part 2).
  *
- * Files: this header (layout, accessors, shared declarations), c/map_key.h
- * (the key hash and equality: AnyHash, AnyEqual), c/map_hash.c (their
- * custom-column paths, key normalization), c/map_small.c (maps of at
+ * Files: this header (layout, accessors, shared declarations, the chain
+ * walk), c/map_key.h (the key hash and equality, AnyHash and AnyEqual: the
+ * common kinds inline), c/map_hash.c (the rest of them, custom columns, key
+ * normalization), c/map_small.c (maps of at
  * most 4 pairs), c/map_dense.c (the block table), c/map_table.c (objects,
  * release, copies, dispatch, argument checks), c/map_edit.c (set, erase,
  * pop), c/map_lookup.c (lookups), c/map_iter.c (iteration), c/map.c (the Map
