@@ -43,7 +43,7 @@
  *
  * Hash flooding. The hash is tvm-ffi's, unkeyed (C++ code computes it
  * too), so callers can choose keys that collide. xffi's own inserts refuse,
- * with a ValueError, a key whose collision chain already holds 4096 keys or
+ * with a ValueError, a key whose collision chain already holds 1024 keys or
  * a table that cannot place its keys while mostly empty: a flood costs
  * bounded time per insert and ends in an error. C++ code inserting into the
  * same map is not bounded (docs/map.md).

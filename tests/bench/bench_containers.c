@@ -1,8 +1,8 @@
 /* Container benchmarks (issue 4, sequences and maps): Map/Dict lookup of
  * string and int keys, Dict insert of int keys (and bytes per entry at
  * 1,000,000; and of 40,000 keys chosen to collide under the old unkeyed
- * hash, issue 12), Array get and push. Each operation is measured against a baseline doing
- * the physical minimum of the same work in plain C, in the same run. */
+ * hash, issue 12, or to share one chain of tvm-ffi's hash), Array get and push. Each operation is measured against a
+ * baseline doing the physical minimum of the same work in plain C, in the same run. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -317,6 +317,36 @@ static void __attribute__((noinline)) flood_chosen(void *ctx, uint64_t n) {
   insert_keys_in_blocks(((flood_ctx *)ctx)->keys, n);
 }
 
+/* ---- Insert of 40,000 int keys chosen to share one chain of tvm-ffi's hash ----
+ * The Map's hash is tvm-ffi's and cannot be keyed: key i has the hash h
+ * with FIB * h = 0x5eed1234 << 32 + i, so every key's home slot is the same
+ * at every table size (tests/c/test_map_flooding.c builds the same keys).
+ * Every key is tried, as a careless caller would: the inserts past the
+ * chain bound are refused (the error is dropped) and each costs one walk
+ * of the chain. The baseline inserts as many ordinary keys the same way. */
+
+static int64_t chain_flood_key(int i) {
+  const uint64_t fib = UINT64_C(11400714819323198485);
+  uint64_t inv = fib; /* the inverse modulo 2^64 by Newton's iteration */
+  for (int k = 0; k < 5; ++k) inv *= 2 - fib * inv;
+  uint64_t h = (UINT64_C(0x5eed1234) << 32 | (uint64_t)i) * inv;
+  return (int64_t)((h ^ 1) - UINT64_C(0x9e3779b9) - 64); /* combine(1, v) = h, solved for v */
+}
+
+static void __attribute__((noinline)) chain_flood(void *ctx, uint64_t n) {
+  const int64_t *keys = ((const flood_ctx *)ctx)->keys;
+  xffi_object *dict = NULL;
+  for (uint64_t k = 0; k < n; ++k) {
+    if (k % NFLOOD == 0) {
+      xffi_object_dec_ref(dict);
+      if (xffi_dict_new(&dict, NULL, NULL, 0) != XFFI_OK) abort();
+    }
+    xffi_any key = xffi_any_int(keys[k % NFLOOD]), value = xffi_any_int((int64_t)k);
+    if (xffi_dict_set(dict, &key, &value) != XFFI_OK) xffi_object_dec_ref(xffi_error_move_raised());
+  }
+  xffi_object_dec_ref(dict);
+}
+
 /* ---- Array get and push ---- */
 
 typedef struct seq_ctx {
@@ -543,6 +573,13 @@ int main(int argc, char **argv) {
     fc.keys[i] = (int64_t)(old_unmix(((uint64_t)(i + 1) << 32) | 0x5eed1234u) - UINT64_C(0x9e3779b97f4a7c15));
   bench_case floods[] = {{"ordinary keys", flood_ordinary, NULL}, {"xffi-dict", flood_chosen, &fc}};
   bench_op("insert 40,000 int keys colliding under the old hash", floods, 2);
+
+  static flood_ctx chain_fc;
+  for (int i = 0; i < NFLOOD; ++i) chain_fc.keys[i] = chain_flood_key(i);
+  bench_case chain_floods[] = {{"ordinary keys", flood_ordinary, NULL}, {"xffi-dict", chain_flood, &chain_fc}};
+  bench_set_iteration_multiple(NFLOOD); /* whole runs of 40,000 inserts */
+  bench_op("insert 40,000 ints on one tvm-ffi hash chain, all tried", chain_floods, 2);
+  bench_set_iteration_multiple(1);
 
   static seq_ctx sc;
   if (xffi_array_new_with_capacity(&sc.array, 1024) != XFFI_OK) abort();

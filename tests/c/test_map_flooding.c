@@ -5,10 +5,10 @@
  * a caller can choose keys that share one collision chain at every table
  * size (ints whose Fibonacci product differs only in its low bits; strings
  * whose StableHashBytes agree, mod 2^31 - 1). What xffi keeps is a bound:
- * its own inserts refuse to walk a chain longer than MAP_MAX_CHAIN (4096)
+ * its own inserts refuse a key whose chain holds MAP_MAX_CHAIN (1024) keys,
  * or to grow a mostly empty table, with a ValueError, and the map stays
- * whole. So a flood costs at most ~4096 steps per insert and ends in an
- * error instead of quadratic time. Each test builds the chosen keys (and
+ * whole. So an insert costs at most one walk of ~1024 chain steps and a
+ * flood ends in errors instead of quadratic time. Each test builds the chosen keys (and
  * checks that they do share a home slot under tvm-ffi's hash), floods a
  * Dict until it refuses, then checks what is left. Time limits are generous
  * (CPU seconds, relative to ordinary keys: within_bound). */
@@ -29,7 +29,10 @@
 
 #include <xffi/map.h>
 #include <xffi/string.h>
+#include <xffi/sys/error.h>
 #include <xffi/xffi.h>
+
+#include "lib/container/map_table.h" /* MAP_MAX_CHAIN */
 
 #define NKEYS 40000
 #define FIB UINT64_C(11400714819323198485)
@@ -111,10 +114,11 @@ static double time_ordinary_ints(void) {
 }
 
 /* The time a refused flood may take: relative to 40,000 ordinary keys on
- * the same machine (emulated targets run 10x slower), 150x plus a second
- * (about 9x the measured floods).
- * Measured (Debug, x86-64): floods 0.40-0.49 s, ordinary 0.02 s; an
- * unbounded chain of 40,000 keys would take about 100 times the floods. */
+ * the same machine (emulated targets run 10x slower), 150x plus a second.
+ * Measured (Debug, x86-64, loaded machine): floods to the first refusal
+ * 0.009-0.011 s, sized builds 0.02-0.05 s, ordinary keys 0.02-0.05 s; a
+ * chain of 40,000 keys without the bound would cost about 1,500 times the
+ * steps of a flood. */
 static double within_bound(double ordinary) { return 150 * ordinary + 1.0; }
 
 static void int_keys_chosen_to_collide_are_refused_in_bounded_time(void **state) {
@@ -168,6 +172,54 @@ static void bytes_keys_chosen_to_collide_are_refused_in_bounded_time(void **stat
   free(keys);
 }
 
+/* A careless caller tries every one of 40,000 chosen int keys, going on
+ * after the refusals: exactly MAP_MAX_CHAIN keys go in, every other insert
+ * is refused with the flooding ValueError (each after one walk of the
+ * chain, the bound of an insert's work: no timing here, bench_containers
+ * measures it against ordinary keys), and the Dict holds exactly the
+ * accepted keys, still taking ordinary ones. */
+static void every_chosen_int_key_past_the_chain_bound_is_refused(void **state) {
+  (void)state;
+  xffi_any *keys = calloc(NKEYS, sizeof(xffi_any));
+  assert_non_null(keys);
+  for (int i = 0; i < NKEYS; ++i) keys[i] = xffi_any_int(flood_int(i));
+  xffi_object *dict = NULL;
+  assert_int_equal(xffi_dict_new(&dict, NULL, NULL, 0), XFFI_OK);
+  int accepted = 0, refused = 0;
+  for (int i = 0; i < NKEYS; ++i) {
+    xffi_any value = xffi_any_int(i);
+    if (xffi_dict_set(dict, &keys[i], &value) == XFFI_OK) {
+      assert_int_equal(i, accepted); /* the first ones go in, then none */
+      ++accepted;
+      continue;
+    }
+    xffi_object *err = xffi_error_move_raised();
+    assert_non_null(err);
+    assert_true(xffi_error_is_kind(err, XFFI_KIND_VALUE));
+    xffi_byte_array message = xffi_error_cell_of_unchecked(err)->message;
+    char expected[128];
+    snprintf(expected, sizeof expected, "xffi_dict_set: %d keys of this map share one hash chain (at most %d)",
+             MAP_MAX_CHAIN, MAP_MAX_CHAIN);
+    assert_true(message.size >= strlen(expected) && memcmp(message.data, expected, strlen(expected)) == 0);
+    xffi_object_dec_ref(err);
+    ++refused;
+  }
+  assert_int_equal(accepted, MAP_MAX_CHAIN);
+  assert_int_equal(refused, NKEYS - MAP_MAX_CHAIN);
+  /* Setting an accepted key again still works: it is found before the bound applies. */
+  xffi_any again = xffi_any_int(-5);
+  assert_int_equal(xffi_dict_set(dict, &keys[MAP_MAX_CHAIN - 1], &again), XFFI_OK);
+  const xffi_any *found = NULL;
+  assert_int_equal(xffi_map_lookup(&found, dict, &keys[MAP_MAX_CHAIN - 1]), XFFI_OK);
+  assert_non_null(found);
+  assert_int_equal(found->v_int64, -5);
+  xffi_any back = xffi_any_int(MAP_MAX_CHAIN - 1);
+  assert_int_equal(xffi_dict_set(dict, &keys[MAP_MAX_CHAIN - 1], &back), XFFI_OK);
+  check_intact(dict, keys, accepted);
+  xffi_object_dec_ref(dict);
+  free(keys);
+}
+
 /* ffi.Map and ffi.Dict of 100,000 colliding int keys, sized once for all
  * of them (c/globals_container_map.c): the same refusal, in bounded time,
  * and no map is made. */
@@ -215,6 +267,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(int_keys_chosen_to_collide_are_refused_in_bounded_time),
       cmocka_unit_test(bytes_keys_chosen_to_collide_are_refused_in_bounded_time),
+      cmocka_unit_test(every_chosen_int_key_past_the_chain_bound_is_refused),
       cmocka_unit_test(sized_builds_of_colliding_keys_are_refused_in_bounded_time),
       cmocka_unit_test(small_maps_never_hash),
   };

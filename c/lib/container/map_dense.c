@@ -69,30 +69,9 @@ int xffi_map_dense_alloc_blocks(map_object *m, uint64_t n_slots, uint32_t fib_sh
   return XFFI_OK;
 }
 
-int xffi_map_dense_find(uint64_t *out, const map_object *m, const xffi_any *key, uint64_t hash) {
-  *out = MAP_NONE;
-  if (m->size == 0) return XFFI_OK;
-  uint64_t i = map_fib_slot(hash, m->fib_shift);
-  unsigned char meta = *map_meta(m, i);
-  if (!meta_is_head(meta)) return XFFI_OK;
-  for (uint64_t steps = 0; steps <= m->size; ++steps) {
-    int eq = 0;
-    if (xffi_map_any_equal(&eq, &map_item_at(m, i)->key, key) != XFFI_OK) return XFFI_FAIL;
-    if (eq) {
-      *out = i;
-      return XFFI_OK;
-    }
-    uint64_t jump = meta_jump(meta);
-    if (jump == 0) return XFFI_OK;
-    i = map_wrap(m, i + jump);
-    meta = *map_meta(m, i);
-  }
-  return XFFI_OK; /* a chain longer than the map: corrupt; the key is absent */
-}
-
 /* ---- The insertion-order list ---- */
 
-static void list_unlink(map_object *m, uint64_t i) {
+static inline void list_unlink(map_object *m, uint64_t i) {
   map_item *it = map_item_at(m, i);
   if (it->prev == MAP_NONE)
     m->list_head = it->next;
@@ -104,12 +83,15 @@ static void list_unlink(map_object *m, uint64_t i) {
     map_item_at(m, it->next)->prev = it->prev;
 }
 
-static void list_push_back(map_object *m, uint64_t i) {
-  map_item *it = map_item_at(m, i);
-  it->prev = m->list_tail;
+/* Appends slot i (its item it) to the insertion order. */
+static inline void list_push_back(map_object *m, uint64_t i, map_item *it) {
+  uint64_t tail = m->list_tail;
+  it->prev = tail;
   it->next = MAP_NONE;
-  if (m->list_tail != MAP_NONE) map_item_at(m, m->list_tail)->next = i;
-  if (m->list_head == MAP_NONE) m->list_head = i;
+  if (tail != MAP_NONE)
+    map_item_at(m, tail)->next = i;
+  else
+    m->list_head = i;
   m->list_tail = i;
 }
 
@@ -130,18 +112,36 @@ static void list_replace(map_object *m, uint64_t src, uint64_t dst) {
 
 void xffi_map_dense_move_to_end(map_object *m, uint64_t i) {
   list_unlink(m, i);
-  list_push_back(m, i);
+  list_push_back(m, i, map_item_at(m, i));
 }
 
 /* ---- Chains ---- */
 
-static int is_full(const map_object *m) { return (double)(m->size + 1) > (double)m->slots * 0.99; }
+/* tvm-ffi's load limit, size + 1 > 0.99 * slots, in integers (the same
+ * answer: 0.99 * slots is never within 0.01 of an integer for a power of
+ * two, and slots <= 2^31 cannot overflow). */
+static int is_full(const map_object *m) { return (m->size + 1) * 100 > m->slots * 99; }
 
 /* The first empty slot reachable from i by jump 1..125: *slot and *jump. */
 static int next_empty(const map_object *m, uint64_t i, uint64_t *slot, unsigned *jump) {
-  for (unsigned j = 1; j < MAP_NUM_JUMPS; ++j) {
-    uint64_t c = map_wrap(m, i + xffi_map_jumps[j]);
-    if (*map_meta(m, c) == MAP_META_EMPTY) {
+  const unsigned char *blocks = m->data;
+  uint64_t mask = m->slots - 1;
+  /* Jumps 1..15 reach the next 15 slots: their metadata bytes in a row,
+   * but for the step into the next block. */
+  uint64_t c = (i + 1) & mask;
+  const unsigned char *meta = blocks + (c / MAP_BLOCK_CAP) * MAP_BLOCK_BYTES + c % MAP_BLOCK_CAP;
+  for (unsigned j = 1; j < MAP_BLOCK_CAP; ++j) {
+    if (*meta == MAP_META_EMPTY) {
+      *slot = c;
+      *jump = j;
+      return 1;
+    }
+    c = (c + 1) & mask;
+    meta = c % MAP_BLOCK_CAP == 0 ? blocks + (c / MAP_BLOCK_CAP) * MAP_BLOCK_BYTES : meta + 1;
+  }
+  for (unsigned j = MAP_BLOCK_CAP; j < MAP_NUM_JUMPS; ++j) {
+    c = (i + xffi_map_jumps[j]) & mask;
+    if (blocks[(c / MAP_BLOCK_CAP) * MAP_BLOCK_BYTES + c % MAP_BLOCK_CAP] == MAP_META_EMPTY) {
       *slot = c;
       *jump = j;
       return 1;
@@ -235,13 +235,14 @@ static void relocate_tail(map_object *m, uint64_t target, uint64_t w, const relo
 
 /* Puts the pair (bits moved, never failing) into slot i as a chain element
  * (meta = the given head/body bit with jump 0). */
-static void put_item(map_object *m, uint64_t i, unsigned char meta, const xffi_any *key, const xffi_any *value) {
-  map_item *it = map_item_at(m, i);
+static inline void put_item(map_object *m, uint64_t i, unsigned char meta, const xffi_any *key, const xffi_any *value) {
+  unsigned char *block = (unsigned char *)m->data + (i / MAP_BLOCK_CAP) * MAP_BLOCK_BYTES;
+  map_item *it = (map_item *)(block + MAP_BLOCK_CAP) + i % MAP_BLOCK_CAP; /* map_item_at */
   it->key = *key;
   it->value = *value;
-  *map_meta(m, i) = meta;
+  block[i % MAP_BLOCK_CAP] = meta;
   m->size += 1;
-  list_push_back(m, i);
+  list_push_back(m, i, it);
 }
 
 /* Makes the storage of t (a fresh table holding m's items, moved) m's own,
@@ -262,36 +263,54 @@ static void install(map_object *m, const map_object *t) {
 
 enum { TRY_INSERTED, TRY_NEEDS_REHASH, TRY_FAILED };
 
+/* The error of an insert into a full chain (hash flooding). */
+static int refuse_long_chain(const char *fn) {
+  return xffi_error_raise(XFFI_KIND_VALUE,
+                          "%s: %d keys of this map share one hash chain (at most %d): refusing to insert another "
+                          "(hash flooding; docs/map.md)",
+                          fn, MAP_MAX_CHAIN, MAP_MAX_CHAIN);
+}
+
+/* try_insert's case of a home slot i that lies inside another chain: that
+ * chain's tail moves away and the key heads its own chain at i. */
+MAP_OUT_OF_LINE int insert_as_new_head(map_object *m, uint64_t i, const xffi_any *key, const xffi_any *value) {
+  if (is_full(m)) return TRY_NEEDS_REHASH;
+  uint64_t w = 0;
+  if (find_prev(&w, m, i) != XFFI_OK) return TRY_FAILED;
+  relocation_plan plan;
+  if (!plan_relocation(&plan, m, i, w)) return TRY_NEEDS_REHASH;
+  relocate_tail(m, i, w, &plan);
+  put_item(m, i, 0x00u, key, value);
+  return TRY_INSERTED;
+}
+
 /* tvm-ffi's TryInsert for a key known to be absent. limit_chain: stop with an
- * error when the chain walked is longer than MAP_MAX_CHAIN (xffi's own
- * inserts; a rehash re-inserts without the limit, its chains only shrink). */
+ * error when the key's chain already holds MAP_MAX_CHAIN keys (xffi's own
+ * inserts; a rehash re-inserts without the limit, its chains only shrink).
+ * end (or NULL): the end of the key's chain in m, from the caller's search. */
 static int try_insert(const char *fn, map_object *m, const xffi_any *key, const xffi_any *value, uint64_t hash,
-                      int limit_chain) {
+                      int limit_chain, const map_chain_end *end) {
   uint64_t i = map_fib_slot(hash, m->fib_shift);
   unsigned char meta = *map_meta(m, i);
   if (meta == MAP_META_EMPTY) {
     put_item(m, i, 0x00u, key, value);
     return TRY_INSERTED;
   }
-  if (!meta_is_head(meta)) {
-    if (is_full(m)) return TRY_NEEDS_REHASH;
-    uint64_t w = 0;
-    if (find_prev(&w, m, i) != XFFI_OK) return TRY_FAILED;
-    relocation_plan plan;
-    if (!plan_relocation(&plan, m, i, w)) return TRY_NEEDS_REHASH;
-    relocate_tail(m, i, w, &plan);
-    put_item(m, i, 0x00u, key, value);
-    return TRY_INSERTED;
-  }
-  uint64_t steps = 0;
-  for (uint64_t jump; (jump = meta_jump(*map_meta(m, i))) != 0; i = map_wrap(m, i + jump)) {
-    if (limit_chain && ++steps >= MAP_MAX_CHAIN) {
-      xffi_error_raise(XFFI_KIND_VALUE,
-                       "%s: %llu keys of this map share one hash chain (at most %d): refusing to insert another "
-                       "(hash flooding; docs/map.md)",
-                       fn, (unsigned long long)steps, MAP_MAX_CHAIN);
-      return TRY_FAILED;
+  if (!meta_is_head(meta)) return insert_as_new_head(m, i, key, value);
+  /* The key's chain: its last slot, as the search found it or walked now. */
+  uint64_t length = 1;
+  if (end && end->last != MAP_NONE) {
+    i = end->last;
+    length = end->length;
+  } else {
+    for (uint64_t jump; (jump = meta_jump(*map_meta(m, i))) != 0; ++length) {
+      if (limit_chain && length >= MAP_MAX_CHAIN) break; /* refused below: no need to walk on */
+      i = map_wrap(m, i + jump);
     }
+  }
+  if (limit_chain && length >= MAP_MAX_CHAIN) {
+    refuse_long_chain(fn);
+    return TRY_FAILED;
   }
   if (is_full(m)) return TRY_NEEDS_REHASH;
   uint64_t empty = 0;
@@ -309,11 +328,11 @@ static int refill(const char *fn, map_object *t, const map_object *m, const xffi
   for (uint64_t i = m->list_head; i != MAP_NONE; i = map_item_at(m, i)->next) {
     const map_item *it = map_item_at(m, i);
     uint64_t h = 0;
-    if (xffi_map_any_hash(&h, &it->key) != XFFI_OK) return TRY_FAILED;
-    int rc = try_insert(fn, t, &it->key, &it->value, h, 0);
+    if (map_key_hash(&h, &it->key) != XFFI_OK) return TRY_FAILED;
+    int rc = try_insert(fn, t, &it->key, &it->value, h, 0, NULL);
     if (rc != TRY_INSERTED) return rc;
   }
-  return try_insert(fn, t, key, value, hash, 0);
+  return try_insert(fn, t, key, value, hash, 0, NULL);
 }
 
 /* tvm-ffi's rehash: a table of twice the slots (again until everything
@@ -345,8 +364,9 @@ static int rehash_insert(const char *fn, map_object *m, xffi_any *key, xffi_any 
   }
 }
 
-int xffi_map_dense_insert_new(const char *fn, map_object *m, xffi_any *key, xffi_any *value, uint64_t hash) {
-  int rc = m->slots == 0 ? TRY_NEEDS_REHASH : try_insert(fn, m, key, value, hash, 1);
+int xffi_map_dense_insert_new(const char *fn, map_object *m, xffi_any *key, xffi_any *value, uint64_t hash,
+                              const map_chain_end *end) {
+  int rc = m->slots == 0 ? TRY_NEEDS_REHASH : try_insert(fn, m, key, value, hash, 1, end);
   if (rc == TRY_INSERTED) {
     *key = xffi_any_none();
     *value = xffi_any_none();
@@ -361,7 +381,7 @@ int xffi_map_dense_insert_new(const char *fn, map_object *m, xffi_any *key, xffi
     map_object t;
     memset(&t, 0, sizeof(t));
     if (xffi_map_dense_alloc_blocks(&t, n, shift) != XFFI_OK) return XFFI_FAIL;
-    (void)try_insert(fn, &t, key, value, hash, 0); /* an empty table takes it */
+    (void)try_insert(fn, &t, key, value, hash, 0, NULL); /* an empty table takes it */
     install(m, &t);
     *key = xffi_any_none();
     *value = xffi_any_none();
@@ -382,7 +402,7 @@ int xffi_map_dense_from_small(map_object *m, uint64_t cap) {
     uint64_t h = 0;
     /* A small table of distinct keys always fits an 8-slot table. */
     if (xffi_map_any_hash(&h, &pairs[k].key) != XFFI_OK ||
-        try_insert("", &t, &pairs[k].key, &pairs[k].value, h, 0) != TRY_INSERTED) {
+        try_insert("", &t, &pairs[k].key, &pairs[k].value, h, 0, NULL) != TRY_INSERTED) {
       xffi_map_free_storage(t.data);
       return XFFI_FAIL;
     }
@@ -424,13 +444,17 @@ int xffi_map_dense_remove_at(map_object *m, uint64_t i, xffi_any *key_out, xffi_
 }
 
 void xffi_map_dense_release_items(map_object *m) {
-  for (uint64_t i = 0; i < m->slots; ++i) {
-    unsigned char *meta = map_meta(m, i);
-    if (*meta == MAP_META_EMPTY || *meta == MAP_META_PROTECTED) continue;
-    *meta = MAP_META_EMPTY;
-    map_item *it = map_item_at(m, i);
-    xffi_any_release(&it->key);
-    xffi_any_release(&it->value);
+  /* Block by block: each metadata byte beside its item, no slot arithmetic. */
+  unsigned char *block = m->data;
+  for (uint64_t first = 0; first < m->slots; first += MAP_BLOCK_CAP, block += MAP_BLOCK_BYTES) {
+    map_item *items = (map_item *)(block + MAP_BLOCK_CAP);
+    uint64_t in_block = m->slots - first < MAP_BLOCK_CAP ? m->slots - first : MAP_BLOCK_CAP;
+    for (uint64_t k = 0; k < in_block; ++k) {
+      if (block[k] == MAP_META_EMPTY || block[k] == MAP_META_PROTECTED) continue;
+      block[k] = MAP_META_EMPTY;
+      xffi_any_release(&items[k].key);
+      xffi_any_release(&items[k].value);
+    }
   }
   m->size = 0;
   m->list_head = m->list_tail = MAP_NONE;

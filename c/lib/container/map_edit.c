@@ -37,16 +37,20 @@ static int key_probe(const char *fn, xffi_any *probe, const xffi_any *key) {
 
 /* Inserts the absent key (owned, moved in) with value (owned, moved in) into
  * m, in tvm-ffi's way: small up to 4 pairs, then dense, the table sized for
- * max(total, size) entries. On failure both are still the caller's and m is
- * unchanged. */
-static int insert_new(const char *fn, map_object *m, xffi_any *key, xffi_any *value, uint64_t hash, int hashed,
+ * max(total, size) entries. place: what xffi_map_find found for the key in
+ * m (or in the map m copies: the same slots). On failure both are still the
+ * caller's and m is unchanged. */
+static int insert_new(const char *fn, map_object *m, xffi_any *key, xffi_any *value, const map_place *place,
                       uint64_t total) {
+  uint64_t hash = place->hash;
+  const map_chain_end *end = place->hashed ? &place->end : NULL;
   if (map_is_small(m)) {
     if (m->size < MAP_SMALL_MAX) return xffi_map_small_append(m, key, value);
     if (xffi_map_dense_from_small(m, total > m->size ? total : m->size) != XFFI_OK) return XFFI_FAIL;
+    end = NULL; /* a new table */
   }
-  if (!hashed && xffi_map_any_hash(&hash, key) != XFFI_OK) return XFFI_FAIL;
-  return xffi_map_dense_insert_new(fn, m, key, value, hash);
+  if (!place->hashed && xffi_map_any_hash(&hash, key) != XFFI_OK) return XFFI_FAIL;
+  return xffi_map_dense_insert_new(fn, m, key, value, hash, end);
 }
 
 /* The object a change applies to: *target itself, or for a Map (cow) a
@@ -85,14 +89,13 @@ static int map_set(const char *fn, xffi_object **target, int cow, const xffi_any
   xffi_any probe, owned_key = xffi_any_none(), owned_value;
   if (key_probe(fn, &probe, key) != XFFI_OK) return XFFI_FAIL;
   if (copy_in(fn, "value", &owned_value, value) != XFFI_OK) goto fail;
-  const xffi_any *found;
-  uint64_t pos = 0, hash = 0;
-  int hashed = 0;
-  if (xffi_map_find(&found, &pos, &hash, &hashed, map_of(*target), &probe) != XFFI_OK) goto fail;
+  map_place place;
+  if (xffi_map_find(&place, map_of(*target), &probe) != XFFI_OK) goto fail;
+  uint64_t pos = place.pos;
   xffi_object *copy;
-  map_object *m = writable(target, cow, &copy, found ? 0 : room_for_new_key(cow, map_of(*target)));
+  map_object *m = writable(target, cow, &copy, place.value ? 0 : room_for_new_key(cow, map_of(*target)));
   if (!m) goto fail;
-  if (found) {
+  if (place.value) {
     xffi_any *slot = map_is_small(m) ? &map_small_pairs(m)[pos].value : &map_item_at(m, pos)->value;
     xffi_any old = *slot;
     *slot = owned_value;
@@ -103,7 +106,7 @@ static int map_set(const char *fn, xffi_object **target, int cow, const xffi_any
   }
   /* Stored keys are owned and never borrowed: a C string becomes a String. */
   if (copy_in(fn, "key", &owned_key, &probe) != XFFI_OK ||
-      insert_new(fn, m, &owned_key, &owned_value, hash, hashed, 0) != XFFI_OK) {
+      insert_new(fn, m, &owned_key, &owned_value, &place, 0) != XFFI_OK) {
     if (copy) xffi_object_dec_ref_inline(copy);
     goto fail;
   }
@@ -121,11 +124,10 @@ static int map_erase(const char *fn, xffi_object **target, int cow, const xffi_a
   if (!key) return xffi_raise_null_arg(fn, "key");
   xffi_any probe;
   if (key_probe(fn, &probe, key) != XFFI_OK) return XFFI_FAIL;
-  const xffi_any *found;
-  uint64_t pos = 0, hash = 0;
-  int hashed = 0;
-  if (xffi_map_find(&found, &pos, &hash, &hashed, map_of(*target), &probe) != XFFI_OK) return XFFI_FAIL;
-  if (!found) return xffi_map_raise_key_error(fn, key);
+  map_place place;
+  if (xffi_map_find(&place, map_of(*target), &probe) != XFFI_OK) return XFFI_FAIL;
+  if (!place.value) return xffi_map_raise_key_error(fn, key);
+  uint64_t pos = place.pos;
   xffi_object *copy;
   map_object *m = writable(target, cow, &copy, 0);
   if (!m) return XFFI_FAIL;
@@ -168,15 +170,13 @@ static void replace_value(map_object *m, uint64_t pos, xffi_any *key, xffi_any *
 }
 
 int xffi_map_put_moved(const char *fn, map_object *m, xffi_any *key, xffi_any *value, uint64_t total) {
-  const xffi_any *found;
-  uint64_t pos = 0, hash = 0;
-  int hashed = 0;
-  if (xffi_map_find(&found, &pos, &hash, &hashed, m, key) != XFFI_OK) return XFFI_FAIL;
-  if (found) {
-    replace_value(m, pos, key, value);
+  map_place place;
+  if (xffi_map_find(&place, m, key) != XFFI_OK) return XFFI_FAIL;
+  if (place.value) {
+    replace_value(m, place.pos, key, value);
     return XFFI_OK;
   }
-  return insert_new(fn, m, key, value, hash, hashed, total);
+  return insert_new(fn, m, key, value, &place, total);
 }
 
 int xffi_map_do_build(const char *fn, int32_t type_index, xffi_object **out, xffi_any *keys, xffi_any *values,

@@ -1,7 +1,8 @@
 /* c/lib/container/map_hash.c: the out-of-line parts of map key hashing and equality
- * (c/lib/container/map_key.h has tvm-ffi's AnyHash and AnyEqual inline): objects whose type
- * registers `__any_hash__`/`__any_equal__` (type attribute columns), and key
- * normalization. C++ code compiled against tvm-ffi's headers computes home
+ * (c/lib/container/map_key.h has the common kinds of tvm-ffi's AnyHash and AnyEqual
+ * inline): AnyHash of every kind, AnyEqual of values of different kinds,
+ * objects whose type registers `__any_hash__`/`__any_equal__` (type
+ * attribute columns), and key normalization. C++ code compiled against tvm-ffi's headers computes home
  * slots in maps xffi made, and the reverse, so both runtimes must agree on
  * every bit. Unkeyed by necessity: see docs/map.md, "Hostile keys". */
 #include <xffi/function.h>
@@ -99,6 +100,43 @@ int xffi_map_object_equal(int *out, const xffi_any *a, const xffi_any *b) {
   if (call_custom("equality (__any_equal__)", entry, args, 2, XFFI_TYPE_BOOL, &eq) != XFFI_OK) return XFFI_FAIL;
   *out = eq != 0;
   return XFFI_OK;
+}
+
+int xffi_map_any_hash(uint64_t *out, const xffi_any *key) {
+  int32_t t = key->type_index;
+  switch (t) {
+    case XFFI_TYPE_SMALL_STR:
+    case XFFI_TYPE_SMALL_BYTES:
+      /* The same value as the equal String/Bytes: one zero-padded word. */
+      *out = map_hash_combine(t == XFFI_TYPE_SMALL_STR ? XFFI_TYPE_STRING : XFFI_TYPE_BYTES,
+                              map_le_word(key->v_small, sizeof(key->v_small)) % MAP_HASH_MOD);
+      return XFFI_OK;
+    case XFFI_TYPE_STRING:
+    case XFFI_TYPE_BYTES:
+    case XFFI_TYPE_RAW_STR: /* a probe of more than 7 bytes: hashed as the String it stands for */
+    case XFFI_TYPE_BYTE_ARRAY_PTR: {
+      xffi_byte_array b = map_text_of(key);
+      *out = map_hash_combine(map_is_str_kind(t) ? XFFI_TYPE_STRING : XFFI_TYPE_BYTES,
+                              map_stable_hash_bytes(b.data, b.size));
+      return XFFI_OK;
+    }
+    default: break;
+  }
+  if (XFFI_UNLIKELY(t >= XFFI_TYPE_STATIC_OBJECT_BEGIN)) return xffi_map_object_hash(out, key);
+  *out = map_plain_hash(key);
+  return XFFI_OK;
+}
+
+int xffi_map_any_equal_slow(const xffi_any *a, const xffi_any *b) {
+  int32_t ta = a->type_index, tb = b->type_index;
+  if (ta == tb) {
+    if (ta == XFFI_TYPE_STRING || ta == XFFI_TYPE_BYTES) return map_same_text(a, b);
+    if (!map_may_be_custom(ta)) return MAP_KEY_OTHER;
+    int eq = 0;
+    return xffi_map_object_equal(&eq, a, b) == XFFI_OK ? eq : MAP_KEY_FAILED;
+  }
+  /* Different kinds: only a small and an object form of the same text kind. */
+  return map_is_text(ta) && map_is_text(tb) && map_is_str_kind(ta) == map_is_str_kind(tb) && map_same_text(a, b);
 }
 
 int xffi_map_key_normalize_slow(const char *fn, xffi_any *out, const xffi_any *key) {

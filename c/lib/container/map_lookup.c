@@ -7,42 +7,44 @@
 #include "runtime/check.h"
 #include "lib/container/map_table.h"
 
+/* The probe kinds the lookups specialise for (a constant where used). */
+enum { PROBE_PLAIN, PROBE_TEXT_OBJECT };
+
 /* Finds the normalized key probe in m: *out the stored value or NULL. The
- * scan and the chain walk of xffi_map_find, here with the hash and equality
- * inline (c/lib/container/map_key.h), for the lookups' sake. */
-static inline int find_value(const xffi_any **out, const map_object *m, const xffi_any *probe) {
+ * scan and the chain walk with the key's hash and equality inline
+ * (c/lib/container/map_key.h), specialised for the probe's kind: a plain value (equal
+ * only to the same bits) or a String or Bytes object. */
+MAP_KEY_INLINE int find_value_as(const xffi_any **out, const map_object *m, const xffi_any *probe, int kind) {
   *out = NULL;
-  int eq = 0;
+  uint64_t pos;
   if (map_is_small(m)) {
-    const map_pair *pairs = map_small_pairs(m);
-    for (uint64_t i = 0, n = m->size; i < n; ++i) {
-      if (XFFI_UNLIKELY(xffi_map_any_equal(&eq, &pairs[i].key, probe) != XFFI_OK)) return XFFI_FAIL;
-      if (eq) {
-        *out = &pairs[i].value;
-        return XFFI_OK;
-      }
-    }
-    return XFFI_OK;
+    pos = map_small_search(m, probe, kind == PROBE_PLAIN);
+    if (pos < m->size) *out = &map_small_pairs(m)[pos].value;
+  } else {
+    uint64_t hash = kind == PROBE_PLAIN ? map_plain_hash(probe) : map_text_object_hash(probe->type_index, probe->v_obj);
+    pos = map_dense_search(m, probe, hash, kind == PROBE_PLAIN, NULL);
+    if (pos < m->slots) *out = &map_item_at(m, pos)->value;
   }
-  if (m->size == 0) return XFFI_OK;
-  uint64_t hash = 0;
-  if (XFFI_UNLIKELY(xffi_map_any_hash(&hash, probe) != XFFI_OK)) return XFFI_FAIL;
-  uint64_t i = map_fib_slot(hash, m->fib_shift);
-  unsigned char meta = *map_meta(m, i);
-  if (meta & 0x80u) return XFFI_OK; /* not the head of a chain: absent */
-  for (uint64_t steps = 0; steps <= m->size; ++steps) {
-    const map_item *it = map_item_at(m, i);
-    if (XFFI_UNLIKELY(xffi_map_any_equal(&eq, &it->key, probe) != XFFI_OK)) return XFFI_FAIL;
-    if (eq) {
-      *out = &it->value;
-      return XFFI_OK;
-    }
-    uint64_t jump = xffi_map_jumps[meta & 0x7Fu];
-    if (jump == 0) break;
-    i = map_wrap(m, i + jump);
-    meta = *map_meta(m, i);
-  }
-  return XFFI_OK;
+  return pos == MAP_SEARCH_FAILED ? XFFI_FAIL : XFFI_OK;
+}
+
+/* One copy of find_value_as for each kind. */
+MAP_OUT_OF_LINE int find_plain(const xffi_any **out, const map_object *m, const xffi_any *probe) {
+  return find_value_as(out, m, probe, PROBE_PLAIN);
+}
+MAP_OUT_OF_LINE int find_text_object(const xffi_any **out, const map_object *m, const xffi_any *probe) {
+  return find_value_as(out, m, probe, PROBE_TEXT_OBJECT);
+}
+
+/* Any normalized probe: the two kinds above, the rest through xffi_map_find. */
+static int find_value(const xffi_any **out, const map_object *m, const xffi_any *probe) {
+  int32_t t = probe->type_index;
+  if (t == XFFI_TYPE_STRING || t == XFFI_TYPE_BYTES) return find_text_object(out, m, probe);
+  if (map_key_is_plain(probe)) return find_plain(out, m, probe);
+  map_place place;
+  int status = xffi_map_find(&place, m, probe);
+  *out = place.value;
+  return status;
 }
 
 /* Finds key in a readable map: *out the stored value (borrowed) or NULL.
@@ -62,9 +64,10 @@ map_lookup_general(const char *fn, const xffi_any **out, const xffi_object *map,
 /* The commonest keys, a String object or an int already in tvm-ffi's form
  * (zero padding), are looked up as they are; the rest goes the general way. */
 static inline int map_lookup(const char *fn, const xffi_any **out, const xffi_object *map, const xffi_any *key) {
-  if (XFFI_LIKELY(out && map && is_map_kind(map) && key && key->small_len == 0 &&
-                  ((key->type_index == XFFI_TYPE_STRING && key->v_obj) || key->type_index == XFFI_TYPE_INT)))
-    return find_value(out, map_of(map), key);
+  if (XFFI_LIKELY(out && map && is_map_kind(map) && key && key->small_len == 0)) {
+    if (key->type_index == XFFI_TYPE_INT) return find_plain(out, map_of(map), key);
+    if (key->type_index == XFFI_TYPE_STRING && key->v_obj) return find_text_object(out, map_of(map), key);
+  }
   return map_lookup_general(fn, out, map, key);
 }
 

@@ -1,21 +1,8 @@
 /* c/lib/container/map_small.c: maps of at most 4 pairs (tvm-ffi's small layout): pairs in
- * insertion order, found by a linear scan with AnyEqual, never hashed. */
+ * insertion order, found by a linear scan with AnyEqual (map_small_search,
+ * c/lib/container/map_table.h), never hashed. */
 #include "runtime/check.h"
 #include "lib/container/map_table.h"
-
-int xffi_map_small_find(uint64_t *out, const map_object *m, const xffi_any *key) {
-  const map_pair *pairs = map_small_pairs(m);
-  for (uint64_t i = 0; i < m->size; ++i) {
-    int eq = 0;
-    if (xffi_map_any_equal(&eq, &pairs[i].key, key) != XFFI_OK) return XFFI_FAIL;
-    if (eq) {
-      *out = i;
-      return XFFI_OK;
-    }
-  }
-  *out = m->size;
-  return XFFI_OK;
-}
 
 int xffi_map_small_append(map_object *m, xffi_any *key, xffi_any *value) {
   uint64_t slots = map_small_slots(m);

@@ -65,26 +65,26 @@ void xffi_map_clear_pairs(map_object *m) {
   }
 }
 
-int xffi_map_find(const xffi_any **value_out, uint64_t *pos_out, uint64_t *hash_out, int *hashed, const map_object *m,
-                  const xffi_any *key) {
-  *value_out = NULL;
-  *hashed = 0;
+int xffi_map_find(map_place *out, const map_object *m, const xffi_any *key) {
+  /* Every kind in one walk: a plain key is told apart by its bits first
+   * (map_key_equal), String and Bytes objects are hashed and compared
+   * inline (map_key_hash). */
+  out->value = NULL;
+  out->hashed = 0;
+  uint64_t pos;
   if (map_is_small(m)) {
-    uint64_t i = 0;
-    if (xffi_map_small_find(&i, m, key) != XFFI_OK) return XFFI_FAIL;
-    *pos_out = i;
-    if (i < m->size) *value_out = &map_small_pairs(m)[i].value;
-    return XFFI_OK;
+    pos = map_small_search(m, key, 0);
+    if (pos < m->size) out->value = &map_small_pairs(m)[pos].value;
+  } else {
+    uint64_t hash = 0;
+    if (map_key_hash(&hash, key) != XFFI_OK) return XFFI_FAIL;
+    out->hash = hash;
+    out->hashed = 1;
+    pos = map_dense_search(m, key, hash, 0, &out->end);
+    if (pos < m->slots) out->value = &map_item_at(m, pos)->value;
   }
-  *pos_out = MAP_NONE;
-  uint64_t hash = 0, slot = 0;
-  if (xffi_map_any_hash(&hash, key) != XFFI_OK) return XFFI_FAIL;
-  *hash_out = hash;
-  *hashed = 1;
-  if (xffi_map_dense_find(&slot, m, key, hash) != XFFI_OK) return XFFI_FAIL;
-  *pos_out = slot;
-  if (slot != MAP_NONE) *value_out = &map_item_at(m, slot)->value;
-  return XFFI_OK;
+  out->pos = pos;
+  return pos == MAP_SEARCH_FAILED ? XFFI_FAIL : XFFI_OK;
 }
 
 /* Duplicates a stored Any (a new reference for an object). */

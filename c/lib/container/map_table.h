@@ -5,9 +5,10 @@
  * own inline code, so every offset, constant and rule below is shared with
  * C++ code compiled against them (docs/one-runtime/layouts.md, Part 2).
  *
- * Files: this header (layout, accessors, shared declarations), c/lib/container/map_key.h
- * (the key hash and equality: AnyHash, AnyEqual), c/lib/container/map_hash.c (their
- * custom-column paths, key normalization), c/lib/container/map_small.c (maps of at
+ * Files: this header (layout, accessors, shared declarations, the chain
+ * walk), c/lib/container/map_key.h (the key hash and equality, AnyHash and AnyEqual: the
+ * common kinds inline), c/lib/container/map_hash.c (the rest of them, custom columns, key
+ * normalization), c/lib/container/map_small.c (maps of at
  * most 4 pairs), c/lib/container/map_dense.c (the block table), c/lib/container/map_table.c (objects,
  * release, copies, dispatch, argument checks), c/lib/container/map_edit.c (set, erase,
  * pop), c/lib/container/map_lookup.c (lookups), c/lib/container/map_iter.c (iteration), c/lib/container/map.c (the Map
@@ -56,9 +57,12 @@ static inline uint64_t map_small_grown(uint64_t slots) {
 #define MAP_META_PROTECTED 0xFEu
 #define MAP_NONE UINT64_MAX
 
-/* xffi's own inserts refuse to walk a chain or grow past these bounds
- * (hostile keys: docs/map.md): a clear error instead of quadratic time. */
-#define MAP_MAX_CHAIN 4096
+/* xffi's own inserts refuse to grow a chain or a table past these bounds
+ * (hostile keys: docs/map.md): a clear error instead of quadratic time. An
+ * insert walks its key's chain once, so MAP_MAX_CHAIN bounds its work;
+ * chains of ordinary keys stay far below it (under tvm-ffi's string hash, 10^8
+ * numbered 16-byte keys share chains of up to about 625). */
+#define MAP_MAX_CHAIN 1024
 #define MAP_MAX_SLOTS (UINT64_C(1) << 31)
 
 typedef struct map_pair {
@@ -130,6 +134,80 @@ static inline uint64_t map_wrap(const map_object *m, uint64_t x) { return x & (m
 
 static inline uint64_t map_fib_slot(uint64_t hash, uint32_t fib_shift) {
   return (UINT64_C(11400714819323198485) * hash) >> fib_shift;
+}
+
+/* What a search returns besides a slot: the key is absent (MAP_NONE), or a
+ * custom equality failed (raised). */
+#define MAP_SEARCH_FAILED (MAP_NONE - 1)
+
+/* tvm-ffi's Search in a dense map m: the slot of the key equal to probe
+ * (hash: its AnyHash), MAP_NONE or MAP_SEARCH_FAILED. The walk starts at
+ * the home slot, which must head a chain, and follows the chain's jumps.
+ * plain (a constant where it is called): the probe is neither text nor an
+ * object, so only a key with the same bits is equal to it. end (NULL for
+ * lookups): when the key is absent, the chain's last slot (MAP_NONE when
+ * the home slot heads no chain) and its length, where an insert goes next. */
+typedef struct map_chain_end {
+  uint64_t last;
+  uint64_t length;
+} map_chain_end;
+MAP_KEY_INLINE uint64_t map_dense_search(const map_object *m, const xffi_any *probe, uint64_t hash, int plain,
+                                         map_chain_end *end) {
+  if (end) {
+    end->last = MAP_NONE;
+    end->length = 0;
+  }
+  if (m->size == 0) return MAP_NONE;
+  const unsigned char *blocks = m->data;
+  uint64_t mask = m->slots - 1, i = map_fib_slot(hash, m->fib_shift);
+  /* slot i: its block, its metadata byte and its item (map_meta, map_item_at) */
+  const unsigned char *block = blocks + (i / MAP_BLOCK_CAP) * MAP_BLOCK_BYTES;
+  unsigned char meta = block[i % MAP_BLOCK_CAP];
+  if (meta & 0x80u) return MAP_NONE; /* empty, or inside another chain */
+  for (uint64_t steps = 0; steps <= m->size; ++steps) {
+    const xffi_any *key = &((const map_item *)(block + MAP_BLOCK_CAP))[i % MAP_BLOCK_CAP].key;
+    if (plain) {
+      if (map_same_bits(key, probe)) return i;
+    } else {
+      int eq = map_key_equal(key, probe);
+      if (eq != MAP_KEY_OTHER) return eq == MAP_KEY_EQUAL ? i : MAP_SEARCH_FAILED;
+    }
+    uint64_t jump = xffi_map_jumps[meta & 0x7Fu];
+    if (jump == 0) {
+      if (end) {
+        end->last = i;
+        end->length = steps + 1;
+      }
+      break;
+    }
+    i = (i + jump) & mask; /* map_wrap */
+    block = blocks + (i / MAP_BLOCK_CAP) * MAP_BLOCK_BYTES;
+    meta = block[i % MAP_BLOCK_CAP];
+  }
+  return MAP_NONE; /* the chain's end (or a chain longer than the map: corrupt) */
+}
+
+/* The index of the pair of the small map m equal to probe, m->size when
+ * absent, or MAP_SEARCH_FAILED; plain as for map_dense_search. */
+MAP_KEY_INLINE uint64_t map_small_search(const map_object *m, const xffi_any *probe, int plain) {
+  const map_pair *pairs = map_small_pairs(m);
+  uint64_t i = 0, n = m->size;
+  for (; i < n; ++i) {
+    if (plain) {
+      if (map_same_bits(&pairs[i].key, probe)) break;
+    } else {
+      int eq = map_key_equal(&pairs[i].key, probe);
+      if (eq == MAP_KEY_EQUAL) break;
+      if (eq == MAP_KEY_FAILED) return MAP_SEARCH_FAILED;
+    }
+  }
+  return i;
+}
+
+/* Whether a normalized key is plain: neither text nor an object. */
+static inline int map_key_is_plain(const xffi_any *key) {
+  int32_t t = key->type_index;
+  return t < XFFI_TYPE_STATIC_OBJECT_BEGIN && !map_is_text(t);
 }
 
 /* Reads ahead (internal.h) the pairs of m (checked already), or the first
@@ -209,8 +287,6 @@ static inline int xffi_map_key_normalize(const char *fn, xffi_any *out, const xf
 }
 
 /* ---- c/lib/container/map_small.c ---- */
-/* The index of the pair equal to key, or size when absent. */
-int xffi_map_small_find(uint64_t *out, const map_object *m, const xffi_any *key);
 /* Appends (moves in) a pair; grows the pair array (2, then 4 slots) when
  * full, out of line (a Dict, which keeps its identity; a Map grows into a
  * new object instead: c/lib/container/map_edit.c). Requires size < MAP_SMALL_MAX.
@@ -220,17 +296,17 @@ int xffi_map_small_append(map_object *m, xffi_any *key, xffi_any *value);
 void xffi_map_small_remove_at(map_object *m, uint64_t i, xffi_any *key_out, xffi_any *value_out);
 
 /* ---- c/lib/container/map_dense.c ---- */
-/* The slot holding key, or MAP_NONE. */
-int xffi_map_dense_find(uint64_t *out, const map_object *m, const xffi_any *key, uint64_t hash);
 /* Turns the small map m into a dense map in place, its pairs moved over, the
  * table sized for cap >= size entries as tvm-ffi sizes it (4 pairs: 8 slots).
  * MemoryError leaves it unchanged. */
 int xffi_map_dense_from_small(map_object *m, uint64_t cap);
 /* Inserts a new key (absent: checked by the caller) with its hash, moving key
- * and value in; rehashes (doubling) when needed. On failure (MemoryError, or
- * the chain bounds above) nothing changed and key/value are still the
- * caller's. */
-int xffi_map_dense_insert_new(const char *fn, map_object *m, xffi_any *key, xffi_any *value, uint64_t hash);
+ * and value in; rehashes (doubling) when needed. end (or NULL): the end of
+ * the key's chain as the caller's search of m found it, so that the chain
+ * is not walked again. On failure (MemoryError, or the chain bounds above)
+ * nothing changed and key/value are still the caller's. */
+int xffi_map_dense_insert_new(const char *fn, map_object *m, xffi_any *key, xffi_any *value, uint64_t hash,
+                              const map_chain_end *end);
 /* Moves the item at slot i to the end of the insertion order (tvm-ffi does
  * so when a dense map's key is set again). */
 void xffi_map_dense_move_to_end(map_object *m, uint64_t i);
@@ -250,11 +326,18 @@ void xffi_map_dense_table_size(uint64_t cap, uint32_t *fib_shift, uint64_t *n_sl
 xffi_object *xffi_map_alloc(int32_t type_index, uint64_t inline_pairs);
 /* The data deleter of storage xffi allocates (pair arrays and blocks). */
 void xffi_map_free_storage(void *data);
-/* Finds key (a normalized view) in a map: *value_out the stored value's
- * address or NULL; *pos_out the small index or dense slot; *hash_out the
- * key's hash when the map is dense (else not computed: *hashed 0). */
-int xffi_map_find(const xffi_any **value_out, uint64_t *pos_out, uint64_t *hash_out, int *hashed, const map_object *m,
-                  const xffi_any *key);
+/* What xffi_map_find learns about a key: where it is, or where an insert
+ * of it starts. */
+typedef struct map_place {
+  const xffi_any *value; /* the stored value, NULL when absent */
+  uint64_t pos;          /* the small index or dense slot of the key (when present) */
+  int hashed;            /* dense: hash holds the key's AnyHash (else not computed) */
+  uint64_t hash;
+  map_chain_end end; /* dense, absent: the end of the key's chain (map_dense_search) */
+} map_place;
+/* Finds key (a normalized view) in m. XFFI_FAIL when a custom hash or
+ * equality failed (raised). */
+int xffi_map_find(map_place *out, const map_object *m, const xffi_any *key);
 /* Releases every pair, keeping the storage. */
 void xffi_map_clear_pairs(map_object *m);
 /* A new map of type_index holding m's pairs (new references), in the same
