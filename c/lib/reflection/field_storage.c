@@ -343,6 +343,9 @@ int xffi_object_get_field(xffi_any *out, const xffi_object *obj, const char *nam
 int xffi_field_check_value(const char *function, const xffi_object *obj, const xffi_field_info *field,
                            const xffi_any *value) {
   int32_t type_index = field->field_static_type_index;
+  /* A plain value of exactly the declared kind (an int for an int field):
+   * nothing to convert, and the common case of every setter. */
+  if (value->type_index == type_index && type_index < XFFI_TYPE_STATIC_OBJECT_BEGIN) return XFFI_OK;
   int ok = 1;
   union {
     int64_t i;
