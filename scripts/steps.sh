@@ -1,7 +1,10 @@
 # scripts/steps.sh: the step runner shared by the test scripts (sourced).
 # step NAME COMMAND...: runs COMMAND, prints "=== NAME: ok|FAILED (N s)" and
 # counts it; a failed step does not stop the ones after it.
-# steps_summary LABEL: prints the failed steps and "LABEL: N passed, M failed",
+# step_time NAME SECONDS ok|FAILED: records the time of work done outside
+# `step` (an install run in the background, say) for the table.
+# steps_summary LABEL: prints the failed steps, the time of every step (a
+# table, so a run shows where the time goes), and "LABEL: N passed, M failed",
 # and returns non-zero if any step failed.
 # A failed step's last lines are printed again by steps_summary: CI shows only
 # the end of the output, and the cause of a failure would otherwise scroll out
@@ -10,6 +13,17 @@ passed=0
 failed=0
 failed_steps=()
 failed_tails=()
+timed_names=()
+timed_seconds=()
+timed_verdicts=()
+steps_started=$SECONDS
+
+step_time() {
+  timed_names+=("$1")
+  timed_seconds+=("$2")
+  timed_verdicts+=("$3")
+}
+
 step() {
   local name=$1
   shift
@@ -25,11 +39,13 @@ step() {
   if [ "$status" -eq 0 ]; then
     passed=$((passed + 1))
     echo "=== $name: ok ($((SECONDS - start)) s)"
+    step_time "$name" $((SECONDS - start)) ok
   else
     failed=$((failed + 1))
     failed_steps+=("$name")
     failed_tails+=("$(tail -n "${XFFI_FAILURE_TAIL:-60}" "$log")")
     echo "=== $name: FAILED ($((SECONDS - start)) s)"
+    step_time "$name" $((SECONDS - start)) FAILED
   fi
   rm -f "$log"
 }
@@ -42,6 +58,11 @@ steps_summary() {
     printf '%s\n' "${failed_tails[$i]}"
     echo "---"
   done
+  echo "--- $1: time per step (wall clock)"
+  for i in "${!timed_names[@]}"; do
+    printf '%6d s  %-6s  %s\n' "${timed_seconds[$i]}" "${timed_verdicts[$i]}" "${timed_names[$i]}"
+  done
+  printf '%6d s          %s\n' $((SECONDS - steps_started)) "total"
   if [ "$failed" -gt 0 ]; then
     printf 'failed: %s\n' "${failed_steps[@]}"
   fi
