@@ -284,7 +284,7 @@ tvm_loads_xffi() { # and a Rust library's reflected type used from Python on xff
 
 peer_suite() {
   python3 tests/peer/known_failures.py &&
-    python3 -m pytest -q -p no:cacheprovider tests/peer/test_peer_driver.py tests/arrangements/test_check_arrangements.py &&
+    python3 -m pytest -q -p no:cacheprovider tests/peer/test_peer_driver.py tests/one_runtime/test_check_arrangements.py &&
     ensure_release_build &&
     XFFI_BUILD_ROOT="$build" XFFI_JOBS="$jobs" python3 tests/peer/run.py --work "$build/peer" --runtime "$(dropin_runtime)"
 }

@@ -16,7 +16,7 @@
 #
 # New inputs found during a run go to <build>/corpus/<target>, never into the
 # checked-in seeds. Every crash found becomes a test in
-# tests/c/test_fuzz_regressions.c.
+# tests/c/runtime/test_fuzz_regressions.c.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 root=$(pwd)
