@@ -117,23 +117,25 @@ background() {
     start=$SECONDS
     nice -n 10 "$@" >"$build/logs/$name.log" 2>&1
     status=$?
-    echo "$status $((SECONDS - start))" >"$build/logs/$name.status"
+    steps_cpu_file=$build/logs/$name.times # this subshell's own, not the main shell's file
+    children_cpu
+    echo "$status $((SECONDS - start)) $cpu_now" >"$build/logs/$name.status"
     exit $status
   ) &
   background_pids[$name]=$!
 }
 await() {
-  local name=$1 status seconds
+  local name=$1 status seconds cpu
   [ -n "${background_pids[$name]:-}" ] || return 0
   echo "waiting for the background install: $name"
   wait "${background_pids[$name]}"
-  read -r status seconds <"$build/logs/$name.status"
+  read -r status seconds cpu <"$build/logs/$name.status"
   unset "background_pids[$name]"
   if [ "$status" -eq 0 ]; then
-    step_time "install (background): $name" "$seconds" ok
+    step_time "install (background): $name" "$seconds" ok "$cpu"
   else
     cat "$build/logs/$name.log"
-    step_time "install (background): $name" "$seconds" FAILED
+    step_time "install (background): $name" "$seconds" FAILED "$cpu"
     failed=$((failed + 1))
     failed_steps+=("install (background): $name")
     failed_tails+=("$(tail -n "${XFFI_FAILURE_TAIL:-60}" "$build/logs/$name.log")")
@@ -146,8 +148,11 @@ await() {
 # starts at once.
 [ -n "${selected[mixed]:-}" ] && background cbindgen bash scripts/test-mixed.sh --install-tools
 install_start=$SECONDS
+children_cpu
+install_cpu=$cpu_now
 if bash scripts/install-deps.sh test; then
-  step_time "install: Debian and Python packages of the host steps" $((SECONDS - install_start)) ok
+  children_cpu
+  step_time "install: Debian and Python packages of the host steps" $((SECONDS - install_start)) ok $((cpu_now - install_cpu))
 else
   echo "installing dependencies failed"
   exit 1
