@@ -15,14 +15,19 @@
 #     into the host and with the shared libxffi.so; plus its control (a
 #     plugin with a private copy of xffi is caught) and a check that a static
 #     host exports every libxffi symbol and plugins bind to nothing else.
-# Runs from any directory. Builds into build/mixed (C, libxffi via CMake,
-# installed to build/mixed/prefix) and target/ (Rust; CARGO_TARGET_DIR is
-# honoured, the `system` builds go to its mixed-system subdirectory).
+# Runs from any directory. Builds into build/mixed (XFFI_BUILD_ROOT/mixed: C,
+# libxffi via CMake, installed to build/mixed/prefix) and target/ (Rust;
+# CARGO_TARGET_DIR is honoured, the `system` builds go to its mixed-system
+# subdirectory). XFFI_MIXED_LIBXFFI_BUILD names a CMake build of xffi (Release)
+# to install libxffi from instead of building one (scripts/test.sh passes its
+# release build).
 # Every step runs even when an earlier one failed; exits 1 if any failed.
+#   scripts/test-mixed.sh --install-tools   only installs the pinned cbindgen
+#                                           (into build/mixed/tools) if missing
 set -uo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
-build=$root/build/mixed
+build=${XFFI_BUILD_ROOT:-$root/build}/mixed
 prefix=$build/prefix
 target=${CARGO_TARGET_DIR:-$root/target}
 target_system=$target/mixed-system
@@ -36,7 +41,9 @@ cflags=(-std=c11 -Wall -Wextra -Wpedantic -Werror -O1 -g)
 export RUST_BACKTRACE=0 # example 3 makes the Rust plugin panic on purpose: one line of message is enough
 
 missing=()
-for tool in cargo cmake ninja valgrind "$cc" c++ nm python3 pkg-config; do
+tools=(cargo cmake ninja valgrind "$cc" c++ nm python3 pkg-config)
+[ "${1:-}" = --install-tools ] && tools=(cargo)
+for tool in "${tools[@]}"; do
   command -v "$tool" >/dev/null || missing+=("$tool")
 done
 if [ ${#missing[@]} -gt 0 ]; then
@@ -92,10 +99,15 @@ header_compiles_alone() {
 # ---- Builds ----
 
 libxffi_shared() {
-  cmake -S "$root" -B "$build/xffi" -G Ninja -DCMAKE_BUILD_TYPE=Release -DXFFI_BUILD_TESTS=OFF \
-    -DXFFI_BUILD_BENCH=OFF -DXFFI_BUILD_EXAMPLES=OFF >/dev/null &&
-    cmake --build "$build/xffi" -j "$jobs" >/dev/null &&
-    cmake --install "$build/xffi" --prefix "$prefix" >/dev/null &&
+  local from=${XFFI_MIXED_LIBXFFI_BUILD:-$build/xffi}
+  if [ -z "${XFFI_MIXED_LIBXFFI_BUILD:-}" ]; then
+    cmake -S "$root" -B "$from" -G Ninja -DCMAKE_BUILD_TYPE=Release -DXFFI_BUILD_TESTS=OFF \
+      -DXFFI_BUILD_BENCH=OFF -DXFFI_BUILD_EXAMPLES=OFF >/dev/null &&
+      cmake --build "$from" -j "$jobs" >/dev/null || return 1
+  fi
+  echo "libxffi from $from"
+  rm -rf "$prefix" &&
+    cmake --install "$from" --prefix "$prefix" >/dev/null &&
     ls "$prefix/lib/libxffi.so.0" "$prefix/lib/libxffi.a" "$prefix/lib/pkgconfig/xffi.pc"
 }
 
@@ -182,6 +194,10 @@ static_host_exports_everything() {
 }
 
 mkdir -p "$build"
+if [ "${1:-}" = --install-tools ]; then
+  ensure_cbindgen
+  exit
+fi
 step "cbindgen $cbindgen_version (pinned)" ensure_cbindgen
 step "bindings/xffi_capi.h is what cbindgen generates" header_is_generated
 step "bindings/xffi_capi.h compiles alone (C11, C++)" header_compiles_alone

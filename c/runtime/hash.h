@@ -147,7 +147,7 @@ static inline uint64_t xffi_hash_load32(const unsigned char *p) {
  * overlapping words, all of them covered) meet in one 128-bit product; a
  * 64-bit multiply and a shift then carry its upper bits down, so that every
  * input bit flips every output bit with probability close to 1/2 (the strict
- * avalanche test in tests/c/test_string.c). */
+ * avalanche test in tests/c/runtime/test_string.c). */
 static inline uint64_t xffi_hash_short(const void *data, size_t size) {
   const unsigned char *p = data;
   uint64_t a, b = 0;

@@ -33,7 +33,7 @@ void *xffi_alloc_zeroed(size_t count, size_t size);
  * program). Never initial-exec: that makes the shared library need room in
  * the static TLS block, and dlopen of it fails ("cannot allocate memory in
  * static TLS block") once plugins or Python extensions loaded before it
- * have used up glibc's small surplus (tests/c/tls/test_tls_dlopen.c).
+ * have used up glibc's small surplus (tests/c/platform/tls/test_tls_dlopen.c).
  * Hidden on the declaration too, so that the shared library reaches its
  * own thread-locals through its own TLS module with no GOT entry. */
 #if (defined(__GNUC__) || defined(__clang__)) && !defined(_WIN32)

@@ -6,7 +6,7 @@
  * ffi.Object with no child slots and no overflow (no type can derive from
  * ffi.String, ffi.Map, ...); ffi.Object reserves no slots but overflows, so
  * dynamic types take indices from 128 on. type_key_hash is precomputed
- * (xffi_type_key_hash of the key; tests/c/test_tvm_type.c checks each). */
+ * (xffi_type_key_hash of the key; tests/c/compat/test_tvm_type.c checks each). */
 #include "runtime/type_internal.h"
 
 #define OBJECT_ENTRY (XFFI_TYPE_BUILTIN_VALUE_COUNT) /* ffi.Object's position in the array */

@@ -1,6 +1,6 @@
 /* The tour: functions as objects, argument checking, errors that cross
  * calls, and the global function registry. (Loading functions from shared
- * libraries is shown in docs/plugins.md and tests/c/test_module.c.) */
+ * libraries is shown in docs/plugins.md and tests/c/module/test_module.c.) */
 #include <stdio.h>
 #include <string.h>
 #include <xffi/xffi.h>

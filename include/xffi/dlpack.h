@@ -4,7 +4,7 @@
  * is used. Otherwise xffi declares the same ABI itself: the same type names,
  * field names, enumerator values and include guard, so whichever header a
  * translation unit includes first wins and the other one becomes a no-op.
- * tests/c/test_dlpack_layout.c checks these declarations field by field
+ * tests/c/tensor/test_dlpack_layout.c checks these declarations field by field
  * against the official header shipped in the apache-tvm-ffi wheel. */
 #ifndef XFFI_DLPACK_H
 #define XFFI_DLPACK_H

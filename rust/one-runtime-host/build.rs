@@ -1,4 +1,4 @@
-//! Builds tests/arrangements/kernel_lib.cc (C++ against the apache-tvm-ffi
+//! Builds tests/one_runtime/kernel_lib.cc (C++ against the apache-tvm-ffi
 //! wheel's headers, linked to no runtime) and makes this crate's test binaries
 //! export the statically linked runtime's TVMFFI* and xffi_* functions, as a
 //! Rust program that loads such libraries must (examples/mixed/rust-host/build.rs
@@ -16,7 +16,7 @@ fn main() {
     println!("cargo:rerun-if-changed=build.rs");
     println!("cargo:rerun-if-env-changed=XFFI_REQUIRE_TVM_FFI");
     let manifest = PathBuf::from(env::var("CARGO_MANIFEST_DIR").unwrap());
-    let kernel = manifest.join("../../tests/arrangements/kernel_lib.cc");
+    let kernel = manifest.join("../../tests/one_runtime/kernel_lib.cc");
     println!("cargo:rerun-if-changed={}", kernel.display());
     let required = env::var("XFFI_REQUIRE_TVM_FFI").is_ok_and(|v| v == "1");
     let config = |what: &str| {

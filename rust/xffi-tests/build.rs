@@ -1,5 +1,5 @@
 //! Compiles the C layout probe and the C side of the cross-language tests
-//! (the repository's tests/cross/*.c) against the headers xffi-sys exports
+//! (the repository's tests/cross_language/*.c) against the headers xffi-sys exports
 //! to its dependents as DEP_XFFI_INCLUDE, and copies the README's Rust
 //! snippet where a doctest of src/lib.rs reads it.
 use std::env;
@@ -9,7 +9,7 @@ fn main() {
     let include = env::var("DEP_XFFI_INCLUDE").expect("xffi-sys exports DEP_XFFI_INCLUDE");
     let manifest = PathBuf::from(env::var("CARGO_MANIFEST_DIR").unwrap());
     let mut files = vec![manifest.join("probe/layout_probe.c")];
-    let cross = manifest.join("../../tests/cross");
+    let cross = manifest.join("../../tests/cross_language");
     if let Ok(dir) = std::fs::read_dir(&cross) {
         let mut extra: Vec<PathBuf> =
             dir.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.extension().is_some_and(|x| x == "c")).collect();
@@ -35,7 +35,7 @@ fn main() {
 
     // The project's benchmark harness, for the benchmarks only: it defines
     // malloc (to count allocations), so it must not reach the tests.
-    let harness = manifest.join("../../tests/bench/bench_harness.c");
+    let harness = manifest.join("../../bench/bench_harness.c");
     if harness.exists() {
         println!("cargo:rerun-if-changed={}", harness.display());
         cc::Build::new()

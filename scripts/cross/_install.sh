@@ -1,11 +1,10 @@
 # scripts/cross/_install.sh: what the cross target scripts share: installing
-# Debian packages and the summary line
+# what they need and the summary line
 # (sourced; test-cross.sh skips files starting with _).
 #   cross_sudo COMMAND...      runs COMMAND as root (sudo unless already root)
-#   cross_install [--no-recommends] PACKAGE...
-#                              installs the packages that are missing; apt may
-#                              be busy with another install on the machine, so
-#                              it is retried (60 times, 10 s apart)
+#   cross_install              installs what is missing of what every cross
+#                              target needs (scripts/install-deps.sh cross: one
+#                              apt-get install; nothing when all is there)
 #   cross_target_begin TARGET  for a target script run from the repository
 #                              root: sets root, build_root, work (its build
 #                              directory), prefix, jobs and the summary counters
@@ -17,7 +16,9 @@
 #                              tour; Debug, no benchmarks) for the toolchain
 #                              in $work/build, sets builds=yes, or prints the
 #                              errors of its logs and returns 1
-#   cross_reference_tour       builds (incrementally) and runs the x86-64 tour;
+#   cross_reference_tour       runs the x86-64 tour, XFFI_HOST_TOUR if set (the
+#                              release build of scripts/test.sh, built in the
+#                              same run), else one built here (incrementally);
 #                              prints the path of its output, the reference
 #                              every target's tour must print
 #   cross_ctest                runs the suite in $work/build (log in
@@ -26,25 +27,7 @@
 cross_sudo() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
 
 cross_install() {
-  local flags=() missing=() p i
-  if [ "${1:-}" = --no-recommends ]; then
-    flags=(--no-install-recommends)
-    shift
-  fi
-  for p in "$@"; do
-    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-  done
-  [ ${#missing[@]} -eq 0 ] && return 0
-  echo "installing Debian packages: ${missing[*]}"
-  for i in $(seq 1 60); do
-    if cross_sudo apt-get update -qq &&
-      cross_sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${flags[@]}" "${missing[@]}" >/dev/null; then
-      return 0
-    fi
-    echo "apt is busy or failed; retrying in 10 s ($i/60)" >&2
-    sleep 10
-  done
-  return 1
+  bash "$(dirname "${BASH_SOURCE[0]}")/../install-deps.sh" cross
 }
 
 cross_target_begin() {
@@ -84,11 +67,15 @@ cross_reference_tour() {
   local repo dir
   repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
   dir=$(realpath -m "${XFFI_BUILD_ROOT:-$repo/build}")/cross/host-tour
+  local tour=${XFFI_HOST_TOUR:-$dir/examples/tour}
+  mkdir -p "$dir"
   # Built (incrementally) and run every time: a reference kept from an older
   # tree would compare the target's tour with another version's.
-  cmake -S "$repo" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DXFFI_BUILD_TESTS=OFF \
-    -DXFFI_BUILD_BENCH=OFF >/dev/null &&
-    cmake --build "$dir" --target tour >/dev/null &&
-    "$dir/examples/tour" >"$dir/tour.txt" || return 1
+  if [ -z "${XFFI_HOST_TOUR:-}" ]; then
+    cmake -S "$repo" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DXFFI_BUILD_TESTS=OFF \
+      -DXFFI_BUILD_BENCH=OFF >/dev/null &&
+      cmake --build "$dir" --target tour >/dev/null || return 1
+  fi
+  "$tour" >"$dir/tour.txt" || return 1
   echo "$dir/tour.txt"
 }

@@ -1,11 +1,13 @@
 # scripts/cross/_linux.sh: what the Linux cross targets share (sourced by
 # aarch64.sh, s390x.sh, i686.sh; test-cross.sh skips files starting with _).
-#   linux_cross TARGET DEB_ARCH [COMPILER]
+#   linux_cross TARGET [COMPILER]
 # Installs Debian's cross gcc for TARGET (toolchain file
-# cmake/toolchains/TARGET.cmake), its libc and qemu-user if missing, builds
-# cmocka for it (scripts/cross/cmocka.sh), builds xffi (library, suite, tour)
-# in Debug with -Werror, runs the suite under ctest (qemu-user, through the
-# toolchain's emulator) and compares the tour's output with an x86-64 build's.
+# cmake/toolchains/TARGET.cmake), its libc and qemu-user if missing
+# (scripts/install-deps.sh cross), builds cmocka for it
+# (scripts/cross/cmocka.sh), builds xffi (library, suite, tour; no
+# benchmarks, which only run on the host) in Debug with -Werror, runs the
+# suite under ctest (qemu-user, through the toolchain's emulator) and compares
+# the tour's output with an x86-64 build's.
 # COMPILER (default: the toolchain's gcc) may be clang. Prints one line
 #   cross LABEL: builds yes|no, tests N passed M failed, tour identical yes|no
 # and returns non-zero unless everything built and passed and the tour matched
@@ -18,7 +20,7 @@ cross_jobs=${XFFI_JOBS:-2}
 source "$cross_root/scripts/cross/_install.sh"
 
 linux_cross() {
-  local target=$1 deb_arch=$2 compiler=${3:-}
+  local target=$1 compiler=${2:-}
   local label=$target${compiler:+-$compiler} toolchain=$cross_root/cmake/toolchains/$target.cmake
   local triple
   triple=$(sed -n 's/^set(XFFI_CROSS_TRIPLE \(.*\))$/\1/p' "$toolchain")
@@ -27,14 +29,13 @@ linux_cross() {
   # A target whose tour must differ from x86-64's (sizes that depend on the
   # pointer width, say) lists the expected diff here.
   local expected_diff=$cross_root/scripts/cross/$target.tour.diff
-  local packages=("gcc-$triple" "libc6-dev-$deb_arch-cross" qemu-user dpkg-dev)
-  [ "$compiler" = clang ] && packages+=(clang)
   mkdir -p "$dir"
 
-  if cross_install --no-recommends "${packages[@]}" &&
+  # gcc-TRIPLE, libc6-dev-DEB_ARCH-cross, qemu-user (scripts/install-deps.sh cross)
+  if cross_install &&
     bash "$cross_root/scripts/cross/cmocka.sh" "$toolchain" "$prefix" &&
     cmake -S "$cross_root" -B "$dir" -G Ninja -DCMAKE_TOOLCHAIN_FILE="$toolchain" \
-      -DXFFI_CROSS_PREFIX="$prefix" -DCMAKE_BUILD_TYPE=Debug ${compiler:+-DCMAKE_C_COMPILER=$compiler} \
+      -DXFFI_CROSS_PREFIX="$prefix" -DCMAKE_BUILD_TYPE=Debug -DXFFI_BUILD_BENCH=OFF ${compiler:+-DCMAKE_C_COMPILER=$compiler} \
       -DXFFI_TVM_FFI_INCLUDE_DIR="$(python3 -m tvm_ffi.config --includedir)" >"$dir.configure.log" 2>&1 &&
     cmake --build "$dir" -j "$cross_jobs" >"$dir.build.log" 2>&1; then
     builds=yes

@@ -4,6 +4,6 @@
 # tour run natively through the 32-bit loader (see cmake/toolchains/i686.cmake).
 source "$(dirname "$0")/_linux.sh"
 status=0
-linux_cross i686 i386 || status=1
-linux_cross i686 i386 clang || status=1
+linux_cross i686 || status=1
+linux_cross i686 clang || status=1
 exit $status

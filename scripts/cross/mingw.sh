@@ -9,7 +9,7 @@ set -uo pipefail
 cd "$(dirname "$0")/../.."
 source scripts/cross/_install.sh
 cross_target_begin mingw
-cross_install gcc-mingw-w64-x86-64-posix wine64 cmake ninja-build pkg-config || exit 1
+cross_install || exit 1
 mkdir -p "$work"
 toolchain=$root/cmake/toolchains/mingw.cmake
 bash scripts/cross/cmocka.sh "$toolchain" "$prefix" || { echo "building cmocka for mingw failed"; exit 1; }

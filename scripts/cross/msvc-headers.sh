@@ -20,7 +20,7 @@ summary() { echo "cross msvc-headers: builds $builds, tests $passed passed $fail
 trap summary EXIT
 
 source scripts/cross/_install.sh
-cross_install clang mingw-w64-x86-64-dev || exit 1
+cross_install || exit 1
 crt=/usr/x86_64-w64-mingw32/include
 [ -f "$crt/string.h" ] || { echo "no Windows C runtime headers at $crt"; exit 1; }
 builds=yes

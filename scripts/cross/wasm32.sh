@@ -9,15 +9,7 @@ set -uo pipefail
 cd "$(dirname "$0")/../.."
 source scripts/cross/_install.sh
 cross_target_begin wasm32
-cross_install clang lld-14 wasi-libc libclang-rt-14-dev-wasm32 cmake ninja-build pkg-config || exit 1
-# The WASI runtime, pinned like the other Python test dependencies.
-wasmtime_pin=50.0.1
-have=$(python3 -c 'import importlib.metadata as m; print(m.version("wasmtime"))' 2>/dev/null || true)
-if [ "$have" != "$wasmtime_pin" ]; then
-  echo "installing Python package: wasmtime==$wasmtime_pin"
-  python3 -m pip install -q "wasmtime==$wasmtime_pin" || exit 1
-fi
-
+cross_install || exit 1
 mkdir -p "$work"
 toolchain=$root/cmake/toolchains/wasm32-wasi.cmake
 bash scripts/cross/cmocka.sh "$toolchain" "$prefix" || { echo "building cmocka for wasm32-wasi failed"; exit 1; }

@@ -7,7 +7,7 @@
 set(XFFI_DLPACK_OFFICIAL_DIR "${XFFI_TVM_FFI_HEADERS}")
 
 if(XFFI_DLPACK_OFFICIAL_DIR AND EXISTS "${XFFI_DLPACK_OFFICIAL_DIR}/dlpack/dlpack.h")
-  set(XFFI_DLPACK_OFFICIAL_SRC ${CMAKE_CURRENT_SOURCE_DIR}/c/dlpack_layout_official.c)
+  set(XFFI_DLPACK_OFFICIAL_SRC ${CMAKE_CURRENT_SOURCE_DIR}/c/tensor/dlpack_layout_official.c)
   target_sources(test_dlpack_layout PRIVATE ${XFFI_DLPACK_OFFICIAL_SRC})
   set_source_files_properties(${XFFI_DLPACK_OFFICIAL_SRC} PROPERTIES INCLUDE_DIRECTORIES "${XFFI_DLPACK_OFFICIAL_DIR}")
   target_compile_definitions(test_dlpack_layout PRIVATE XFFI_HAVE_OFFICIAL_DLPACK=1)

@@ -59,7 +59,7 @@ if(XFFI_INTEROP_TVM_INCLUDE AND EXISTS "${XFFI_INTEROP_TVM_INCLUDE}/tvm/ffi/c_ap
       BUILD_RPATH "${XFFI_INTEROP_TVM_LIBDIR}")
 
     add_executable(test_interop_list_grow ${XFFI_INTEROP_DIR}/test_interop_list_grow.c)
-    target_include_directories(test_interop_list_grow PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/c)
+    target_include_directories(test_interop_list_grow PRIVATE ${XFFI_TEST_HELPERS})
     target_link_libraries(test_interop_list_grow PRIVATE xffi_shared PkgConfig::CMOCKA)
     target_compile_definitions(test_interop_list_grow PRIVATE
       XFFI_INTEROP_LIST_GROW_LIB="$<TARGET_FILE:xffi_interop_list_grow>")
@@ -71,7 +71,7 @@ if(XFFI_INTEROP_TVM_INCLUDE AND EXISTS "${XFFI_INTEROP_TVM_INCLUDE}/tvm/ffi/c_ap
   endif()
 
   add_executable(test_interop_host ${XFFI_INTEROP_DIR}/test_interop_host.c)
-  target_include_directories(test_interop_host PRIVATE ${XFFI_INTEROP_TVM_INCLUDE} ${CMAKE_CURRENT_SOURCE_DIR}/c)
+  target_include_directories(test_interop_host PRIVATE ${XFFI_INTEROP_TVM_INCLUDE} ${XFFI_TEST_HELPERS})
   # The wheel's library first: libxffi exports TVMFFI* too, and the first in
   # the global scope serves this program's TVMFFI* calls (meant for tvm-ffi)
   # and the wheel's own (it is not linked -Bsymbolic); docs/tvm-ffi.md.
@@ -88,9 +88,9 @@ else()
     "`python3 -m tvm_ffi.config --includedir`); test_interop_host is not built")
 endif()
 
-# bench_vs_tvm (tests/bench) needs the wheel's headers and library:
-# tests/bench/tvm.cmake adds them once the bench targets exist (deferred to
-# the end of the top-level directory, which adds tests/bench after tests/).
+# bench_vs_tvm (bench) needs the wheel's headers and library:
+# bench/tvm.cmake adds them once the bench targets exist (deferred to
+# the end of the top-level directory, which adds bench after tests/).
 if(XFFI_BUILD_BENCH AND NOT CMAKE_VERSION VERSION_LESS 3.19)
-  cmake_language(DEFER DIRECTORY ${PROJECT_SOURCE_DIR} CALL include ${PROJECT_SOURCE_DIR}/tests/bench/tvm.cmake)
+  cmake_language(DEFER DIRECTORY ${PROJECT_SOURCE_DIR} CALL include ${PROJECT_SOURCE_DIR}/bench/tvm.cmake)
 endif()

@@ -12,7 +12,7 @@ if(TARGET xffi_interop_list_grow)
     BUILD_RPATH "${XFFI_INTEROP_TVM_LIBDIR}")
 
   add_executable(test_interop_map ${XFFI_INTEROP_DIR}/test_interop_map.c)
-  target_include_directories(test_interop_map PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/c)
+  target_include_directories(test_interop_map PRIVATE ${XFFI_TEST_HELPERS})
   target_link_libraries(test_interop_map PRIVATE xffi_shared PkgConfig::CMOCKA)
   target_compile_definitions(test_interop_map PRIVATE
     XFFI_INTEROP_MAP_CROSS_LIB="$<TARGET_FILE:xffi_interop_map_cross>")

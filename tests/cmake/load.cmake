@@ -2,7 +2,7 @@
 # allocations, initialisers) with an empty library of the same shape
 # (test_load_baseline) and with a negative control whose constructor
 # allocates (test_load_ctor_control). Both are built here from
-# tests/c/load/load_baseline_lib.c, so the test does not depend on the
+# tests/c/platform/load/load_baseline_lib.c, so the test does not depend on the
 # benchmarks (XFFI_BUILD_BENCH=OFF). The test counts allocations through an
 # exported malloc family in plain builds, and through the sanitizer
 # allocator's hooks under ASan and TSan.
@@ -11,13 +11,13 @@
 if(WIN32 OR NOT XFFI_SHARED_LIBRARIES)
   return()
 endif()
-add_executable(test_load ${CMAKE_CURRENT_SOURCE_DIR}/c/load/test_load.c)
-target_include_directories(test_load PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/c)
+add_executable(test_load ${CMAKE_CURRENT_SOURCE_DIR}/c/platform/load/test_load.c)
+target_include_directories(test_load PRIVATE ${XFFI_TEST_HELPERS})
 target_link_libraries(test_load PRIVATE PkgConfig::CMOCKA ${CMAKE_DL_LIBS})
 target_include_directories(test_load PRIVATE ${PROJECT_SOURCE_DIR}/include)
 
 foreach(lib test_load_baseline test_load_ctor_control)
-  add_library(${lib} SHARED ${CMAKE_CURRENT_SOURCE_DIR}/c/load/load_baseline_lib.c)
+  add_library(${lib} SHARED ${CMAKE_CURRENT_SOURCE_DIR}/c/platform/load/load_baseline_lib.c)
   # libxffi's shape: a SONAME (and the versioned file it names).
   set_target_properties(${lib} PROPERTIES VERSION ${PROJECT_VERSION} SOVERSION ${PROJECT_VERSION_MAJOR})
 endforeach()

@@ -14,7 +14,7 @@
 if(NOT XFFI_TVM_FFI_HEADERS OR NOT CMAKE_SYSTEM_NAME STREQUAL "Linux" OR NOT TARGET xffi_shared OR CMAKE_CROSSCOMPILING)
   return()
 endif()
-set(XFFI_ARRANGEMENTS_DIR ${CMAKE_CURRENT_SOURCE_DIR}/arrangements)
+set(XFFI_ONE_RUNTIME_DIR ${CMAKE_CURRENT_SOURCE_DIR}/one_runtime)
 get_filename_component(XFFI_WHEEL_RUNTIME "${XFFI_TVM_FFI_HEADERS}/../lib/libtvm_ffi.so" ABSOLUTE)
 
 include(${CMAKE_CURRENT_LIST_DIR}/cxx.cmake)
@@ -23,13 +23,13 @@ if(CMAKE_CXX_COMPILER AND TARGET xffi_tvm_ffi)
   enable_language(CXX)
   # Built as tvm-ffi's users build: the wheel's headers, no runtime linked
   # (its TVMFFI* stay undefined until the process provides them).
-  add_library(xffi_arrangement_kernel MODULE ${XFFI_ARRANGEMENTS_DIR}/kernel_lib.cc)
+  add_library(xffi_arrangement_kernel MODULE ${XFFI_ONE_RUNTIME_DIR}/kernel_lib.cc)
   target_include_directories(xffi_arrangement_kernel SYSTEM PRIVATE ${XFFI_TVM_FFI_HEADERS})
   target_compile_features(xffi_arrangement_kernel PRIVATE cxx_std_17)
   set_target_properties(xffi_arrangement_kernel PROPERTIES COMPILE_OPTIONS "-Wall;-Wextra;-Wno-unused-parameter")
 
-  add_executable(test_one_runtime_c_host ${XFFI_ARRANGEMENTS_DIR}/test_one_runtime_c_host.c)
-  target_include_directories(test_one_runtime_c_host PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/c)
+  add_executable(test_one_runtime_c_host ${XFFI_ONE_RUNTIME_DIR}/test_one_runtime_c_host.c)
+  target_include_directories(test_one_runtime_c_host PRIVATE ${XFFI_TEST_HELPERS})
   target_link_libraries(test_one_runtime_c_host PRIVATE xffi_tvm_ffi PkgConfig::CMOCKA ${CMAKE_DL_LIBS})
   target_compile_definitions(test_one_runtime_c_host PRIVATE
     XFFI_ARRANGEMENT_KERNEL="$<TARGET_FILE:xffi_arrangement_kernel>"
@@ -50,7 +50,7 @@ endif()
 
 find_package(Python3 COMPONENTS Interpreter QUIET)
 if(Python3_Interpreter_FOUND AND NOT XFFI_SANITIZE)
-  set(XFFI_ARRANGEMENTS_CHECK ${Python3_EXECUTABLE} ${XFFI_ARRANGEMENTS_DIR}/check_arrangements.py)
+  set(XFFI_ARRANGEMENTS_CHECK ${Python3_EXECUTABLE} ${XFFI_ONE_RUNTIME_DIR}/check_arrangements.py)
   add_test(NAME one_runtime_overlay_mechanics COMMAND ${XFFI_ARRANGEMENTS_CHECK} overlay
     ${CMAKE_CURRENT_BINARY_DIR}/overlay-mechanics --wheel-runtime)
   if(TARGET xffi_tvm_ffi)

@@ -5,7 +5,7 @@
  * item, set or erase a Dict key, grow a Dict past a rehash) before it maps
  * an int. The target holds the containers it may change (so they outlive
  * the walk); the in-place path, which needs them unshared, is tested in
- * tests/c/test_walk_callback_changes.c. Checks: the walk
+ * tests/c/walk/test_walk_callback_changes.c. Checks: the walk
  * gives a result or raises a ValueError naming the change (never a memory
  * error or leak: ASan and LeakSanitizer watch), and the result hashes and
  * compares equal to itself. */

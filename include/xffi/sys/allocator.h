@@ -5,7 +5,7 @@
  * allocator. By default that is the C library's (malloc, realloc, free, and
  * the platform's aligned allocation). A program may install its own instead:
  * a pool, an accounting wrapper, or a test's allocator that makes the Nth
- * allocation fail (tests/c/failing_allocator.h).
+ * allocation fail (tests/c/helpers/failing_allocator.h).
  *
  * When. The allocator is fixed once per process, by whichever comes first:
  * the library's first allocation (the default allocator is then fixed), or a

@@ -1,6 +1,6 @@
 /* xffi/sys/testing.h: hooks for tests and leak checkers (extension tier,
  * not the stable ABI). Failure injection is no hook: tests install a failing
- * allocator (xffi/sys/allocator.h, tests/c/failing_allocator.h). */
+ * allocator (xffi/sys/allocator.h, tests/c/helpers/failing_allocator.h). */
 #ifndef XFFI_SYS_TESTING_H
 #define XFFI_SYS_TESTING_H
 

@@ -2,7 +2,7 @@
 //! crate (default features: the C runtime linked in statically, its TVMFFI*
 //! and xffi_* exported by build.rs) loads a kernel library built against
 //! tvm-ffi's headers with tvm-ffi's C++ export macro and linked to no
-//! libtvm_ffi.so (tests/arrangements/kernel_lib.cc), and calls it. One
+//! libtvm_ffi.so (tests/one_runtime/kernel_lib.cc), and calls it. One
 //! runtime serves both: the kernel's TVMFFI* imports bind to this program, its
 //! errors arrive as `Err`, it finds a global registered from Rust, and no
 //! tvm-ffi library is mapped. Needs the TVMFFI* functions of issue 15's other

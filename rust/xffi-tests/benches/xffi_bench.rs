@@ -1,5 +1,5 @@
 //! Rust benchmarks, measured by the project's own harness
-//! (tests/bench/bench_harness.c, linked into this program only): rounds
+//! (bench/bench_harness.c, linked into this program only): rounds
 //! interleaved with a baseline measured in the same run, heap allocations
 //! counted per iteration, exact instruction counts under callgrind, and the
 //! same table + JSON lines as the C benchmarks:

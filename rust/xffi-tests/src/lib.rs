@@ -1,5 +1,5 @@
 //! Test-only crate (never published): the C layout probe and the C side of
-//! the cross-language ownership tests (`tests/cross/*.c` in the repository),
+//! the cross-language ownership tests (`tests/cross_language/*.c` in the repository),
 //! compiled by build.rs against the headers xffi-sys exports; and the
 //! README's Rust snippet, run as a doctest ([`readme`]).
 use std::ffi::{c_char, c_int};
@@ -49,7 +49,7 @@ pub struct CNode {
     pub value: i64,
 }
 // SAFETY: objects of type cross.CNode carry an i64 right after the header
-// (tests/cross/cross.c), which is CNode's layout, and C never changes it
+// (tests/cross_language/cross.c), which is CNode's layout, and C never changes it
 // after creation.
 unsafe impl xffi::ObjectType for CNode {
     const TYPE_KEY: &'static str = "cross.CNode";

@@ -37,7 +37,7 @@ fn equal_values_compare_equal_and_others_do_not() {
 #[test]
 fn hash_numbers_are_tvm_ffi_s() {
     // The numbers tvm-ffi's Python structural_hash gives (checked against the
-    // wheel's runtime by tests/c/test_structural.c), unsigned as Python shows them.
+    // wheel's runtime by tests/c/walk/test_structural.c), unsigned as Python shows them.
     assert_eq!(structural_hash(&7i64).unwrap(), 2654435841);
     assert_eq!(structural_hash(&Any::none()).unwrap(), 2654435769);
     assert_eq!(structural_hash(&1.5f64).unwrap(), 4609434221268138618);
