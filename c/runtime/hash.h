@@ -211,7 +211,8 @@ static inline uint64_t xffi_stable_hash_mod(uint64_t x) {
 static inline uint64_t xffi_stable_hash_bytes(const char *data, size_t size) {
   uint64_t r = 0;
   size_t i = 0;
-  for (; i + 8 <= size; i += 8) r = xffi_stable_hash_mod(r * XFFI_STABLE_HASH_MULTIPLIER + xffi_stable_le_word(data + i, 8));
+  for (; i + 8 <= size; i += 8)
+    r = xffi_stable_hash_mod(r * XFFI_STABLE_HASH_MULTIPLIER + xffi_stable_le_word(data + i, 8));
   if (i < size) r = xffi_stable_hash_mod(r * XFFI_STABLE_HASH_MULTIPLIER + xffi_stable_le_word(data + i, size - i));
   return r;
 }
