@@ -5,6 +5,9 @@ use core::ffi::{c_char, c_int};
 use crate::any::xffi_any;
 use crate::object::xffi_object;
 
+/// The longest JSON text the writers produce (2^30 bytes); past it they raise MemoryError.
+pub const XFFI_JSON_MAX_TEXT_BYTES: usize = 1 << 30;
+
 extern "C" {
     /// `*out` receives a new reference to the value of the JSON text `text[0, size)` (borrowed).
     pub fn xffi_json_parse(out: *mut xffi_any, text: *const c_char, size: usize) -> c_int;
