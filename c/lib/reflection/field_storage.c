@@ -230,7 +230,8 @@ int xffi_field_setter_for_type(xffi_field_setter *out, int32_t static_type_index
 /* ---- The bytes xffi's own accessors touch ---- */
 
 int64_t xffi_field_getter_storage_size(xffi_field_getter getter) {
-  if (getter == get_int || getter == get_float || getter == get_ptr || getter == get_object) return 8;
+  if (getter == get_int || getter == get_float) return 8;
+  if (getter == get_ptr || getter == get_object) return sizeof(void *); /* 4 on 32-bit targets */
   if (getter == get_bool) return sizeof(bool);
   if (getter == get_dtype) return sizeof(DLDataType);
   if (getter == get_device) return sizeof(DLDevice);
@@ -239,9 +240,9 @@ int64_t xffi_field_getter_storage_size(xffi_field_getter getter) {
 }
 
 int64_t xffi_field_setter_storage_size(xffi_field_setter setter) {
-  if (setter == set_int || setter == set_float || setter == set_ptr || setter == set_string || setter == set_bytes ||
-      setter == set_object)
-    return 8;
+  if (setter == set_int || setter == set_float) return 8;
+  if (setter == set_ptr || setter == set_string || setter == set_bytes || setter == set_object)
+    return sizeof(void *); /* 4 on 32-bit targets */
   if (setter == set_bool) return sizeof(bool);
   if (setter == set_dtype) return sizeof(DLDataType);
   if (setter == set_device) return sizeof(DLDevice);

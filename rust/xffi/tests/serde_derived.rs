@@ -214,14 +214,20 @@ fn hostile_graphs_naming_a_derived_type_are_errors() {
         (GOOD.replace(r#""scale":1.5"#, r#""scale":"x""#), "field `scale` must be a float, got str"),
         (
             GOOD.replace(r#""label":1"#, r#""label":0"#),
-            "Node.label: xffi_any_to_str: expected str, got test.serde_derived.Leaf",
+            "field 'label' of 'test.serde_derived.Node' expects ffi.String, got test.serde_derived.Leaf",
         ),
-        (GOOD.replace(r#""note":1"#, r#""note":0"#), "Node.note: xffi_any_to_str: expected str"),
+        (GOOD.replace(r#""note":1"#, r#""note":0"#), "field 'note' of 'test.serde_derived.Node' expects ffi.String"),
         (GOOD.replace(r#""counter":4"#, r#""counter":1.5"#), "field `counter` must be an int, got float"),
         // An ObjectRef field given None, or another type.
         (GOOD.replace(r#""leaf":0"#, r#""leaf":3"#), "Node.leaf: expected test.serde_derived.Leaf, got None"),
-        (GOOD.replace(r#""leaf":0"#, r#""leaf":1"#), "Node.leaf: expected test.serde_derived.Leaf, got str"),
-        (GOOD.replace(r#""other":3"#, r#""other":2"#), "Node.other: expected test.serde_derived.Leaf, got int"),
+        (
+            GOOD.replace(r#""leaf":0"#, r#""leaf":1"#),
+            "field 'leaf' of 'test.serde_derived.Node' expects test.serde_derived.Leaf, got str",
+        ),
+        (
+            GOOD.replace(r#""other":3"#, r#""other":2"#),
+            "field 'other' of 'test.serde_derived.Node' expects test.serde_derived.Leaf, got int",
+        ),
         // A node index out of range in a field.
         (GOOD.replace(r#""leaf":0"#, r#""leaf":99"#), "field `leaf`: node index 99 out of range"),
         // A required field missing.
