@@ -210,7 +210,8 @@ static int32_t define_type(int32_t parent) {
   } fields[] = {
       {"a", XFFI_TYPE_INT, OFFSET_A, 8, 0, xffi_any_none()},
       {"b", XFFI_TYPE_ANY, OFFSET_B, 16, XFFI_FIELD_HAS_DEFAULT, xffi_any_c_str("dflt")},
-      {"c", XFFI_TYPE_OBJECT, OFFSET_C, 8, XFFI_FIELD_HAS_DEFAULT | XFFI_FIELD_KW_ONLY, xffi_any_none()},
+      {"c", XFFI_TYPE_OBJECT, OFFSET_C, (int64_t)sizeof(xffi_object *), XFFI_FIELD_HAS_DEFAULT | XFFI_FIELD_KW_ONLY,
+       xffi_any_none()},
   };
   for (size_t i = 0; i < 3; ++i) {
     xffi_field_info f;

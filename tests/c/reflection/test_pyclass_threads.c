@@ -57,7 +57,7 @@ static int32_t define_type(int number, xffi_object *make_getter, xffi_object *ma
     memset(&f, 0, sizeof(f));
     f.name = bytes_of(names[i]);
     f.flags = flags[i] | XFFI_FIELD_WRITABLE | XFFI_FIELD_SETTER_IS_FUNCTION;
-    f.size = 8;
+    f.size = kinds[i] == XFFI_TYPE_OBJECT ? (int64_t)sizeof(xffi_object *) : 8; /* what the getter touches */
     f.alignment = 8;
     f.offset = offsets[i];
     uintptr_t getter_bits = (uintptr_t)(uint64_t)getter.v_int64;

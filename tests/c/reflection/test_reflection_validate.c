@@ -8,6 +8,17 @@
 #include <xffi/reflection.h>
 #include <xffi/tvm_ffi.h>
 
+/* Object fields are pointer-sized: the texts of the messages that name their size. */
+#if UINTPTR_MAX > 0xFFFFFFFFu
+#  define PTR_SIZE "8"
+#  define HALF_PTR_OFFSET "28"
+#  define HALF_PTR_SIZE "4"
+#else
+#  define PTR_SIZE "4"
+#  define HALF_PTR_OFFSET "26"
+#  define HALF_PTR_SIZE "2"
+#endif
+
 static int32_t new_type(const char *key) {
   int32_t index = -1;
   assert_int_equal(xffi_type_register(&index, key, XFFI_TYPE_OBJECT), XFFI_OK);
@@ -243,6 +254,7 @@ static int get_int32(void *field_addr, xffi_any *result) {
 static xffi_field_info object_field(const char *name, int64_t offset) {
   xffi_field_info f = int_field(name, offset);
   f.field_static_type_index = XFFI_TYPE_OBJECT;
+  f.size = (int64_t)sizeof(xffi_object *); /* what xffi's object accessors touch: 4 bytes on 32-bit targets */
   assert_int_equal(xffi_field_getter_for_type(&f.getter, XFFI_TYPE_OBJECT), XFFI_OK);
   xffi_field_setter setter;
   assert_int_equal(xffi_field_setter_for_type(&setter, XFFI_TYPE_OBJECT), XFFI_OK);
@@ -275,15 +287,17 @@ static void test_overlapping_fields_are_refused(void **state) {
   assert_int_equal(TVMFFITypeRegisterField(t, &same), -1);
   expect_error(XFFI_KIND_VALUE,
                "TVMFFITypeRegisterField: field 'integer' of test.validate.Overlap (offset 24, size 8) overlaps field "
-               "'pointer' of test.validate.Overlap (offset 24, size 8): fields may not share bytes (only an exact "
+               "'pointer' of test.validate.Overlap (offset 24, size " PTR_SIZE
+               "): fields may not share bytes (only an exact "
                "alias of an inherited field may)");
-  xffi_field_info partial = int_field("partial", 28);
-  partial.getter = get_int32; /* a 4-byte field of the registrant's own */
-  partial.size = 4;
-  partial.alignment = 4;
+  /* The pointer's second half: a field of the registrant's own getter. */
+  xffi_field_info partial = int_field("partial", 24 + (int64_t)sizeof(void *) / 2);
+  partial.getter = get_int32;
+  partial.size = (int64_t)sizeof(void *) / 2;
+  partial.alignment = partial.size;
   assert_int_equal(xffi_type_register_field(t, &partial), XFFI_FAIL);
-  assert_raised(XFFI_KIND_VALUE,
-                "field 'partial' of test.validate.Overlap (offset 28, size 4) overlaps field 'pointer'");
+  assert_raised(XFFI_KIND_VALUE, "field 'partial' of test.validate.Overlap (offset " HALF_PTR_OFFSET
+                                 ", size " HALF_PTR_SIZE ") overlaps field 'pointer'");
   /* An alias within the type itself has no use: refused too. */
   xffi_field_info alias = object_field("pointer_again", 24);
   assert_int_equal(TVMFFITypeRegisterField(t, &alias), -1);
@@ -333,13 +347,14 @@ static void test_an_overlap_inside_one_table_refuses_the_table(void **state) {
   int32_t t = new_type("test.validate.OverlapTable");
   xffi_reflect_field_spec specs[3] = {
       {"a", NULL, NULL, 24, 8, XFFI_TYPE_INT, 0, {0}},
-      {"b", NULL, NULL, 32, 8, XFFI_TYPE_OBJECT, 0, {0}},
+      {"b", NULL, NULL, 32, sizeof(xffi_object *), XFFI_TYPE_OBJECT, 0, {0}},
       {"c", NULL, NULL, 32, 8, XFFI_TYPE_FLOAT, 0, {0}},
   };
   assert_int_equal(xffi_reflect_fields(t, specs, 3), XFFI_FAIL);
   expect_error(XFFI_KIND_VALUE,
                "xffi_reflect_fields: field 'c' of test.validate.OverlapTable (offset 32, size 8) overlaps field 'b' of "
-               "test.validate.OverlapTable (offset 32, size 8): fields may not share bytes (only an exact alias of an "
+               "test.validate.OverlapTable (offset 32, size " PTR_SIZE
+               "): fields may not share bytes (only an exact alias of an "
                "inherited field may)");
   assert_int_equal(num_fields(t), 0);
   specs[2].offset = 40;
@@ -361,7 +376,8 @@ static void test_overlaps_across_parent_and_child_either_order(void **state) {
   assert_int_equal(TVMFFITypeRegisterField(grandchild, &over), -1);
   expect_error(XFFI_KIND_VALUE,
                "TVMFFITypeRegisterField: field 'over' of test.validate.OverlapGrandchild (offset 24, size 8) overlaps "
-               "field 'pointer' of test.validate.OverlapParent (offset 24, size 8): fields may not share bytes (only "
+               "field 'pointer' of test.validate.OverlapParent (offset 24, size " PTR_SIZE
+               "): fields may not share bytes (only "
                "an exact alias of an inherited field may)");
   xffi_field_info alias = object_field("alias", 24);
   assert_int_equal(TVMFFITypeRegisterField(grandchild, &alias), 0);
@@ -376,7 +392,8 @@ static void test_overlaps_across_parent_and_child_either_order(void **state) {
   xffi_field_info late = object_field("late", 32);
   assert_int_equal(TVMFFITypeRegisterField(parent, &late), -1);
   expect_error(XFFI_KIND_VALUE,
-               "TVMFFITypeRegisterField: field 'late' of test.validate.OverlapParent (offset 32, size 8) overlaps "
+               "TVMFFITypeRegisterField: field 'late' of test.validate.OverlapParent (offset 32, size " PTR_SIZE
+               ") overlaps "
                "field 'childs' of test.validate.OverlapChild (offset 32, size 8): fields may not share bytes (only an "
                "exact alias of an inherited field may)");
   /* A sibling's records are in other objects: no overlap with them. */
