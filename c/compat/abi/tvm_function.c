@@ -43,7 +43,7 @@ int TVMFFIFunctionSetGlobal(const xffi_byte_array *name, void *f, int allow_over
   if (check_byte_array(__func__, "name", name) != XFFI_OK) return XFFI_FAIL;
   XFFI_CHECK_ARG_OBJECT((xffi_object *)f, XFFI_TYPE_FUNCTION);
   xffi_byte_array none = {NULL, 0};
-  return xffi_registry_set(*name, f, none, none, allow_override, XFFI_KIND_RUNTIME, __func__);
+  return xffi_registry_set(*name, f, none, none, allow_override, XFFI_KIND_RUNTIME, __func__, 1);
 }
 
 int TVMFFIFunctionSetGlobalFromMethodInfo(const xffi_method_info *method_info, int allow_override) {
@@ -56,7 +56,7 @@ int TVMFFIFunctionSetGlobalFromMethodInfo(const xffi_method_info *method_info, i
   if (method->type_index != XFFI_TYPE_FUNCTION || !method->v_obj)
     return xffi_raise_type_mismatch(__func__, "method_info->method to be an ffi.Function", method);
   return xffi_registry_set(method_info->name, method->v_obj, method_info->doc, method_info->metadata, allow_override,
-                           XFFI_KIND_RUNTIME, __func__);
+                           XFFI_KIND_RUNTIME, __func__, 1);
 }
 
 /* The checks of TVMFFIFunctionCall, out of its path: raises the error for
