@@ -33,7 +33,16 @@ int xffi_field_layout_check(const char *function, const xffi_type_info *type, co
                             type->type_key.data);
   if (!info->getter) return raise_field(function, type, info, "info->getter is NULL: every field needs one");
   if (info->size < 0) return raise_field(function, type, info, "size %lld is negative", (long long)info->size);
-  if (info->offset < (int64_t)sizeof(xffi_object))
+  /* A C++ class whose first base is polymorphic puts that base's members
+   * before the Object header, at negative offsets (TVM's
+   * relax PyExprMutator registers builder_ at -64); tvm-ffi accepts them.
+   * Bytes of the header itself are never a field's. */
+  int before_header = rules == XFFI_FIELD_RULES_TVM_FFI && info->offset < 0 && info->offset + info->size <= 0;
+  if (info->offset < 0 && rules == XFFI_FIELD_RULES_TVM_FFI && !before_header)
+    return raise_field(function, type, info,
+                       "offset %lld + size %lld reaches into the object header (the first %zu bytes)",
+                       (long long)info->offset, (long long)info->size, sizeof(xffi_object));
+  if (info->offset < (int64_t)sizeof(xffi_object) && !before_header)
     return raise_field(function, type, info, "offset %lld lies in the object header (the first %zu bytes)",
                        (long long)info->offset, sizeof(xffi_object));
   if (info->alignment <= 0 || (info->alignment & (info->alignment - 1)) != 0)

@@ -20,7 +20,9 @@ typedef enum xffi_field_rules {
 } xffi_field_rules;
 
 /* Checks info (borrowed) as a new field of type (borrowed): a non-empty
- * name, a getter, a non-negative offset past the object header, a
+ * name, a getter, an offset past the object header (or, by
+ * XFFI_FIELD_RULES_TVM_FFI, a field wholly before it, as tvm-ffi accepts:
+ * the members of a C++ class's polymorphic first base), a
  * positive power-of-two alignment that the offset is a multiple of, a size
  * that is not negative and, when type has metadata with a total size,
  * offset + size within it. ValueError "<function>: field 'name' of T: ..."

@@ -82,6 +82,59 @@ static void test_layout_errors_name_the_field_and_keep_nothing(void **state) {
   assert_int_equal(num_fields(t), 0);
 }
 
+/* A C++ object whose first base is polymorphic: that base's members lie
+ * before the Object header (TVM's relax PyExprMutator registers builder_
+ * at -64). */
+typedef struct before_header_object {
+  int64_t builder;
+  int64_t base_rest[7];
+  xffi_object header;
+  int64_t own;
+} before_header_object;
+
+_Static_assert(offsetof(before_header_object, header) - offsetof(before_header_object, builder) == 64,
+               "builder lies 64 bytes before the header");
+
+static void test_fields_before_the_header_are_accepted_from_the_abi_only(void **state) {
+  (void)state;
+  int32_t t = new_type("test.validate.BeforeHeader");
+  xffi_field_info builder = int_field("builder_", -64);
+  /* xffi's own form keeps refusing what lies before the header. */
+  assert_int_equal(xffi_type_register_field(t, &builder), XFFI_FAIL);
+  expect_error(XFFI_KIND_VALUE,
+               "xffi_type_register_field: field 'builder_' of test.validate.BeforeHeader: offset -64 lies in the "
+               "object header (the first 24 bytes)");
+  /* tvm-ffi's ABI takes it, as the wheel does; a field that reaches into
+   * the header, or a misaligned one, is still refused. */
+  xffi_field_info straddle = int_field("straddle", -8);
+  straddle.size = 16;
+  assert_int_equal(TVMFFITypeRegisterField(t, &straddle), -1);
+  expect_error(XFFI_KIND_VALUE,
+               "TVMFFITypeRegisterField: field 'straddle' of test.validate.BeforeHeader: offset -8 + size 16 reaches "
+               "into the object header (the first 24 bytes)");
+  xffi_field_info misaligned = int_field("misaligned", -60);
+  assert_int_equal(TVMFFITypeRegisterField(t, &misaligned), -1);
+  assert_raised(XFFI_KIND_VALUE, "offset -60 is not a multiple of its alignment 8");
+  assert_int_equal(num_fields(t), 0);
+  assert_int_equal(TVMFFITypeRegisterField(t, &builder), 0);
+  xffi_field_info own = int_field("own", 24);
+  assert_int_equal(TVMFFITypeRegisterField(t, &own), 0);
+  assert_int_equal(num_fields(t), 2);
+  /* The field reads the bytes 64 before the header, as tvm-ffi's accessors do. */
+  before_header_object obj;
+  memset(&obj, 0, sizeof(obj));
+  obj.builder = 4242;
+  obj.own = 7;
+  obj.header.ref_counts = 1;
+  obj.header.type_index = t;
+  xffi_any value = xffi_any_none();
+  assert_int_equal(xffi_object_get_field(&value, &obj.header, "builder_"), XFFI_OK);
+  assert_int_equal(value.type_index, XFFI_TYPE_INT);
+  assert_int_equal(value.v_int64, 4242);
+  assert_int_equal(xffi_object_get_field(&value, &obj.header, "own"), XFFI_OK);
+  assert_int_equal(value.v_int64, 7);
+}
+
 static void test_a_field_twice_is_refused(void **state) {
   (void)state;
   int32_t t = new_type("test.validate.Twice");
@@ -408,6 +461,7 @@ static void test_overlaps_across_parent_and_child_either_order(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_layout_errors_name_the_field_and_keep_nothing),
+      cmocka_unit_test(test_fields_before_the_header_are_accepted_from_the_abi_only),
       cmocka_unit_test(test_a_field_twice_is_refused),
       cmocka_unit_test(test_offset_outside_the_total_size_either_order),
       cmocka_unit_test(test_setters_and_the_writable_flag),
