@@ -531,7 +531,7 @@ static void unlock_and_reclaim(void) {
 }
 
 int xffi_registry_set(xffi_byte_array name, xffi_object *func, xffi_byte_array doc, xffi_byte_array metadata,
-                      int allow_override, const char *duplicate_kind, const char *fn, int tvm_text) {
+                      int allow_override, const char *duplicate_kind, const char *fn, const char *tvm_suffix) {
   /* Every way in refuses it: no lookup or erase by C string could reach it. */
   if (!name.size) return xffi_error_raise(XFFI_KIND_VALUE, "%s: name is empty", fn);
   uint64_t hash = name_hash(name.data, name.size);
@@ -547,9 +547,9 @@ int xffi_registry_set(xffi_byte_array name, xffi_object *func, xffi_byte_array d
   if (taken && !allow_override) {
     xffi_mutex_unlock(&writer_lock);
     xffi_free_aligned(e);
-    if (tvm_text)
-      return xffi_error_raise(duplicate_kind, "Global Function `%.*s` is already registered", (int)name.size,
-                              name.data);
+    if (tvm_suffix)
+      return xffi_error_raise(duplicate_kind, "Global Function `%.*s` is already registered%s", (int)name.size,
+                              name.data, tvm_suffix);
     return xffi_error_raise(duplicate_kind,
                             /* tvm-ffi's wording, which its callers match: "`name` is already registered" */
                             "%s: Global Function `%.*s` is already registered (pass allow_override to replace it)", fn,
@@ -578,7 +578,7 @@ int xffi_function_global_register(const char *name, xffi_object *func, int allow
   XFFI_CHECK_ARG_OBJECT(func, XFFI_TYPE_FUNCTION);
   xffi_byte_array none = {NULL, 0};
   return xffi_registry_set((xffi_byte_array){name, strlen(name)}, func, none, none, allow_override, XFFI_KIND_VALUE,
-                           __func__, 0);
+                           __func__, NULL);
 }
 
 int xffi_registry_remove(xffi_byte_array name, int *out_removed) {

@@ -10,13 +10,15 @@
  * name, keeping copies of doc and metadata (JSON text; either may be empty).
  * A name that is taken (by a registered function or a built-in) raises
  * duplicate_kind unless allow_override: naming fn, with a hint, or, when
- * tvm_text, in tvm-ffi's exact words ("Global Function `NAME` is already
- * registered"), which the ABI's callers compare. The caller has checked
+ * tvm_suffix is not NULL, in tvm-ffi's exact words ("Global Function `NAME`
+ * is already registered" and tvm_suffix), which the ABI's callers compare.
+ * The caller has checked
  * that func is a Function and that name, doc and metadata are readable.
  * Errors: ValueError "<fn>: name is empty"; duplicate_kind; MemoryError
  * (nothing changed). */
 int xffi_registry_set(xffi_byte_array name, xffi_object *func, xffi_byte_array doc, xffi_byte_array metadata,
-                      int allow_override, const char *duplicate_kind, const char *fn, int tvm_text) XFFI_INTERNAL;
+                      int allow_override, const char *duplicate_kind, const char *fn,
+                      const char *tvm_suffix) XFFI_INTERNAL;
 
 /* Removes name if a function (registered or built-in) has it; *out_removed
  * says whether one did (a missing name is not an error here). The registry's

@@ -43,8 +43,14 @@ int TVMFFIFunctionSetGlobal(const xffi_byte_array *name, void *f, int allow_over
   if (check_byte_array(__func__, "name", name) != XFFI_OK) return XFFI_FAIL;
   XFFI_CHECK_ARG_OBJECT((xffi_object *)f, XFFI_TYPE_FUNCTION);
   xffi_byte_array none = {NULL, 0};
-  return xffi_registry_set(*name, f, none, none, allow_override, XFFI_KIND_RUNTIME, __func__, 1);
+  return xffi_registry_set(*name, f, none, none, allow_override, XFFI_KIND_RUNTIME, __func__, "");
 }
+
+/* The wheel's text after "... is already registered" for this entry point
+ * (its static registrations come through it), trailing space included. */
+static const char duplicate_method_causes[] =
+    ", possible causes:\n- Two GlobalDef().def registrations for the same function \nPlease remove the duplicate "
+    "registration.";
 
 int TVMFFIFunctionSetGlobalFromMethodInfo(const xffi_method_info *method_info, int allow_override) {
   XFFI_CHECK_ARG_NOT_NULL(method_info);
@@ -56,7 +62,7 @@ int TVMFFIFunctionSetGlobalFromMethodInfo(const xffi_method_info *method_info, i
   if (method->type_index != XFFI_TYPE_FUNCTION || !method->v_obj)
     return xffi_raise_type_mismatch(__func__, "method_info->method to be an ffi.Function", method);
   return xffi_registry_set(method_info->name, method->v_obj, method_info->doc, method_info->metadata, allow_override,
-                           XFFI_KIND_RUNTIME, __func__, 1);
+                           XFFI_KIND_RUNTIME, __func__, duplicate_method_causes);
 }
 
 /* The checks of TVMFFIFunctionCall, out of its path: raises the error for

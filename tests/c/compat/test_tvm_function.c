@@ -289,7 +289,9 @@ static void test_set_from_method_info_keeps_doc_and_metadata(void **state) {
   xffi_any_release(&args[0]);
   /* A duplicate is refused unless overriding. */
   assert_int_equal(TVMFFIFunctionSetGlobalFromMethodInfo(&info, 0), -1);
-  expect_error(XFFI_KIND_RUNTIME, "Global Function `test.tvm.with_info` is already registered");
+  expect_error(XFFI_KIND_RUNTIME,
+               "Global Function `test.tvm.with_info` is already registered, possible causes:\n- Two GlobalDef().def "
+               "registrations for the same function \nPlease remove the duplicate registration.");
   info.doc = bytes_of("Replaced.");
   assert_int_equal(TVMFFIFunctionSetGlobalFromMethodInfo(&info, 1), 0);
   assert_int_equal(xffi_function_global_info(&doc, NULL, &found, info.name), XFFI_OK);
