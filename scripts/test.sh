@@ -62,6 +62,7 @@ step_table=(
   "numpy|numpy_dlpack|numpy exchanges tensors with xffi over DLPack"
   "interop|tvm_loads_xffi|tvm-ffi (Python) loads and calls a library written with xffi"
   "peer|peer_suite|tvm-ffi's own Python suite on xffi's runtime (peer suite, known-failures list)"
+  "clients-rust|clients_rust|tvm-ffi's Rust crate's own cargo test on xffi's runtime (known-failures list); type attributes against the wheel's"
   "rust|rust_crates|Rust crates: tests, doctests, valgrind, cargo package"
   "clippy|rust_lints|Rust lints: cargo clippy -D warnings with the workspace's lints"
   "mixed|mixed_c_and_rust|mixed C and Rust: cbindgen header, three examples, one runtime (valgrind)"
@@ -303,6 +304,13 @@ peer_suite() {
     python3 -m pytest -q -p no:cacheprovider tests/peer/test_peer_driver.py tests/one_runtime/test_check_arrangements.py &&
     ensure_release_build &&
     XFFI_BUILD_ROOT="$build" XFFI_JOBS="$jobs" python3 tests/peer/run.py --work "$build/peer" --runtime "$(dropin_runtime)"
+}
+
+clients_rust() { # tests/clients/tvm_ffi_rust/run.py fetches tvm-ffi =0.1.15-post2 from crates.io (docs/tvm-ffi.md)
+  ensure_release_build &&
+    XFFI_DROPIN="$(dropin_runtime)" python3 -m pytest -q -p no:cacheprovider tests/dropin/test_type_attrs.py &&
+    XFFI_JOBS="$jobs" python3 tests/clients/tvm_ffi_rust/run.py --work "$build/clients/tvm_ffi_rust" \
+      --runtime "$(dropin_runtime)"
 }
 
 rust_crates() {

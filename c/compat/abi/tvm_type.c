@@ -74,5 +74,7 @@ const xffi_type_attr_column *TVMFFIGetTypeAttrColumn(const xffi_byte_array *attr
     xffi_error_raise(XFFI_KIND_VALUE, "%s: attr_name %s", __func__, attr_name ? "has NULL data but a size" : "is NULL");
     return NULL;
   }
+  /* The runtime's own entries are registered with its types, on first use. */
+  if (xffi_type_builtins_ensure() != XFFI_OK) return NULL;
   return xffi_type_attr_column_find(attr_name->data, attr_name->size);
 }

@@ -26,6 +26,7 @@
 #include "lib/text/repr_text.h"
 #include "runtime/seeds.h"
 #include "lib/reflection/reflection_layout.h"
+#include "compat/globals/structural_hooks.h"
 
 /* ---- Field getters: *result receives a new reference (or a plain value). */
 
@@ -323,7 +324,8 @@ static int register_all(void) {
     if (xffi_type_mark_runtime_owned(function_name, info->type_index) != XFFI_OK) return XFFI_FAIL;
     if (register_fields(type, info) != XFFI_OK || register_methods(type, info) != XFFI_OK) return XFFI_FAIL;
   }
-  if (xffi_type_register_builtin_converters() != XFFI_OK) return XFFI_FAIL;
+  if (xffi_type_register_builtin_converters() != XFFI_OK || xffi_structural_hooks_register() != XFFI_OK)
+    return XFFI_FAIL;
   return xffi_repr_register_runtime_hooks();
 }
 
