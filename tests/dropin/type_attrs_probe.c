@@ -8,7 +8,8 @@
  *
  * Lines: "attr TYPE_KEY NAME KIND" for every registered entry (KIND: the
  * value's type index); "final TYPE_KEY VALUE" for __ffi_type_final__;
- * "visit ..." and "mutate ..." for the structural hooks, called with a
+ * "new ..." for each Function __ffi_new__ called (and __ffi_shallow_copy__
+ * on its result); "visit ..." and "mutate ..." for the structural hooks, called with a
  * visitor or mutator made here in tvm-ffi's layout (an object header, the
  * vtable pointer, the definition-region kind). Built against tvm-ffi's
  * c_api.h; calls the runtime only through the symbols it looks up. */
@@ -26,6 +27,7 @@ typedef int (*get_global_fn)(const TVMFFIByteArray *, TVMFFIObjectHandle *);
 typedef int (*call_fn)(TVMFFIObjectHandle, TVMFFIAny *, int32_t, TVMFFIAny *);
 typedef int (*dec_ref_fn)(TVMFFIObjectHandle);
 typedef int (*from_bytes_fn)(const TVMFFIByteArray *, TVMFFIAny *);
+typedef void (*move_error_fn)(TVMFFIObjectHandle *);
 
 static get_column_fn get_column;
 static get_type_info_fn get_type_info;
@@ -34,6 +36,7 @@ static get_global_fn get_global;
 static call_fn call;
 static dec_ref_fn dec_ref, inc_ref;
 static from_bytes_fn string_from_bytes, bytes_from_bytes, bigint_from_bytes;
+static move_error_fn error_move_from_raised;
 
 static void *must_find(void *lib, const char *name) {
   void *symbol = dlsym(lib, name);
@@ -232,6 +235,46 @@ static void probe_mutate(const sample *s, int32_t mutator_index, const char *att
   printf("\n");
 }
 
+/* Calls function (borrowed) with args; prints what came back, or the error
+ * kind. *result receives the value (owned), None on failure. */
+static void print_call(TVMFFIObjectHandle function, TVMFFIAny *args, int32_t num_args, TVMFFIAny *result) {
+  *result = none_any();
+  if (call(function, args, num_args, result) != 0) {
+    TVMFFIObjectHandle err = NULL;
+    error_move_from_raised(&err);
+    printf(" -> an error");
+    if (err) dec_ref(err);
+    *result = none_any();
+    return;
+  }
+  printf(" -> %s", key_of(result->type_index));
+}
+
+/* __ffi_new__ of each type that has one as a Function, called with no
+ * arguments; then its __ffi_shallow_copy__ on what came back. */
+static void probe_constructors(void) {
+  TVMFFIByteArray name = bytes_of("__ffi_new__");
+  const TVMFFITypeAttrColumn *column = get_column(&name);
+  for (int32_t t = 0; column && t < column->size; ++t) {
+    if (column->data[t].type_index != kTVMFFIFunction) continue;
+    TVMFFIAny made = none_any();
+    printf("new %s:", key_of(t));
+    print_call(column->data[t].v_obj, NULL, 0, &made);
+    const TVMFFIAny *copy = entry_of("__ffi_shallow_copy__", t);
+    if (copy && copy->type_index == kTVMFFIFunction && made.type_index >= kTVMFFIStaticObjectBegin) {
+      TVMFFIAny copied = none_any();
+      printf("; shallow copy");
+      print_call(copy->v_obj, &made, 1, &copied);
+      if (copied.type_index >= kTVMFFIStaticObjectBegin) {
+        printf(copied.v_obj == made.v_obj ? " (the same object)" : " (a new object)");
+        dec_ref(copied.v_obj);
+      }
+    }
+    if (made.type_index >= kTVMFFIStaticObjectBegin) dec_ref(made.v_obj);
+    printf("\n");
+  }
+}
+
 int main(int argc, char **argv) {
   if (argc < 2) {
     fprintf(stderr, "usage: %s LIBTVM_FFI ATTR_NAME...\n", argv[0]);
@@ -249,6 +292,7 @@ int main(int argc, char **argv) {
   call = (call_fn)must_find(lib, "TVMFFIFunctionCall");
   dec_ref = (dec_ref_fn)must_find(lib, "TVMFFIObjectDecRef");
   inc_ref = (dec_ref_fn)must_find(lib, "TVMFFIObjectIncRef");
+  error_move_from_raised = (move_error_fn)must_find(lib, "TVMFFIErrorMoveFromRaised");
   string_from_bytes = (from_bytes_fn)must_find(lib, "TVMFFIStringFromByteArray");
   bytes_from_bytes = (from_bytes_fn)must_find(lib, "TVMFFIBytesFromByteArray");
   bigint_from_bytes = (from_bytes_fn)must_find(lib, "TVMFFIBigIntFromByteArray");
@@ -273,6 +317,8 @@ int main(int argc, char **argv) {
       if (strcmp(argv[i], "__ffi_type_final__") == 0) printf("final %s %lld\n", key_of(t), (long long)entry->v_int64);
     }
   }
+
+  probe_constructors();
 
   /* The structural hooks, called. */
   const char long_text[] = "a string longer than a small one";

@@ -544,6 +544,49 @@ static void test_bad_input_gets_clear_errors(void **state) {
   xffi_any_release(&root);
 }
 
+/* The type's Function attribute name (borrowed). */
+static xffi_object *context_attr(const char *name) {
+  const xffi_type_attr_column *column = NULL;
+  int32_t type = xffi_visit_error_context_type();
+  assert_true(type >= 0);
+  assert_int_equal(xffi_type_attr_column_lookup(&column, name), XFFI_OK);
+  assert_non_null(column);
+  assert_true(type < column->size);
+  assert_int_equal(column->data[type].type_index, XFFI_TYPE_FUNCTION);
+  return column->data[type].v_obj;
+}
+
+/* tvm-ffi's runtime gives the type __ffi_new__ and __ffi_shallow_copy__,
+ * which clients use to make one by its fields (ffi.MakeObjectFromPackedArgs). */
+static void test_new_and_shallow_copy_attributes(void **state) {
+  (void)state;
+  xffi_any made = xffi_any_none(), field = xffi_any_none();
+  assert_int_equal(xffi_function_call(context_attr("__ffi_new__"), NULL, 0, &made), XFFI_OK);
+  assert_true(xffi_visit_error_context_is(made.v_obj));
+  assert_int_equal(xffi_object_get_field(&field, made.v_obj, "reverse_visit_pattern"), XFFI_OK);
+  assert_int_equal(field.type_index, XFFI_TYPE_NONE);
+  /* A copy shares the fields and is a new object. */
+  xffi_any entry = xffi_any_int(3), recorded = xffi_any_object(context_of(&entry, 1)), pattern = xffi_any_none();
+  assert_int_equal(xffi_object_get_field(&pattern, recorded.v_obj, "reverse_visit_pattern"), XFFI_OK);
+  xffi_any copy = xffi_any_none();
+  assert_int_equal(xffi_function_call(context_attr("__ffi_shallow_copy__"), &recorded, 1, &copy), XFFI_OK);
+  assert_true(xffi_visit_error_context_is(copy.v_obj));
+  assert_ptr_not_equal(copy.v_obj, recorded.v_obj);
+  assert_int_equal(xffi_object_get_field(&field, copy.v_obj, "reverse_visit_pattern"), XFFI_OK);
+  assert_ptr_equal(field.v_obj, pattern.v_obj);
+  xffi_any_release(&field);
+  xffi_any_release(&recorded);
+  /* Bad input: arguments to __ffi_new__; anything but a context to the copy. */
+  assert_int_equal(xffi_function_call(context_attr("__ffi_new__"), &made, 1, &field), XFFI_FAIL);
+  expect_error(XFFI_KIND_TYPE, "ffi.VisitErrorContext.__ffi_new__: expected 0 arguments, got 1");
+  assert_int_equal(xffi_function_call(context_attr("__ffi_shallow_copy__"), &pattern, 1, &field), XFFI_FAIL);
+  assert_raised(XFFI_KIND_TYPE,
+                "ffi.VisitErrorContext.__ffi_shallow_copy__: argument 0: expected ffi.VisitErrorContext");
+  xffi_any_release(&copy);
+  xffi_any_release(&pattern);
+  xffi_any_release(&made);
+}
+
 int main(void) {
   failing_allocator_install();
   const struct CMUnitTest tests[] = {
@@ -559,6 +602,7 @@ int main(void) {
       cmocka_unit_test(test_recording_out_of_memory_keeps_the_error),
       cmocka_unit_test(test_find_on_a_million_deep_chain_uses_bounded_stack),
       cmocka_unit_test(test_bad_input_gets_clear_errors),
+      cmocka_unit_test(test_new_and_shallow_copy_attributes),
   };
   return cmocka_run_group_tests(tests, setup_types, NULL);
 }
