@@ -1,6 +1,6 @@
 # Checks of the libtvm_ffi.so drop-in (cmake/tvm_ffi_dropin.cmake) by
 # tests/dropin/check_dropin.py:
-# - tvm_ffi_dropin_properties: SONAME, libc only, <= 408 KB stripped, the
+# - tvm_ffi_dropin_properties: SONAME, libc only, <= 400 KB stripped, the
 #   same xffi_* exports as libxffi, no self-call bound at run time in either
 #   shared library, no heap allocation of its own at dlopen (counted by
 #   load_allocs against reference_lib, a library of the same shape, with the
