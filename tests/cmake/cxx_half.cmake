@@ -10,7 +10,11 @@ add_executable(test_cxx_half ${CMAKE_CURRENT_SOURCE_DIR}/c/compat/test_cxx_half.
 target_include_directories(test_cxx_half SYSTEM PRIVATE ${XFFI_TVM_FFI_HEADERS})
 target_compile_features(test_cxx_half PRIVATE cxx_std_17)
 # The project's warning options are partly C ones: replace them.
-set_target_properties(test_cxx_half PROPERTIES COMPILE_OPTIONS "-Wall;-Wextra;-Wno-unused-parameter")
+set(XFFI_CXX_HALF_TEST_OPTIONS -Wall -Wextra -Wno-unused-parameter)
+if(XFFI_WERROR)
+  list(APPEND XFFI_CXX_HALF_TEST_OPTIONS -Werror)
+endif()
+set_target_properties(test_cxx_half PROPERTIES COMPILE_OPTIONS "${XFFI_CXX_HALF_TEST_OPTIONS}")
 target_link_libraries(test_cxx_half PRIVATE xffi_tvm_ffi PkgConfig::CMOCKA)
 foreach(plugin tvm_module tvm_module_dep)
   add_dependencies(test_cxx_half xffi_test_plugin_${plugin})
