@@ -59,9 +59,13 @@ static const xffi_module_cxx_half *cxx_half;
 void xffi_module_cxx_half_set(const xffi_module_cxx_half *half) { cxx_half = half; }
 const xffi_module_cxx_half *xffi_module_cxx_half_get(void) { return cxx_half; }
 
-/* The Itanium place of the header: after the vtable pointer, aligned. */
-#define SHELL_PREFIX \
-  ((sizeof(void *) + _Alignof(module_object) - 1) / _Alignof(module_object) * _Alignof(module_object))
+/* The header's place: after the vtable pointer, padded to 8 bytes. That is
+ * the Itanium layout on 64-bit targets; on 32-bit ones it keeps the header's
+ * 64-bit counts 8-aligned (and the C++ half, whose layout differs there,
+ * declines to install: c/compat/cxx/library_module.cc). */
+#define SHELL_PREFIX ((size_t)8)
+_Static_assert(SHELL_PREFIX >= sizeof(void *) && SHELL_PREFIX % _Alignof(module_object) == 0,
+               "the vtable pointer fits before the header, which stays aligned");
 
 size_t xffi_module_shell_prefix(void) { return SHELL_PREFIX; }
 

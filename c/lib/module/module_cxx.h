@@ -71,7 +71,7 @@ typedef struct xffi_module_cxx_half {
 void xffi_module_cxx_half_set(const xffi_module_cxx_half *half);
 
 /* Bytes before a library module's Object header: the vtable pointer, padded
- * to the header's alignment, as the Itanium layout places it. */
+ * to 8 bytes (the Itanium layout on 64-bit targets). */
 size_t xffi_module_shell_prefix(void);
 
 /* A library module's own answers, without its imports (what the C++ class's
