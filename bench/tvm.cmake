@@ -55,6 +55,12 @@ if(TARGET bench_vs_tvm AND XFFI_BENCH_TVM_INCLUDE AND XFFI_BENCH_TVM_LIBRARY)
     endforeach()
   endfunction()
   xffi_bench_find_dropin(${PROJECT_SOURCE_DIR} XFFI_BENCH_DROPIN_TARGET)
+  # With the C++ half (cmake/tvm_ffi_dropin.cmake) the row measures the
+  # drop-in's C part, as the properties test does: the C++ half brings the
+  # C++ runtime library, whose load the row would otherwise mostly measure.
+  if(TARGET xffi_tvm_ffi_c)
+    set(XFFI_BENCH_DROPIN_TARGET xffi_tvm_ffi_c)
+  endif()
   if(XFFI_BENCH_DROPIN_TARGET)
     target_compile_definitions(bench_vs_tvm PRIVATE XFFI_BENCH_DROPIN_LIB="$<TARGET_FILE:${XFFI_BENCH_DROPIN_TARGET}>")
     add_dependencies(bench_vs_tvm ${XFFI_BENCH_DROPIN_TARGET})

@@ -64,3 +64,38 @@ if(XFFI_TVM_FFI_DROPIN)
   install(TARGETS xffi_tvm_ffi
     LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT tvm_ffi_dropin EXCLUDE_FROM_ALL)
 endif()
+
+# The C++ half of tvm-ffi's ABI (c/compat/cxx/, C++17, docs/tvm-ffi.md): the
+# C++ functions and type info that code built with tvm-ffi's headers imports
+# from libtvm_ffi.so (ModuleObj, Module::LoadFromFile, json::Parse, ...),
+# compiled against the pinned wheel's headers and linked into the drop-in
+# only, which then needs the C++ runtime library. libxffi stays C and
+# libc-only. xffi_tvm_ffi_c is the drop-in without it, in c-part/: the
+# properties test measures the C part there (size, NEEDED, allocations at
+# load), tests/dropin/check_dropin.py cxx the C++ part.
+option(XFFI_TVM_FFI_CXX "Link the C++ half of tvm-ffi's ABI (c/compat/cxx/) into the drop-in libtvm_ffi.so" ON)
+if(XFFI_TVM_FFI_DROPIN AND XFFI_TVM_FFI_CXX AND NOT CMAKE_CROSSCOMPILING)
+  include(${PROJECT_SOURCE_DIR}/tests/tvm_ffi_headers.cmake)
+  include(${PROJECT_SOURCE_DIR}/tests/cmake/cxx.cmake)
+  xffi_find_cxx()
+  if(NOT XFFI_TVM_FFI_HEADERS)
+    message(STATUS "the drop-in is built without its C++ half: ${XFFI_TVM_FFI_HEADERS_MISSING}")
+  elseif(NOT CMAKE_CXX_COMPILER)
+    message(STATUS "the drop-in is built without its C++ half: no C++ compiler")
+  else()
+    enable_language(CXX)
+    file(GLOB XFFI_CXX_SOURCES CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/c/compat/cxx/*.cc)
+    add_library(xffi_cxx_objects OBJECT ${XFFI_CXX_SOURCES})
+    set_target_properties(xffi_cxx_objects PROPERTIES CXX_STANDARD 17 CXX_STANDARD_REQUIRED ON
+      CXX_EXTENSIONS OFF POSITION_INDEPENDENT_CODE ON CXX_VISIBILITY_PRESET hidden VISIBILITY_INLINES_HIDDEN ON)
+    target_include_directories(xffi_cxx_objects PRIVATE ${PROJECT_SOURCE_DIR}/c)
+    target_include_directories(xffi_cxx_objects SYSTEM PRIVATE ${XFFI_TVM_FFI_HEADERS})
+    add_library(xffi_tvm_ffi_c SHARED $<TARGET_OBJECTS:xffi_objects>)
+    set_target_properties(xffi_tvm_ffi_c PROPERTIES OUTPUT_NAME tvm_ffi
+      LIBRARY_OUTPUT_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR}/c-part)
+    target_link_libraries(xffi_tvm_ffi_c PRIVATE Threads::Threads ${CMAKE_DL_LIBS})
+    target_link_options(xffi_tvm_ffi_c PRIVATE ${XFFI_SYMBOLIC_FLAG})
+    target_sources(xffi_tvm_ffi PRIVATE $<TARGET_OBJECTS:xffi_cxx_objects>)
+    set_target_properties(xffi_tvm_ffi PROPERTIES LINKER_LANGUAGE CXX)
+  endif()
+endif()

@@ -18,6 +18,10 @@
 #      cached at test time) on the wheel's runtime and on xffi's drop-in
 #      (scripts/tvm-ffi-on-xffi.sh), judged against tests/peer/known-failures.txt
 #      (tests/peer/run.py; docs/tvm-ffi.md).
+#   Clients: software built against tvm-ffi (the sdist's quickstart and
+#      stable_c_abi examples, C++ and C hosts included; apache-tvm-ffi-orcjit)
+#      on the wheel's runtime and on the drop-in, judged against
+#      tests/clients/known-failures.txt (tests/clients/run.py).
 #   Rust: cargo test (doctests included), cross-language tests under valgrind
 #      (cargo's runner: scripts/cargo-valgrind.sh), cargo package of each crate;
 #      clippy with warnings and undocumented unsafe blocks as errors.
@@ -63,6 +67,7 @@ step_table=(
   "interop|tvm_loads_xffi|tvm-ffi (Python) loads and calls a library written with xffi"
   "peer|peer_suite|tvm-ffi's own Python suite on xffi's runtime (peer suite, known-failures list)"
   "clients-rust|clients_rust|tvm-ffi's Rust crate's own cargo test on xffi's runtime (known-failures list); type attributes against the wheel's"
+  "clients|tvm_ffi_clients|tvm-ffi's clients on xffi's runtime: sdist examples, orcjit (known-failures list)"
   "rust|rust_crates|Rust crates: tests, doctests, valgrind, cargo package"
   "clippy|rust_lints|Rust lints: cargo clippy -D warnings with the workspace's lints"
   "mixed|mixed_c_and_rust|mixed C and Rust: cbindgen header, three examples, one runtime (valgrind)"
@@ -199,7 +204,7 @@ ensure_release_build() {
 
 release_build() {
   ensure_release_build &&
-    ctest --test-dir "$build/release" -R tvm_ffi_dropin_properties --output-on-failure
+    ctest --test-dir "$build/release" -R "tvm_ffi_dropin_(properties|cxx)" --output-on-failure
 }
 
 sanitizers() {
@@ -311,6 +316,10 @@ clients_rust() { # tests/clients/tvm_ffi_rust/run.py fetches tvm-ffi =0.1.15-pos
     XFFI_DROPIN="$(dropin_runtime)" python3 -m pytest -q -p no:cacheprovider tests/dropin/test_type_attrs.py &&
     XFFI_JOBS="$jobs" python3 tests/clients/tvm_ffi_rust/run.py --work "$build/clients/tvm_ffi_rust" \
       --runtime "$(dropin_runtime)"
+tvm_ffi_clients() {
+  ensure_release_build &&
+    XFFI_BUILD_ROOT="$build" XFFI_JOBS="$jobs" python3 tests/clients/run.py --work "$build/clients" \
+      --sdist-cache "$build/peer/sdist" --runtime "$(dropin_runtime)"
 }
 
 rust_crates() {

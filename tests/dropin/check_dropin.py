@@ -16,6 +16,13 @@
   check_dropin.py abi DROPIN TVM_FFI_H
       every TVMFFI* function declared in include/xffi/tvm_ffi.h is defined
       and exported (the 50 functions of tvm-ffi 0.1.15's libtvm_ffi.so).
+  check_dropin.py cxx DROPIN C_PART WHEEL_LIB
+      the C++ half (c/compat/cxx/): DROPIN (with it) exports every tvm::ffi
+      C++ function, vtable and type info that WHEEL_LIB (the wheel's
+      libtvm_ffi.so) exports, but the wheel's internal static variables
+      (CXX_INTERNAL); it exports the same xffi_* and TVMFFI* as C_PART (the
+      drop-in without it) and no other C++ name of its own; NEEDED adds the C++
+      runtime only. Prints the C++ part's stripped size (DROPIN less C_PART).
 
 Needs binutils (readelf, nm, strip). Prints what it measured; exits 1 on any failed check."""
 import os
@@ -141,6 +148,43 @@ def check_abi(dropin, header):
     return [f"not defined: {', '.join(missing)}"] if missing else []
 
 
+# What the wheel exports from tvm::ffi that is no part of the ABI: static
+# locals of its own functions (and their guards), which no client imports.
+CXX_INTERNAL = re.compile(r"^(_ZGV|_ZZN).*")
+ALLOWED_CXX_NEEDED = re.compile(r"^(libstdc\+\+\.so\.6|libgcc_s\.so\.1|libm\.so\.6)$")
+
+
+def check_cxx(dropin, c_part, wheel):
+    failures = []
+    ours, c_only, theirs = defined_symbols(dropin), defined_symbols(c_part), defined_symbols(wheel)
+    wanted = sorted(n for n in theirs if re.match(r"^_Z[A-Z]*N3tvm3ffi", n) and not CXX_INTERNAL.match(n))
+    missing = [n for n in wanted if n not in ours]
+    print(f"tvm::ffi C++ symbols the wheel exports: {len(wanted)} (besides {len(theirs) - len(wanted)} others); "
+          f"the drop-in exports {len(wanted) - len(missing)} of them")
+    if missing:
+        failures.append(f"the drop-in does not export {len(missing)} of the wheel's C++ symbols: {missing[:10]}")
+    c_names = {n for n in c_only if n.startswith(("xffi_", "TVMFFI"))}
+    full_names = {n for n in ours if n.startswith(("xffi_", "TVMFFI"))}
+    if c_names != full_names:
+        failures.append(f"the C++ half changes the C exports: {sorted(c_names ^ full_names)[:10]}")
+    # The standard library's template instances are weak and public in every
+    # C++ library (libstdc++ marks its namespace so), the wheel's too.
+    std_weak = [n for n in ours if n not in c_only and ours[n] in "WVu" and re.match(r"^_Z[A-Z]*(St|NSt|NKSt)", n)]
+    extra = sorted(n for n in ours if n not in c_only and n not in wanted and n not in std_weak
+                   and not re.match(r"^_Z[A-Z]*N3tvm3ffi", n))
+    print(f"other names the C++ half exports: {len(std_weak)} weak standard-library instances, {len(extra)} more")
+    if extra:
+        failures.append(f"the C++ half exports names outside tvm::ffi and the standard library: {extra[:10]}")
+    needed = dynamic_entries(dropin, "NEEDED")
+    print(f"NEEDED: {needed}")
+    extra_needed = [n for n in needed if not ALLOWED_NEEDED.match(n) and not ALLOWED_CXX_NEEDED.match(n)]
+    if extra_needed:
+        failures.append(f"NEEDED has {extra_needed}: the drop-in may add the C++ runtime only")
+    full, c_size = stripped_size(dropin), stripped_size(c_part)
+    print(f"stripped size: {full} bytes, of which the C part {c_size}, the C++ part {full - c_size}")
+    return failures
+
+
 def main(argv):
     if len(argv) >= 6 and argv[1] == "properties":
         load_allocs = argv[4] if argv[4] != "-" else None
@@ -160,6 +204,8 @@ def main(argv):
         failures = check_properties(argv[2], argv[3], load_allocs, argv[5], "--no-size" not in options, control)
     elif len(argv) == 4 and argv[1] == "abi":
         failures = check_abi(argv[2], argv[3])
+    elif len(argv) == 5 and argv[1] == "cxx":
+        failures = check_cxx(argv[2], argv[3], argv[4])
     else:
         print(__doc__, file=sys.stderr)
         return 2

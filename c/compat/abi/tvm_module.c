@@ -15,7 +15,7 @@ int TVMFFIEnvModLookupFromImports(void *library_ctx, const char *func_name, void
   XFFI_CHECK_ARG_NOT_NULL(func_name);
   if (!func_name[0]) return xffi_raise_arg(XFFI_KIND_VALUE, __func__, "func_name", "is empty");
   xffi_object *module = library_ctx;
-  if (!xffi_module_is_own(module))
+  if (!xffi_module_is_readable(module))
     return xffi_raise_arg(XFFI_KIND_TYPE, __func__, "library_ctx",
                           "is not a library Module of this runtime (expected the value the loader wrote into "
                           "__tvm_ffi__library_ctx)");

@@ -13,13 +13,15 @@
 
 #include "compat/globals/builtin_globals.h"
 #include "lib/module/module_internal.h"
+#include "lib/module/module_cxx.h"
 
 #define LOAD_FROM_FILE_PREFIX "ffi.Module.load_from_file."
 
-/* Argument index of args as a Module this runtime made (borrowed). */
+/* Argument index of args as a Module this runtime can read (borrowed): its
+ * own, or with the C++ half linked any C++ ModuleObj. */
 static int module_at(xffi_object **out, const xffi_any *args, int32_t num_args, int32_t index, const char *fn) {
   if (xffi_arg_to_object(out, args, num_args, index, XFFI_TYPE_MODULE, fn) != XFFI_OK) return XFFI_FAIL;
-  if (!xffi_module_is_own(*out))
+  if (!xffi_module_is_readable(*out))
     return xffi_error_raise(
         XFFI_KIND_TYPE, "%s: argument %d is a Module of another runtime, which this one cannot read", fn, (int)index);
   return XFFI_OK;
@@ -163,43 +165,52 @@ static int module_only(xffi_object **module, const xffi_any *args, int32_t num_a
   return module_at(module, args, num_args, 0, fn);
 }
 
+/* The globals that ask a module about itself (ffi.ModuleGetKind, ...): with
+ * the C++ half its virtual function answers, for any Module; without it,
+ * every Module is this runtime's library module, and the answers are fixed. */
+static int describe(int what, const char *signature, const char *fn, const xffi_any *args, int32_t num_args,
+                    xffi_any *result) {
+  xffi_object *module, *formats;
+  if (module_only(&module, args, num_args, signature, fn) != XFFI_OK) return XFFI_FAIL;
+  const xffi_module_cxx_half *half = xffi_module_cxx_half_get();
+  if (half) return half->describe(result, what, module, &args[1]);
+  switch (what) {
+    case XFFI_MODULE_KIND: return xffi_any_from_str(result, "library", 7);
+    case XFFI_MODULE_PROPERTY_MASK:
+      *result = xffi_any_int(XFFI_MODULE_BINARY_SERIALIZABLE | XFFI_MODULE_RUNNABLE);
+      return XFFI_OK;
+    case XFFI_MODULE_WRITE_FORMATS:
+      if (xffi_array_new(&formats, NULL, 0) != XFFI_OK) return XFFI_FAIL;
+      *result = xffi_any_object(formats);
+      return XFFI_OK;
+    case XFFI_MODULE_INSPECT_SOURCE: return xffi_any_from_str(result, "", 0);
+    default: return xffi_error_raise(XFFI_KIND_RUNTIME, "%s: Module[library] does not support WriteToFile", fn);
+  }
+}
+
 static int get_kind(void *handle, const xffi_any *args, int32_t num_args, xffi_any *result) {
   (void)handle;
-  xffi_object *module;
-  if (module_only(&module, args, num_args, "o", "ffi.ModuleGetKind") != XFFI_OK) return XFFI_FAIL;
-  return xffi_any_from_str(result, "library", 7);
+  return describe(XFFI_MODULE_KIND, "o", "ffi.ModuleGetKind", args, num_args, result);
 }
 
 static int get_property_mask(void *handle, const xffi_any *args, int32_t num_args, xffi_any *result) {
   (void)handle;
-  xffi_object *module;
-  if (module_only(&module, args, num_args, "o", "ffi.ModuleGetPropertyMask") != XFFI_OK) return XFFI_FAIL;
-  *result = xffi_any_int(XFFI_MODULE_BINARY_SERIALIZABLE | XFFI_MODULE_RUNNABLE);
-  return XFFI_OK;
+  return describe(XFFI_MODULE_PROPERTY_MASK, "o", "ffi.ModuleGetPropertyMask", args, num_args, result);
 }
 
 static int get_write_formats(void *handle, const xffi_any *args, int32_t num_args, xffi_any *result) {
   (void)handle;
-  xffi_object *module, *formats;
-  if (module_only(&module, args, num_args, "o", "ffi.ModuleGetWriteFormats") != XFFI_OK) return XFFI_FAIL;
-  if (xffi_array_new(&formats, NULL, 0) != XFFI_OK) return XFFI_FAIL;
-  *result = xffi_any_object(formats);
-  return XFFI_OK;
+  return describe(XFFI_MODULE_WRITE_FORMATS, "o", "ffi.ModuleGetWriteFormats", args, num_args, result);
 }
 
 static int inspect_source(void *handle, const xffi_any *args, int32_t num_args, xffi_any *result) {
   (void)handle;
-  xffi_object *module;
-  if (module_only(&module, args, num_args, "os", "ffi.ModuleInspectSource") != XFFI_OK) return XFFI_FAIL;
-  return xffi_any_from_str(result, "", 0);
+  return describe(XFFI_MODULE_INSPECT_SOURCE, "os", "ffi.ModuleInspectSource", args, num_args, result);
 }
 
 static int write_to_file(void *handle, const xffi_any *args, int32_t num_args, xffi_any *result) {
   (void)handle;
-  (void)result;
-  xffi_object *module;
-  if (module_only(&module, args, num_args, "oss", "ffi.ModuleWriteToFile") != XFFI_OK) return XFFI_FAIL;
-  return xffi_error_raise(XFFI_KIND_RUNTIME, "ffi.ModuleWriteToFile: Module[library] does not support WriteToFile");
+  return describe(XFFI_MODULE_WRITE_TO_FILE, "oss", "ffi.ModuleWriteToFile", args, num_args, result);
 }
 
 static int import_module(void *handle, const xffi_any *args, int32_t num_args, xffi_any *result) {

@@ -5,8 +5,12 @@
  * after the module itself.
  *
  * A Module is one allocation (from the runtime's object allocator, with
- * tvm-ffi's allocation header in front: c/runtime/internal.h): header, a private cell, then the path (the
- * prefix for the system library). Functions taken from a module hold a strong
+ * tvm-ffi's allocation header in front: c/runtime/internal.h) in the shape of
+ * tvm-ffi's C++ ModuleObj (c/lib/module/module_cxx.h): a vtable pointer, the
+ * header, ModuleObj's two members, then a private cell and the path (the
+ * prefix for the system library). When the C++ half of the ABI is linked
+ * (the drop-in), it builds the C++ part and serves the module operations
+ * through virtual calls; otherwise the pointer and members stay NULL. Functions taken from a module hold a strong
  * reference to it (xffi_function_new_with_owner), so the library stays loaded
  * until the module and all of them are gone; then the deleter closes it.
  *
@@ -24,11 +28,13 @@
 #include "runtime/check.h"
 #include "runtime/internal.h"
 #include "lib/module/module_internal.h"
+#include "lib/module/module_cxx.h"
 #include "runtime/name_table.h"
 #include "platform/platform.h"
 
 typedef struct module_object {
   xffi_object header;
+  void *cxx_members[2]; /* ModuleObj::imports_, import_lookup_cache_: the C++ half's */
   xffi_module_source source;
   void *dl_handle;     /* from xffi_library_open; NULL for the system library */
   int32_t abi_version; /* 0: no marker */
@@ -46,6 +52,26 @@ static xffi_mutex modules_lock = XFFI_MUTEX_INITIALIZER;
 static uint64_t visit_clock; /* guarded by modules_lock */
 
 static void module_deleter(void *self, int flags);
+
+/* Set once while the drop-in loads (before any Module exists), then read only. */
+static const xffi_module_cxx_half *cxx_half;
+
+void xffi_module_cxx_half_set(const xffi_module_cxx_half *half) { cxx_half = half; }
+const xffi_module_cxx_half *xffi_module_cxx_half_get(void) { return cxx_half; }
+
+/* The header's place: after the vtable pointer, padded to 8 bytes. That is
+ * the Itanium layout on 64-bit targets; on 32-bit ones it keeps the header's
+ * 64-bit counts 8-aligned (and the C++ half, whose layout differs there,
+ * declines to install: c/compat/cxx/library_module.cc). */
+#define SHELL_PREFIX ((size_t)8)
+_Static_assert(SHELL_PREFIX >= sizeof(void *) && SHELL_PREFIX % _Alignof(module_object) == 0,
+               "the vtable pointer fits before the header, which stays aligned");
+
+size_t xffi_module_shell_prefix(void) { return SHELL_PREFIX; }
+
+int xffi_module_is_readable(const xffi_object *module) {
+  return module && module->type_index == XFFI_TYPE_MODULE && (cxx_half || module->deleter == module_deleter);
+}
 
 int xffi_module_is_own(const xffi_object *module) {
   return module && module->type_index == XFFI_TYPE_MODULE && module->deleter == module_deleter;
@@ -127,6 +153,13 @@ static xffi_function_callback symbol_as_callback(void *address) {
 
 /* ---- Life ---- */
 
+/* Sets the library's variable name (if it defines one) to address. */
+static int write_context_symbol(void *module, const char *name, void *address) {
+  void **variable = xffi_module_symbol(module, name, 1);
+  if (variable) *variable = address;
+  return 0;
+}
+
 static void release_function(void *function) { xffi_object_dec_ref(function); }
 
 static void release_contents(module_object *m) {
@@ -142,6 +175,7 @@ static void module_deleter(void *self, int flags) {
   if (flags & XFFI_DELETE_CONTENTS) {
     if (xffi_release_begin(self, flags, module_deleter)) return; /* parked: called again */
     release_contents(m);
+    if (cxx_half) cxx_half->destruct((char *)self - SHELL_PREFIX);
     xffi_release_end();
     if (m->dl_handle) {
       /* A library loaded twice shares its context variable: leave it NULL
@@ -152,23 +186,31 @@ static void module_deleter(void *self, int flags) {
       m->dl_handle = NULL;
     }
   }
-  if (flags & XFFI_DELETE_MEMORY) xffi_runtime_object_free(m);
+  if (flags & XFFI_DELETE_MEMORY) xffi_runtime_object_free((char *)self - SHELL_PREFIX);
 }
 
 int xffi_module_new_library(xffi_object **out, xffi_module_source source, void *handle, const char *name,
                             int32_t abi_version) {
   *out = NULL;
   size_t len = strlen(name);
-  module_object *m = NULL;
-  if (len < SIZE_MAX - sizeof(module_object))
-    m = xffi_runtime_object_alloc(sizeof(module_object) + len + 1, _Alignof(module_object), XFFI_TYPE_MODULE);
+  char *shell = NULL;
+  if (len < SIZE_MAX - sizeof(module_object) - SHELL_PREFIX)
+    shell = xffi_runtime_object_alloc(SHELL_PREFIX + sizeof(module_object) + len + 1, _Alignof(module_object),
+                                      XFFI_TYPE_MODULE);
   else
     xffi_error_raise_out_of_memory();
-  if (!m) {
+  if (shell) {
+    memset(shell, 0, SHELL_PREFIX + sizeof(module_object));
+    if (cxx_half && cxx_half->construct(shell) != XFFI_OK) {
+      xffi_runtime_object_free(shell);
+      shell = NULL;
+    }
+  }
+  if (!shell) {
     if (handle) xffi_library_close(handle);
     return XFFI_FAIL; /* raised */
   }
-  memset(m, 0, sizeof *m);
+  module_object *m = (module_object *)(void *)(shell + SHELL_PREFIX);
   xffi_object_init(&m->header, XFFI_TYPE_MODULE, module_deleter);
   m->source = source;
   m->dl_handle = handle;
@@ -177,7 +219,7 @@ int xffi_module_new_library(xffi_object **out, xffi_module_source source, void *
   memcpy(m->path, name, len + 1);
   xffi_object *lib = &m->header;
   /* tvm-ffi's order: context symbols, the embedded tree, then the context. */
-  xffi_module_write_context_symbols(lib);
+  xffi_context_symbols_visit(write_context_symbol, lib);
   const unsigned char *bin = xffi_module_symbol(lib, XFFI_LIBRARY_BIN_SYMBOL, 1);
   void **ctx = xffi_module_symbol(lib, XFFI_LIBRARY_CTX_SYMBOL, 1);
   if (!bin) {
@@ -366,6 +408,7 @@ static int find_defining(module_object **out, module_object *root, int with_root
 int xffi_module_get_function(xffi_object **out, xffi_object *module, xffi_byte_array name, int query_imports) {
   module_object *m = NULL;
   *out = NULL;
+  if (cxx_half) return cxx_half->get_function(out, module, name.data, name.size, query_imports);
   if (module_arg(&m, module, __func__) != XFFI_OK) return XFFI_FAIL;
   if (own_function(out, m, name) != XFFI_OK) return XFFI_FAIL;
   if (*out || !query_imports) return XFFI_OK;
@@ -390,6 +433,7 @@ int xffi_module_imports_function(xffi_object **out, xffi_object *module, xffi_by
 int xffi_module_implements(int *out, xffi_object *module, xffi_byte_array name, int query_imports) {
   module_object *m = NULL;
   *out = 0;
+  if (cxx_half) return cxx_half->implements(out, module, name.data, name.size, query_imports);
   if (module_arg(&m, module, __func__) != XFFI_OK) return XFFI_FAIL;
   int out_of_memory;
   if (named_symbol(m, XFFI_EXPORT_PREFIX, name, &out_of_memory)) {
@@ -426,8 +470,20 @@ static int call_text_getter(xffi_any *out, void *address, const char *symbol_hea
   return XFFI_OK;
 }
 
+static int module_text(xffi_any *out, xffi_object *module, const char *prefix, xffi_byte_array name, int query_imports);
+
 int xffi_module_get_text(xffi_any *out, xffi_object *module, const char *prefix, xffi_byte_array name,
                          int query_imports) {
+  if (cxx_half) return cxx_half->get_text(out, module, prefix, name.data, name.size, query_imports);
+  return module_text(out, module, prefix, name, query_imports);
+}
+
+int xffi_module_own_text(xffi_any *out, xffi_object *module, const char *prefix, const char *name, size_t name_len) {
+  return module_text(out, module, prefix, (xffi_byte_array){name, name_len}, 0);
+}
+
+static int module_text(xffi_any *out, xffi_object *module, const char *prefix, xffi_byte_array name,
+                       int query_imports) {
   module_object *m = NULL;
   *out = xffi_any_none();
   if (module_arg(&m, module, __func__) != XFFI_OK) return XFFI_FAIL;
@@ -451,10 +507,17 @@ int xffi_module_get_text(xffi_any *out, xffi_object *module, const char *prefix,
   return status;
 }
 
+/* ---- A library module's own answers, for the C++ half's virtual functions ---- */
+
+int xffi_module_own_function(xffi_object **out, xffi_object *module, const char *name, size_t name_len) {
+  return own_function(out, (module_object *)module, (xffi_byte_array){name, name_len});
+}
+
 /* ---- Imports ---- */
 
 int xffi_module_import(xffi_object *module, xffi_object *other) {
   module_object *m = NULL, *o = NULL;
+  if (cxx_half) return cxx_half->import_module(module, other);
   if (module_arg(&m, module, __func__) != XFFI_OK) return XFFI_FAIL;
   if (module_arg(&o, other, __func__) != XFFI_OK) return XFFI_FAIL;
   /* A cycle: m is other itself or among other's imports, at any depth. */
@@ -489,6 +552,7 @@ int xffi_module_import(xffi_object *module, xffi_object *other) {
 
 int xffi_module_clear_imports(xffi_object *module) {
   module_object *m = NULL;
+  if (cxx_half) return cxx_half->clear_imports(module);
   if (module_arg(&m, module, __func__) != XFFI_OK) return XFFI_FAIL;
   xffi_mutex_lock(&modules_lock);
   xffi_object **imports = m->imports;
@@ -505,6 +569,7 @@ int xffi_module_clear_imports(xffi_object *module) {
 int xffi_module_imports_array(xffi_object **out, xffi_object *module) {
   module_object *m = NULL;
   *out = NULL;
+  if (cxx_half) return cxx_half->imports(out, module);
   if (module_arg(&m, module, __func__) != XFFI_OK) return XFFI_FAIL;
   xffi_mutex_lock(&modules_lock);
   size_t count = m->import_count;
@@ -527,6 +592,7 @@ int xffi_module_imports_array(xffi_object **out, xffi_object *module) {
 int xffi_module_lookup_from_imports(xffi_object **out, xffi_object *module, const char *name) {
   *out = NULL;
   module_object *m = NULL;
+  if (cxx_half) return cxx_half->lookup_from_imports(out, module, name);
   if (module_arg(&m, module, __func__) != XFFI_OK) return XFFI_FAIL;
   xffi_byte_array bytes = {name, strlen(name)};
   xffi_mutex_lock(&modules_lock);

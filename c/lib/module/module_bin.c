@@ -94,7 +94,7 @@ static int load_from_bytes(xffi_object **out, xffi_byte_array kind, xffi_byte_ar
   }
   xffi_object_dec_ref(loader);
   if (status != XFFI_OK) return XFFI_FAIL;
-  if (!xffi_any_is_object(&result) || !xffi_module_is_own(result.v_obj)) {
+  if (!xffi_any_is_object(&result) || !xffi_module_is_readable(result.v_obj)) {
     const char *got = xffi_any_kind_name(&result);
     xffi_any_release(&result);
     return xffi_error_raise(XFFI_KIND_TYPE, "%s: expected a Module made by this runtime, got %s", name, got);

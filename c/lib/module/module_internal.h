@@ -35,6 +35,14 @@ void *xffi_module_symbol(xffi_object *module, const char *name, int own_only);
  * known); Module objects of other runtimes are refused by every entry. */
 int xffi_module_is_own(const xffi_object *module);
 
+/* Whether the module operations below can serve module (borrowed): this
+ * runtime's Modules, and with the C++ half linked (c/lib/module/module_cxx.h)
+ * every Module (a C++ ModuleObj). */
+int xffi_module_is_readable(const xffi_object *module);
+
+/* The C++ half, or NULL when it is not linked (libxffi). */
+const struct xffi_module_cxx_half *xffi_module_cxx_half_get(void);
+
 /* Makes a library module over source (XFFI_MODULE_DYNAMIC_LIBRARY: handle is
  * the opened library, which the module closes when it dies, also when this
  * fails; XFFI_MODULE_SYSTEM_LIBRARY: handle is NULL and name the prefix).
@@ -54,8 +62,6 @@ int xffi_module_tree_from_bin(xffi_object **out, int *out_lib_used, const unsign
 
 /* Adds (name, symbol) to the context symbols (name copied). */
 int xffi_context_symbol_register(const char *name, void *symbol);
-/* Writes every registered context symbol into module's library. */
-void xffi_module_write_context_symbols(xffi_object *module);
 
 /* Adds name -> symbol to the system library's table (name copied; a known
  * name gets the new address). */

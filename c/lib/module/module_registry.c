@@ -13,6 +13,7 @@
 
 #include "runtime/internal.h"
 #include "lib/module/module_internal.h"
+#include "lib/module/module_cxx.h"
 #include "runtime/name_table.h"
 #include "platform/platform.h"
 
@@ -60,20 +61,22 @@ int xffi_context_symbol_register(const char *name, void *symbol) {
   return xffi_error_raise_out_of_memory();
 }
 
-void xffi_module_write_context_symbols(xffi_object *module) {
+int xffi_context_symbols_visit(int (*visit)(void *payload, const char *name, void *address), void *payload) {
   xffi_mutex_lock(&context_symbols.lock);
   size_t count = context_symbols.count;
   xffi_mutex_unlock(&context_symbols.lock);
   /* Entries are only appended, never moved out of [0, count) except by a
-   * growth, so read each under the lock but look it up unlocked (dlsym may
-   * wait for a loader that runs constructors calling back in here). */
+   * growth, so read each under the lock but visit it unlocked (dlsym may
+   * wait for a loader that runs constructors calling back in here; a
+   * visitor may register more). */
   for (size_t i = 0; i < count; ++i) {
     xffi_mutex_lock(&context_symbols.lock);
     named_address entry = context_symbols.entries[i];
     xffi_mutex_unlock(&context_symbols.lock);
-    void **variable = xffi_module_symbol(module, entry.name, 1);
-    if (variable) *variable = entry.address;
+    int status = visit(payload, entry.name, entry.address);
+    if (status != 0) return status;
   }
+  return 0;
 }
 
 /* The system library's table (c/runtime/name_table.h: registering n symbols costs
