@@ -45,7 +45,14 @@ if(XFFI_SHARED_LIBRARIES AND NOT WIN32 AND NOT APPLE)
 endif()
 
 if(XFFI_TVM_FFI_DROPIN)
-  add_library(xffi_tvm_ffi SHARED $<TARGET_OBJECTS:xffi_objects>)
+  # The drop-in is the process's runtime: c/runtime/foreign.c, which binds a
+  # plugin's xffi to another runtime, is compiled without that binding.
+  add_library(xffi_dropin_foreign OBJECT ${PROJECT_SOURCE_DIR}/c/runtime/foreign.c)
+  target_include_directories(xffi_dropin_foreign PRIVATE ${PROJECT_SOURCE_DIR}/include ${PROJECT_SOURCE_DIR}/c)
+  target_compile_definitions(xffi_dropin_foreign PRIVATE XFFI_BUILDING XFFI_NO_FOREIGN_RUNTIME)
+  set_target_properties(xffi_dropin_foreign PROPERTIES POSITION_INDEPENDENT_CODE ON)
+  add_library(xffi_tvm_ffi SHARED $<FILTER:$<TARGET_OBJECTS:xffi_objects>,EXCLUDE,/c/runtime/foreign\.c\.o$>
+                                  $<TARGET_OBJECTS:xffi_dropin_foreign>)
   # No VERSION/SOVERSION: the file is libtvm_ffi.so and CMake gives it that
   # SONAME, the name tvm-ffi's libraries record in NEEDED.
   set_target_properties(xffi_tvm_ffi PROPERTIES OUTPUT_NAME tvm_ffi EXPORT_NAME tvm_ffi)

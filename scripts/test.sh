@@ -61,6 +61,7 @@ step_table=(
   "package|installed_package|installed package: find_package and pkg-config"
   "numpy|numpy_dlpack|numpy exchanges tensors with xffi over DLPack"
   "interop|tvm_loads_xffi|tvm-ffi (Python) loads and calls a library written with xffi"
+  "plugins|plugin_matrix|plugin matrix: a C and a Rust plugin on the wheel's runtime and on the overlay (known-failures list)"
   "peer|peer_suite|tvm-ffi's own Python suite on xffi's runtime (peer suite, known-failures list)"
   "rust|rust_crates|Rust crates: tests, doctests, valgrind, cargo package"
   "clippy|rust_lints|Rust lints: cargo clippy -D warnings with the workspace's lints"
@@ -296,6 +297,11 @@ tvm_loads_xffi() { # and a Rust library's reflected type used from Python on xff
       python3 -m pytest -q -p no:cacheprovider tests/interop/test_rust_reflect_e2e.py &&
     XFFI_OVERLAY=$overlay python3 -m pytest -q -p no:cacheprovider tests/interop/test_graph_cross_runtime.py \
       tests/interop/test_same_surface.py tests/interop/test_walk_callback_changes.py
+}
+
+plugin_matrix() { # the C plugin from the release build; the Rust plugin built by run.py (default features)
+  ensure_release_build &&
+    XFFI_JOBS="$jobs" python3 tests/plugin_matrix/run.py --build "$build/release" --overlay "$build/ovl-plugins"
 }
 
 peer_suite() {

@@ -1,0 +1,9 @@
+# The plugin matrix's C plugin (tests/plugin_matrix/c_plugin.c): built as a
+# plugin author builds one, a MODULE linking the shared libxffi, with
+# -z nodelete (its type's code lives in it). tests/plugin_matrix/run.py loads
+# it on each runtime (the `plugins` step of scripts/test.sh).
+if(UNIX AND NOT APPLE)
+  add_library(xffi_matrix_c_plugin MODULE ${CMAKE_CURRENT_SOURCE_DIR}/plugin_matrix/c_plugin.c)
+  target_link_libraries(xffi_matrix_c_plugin PRIVATE xffi_shared)
+  target_link_options(xffi_matrix_c_plugin PRIVATE -Wl,-z,nodelete)
+endif()
