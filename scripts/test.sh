@@ -61,7 +61,7 @@ step_table=(
   "package|installed_package|installed package: find_package and pkg-config"
   "numpy|numpy_dlpack|numpy exchanges tensors with xffi over DLPack"
   "interop|tvm_loads_xffi|tvm-ffi (Python) loads and calls a library written with xffi"
-  "plugins|plugin_matrix|plugin matrix: a C and a Rust plugin on the wheel's runtime and on the overlay (known-failures list)"
+  "plugins|plugin_matrix|plugin matrix: a C and a Rust plugin on the wheel's runtime, the overlay and a C host on the drop-in (known-failures list)"
   "peer|peer_suite|tvm-ffi's own Python suite on xffi's runtime (peer suite, known-failures list)"
   "rust|rust_crates|Rust crates: tests, doctests, valgrind, cargo package"
   "clippy|rust_lints|Rust lints: cargo clippy -D warnings with the workspace's lints"
@@ -299,7 +299,7 @@ tvm_loads_xffi() { # and a Rust library's reflected type used from Python on xff
       tests/interop/test_same_surface.py tests/interop/test_walk_callback_changes.py
 }
 
-plugin_matrix() { # the C plugin from the release build; the Rust plugin built by run.py (default features)
+plugin_matrix() { # the C plugin and host from the release build; the Rust plugin built by run.py (default features)
   ensure_release_build &&
     XFFI_JOBS="$jobs" python3 tests/plugin_matrix/run.py --build "$build/release" --overlay "$build/ovl-plugins"
 }

@@ -4,8 +4,8 @@ have, each check in a process of its own (README.md in this folder).
     python3 tests/plugin_matrix/run.py --build build/release [--overlay DIR]
         [--rust-plugin FILE] [--known tests/plugin_matrix/known-failures.txt]
 
---build is a release build of this tree (its libtvm_ffi.so drop-in and the
-C plugin, target xffi_matrix_c_plugin). The Rust plugin is built with cargo
+--build is a release build of this tree (its libtvm_ffi.so drop-in, the C
+plugin and the C host, targets xffi_matrix_c_plugin and xffi_matrix_c_host). The Rust plugin is built with cargo
 (default features) unless --rust-plugin names one. The overlay (tvm_ffi's
 package on the drop-in) is written to --overlay, default BUILD/ovl-plugins.
 
@@ -28,7 +28,9 @@ COMMON_CHECKS = ["functions", "error", "function_value_error", "type_by_key", "o
                  "repr", "json_graph"]
 CHECKS = {"c": COMMON_CHECKS, "rust": COMMON_CHECKS[:2] + ["panic"] + COMMON_CHECKS[2:3] +
           ["function_value_panic"] + COMMON_CHECKS[3:]}
-RUNTIMES = ["wheel", "overlay"]
+# wheel: Python with the wheel's runtime; overlay: Python with tvm_ffi on the
+# drop-in; c-host: a C program linked to the drop-in (c_host.c).
+RUNTIMES = ["wheel", "overlay", "c-host"]
 TIMEOUT = 120
 
 
@@ -66,16 +68,17 @@ def environment(runtime, overlay):
     return env
 
 
-def run_check(plugin, path, runtime, check, overlay):
+def run_check(plugin, path, runtime, check, overlay, c_host):
     """(outcome, first line of what went wrong)."""
+    command = [str(c_host)] if runtime == "c-host" else [sys.executable, str(CLIENT)]
     try:
-        done = subprocess.run([sys.executable, str(CLIENT), plugin, str(path), check],
-                              env=environment(runtime, overlay), capture_output=True, text=True, timeout=TIMEOUT)
+        done = subprocess.run(command + [plugin, str(path), check], env=environment(runtime, overlay),
+                              capture_output=True, text=True, timeout=TIMEOUT)
     except subprocess.TimeoutExpired:
         return "TIMEOUT", f"no answer in {TIMEOUT} s"
     if done.returncode == 0 and done.stdout.strip().endswith("ok"):
         return "pass", ""
-    lines = [line for line in done.stderr.splitlines() if line.strip()]
+    lines = [line for line in done.stderr.splitlines() if line.strip() and not line.startswith(" ")]
     if done.returncode < 0:
         name = signal.Signals(-done.returncode).name
         tail = next((line for line in reversed(lines) if "Error" in line or "abort" in line.lower()), "")
@@ -92,8 +95,10 @@ def main():
     args = parser.parse_args()
     build = args.build.resolve()
     c_plugin = build / "tests" / "libxffi_matrix_c_plugin.so"
-    if not c_plugin.exists():
-        sys.exit(f"{c_plugin} is missing: build the target xffi_matrix_c_plugin in {build}")
+    c_host = build / "tests" / "xffi_matrix_c_host"
+    for target in (c_plugin, c_host):
+        if not target.exists():
+            sys.exit(f"{target} is missing: build the targets xffi_matrix_c_plugin and xffi_matrix_c_host in {build}")
     overlay = (args.overlay or build / "ovl-plugins").resolve()
     subprocess.run(["bash", str(ROOT / "scripts/tvm-ffi-on-xffi.sh"), "--runtime", str(build / "libtvm_ffi.so"),
                     str(overlay)], check=True, stdout=subprocess.DEVNULL)
@@ -104,7 +109,7 @@ def main():
     for plugin, path in plugins.items():
         for runtime in RUNTIMES:
             for check in CHECKS[plugin]:
-                outcomes[f"{plugin}/{runtime}/{check}"] = run_check(plugin, path, runtime, check, overlay)
+                outcomes[f"{plugin}/{runtime}/{check}"] = run_check(plugin, path, runtime, check, overlay, c_host)
 
     width = max(len(c) for c in CHECKS["rust"])
     for plugin in plugins:
