@@ -45,21 +45,33 @@ if(XFFI_SHARED_LIBRARIES AND NOT WIN32 AND NOT APPLE)
 endif()
 
 if(XFFI_TVM_FFI_DROPIN)
-  add_library(xffi_tvm_ffi SHARED $<TARGET_OBJECTS:xffi_objects>)
+  # The drop-in is the process's runtime: c/runtime/foreign.c, which binds a
+  # plugin's xffi to another runtime, is compiled without that binding.
+  add_library(xffi_dropin_foreign OBJECT ${PROJECT_SOURCE_DIR}/c/runtime/foreign.c)
+  target_include_directories(xffi_dropin_foreign PRIVATE ${PROJECT_SOURCE_DIR}/include ${PROJECT_SOURCE_DIR}/c)
+  target_compile_definitions(xffi_dropin_foreign PRIVATE XFFI_BUILDING XFFI_NO_FOREIGN_RUNTIME)
+  set_target_properties(xffi_dropin_foreign PROPERTIES POSITION_INDEPENDENT_CODE ON)
+  set(XFFI_DROPIN_C_OBJECTS $<FILTER:$<TARGET_OBJECTS:xffi_objects>,EXCLUDE,/c/runtime/foreign\.c\.o$>
+                            $<TARGET_OBJECTS:xffi_dropin_foreign>)
+  # The link options of the drop-in and of its C part alone (below).
+  function(xffi_link_dropin target)
+    target_link_libraries(${target} PUBLIC Threads::Threads ${CMAKE_DL_LIBS})
+    target_link_options(${target} PRIVATE ${XFFI_SYMBOLIC_FLAG})
+    if(XFFI_LINKER_HAS_NO_UNDEFINED)
+      target_link_options(${target} PRIVATE ${XFFI_NO_UNDEFINED_FLAG})
+    endif()
+    if(XFFI_LINKER_PACKS_RELOCS)
+      target_link_options(${target} PRIVATE ${XFFI_PACK_RELOCS_FLAG})
+    endif()
+  endfunction()
+  add_library(xffi_tvm_ffi SHARED ${XFFI_DROPIN_C_OBJECTS})
   # No VERSION/SOVERSION: the file is libtvm_ffi.so and CMake gives it that
   # SONAME, the name tvm-ffi's libraries record in NEEDED.
   set_target_properties(xffi_tvm_ffi PROPERTIES OUTPUT_NAME tvm_ffi EXPORT_NAME tvm_ffi)
   target_include_directories(xffi_tvm_ffi PUBLIC
     $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/include>
     $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
-  target_link_libraries(xffi_tvm_ffi PUBLIC Threads::Threads ${CMAKE_DL_LIBS})
-  target_link_options(xffi_tvm_ffi PRIVATE ${XFFI_SYMBOLIC_FLAG})
-  if(XFFI_LINKER_HAS_NO_UNDEFINED)
-    target_link_options(xffi_tvm_ffi PRIVATE ${XFFI_NO_UNDEFINED_FLAG})
-  endif()
-  if(XFFI_LINKER_PACKS_RELOCS)
-    target_link_options(xffi_tvm_ffi PRIVATE ${XFFI_PACK_RELOCS_FLAG})
-  endif()
+  xffi_link_dropin(xffi_tvm_ffi)
   add_library(xffi::tvm_ffi ALIAS xffi_tvm_ffi)
   install(TARGETS xffi_tvm_ffi
     LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT tvm_ffi_dropin EXCLUDE_FROM_ALL)
@@ -90,11 +102,10 @@ if(XFFI_TVM_FFI_DROPIN AND XFFI_TVM_FFI_CXX AND NOT CMAKE_CROSSCOMPILING)
       CXX_EXTENSIONS OFF POSITION_INDEPENDENT_CODE ON CXX_VISIBILITY_PRESET hidden VISIBILITY_INLINES_HIDDEN ON)
     target_include_directories(xffi_cxx_objects PRIVATE ${PROJECT_SOURCE_DIR}/c)
     target_include_directories(xffi_cxx_objects SYSTEM PRIVATE ${XFFI_TVM_FFI_HEADERS})
-    add_library(xffi_tvm_ffi_c SHARED $<TARGET_OBJECTS:xffi_objects>)
+    add_library(xffi_tvm_ffi_c SHARED ${XFFI_DROPIN_C_OBJECTS})
     set_target_properties(xffi_tvm_ffi_c PROPERTIES OUTPUT_NAME tvm_ffi
       LIBRARY_OUTPUT_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR}/c-part)
-    target_link_libraries(xffi_tvm_ffi_c PRIVATE Threads::Threads ${CMAKE_DL_LIBS})
-    target_link_options(xffi_tvm_ffi_c PRIVATE ${XFFI_SYMBOLIC_FLAG})
+    xffi_link_dropin(xffi_tvm_ffi_c)
     target_sources(xffi_tvm_ffi PRIVATE $<TARGET_OBJECTS:xffi_cxx_objects>)
     set_target_properties(xffi_tvm_ffi PROPERTIES LINKER_LANGUAGE CXX)
   endif()

@@ -7,22 +7,12 @@
  * fails moves its error to the other runtime (xffi_error_forward_to_tvm),
  * whose callers read only its slot, and an xffi caller of the other
  * runtime's Function that failed takes the error from there
- * (xffi_error_adopt_tvm_raised). With one runtime both find nothing. */
+ * (xffi_error_adopt_tvm_raised). With one runtime both find nothing; whether
+ * there is another is probed once (c/runtime/foreign.c), so a failure in a
+ * process with one runtime costs no lookup. */
 #include <xffi/sys/module.h>
 
 #include "runtime/internal.h"
-#include "platform/platform.h"
-
-/* name in another tvm-ffi runtime loaded in the process (the wheel's
- * libtvm_ffi.so), or NULL when there is none or the one found is this
- * library (compared by module, not by address: a runtime loaded globally
- * may have interposed this library's own references to the name). Looked
- * up on failure paths only; never loads anything. */
-static void *foreign_symbol(const char *name) {
-  void *found = xffi_loaded_symbol("tvm_ffi", name);
-  if (!found || xffi_platform_same_module(found, (void *)(uintptr_t)&xffi_raise_clock)) return NULL;
-  return found;
-}
 
 typedef void (*set_raised_fn)(void *error);
 typedef void (*move_raised_fn)(void **result);
@@ -31,7 +21,7 @@ int xffi_error_adopt_tvm_raised(void) {
   union {
     void *p;
     move_raised_fn f;
-  } move = {foreign_symbol("TVMFFIErrorMoveFromRaised")};
+  } move = {xffi_foreign_symbol("TVMFFIErrorMoveFromRaised")};
   if (!move.p) return 0;
   void *err = NULL;
   move.f(&err);
@@ -44,8 +34,9 @@ int xffi_error_forward_to_tvm(void) {
   union {
     void *p;
     set_raised_fn f;
-  } foreign = {foreign_symbol("TVMFFIErrorSetRaised")};
-  /* One runtime (no other tvm-ffi loaded): the error stays in the one slot. */
+  } foreign = {xffi_foreign_runtime_present() ? xffi_foreign_symbol("TVMFFIErrorSetRaised") : NULL};
+  /* One runtime (no other tvm-ffi loaded): the error stays in the one slot.
+   * The probe is remembered, so this costs a load, not a dlsym. */
   if (!foreign.p) {
     if (!xffi_raised_slot) xffi_error_raise(XFFI_KIND_RUNTIME, "an xffi function failed without raising an error");
     return XFFI_FAIL;

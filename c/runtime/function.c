@@ -38,6 +38,22 @@ static int func_trampoline(void *handle, const xffi_any *args, int32_t num_args,
   return f->callback(f->resource, args, num_args, result);
 }
 
+/* The trampoline of callback functions made while another tvm-ffi runtime is
+ * in the process: that runtime's code calls the cell directly and reads only
+ * its own slot, so the error the callback raised here moves there (an xffi
+ * caller takes it back: xffi_function_call_failed_). An error left raised
+ * from before the call is not the callback's and is dropped; a callback that
+ * raised nowhere (or in the other slot) is passed on as it is. Without
+ * another runtime the plain trampoline keeps the success path a tail call. */
+static int func_trampoline_forwarding(void *handle, const xffi_any *args, int32_t num_args, xffi_any *result) {
+  const func_object *f = handle;
+  uint64_t begun = xffi_raise_clock_now();
+  int status = f->callback(f->resource, args, num_args, result);
+  if (XFFI_LIKELY(status == 0)) return 0;
+  xffi_error_release_raised_before(begun);
+  return xffi_raised_slot ? xffi_error_forward_to_tvm() : status;
+}
+
 static void func_deleter(void *self, int flags) {
   func_object *f = self;
   if (flags & XFFI_DELETE_CONTENTS) {
@@ -68,7 +84,9 @@ static int func_make(xffi_object **out, xffi_safe_call direct_call, xffi_functio
   func_object *f = xffi_runtime_object_alloc(sizeof *f, _Alignof(func_object), XFFI_TYPE_FUNCTION);
   if (!f) return XFFI_FAIL; /* raised */
   xffi_object_init(&f->header, XFFI_TYPE_FUNCTION, func_deleter);
-  f->cell.safe_call = callback ? func_trampoline : direct_call;
+  f->cell.safe_call = !callback                        ? direct_call
+                      : xffi_foreign_runtime_present() ? func_trampoline_forwarding
+                                                       : func_trampoline;
   f->cell.cpp_call = NULL;
   f->callback = callback;
   f->resource = resource;

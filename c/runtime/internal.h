@@ -218,6 +218,37 @@ static inline void xffi_release_end(void) {
  * (c/compat/abi/tvm_error.c). With one runtime in the process it finds nothing. */
 int xffi_error_adopt_tvm_raised(void);
 
+/* ---- The process's other tvm-ffi runtime (c/runtime/foreign.c) ----
+ * Another runtime in the process (the wheel's libtvm_ffi.so, or xffi's
+ * drop-in when this is a plugin's own copy of xffi) serves the callers that
+ * read its error slot and registry; this one hands them what they read. */
+
+/* name in another tvm-ffi runtime loaded in the process, or NULL when there
+ * is none or the one found is this library. Never loads anything. */
+void *xffi_foreign_symbol(const char *name);
+
+/* Whether there is such a runtime: 1 or 0. Probed once and remembered;
+ * xffi_foreign_runtime_forget makes the next call probe again (a library
+ * just loaded may have brought one). */
+int xffi_foreign_runtime_present(void);
+void xffi_foreign_runtime_forget(void);
+
+/* With another runtime, the index it has for a new dynamic type key (size
+ * bytes, borrowed), allocated there (*created 1) when it has none; *out -1
+ * when there is no other runtime or the arguments are not ones this
+ * registry accepts (it says why). An error raised here (its own, or the
+ * other runtime's, moved) on failure. */
+int xffi_foreign_type_index(int32_t *out, int *created, const char *key, size_t size, int32_t static_index,
+                            int32_t depth, int32_t num_child_slots, int32_t can_overflow, int32_t parent_index);
+
+/* Tells the other runtime count new records of a type this runtime created
+ * there (nothing for any other type): xffi_field_info, xffi_method_info or
+ * one xffi_type_metadata, immortal records (it copies what it keeps). */
+typedef enum xffi_foreign_record { XFFI_FOREIGN_FIELD, XFFI_FOREIGN_METHOD, XFFI_FOREIGN_METADATA } xffi_foreign_record;
+int xffi_foreign_tell(xffi_foreign_record what, int32_t type_index, const void *records, int32_t count);
+/* The same for a type attribute (name: name_size bytes; value borrowed). */
+int xffi_foreign_tell_attr(int32_t type_index, const char *name, size_t name_size, const xffi_any *value);
+
 /* A new Error (a new reference) with copies of kind, message and
  * backtrace (each a view whose data may be NULL only when its size is 0),
  * taking its own references to cause (an Error, or NULL) and extra_context

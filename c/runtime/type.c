@@ -211,14 +211,31 @@ static int defer(pending_error *error, const char *kind, const char *format, ...
   return XFFI_FAIL;
 }
 
+/* The index the process's other tvm-ffi runtime gave a new dynamic type
+ * (index -1: none, this runtime places it), and whether it created the type
+ * there (created 1) or already had it. */
+typedef struct foreign_index {
+  int32_t index;
+  int created;
+} foreign_index;
+
 /* Writers only: places a new type (key not registered yet) and publishes it.
  * parent is NULL for a root. */
 static int allocate_locked(int32_t *out, pending_error *error, const char *function, const char *key, size_t size,
                            int32_t static_index, int32_t depth, int32_t num_child_slots, int32_t can_overflow,
-                           xffi_type_entry *parent) {
+                           xffi_type_entry *parent, const foreign_index *given) {
   int32_t num_slots = num_child_slots + 1, index, new_count = type_count;
   int from_parent_range = 0;
-  if (static_index >= 0) {
+  if (given->index >= 0) {
+    /* The process's runtime placed it: the same index here, where it may
+     * only be free (a type registered before that runtime was found holds it). */
+    if (info_at(given->index))
+      return defer(error, XFFI_KIND_RUNTIME,
+                   "%s: index %d, which the process's tvm-ffi runtime gave '%.*s', is taken in this runtime by %s",
+                   function, (int)given->index, (int)size, key, info_at(given->index)->type_key.data);
+    index = given->index;
+    if (index >= new_count) new_count = index + 1;
+  } else if (static_index >= 0) {
     if (static_index >= type_count || info_at(static_index))
       return defer(error, XFFI_KIND_VALUE, "%s: static_type_index %d for '%.*s' is %s", function, (int)static_index,
                    (int)size, key, static_index >= type_count ? "past the table" : "taken by another type");
@@ -253,6 +270,7 @@ static int allocate_locked(int32_t *out, pending_error *error, const char *funct
             make_entry(index, depth, parent ? &parent->stored.info : NULL, key, size, num_slots, can_overflow != 0)))
     return defer(error, XFFI_KIND_MEMORY, "%s: out of memory registering '%.*s'", function, (int)size, key);
   if (from_parent_range) parent->allocated_slots += num_slots;
+  entry->foreign_created = given->created;
   /* Publish the record in the table before the count, and before the key. */
   const xffi_type_info **table = (const xffi_type_info **)xffi_type_table_;
   __atomic_store_n(&table[index], &entry->stored.info, __ATOMIC_RELEASE);
@@ -274,6 +292,13 @@ int xffi_type_get_or_alloc(int32_t *out, const char *function, const char *key, 
     *out = existing->type_index;
     return XFFI_OK;
   }
+  /* With another tvm-ffi runtime in the process, a dynamic type takes its
+   * index from it, so the objects this runtime makes read as their type
+   * there; asked outside the lock (a query, parent -2, asks nothing). */
+  foreign_index given;
+  if (xffi_foreign_type_index(&given.index, &given.created, key, size, static_type_index, type_depth, num_child_slots,
+                              child_slots_can_overflow, parent_type_index) != XFFI_OK)
+    return XFFI_FAIL;
   pending_error error = {NULL, ""};
   int status = XFFI_OK;
   xffi_mutex_lock(&registry_lock);
@@ -303,7 +328,7 @@ int xffi_type_get_or_alloc(int32_t *out, const char *function, const char *key, 
                      (int)num_child_slots, (int)size, key, (int)XFFI_TYPE_MAX_CHILD_SLOTS);
     else
       status = allocate_locked(out, &error, function, key, size, static_type_index, type_depth, num_child_slots,
-                               child_slots_can_overflow, parent);
+                               child_slots_can_overflow, parent, &given);
   }
   xffi_mutex_unlock(&registry_lock);
   if (status != XFFI_OK) return xffi_error_raise(error.kind, "%s", error.message);

@@ -188,7 +188,7 @@ int xffi_type_register_attr_in(const char *function, int32_t type_index, const c
   slot->v_int64 = owned.v_int64;
   __atomic_store_n(&slot->type_index, owned.type_index, __ATOMIC_RELEASE);
   xffi_mutex_unlock(&attr_lock);
-  return XFFI_OK;
+  return xffi_foreign_tell_attr(type_index, name, name_size, value); /* a type created in another runtime */
 }
 
 /* ---- The xffi_* forms (xffi/reflection.h) ---- */

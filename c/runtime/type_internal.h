@@ -27,6 +27,10 @@ typedef struct xffi_type_entry {
   /* 1: a type the runtime defines (the built-ins, c/type_runtime.c's): its
    * layout is the runtime's, and only the runtime adds field records. */
   int32_t runtime_owned;
+  /* 1: this runtime created the type in the process's other tvm-ffi runtime
+   * (c/runtime/foreign.c), which gave its index: its fields, methods and
+   * metadata are told to that runtime too. */
+  int32_t foreign_created;
 } xffi_type_entry;
 
 /* The static records of the built-in types (c/runtime/type_builtin.c): value types

@@ -7,10 +7,14 @@
  * - tvm-ffi loads lib_xffi_exports (xffi's export macro) through its own
  *   global "ffi.ModuleLoadFromFile" and calls it through TVMFFIFunctionCall;
  *   xffi's errors arrive in tvm-ffi's slot.
+ * - with tvm-ffi's runtime in the process, xffi registers its dynamic types
+ *   there too (index, fields, methods, attributes) and hands the errors of its
+ *   callback functions to tvm-ffi callers (c/runtime/foreign.c).
  * Every object made on one side and dropped by the other is destroyed exactly
  * once (counters in the libraries, and a counted finalizer here); the
  * AddressSanitizer build (scripts/test.sh) proves nothing leaks. */
 #include <tvm/ffi/c_api.h>
+#include <xffi/reflection.h>
 
 #include "test_util.h"
 
@@ -349,6 +353,93 @@ static void forward_with_nothing_raised_keeps_tvm_error_or_raises_one(void **sta
   assert_null(xffi_error_peek_raised());
 }
 
+/* ---- xffi's types and callbacks on the process's tvm-ffi runtime ---- */
+
+typedef struct bound_thing {
+  xffi_object header;
+  int64_t count;
+} bound_thing;
+
+static int bound_method(void *resource, const xffi_any *args, int32_t num_args, xffi_any *result) {
+  (void)resource, (void)args, (void)num_args;
+  *result = xffi_any_int(7);
+  return XFFI_OK;
+}
+
+static int32_t tvm_index_of(const char *key) {
+  TVMFFIByteArray name = {key, strlen(key)};
+  int32_t index = -1;
+  if (TVMFFITypeKeyToIndex(&name, &index) != 0) {
+    TVMFFIObjectDecRef(tvm_move_raised());
+    return -1;
+  }
+  return index;
+}
+
+/* A new key: tvm-ffi's runtime gives the index (its objects read as the type
+ * there) and is told the fields, methods and attributes xffi registers. */
+static void xffi_types_register_in_the_tvm_runtime(void **state) {
+  (void)state;
+  int32_t index = -1;
+  assert_int_equal(xffi_type_register(&index, "interop.BoundThing", XFFI_TYPE_OBJECT), XFFI_OK);
+  assert_int_equal(tvm_index_of("interop.BoundThing"), index);
+  assert_int_equal(XFFI_REFLECT_FIELD(index, bound_thing, count, XFFI_TYPE_INT, XFFI_FIELD_WRITABLE, "a count"),
+                   XFFI_OK);
+  assert_int_equal(XFFI_REFLECT_METHOD(index, "seven", bound_method, "returns 7"), XFFI_OK);
+  xffi_any doc = xffi_any_int(42);
+  assert_int_equal(xffi_type_register_attr(index, "interop.answer", &doc), XFFI_OK);
+  const TVMFFITypeInfo *info = TVMFFIGetTypeInfo(index);
+  assert_non_null(info);
+  assert_int_equal(info->num_fields, 1);
+  assert_string_equal(info->fields[0].name.data, "count");
+  assert_int_equal(info->fields[0].offset, offsetof(bound_thing, count));
+  assert_int_equal(info->num_methods, 1);
+  assert_string_equal(info->methods[0].name.data, "seven");
+  TVMFFIByteArray attr = {"interop.answer", 14};
+  const TVMFFITypeAttrColumn *column = TVMFFIGetTypeAttrColumn(&attr);
+  assert_non_null(column);
+  assert_true(index < column->size);
+  assert_int_equal(column->data[index].v_int64, 42);
+}
+
+/* A key tvm-ffi's runtime has already (its own type, or another plugin's):
+ * xffi takes its index and keeps its own records to itself. */
+static void a_key_the_tvm_runtime_has_keeps_its_index_and_records(void **state) {
+  (void)state;
+  TVMFFIByteArray key = {"interop.TvmFirst", 16};
+  int32_t tvm_index = TVMFFITypeGetOrAllocIndex(&key, -1, 1, 0, 1, kTVMFFIObject);
+  int32_t index = -1;
+  assert_int_equal(xffi_type_register(&index, "interop.TvmFirst", XFFI_TYPE_OBJECT), XFFI_OK);
+  assert_int_equal(index, tvm_index);
+  assert_int_equal(XFFI_REFLECT_FIELD(index, bound_thing, count, XFFI_TYPE_INT, 0, "xffi's own"), XFFI_OK);
+  assert_int_equal(TVMFFIGetTypeInfo(index)->num_fields, 0);
+}
+
+static int callback_fails(void *resource, const xffi_any *args, int32_t num_args, xffi_any *result) {
+  (void)resource, (void)args, (void)num_args, (void)result;
+  return xffi_error_raise(XFFI_KIND_VALUE, "the callback's own error");
+}
+
+/* A callback Function called by tvm-ffi code (straight through its cell):
+ * its error is in tvm-ffi's slot; an xffi caller still gets it. */
+static void a_callback_error_reaches_tvm_and_xffi_callers(void **state) {
+  (void)state;
+  xffi_object *fn = NULL;
+  assert_int_equal(xffi_function_new(&fn, callback_fails, NULL, NULL), XFFI_OK);
+  TVMFFIAny result = {0};
+  assert_int_not_equal(TVMFFIFunctionCall(fn, NULL, 0, &result), 0);
+  TVMFFIObjectHandle err = tvm_move_raised();
+  assert_non_null(err);
+  assert_string_equal(tvm_error_message(err), "the callback's own error");
+  TVMFFIObjectDecRef(err);
+  assert_null(xffi_error_peek_raised());
+  xffi_any r;
+  assert_int_equal(xffi_function_call(fn, NULL, 0, &r), XFFI_FAIL);
+  expect_error(XFFI_KIND_VALUE, "the callback's own error");
+  assert_null(tvm_move_raised());
+  xffi_object_dec_ref(fn);
+}
+
 /* An xffi caller of an exported xffi function gets the error back from
  * tvm-ffi's slot, and no slot is left holding anything. */
 static void xffi_loading_an_xffi_library_gets_forwarded_errors_back(void **state) {
@@ -378,6 +469,9 @@ int main(void) {
       cmocka_unit_test(forward_moves_the_raised_error_into_tvm_slot),
       cmocka_unit_test(forward_with_nothing_raised_keeps_tvm_error_or_raises_one),
       cmocka_unit_test(xffi_loading_an_xffi_library_gets_forwarded_errors_back),
+      cmocka_unit_test(xffi_types_register_in_the_tvm_runtime),
+      cmocka_unit_test(a_key_the_tvm_runtime_has_keeps_its_index_and_records),
+      cmocka_unit_test(a_callback_error_reaches_tvm_and_xffi_callers),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }

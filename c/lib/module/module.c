@@ -245,6 +245,7 @@ int xffi_module_load(xffi_object **out, const char *path) {
   char why[512];
   void *handle = xffi_library_open(path, why, sizeof why);
   if (!handle) return xffi_error_raise(XFFI_KIND_RUNTIME, "%s: cannot load '%s': %s", __func__, path, why);
+  xffi_foreign_runtime_forget(); /* the library may have brought a tvm-ffi runtime */
   /* The marker the library defines itself, not one of its dependencies'. */
   const int32_t *marker = xffi_library_own_symbol(handle, XFFI_ABI_MARKER_SYMBOL);
   int32_t abi = marker ? *marker : 0;

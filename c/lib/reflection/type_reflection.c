@@ -156,6 +156,7 @@ int xffi_type_register_fields_in(const char *function, int32_t type_index, const
   }
   int status = copied == count ? XFFI_OK : XFFI_FAIL;
   int32_t texts_copied = 0;
+  const xffi_field_info *told = NULL; /* the new records, for the process's other runtime */
   if (status == XFFI_OK) {
     xffi_type_lock();
     xffi_type_entry *entry = xffi_type_entry_at(type_index);
@@ -195,6 +196,7 @@ int xffi_type_register_fields_in(const char *function, int32_t type_index, const
        * (count first left a window where a counted field was not found). */
       __atomic_store_n(&entry->field_index, index, __ATOMIC_RELEASE);
       __atomic_store_n(&entry->stored.info.num_fields, base + count, __ATOMIC_RELEASE);
+      told = &entry->stored.info.fields[base];
     } else {
       /* Each name's block holds all three texts of its field. */
       for (int32_t k = 0; k < texts_copied; ++k) xffi_free((void *)fields[k].name.data);
@@ -207,7 +209,8 @@ int xffi_type_register_fields_in(const char *function, int32_t type_index, const
       xffi_pyclass_setter_learn(fields[k].setter, fields[k].metadata);
   if (status != XFFI_OK) release_defaults(fields, copied);
   if (fields != &one) xffi_free(fields);
-  return status;
+  /* Immortal records, read by the other runtime outside the lock. */
+  return status == XFFI_OK ? xffi_foreign_tell(XFFI_FOREIGN_FIELD, type_index, told, count) : status;
 }
 
 int xffi_type_register_field_in(const char *function, int32_t type_index, const xffi_field_info *info) {
@@ -249,10 +252,11 @@ int xffi_type_register_method_checked_in(const char *function, int32_t type_inde
     xffi_any_release(&method.method);
     return xffi_error_raise_out_of_memory();
   }
+  const xffi_method_info *record = &entry->stored.info.methods[entry->stored.info.num_methods];
   ((xffi_method_info *)entry->stored.info.methods)[entry->stored.info.num_methods] = method;
   __atomic_store_n(&entry->stored.info.num_methods, entry->stored.info.num_methods + 1, __ATOMIC_RELEASE);
   xffi_type_unlock();
-  return XFFI_OK;
+  return xffi_foreign_tell(XFFI_FOREIGN_METHOD, type_index, record, 1);
 }
 
 int xffi_type_register_metadata_in(const char *function, int32_t type_index, const xffi_type_metadata *metadata) {
@@ -281,7 +285,7 @@ int xffi_type_register_metadata_in(const char *function, int32_t type_index, con
   entry->metadata_storage = copy;
   __atomic_store_n(&entry->stored.info.metadata, &entry->metadata_storage, __ATOMIC_RELEASE);
   xffi_type_unlock();
-  return XFFI_OK;
+  return xffi_foreign_tell(XFFI_FOREIGN_METADATA, type_index, &entry->metadata_storage, 1);
 }
 
 /* ---- The xffi_* forms (xffi/reflection.h) ---- */

@@ -47,6 +47,9 @@ const CLOSURE: &str = "Rust closure";
 /// Function's cell (a direct function: `handle` is the Function, whose
 /// resource is the boxed closure). A Rust `Err` is raised as the same Error
 /// object; a panic becomes a RuntimeError `"Rust closure: Rust panic: <message>"`.
+/// When another tvm-ffi runtime is in the process (the wheel's, calling the
+/// cell directly and reading only its own slot) the error moves to that
+/// runtime's slot, as an exported function's does; an xffi caller takes it back.
 ///
 /// # Safety
 /// The packed-call contract: `handle` is a live Function made by
@@ -61,7 +64,7 @@ unsafe extern "C" fn closure_entry<F>(
 where
     F: Fn(&[AnyView<'_>]) -> Result<Any> + Send + Sync + 'static,
 {
-    crate::ffi_boundary!(CLOSURE, {
+    let status = crate::ffi_boundary!(CLOSURE, {
         // SAFETY: handle is a Function made by from_closure::<F>, whose
         // resource is a Box<F> that lives until the finalizer runs, after the
         // last call; F is Sync, so sharing it between calls is sound.
@@ -77,7 +80,13 @@ where
             }
             Err(err) => err.raise(),
         }
-    })
+    });
+    if status == sys::XFFI_OK {
+        status
+    } else {
+        // SAFETY: no preconditions (it only hands the raised error to the slots).
+        unsafe { sys::xffi_error_forward_to_tvm() }
+    }
 }
 
 /// The finalizer of every Rust closure: drops the boxed closure, once, when

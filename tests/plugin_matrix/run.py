@@ -1,0 +1,141 @@
+"""The plugin matrix: xffi's C and Rust plugins on each runtime a process may
+have, each check in a process of its own (README.md in this folder).
+
+    python3 tests/plugin_matrix/run.py --build build/release [--overlay DIR]
+        [--rust-plugin FILE] [--known tests/plugin_matrix/known-failures.txt]
+
+--build is a release build of this tree (its libtvm_ffi.so drop-in, the C
+plugin and the C host, targets xffi_matrix_c_plugin and xffi_matrix_c_host). The Rust plugin is built with cargo
+(default features) unless --rust-plugin names one. The overlay (tvm_ffi's
+package on the drop-in) is written to --overlay, default BUILD/ovl-plugins.
+
+Prints the matrix (arrangement x check: pass, FAIL, CRASH or TIMEOUT) and
+fails when a check that is not in the known-failures list does not pass,
+when a listed one passes (the list only shrinks), or when the list names a
+cell or check the matrix does not have."""
+import argparse
+import os
+import pathlib
+import signal
+import subprocess
+import sys
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+HERE = pathlib.Path(__file__).resolve().parent
+CLIENT = HERE / "python_client.py"
+
+COMMON_CHECKS = ["functions", "error", "function_value_error", "type_by_key", "object_type", "fields", "methods",
+                 "repr", "json_graph"]
+CHECKS = {"c": COMMON_CHECKS, "rust": COMMON_CHECKS[:2] + ["panic"] + COMMON_CHECKS[2:3] +
+          ["function_value_panic"] + COMMON_CHECKS[3:]}
+# wheel: Python with the wheel's runtime; overlay: Python with tvm_ffi on the
+# drop-in; c-host: a C program linked to the drop-in (c_host.c).
+RUNTIMES = ["wheel", "overlay", "c-host"]
+TIMEOUT = 120
+
+
+def read_known(path):
+    """{id: reason} from the list: a `reason: ...` line heads each section;
+    each other line is one id, plugin/runtime/check; # starts a comment."""
+    known, reason = {}, None
+    for number, raw in enumerate(path.read_text().splitlines(), 1):
+        line = raw.split("#", 1)[0].strip()
+        if not line:
+            continue
+        if line.startswith("reason:"):
+            reason = line[len("reason:"):].strip()
+            continue
+        if reason is None:
+            sys.exit(f"{path}:{number}: an id before any 'reason:' line")
+        if line in known:
+            sys.exit(f"{path}:{number}: {line} is listed twice")
+        known[line] = reason
+    return known
+
+
+def build_rust_plugin():
+    target = pathlib.Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "target"))
+    subprocess.run(["cargo", "build", "--quiet", "-p", "xffi-matrix-rust-plugin", "--jobs",
+                    os.environ.get("XFFI_JOBS", "2")], cwd=ROOT, check=True)
+    return target / "debug" / "libxffi_matrix_rust_plugin.so"
+
+
+def environment(runtime, overlay):
+    env = dict(os.environ)
+    env.pop("PYTHONPATH", None)
+    if runtime == "overlay":
+        env["PYTHONPATH"] = str(overlay)
+    return env
+
+
+def run_check(plugin, path, runtime, check, overlay, c_host):
+    """(outcome, first line of what went wrong)."""
+    command = [str(c_host)] if runtime == "c-host" else [sys.executable, str(CLIENT)]
+    try:
+        done = subprocess.run(command + [plugin, str(path), check], env=environment(runtime, overlay),
+                              capture_output=True, text=True, timeout=TIMEOUT)
+    except subprocess.TimeoutExpired:
+        return "TIMEOUT", f"no answer in {TIMEOUT} s"
+    if done.returncode == 0 and done.stdout.strip().endswith("ok"):
+        return "pass", ""
+    lines = [line for line in done.stderr.splitlines() if line.strip() and not line.startswith(" ")]
+    if done.returncode < 0:
+        name = signal.Signals(-done.returncode).name
+        tail = next((line for line in reversed(lines) if "Error" in line or "abort" in line.lower()), "")
+        return "CRASH", f"{name} {tail}".strip()
+    return "FAIL", lines[-1] if lines else f"exit status {done.returncode}"
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--build", required=True, type=pathlib.Path)
+    parser.add_argument("--overlay", type=pathlib.Path)
+    parser.add_argument("--rust-plugin", type=pathlib.Path)
+    parser.add_argument("--known", type=pathlib.Path, default=HERE / "known-failures.txt")
+    args = parser.parse_args()
+    build = args.build.resolve()
+    c_plugin = build / "tests" / "libxffi_matrix_c_plugin.so"
+    c_host = build / "tests" / "xffi_matrix_c_host"
+    for target in (c_plugin, c_host):
+        if not target.exists():
+            sys.exit(f"{target} is missing: build the targets xffi_matrix_c_plugin and xffi_matrix_c_host in {build}")
+    overlay = (args.overlay or build / "ovl-plugins").resolve()
+    subprocess.run(["bash", str(ROOT / "scripts/tvm-ffi-on-xffi.sh"), "--runtime", str(build / "libtvm_ffi.so"),
+                    str(overlay)], check=True, stdout=subprocess.DEVNULL)
+    plugins = {"c": c_plugin, "rust": args.rust_plugin or build_rust_plugin()}
+    known = read_known(args.known)
+
+    outcomes = {}
+    for plugin, path in plugins.items():
+        for runtime in RUNTIMES:
+            for check in CHECKS[plugin]:
+                outcomes[f"{plugin}/{runtime}/{check}"] = run_check(plugin, path, runtime, check, overlay, c_host)
+
+    width = max(len(c) for c in CHECKS["rust"])
+    for plugin in plugins:
+        for runtime in RUNTIMES:
+            cell = [(check, outcomes[f"{plugin}/{runtime}/{check}"][0]) for check in CHECKS[plugin]]
+            passed = sum(outcome == "pass" for _, outcome in cell)
+            print(f"{plugin} plugin on {runtime}: {passed}/{len(cell)} checks pass")
+            for check, outcome in cell:
+                detail = outcomes[f"{plugin}/{runtime}/{check}"][1]
+                listed = " (known)" if f"{plugin}/{runtime}/{check}" in known else ""
+                print(f"  {check:<{width}} {outcome}{listed}  {detail}"[:200].rstrip())
+
+    problems = []
+    for cell_id, (outcome, detail) in outcomes.items():
+        if outcome != "pass" and cell_id not in known:
+            problems.append(f"{cell_id}: {outcome} and not in the known-failures list: {detail}")
+        if outcome == "pass" and cell_id in known:
+            problems.append(f"{cell_id}: passes but is listed as a known failure (take it off the list)")
+    problems += [f"{cell_id}: listed, but the matrix has no such check" for cell_id in known if cell_id not in outcomes]
+    total = len(outcomes)
+    print(f"matrix: {sum(o == 'pass' for o, _ in outcomes.values())}/{total} checks pass, "
+          f"{len(known)} listed as known failures")
+    for problem in problems:
+        print("problem:", problem)
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,93 @@
+//! The Rust plugin of the plugin matrix (tests/plugin_matrix/README.md).
+//!
+//! At load it registers the derived type `matrix.RustKernel` (fields
+//! `scale: int` read-only, `gain: float` writable, `label: str` read-only;
+//! `default`, so the JSON graph can make it;
+//! `__ffi_init__(scale, label)`; method `apply(x) -> scale * x * gain`).
+//! It exports, as `__tvm_ffi_<name>`:
+//! - `add(a, b) -> a + b`;
+//! - `fail(message)`: returns `Err(ValueError(message))`;
+//! - `panic_now(message)`: panics (a RuntimeError at the boundary);
+//! - `make_failing_function()`, `make_panicking_function()`: a `Function`
+//!   (a Rust closure) that returns `Err(ValueError("callback failed"))`, or
+//!   panics with "callback panicked", when called;
+//! - `make_kernel(scale, label) -> matrix.RustKernel` (gain 1.0);
+//! - `kernel_type_index()`: the index the plugin's registry gave the type.
+use xffi::reflect::AtomicF64;
+use xffi::{Error, Function, ObjectRef, RustObject, export_func};
+
+xffi::export_abi_marker!();
+
+/// A kernel: `apply(x)` is `scale * x * gain`. `default`: other runtimes
+/// can make it empty and set its fields (the JSON graph reader does);
+/// compared structurally as a tree.
+#[derive(xffi::Object, Default)]
+#[xffi(type_key = "matrix.RustKernel", structural_eq = "tree", default)]
+pub struct RustKernel {
+    /// The factor (read-only).
+    #[xffi(get)]
+    scale: i64,
+    /// The gain any language may change.
+    #[xffi(get, set, default = 1.0)]
+    gain: AtomicF64,
+    /// Its name (read-only).
+    #[xffi(get)]
+    label: String,
+}
+
+#[xffi::methods]
+impl RustKernel {
+    /// Makes a kernel (Python's `RustKernel(scale, label)`).
+    #[xffi(name = "__ffi_init__")]
+    fn create(scale: i64, label: String) -> xffi::Result<ObjectRef<RustKernel>> {
+        ObjectRef::new(RustKernel { scale, gain: AtomicF64::new(1.0), label })
+    }
+    /// `scale * x * gain`.
+    fn apply(&self, x: f64) -> f64 {
+        self.scale as f64 * x * self.gain.load()
+    }
+}
+
+xffi::register_types_at_load!(RustKernel);
+
+export_func!(
+    fn add(a: i64, b: i64) -> i64 {
+        Ok(a + b)
+    }
+);
+
+export_func!(
+    fn fail(message: String) -> () {
+        Err(Error::value_error(&message))
+    }
+);
+
+export_func!(
+    fn panic_now(message: String) -> () {
+        panic!("{message}")
+    }
+);
+
+export_func!(
+    fn make_failing_function() -> Function {
+        Function::from_typed(|| -> xffi::Result<i64> { Err(Error::value_error("callback failed")) })
+    }
+);
+
+export_func!(
+    fn make_panicking_function() -> Function {
+        Function::from_typed(|| -> xffi::Result<i64> { panic!("callback panicked") })
+    }
+);
+
+export_func!(
+    fn make_kernel(scale: i64, label: String) -> ObjectRef<RustKernel> {
+        RustKernel::create(scale, label)
+    }
+);
+
+export_func!(
+    fn kernel_type_index() -> i64 {
+        Ok(i64::from(RustKernel::try_type_index()?))
+    }
+);
