@@ -247,6 +247,7 @@ impl UniqueTensor {
 
     /// Wraps a tensor that only `tensor` can reach (crate-internal: the
     /// callers made it from memory no one else has).
+    #[cfg(feature = "ndarray")]
     pub(crate) fn from_fresh(tensor: Tensor) -> UniqueTensor {
         UniqueTensor(tensor)
     }
@@ -308,6 +309,7 @@ impl UniqueTensor {
     }
 
     /// The tensor, borrowed, for the crate's views.
+    #[cfg(feature = "ndarray")]
     pub(crate) fn tensor(&self) -> &Tensor {
         &self.0
     }
