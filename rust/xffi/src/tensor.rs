@@ -171,14 +171,15 @@ impl fmt::Debug for DataType {
 
 /// Rust element types with a DLPack data type, for [`Tensor::as_slice`]
 /// (every DLPack integer, float and bool type has one: see the impls; f16 and
-/// bf16 with the `half` feature).
+/// bf16 with the `half` feature). `Send + Sync`: a Tensor is shared across
+/// threads, and its elements with it.
 ///
 /// # Safety
 /// `DTYPE` must describe `Self`'s in-memory representation exactly, and a
 /// type with invalid bit patterns (as `bool`, whose byte must be 0 or 1) must
 /// set `HAS_INVALID_BITS` and refuse them in `is_valid_bits`: views check
 /// every element of such a type before handing out `&Self`.
-pub unsafe trait Scalar: Copy + 'static {
+pub unsafe trait Scalar: Copy + Send + Sync + 'static {
     /// The matching data type.
     const DTYPE: DataType;
     /// Whether some bit patterns of `Self`'s size are not a valid `Self`

@@ -225,7 +225,7 @@ impl Tensor {
     /// let v = t.as_array::<u16>().unwrap();
     /// assert_eq!((v.as_ptr(), v[[1, 0]]), (p, 12));
     /// ```
-    pub fn from_array<T: Scalar + Send, D: Dimension + 'static>(array: Array<T, D>) -> Result<Tensor> {
+    pub fn from_array<T: Scalar, D: Dimension + 'static>(array: Array<T, D>) -> Result<Tensor> {
         let shape =
             array.shape().iter().map(|&d| i64::try_from(d)).collect::<std::result::Result<Vec<_>, _>>().map_err(
                 |_| Error::value_error(&format!("Tensor::from_array: shape {:?} does not fit i64", array.shape())),
@@ -269,7 +269,7 @@ impl UniqueTensor {
     /// u.as_mut_array::<i32>().unwrap()[0] = 7;
     /// assert_eq!(u.as_slice::<i32>().unwrap(), &[7, 2, 3]);
     /// ```
-    pub fn from_array<T: Scalar + Send, D: Dimension + 'static>(array: Array<T, D>) -> Result<UniqueTensor> {
+    pub fn from_array<T: Scalar, D: Dimension + 'static>(array: Array<T, D>) -> Result<UniqueTensor> {
         // Fresh: the array moved in, and the Tensor over it is reachable only here.
         Tensor::from_array(array).map(UniqueTensor::from_fresh)
     }

@@ -140,7 +140,7 @@ impl Tensor {
     /// assert_eq!(t.dtype(), xffi::DataType::I16);
     /// assert!(xffi::Tensor::from_vec(vec![1u8], &[2]).is_err());
     /// ```
-    pub fn from_vec<T: Scalar + Send>(data: Vec<T>, shape: &[i64]) -> Result<Tensor> {
+    pub fn from_vec<T: Scalar>(data: Vec<T>, shape: &[i64]) -> Result<Tensor> {
         check_count(shape, data.len(), "from_vec")?;
         let p = data.as_ptr().cast_mut().cast();
         // SAFETY: the Vec's heap buffer holds data.len() initialized Ts, the
@@ -156,7 +156,7 @@ impl Tensor {
     /// let t = xffi::Tensor::from_boxed_slice(b, &[2]).unwrap();
     /// assert_eq!(t.as_slice::<bool>().unwrap(), &[true, false]);
     /// ```
-    pub fn from_boxed_slice<T: Scalar + Send>(data: Box<[T]>, shape: &[i64]) -> Result<Tensor> {
+    pub fn from_boxed_slice<T: Scalar>(data: Box<[T]>, shape: &[i64]) -> Result<Tensor> {
         check_count(shape, data.len(), "from_boxed_slice")?;
         let p = data.as_ptr().cast_mut().cast();
         // SAFETY: as in from_vec, for the box's buffer.
@@ -231,7 +231,7 @@ impl UniqueTensor {
     /// u.as_mut_slice::<u64>().unwrap()[0] = 9;
     /// assert_eq!(u.as_slice::<u64>().unwrap(), &[9, 2]);
     /// ```
-    pub fn from_vec<T: Scalar + Send>(data: Vec<T>, shape: &[i64]) -> Result<UniqueTensor> {
+    pub fn from_vec<T: Scalar>(data: Vec<T>, shape: &[i64]) -> Result<UniqueTensor> {
         Tensor::from_vec(data, shape).map(UniqueTensor)
     }
 
@@ -241,7 +241,7 @@ impl UniqueTensor {
     /// let u = xffi::UniqueTensor::from_boxed_slice(vec![1i8, -1].into_boxed_slice(), &[2]).unwrap();
     /// assert_eq!(u.as_slice::<i8>().unwrap(), &[1, -1]);
     /// ```
-    pub fn from_boxed_slice<T: Scalar + Send>(data: Box<[T]>, shape: &[i64]) -> Result<UniqueTensor> {
+    pub fn from_boxed_slice<T: Scalar>(data: Box<[T]>, shape: &[i64]) -> Result<UniqueTensor> {
         Tensor::from_boxed_slice(data, shape).map(UniqueTensor)
     }
 

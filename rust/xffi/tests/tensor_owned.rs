@@ -20,7 +20,7 @@ impl<T> Drop for Counted<T> {
     }
 }
 
-fn counted<T: Scalar + Send>(data: Vec<T>, shape: &[i64], strides: Option<&[i64]>) -> (Tensor, Arc<AtomicUsize>) {
+fn counted<T: Scalar>(data: Vec<T>, shape: &[i64], strides: Option<&[i64]>) -> (Tensor, Arc<AtomicUsize>) {
     let drops = Arc::new(AtomicUsize::new(0));
     let p = data.as_ptr().cast_mut().cast::<c_void>();
     let owner = Counted { data, drops: drops.clone() };
@@ -108,7 +108,7 @@ fn a_refused_descriptor_drops_the_owner_at_once_and_says_why() {
 
 /// from_vec, then as_slice of the same type gives the values back, and of
 /// another type of the same size a TypeError.
-fn round_trip<T: Scalar + Send + PartialEq + std::fmt::Debug>(values: Vec<T>, name: &str) {
+fn round_trip<T: Scalar + PartialEq + std::fmt::Debug>(values: Vec<T>, name: &str) {
     let want = values.clone();
     let t = Tensor::from_vec(values, &[want.len() as i64]).unwrap();
     assert_eq!(t.dtype().to_string(), name);
