@@ -230,6 +230,7 @@ Each prints its own table with its baseline from the same run; run it for figure
 | `python3 bench/bench_recursive.py` | RecursiveHash/Eq and DeepCopy of 100,000 containers, wheel against xffi |
 | `cargo bench -p xffi-tests --bench xffi_bench` | the Rust API against plain Rust |
 | `cargo bench -p xffi --features serde --bench json_write` | JSON writing against serde_json |
+| `cargo bench -p xffi --features ndarray --bench ndarray_view` | a zero-copy ndarray view of a 10^6-element tensor against copies (`docs/rust-tensors.md`) |
 """
 
 

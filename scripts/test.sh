@@ -333,7 +333,7 @@ rust_crates() {
 }
 
 rust_lints() { # the lints are the workspace's (Cargo.toml [workspace.lints])
-  cargo clippy --workspace --all-targets --features xffi/serde --jobs "$jobs" -- -D warnings
+  cargo clippy --workspace --all-targets --features xffi/serde,xffi/half,xffi/ndarray,xffi/dlpark --jobs "$jobs" -- -D warnings
 }
 
 formatting() {

@@ -59,6 +59,12 @@ pub mod array;
 pub mod key;
 pub mod map;
 pub mod tensor;
+mod tensor_scalar;
+mod tensor_owned;
+#[cfg(feature = "ndarray")]
+mod tensor_ndarray;
+#[cfg(feature = "dlpark")]
+mod tensor_dlpark;
 pub mod function;
 pub mod module;
 pub mod export;
@@ -84,6 +90,7 @@ pub use object::{IsA, Object, ObjectRef, ObjectType, RustObject, WeakRef};
 pub use string::{Bytes, BytesObj, String, StringObj};
 pub use structural::{Mismatch, Structural, StructuralOptions, first_mismatch, structural_equal, structural_hash};
 pub use tensor::{DataType, Scalar, Shape, ShapeObj, Tensor, TensorObj};
+pub use tensor_owned::UniqueTensor;
 /// `#[derive(xffi::Object)]` and `#[xffi::methods]`: see [`reflect`] and the `xffi-derive` crate.
 pub use xffi_derive::{Object, methods};
 

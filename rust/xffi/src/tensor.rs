@@ -169,50 +169,72 @@ impl fmt::Debug for DataType {
     }
 }
 
-/// Rust element types with a DLPack data type, for [`Tensor::as_slice`].
+/// Rust element types with a DLPack data type, for [`Tensor::as_slice`]
+/// (every DLPack integer, float and bool type has one: see the impls; f16 and
+/// bf16 with the `half` feature). `Send + Sync`: a Tensor is shared across
+/// threads, and its elements with it.
 ///
 /// # Safety
-/// `DTYPE` must describe `Self`'s in-memory representation exactly.
-pub unsafe trait Scalar: Copy + 'static {
+/// `DTYPE` must describe `Self`'s in-memory representation exactly, and a
+/// type with invalid bit patterns (as `bool`, whose byte must be 0 or 1) must
+/// set `HAS_INVALID_BITS` and refuse them in `is_valid_bits`: views check
+/// every element of such a type before handing out `&Self`.
+pub unsafe trait Scalar: Copy + Send + Sync + 'static {
     /// The matching data type.
     const DTYPE: DataType;
+    /// Whether some bit patterns of `Self`'s size are not a valid `Self`
+    /// (false unless overridden: every pattern of an integer or float is a value).
+    const HAS_INVALID_BITS: bool = false;
+    /// Whether `bytes` (one element, `size_of::<Self>()` bytes as found in a
+    /// tensor) is a valid `Self`; asked only when `HAS_INVALID_BITS` is true.
+    ///
+    /// ```
+    /// use xffi::Scalar;
+    /// assert!(bool::is_valid_bits(&[1]) && !bool::is_valid_bits(&[2]));
+    /// ```
+    fn is_valid_bits(bytes: &[u8]) -> bool {
+        let _ = bytes;
+        true
+    }
 }
-// SAFETY: DataType::F32 is float, 32 bits, 1 lane: f32's representation.
-unsafe impl Scalar for f32 {
-    const DTYPE: DataType = DataType::F32;
-}
-// SAFETY: DataType::F64 is float, 64 bits, 1 lane: f64's representation.
-unsafe impl Scalar for f64 {
-    const DTYPE: DataType = DataType::F64;
-}
-// SAFETY: DataType::I32 is int, 32 bits, 1 lane: i32's representation.
-unsafe impl Scalar for i32 {
-    const DTYPE: DataType = DataType::I32;
-}
-// SAFETY: DataType::I64 is int, 64 bits, 1 lane: i64's representation.
-unsafe impl Scalar for i64 {
-    const DTYPE: DataType = DataType::I64;
-}
-// SAFETY: DataType::U8 is uint, 8 bits, 1 lane: u8's representation.
-unsafe impl Scalar for u8 {
-    const DTYPE: DataType = DataType::U8;
-}
-
 /// The product of `dims`, or None if it overflows i64. A zero dimension
 /// makes it 0 whatever the others are, so it is looked for first: an empty
 /// tensor may have dimensions whose product alone would overflow.
-fn checked_numel(dims: &[i64]) -> Option<i64> {
+pub(crate) fn checked_numel(dims: &[i64]) -> Option<i64> {
     if dims.contains(&0) {
         return Some(0);
     }
     dims.iter().try_fold(1i64, |n, &d| n.checked_mul(d))
 }
 
+/// Checks that the `n` contiguous elements at `p` are valid `T`s: O(n) for a
+/// type with invalid bit patterns (bool), nothing for the others.
+/// Errors: ValueError naming the first invalid element.
+fn check_valid_elements<T: Scalar>(p: *const T, n: usize, what: &str) -> Result<()> {
+    if !T::HAS_INVALID_BITS {
+        return Ok(());
+    }
+    let size = std::mem::size_of::<T>();
+    // SAFETY: the caller's checks (check_view): p is n elements of T in
+    // readable, initialized CPU memory; reading it as bytes asks nothing more.
+    let bytes = unsafe { std::slice::from_raw_parts(p.cast::<u8>(), n * size) };
+    match bytes.chunks_exact(size).position(|e| !T::is_valid_bits(e)) {
+        None => Ok(()),
+        Some(i) => Err(Error::value_error(&format!(
+            "Tensor::{what}: element {i} (bytes {:?}) is not a valid {}",
+            &bytes[i * size..(i + 1) * size],
+            T::DTYPE
+        ))),
+    }
+}
+
 wrapper! {
     /// An n-dimensional array (an xffi Tensor, type index 70) over a DLPack
     /// `DLTensor`. `Send + Sync`: Rust only reads its data, through checked
     /// slice views ([`Tensor::as_slice`]); writing (`as_mut_slice`) is `unsafe`
-    /// because other holders may read the same memory.
+    /// because other holders may read the same memory ([`crate::UniqueTensor`],
+    /// a tensor no one else can reach, writes safely). Made over Rust memory
+    /// without a copy by `from_vec`, `from_boxed_slice` and `from_owner`.
     ///
     /// ```
     /// use xffi::{DataType, Tensor};
@@ -359,7 +381,10 @@ impl Tensor {
         out != 0
     }
 
-    fn check_view<T: Scalar>(&self, what: &str) -> Result<*mut T> {
+    /// The first element's address, for a view of `T`s: checks the dtype
+    /// (TypeError), a CPU device, and for a non-empty tensor a non-NULL data
+    /// pointer aligned for `T` after the byte offset (ValueError).
+    pub(crate) fn check_cpu_elements<T: Scalar>(&self, what: &str) -> Result<*mut T> {
         let d = &self.0.dl;
         if self.dtype() != T::DTYPE {
             return Err(Error::type_error(&format!(
@@ -369,8 +394,24 @@ impl Tensor {
             )));
         }
         if d.device.device_type != sys::kDLCPU && d.device.device_type != sys::kDLCUDAHost {
-            return Err(Error::value_error(&format!("Tensor::{what}: the tensor is not in CPU memory")));
+            return Err(Error::value_error(&format!(
+                "Tensor::{what}: the tensor is not in CPU memory (device type {})",
+                d.device.device_type
+            )));
         }
+        let p = (d.data as *mut u8).wrapping_add(d.byte_offset as usize) as *mut T;
+        if self.numel() > 0 && (p.is_null() || (p as usize) % std::mem::align_of::<T>() != 0) {
+            return Err(Error::value_error(&format!(
+                "Tensor::{what}: the data (address {p:p}, byte offset {}) is not aligned for {}",
+                d.byte_offset,
+                T::DTYPE
+            )));
+        }
+        Ok(p)
+    }
+
+    fn check_view<T: Scalar>(&self, what: &str) -> Result<*mut T> {
+        let p = self.check_cpu_elements::<T>(what)?;
         let mut contiguous = 0;
         // SAFETY: a live Tensor (we hold a reference) and a writable out.
         check(unsafe { sys::xffi_tensor_is_contiguous(&mut contiguous, self.0.as_ptr()) })?;
@@ -380,16 +421,13 @@ impl Tensor {
                 self.strides()
             )));
         }
-        let p = (d.data as *mut u8).wrapping_add(d.byte_offset as usize) as *mut T;
-        if self.numel() > 0 && (p.is_null() || (p as usize) % std::mem::align_of::<T>() != 0) {
-            return Err(Error::value_error(&format!("Tensor::{what}: the data is not aligned for {}", T::DTYPE)));
-        }
         Ok(p)
     }
 
     /// The elements as a slice, checked: the dtype must be `T`'s, the data
-    /// in CPU memory, contiguous and aligned. Errors: TypeError for the wrong
-    /// dtype, ValueError otherwise.
+    /// in CPU memory, contiguous and aligned (and, for `bool`, every byte 0
+    /// or 1: an O(n) check; the others are O(1)). Errors: TypeError for the
+    /// wrong dtype, ValueError otherwise.
     ///
     /// ```
     /// let t = xffi::Tensor::from_slice(&[1u8, 2], &[2]).unwrap();
@@ -401,6 +439,7 @@ impl Tensor {
         if self.numel() == 0 {
             return Ok(&[]);
         }
+        check_valid_elements(p, self.numel(), "as_slice")?;
         // SAFETY: check_view checked dtype (so numel elements of T), CPU
         // memory, contiguity, non-NULL and alignment; the Tensor keeps the
         // data alive while self is borrowed, and writers are excluded by
@@ -430,6 +469,7 @@ impl Tensor {
         if self.numel() == 0 {
             return Ok(&mut []);
         }
+        check_valid_elements(p, self.numel(), "as_mut_slice")?;
         // SAFETY: as in as_slice for the memory itself; exclusive access is
         // this function's contract (no other reader or writer while it lives).
         Ok(unsafe { std::slice::from_raw_parts_mut(p, self.numel()) })
