@@ -322,6 +322,8 @@ clients_rust() { # tests/clients/tvm_ffi_rust/run.py fetches tvm-ffi =0.1.15-pos
     XFFI_DROPIN="$(dropin_runtime)" python3 -m pytest -q -p no:cacheprovider tests/dropin/test_type_attrs.py &&
     XFFI_JOBS="$jobs" python3 tests/clients/tvm_ffi_rust/run.py --work "$build/clients/tvm_ffi_rust" \
       --runtime "$(dropin_runtime)"
+}
+
 tvm_ffi_clients() {
   ensure_release_build &&
     XFFI_BUILD_ROOT="$build" XFFI_JOBS="$jobs" python3 tests/clients/run.py --work "$build/clients" \
