@@ -10,7 +10,7 @@
  * tvm-ffi's C++ List grows a list it did not make by moving the elements to
  * a new buffer and calling data_deleter on the old one, with no NULL check.
  * An Array that must grow past its inline room moves to such a buffer too,
- * and later growth resizes it (doubling: amortised O(1) push).
+ * and later growth moves it to a new one (doubling: amortised O(1) push).
  *
  * Re-entrancy: releasing an element can run arbitrary deleters, so every
  * operation finishes updating the cell before it releases anything, and
@@ -116,18 +116,14 @@ static int64_t seq_grow_capacity(int64_t capacity, int64_t need) {
 static int seq_reserve_exact(xffi_seq_cell *cell, int64_t capacity) {
   if (capacity > seq_max_capacity()) return xffi_error_raise_out_of_memory();
   size_t bytes = (size_t)capacity * sizeof(xffi_any);
-  void *data;
-  if (cell->data_deleter == xffi_seq_buffer_free) {
-    data = xffi_seq_buffer_resize(cell->data, bytes);
-    if (!data) return xffi_error_raise_out_of_memory();
-  } else {
-    data = xffi_seq_buffer_new(cell, bytes);
-    if (!data) return xffi_error_raise_out_of_memory();
-    if (cell->size) memcpy(data, cell->data, (size_t)cell->size * sizeof(xffi_any));
-    /* Storage made elsewhere (inline, by C++ code, by another runtime) is
-     * handed back to its own deleter. */
-    if (cell->data_deleter) cell->data_deleter(cell->data);
-  }
+  /* Always a new buffer, as tvm-ffi's growth gives (its Rust crate checks
+   * the address moves): a realloc would move it only when the block could
+   * not grow where it is. The old storage, xffi's or made elsewhere (inline,
+   * by C++ code, by another runtime), goes back to its own deleter. */
+  void *data = xffi_seq_buffer_new(cell, bytes);
+  if (!data) return xffi_error_raise_out_of_memory();
+  if (cell->size) memcpy(data, cell->data, (size_t)cell->size * sizeof(xffi_any));
+  if (cell->data_deleter) cell->data_deleter(cell->data);
   cell->data = data;
   cell->capacity = capacity;
   cell->data_deleter = xffi_seq_buffer_free;

@@ -14,12 +14,6 @@ void *xffi_seq_buffer_new(xffi_seq_cell *cell, size_t bytes) {
   return block + XFFI_SEQ_BUFFER_PREFIX;
 }
 
-void *xffi_seq_buffer_resize(void *data, size_t bytes) {
-  if (bytes > XFFI_SEQ_BUFFER_MAX_BYTES) return NULL;
-  char *block = xffi_realloc(block_of(data), XFFI_SEQ_BUFFER_PREFIX + bytes);
-  return block ? block + XFFI_SEQ_BUFFER_PREFIX : NULL;
-}
-
 void xffi_seq_buffer_free(void *data) {
   char *block = block_of(data);
   xffi_seq_cell *cell = *(xffi_seq_cell **)(void *)block;

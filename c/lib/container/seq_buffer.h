@@ -12,8 +12,8 @@
  * buffer is given back as C++'s default ::operator delete does (the C
  * library's free: libstdc++'s, libc++'s and MSVC's default operator
  * new/delete are malloc/free), never to the allocator installed with
- * xffi_allocator_install, and xffi never resizes one: it moves the elements
- * to a buffer of its own. (valgrind still calls that free "mismatched" with
+ * xffi_allocator_install. xffi grows any buffer, its own or foreign, by
+ * moving the elements to a new buffer of its own, as tvm-ffi does. (valgrind still calls that free "mismatched" with
  * ::operator new: C cannot call ::operator delete.) */
 #ifndef XFFI_SEQ_BUFFER_H
 #define XFFI_SEQ_BUFFER_H
@@ -31,11 +31,6 @@
  * only ever freed through its data_deleter, xffi_seq_buffer_free). NULL when
  * out of memory (nothing raised). */
 void *xffi_seq_buffer_new(xffi_seq_cell *cell, size_t bytes);
-
-/* Resizes a buffer of xffi's (the elements up to the smaller size kept) to
- * bytes bytes: the buffer (maybe moved), or NULL when out of memory, with
- * data unchanged and still the cell's. */
-void *xffi_seq_buffer_resize(void *data, size_t bytes);
 
 /* The data_deleter of xffi's buffers: frees data (a buffer of xffi's) and,
  * if its cell still holds it, makes xffi_seq_foreign_free the cell's

@@ -25,10 +25,7 @@ unless the known-failures list names it; a listed test that passes on xffi
 not in the suite (stale); a malformed list. The known-failures list
 (known-failures.txt next to this file) has the peer suite's format: `reason:
 TEXT` heads a section; every other non-comment line is one test id; ids
-sorted within a section. A reason that starts with `varies:` lists tests
-whose outcome on xffi depends on something the test does not control (where
-the allocator places a block): they may pass or fail, and the reason says
-what would make them pass every time.
+sorted within a section.
 """
 import argparse
 import json
@@ -44,7 +41,6 @@ CRATE = "tvm-ffi"
 VERSION = "0.1.15-post2"
 DEFAULT_KNOWN = os.path.join(HERE, "known-failures.txt")
 REASON_PREFIX = "reason:"
-VARIES = "varies:"
 RESULT_LINE = re.compile(r"^test (.+?) \.\.\. (ok|FAILED|ignored)\s*$")
 RUNNING_LINE = re.compile(r"^\s*(Running|Doc-tests) (\S+)")
 
@@ -82,8 +78,7 @@ def render_known(reasons):
     out = [
         f"# tvm-ffi's Rust crate (tvm-ffi ={VERSION}) on xffi: tests that pass on the wheel's",
         "# runtime but not on xffi's drop-in. The list only shrinks: a listed test that passes",
-        "# fails the run, except under a `varies:` reason (tests/clients/tvm_ffi_rust/run.py documents",
-        "# the format).",
+        "# fails the run (tests/clients/tvm_ffi_rust/run.py documents the format).",
     ]
     for reason in sorted(by_reason):
         out += ["", f"{REASON_PREFIX} {reason}"] + sorted(by_reason[reason])
@@ -214,7 +209,7 @@ def main():
         return 1
     passing_on_wheel = {t for t, r in wheel.items() if r == "ok"}
     regressions = sorted(t for t in passing_on_wheel if xffi.get(t) != "ok" and t not in known)
-    listed_but_passing = sorted(t for t in known if xffi.get(t) == "ok" and not known[t].startswith(VARIES))
+    listed_but_passing = sorted(t for t in known if xffi.get(t) == "ok")
     stale = sorted(t for t in known if t not in passing_on_wheel)
     if args.write_known:
         seen = {t: known.get(t, "TODO") for t in passing_on_wheel if xffi.get(t) != "ok"}
