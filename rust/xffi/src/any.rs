@@ -71,7 +71,7 @@ unsafe impl Sync for AnyView<'_> {}
 /// `u64`, `usize`, `f64`, `f32`, `bool`, `()`, `&str`, `String`, `&[u8]`,
 /// `Vec<u8>`, [`Any`], `ObjectRef<T>`, the wrappers ([`crate::String`],
 /// [`crate::Function`], [`crate::Array`]...), and `Option<T>` of them
-/// (None becomes `None`). Failures are a TypeError "expected <what>, got <what came>"
+/// (None becomes `None`). Failures are a TypeError `"expected <what>, got <what came>"`
 /// (or a ValueError for an integer out of range); where the C accessor
 /// checks the value, its error comes as C raised it ("xffi_any_to_int: ...").
 ///

@@ -3,9 +3,10 @@
 //! whatever error type the failing call had), and an [`Error`] is seen as a
 //! standard error through `Deref`, `AsRef` and `Box<dyn Error>`.
 //!
-//! The design is anyhow's: a blanket `impl<E: std::error::Error + Send + Sync
-//! + 'static> From<E> for Error` is coherent only if [`Error`] itself does not
-//! implement `std::error::Error` (otherwise it would overlap `From<T> for T`).
+//! The design is anyhow's: the blanket conversion
+//! `impl<E: std::error::Error + Send + Sync + 'static> From<E> for Error` is
+//! coherent only if [`Error`] itself does not implement `std::error::Error`
+//! (otherwise it would overlap `impl<T> From<T> for T`).
 //! So [`Error`] derefs to `dyn std::error::Error + Send + Sync` instead: the
 //! standard methods (`source()`) and `&dyn Error` arguments still work
 //! (`&*err`), and `?` into `Box<dyn Error>` works through the `From` impls below.

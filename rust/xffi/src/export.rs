@@ -59,10 +59,10 @@ use crate::{Any, AnyView, Error, FromAnyView, Result};
 ///
 /// The exported function checks the call (NULL `result`, negative
 /// `num_args`, NULL `args` with arguments: ValueError), the argument count
-/// (TypeError "<name>: expected <n> arguments, got <m>") and each argument
+/// (TypeError `"<name>: expected <n> arguments, got <m>"`) and each argument
 /// (the conversion's error, its kind kept and its message after
-/// "<name>: argument <i>: "); a panic becomes a RuntimeError "<name>: Rust
-/// panic: <message>" ([`ffi_boundary!`](crate::ffi_boundary)); an `Err` from
+/// `"<name>: argument <i>: "`); a panic becomes a RuntimeError
+/// `"<name>: Rust panic: <message>"` ([`ffi_boundary!`](crate::ffi_boundary)); an `Err` from
 /// the body is raised as it is. Errors go to
 /// the calling thread's slot, or to tvm-ffi's when tvm-ffi is in the process
 /// (as `XFFI_EXPORT_FUNCTION` does in C). The result is an owned value the caller

@@ -134,8 +134,8 @@ impl Function {
     /// Makes a function from a typed Rust function or closure: each
     /// argument is converted with [`FromAnyView`] (a mismatch is the
     /// conversion's error, its kind kept and its message after
-    /// "argument <i>: "; a wrong count a TypeError
-    /// "expected <n> arguments, got <m>") and the result with `Into<Any>`.
+    /// `"argument <i>: "`; a wrong count a TypeError
+    /// `"expected <n> arguments, got <m>"`) and the result with `Into<Any>`.
     ///
     /// ```
     /// use xffi::{Array, Function};

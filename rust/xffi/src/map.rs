@@ -1,6 +1,6 @@
 //! [`Map<K, V>`] (immutable, copy-on-write) and [`Dict<K, V>`] (shared,
 //! mutable): insertion-ordered hash maps from xffi values to xffi values,
-//! and the reads they share (through [`Access`]).
+//! and the reads they share (through `Access`).
 
 use std::fmt;
 use std::ptr;
