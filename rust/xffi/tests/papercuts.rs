@@ -135,6 +135,14 @@ struct Scalars {
     j: AtomicU32,
 }
 
+#[xffi::methods]
+impl Scalars {
+    /// A method borrowing its `&str` and `&[u8]` arguments.
+    fn describe(&self, label: &str, tag: &[u8]) -> String {
+        format!("{label}:{}:{}", self.c, tag.len())
+    }
+}
+
 fn scalars() -> ObjectRef<Scalars> {
     ObjectRef::new(Scalars {
         a: -8,
@@ -165,6 +173,13 @@ fn fields_of_every_integer_width_and_f32_are_reflected() {
     assert_eq!(s.j.load(Ordering::Relaxed), 1, "a refused write changes nothing");
     let err = s.set_field("i", 1i64 << 40).unwrap_err();
     assert_eq!(err.kind(), ErrorKind::ValueError);
+}
+
+#[test]
+fn methods_borrow_str_and_bytes_arguments() {
+    let s = scalars();
+    let got = s.call_method("describe", ("a label longer than seven", xffi::Bytes::new(b"xyz").unwrap())).unwrap();
+    assert_eq!(got.get::<&str>().unwrap(), "a label longer than seven:-32:3");
 }
 
 #[test]
