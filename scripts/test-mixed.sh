@@ -31,6 +31,7 @@ build=${XFFI_BUILD_ROOT:-$root/build}/mixed
 prefix=$build/prefix
 target=${CARGO_TARGET_DIR:-$root/target}
 target_system=$target/mixed-system
+target_libdir=$target/mixed-libdir # the `system` feature from XFFI_LIB_DIR alone
 jobs=${XFFI_JOBS:-2}
 cc=${CC:-cc}
 cbindgen_version=0.29.4
@@ -129,6 +130,17 @@ rust_system() { # the `system` feature: libxffi.so from build/mixed/prefix
     --features xffi-capi/system,xffi-mixed-rust-host/system,xffi-mixed-rust-plugin/system
 }
 
+rust_system_libdir() { # XFFI_LIB_DIR and no pkg-config file at all
+  local host=$target_libdir/debug/xffi-mixed-rust-host
+  XFFI_LIB_DIR=$prefix/lib PKG_CONFIG_PATH= PKG_CONFIG_LIBDIR=/nonexistent CARGO_TARGET_DIR=$target_libdir \
+    cargo build -p xffi-mixed-rust-host --jobs "$jobs" --quiet --features xffi-mixed-rust-host/system || return 1
+  local dynamic
+  dynamic=$(readelf -d "$host") || return 1
+  echo "$dynamic" | grep -E 'NEEDED|RPATH|RUNPATH'
+  echo "$dynamic" | grep -q 'NEEDED.*\[libxffi\.so\.0\]' &&
+    echo "$dynamic" | grep -qE "(RPATH|RUNPATH).*$(cd "$prefix/lib" && pwd -P)"
+}
+
 c_programs() {
   mkdir -p "$build/bin" "$build/lib"
   local shared=(-L"$prefix/lib" -lxffi -Wl,-rpath,"$prefix/lib")
@@ -205,6 +217,7 @@ step "libxffi.so and libxffi.a built by CMake, installed in build/mixed/prefix" 
 step "xffi-capi tests: bad input to every export, panics, deleters (valgrind)" capi_tests
 step "Rust builds, xffi static (default features)" rust_static
 step "Rust builds, xffi shared (feature system)" rust_system
+step "Rust host, xffi shared from XFFI_LIB_DIR (no pkg-config file)" rust_system_libdir
 step "C programs and the C plugin (-Werror)" c_programs
 step "example 1: C host + Rust library, shared (libxffi_capi.so + libxffi.so)" \
   run "$build/bin/c-host-rust-lib-shared"
@@ -214,6 +227,8 @@ step "example 2: Rust host (xffi static, exported) + C plugin" \
   run "$target/debug/xffi-mixed-rust-host" "$c_plugin"
 step "example 2: Rust host (libxffi.so) + C plugin" \
   run "$target_system/debug/xffi-mixed-rust-host" "$c_plugin"
+step "example 2: Rust host (libxffi.so from XFFI_LIB_DIR, found by rpath) + C plugin" \
+  env -u LD_LIBRARY_PATH "${valgrind[@]}" "$target_libdir/debug/xffi-mixed-rust-host" "$c_plugin"
 step "example 3: C host (libxffi.so) + Rust plugin" \
   run "$build/bin/c-host-rust-plugin-shared" "$rust_plugin"
 step "example 3: C host (libxffi.a, exported) + Rust plugin" \

@@ -24,7 +24,10 @@
 #      tests/clients/known-failures.txt (tests/clients/run.py).
 #   Rust: cargo test (doctests included), cross-language tests under valgrind
 #      (cargo's runner: scripts/cargo-valgrind.sh), cargo package of each crate;
-#      clippy with warnings and undocumented unsafe blocks as errors.
+#      clippy with warnings and undocumented unsafe blocks as errors; each
+#      public crate packaged and built alone in dependency order (what cargo
+#      publish --dry-run does, offline) and rustdoc with every public item
+#      documented (rust/scripts/publish-check.sh).
 #   Mixed C and Rust: the cbindgen header is up to date, the three examples of
 #      examples/mixed and the one-runtime test run under valgrind.
 #   Fuzzing: every libFuzzer target, built by CMake (XFFI_FUZZ=ON), for a
@@ -71,6 +74,7 @@ step_table=(
   "clients|tvm_ffi_clients|tvm-ffi's clients on xffi's runtime: sdist examples, orcjit (known-failures list)"
   "rust|rust_crates|Rust crates: tests, doctests, valgrind, cargo package"
   "clippy|rust_lints|Rust lints: cargo clippy -D warnings with the workspace's lints"
+  "crates|rust_publish|Rust crates as published: each packaged and built alone in order, rustdoc -D missing_docs"
   "mixed|mixed_c_and_rust|mixed C and Rust: cbindgen header, three examples, one runtime (valgrind)"
   "fuzz|fuzzing|fuzzing (libFuzzer, ${XFFI_FUZZ_SECONDS:-60} s per target)"
   "format|formatting|formatting: clang-format, cargo fmt"
@@ -332,6 +336,10 @@ tvm_ffi_clients() {
 
 rust_crates() {
   bash rust/scripts/test.sh
+}
+
+rust_publish() {
+  XFFI_JOBS="$jobs" bash rust/scripts/publish-check.sh
 }
 
 rust_lints() { # the lints are the workspace's (Cargo.toml [workspace.lints])

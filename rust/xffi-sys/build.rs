@@ -1,5 +1,6 @@
 //! Builds the bundled xffi C core with the `cc` crate (or, with the `system`
-//! feature, finds a system libxffi with pkg-config).
+//! feature, links a shared library: the one in `XFFI_LIB_DIR` if that is set,
+//! `libxffi` or xffi's drop-in `libtvm_ffi`, else the one pkg-config finds).
 //!
 //! Nothing else is needed: no CMake, no Python, no environment variables.
 //! The C sources are `csrc/**/*.c` and the public headers `include/xffi/**.h`;
@@ -24,8 +25,10 @@ fn main() {
     let out = PathBuf::from(env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
     println!("cargo:rerun-if-changed=build.rs");
 
+    println!("cargo:rerun-if-env-changed=XFFI_LIB_DIR");
+    println!("cargo:rerun-if-env-changed=XFFI_LIB_NAME");
     if env::var_os("CARGO_FEATURE_SYSTEM").is_some() {
-        link_system();
+        link_system(&manifest, &out);
         return;
     }
 
@@ -87,7 +90,15 @@ fn main() {
     println!("cargo:root={}", out.display());
 }
 
-fn link_system() {
+fn link_system(manifest: &Path, out: &Path) {
+    match env::var_os("XFFI_LIB_DIR") {
+        Some(dir) => link_library_dir(manifest, out, Path::new(&dir)),
+        None => link_pkg_config(),
+    }
+}
+
+/// Links the libxffi that pkg-config finds (its `xffi.pc`).
+fn link_pkg_config() {
     #[cfg(feature = "system")]
     {
         match pkg_config::Config::new().atleast_version("0.1").probe("xffi") {
@@ -96,9 +107,57 @@ fn link_system() {
                     println!("cargo:include={}", inc.display());
                 }
             }
-            Err(e) => panic!("xffi-sys: feature `system` is on but pkg-config cannot find libxffi: {e}"),
+            Err(e) => panic!(
+                "xffi-sys: feature `system` is on but pkg-config cannot find libxffi ({e}); \
+                 set XFFI_LIB_DIR to the directory of libxffi or of xffi's drop-in libtvm_ffi"
+            ),
         }
     }
+}
+
+/// The shared library names a `system` build links, in the order looked for:
+/// xffi's own library, then its drop-in for tvm-ffi (the same C API).
+const SYSTEM_LIBRARIES: [&str; 2] = ["xffi", "tvm_ffi"];
+
+/// Links the shared library in `dir` (`XFFI_LIB_NAME`, or the first of
+/// [`SYSTEM_LIBRARIES`] found there), with the bundled headers for dependents.
+/// The loader must find it at run time: an executable of this package gets an
+/// rpath; any other finds it through `LD_LIBRARY_PATH` or an rpath of its own
+/// (`DEP_XFFI_LIB_DIR` names the directory), or, as a plugin, in the process
+/// that loaded it already.
+fn link_library_dir(manifest: &Path, out: &Path, dir: &Path) {
+    let dir = fs::canonicalize(dir).unwrap_or_else(|e| {
+        panic!("xffi-sys: XFFI_LIB_DIR={} is not a directory that can be read: {e}", dir.display())
+    });
+    let os = env::var("CARGO_CFG_TARGET_OS").unwrap_or_default();
+    let file_of = |name: &str| match os.as_str() {
+        "windows" => format!("{name}.lib"),
+        "macos" | "ios" => format!("lib{name}.dylib"),
+        _ => format!("lib{name}.so"),
+    };
+    let name = match env::var("XFFI_LIB_NAME") {
+        Ok(name) if !name.is_empty() => name,
+        _ => SYSTEM_LIBRARIES.iter().find(|n| dir.join(file_of(n)).exists()).map(|n| n.to_string()).unwrap_or_else(
+            || {
+                let looked: Vec<String> = SYSTEM_LIBRARIES.iter().map(|n| file_of(n)).collect();
+                panic!(
+                    "xffi-sys: XFFI_LIB_DIR={} holds none of {} (set XFFI_LIB_NAME to link another name)",
+                    dir.display(),
+                    looked.join(", ")
+                )
+            },
+        ),
+    };
+    println!("cargo:rustc-link-search=native={}", dir.display());
+    println!("cargo:rustc-link-lib=dylib={name}");
+    if os != "windows" {
+        println!("cargo:rustc-link-arg=-Wl,-rpath,{}", dir.display());
+    }
+    println!("cargo:lib_dir={}", dir.display());
+    let include_out = out.join("include");
+    let _ = fs::remove_dir_all(&include_out);
+    copy_headers(&manifest.join("include"), &include_out);
+    println!("cargo:include={}", include_out.display());
 }
 
 /// Every `.c` file below `dir` (the core's sources sit in folders by layer).

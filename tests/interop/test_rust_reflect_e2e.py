@@ -9,8 +9,9 @@ ways: Python reads Rust's text to equal Rust objects, Rust reads Python's.
 
 The overlay is conftest.py's (scripts/tvm-ffi-on-xffi.sh, built under
 XFFI_BUILD_ROOT, default build/, unless XFFI_OVERLAY names one already
-built). The Rust library is built with the `system` feature against a
-pkg-config file naming the overlay's libtvm_ffi.so, so it binds to the
+built). The Rust library is built with the `system` feature and
+XFFI_LIB_DIR naming the overlay's library directory (no pkg-config file:
+xffi-sys finds the drop-in libtvm_ffi.so there), so it binds to the
 runtime Python loaded.
 
     python3 -m pytest -q -p no:cacheprovider tests/interop/test_rust_reflect_e2e.py
@@ -25,14 +26,10 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 def build_library(ovl, work):
     libdir = ovl / "tvm_ffi" / "lib"
-    pc = work / "pkgconfig"
-    pc.mkdir(parents=True, exist_ok=True)
-    (pc / "xffi.pc").write_text(
-        "Name: xffi\nDescription: the runtime of the Python process (xffi's drop-in)\n"
-        f"Version: 0.1.0\nLibs: -L{libdir} -ltvm_ffi\nCflags: -I{ROOT / 'include'}\n"
-    )
     target = pathlib.Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "target")) / "reflect-e2e"
-    env = dict(os.environ, PKG_CONFIG_PATH=str(pc), CARGO_TARGET_DIR=str(target))
+    # No pkg-config file anywhere: XFFI_LIB_DIR alone says where the runtime is.
+    env = dict(os.environ, XFFI_LIB_DIR=str(libdir), PKG_CONFIG_LIBDIR=str(work / "no-pkgconfig"),
+               PKG_CONFIG_PATH="", CARGO_TARGET_DIR=str(target))
     subprocess.run(
         ["cargo", "build", "--quiet", "-p", "xffi-reflect-python", "--features", "system",
          "--jobs", os.environ.get("XFFI_JOBS", "2")],

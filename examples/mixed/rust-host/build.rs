@@ -3,7 +3,9 @@
 //! plugins must bind to the program's.
 //!
 //! - With the `system` feature the program links the shared libxffi.so, which
-//!   plugins bind to as well; this script only adds an rpath to it.
+//!   plugins bind to as well; this script only adds an rpath to it: the
+//!   directory xffi-sys linked it from (`DEP_XFFI_LIB_DIR`, when it was given
+//!   `XFFI_LIB_DIR`), else the one in libxffi's pkg-config file.
 //! - By default the C core is linked statically into the program. A static
 //!   library contributes only the objects the program uses, and an executable
 //!   exports no symbols, so this script makes the linker keep every public
@@ -17,7 +19,8 @@ use std::path::Path;
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
     if env::var_os("CARGO_FEATURE_SYSTEM").is_some() {
-        match pkg_config::get_variable("xffi", "libdir") {
+        println!("cargo:rerun-if-env-changed=DEP_XFFI_LIB_DIR");
+        match env::var("DEP_XFFI_LIB_DIR").or_else(|_| pkg_config::get_variable("xffi", "libdir")) {
             Ok(dir) => {
                 let dir = std::fs::canonicalize(&dir).map(|d| d.display().to_string()).unwrap_or(dir);
                 println!("cargo:rustc-link-arg=-Wl,-rpath,{dir}");

@@ -18,15 +18,27 @@ pub const XFFI_SMALL_STR_MAX: usize = 7;
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub union xffi_any_value {
+    /// An int (`XFFI_TYPE_INT`) or bool (`XFFI_TYPE_BOOL`, 0 or 1).
     pub v_int64: i64,
+    /// A float (`XFFI_TYPE_FLOAT`).
     pub v_float64: f64,
+    /// An opaque pointer (`XFFI_TYPE_OPAQUE_PTR`).
     pub v_ptr: *mut c_void,
+    /// A borrowed NUL-terminated string (`XFFI_TYPE_RAW_STR`, views only).
     pub v_c_str: *const c_char,
+    /// A borrowed byte run (`XFFI_TYPE_BYTE_ARRAY_PTR`, views only).
     pub v_bytes_ptr: *const xffi_byte_array,
+    /// A borrowed DLTensor (`XFFI_TYPE_DLTENSOR_PTR`).
     pub v_dltensor: *mut DLTensor,
+    /// An object (every index from `XFFI_TYPE_STATIC_OBJECT_BEGIN` up): a strong reference in an
+    /// owned value, borrowed in a view.
     pub v_obj: *mut xffi_object,
+    /// A data type (`XFFI_TYPE_DTYPE`).
     pub v_dtype: DLDataType,
+    /// A device (`XFFI_TYPE_DEVICE`).
     pub v_device: DLDevice,
+    /// Up to 7 bytes of a small string or byte run (`XFFI_TYPE_SMALL_STR`,
+    /// `XFFI_TYPE_SMALL_BYTES`), NUL-terminated.
     pub v_small: [c_char; 8],
 }
 
@@ -35,8 +47,11 @@ pub union xffi_any_value {
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct xffi_any {
+    /// What the value holds: an `XFFI_TYPE_*` index or an object type's index.
     pub type_index: i32,
+    /// The length of a small string or byte run; 0 otherwise.
     pub small_len: u32,
+    /// The payload, read according to `type_index`.
     pub value: xffi_any_value,
 }
 
@@ -180,13 +195,28 @@ extern "C" {
     pub fn xffi_any_from_bytes(out: *mut xffi_any, data: *const c_char, size: usize) -> c_int;
     /// Checked accessors: TypeError "expected X, got Y", ValueError for NULL.
     pub fn xffi_any_to_int(out: *mut i64, v: *const xffi_any) -> c_int;
+    /// Writes the value (borrowed) as a bool to \*out: a bool, or an int (non-zero is true).
+    /// Errors: TypeError "expected bool, got &lt;kind&gt;"; ValueError for NULL arguments or a
+    /// malformed value. Allocates nothing.
     pub fn xffi_any_to_bool(out: *mut c_int, v: *const xffi_any) -> c_int;
+    /// Writes the value (borrowed) as a double to \*out: a float, an int or a bool. Errors:
+    /// TypeError "expected float, got &lt;kind&gt;"; ValueError for NULL arguments or a malformed
+    /// value. Allocates nothing.
     pub fn xffi_any_to_float(out: *mut f64, v: *const xffi_any) -> c_int;
+    /// Writes the value (borrowed) as an opaque pointer to \*out: a pointer, or None (NULL).
+    /// Errors: TypeError; ValueError for NULL arguments or a malformed value. Allocates nothing.
     pub fn xffi_any_to_ptr(out: *mut *mut c_void, v: *const xffi_any) -> c_int;
+    /// Writes the value (borrowed) as a DLDataType to \*out. Errors: TypeError "expected dtype, got
+    /// &lt;kind&gt;"; ValueError for NULL arguments or a malformed value. Allocates nothing.
     pub fn xffi_any_to_dtype(out: *mut DLDataType, v: *const xffi_any) -> c_int;
+    /// Writes the value (borrowed) as a DLDevice to \*out. Errors: TypeError "expected device, got
+    /// &lt;kind&gt;"; ValueError for NULL arguments or a malformed value. Allocates nothing.
     pub fn xffi_any_to_device(out: *mut DLDevice, v: *const xffi_any) -> c_int;
     /// `*out` borrows the characters from `v` (small strings: from `*v` itself).
     pub fn xffi_any_to_str(out: *mut xffi_byte_array, v: *const xffi_any) -> c_int;
+    /// \*out borrows the bytes of the value (a string of any kind, small bytes, a Bytes object or a
+    /// borrowed byte array): valid while the value (and what it borrows) lives. Errors: TypeError;
+    /// ValueError for NULL arguments or a malformed value.
     pub fn xffi_any_to_bytes(out: *mut xffi_byte_array, v: *const xffi_any) -> c_int;
     /// `*out` borrows the object (no reference); None gives NULL.
     pub fn xffi_any_to_object(out: *mut *mut xffi_object, v: *const xffi_any, type_index: i32) -> c_int;

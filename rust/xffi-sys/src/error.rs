@@ -8,25 +8,40 @@ use crate::r#type::xffi_byte_array;
 
 /// The built-in error kinds (the `kind` of an Error object).
 pub const XFFI_KIND_TYPE: &CStr = c"TypeError";
+/// a bad value: NULL handle, empty key, bad number
 pub const XFFI_KIND_VALUE: &CStr = c"ValueError";
+/// an index out of range
 pub const XFFI_KIND_INDEX: &CStr = c"IndexError";
+/// a missing key
 pub const XFFI_KIND_KEY: &CStr = c"KeyError";
+/// no such field, or a read-only one
 pub const XFFI_KIND_ATTRIBUTE: &CStr = c"AttributeError";
+/// out of memory
 pub const XFFI_KIND_MEMORY: &CStr = c"MemoryError";
+/// anything else
 pub const XFFI_KIND_RUNTIME: &CStr = c"RuntimeError";
 
+/// Backtrace update mode: replace the backtrace.
 pub const XFFI_BACKTRACE_REPLACE: i32 = 0;
+/// Backtrace update mode: append to the backtrace.
 pub const XFFI_BACKTRACE_APPEND: i32 = 1;
 
 /// The cell of an Error object (layout shared with tvm-ffi 0.1).
 #[repr(C)]
 pub struct xffi_error_cell {
+    /// The kind ("ValueError", ...), owned by the error.
     pub kind: xffi_byte_array,
+    /// The message, owned by the error.
     pub message: xffi_byte_array,
+    /// The backtrace, most recent frame first, owned by the error.
     pub backtrace: xffi_byte_array,
+    /// Replaces or appends to the backtrace (`XFFI_BACKTRACE_*`): the error's own function, so any
+    /// runtime can update any error.
     pub update_backtrace:
         Option<unsafe extern "C" fn(self_: *mut c_void, backtrace: *const xffi_byte_array, mode: i32)>,
+    /// The error that caused this one (an Error object, owned), or NULL.
     pub cause_chain: *mut c_void,
+    /// An object with more context (owned), or NULL.
     pub extra_context: *mut c_void,
 }
 

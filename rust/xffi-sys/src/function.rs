@@ -22,7 +22,10 @@ pub type xffi_function_finalizer = unsafe extern "C" fn(resource: *mut c_void);
 #[repr(C)]
 #[derive(Debug)]
 pub struct xffi_function_cell {
+    /// The C entry point: called with the Function's own pointer, the arguments and the result
+    /// slot.
     pub safe_call: Option<xffi_safe_call>,
+    /// tvm-ffi's C++ entry point; NULL in functions xffi makes.
     pub cpp_call: *mut c_void,
 }
 
@@ -30,8 +33,11 @@ pub struct xffi_function_cell {
 /// xffi's ABI, so a direct function reads its resource with one load).
 #[repr(C)]
 pub struct xffi_function_head {
+    /// The object header.
     pub header: xffi_object,
+    /// The Function cell.
     pub cell: xffi_function_cell,
+    /// The function's resource (a closure's state), released by its finalizer.
     pub resource: *mut c_void,
 }
 
@@ -99,6 +105,9 @@ extern "C" {
         index: i32,
         fn_: *const c_char,
     ) -> c_int;
+    /// Writes argument `index` of a call as a double to \*out (a float, int or bool). Errors:
+    /// TypeError "&lt;fn&gt;: argument &lt;index&gt;: expected float, got &lt;kind&gt;" (or
+    /// "missing"); ValueError for a malformed argument.
     pub fn xffi_arg_to_float(
         out: *mut f64,
         args: *const xffi_any,
@@ -106,6 +115,9 @@ extern "C" {
         index: i32,
         fn_: *const c_char,
     ) -> c_int;
+    /// Writes argument `index` of a call as a bool to \*out (a bool, or an int: non-zero is true).
+    /// Errors: TypeError naming fn and the argument (or "missing"); ValueError for a malformed
+    /// argument.
     pub fn xffi_arg_to_bool(
         out: *mut c_int,
         args: *const xffi_any,
@@ -113,6 +125,7 @@ extern "C" {
         index: i32,
         fn_: *const c_char,
     ) -> c_int;
+    /// out borrows the characters (see xffi_any_to_str).
     pub fn xffi_arg_to_str(
         out: *mut xffi_byte_array,
         args: *const xffi_any,
@@ -120,6 +133,9 @@ extern "C" {
         index: i32,
         fn_: *const c_char,
     ) -> c_int;
+    /// Writes argument `index` of a call as an opaque pointer to \*out (a pointer, or None: NULL).
+    /// Errors: TypeError naming fn and the argument (or "missing"); ValueError for a malformed
+    /// argument.
     pub fn xffi_arg_to_ptr(
         out: *mut *mut c_void,
         args: *const xffi_any,
@@ -127,6 +143,8 @@ extern "C" {
         index: i32,
         fn_: *const c_char,
     ) -> c_int;
+    /// out borrows an object that is an instance of type_index (None is refused: a required object
+    /// argument must be present).
     pub fn xffi_arg_to_object(
         out: *mut *mut xffi_object,
         args: *const xffi_any,

@@ -45,6 +45,7 @@
 
 #![allow(non_camel_case_types, non_upper_case_globals, non_snake_case)]
 #![no_std]
+#![warn(missing_docs)]
 
 // Bottom up: each module uses only those above it, but for the type record
 // (`type`), which points at the records of `reflection`.

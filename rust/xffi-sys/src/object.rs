@@ -18,7 +18,9 @@ pub type xffi_deleter = unsafe extern "C" fn(self_: *mut c_void, flags: c_int);
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub union xffi_object_deleter_slot {
+    /// Frees the object (`XFFI_DELETER_*` flags say strong or weak).
     pub deleter: Option<xffi_deleter>,
+    /// Keeps the slot 8 bytes on 32-bit targets.
     pub deleter_storage: u64,
 }
 
@@ -29,14 +31,22 @@ pub union xffi_object_deleter_slot {
 /// [`xffi_object_ref_counts`]).
 #[repr(C)]
 pub struct xffi_object {
+    /// Strong count (low 32 bits) and weak count (high 32 bits); accessed atomically only.
     pub ref_counts: u64,
+    /// The object's type index.
     pub type_index: i32,
+    /// Reserved (0).
     pub reserved: u32,
+    /// Frees the object when its counts reach zero.
     pub deleter: xffi_object_deleter_slot,
 }
 
+/// One strong reference in `ref_counts`.
 pub const XFFI_REF_STRONG_ONE: u64 = 1;
+/// One weak reference in `ref_counts`.
 pub const XFFI_REF_WEAK_ONE: u64 = 1 << 32;
+/// The counts of a new object: one strong reference, and the weak one the strong ones hold
+/// together.
 pub const XFFI_REF_INITIAL: u64 = XFFI_REF_STRONG_ONE | XFFI_REF_WEAK_ONE;
 
 /// Fills a freshly allocated header: strong 1, weak 1 (the mirror of the C

@@ -10,25 +10,44 @@ use crate::function::xffi_function_callback;
 use crate::object::xffi_object;
 use crate::r#type::xffi_byte_array;
 
+/// Field flag: writable through its setter by any language.
 pub const XFFI_FIELD_WRITABLE: u32 = 1 << 0;
+/// Field flag: `default_value_or_factory` holds a default.
 pub const XFFI_FIELD_HAS_DEFAULT: u32 = 1 << 1;
+/// Method flag: a static method (no object argument).
 pub const XFFI_FIELD_IS_STATIC_METHOD: u32 = 1 << 2;
+/// Field flag: left out of structural equality and hashing.
 pub const XFFI_FIELD_SEQ_HASH_IGNORE: u32 = 1 << 3;
+/// Field flag: a definition region for structural equality (free variables map to each other).
 pub const XFFI_FIELD_SEQ_HASH_DEF_PATTERN: u32 = 1 << 4;
+/// Field flag: the default is a Function called for each object.
 pub const XFFI_FIELD_DEFAULT_FROM_FACTORY: u32 = 1 << 5;
+/// Field flag: not printed by repr.
 pub const XFFI_FIELD_REPR_OFF: u32 = 1 << 6;
+/// Field flag: not compared by recursive comparison.
 pub const XFFI_FIELD_COMPARE_OFF: u32 = 1 << 7;
+/// Field flag: not hashed by recursive hashing.
 pub const XFFI_FIELD_HASH_OFF: u32 = 1 << 8;
+/// Field flag: not an argument of the constructor built from the field list.
 pub const XFFI_FIELD_INIT_OFF: u32 = 1 << 9;
+/// Field flag: a keyword-only argument of the constructor built from the field list.
 pub const XFFI_FIELD_KW_ONLY: u32 = 1 << 10;
+/// Field flag: `setter` is a Function object rather than a C function.
 pub const XFFI_FIELD_SETTER_IS_FUNCTION: u32 = 1 << 11;
+/// Field flag: a simple definition region for structural equality.
 pub const XFFI_FIELD_SEQ_HASH_DEF_SIMPLE: u32 = 1 << 12;
 
+/// Structural kind: the type cannot be compared or hashed structurally.
 pub const XFFI_SEQ_HASH_UNSUPPORTED: u32 = 0;
+/// Structural kind: compared by its fields, as a tree.
 pub const XFFI_SEQ_HASH_TREE_NODE: u32 = 1;
+/// Structural kind: a variable, mapped to its counterpart where it is defined.
 pub const XFFI_SEQ_HASH_FREE_VAR: u32 = 2;
+/// Structural kind: compared by its fields, sharing included.
 pub const XFFI_SEQ_HASH_DAG_NODE: u32 = 3;
+/// Structural kind: a tree node that is never a definition.
 pub const XFFI_SEQ_HASH_CONST_TREE_NODE: u32 = 4;
+/// Structural kind: equal only to itself.
 pub const XFFI_SEQ_HASH_UNIQUE_INSTANCE: u32 = 5;
 
 /// Reads the field at `field_addr` into `*result` (a new reference).
@@ -41,27 +60,37 @@ pub type xffi_object_creator = Option<unsafe extern "C" fn(result: *mut *mut c_v
 /// A reflected field (tvm-ffi's TVMFFIFieldInfo).
 #[repr(C)]
 pub struct xffi_field_info {
+    /// The field's name.
     pub name: xffi_byte_array,
+    /// Its documentation (may be empty).
     pub doc: xffi_byte_array,
     /// JSON text.
     pub metadata: xffi_byte_array,
     /// `XFFI_FIELD_*` bits.
     pub flags: i64,
+    /// The field's size in bytes.
     pub size: i64,
+    /// The field's alignment in bytes.
     pub alignment: i64,
     /// Bytes from the object's start.
     pub offset: i64,
+    /// Reads the field into an owned value.
     pub getter: xffi_field_getter,
     /// An `xffi_field_setter`, or a Function object with `XFFI_FIELD_SETTER_IS_FUNCTION`.
     pub setter: *mut c_void,
+    /// The default (`XFFI_FIELD_HAS_DEFAULT`), or a Function making it
+    /// (`XFFI_FIELD_DEFAULT_FROM_FACTORY`).
     pub default_value_or_factory: xffi_any,
+    /// The type the field holds (`XFFI_TYPE_ANY` for any value).
     pub field_static_type_index: i32,
 }
 
 /// A reflected method (tvm-ffi's TVMFFIMethodInfo).
 #[repr(C)]
 pub struct xffi_method_info {
+    /// The method's name.
     pub name: xffi_byte_array,
+    /// Its documentation (may be empty).
     pub doc: xffi_byte_array,
     /// JSON text.
     pub metadata: xffi_byte_array,
@@ -74,10 +103,13 @@ pub struct xffi_method_info {
 /// A type's metadata (tvm-ffi's TVMFFITypeMetadata).
 #[repr(C)]
 pub struct xffi_type_metadata {
+    /// The type's documentation (may be empty).
     pub doc: xffi_byte_array,
+    /// Makes a default object of the type, or NULL if other runtimes may not create it.
     pub creator: xffi_object_creator,
     /// Bytes of an object, header included.
     pub total_size: i32,
+    /// The structural kind (`XFFI_SEQ_HASH_*`).
     pub structural_eq_hash_kind: i32,
 }
 
@@ -85,8 +117,11 @@ pub struct xffi_type_metadata {
 /// of type index `t` is `data[t - begin_index]` when in range and not None.
 #[repr(C)]
 pub struct xffi_type_attr_column {
+    /// The values, from `begin_index` on.
     pub data: *const xffi_any,
+    /// The number of values.
     pub size: i32,
+    /// The type index of `data[0]`.
     pub begin_index: i32,
 }
 
@@ -160,6 +195,7 @@ extern "C" {
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct xffi_reflect_field_spec {
+    /// The field's name.
     pub name: *const c_char,
     /// Or null.
     pub doc: *const c_char,
@@ -169,6 +205,7 @@ pub struct xffi_reflect_field_spec {
     pub offset: i64,
     /// The member's size: must be the storage's size.
     pub size: i64,
+    /// The type the member holds, which fixes its storage (`XFFI_TYPE_INT`: an `int64_t`, ...).
     pub static_type_index: i32,
     /// `XFFI_FIELD_WRITABLE`, `XFFI_FIELD_HAS_DEFAULT`, ... (no setter flag).
     pub flags: i64,

@@ -12,31 +12,40 @@ use crate::function::xffi_safe_call;
 use crate::r#type::{xffi_byte_array, xffi_type_info};
 use crate::reflection::{xffi_field_info, xffi_method_info, xffi_type_attr_column, xffi_type_metadata};
 
+/// The major version tvm-ffi's headers of the pinned release declare.
 pub const XFFI_TVM_FFI_VERSION_MAJOR: u32 = 0;
+/// The minor version tvm-ffi's headers of the pinned release declare.
 pub const XFFI_TVM_FFI_VERSION_MINOR: u32 = 1;
+/// The patch version tvm-ffi's headers of the pinned release declare.
 pub const XFFI_TVM_FFI_VERSION_PATCH: u32 = 16;
 
 /// tvm-ffi's version triple (TVMFFIVersion).
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct xffi_tvm_version {
+    /// The major version.
     pub major: u32,
+    /// The minor version.
     pub minor: u32,
+    /// The patch version.
     pub patch: u32,
 }
 
 /// Sits immediately before the body of every object the runtime allocates.
 #[repr(C)]
 pub struct xffi_object_alloc_header {
+    /// Frees the object's memory (the allocator's own function), given the body's address.
     pub delete_space: Option<unsafe extern "C" fn(body: *mut c_void)>,
 }
 
 /// A process-wide object allocator (TVMFFICustomAllocator).
 #[repr(C)]
 pub struct xffi_custom_allocator {
+    /// Allocates `size` bytes at `alignment` for an object of `type_index`, or returns NULL.
     pub allocate: Option<
         unsafe extern "C" fn(size: usize, alignment: usize, type_index: i32, context: *mut c_void) -> *mut c_void,
     >,
+    /// Passed to `allocate` (borrowed).
     pub context: *mut c_void,
 }
 

@@ -9,38 +9,71 @@ use crate::object::xffi_object;
 // method and metadata records, which type.h forward-declares.
 use crate::reflection::{xffi_field_info, xffi_method_info, xffi_type_metadata};
 
+/// Any value (in annotations only).
 pub const XFFI_TYPE_ANY: i32 = -1;
+/// None.
 pub const XFFI_TYPE_NONE: i32 = 0;
+/// An int (`int64_t`).
 pub const XFFI_TYPE_INT: i32 = 1;
+/// A bool.
 pub const XFFI_TYPE_BOOL: i32 = 2;
+/// A float (`double`).
 pub const XFFI_TYPE_FLOAT: i32 = 3;
+/// An opaque pointer (`void *`).
 pub const XFFI_TYPE_OPAQUE_PTR: i32 = 4;
+/// A data type (`DLDataType`).
 pub const XFFI_TYPE_DTYPE: i32 = 5;
+/// A device (`DLDevice`).
 pub const XFFI_TYPE_DEVICE: i32 = 6;
+/// A borrowed `DLTensor *`.
 pub const XFFI_TYPE_DLTENSOR_PTR: i32 = 7;
+/// A borrowed NUL-terminated `const char *` (views only).
 pub const XFFI_TYPE_RAW_STR: i32 = 8;
+/// A borrowed `const xffi_byte_array *` (views only).
 pub const XFFI_TYPE_BYTE_ARRAY_PTR: i32 = 9;
+/// An object being moved (views only).
 pub const XFFI_TYPE_OBJECT_RVALUE: i32 = 10;
+/// Up to 7 bytes of string stored inline.
 pub const XFFI_TYPE_SMALL_STR: i32 = 11;
+/// Up to 7 bytes stored inline.
 pub const XFFI_TYPE_SMALL_BYTES: i32 = 12;
+/// The "leave as it is" marker (tvm-ffi's kTVMFFIUnchanged).
 pub const XFFI_TYPE_UNCHANGED: i32 = 13;
+/// The first object index: every index from here on is an object.
 pub const XFFI_TYPE_STATIC_OBJECT_BEGIN: i32 = 64;
+/// The root of all objects.
 pub const XFFI_TYPE_OBJECT: i32 = 64;
+/// ffi.String.
 pub const XFFI_TYPE_STRING: i32 = 65;
+/// ffi.Bytes.
 pub const XFFI_TYPE_BYTES: i32 = 66;
+/// ffi.Error.
 pub const XFFI_TYPE_ERROR: i32 = 67;
+/// ffi.Function.
 pub const XFFI_TYPE_FUNCTION: i32 = 68;
+/// ffi.Shape.
 pub const XFFI_TYPE_SHAPE: i32 = 69;
+/// ffi.Tensor.
 pub const XFFI_TYPE_TENSOR: i32 = 70;
+/// ffi.Array.
 pub const XFFI_TYPE_ARRAY: i32 = 71;
+/// ffi.Map.
 pub const XFFI_TYPE_MAP: i32 = 72;
+/// ffi.Module.
 pub const XFFI_TYPE_MODULE: i32 = 73;
+/// An object of another language, held opaquely (tvm-ffi's kTVMFFIOpaquePyObject).
 pub const XFFI_TYPE_OPAQUE_FOREIGN: i32 = 74;
+/// ffi.List.
 pub const XFFI_TYPE_LIST: i32 = 75;
+/// ffi.Dict.
 pub const XFFI_TYPE_DICT: i32 = 76;
+/// ffi.VisitInterrupt (structural visitors).
 pub const XFFI_TYPE_VISIT_INTERRUPT: i32 = 77;
+/// ffi.BigInt: integers wider than 64 bits.
 pub const XFFI_TYPE_BIGINT: i32 = 78;
+/// One past the last built-in index.
 pub const XFFI_TYPE_BUILTIN_END: i32 = 79;
+/// The first index given to types registered at run time.
 pub const XFFI_TYPE_DYNAMIC_BEGIN: i32 = 128;
 /// The deepest type depth a registered type may have (Object is depth 0).
 pub const XFFI_TYPE_MAX_DEPTH: i32 = 1024;
@@ -51,7 +84,9 @@ pub const XFFI_TYPE_MAX_CHILD_SLOTS: i32 = 65535;
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct xffi_byte_array {
+    /// The first byte (may be NULL when `size` is 0).
     pub data: *const c_char,
+    /// The number of bytes.
     pub size: usize,
 }
 
@@ -65,15 +100,25 @@ pub struct xffi_byte_array {
 #[repr(C)]
 #[derive(Debug)]
 pub struct xffi_type_info {
+    /// The type's index.
     pub type_index: i32,
+    /// Its depth in the hierarchy (Object is 0).
     pub type_depth: i32,
+    /// Its key ("ffi.Array", "mylib.Point").
     pub type_key: xffi_byte_array,
+    /// The records of its ancestors, by depth.
     pub type_ancestors: *const *const xffi_type_info,
+    /// A hash of the key.
     pub type_key_hash: u64,
+    /// The number of its own reflected fields.
     pub num_fields: i32,
+    /// The number of its own reflected methods.
     pub num_methods: i32,
+    /// Its own fields (`num_fields`).
     pub fields: *const xffi_field_info,
+    /// Its own methods (`num_methods`).
     pub methods: *const xffi_method_info,
+    /// Its metadata, or NULL.
     pub metadata: *const xffi_type_metadata,
 }
 
@@ -84,7 +129,9 @@ pub struct xffi_type_info {
 #[repr(C)]
 #[derive(Debug)]
 pub struct xffi_type_record_ {
+    /// The public record.
     pub info: xffi_type_info,
+    /// The indices of its ancestors, by depth.
     pub ancestor_indices_: *const i32,
 }
 

@@ -71,7 +71,7 @@ unsafe impl Sync for AnyView<'_> {}
 /// `u64`, `usize`, `f64`, `f32`, `bool`, `()`, `&str`, `String`, `&[u8]`,
 /// `Vec<u8>`, [`Any`], `ObjectRef<T>`, the wrappers ([`crate::String`],
 /// [`crate::Function`], [`crate::Array`]...), and `Option<T>` of them
-/// (None becomes `None`). Failures are a TypeError "expected <what>, got <what came>"
+/// (None becomes `None`). Failures are a TypeError `"expected <what>, got <what came>"`
 /// (or a ValueError for an integer out of range); where the C accessor
 /// checks the value, its error comes as C raised it ("xffi_any_to_int: ...").
 ///
@@ -307,6 +307,22 @@ impl Any {
         // SAFETY: AnyView is repr(transparent) over the same raw value, and
         // the borrow of self covers everything it points at.
         T::from_view(unsafe { &*(self as *const Any as *const AnyView<'v>) })
+    }
+
+    /// Converts the value into an owned `T`: the same conversion as
+    /// [`Any::get`], for the types that borrow nothing from the value (for
+    /// `&str` and `&[u8]` use `get`). `T::try_from(any)` does the same.
+    ///
+    /// ```
+    /// let a = xffi::Any::from(7i64);
+    /// assert_eq!(a.to::<i32>().unwrap(), 7);
+    /// assert_eq!(a.to::<std::string::String>().unwrap_err().message(), "xffi_any_to_str: expected str, got int");
+    /// let s: std::string::String = xffi::Any::from("hi").to().unwrap();
+    /// assert_eq!(s, "hi");
+    /// ```
+    #[inline(always)]
+    pub fn to<T: for<'v> FromAnyView<'v>>(&self) -> Result<T> {
+        self.get()
     }
 
     /// A string value: small strings (up to 7 bytes) inline, longer ones a
@@ -650,6 +666,23 @@ impl<'v> FromAnyView<'v> for Error {
         Err(Error::type_error(&format!("expected ffi.Error, got {}", v.kind_name())))
     }
 }
+
+/// `TryFrom<Any>` for the owned types [`FromAnyView`] makes (the containers'
+/// and other handles' impls are made with them, in `wrapper.rs`).
+macro_rules! try_from_any {
+    ($([$($g:tt)*] $t:ty),* $(,)?) => {$(
+        impl<$($g)*> TryFrom<Any> for $t {
+            type Error = Error;
+            /// As [`Any::to`].
+            #[inline(always)]
+            fn try_from(a: Any) -> Result<$t> {
+                a.get()
+            }
+        }
+    )*};
+}
+try_from_any!([] i64, [] i32, [] i16, [] i8, [] u64, [] u32, [] u16, [] u8, [] usize, [] f64, [] f32, [] bool,
+    [] std::string::String, [] Vec<u8>, [] Error, [T: ObjectType] ObjectRef<T>);
 
 /// # Safety
 /// `b` must describe valid bytes for the chosen lifetime.

@@ -1,5 +1,5 @@
 //! [`Array<T>`] (immutable, copy-on-write) and [`List<T>`] (shared, mutable),
-//! and what they share: element checks, reads through [`Access`], the lock.
+//! and what they share: element checks, reads through `Access`, the lock.
 
 use std::cell::UnsafeCell;
 use std::fmt;

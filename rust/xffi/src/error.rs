@@ -116,6 +116,11 @@ impl fmt::Display for ErrorKind {
 /// recent frame first, one frame a line) and an optional cause, the error
 /// that led to it ([`Error::cause`], and `source()` of [`std::error::Error`]).
 ///
+/// Any standard error converts into it (`?` works on every error type in a
+/// function returning [`Result`]), and it derefs to `dyn std::error::Error`
+/// rather than implementing that trait, which is what makes the blanket
+/// conversion coherent (the design of `anyhow::Error`; see the `From` impl).
+///
 /// It owns an xffi Error object, so it crosses the C boundary both ways
 /// without losing anything: an error C raises becomes an `Err(Error)` in
 /// Rust, and an `Err(Error)` returned by a Rust function called from C is
@@ -429,7 +434,7 @@ impl Error {
     /// use xffi::{Error, ErrorKind};
     /// let mut e = Error::runtime_error("outer");
     /// e.set_cause(Error::value_error("inner")).unwrap();
-    /// let source = std::error::Error::source(&e).unwrap();
+    /// let source = e.source().unwrap(); // std::error::Error's, through Deref
     /// assert_eq!(source.to_string(), "ValueError: inner");
     /// ```
     pub fn set_cause(&mut self, cause: Error) -> Result<()> {
@@ -561,42 +566,6 @@ impl fmt::Debug for Error {
             .field("message", &self.message())
             .field("backtrace", &self.backtrace())
             .finish()
-    }
-}
-
-impl std::error::Error for Error {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        self.cause().map(|cause| cause as &(dyn std::error::Error + 'static))
-    }
-}
-
-impl From<std::str::Utf8Error> for Error {
-    fn from(e: std::str::Utf8Error) -> Error {
-        Error::value_error(&format!("invalid UTF-8: {e}"))
-    }
-}
-
-impl From<std::string::FromUtf8Error> for Error {
-    fn from(e: std::string::FromUtf8Error) -> Error {
-        Error::value_error(&format!("invalid UTF-8: {e}"))
-    }
-}
-
-impl From<std::num::TryFromIntError> for Error {
-    fn from(e: std::num::TryFromIntError) -> Error {
-        Error::value_error(&format!("integer out of range: {e}"))
-    }
-}
-
-impl From<std::ffi::NulError> for Error {
-    fn from(e: std::ffi::NulError) -> Error {
-        Error::value_error(&format!("string contains a NUL byte: {e}"))
-    }
-}
-
-impl From<std::io::Error> for Error {
-    fn from(e: std::io::Error) -> Error {
-        Error::runtime_error(&format!("I/O error: {e}"))
     }
 }
 

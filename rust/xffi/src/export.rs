@@ -42,16 +42,27 @@ use crate::{Any, AnyView, Error, FromAnyView, Result};
 /// assert_eq!(xffi::Error::take_raised().message(), "add: argument 1: xffi_any_to_int: expected int, got float");
 /// ```
 ///
-/// Each argument type must implement `for<'v> FromAnyView<'v>` (owned types:
-/// `i64`, `f64`, `bool`, `String`, `ObjectRef<T>`, `Function`, `Array<T>`,
-/// `Any`...); the body returns `xffi::Result<R>` with `R: Into<Any>`.
+/// Each argument type must implement [`FromAnyView`]: owned types (`i64` and
+/// the other integers, `f64`, `bool`, `String`, `ObjectRef<T>`, `Function`,
+/// `Array<T>`, `Any`...) or `&str` and `&[u8]`, borrowed from the caller's
+/// argument for the call; the body returns `xffi::Result<R>` with `R: Into<Any>`.
+///
+/// ```
+/// xffi::export_func!(fn shout(s: &str) -> String { Ok(s.to_uppercase()) });
+/// let arg = xffi::Any::from("borrowed, not copied");
+/// let mut result = xffi::sys::xffi_any::none();
+/// // SAFETY: one valid value, a writable result.
+/// assert_eq!(unsafe { shout(std::ptr::null_mut(), arg.as_raw(), 1, &mut result) }, 0);
+/// // SAFETY: an owned value, taken over once.
+/// assert_eq!(unsafe { xffi::Any::from_raw(result) }.get::<&str>().unwrap(), "BORROWED, NOT COPIED");
+/// ```
 ///
 /// The exported function checks the call (NULL `result`, negative
 /// `num_args`, NULL `args` with arguments: ValueError), the argument count
-/// (TypeError "<name>: expected <n> arguments, got <m>") and each argument
+/// (TypeError `"<name>: expected <n> arguments, got <m>"`) and each argument
 /// (the conversion's error, its kind kept and its message after
-/// "<name>: argument <i>: "); a panic becomes a RuntimeError "<name>: Rust
-/// panic: <message>" ([`ffi_boundary!`](crate::ffi_boundary)); an `Err` from
+/// `"<name>: argument <i>: "`); a panic becomes a RuntimeError
+/// `"<name>: Rust panic: <message>"` ([`ffi_boundary!`](crate::ffi_boundary)); an `Err` from
 /// the body is raised as it is. Errors go to
 /// the calling thread's slot, or to tvm-ffi's when tvm-ffi is in the process
 /// (as `XFFI_EXPORT_FUNCTION` does in C). The result is an owned value the caller
@@ -229,6 +240,6 @@ pub fn check_count(name: &str, views: &[AnyView<'_>], expected: usize) -> Result
 
 /// Converts argument `index`; a failure keeps its kind and names the argument.
 #[doc(hidden)]
-pub fn arg<T: for<'v> FromAnyView<'v>>(name: &str, index: usize, view: &AnyView<'_>) -> Result<T> {
+pub fn arg<'v, T: FromAnyView<'v>>(name: &str, index: usize, view: &'v AnyView<'_>) -> Result<T> {
     T::from_view(view).map_err(|e| e.context(&format!("{name}: argument {index}")))
 }

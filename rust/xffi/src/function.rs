@@ -143,8 +143,8 @@ impl Function {
     /// Makes a function from a typed Rust function or closure: each
     /// argument is converted with [`FromAnyView`] (a mismatch is the
     /// conversion's error, its kind kept and its message after
-    /// "argument <i>: "; a wrong count a TypeError
-    /// "expected <n> arguments, got <m>") and the result with `Into<Any>`.
+    /// `"argument <i>: "`; a wrong count a TypeError
+    /// `"expected <n> arguments, got <m>"`) and the result with `Into<Any>`.
     ///
     /// ```
     /// use xffi::{Array, Function};
@@ -155,6 +155,10 @@ impl Function {
     /// assert_eq!(out.len(), 2);
     /// let err = repeat.call_typed::<Array<xffi::String>, _>(("no", "ab")).unwrap_err();
     /// assert_eq!(err.message(), "argument 0: xffi_any_to_int: expected int, got str");
+    ///
+    /// // Strings and bytes may be borrowed from the caller's arguments (no copy).
+    /// let count = Function::from_typed(|s: &str, b: &[u8]| Ok((s.len() + b.len()) as i64)).unwrap();
+    /// assert_eq!(count.call_typed::<i64, _>(("abc", xffi::Bytes::new(b"de").unwrap())).unwrap(), 5);
     /// ```
     pub fn from_typed<Args, F: IntoFunction<Args>>(f: F) -> Result<Function> {
         f.into_function()
@@ -330,7 +334,9 @@ pub trait IntoArgs {
 
 /// A typed Rust function that can become a [`Function`]
 /// (see [`Function::from_typed`]): implemented for `Fn(A0, ..., An) ->
-/// Result<R>` with up to 6 arguments, each `for<'v> FromAnyView<'v>`.
+/// Result<R>` with up to 6 arguments, each either owned (`for<'v>
+/// FromAnyView<'v>`: numbers, `String`, objects, containers) or borrowed from
+/// the caller's argument (`&str`, `&[u8]`; marked [`Ref`] in `Args`).
 pub trait IntoFunction<Args> {
     /// Makes the function.
     fn into_function(self) -> Result<Function>;
@@ -394,26 +400,56 @@ macro_rules! arity {
             }
         }
 
-        impl<Fun, Ret, $($a),*> IntoFunction<($($a,)*)> for Fun
+        typed_fn!(@build $n; [] [] [] [] []; $($a $i)*);
+    };
+}
+
+/// Marks an argument position of [`IntoFunction`] that the function takes by
+/// reference, `&T` borrowed from the caller's argument for the call: `&str`
+/// and `&[u8]` (what `&'v T: FromAnyView<'v>` holds for). Only a type
+/// parameter: the `Args` of `IntoFunction<Args>` for `|s: &str| ...` is `(Ref<str>,)`.
+pub struct Ref<T: ?Sized>(std::marker::PhantomData<fn(&T)>);
+
+// The `IntoFunction` impls of one arity: every position is either owned (`A`,
+// converted with `for<'v> FromAnyView<'v>`) or borrowed (`&A`, marked `Ref<A>`
+// in `Args`), so 2^n impls for n arguments. The two kinds cannot overlap:
+// `Ref<A>` is no `FromAnyView`.
+macro_rules! typed_fn {
+    (@build $n:expr; [$($spec:tt)*] [$($arg:tt)*] [$($pred:tt)*] [$($conv:tt)*] [$($g:ident)*]; ) => {
+        impl<Fun, Ret, $($g),*> IntoFunction<($($spec)*)> for Fun
         where
-            Fun: Fn($($a),*) -> Result<Ret> + Send + Sync + 'static,
+            Fun: for<'x> Fn($($arg)*) -> Result<Ret> + Send + Sync + 'static,
             Ret: Into<Any>,
-            $($a: for<'v> FromAnyView<'v>,)*
+            $($pred)*
         {
             fn into_function(self) -> Result<Function> {
                 Function::from_closure(move |args: &[AnyView<'_>]| {
                     if args.len() != $n {
                         return Err(wrong_arg_count($n, args.len()));
                     }
-                    let r = (self)($(
-                        match <$a>::from_view(&args[$i]) {
-                            Ok(v) => v,
-                            Err(e) => return Err(wrong_arg($i, e)),
-                        }
-                    ),*)?;
+                    let r = (self)($(typed_fn!(@conv args $conv)),*)?;
                     Ok(r.into())
                 })
             }
+        }
+    };
+    (@build $n:expr; [$($spec:tt)*] [$($arg:tt)*] [$($pred:tt)*] [$($conv:tt)*] [$($g:ident)*]; $a:ident $i:tt $($rest:tt)*) => {
+        typed_fn!(@build $n; [$($spec)* $a,] [$($arg)* $a,] [$($pred)* $a: for<'v> FromAnyView<'v>,]
+            [$($conv)* (owned $a $i)] [$($g)* $a]; $($rest)*);
+        typed_fn!(@build $n; [$($spec)* Ref<$a>,] [$($arg)* &'x $a,]
+            [$($pred)* $a: ?Sized + 'static, for<'v> &'v $a: FromAnyView<'v>,]
+            [$($conv)* (borrowed $a $i)] [$($g)* $a]; $($rest)*);
+    };
+    (@conv $args:ident (owned $a:ident $i:tt)) => {
+        match <$a as FromAnyView>::from_view(&$args[$i]) {
+            Ok(v) => v,
+            Err(e) => return Err(wrong_arg($i, e)),
+        }
+    };
+    (@conv $args:ident (borrowed $a:ident $i:tt)) => {
+        match <&$a as FromAnyView>::from_view(&$args[$i]) {
+            Ok(v) => v,
+            Err(e) => return Err(wrong_arg($i, e)),
         }
     };
 }

@@ -1,5 +1,6 @@
 //! [`KeyView`]: a borrowed map key, looked up without making an owned one.
 
+use std::borrow::Borrow;
 use std::ffi::CString;
 
 use xffi_sys as sys;
@@ -11,7 +12,8 @@ use crate::object::{ObjectRef, ObjectType};
 /// A borrowed form of a map key, viewed as an xffi value for a lookup.
 ///
 /// [`crate::Map`] and [`crate::Dict`] look keys up by `&Q` where
-/// `K: Borrow<Q>`, as `std`'s maps do: a `Map<String, V>` takes `&str`, and
+/// `K: BorrowKey<Q>` (as `std`'s maps do with `Borrow`): a `Map<String, V>`
+/// and a `Map<xffi::String, V>` take `&str`, and
 /// no owned key (no Rust `String`, no xffi String object) is made to ask.
 /// Numbers, bools, None, byte runs, values and objects are viewed in place;
 /// a string over 7 bytes is viewed through a NUL-terminated copy on the Rust
@@ -28,6 +30,26 @@ pub trait KeyView {
     /// Lends a view of the key to `f`, for the duration of the call.
     fn with_key_view<R>(&self, f: impl FnOnce(&AnyView<'_>) -> R) -> Result<R>;
 }
+
+/// Which borrowed forms `&Q` look up a map whose keys are `Self`: every `Q`
+/// that `Self` borrows as (`K: Borrow<Q>`, as for `std`'s maps), and `str`
+/// for [`crate::String`] keys, `[u8]` for [`crate::Bytes`] keys, which hold
+/// bytes that need not be UTF-8 and so cannot implement `Borrow<str>`. The
+/// lookup itself goes by the C map's hash and equality of the viewed key
+/// (a `&str` equals the String object with the same bytes); this trait only
+/// says which key types make sense for a map.
+///
+/// ```
+/// use xffi::Map;
+/// let m: Map<xffi::String, i64> = [(xffi::String::from("alpha"), 1)].into_iter().collect();
+/// assert_eq!(m.get("alpha").unwrap(), Some(1)); // &str: no xffi::String made
+/// assert_eq!(m.get(&xffi::String::from("alpha")).unwrap(), Some(1));
+/// assert_eq!(m.get("beta").unwrap(), None);
+/// ```
+pub trait BorrowKey<Q: ?Sized> {}
+impl<K: Borrow<Q>, Q: ?Sized> BorrowKey<Q> for K {}
+impl BorrowKey<str> for crate::String {}
+impl BorrowKey<[u8]> for crate::Bytes {}
 
 macro_rules! int_keys {
     ($($t:ty),*) => {$(

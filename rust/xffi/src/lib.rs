@@ -1,14 +1,105 @@
-//! # xffi: objects, values and functions shared between Rust and C
+//! # xffi: objects, values and functions shared between Rust, C and Python
 //!
 //! xffi is a C11 cross-language object and function ABI, layout-compatible
-//! with tvm-ffi 0.1. This crate is its safe Rust layer; the C core is
-//! compiled from source by `xffi-sys` (`cargo add xffi` is all you need).
+//! with tvm-ffi 0.1 (so with its Python package, `tvm_ffi`). This crate is its
+//! safe Rust layer; the C core is compiled from source by `xffi-sys`, so
+//! `cargo add xffi` is all a build needs (a C compiler, no CMake or Python).
+//!
+//! ## A plugin: functions and types other languages load
+//!
+//! A plugin is a `cdylib` (`[lib] crate-type = ["cdylib"]` in Cargo.toml)
+//! that exports functions with [`export_func!`] and registers its types when
+//! it is loaded with [`register_types_at_load!`]:
+//!
+//! ```
+//! use xffi::{ObjectRef, reflect::AtomicF64};
+//!
+//! xffi::export_abi_marker!(); // once per library: the ABI version loaders check
+//!
+//! // Exported as `__tvm_ffi_scale`: callable from C, Python and Rust hosts.
+//! xffi::export_func!(fn scale(x: f64, k: f64) -> f64 { Ok(x * k) });
+//!
+//! /// A reflected type: its marked fields are read (and, if synchronised,
+//! /// written) by name from any language; Rust reads them directly.
+//! #[derive(xffi::Object)]
+//! #[xffi(type_key = "mykernels.Gain")]
+//! pub struct Gain {
+//!     #[xffi(get)]
+//!     channels: i32,
+//!     #[xffi(get, set)]
+//!     factor: AtomicF64,
+//! }
+//!
+//! #[xffi::methods]
+//! impl Gain {
+//!     /// Python's `Gain(channels, factor)` calls the method named `__ffi_init__`.
+//!     #[xffi(name = "__ffi_init__")]
+//!     fn create(channels: i32, factor: f64) -> xffi::Result<ObjectRef<Gain>> {
+//!         ObjectRef::new(Gain { channels, factor: AtomicF64::new(factor) })
+//!     }
+//!     fn apply(&self, x: f64) -> f64 {
+//!         x * self.factor.load()
+//!     }
+//! }
+//!
+//! xffi::register_types_at_load!(Gain); // a host finds "mykernels.Gain" right after loading
+//!
+//! # let g = Gain::create(2, 1.5).unwrap();
+//! # assert_eq!(g.call_method("apply", (2.0,)).unwrap().get::<f64>().unwrap(), 3.0);
+//! # assert_eq!(g.get_field("channels").unwrap().get::<i64>().unwrap(), 2);
+//! ```
+//!
+//! From Python, through tvm-ffi's package (`apache-tvm-ffi`) running on xffi's
+//! runtime, its drop-in `libtvm_ffi.so` (the repository's
+//! `docs/guide-rust-plugin.md` walks through it, `docs/tvm-ffi.md` says which
+//! runtime serves in each arrangement):
+//!
+//! ```python
+//! import tvm_ffi
+//! lib = tvm_ffi.load_module("target/release/libmykernels.so")
+//! assert lib.scale(2.0, 3.0) == 6.0
+//!
+//! @tvm_ffi.register_object("mykernels.Gain")
+//! class Gain(tvm_ffi.Object): pass
+//! g = Gain(2, 1.5); g.factor = 2.0; assert g.apply(3.0) == 6.0
+//! ```
+//!
+//! A plugin loaded into a process that has a runtime already (Python's
+//! `tvm_ffi`, a C host linked with libxffi) must use that runtime rather than a
+//! copy of its own: build it with the **`system` feature**, which links the
+//! shared library in `XFFI_LIB_DIR` (`libxffi`, or xffi's drop-in
+//! `libtvm_ffi`) or the `libxffi` that pkg-config finds, instead of compiling
+//! the C core in. Without the feature the core is linked statically, which is
+//! right for a self-contained program.
+//!
+//! ## A host: load a library and call into it
+//!
+//! ```no_run
+//! use xffi::{Function, Module};
+//! // SAFETY: the library is a plugin built as above; loading it runs its initialisers.
+//! let lib = unsafe { Module::load("target/release/libmykernels.so") }?;
+//! // SAFETY: `scale` follows the safe-call convention (export_func! wrote it).
+//! let scale: Function = unsafe { lib.get_function("scale") }?.expect("exported");
+//! let y: f64 = scale.call_typed((2.0, 3.0))?;
+//! assert_eq!(y, 6.0);
+//! # Ok::<(), xffi::Error>(())
+//! ```
+//!
+//! Functions also come from Rust closures ([`Function::from_typed`], whose
+//! arguments may be owned or borrowed, `&str` and `&[u8]`) and from the
+//! process's global registry ([`Function::get_global`]). Errors cross every
+//! boundary as [`Error`]s: `?` converts any standard error into one, and an
+//! `Err` returned to C, C++ or Python is raised there.
+//!
+//! ## What the crate holds
 //!
 //! - [`ObjectRef<T>`]: the owning, reference-counted pointer (Clone is an
 //!   inc-ref, Drop a dec-ref; never `&mut`), [`WeakRef<T>`] weak references,
-//!   and [`object_type!`] to make a Rust struct an xffi type.
+//!   and [`object_type!`] to make a Rust struct an xffi type without reflection;
+//!   `#[derive(xffi::Object)]` and `#[xffi::methods]` ([`reflect`]) to reflect
+//!   its fields and methods.
 //! - [`Any`] / [`AnyView`]: owned and borrowed 16-byte values with checked
-//!   conversions ([`FromAnyView`], `Into<Any>`).
+//!   conversions ([`Any::get`], [`Any::to`], `TryFrom<Any>`, `Into<Any>`).
 //! - [`Error`] and [`Result`]: errors raised by C become `Err`, and a Rust
 //!   `Err` returned to C is raised there, so `?` works across the boundary;
 //!   [`ErrorKind`] is the kind as an enum, and `source()` follows the cause chain.
@@ -25,9 +116,15 @@
 //!   graph ([`to_json`], [`to_json_string`], [`from_json`], [`from_json_str`])
 //!   and JSON text ([`json_parse`], [`json_stringify`]); [`reflect::repr`],
 //!   the text of any value (what `Debug` prints for objects).
-//! - Feature `serde` (off by default): `Serialize`/`Deserialize` for [`Any`],
-//!   [`ObjectRef<T>`] and the containers as tvm-ffi's JSON graph, in any serde
-//!   format (module `serde_graph`).
+//!
+//! ## Features
+//!
+//! - `system` (off): link a shared libxffi or xffi's drop-in `libtvm_ffi`
+//!   instead of the bundled C core (see above; `xffi-sys` documents
+//!   `XFFI_LIB_DIR`, `XFFI_LIB_NAME` and how the loader finds the library).
+//! - `serde` (off): `Serialize`/`Deserialize` for [`Any`], [`ObjectRef<T>`]
+//!   and the containers as tvm-ffi's JSON graph, in any serde format (module
+//!   `serde_graph`).
 //!
 //! ```
 //! use xffi::{object_type, Any, Array, Function, ObjectRef};
@@ -36,7 +133,7 @@
 //! object_type!(Greeter, "doc.lib.Greeter");
 //!
 //! let g = ObjectRef::new(Greeter { greeting: "hello".into() }).unwrap();
-//! let greet = Function::from_typed(|g: ObjectRef<Greeter>, name: std::string::String| {
+//! let greet = Function::from_typed(|g: ObjectRef<Greeter>, name: &str| {
 //!     Ok(format!("{}, {name}", g.greeting))
 //! }).unwrap();
 //! let s: std::string::String = greet.call_typed((g.clone(), "xffi")).unwrap();
@@ -50,6 +147,7 @@
 // Bottom up: a module uses only those listed before it (the macros of
 // `boundary`, `wrapper` and `object` expand where they are used).
 pub mod error;
+mod error_std;
 pub mod boundary;
 pub mod object;
 pub mod any;
@@ -83,7 +181,7 @@ pub use deep_copy::deep_copy;
 pub use error::{Error, ErrorKind, Result};
 pub use function::{Function, FunctionObj, IntoArgs, IntoFunction};
 pub use json::{from_json, from_json_str, json_parse, json_stringify, to_json, to_json_string};
-pub use key::KeyView;
+pub use key::{BorrowKey, KeyView};
 pub use map::{Dict, DictObj, Map, MapObj};
 pub use module::{Module, ModuleObj};
 pub use object::{IsA, Object, ObjectRef, ObjectType, RustObject, WeakRef};

@@ -1,8 +1,7 @@
 //! [`Map<K, V>`] (immutable, copy-on-write) and [`Dict<K, V>`] (shared,
 //! mutable): insertion-ordered hash maps from xffi values to xffi values,
-//! and the reads they share (through [`Access`]).
+//! and the reads they share (through `Access`).
 
-use std::borrow::Borrow;
 use std::fmt;
 use std::ptr;
 
@@ -11,7 +10,7 @@ use xffi_sys as sys;
 use crate::any::{Any, AnyView, FromAnyView};
 use crate::array::{Access, Element, lock_for};
 use crate::error::{Result, check};
-use crate::key::KeyView;
+use crate::key::{BorrowKey, KeyView};
 use crate::object::ObjectRef;
 use crate::wrapper::{new_object, replace_object, wrapper};
 
@@ -106,7 +105,8 @@ wrapper! {
     /// identity, as tvm-ffi compares them (see `xffi/map.h`). Setting an
     /// existing key of a map of more than 4 entries moves it to the end of
     /// the order, as tvm-ffi's Map does. Lookups take a borrowed key,
-    /// `&Q` where `K: Borrow<Q>` (see [`KeyView`]), and report errors rather
+    /// `&Q` where `K: BorrowKey<Q>` (as `K: Borrow<Q>` for `std`'s maps; an
+    /// [`crate::String`] key is looked up by `&str`; see [`KeyView`]), and report errors rather
     /// than "absent".
     ///
     /// `Send`/`Sync` when `K` and `V` are.
@@ -178,7 +178,7 @@ impl<K: Element, V: Element> Map<K, V> {
     /// ```
     pub fn get<Q: KeyView + ?Sized>(&self, key: &Q) -> Result<Option<V>>
     where
-        K: Borrow<Q>,
+        K: BorrowKey<Q>,
     {
         map_get(self.obj.as_ptr(), Access::Direct, key)
     }
@@ -192,7 +192,7 @@ impl<K: Element, V: Element> Map<K, V> {
     /// ```
     pub fn contains_key<Q: KeyView + ?Sized>(&self, key: &Q) -> Result<bool>
     where
-        K: Borrow<Q>,
+        K: BorrowKey<Q>,
     {
         map_contains(self.obj.as_ptr(), Access::Direct, key)
     }
@@ -278,7 +278,7 @@ impl<K: Element, V: Element> Map<K, V> {
     /// ```
     pub fn remove<Q: KeyView + ?Sized>(&mut self, key: &Q) -> Result<()>
     where
-        K: Borrow<Q>,
+        K: BorrowKey<Q>,
     {
         // SAFETY: as insert.
         key.with_key_view(|k| self.change(|m| unsafe { sys::xffi_map_erase(m, k.as_raw()) }))?
@@ -392,7 +392,7 @@ impl<K: Element, V: Element> Dict<K, V> {
     /// ```
     pub fn get<Q: KeyView + ?Sized>(&self, key: &Q) -> Result<Option<V>>
     where
-        K: Borrow<Q>,
+        K: BorrowKey<Q>,
     {
         map_get(self.raw(), Access::Locked, key)
     }
@@ -407,7 +407,7 @@ impl<K: Element, V: Element> Dict<K, V> {
     /// ```
     pub fn contains_key<Q: KeyView + ?Sized>(&self, key: &Q) -> Result<bool>
     where
-        K: Borrow<Q>,
+        K: BorrowKey<Q>,
     {
         map_contains(self.raw(), Access::Locked, key)
     }
@@ -441,7 +441,7 @@ impl<K: Element, V: Element> Dict<K, V> {
     /// ```
     pub fn pop<Q: KeyView + ?Sized>(&self, key: &Q) -> Result<V>
     where
-        K: Borrow<Q>,
+        K: BorrowKey<Q>,
     {
         let mut out = sys::xffi_any::none();
         key.with_key_view(|k| {

@@ -11,10 +11,12 @@
 //!   `&T` is a shared read. Its storage may be C's ([`FieldStorage`] types
 //!   `i64`, `f64`, `bool`, [`Any`], [`ObjectRef<T>`], `Option<ObjectRef<T>>`:
 //!   xffi's typed getters read them, layouts checked at compile time below)
-//!   or Rust's (`std::string::String`: a generated getter makes an xffi String);
+//!   or Rust's (`std::string::String`: a generated getter makes an xffi String;
+//!   the other integers and `f32`: it widens them to an int or a float);
 //! - a writable field (`#[xffi(get, set)]`) must be a [`SettableField`]:
 //!   a type whose writes through `&self` are synchronised
-//!   ([`AtomicI64`], [`AtomicBool`], [`AtomicF64`], `Mutex<T>`), because
+//!   ([`AtomicI64`], [`AtomicI32`], [`AtomicU32`], [`AtomicBool`], [`AtomicF64`],
+//!   `Mutex<T>`), because
 //!   other languages and threads write it while Rust code holds `&T`. A
 //!   plain `i64` marked `set` does not compile. A field whose value other
 //!   fields depend on (a Rust invariant) stays read-only: export a method
@@ -29,7 +31,7 @@
 
 use std::ffi::{c_int, c_void};
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicI64, AtomicU32, AtomicU64, Ordering};
 
 use xffi_sys as sys;
 
@@ -57,7 +59,7 @@ pub trait FieldType {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a reflected field",
     label = "not a reflectable field type",
-    note = "reflectable: i64, f64, bool, xffi::Any, ObjectRef<T>, Option<ObjectRef<T>>, String, AtomicI64, AtomicBool, xffi::reflect::AtomicF64, Mutex<T> of those"
+    note = "reflectable: i64, i32, i16, i8, u64, u32, u16, u8, f64, f32, bool, xffi::Any, ObjectRef<T>, Option<ObjectRef<T>>, String, AtomicI64, AtomicI32, AtomicU32, AtomicBool, xffi::reflect::AtomicF64, Mutex<T> of those"
 )]
 pub unsafe trait FieldStorage: FieldType + Sized + Send + Sync + 'static {
     /// The value as an [`Any`] (used by the generated getter).
@@ -78,7 +80,7 @@ pub unsafe trait FieldStorage: FieldType + Sized + Send + Sync + 'static {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a writable reflected field",
     label = "written from other languages while Rust holds `&Self`: needs synchronised writes",
-    note = "writable: AtomicI64, AtomicBool, xffi::reflect::AtomicF64, Mutex<T> (T: i64, f64, bool, Any, String, ObjectRef<U>, Option<ObjectRef<U>>)"
+    note = "writable: AtomicI64, AtomicI32, AtomicU32, AtomicBool, xffi::reflect::AtomicF64, Mutex<T> (T: i64, i32, u32, f64, f32, bool, Any, String, ObjectRef<U>, Option<ObjectRef<U>>)"
 )]
 pub unsafe trait SettableField: FieldStorage {
     /// Converts the borrowed `value` and stores it. Errors: the conversion's
@@ -118,6 +120,35 @@ macro_rules! c_storage {
     )*};
 }
 c_storage!(i64 => sys::XFFI_TYPE_INT, f64 => sys::XFFI_TYPE_FLOAT, bool => sys::XFFI_TYPE_BOOL, Any => sys::XFFI_TYPE_ANY);
+
+// The other scalars are Rust's storage (C's getters read only int64, double
+// and bool): the default getter widens the value into an int or float.
+macro_rules! rust_scalar {
+    ($($t:ty => $index:expr),* $(,)?) => {$(
+        impl FieldType for $t {
+            fn static_type_index() -> Result<i32> { Ok($index) }
+        }
+        // SAFETY: the default getter reads the value through &Self.
+        unsafe impl FieldStorage for $t {
+            fn read(&self) -> Result<Any> { Ok(Any::from(*self)) }
+        }
+    )*};
+}
+rust_scalar!(i32 => sys::XFFI_TYPE_INT, i16 => sys::XFFI_TYPE_INT, i8 => sys::XFFI_TYPE_INT,
+    u32 => sys::XFFI_TYPE_INT, u16 => sys::XFFI_TYPE_INT, u8 => sys::XFFI_TYPE_INT, f32 => sys::XFFI_TYPE_FLOAT);
+
+impl FieldType for u64 {
+    fn static_type_index() -> Result<i32> {
+        Ok(sys::XFFI_TYPE_INT)
+    }
+}
+// SAFETY: the default getter reads the value through &Self.
+unsafe impl FieldStorage for u64 {
+    /// Errors: ValueError for a value over `i64::MAX` (an xffi int is an i64).
+    fn read(&self) -> Result<Any> {
+        Ok(Any::from(i64::try_from(*self)?))
+    }
+}
 
 fn c_getter(storage_index: i32) -> Result<sys::xffi_field_getter> {
     let mut out = None;
@@ -181,24 +212,31 @@ unsafe impl FieldStorage for std::string::String {
     }
 }
 
-impl FieldType for AtomicI64 {
-    fn static_type_index() -> Result<i32> {
-        Ok(sys::XFFI_TYPE_INT)
-    }
+// Atomic integers: written by any language while Rust reads them.
+macro_rules! atomic_int {
+    ($($t:ty => $v:ty),* $(,)?) => {$(
+        impl FieldType for $t {
+            fn static_type_index() -> Result<i32> {
+                Ok(sys::XFFI_TYPE_INT)
+            }
+        }
+        // SAFETY: atomic load through &Self.
+        unsafe impl FieldStorage for $t {
+            fn read(&self) -> Result<Any> {
+                Ok(Any::from(self.load(Ordering::Relaxed)))
+            }
+        }
+        // SAFETY: atomic store through &Self.
+        unsafe impl SettableField for $t {
+            /// Errors: TypeError for a value that is not an int; ValueError out of range.
+            fn write(&self, value: &AnyView<'_>) -> Result<()> {
+                self.store(value.get::<$v>()?, Ordering::Relaxed);
+                Ok(())
+            }
+        }
+    )*};
 }
-// SAFETY: atomic load through &Self.
-unsafe impl FieldStorage for AtomicI64 {
-    fn read(&self) -> Result<Any> {
-        Ok(Any::from(self.load(Ordering::Relaxed)))
-    }
-}
-// SAFETY: atomic store through &Self.
-unsafe impl SettableField for AtomicI64 {
-    fn write(&self, value: &AnyView<'_>) -> Result<()> {
-        self.store(value.get::<i64>()?, Ordering::Relaxed);
-        Ok(())
-    }
-}
+atomic_int!(AtomicI64 => i64, AtomicI32 => i32, AtomicU32 => u32);
 
 impl FieldType for AtomicBool {
     fn static_type_index() -> Result<i32> {
@@ -305,7 +343,7 @@ unsafe impl<T: MutexFieldValue> SettableField for Mutex<T> {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be filled in by the construction of a `#[xffi(default)]` type",
     label = "a read-only field of a creatable type must be an InitField",
-    note = "fillable: i64, f64, bool, xffi::Any, ObjectRef<T>, Option<ObjectRef<T>>, String, AtomicI64, AtomicBool, xffi::reflect::AtomicF64, Mutex<T> of those"
+    note = "fillable: i64, i32, i16, i8, u64, u32, u16, u8, f64, f32, bool, xffi::Any, ObjectRef<T>, Option<ObjectRef<T>>, String, AtomicI64, AtomicI32, AtomicU32, AtomicBool, xffi::reflect::AtomicF64, Mutex<T> of those"
 )]
 pub unsafe trait InitField: FieldStorage {
     /// Converts the borrowed `value` and stores it; on error nothing
@@ -325,7 +363,7 @@ macro_rules! init_by_conversion {
         }
     )*};
 }
-init_by_conversion!(i64, f64, bool, Any, std::string::String);
+init_by_conversion!(i64, i32, i16, i8, u64, u32, u16, u8, f64, f32, bool, Any, std::string::String);
 
 // SAFETY: the conversion checks the object's type (and refuses None) before
 // the old reference is replaced.
@@ -353,7 +391,7 @@ macro_rules! init_by_write {
         }
     )*};
 }
-init_by_write!(AtomicI64, AtomicBool, AtomicF64);
+init_by_write!(AtomicI64, AtomicI32, AtomicU32, AtomicBool, AtomicF64);
 // SAFETY: SettableField's write under the lock (converted first).
 unsafe impl<T: MutexFieldValue> InitField for Mutex<T> {
     fn assign(&mut self, value: &AnyView<'_>) -> Result<()> {

@@ -199,6 +199,17 @@ macro_rules! wrapper {
                 $crate::Any::from(h.$field.clone())
             }
         }
+        impl<$($bound)*> TryFrom<$crate::Any> for $name<$($param)*>
+        where
+            Self: for<'v> $crate::FromAnyView<'v>,
+        {
+            type Error = $crate::Error;
+            /// As [`Any::to`](crate::Any::to): the value's object, checked.
+            #[inline(always)]
+            fn try_from(a: $crate::Any) -> $crate::Result<Self> {
+                a.get()
+            }
+        }
         impl<$($bound)*> $crate::KeyView for $name<$($param)*> {
             #[inline(always)]
             fn with_key_view<R>(&self, f: impl FnOnce(&$crate::AnyView<'_>) -> R) -> $crate::Result<R> {

@@ -110,7 +110,7 @@ fn source_follows_a_cause_chain_of_depth_three() {
     first.set_cause(second).unwrap();
     let mut top = Error::runtime_error("top");
     top.set_cause(first).unwrap();
-    assert_eq!(sources(&top), ["ValueError: first", "KeyError: second", "RootError: root"]);
+    assert_eq!(sources(&*top), ["ValueError: first", "KeyError: second", "RootError: root"]);
     assert_eq!(top.cause().unwrap().cause().unwrap().cause().unwrap().kind(), ErrorKind::Other("RootError".into()));
 
     // Built in C with xffi_error_set_cause, read from Rust.
@@ -128,7 +128,7 @@ fn source_follows_a_cause_chain_of_depth_three() {
     }
     // SAFETY: the reference into_raw gave us, handed back.
     let head = unsafe { Error::from_raw(raw[0]) }.unwrap();
-    assert_eq!(sources(&head), ["ValueError: b", "ValueError: c", "ValueError: d"]);
+    assert_eq!(sources(&*head), ["ValueError: b", "ValueError: c", "ValueError: d"]);
 }
 
 #[test]
