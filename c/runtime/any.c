@@ -3,6 +3,7 @@
 
 #include "runtime/check.h"
 #include "runtime/internal.h"
+#include "runtime/string_internal.h"
 
 const char *xffi_any_kind_name(const xffi_any *v) {
   if (!v) return "NULL";
@@ -46,27 +47,26 @@ static int accessor_mismatch(const char *fn, const char *expected, const xffi_an
   return xffi_raise_type_mismatch(fn, expected, v);
 }
 
-/* A small value of kind type_index holding size <= 7 bytes, NUL-terminated. */
-static xffi_any small_value(int32_t type_index, const char *data, size_t size) {
-  xffi_any v = xffi_any_none();
-  v.type_index = type_index;
-  v.small_len = (uint32_t)size;
-  if (size) memcpy(v.v_small, data, size);
-  v.v_small[size] = '\0';
-  return v;
+/* *out = a small value of kind type_index holding size <= 7 bytes,
+ * NUL-terminated: written in place, by fixed-size moves (no call). */
+static void small_value_into(xffi_any *out, int32_t type_index, const char *data, size_t size) {
+  *out = xffi_any_none(); /* the bytes after the text are NULs */
+  out->type_index = type_index;
+  out->small_len = (uint32_t)size;
+  xffi_copy_short(out->v_small, data, size);
+}
+
+/* The argument errors of owned_text, kept off its hot path. */
+static int __attribute__((noinline, cold)) owned_text_bad_args(const xffi_any *out, size_t size, const char *fn) {
+  if (!out) return xffi_raise_null_arg(fn, "out");
+  return xffi_error_raise(XFFI_KIND_VALUE, "%s: data is NULL but size is %zu", fn, size);
 }
 
 static int owned_text(xffi_any *out, const char *data, size_t size, int is_bytes, const char *fn) {
-  if (!out) return xffi_raise_null_arg(fn, "out");
-  if (!data && size) return xffi_error_raise(XFFI_KIND_VALUE, "%s: data is NULL but size is %zu", fn, size);
-  if (size <= XFFI_SMALL_STR_MAX) {
-    *out = small_value(is_bytes ? XFFI_TYPE_SMALL_BYTES : XFFI_TYPE_SMALL_STR, data, size);
-    return XFFI_OK;
-  }
-  xffi_object *obj = NULL;
-  int status = is_bytes ? xffi_bytes_new(&obj, data, size) : xffi_string_new(&obj, data, size);
-  if (status != XFFI_OK) return status;
-  *out = xffi_any_object(obj);
+  if (XFFI_UNLIKELY(!out || (!data && size))) return owned_text_bad_args(out, size, fn);
+  if (size > XFFI_SMALL_STR_MAX)
+    return xffi_string_any_new(out, data, size, is_bytes ? XFFI_TYPE_BYTES : XFFI_TYPE_STRING);
+  small_value_into(out, is_bytes ? XFFI_TYPE_SMALL_BYTES : XFFI_TYPE_SMALL_STR, data, size);
   return XFFI_OK;
 }
 

@@ -112,7 +112,11 @@ int xffi_function_new_with_owner(xffi_object **out, xffi_function_callback callb
   return func_make(out, NULL, callback, resource, finalizer, owner, __func__, "callback");
 }
 
-/* Every call path (checked, inline, Rust) comes through here. A failed
+/* The checked call, the Rust crate's and C++'s calls come through here; C's
+ * inline call (xffi_function_call_unchecked) does the same at the call
+ * site, reading the clock itself and calling xffi_function_call_failed_since_
+ * on failure, so that its success path is one load and the jump into the
+ * callee. A failed
  * call must report the callee's own error, never one a caller left raised
  * before the call: so the call notes the raise clock as it begins, and on
  * failure an error that was raised before then is released (its raise is
@@ -143,6 +147,11 @@ int xffi_function_call_failed_(xffi_any *result, int status) {
     return xffi_error_raise(XFFI_KIND_RUNTIME,
                             "xffi_function_call: the callee returned status %d without raising an error", status);
   return XFFI_FAIL;
+}
+
+int xffi_function_call_failed_since_(xffi_any *result, int status, uint64_t begun) {
+  xffi_error_release_raised_before(begun);
+  return xffi_function_call_failed_(result, status);
 }
 
 int xffi_function_call(xffi_object *func, const xffi_any *args, int32_t num_args, xffi_any *result) {

@@ -47,13 +47,13 @@ void *xffi_alloc_zeroed(size_t count, size_t size);
 /* The calling thread's raised error (one reference) or NULL: c/runtime/error.c owns
  * it; the call path (c/runtime/function.c) reads it on failure. */
 extern _Thread_local xffi_object *xffi_raised_slot XFFI_INTERNAL_TLS;
-/* The raise clock: advanced (by any thread) each time an error is put in a
- * raised slot, which remembers the tick. A call reads it as it begins; if the
- * call fails, an error raised at or before that tick is older than the call
- * and is released (xffi_error_release_raised_before), so the call reports
- * its callee's error only. One shared word: the success path of a call reads
- * it and touches no thread-local storage. */
-extern _Atomic uint64_t xffi_raise_clock XFFI_INTERNAL;
+/* The raise clock (xffi_raise_clock, declared in xffi/sys/function.h, where
+ * the inline call reads it): advanced (by any thread) each time an error is
+ * put in a raised slot, which remembers the tick. A call reads it as it
+ * begins; if the call fails, an error raised at or before that tick is older
+ * than the call and is released (xffi_error_release_raised_before), so the
+ * call reports its callee's error only. One shared word: the success path of
+ * a call reads it and touches no thread-local storage. */
 static inline uint64_t xffi_raise_clock_now(void) {
   return atomic_load_explicit(&xffi_raise_clock, memory_order_relaxed);
 }

@@ -42,37 +42,17 @@ uint64_t xffi_string_hash_fill(const xffi_object *obj) {
   return h;
 }
 
-/* The argument errors of string_make, kept off its hot path. */
-static int __attribute__((noinline, cold))
-string_bad_args(xffi_object **out, const char *data, size_t size, const char *fn) {
+/* The argument errors of string_make (out NULL, or data NULL with size
+ * bytes claimed), kept off its hot path. */
+static int __attribute__((noinline, cold)) string_bad_args(xffi_object **out, size_t size, const char *fn) {
   if (!out) return xffi_raise_null_arg(fn, "out");
   *out = NULL;
-  if (!data && size) return xffi_error_raise(XFFI_KIND_VALUE, "%s: data is NULL but size is %zu", fn, size);
-  return xffi_error_raise_out_of_memory(); /* the size overflows */
+  return xffi_error_raise(XFFI_KIND_VALUE, "%s: data is NULL but size is %zu", fn, size);
 }
 
-static int __attribute__((noinline, cold)) string_no_memory(xffi_object **out) {
-  *out = NULL;
-  return xffi_error_raise_out_of_memory();
-}
-
-/* Copies n <= 32 bytes between non-overlapping buffers with two possibly
- * overlapping fixed-size moves (inline, no call). */
-static inline void copy_short(char *dst, const char *src, size_t n) {
-  if (n >= 16) {
-    memcpy(dst, src, 16);
-    memcpy(dst + n - 16, src + n - 16, 16);
-  } else if (n >= 8) {
-    memcpy(dst, src, 8);
-    memcpy(dst + n - 8, src + n - 8, 8);
-  } else if (n >= 4) {
-    memcpy(dst, src, 4);
-    memcpy(dst + n - 4, src + n - 4, 4);
-  } else if (n > 0) {
-    dst[0] = src[0];
-    dst[n >> 1] = src[n >> 1];
-    dst[n - 1] = src[n - 1];
-  }
+static xffi_object *__attribute__((noinline, cold)) string_no_memory(void) {
+  xffi_error_raise_out_of_memory();
+  return NULL;
 }
 
 /* The first 40 bytes of the allocation, as string_make writes them: the
@@ -102,56 +82,75 @@ _Static_assert(sizeof(string_head) == STRING_PREFIX + sizeof(xffi_object) &&
   }
 static const string_head string_heads[2] = {STRING_HEAD(XFFI_TYPE_STRING), STRING_HEAD(XFFI_TYPE_BYTES)};
 
-/* string_build when a custom allocator is set (out of line). */
-static int __attribute__((noinline))
-string_build_custom(xffi_object **out, const char *data, size_t size, int32_t type_index) {
+/* string_build when a custom allocator is set (out of line); NULL when the
+ * allocator failed (it raised). */
+static xffi_object *__attribute__((noinline)) string_build_custom(const char *data, size_t size, int32_t type_index) {
   string_object *s =
       xffi_runtime_object_alloc_slow(sizeof(string_object) + size + 1, _Alignof(string_object), type_index);
-  if (!s) {
-    *out = NULL;
-    return XFFI_FAIL; /* the allocator raised */
-  }
+  if (!s) return NULL; /* the allocator raised */
   xffi_object_init(&s->header, type_index, string_deleter_custom_space);
   s->cell.data = s->bytes;
   s->cell.size = size;
   if (size) memcpy(s->bytes, data, size);
   s->bytes[size] = '\0';
-  *out = &s->header;
-  return XFFI_OK;
+  return &s->header;
 }
 
-/* Allocates and fills a String (type_index XFFI_TYPE_STRING) or Bytes
- * (XFFI_TYPE_BYTES) of size bytes; the arguments are checked, size <=
- * SIZE_MAX - STRING_OVERHEAD, and size <= 32 if is_short. */
-static inline int string_build(xffi_object **out, const char *data, size_t size, int32_t type_index, int is_short) {
-  if (XFFI_UNLIKELY(!xffi_runtime_allocator_is_builtin())) return string_build_custom(out, data, size, type_index);
+/* A new String (type_index XFFI_TYPE_STRING) or Bytes (XFFI_TYPE_BYTES)
+ * holding a copy of size bytes (one reference), or NULL with a MemoryError
+ * raised. The arguments are checked, size <= SIZE_MAX - STRING_OVERHEAD,
+ * and size <= 32 if is_short. Returns the object rather than storing it, so
+ * that each caller puts it where it goes (an out-parameter, an Any). */
+#if defined(__GNUC__)
+__attribute__((always_inline)) /* GCC would call it: its folding into each caller is the point */
+#endif
+static inline xffi_object *
+string_build(const char *data, size_t size, int32_t type_index, int is_short) {
+  if (XFFI_UNLIKELY(!xffi_runtime_allocator_is_builtin())) return string_build_custom(data, size, type_index);
   char *block = xffi_object_space_block(sizeof(string_object) + size + 1);
-  if (XFFI_UNLIKELY(!block)) return string_no_memory(out);
+  if (XFFI_UNLIKELY(!block)) return string_no_memory();
   memcpy(block, &string_heads[type_index == XFFI_TYPE_BYTES], sizeof(string_head));
   string_object *s = (string_object *)(void *)(block + STRING_PREFIX);
   s->cell.data = s->bytes;
   s->cell.size = size;
   s->bytes[size] = '\0';
-  *out = &s->header;
   if (is_short)
-    copy_short(s->bytes, data, size);
+    xffi_copy_short(s->bytes, data, size);
   else
     memcpy(s->bytes, data, size);
+  return &s->header;
+}
+
+/* Strings of more than 32 bytes, out of line: string_build, or NULL with a
+ * MemoryError raised when the size overflows. */
+static xffi_object *__attribute__((noinline)) string_build_long(const char *data, size_t size, int32_t type_index) {
+  if (XFFI_UNLIKELY(size > SIZE_MAX - STRING_OVERHEAD)) return string_no_memory();
+  return string_build(data, size, type_index, 0);
+}
+
+/* The public constructors' shared body, out of line (one copy for the
+ * three), over xffi_string_any_new (one copy of the builder). */
+static int __attribute__((noinline))
+string_make(xffi_object **out, const char *data, size_t size, int32_t type_index, const char *fn) {
+  /* NULL data with size 0 is the empty string: xffi_copy_short reads nothing. */
+  if (XFFI_UNLIKELY(!out || (!data && size))) return string_bad_args(out, size, fn);
+  xffi_any made;
+  if (XFFI_UNLIKELY(xffi_string_any_new(&made, data, size, type_index) != XFFI_OK)) {
+    *out = NULL;
+    return XFFI_FAIL;
+  }
+  *out = made.v_obj;
   return XFFI_OK;
 }
 
-/* Strings of more than 32 bytes, out of line. */
-static int __attribute__((noinline))
-string_make_long(xffi_object **out, const char *data, size_t size, int32_t type_index, const char *fn) {
-  if (XFFI_UNLIKELY(!out || size > SIZE_MAX - STRING_OVERHEAD || !data)) return string_bad_args(out, data, size, fn);
-  return string_build(out, data, size, type_index, 0);
-}
-
-static inline int string_make(xffi_object **out, const char *data, size_t size, int32_t type_index, const char *fn) {
-  if (XFFI_UNLIKELY(size > 32)) return string_make_long(out, data, size, type_index, fn);
-  /* NULL data with size 0 is the empty string: copy_short reads nothing. */
-  if (XFFI_UNLIKELY(!out || (!data && size))) return string_bad_args(out, data, size, fn);
-  return string_build(out, data, size, type_index, 1);
+int xffi_string_any_new(xffi_any *out, const char *data, size_t size, int32_t type_index) {
+  xffi_object *s =
+      XFFI_LIKELY(size <= 32) ? string_build(data, size, type_index, 1) : string_build_long(data, size, type_index);
+  if (XFFI_UNLIKELY(!s)) return XFFI_FAIL; /* *out untouched */
+  *out = xffi_any_none();
+  out->type_index = type_index;
+  out->v_obj = s;
+  return XFFI_OK;
 }
 
 int xffi_string_new(xffi_object **out, const char *data, size_t size) {

@@ -27,6 +27,33 @@
 /* Frees such an object's allocation (which starts 16 bytes before it). */
 void xffi_string_deleter(void *self, int flags);
 
+/* Copies n <= 32 bytes between non-overlapping buffers with two possibly
+ * overlapping fixed-size moves (inline, no call). */
+static inline void xffi_copy_short(char *dst, const char *src, size_t n) {
+  if (n >= 16) {
+    memcpy(dst, src, 16);
+    memcpy(dst + n - 16, src + n - 16, 16);
+  } else if (n >= 8) {
+    memcpy(dst, src, 8);
+    memcpy(dst + n - 8, src + n - 8, 8);
+  } else if (n >= 4) {
+    memcpy(dst, src, 4);
+    memcpy(dst + n - 4, src + n - 4, 4);
+  } else if (n > 0) {
+    dst[0] = src[0];
+    dst[n >> 1] = src[n >> 1];
+    dst[n - 1] = src[n - 1];
+  }
+}
+
+/* A new String (type_index XFFI_TYPE_STRING) or Bytes (XFFI_TYPE_BYTES)
+ * holding a copy of size bytes, as an owned Any in *out (a new reference),
+ * for the Any constructors (c/runtime/any.c), which check the arguments: out
+ * is not NULL and data is not NULL unless size is 0. On failure *out is
+ * untouched and MemoryError is raised. Small sizes are the caller's (an object
+ * is made whatever the size). */
+int xffi_string_any_new(xffi_any *out, const char *data, size_t size, int32_t type_index);
+
 /* Computes, caches and returns the hash of an object of ours (out of line). */
 uint64_t xffi_string_hash_fill(const xffi_object *obj);
 

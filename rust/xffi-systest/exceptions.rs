@@ -8,6 +8,7 @@ pub const UNCHECKED: &[(&str, &str)] = &[
     ("XFFI_OWN_DLPACK", "tells C code that xffi's dlpack.h (not another copy) was included; nothing to bind"),
     ("DLDataTypeCode", "the codes live in DLDataType::code (u8), so xffi-sys types them u8 and has no enum type"),
     ("xffi_ref_counts_word", "private to the C inline atomics; Rust uses AtomicU64 on ref_counts"),
+    ("xffi_raise_clock", "C's _Atomic uint64_t, seen by bindgen as u64; xffi-sys has AtomicU64 (same layout)"),
     ("xffi_export_failed_", "private to the C XFFI_EXPORT_FUNCTION macro; Rust exports call xffi_error_forward_to_tvm"),
     ("xffi_error_raise_v", "takes a va_list, which Rust cannot make; xffi_error_raise_str serves Rust"),
     ("va_list", "<stdarg.h>'s, reached through xffi_error_raise_v"),

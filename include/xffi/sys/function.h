@@ -12,6 +12,7 @@
 #include <xffi/any.h>
 #include <xffi/export.h>
 #include <xffi/object.h>
+#include <xffi/sys/object.h>
 
 XFFI_EXTERN_C_BEGIN
 
@@ -61,17 +62,42 @@ XFFI_API int xffi_function_call_failed_(xffi_any *result, int status);
  * before the call (see xffi_function_call). */
 XFFI_API int xffi_function_call_raw(xffi_object *func, const xffi_any *args, int32_t num_args, xffi_any *result);
 
+#if !defined(__cplusplus) && !defined(__STDC_NO_ATOMICS__)
+/* The raise clock (read it, never write it): one process-wide count, ticked
+ * each time an error is raised, whose tick the raised slot remembers. A call
+ * reads it as it begins; if the call fails, an error raised at or before
+ * that tick is older than the call (a caller ignored an earlier failure) and
+ * is released, so a failed call reports its callee's error, never a stale
+ * one. Reading it is one load, which lets the inline call below jump
+ * straight into the callee. Declared for C11 with atomics only; C++ and
+ * compilers without them call through xffi_function_call_raw, which reads
+ * it inside the library. */
+XFFI_API extern _Atomic uint64_t xffi_raise_clock;
+
+/* Private to xffi_function_call_unchecked: xffi_function_call_failed_ for a
+ * call that read the raise clock (begun) as it began; first releases an
+ * error raised at or before begun (see xffi_raise_clock). */
+XFFI_API int xffi_function_call_failed_since_(xffi_any *result, int status, uint64_t begun);
+#endif
+
 /* xffi_function_call without its checks, for a caller that has already made
  * sure of them (a hot loop that checked func once; a typed wrapper whose
  * types guarantee them): func is a live Function, result is not NULL, and
  * args holds num_args >= 0 values. Breaking that is undefined behaviour, not
  * an error. Otherwise the same contract as xffi_function_call, errors raised by
- * the callee included. The cost of a call through a function pointer. */
+ * the callee included. The cost of a call through a function pointer and, in
+ * C, one load of the raise clock. */
 static inline int xffi_function_call_unchecked(xffi_object *func, const xffi_any *args, int32_t num_args,
                                                xffi_any *result) {
   *result = xffi_any_none();
+#if !defined(__cplusplus) && !defined(__STDC_NO_ATOMICS__)
+  uint64_t begun = xffi_raise_clock; /* reading an _Atomic object is an atomic load */
+  int status = XFFI_OBJECT_CELL(xffi_function_cell, func)->safe_call(func, args, num_args, result);
+  if (XFFI_UNLIKELY(status != 0)) return xffi_function_call_failed_since_(result, status, begun);
+#else
   int status = xffi_function_call_raw(func, args, num_args, result);
   if (XFFI_UNLIKELY(status != 0)) return xffi_function_call_failed_(result, status);
+#endif
   return XFFI_OK;
 }
 

@@ -3,6 +3,8 @@
 //! registry, argument helpers.
 
 use core::ffi::{c_char, c_int, c_void};
+use core::mem::size_of;
+use core::sync::atomic::{AtomicU64, Ordering};
 
 use crate::any::xffi_any;
 use crate::export::XFFI_OK;
@@ -97,6 +99,14 @@ extern "C" {
     ) -> c_int;
     /// Private to the inline call: failure path (releases `*result`).
     pub fn xffi_function_call_failed_(result: *mut xffi_any, status: c_int) -> c_int;
+    /// Private to the inline call: the failure path of a call that read
+    /// [`xffi_raise_clock`] (`begun`) as it began; releases an error raised
+    /// at or before `begun`, then as [`xffi_function_call_failed_`].
+    pub fn xffi_function_call_failed_since_(result: *mut xffi_any, status: c_int, begun: u64) -> c_int;
+    /// The raise clock: ticked once per error raised, process-wide (read it,
+    /// never write it). A call reads it as it begins, so that a failed call
+    /// can tell its callee's error from one left raised before it.
+    pub static xffi_raise_clock: AtomicU64;
     /// Argument helpers for callees (TypeError naming `fn_`, the position, what was expected and what came).
     pub fn xffi_arg_to_int(
         out: *mut i64,
@@ -195,9 +205,12 @@ pub unsafe fn xffi_function_call_unchecked(
     result: *mut xffi_any,
 ) -> c_int {
     *result = xffi_any::none();
-    let status = xffi_function_call_raw(func, args, num_args, result);
+    let begun = xffi_raise_clock.load(Ordering::Relaxed);
+    let cell = (func as *mut u8).add(size_of::<xffi_object>()) as *const xffi_function_cell;
+    let safe_call = (*cell).safe_call.unwrap_unchecked();
+    let status = safe_call(func as *mut c_void, args, num_args, result);
     if status != 0 {
-        return xffi_function_call_failed_(result, status);
+        return xffi_function_call_failed_since_(result, status, begun);
     }
     XFFI_OK
 }
