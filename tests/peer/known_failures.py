@@ -19,9 +19,11 @@ ID_FORM = re.compile(r"^tests/python/\S[^:]*\.py::\S.*$")
 REASON_PREFIX = "reason:"
 
 
-def parse(text):
+def parse(text, id_form=ID_FORM, id_shape="tests/python/FILE.py::NAME"):
     """Returns (known, errors): known maps each id to its reason; errors are
-    messages naming the line."""
+    messages naming the line. id_form is the pattern every id must match
+    (other lists of this format pass their own: tests/clients/tvm_ffi_rust/),
+    id_shape how an error message describes it."""
     known, errors = {}, []
     reason, previous = None, None
     for number, raw in enumerate(text.splitlines(), 1):
@@ -36,8 +38,8 @@ def parse(text):
             continue
         if reason is None:
             errors.append(f"line {number}: id before any `reason:` line: {line}")
-        if not ID_FORM.match(line):
-            errors.append(f"line {number}: not a test id of the form tests/python/FILE.py::NAME: {line}")
+        if not id_form.match(line):
+            errors.append(f"line {number}: not a test id of the form {id_shape}: {line}")
         if line in known:
             errors.append(f"line {number}: listed twice: {line}")
         if previous is not None and line < previous:

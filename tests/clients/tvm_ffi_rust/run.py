@@ -40,49 +40,28 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 CRATE = "tvm-ffi"
 VERSION = "0.1.15-post2"
 DEFAULT_KNOWN = os.path.join(HERE, "known-failures.txt")
-REASON_PREFIX = "reason:"
 RESULT_LINE = re.compile(r"^test (.+?) \.\.\. (ok|FAILED|ignored)\s*$")
 RUNNING_LINE = re.compile(r"^\s*(Running|Doc-tests) (\S+)")
 
 
+# The list has the peer suite's format; its parser and writer serve both.
+sys.path.insert(0, os.path.join(HERE, "..", "..", "peer"))
+import known_failures  # noqa: E402
+
+CARGO_TEST_ID = re.compile(r"^\S+::\S.*$")
+
+
 def parse_known(text):
     """Returns (known, errors): known maps each id to its reason."""
-    known, errors = {}, []
-    reason, previous = None, None
-    for number, line in enumerate(text.splitlines(), 1):
-        if not line.strip() or line.startswith("#"):
-            continue
-        if line.startswith(REASON_PREFIX):
-            reason = line[len(REASON_PREFIX):].strip()
-            previous = None
-            if not reason:
-                errors.append(f"line {number}: empty reason")
-            continue
-        if reason is None:
-            errors.append(f"line {number}: id before any `reason:` line: {line}")
-        if "::" not in line:
-            errors.append(f"line {number}: not a test id of the form TARGET::NAME: {line}")
-        if line in known:
-            errors.append(f"line {number}: listed twice: {line}")
-        if previous is not None and line < previous:
-            errors.append(f"line {number}: not sorted within its section (after {previous}): {line}")
-        known[line] = reason or ""
-        previous = line
-    return known, errors
+    return known_failures.parse(text, CARGO_TEST_ID, "TARGET::NAME")
 
 
 def render_known(reasons):
-    by_reason = {}
-    for test_id, reason in reasons.items():
-        by_reason.setdefault(" ".join(reason.split()) or "unknown", []).append(test_id)
-    out = [
-        f"# tvm-ffi's Rust crate (tvm-ffi ={VERSION}) on xffi: tests that pass on the wheel's",
-        "# runtime but not on xffi's drop-in. The list only shrinks: a listed test that passes",
-        "# fails the run (tests/clients/tvm_ffi_rust/run.py documents the format).",
-    ]
-    for reason in sorted(by_reason):
-        out += ["", f"{REASON_PREFIX} {reason}"] + sorted(by_reason[reason])
-    return "\n".join(out) + "\n"
+    return known_failures.render(reasons, [
+        f"tvm-ffi's Rust crate (tvm-ffi ={VERSION}) on xffi: tests that pass on the wheel's",
+        "runtime but not on xffi's drop-in. The list only shrinks: a listed test that passes",
+        "fails the run (tests/clients/tvm_ffi_rust/run.py documents the format).",
+    ])
 
 
 def parse_results(output):
