@@ -21,6 +21,22 @@
 
 /* ---- Link objects ---- */
 
+static const char visitor_key[] = "ffi.StructuralVisitor";
+
+/* A native hook, as tvm-ffi calls it: hook(walker, value), value borrowed;
+ * returns an owned value: None (go on), the walker's own interrupt, or an
+ * Error. */
+typedef xffi_any (*native_hook)(structural_engine_link *walker, xffi_any value);
+
+/* The visitor's function table for native hooks (tvm-ffi's layout: one
+ * entry, visit). */
+typedef struct native_visitor_table {
+  native_hook visit;
+} native_visitor_table;
+
+static xffi_any native_visit(structural_engine_link *walker, xffi_any value);
+static const native_visitor_table visitor_table = {native_visit};
+
 static void link_deleter(void *self, int flags) {
   if (flags & XFFI_DELETE_MEMORY) xffi_runtime_object_free(self);
 }
@@ -33,6 +49,8 @@ int xffi_structural_link_new(xffi_object **out, const char *type_key, void *engi
       xffi_runtime_object_alloc(sizeof(structural_engine_link), _Alignof(structural_engine_link), info->type_index);
   if (!link) return XFFI_FAIL;
   xffi_object_init(&link->header, info->type_index, link_deleter);
+  link->table = strcmp(type_key, visitor_key) == 0 ? (const void *)&visitor_table : NULL;
+  link->def_region_kind = XFFI_DEF_REGION_NONE;
   link->engine = engine;
   *out = &link->header;
   return XFFI_OK;
@@ -116,7 +134,6 @@ int xffi_visit_interrupt_value(xffi_any *out, const xffi_object *interrupt) {
 
 /* ---- The engine ---- */
 
-static const char visitor_key[] = "ffi.StructuralVisitor";
 
 typedef struct visit_engine {
   const char *fn; /* the operation, for messages */
@@ -185,14 +202,56 @@ static int push_frame(visit_engine *e, xffi_walk_vec *stack, const xffi_any *val
   return XFFI_OK;
 }
 
+static int run(visit_engine *e, const xffi_any *value, int32_t region, int children_only, xffi_any *out);
+
+/* The visitor's visit for native hooks: visits value (borrowed) in the
+ * region the walker holds (a hook may have changed it), as
+ * xffi_structural_visitor_visit does for Function hooks. */
+static xffi_any native_visit(structural_engine_link *walker, xffi_any value) {
+  xffi_any out = xffi_any_none();
+  visit_engine *e = walker->engine;
+  if (!e) {
+    xffi_error_raise(XFFI_KIND_RUNTIME, "a native __s_visit__ hook used the ffi.StructuralVisitor after its walk ended");
+  } else {
+    e->region = walker->def_region_kind;
+    if (run(e, &value, e->region, 0, &out) == XFFI_OK) return out;
+  }
+  xffi_object *err = xffi_error_move_raised();
+  if (err) {
+    out.type_index = XFFI_TYPE_ERROR;
+    out.v_obj = err;
+  }
+  return out;
+}
+
+/* Calls a type's native `__s_visit__` hook (an opaque pointer to a C
+ * function) on value (borrowed) in region, with the visitor in tvm-ffi's
+ * layout. GO_ON, STOP (*out set) or -1 raised. */
+static int call_native_hook(visit_engine *e, const xffi_any *hook, const xffi_any *value, int32_t region,
+                            xffi_any *out) {
+  if (!e->visitor && xffi_structural_link_new(&e->visitor, visitor_key, e) != XFFI_OK) return -1;
+  structural_engine_link *walker = (structural_engine_link *)(void *)e->visitor;
+  native_hook call;
+  _Static_assert(sizeof(call) == sizeof(hook->v_ptr), "a function pointer fits an OpaquePtr");
+  memcpy(&call, &hook->v_ptr, sizeof(call));
+  walker->def_region_kind = e->region = region;
+  xffi_any result = call(walker, *value);
+  if (result.type_index == XFFI_TYPE_ERROR) {
+    xffi_error_set_raised(result.v_obj);
+    return -1;
+  }
+  return read_result(e, 0, &result, value, out);
+}
+
 /* Visits the children of value (borrowed, an object) in region: through its
  * type's `__s_visit__` hook (a Function (visitor, value) -> None or an
- * interrupt), which runs now, or else by pushing its frame. PUSHED, GO_ON
+ * interrupt, or a native hook), which runs now, or else by pushing its frame. PUSHED, GO_ON
  * (the hook ran), STOP (*out set) or -1 raised. */
 static int open_value(visit_engine *e, xffi_walk_vec *stack, const xffi_any *value, int32_t region, xffi_any *out) {
   const xffi_any *hook =
       value->type_index >= XFFI_WALK_STATIC_OBJECT_END ? xffi_walk_type_attr(e->hooks, value->type_index) : NULL;
   if (!hook) return push_frame(e, stack, value, region) == XFFI_OK ? PUSHED : -1;
+  if (hook->type_index == XFFI_TYPE_OPAQUE_PTR && hook->v_ptr) return call_native_hook(e, hook, value, region, out);
   if (hook->type_index != XFFI_TYPE_FUNCTION)
     return xffi_error_raise(XFFI_KIND_TYPE, "%s: __s_visit__ of %s must be an ffi.Function, got %s", e->fn,
                             xffi_type_key(value->type_index), xffi_any_kind_name(hook)),

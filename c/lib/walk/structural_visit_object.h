@@ -12,10 +12,16 @@
 
 /* A visitor or mutator: a link to the engine running it. The engine clears
  * it when its walk ends, so a callback that kept the object gets an error,
- * not a dangling engine. */
+ * not a dangling engine. Its first members are those of tvm-ffi's
+ * StructuralVisitorObj and StructuralMutatorObj (the header, the table of the
+ * walker's functions, the definition region), so that a type's native hook
+ * (an `__s_visit__` registered as an opaque pointer, as C++ types built
+ * with tvm-ffi's headers register it) can be handed the visitor. */
 typedef struct structural_engine_link {
   xffi_object header;
-  void *engine; /* borrowed; NULL once the walk ended */
+  const void *table;       /* a visitor's: its functions for native hooks; a mutator's: NULL */
+  int32_t def_region_kind; /* the region of the value a native hook was called on */
+  void *engine;            /* borrowed; NULL once the walk ended */
 } structural_engine_link;
 
 /* *out receives a new link object of the runtime type type_key

@@ -5,6 +5,7 @@
  * anything else. */
 #include "test_util.h"
 
+#include <xffi/reflection.h>
 #include <xffi/sys/allocator.h>
 #include <xffi/sys/testing.h>
 
@@ -31,6 +32,7 @@ static void *counting_allocate(void *context, size_t size) {
 static void *counting_reallocate(void *context, void *ptr, size_t size) {
   check_context(context);
   seen.reallocate++;
+  if (!ptr) seen.allocate++; /* a new block, which deallocate frees */
   return system_allocator.reallocate(system_allocator.context, ptr, size);
 }
 
@@ -96,13 +98,21 @@ static void test_every_allocation_and_free_goes_through_the_installed_allocator(
   assert_int_equal(xffi_string_from_c_str(&text, "a string too long to live inside an Any"), XFFI_OK);
   assert_int_equal(seen.allocate, before.allocate + 1);
 
-  xffi_object *array = NULL; /* growth reallocates the buffer */
+  xffi_object *array = NULL; /* growth moves the elements to new buffers */
   assert_int_equal(xffi_array_new(&array, NULL, 0), XFFI_OK);
+  counts grown = seen;
   for (int64_t i = 0; i < 100; ++i) {
     xffi_any v = xffi_any_int(i);
     assert_int_equal(xffi_array_push(&array, &v), XFFI_OK);
   }
+  assert_true(seen.allocate > grown.allocate + 2);
+  assert_true(seen.deallocate > grown.deallocate + 1);
+
+  xffi_object *printed = NULL; /* the printer's text grows in place */
+  xffi_any shown = xffi_any_object(array);
+  assert_int_equal(xffi_repr(&printed, &shown), XFFI_OK);
   assert_true(seen.reallocate > before.reallocate);
+  xffi_object_dec_ref(printed);
 
   int64_t shape[2] = {3, 5}; /* a Tensor and its data: one aligned block */
   xffi_object *tensor = NULL;

@@ -91,7 +91,7 @@ static int shallow_copy(void *resource, const xffi_any *args, int32_t num_args, 
 
 /* var: b (its name) ignored; func: a a simple definition, b the body; tree:
  * plain; uncopyable: a tree without __ffi_shallow_copy__. */
-static int32_t var_t, func_t, tree_t, dag_t, uncopyable_t, hooked_t, bad_hook_t;
+static int32_t var_t, func_t, tree_t, dag_t, uncopyable_t, hooked_t, bad_hook_t, native_hooked_t, native_failing_t;
 
 static int32_t node_type(const char *key, int32_t seq_kind, int64_t a_flags, int64_t b_flags, int copyable) {
   int32_t t = -1;
@@ -128,6 +128,38 @@ static int mutate_a_only(void *resource, const xffi_any *args, int32_t num_args,
   return XFFI_OK;
 }
 
+/* Native hooks, as C++ types built with tvm-ffi's headers register them: an
+ * opaque pointer to hook(walker, value), the walker in tvm-ffi's layout. */
+typedef struct tvm_walker tvm_walker;
+typedef struct tvm_visit_table {
+  xffi_any (*visit)(tvm_walker *walker, xffi_any value);
+} tvm_visit_table;
+struct tvm_walker {
+  xffi_object header;
+  const tvm_visit_table *table;
+  int32_t def_region_kind;
+};
+
+static xffi_any native_visit_b_only(tvm_walker *walker, xffi_any value) {
+  return walker->table->visit(walker, as_node_(&value)->b);
+}
+
+static xffi_any native_hook_fails(tvm_walker *walker, xffi_any value) {
+  (void)walker, (void)value;
+  xffi_error_raise(XFFI_KIND_VALUE, "the native hook failed");
+  xffi_any error = xffi_any_none();
+  error.type_index = XFFI_TYPE_ERROR;
+  error.v_obj = xffi_error_move_raised();
+  return error;
+}
+
+static void register_native_hook(int32_t type, xffi_any (*hook)(tvm_walker *, xffi_any)) {
+  xffi_any attr = xffi_any_none();
+  attr.type_index = XFFI_TYPE_OPAQUE_PTR;
+  memcpy(&attr.v_ptr, &hook, sizeof(attr.v_ptr));
+  assert_int_equal(xffi_type_register_attr(type, "__s_visit__", &attr), XFFI_OK);
+}
+
 static void register_hook(int32_t type, const char *name, xffi_function_callback callback) {
   xffi_object *fn = NULL;
   assert_int_equal(xffi_function_new(&fn, callback, NULL, NULL), XFFI_OK);
@@ -146,6 +178,10 @@ static int setup_types(void **state) {
   hooked_t = node_type("test.sv.Hooked", XFFI_SEQ_HASH_TREE_NODE, 0, 0, 0);
   register_hook(hooked_t, "__s_visit__", visit_b_only);
   register_hook(hooked_t, "__s_mutate__", mutate_a_only);
+  native_hooked_t = node_type("test.sv.NativeHooked", XFFI_SEQ_HASH_TREE_NODE, 0, 0, 0);
+  register_native_hook(native_hooked_t, native_visit_b_only);
+  native_failing_t = node_type("test.sv.NativeFailing", XFFI_SEQ_HASH_TREE_NODE, 0, 0, 0);
+  register_native_hook(native_failing_t, native_hook_fails);
   bad_hook_t = node_type("test.sv.BadHook", XFFI_SEQ_HASH_TREE_NODE, 0, 0, 0);
   xffi_any not_a_function = xffi_any_int(5);
   assert_int_equal(xffi_type_register_attr(bad_hook_t, "__s_visit__", &not_a_function), XFFI_OK);
@@ -488,6 +524,26 @@ static void test_type_hooks_replace_the_field_walk(void **state) {
   release(all, 2);
 }
 
+static void test_native_visit_hooks_get_a_visitor_in_tvm_ffi_layout(void **state) {
+  (void)state;
+  xffi_any hooked = node_new(native_hooked_t, xffi_any_int(1), xffi_any_int(2)), out = xffi_any_none();
+  trace t = {{0}, 0, 0, 0, 0, 0, 0};
+  assert_int_equal(xffi_structural_walk(&out, &hooked, XFFI_STRUCTURAL_PREORDER, walk_note, &t), XFFI_OK);
+  assert_string_equal(t.text, "n i2"); /* the hook visits b only, through the walker's table */
+  trace stop = {{0}, 0, 0, 2, 0, 0, 0};  /* the visit of b interrupts: the hook hands it back */
+  assert_int_equal(xffi_structural_walk(&out, &hooked, XFFI_STRUCTURAL_PREORDER, walk_note, &stop), XFFI_OK);
+  assert_int_equal(out.type_index, XFFI_TYPE_VISIT_INTERRUPT);
+  xffi_any_release(&out);
+  trace fail = {{0}, 0, 0, 0, 2, 0, 0}; /* the visit of b fails: the error comes back through the hook */
+  assert_int_equal(xffi_structural_walk(&out, &hooked, XFFI_STRUCTURAL_PREORDER, walk_note, &fail), XFFI_FAIL);
+  assert_raised(XFFI_KIND_VALUE, "walk failure at 2");
+  xffi_any failing = node_new(native_failing_t, xffi_any_int(1), xffi_any_int(2));
+  assert_int_equal(xffi_structural_walk(&out, &failing, XFFI_STRUCTURAL_PREORDER, walk_note, &t), XFFI_FAIL);
+  assert_raised(XFFI_KIND_VALUE, "the native hook failed");
+  xffi_any all[] = {hooked, failing};
+  release(all, 2);
+}
+
 /* ---- Mutate: the callback owns the recursion ---- */
 
 typedef struct mutate_state {
@@ -644,6 +700,7 @@ int main(void) {
       cmocka_unit_test(test_map_reuses_variable_and_dag_results),
       cmocka_unit_test(test_map_errors_leave_nothing_behind),
       cmocka_unit_test(test_type_hooks_replace_the_field_walk),
+      cmocka_unit_test(test_native_visit_hooks_get_a_visitor_in_tvm_ffi_layout),
       cmocka_unit_test(test_mutate_callbacks_own_the_recursion),
       cmocka_unit_test(test_million_deep_values_use_bounded_stack),
   };
