@@ -134,7 +134,6 @@ int xffi_visit_interrupt_value(xffi_any *out, const xffi_object *interrupt) {
 
 /* ---- The engine ---- */
 
-
 typedef struct visit_engine {
   const char *fn; /* the operation, for messages */
   int walk;       /* 1: walk (callbacks around frames), 0: visit (callback instead of a frame) */
@@ -211,7 +210,8 @@ static xffi_any native_visit(structural_engine_link *walker, xffi_any value) {
   xffi_any out = xffi_any_none();
   visit_engine *e = walker->engine;
   if (!e) {
-    xffi_error_raise(XFFI_KIND_RUNTIME, "a native __s_visit__ hook used the ffi.StructuralVisitor after its walk ended");
+    xffi_error_raise(XFFI_KIND_RUNTIME,
+                     "a native __s_visit__ hook used the ffi.StructuralVisitor after its walk ended");
   } else {
     e->region = walker->def_region_kind;
     if (run(e, &value, e->region, 0, &out) == XFFI_OK) return out;

@@ -529,8 +529,8 @@ static void test_native_visit_hooks_get_a_visitor_in_tvm_ffi_layout(void **state
   xffi_any hooked = node_new(native_hooked_t, xffi_any_int(1), xffi_any_int(2)), out = xffi_any_none();
   trace t = {{0}, 0, 0, 0, 0, 0, 0};
   assert_int_equal(xffi_structural_walk(&out, &hooked, XFFI_STRUCTURAL_PREORDER, walk_note, &t), XFFI_OK);
-  assert_string_equal(t.text, "n i2"); /* the hook visits b only, through the walker's table */
-  trace stop = {{0}, 0, 0, 2, 0, 0, 0};  /* the visit of b interrupts: the hook hands it back */
+  assert_string_equal(t.text, "n i2");  /* the hook visits b only, through the walker's table */
+  trace stop = {{0}, 0, 0, 2, 0, 0, 0}; /* the visit of b interrupts: the hook hands it back */
   assert_int_equal(xffi_structural_walk(&out, &hooked, XFFI_STRUCTURAL_PREORDER, walk_note, &stop), XFFI_OK);
   assert_int_equal(out.type_index, XFFI_TYPE_VISIT_INTERRUPT);
   xffi_any_release(&out);
