@@ -180,6 +180,72 @@ static void free_frame(mutate_frame *f) {
   xffi_any_release(&f->held);
 }
 
+/* ---- Native hooks: the mutator in tvm-ffi's StructuralMutatorObj layout ---- */
+
+typedef xffi_any (*native_mutate_fn)(structural_engine_link *mutator, xffi_any value);
+typedef xffi_any (*native_remap_set_fn)(structural_engine_link *mutator, xffi_any var, xffi_any mapped);
+
+/* tvm-ffi's table of a mutator's functions, each returning an owned value
+ * or an Error (values borrowed). */
+typedef struct native_mutator_table {
+  native_mutate_fn mutate, maybe_inplace_mutate, var_remap_get;
+  native_remap_set_fn var_remap_set;
+} native_mutator_table;
+
+/* status's outcome as a native function returns it: out, or the raised Error. */
+static xffi_any native_result(int status, xffi_any out) {
+  if (status == XFFI_OK) return out;
+  xffi_object *err = xffi_error_move_raised();
+  if (err) {
+    out.type_index = XFFI_TYPE_ERROR;
+    out.v_obj = err;
+  }
+  return out;
+}
+
+/* Mutates value in the region the mutator holds (a hook may have changed
+ * it); the copying mutation serves both entries of the table. */
+static xffi_any native_mutate(structural_engine_link *mutator, xffi_any value) {
+  mutate_engine *e = mutator->engine;
+  if (e) e->region = mutator->def_region_kind;
+  xffi_any out = xffi_any_none();
+  return native_result(xffi_structural_mutator_mutate(&out, &mutator->header, &value), out);
+}
+
+static xffi_any native_remap_get(structural_engine_link *mutator, xffi_any var) {
+  xffi_any out = xffi_any_none();
+  return native_result(xffi_structural_mutator_var_remap_get(&out, &mutator->header, &var), out);
+}
+
+static xffi_any native_remap_set(structural_engine_link *mutator, xffi_any var, xffi_any mapped) {
+  return native_result(xffi_structural_mutator_var_remap_set(&mutator->header, &var, &mapped), xffi_any_none());
+}
+
+static const native_mutator_table mutator_table = {native_mutate, native_mutate, native_remap_get, native_remap_set};
+
+/* Makes the engine's mutator (the link handed to callbacks and hooks). */
+static int mutator_new(mutate_engine *e) {
+  if (xffi_structural_link_new(&e->mutator, mutator_key, e) != XFFI_OK) return XFFI_FAIL;
+  ((structural_engine_link *)(void *)e->mutator)->table = &mutator_table;
+  return XFFI_OK;
+}
+
+/* Calls a type's native `__s_mutate__` hook on x (borrowed) in region: 1
+ * with *d (owned: a replacement, the marker, or x again), -1 raised. */
+static int call_native_hook(mutate_engine *e, const xffi_any *hook, const xffi_any *x, int32_t region, xffi_any *d) {
+  if (!e->mutator && mutator_new(e) != XFFI_OK) return -1;
+  structural_engine_link *mutator = (structural_engine_link *)(void *)e->mutator;
+  native_mutate_fn call;
+  _Static_assert(sizeof(call) == sizeof(hook->v_ptr), "a function pointer fits an OpaquePtr");
+  memcpy(&call, &hook->v_ptr, sizeof(call));
+  mutator->def_region_kind = e->region = region;
+  *d = call(mutator, *x);
+  if (d->type_index != XFFI_TYPE_ERROR) return 1;
+  xffi_error_set_raised(d->v_obj);
+  *d = xffi_any_none();
+  return -1;
+}
+
 /* D of a reflected object through its type's hook, if it has one: 1 with
  * *d (owned; the marker when the hook gave x back), 0 when it has none, -1
  * raised. In place, `__s_maybe_inplace_mutate__` first. */
@@ -188,14 +254,18 @@ static int call_hook(mutate_engine *e, const xffi_any *x, int inplace, int32_t r
   const xffi_any *hook = inplace ? xffi_walk_type_attr(e->inplace_hooks, x->type_index) : NULL;
   if (!hook || hook->type_index != XFFI_TYPE_FUNCTION) hook = xffi_walk_type_attr(e->mutate_hooks, x->type_index);
   if (!hook) return 0;
-  if (hook->type_index != XFFI_TYPE_FUNCTION)
+  if (hook->type_index == XFFI_TYPE_OPAQUE_PTR && hook->v_ptr) {
+    if (call_native_hook(e, hook, x, region, d) != 1) return -1;
+  } else if (hook->type_index != XFFI_TYPE_FUNCTION) {
     return xffi_error_raise(XFFI_KIND_TYPE, "%s: __s_mutate__ of %s must be an ffi.Function, got %s", e->fn,
                             xffi_type_key(x->type_index), xffi_any_kind_name(hook)),
            -1;
-  if (!e->mutator && xffi_structural_link_new(&e->mutator, mutator_key, e) != XFFI_OK) return -1;
-  xffi_any args[2] = {xffi_any_object(e->mutator), *x};
-  e->region = region;
-  if (xffi_function_call(hook->v_obj, args, 2, d) != XFFI_OK) return -1;
+  } else {
+    if (!e->mutator && mutator_new(e) != XFFI_OK) return -1;
+    xffi_any args[2] = {xffi_any_object(e->mutator), *x};
+    e->region = region;
+    if (xffi_function_call(hook->v_obj, args, 2, d) != XFFI_OK) return -1;
+  }
   if (xffi_structural_same(d, x)) {
     xffi_any_release(d);
     *d = unchanged();
@@ -605,7 +675,7 @@ int xffi_structural_mutate(xffi_any *out, xffi_any *root, xffi_structural_mutate
   if (!callback) return refuse_root(root, xffi_error_raise(XFFI_KIND_VALUE, "%s: callback is NULL", __func__));
   mutate_engine e = {"StructuralMutate", 0,    0,    NULL, callback, resource, NULL, XFFI_DEF_REGION_NONE,
                      {NULL, 0, 0},       NULL, NULL, NULL};
-  if (xffi_structural_link_new(&e.mutator, mutator_key, &e) != XFFI_OK) return refuse_root(root, XFFI_FAIL);
+  if (mutator_new(&e) != XFFI_OK) return refuse_root(root, XFFI_FAIL);
   return run_root(&e, out, root);
 }
 

@@ -19,7 +19,7 @@
  * with tvm-ffi's headers register it) can be handed the visitor. */
 typedef struct structural_engine_link {
   xffi_object header;
-  const void *table;       /* a visitor's: its functions for native hooks; a mutator's: NULL */
+  const void *table;       /* the walker's functions for native hooks (visit, or mutate's four) */
   int32_t def_region_kind; /* the region of the value a native hook was called on */
   void *engine;            /* borrowed; NULL once the walk ended */
 } structural_engine_link;

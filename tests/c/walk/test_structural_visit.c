@@ -134,14 +134,29 @@ typedef struct tvm_walker tvm_walker;
 typedef struct tvm_visit_table {
   xffi_any (*visit)(tvm_walker *walker, xffi_any value);
 } tvm_visit_table;
+typedef struct tvm_mutate_table {
+  xffi_any (*mutate)(tvm_walker *walker, xffi_any value);
+  xffi_any (*maybe_inplace_mutate)(tvm_walker *walker, xffi_any value);
+  xffi_any (*var_remap_get)(tvm_walker *walker, xffi_any var);
+  xffi_any (*var_remap_set)(tvm_walker *walker, xffi_any var, xffi_any mapped);
+} tvm_mutate_table;
 struct tvm_walker {
   xffi_object header;
-  const tvm_visit_table *table;
+  const void *table;
   int32_t def_region_kind;
 };
 
 static xffi_any native_visit_b_only(tvm_walker *walker, xffi_any value) {
-  return walker->table->visit(walker, as_node_(&value)->b);
+  return ((const tvm_visit_table *)walker->table)->visit(walker, as_node_(&value)->b);
+}
+
+static xffi_any native_mutate_a_only(tvm_walker *walker, xffi_any value) {
+  const node *n = as_node_(&value);
+  xffi_any a = ((const tvm_mutate_table *)walker->table)->mutate(walker, n->a);
+  if (a.type_index == XFFI_TYPE_ERROR) return a;
+  xffi_any out = node_new(value.type_index, a, n->b);
+  xffi_any_release(&a);
+  return out;
 }
 
 static xffi_any native_hook_fails(tvm_walker *walker, xffi_any value) {
@@ -153,11 +168,11 @@ static xffi_any native_hook_fails(tvm_walker *walker, xffi_any value) {
   return error;
 }
 
-static void register_native_hook(int32_t type, xffi_any (*hook)(tvm_walker *, xffi_any)) {
+static void register_native_hook(int32_t type, const char *name, xffi_any (*hook)(tvm_walker *, xffi_any)) {
   xffi_any attr = xffi_any_none();
   attr.type_index = XFFI_TYPE_OPAQUE_PTR;
   memcpy(&attr.v_ptr, &hook, sizeof(attr.v_ptr));
-  assert_int_equal(xffi_type_register_attr(type, "__s_visit__", &attr), XFFI_OK);
+  assert_int_equal(xffi_type_register_attr(type, name, &attr), XFFI_OK);
 }
 
 static void register_hook(int32_t type, const char *name, xffi_function_callback callback) {
@@ -179,9 +194,11 @@ static int setup_types(void **state) {
   register_hook(hooked_t, "__s_visit__", visit_b_only);
   register_hook(hooked_t, "__s_mutate__", mutate_a_only);
   native_hooked_t = node_type("test.sv.NativeHooked", XFFI_SEQ_HASH_TREE_NODE, 0, 0, 0);
-  register_native_hook(native_hooked_t, native_visit_b_only);
+  register_native_hook(native_hooked_t, "__s_visit__", native_visit_b_only);
+  register_native_hook(native_hooked_t, "__s_mutate__", native_mutate_a_only);
   native_failing_t = node_type("test.sv.NativeFailing", XFFI_SEQ_HASH_TREE_NODE, 0, 0, 0);
-  register_native_hook(native_failing_t, native_hook_fails);
+  register_native_hook(native_failing_t, "__s_visit__", native_hook_fails);
+  register_native_hook(native_failing_t, "__s_mutate__", native_hook_fails);
   bad_hook_t = node_type("test.sv.BadHook", XFFI_SEQ_HASH_TREE_NODE, 0, 0, 0);
   xffi_any not_a_function = xffi_any_int(5);
   assert_int_equal(xffi_type_register_attr(bad_hook_t, "__s_visit__", &not_a_function), XFFI_OK);
@@ -539,6 +556,17 @@ static void test_native_visit_hooks_get_a_visitor_in_tvm_ffi_layout(void **state
   assert_raised(XFFI_KIND_VALUE, "walk failure at 2");
   xffi_any failing = node_new(native_failing_t, xffi_any_int(1), xffi_any_int(2));
   assert_int_equal(xffi_structural_walk(&out, &failing, XFFI_STRUCTURAL_PREORDER, walk_note, &t), XFFI_FAIL);
+  assert_raised(XFFI_KIND_VALUE, "the native hook failed");
+  map_state s = {1, 0, 0, 0}; /* the mutate hook maps a only, through the mutator's table */
+  xffi_any given = hooked;
+  xffi_object_inc_ref(given.v_obj);
+  assert_int_equal(xffi_structural_map(&out, &given, XFFI_STRUCTURAL_POSTORDER, map_ints, &s), XFFI_OK);
+  assert_int_equal(as_node(&out)->a.v_int64, 2);
+  assert_int_equal(as_node(&out)->b.v_int64, 2);
+  xffi_any_release(&out);
+  given = failing;
+  xffi_object_inc_ref(given.v_obj);
+  assert_int_equal(xffi_structural_map(&out, &given, XFFI_STRUCTURAL_POSTORDER, map_ints, &s), XFFI_FAIL);
   assert_raised(XFFI_KIND_VALUE, "the native hook failed");
   xffi_any all[] = {hooked, failing};
   release(all, 2);
