@@ -102,6 +102,15 @@ if(XFFI_TVM_FFI_DROPIN AND XFFI_TVM_FFI_CXX AND NOT CMAKE_CROSSCOMPILING)
       CXX_EXTENSIONS OFF POSITION_INDEPENDENT_CODE ON CXX_VISIBILITY_PRESET hidden VISIBILITY_INLINES_HIDDEN ON)
     target_include_directories(xffi_cxx_objects PRIVATE ${PROJECT_SOURCE_DIR}/c)
     target_include_directories(xffi_cxx_objects SYSTEM PRIVATE ${XFFI_TVM_FFI_HEADERS})
+    if(XFFI_SANITIZE)
+      # UBSan's vptr and function checks live in its C++ runtime, which the C
+      # programs that link the drop-in (C hosts, the C suite) do not link.
+      set(XFFI_CXX_UNCHECKED vptr)
+      if(CMAKE_CXX_COMPILER_ID MATCHES "Clang")
+        set(XFFI_CXX_UNCHECKED vptr,function)
+      endif()
+      target_compile_options(xffi_cxx_objects PRIVATE -fno-sanitize=${XFFI_CXX_UNCHECKED})
+    endif()
     add_library(xffi_tvm_ffi_c SHARED ${XFFI_DROPIN_C_OBJECTS})
     set_target_properties(xffi_tvm_ffi_c PROPERTIES OUTPUT_NAME tvm_ffi
       LIBRARY_OUTPUT_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR}/c-part)
