@@ -1,8 +1,9 @@
 # The plugin matrix's C plugin (tests/plugin_matrix/c_plugin.c): built as a
 # plugin author builds one, a MODULE linking the shared libxffi, with
 # -z nodelete (its type's code lives in it). tests/plugin_matrix/run.py loads
-# it on each runtime (the `plugins` step of scripts/test.sh).
-if(UNIX AND NOT APPLE)
+# it on each runtime (the `plugins` step of scripts/test.sh). Only where
+# there are shared libraries (not on wasm32-wasi, say).
+if(UNIX AND NOT APPLE AND TARGET xffi_shared)
   add_library(xffi_matrix_c_plugin MODULE ${CMAKE_CURRENT_SOURCE_DIR}/plugin_matrix/c_plugin.c)
   target_link_libraries(xffi_matrix_c_plugin PRIVATE xffi_shared)
   target_link_options(xffi_matrix_c_plugin PRIVATE -Wl,-z,nodelete)
@@ -17,7 +18,7 @@ endif()
 
 # A tvm-ffi runtime lacking the type registry's entry points: registering a
 # type in libxffi beside it is a clear RuntimeError, not a crash.
-if(UNIX AND NOT APPLE)
+if(UNIX AND NOT APPLE AND TARGET xffi_shared)
   add_library(xffi_runtime_errors_only MODULE ${CMAKE_CURRENT_SOURCE_DIR}/plugin_matrix/runtime_errors_only.c)
   set_target_properties(xffi_runtime_errors_only PROPERTIES OUTPUT_NAME tvm_ffi PREFIX lib
     LIBRARY_OUTPUT_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR}/errors_only_runtime NO_SONAME OFF)
