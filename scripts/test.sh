@@ -14,6 +14,9 @@
 #   Python: numpy exchanging tensors with xffi over DLPack; tvm-ffi's Python
 #      package loading and calling a library written with xffi, and using a
 #      Rust type reflected with #[derive(xffi::Object)] (on xffi's runtime).
+#   Wheel: examples/rust-wheel, a Rust plugin packaged as a pip-installable
+#      wheel with its type stub, installed in a fresh venv and tested on the
+#      apache-tvm-ffi wheel's runtime and on xffi's (scripts/test-rust-wheel.sh).
 #   Peer suite: tvm-ffi's own Python suite (the pinned sdist, fetched and
 #      cached at test time) on the wheel's runtime and on xffi's drop-in
 #      (scripts/tvm-ffi-on-xffi.sh), judged against tests/peer/known-failures.txt
@@ -69,6 +72,7 @@ step_table=(
   "numpy|numpy_dlpack|numpy exchanges tensors with xffi over DLPack"
   "interop|tvm_loads_xffi|tvm-ffi (Python) loads and calls a library written with xffi"
   "plugins|plugin_matrix|plugin matrix: a C and a Rust plugin on the wheel's runtime, the overlay and a C host on the drop-in (known-failures list)"
+  "wheel|rust_wheel|a Rust plugin's wheel (examples/rust-wheel): built, installed in a fresh venv, its tests on the wheel's runtime and on the drop-in"
   "peer|peer_suite|tvm-ffi's own Python suite on xffi's runtime (peer suite, known-failures list)"
   "clients-rust|clients_rust|tvm-ffi's Rust crate's own cargo test on xffi's runtime (known-failures list); type attributes against the wheel's"
   "clients|tvm_ffi_clients|tvm-ffi's clients on xffi's runtime: sdist examples, orcjit (known-failures list)"
@@ -312,6 +316,11 @@ tvm_loads_xffi() { # and a Rust library's reflected type used from Python on xff
 plugin_matrix() { # the C plugin and host from the release build; the Rust plugin built by run.py (default features)
   ensure_release_build &&
     XFFI_JOBS="$jobs" python3 tests/plugin_matrix/run.py --build "$build/release" --overlay "$build/ovl-plugins"
+}
+
+rust_wheel() { # scikit-build-core from install-deps.sh; the venv's packages from PyPI (pinned in the script)
+  ensure_release_build &&
+    XFFI_JOBS="$jobs" bash scripts/test-rust-wheel.sh "$build/rust-wheel" "$(dropin_runtime)"
 }
 
 peer_suite() {

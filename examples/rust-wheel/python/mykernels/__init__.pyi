@@ -1,0 +1,31 @@
+# The type stub of mykernels, generated from its plugin's reflection by
+# examples/rust-wheel/stubgen.py: do not edit; run it again after changing the plugin.
+from typing import Any
+
+import tvm_ffi
+
+__all__ = ['Gain', 'parse_threads', 'scale', 'unity_gain']
+
+def parse_threads(*args: Any) -> Any: ...
+
+def scale(*args: Any) -> Any: ...
+
+def unity_gain(*args: Any) -> Any: ...
+
+
+class Gain(tvm_ffi.Object):
+    """A gain stage: multiplies every sample by ``factor`` (``mykernels.Gain``, defined in Rust)."""
+    # mykernels.Gain: its fields and methods as the runtime's reflection lists them
+    @property
+    def channels(self) -> int:
+        """The number of channels (read-only)."""
+    factor: float
+    """The factor applied to each sample; any language may change it."""
+    def __init__(self, *args: Any) -> None:
+        """Makes a gain stage (Python's `Gain(channels, factor)`); a ValueError
+        for fewer than one channel.
+        """
+    def apply(self, *args: Any) -> Any:
+        """`x * factor`."""
+    def describe(self, *args: Any) -> Any:
+        """A one-line summary, such as `2 channels x 1.5`."""

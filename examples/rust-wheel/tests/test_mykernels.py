@@ -1,0 +1,145 @@
+"""The installed mykernels wheel, as its users call it: functions, errors, the
+type and its fields and methods, and the shipped type stub (the same as the
+stub generated from the plugin's reflection, and one mypy checks code with).
+
+    python -m pytest examples/rust-wheel/tests
+
+runs on the tvm-ffi runtime of the process: MYKERNELS_RUNTIME=wheel asserts
+it is the apache-tvm-ffi wheel's library, MYKERNELS_RUNTIME=xffi that it is
+xffi's drop-in (tvm_ffi on the overlay of scripts/tvm-ffi-on-xffi.sh)."""
+import ctypes
+import os
+import pathlib
+import subprocess
+import sys
+
+import pytest
+import tvm_ffi
+
+import mykernels
+from mykernels import Gain
+
+EXAMPLE = pathlib.Path(__file__).resolve().parents[1]
+PACKAGE = pathlib.Path(mykernels.__file__).resolve().parent
+
+
+def loaded_tvm_ffi_runtime():
+    """The path of the one libtvm_ffi.so mapped in this process."""
+    with open("/proc/self/maps") as maps:
+        paths = {line.split()[-1] for line in maps if line.rstrip().endswith("/libtvm_ffi.so")}
+    assert len(paths) == 1, f"expected one libtvm_ffi.so in the process, found {sorted(paths)}"
+    return paths.pop()
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc/self/maps")
+def test_the_runtime_is_the_one_asked_for():
+    wanted = os.environ.get("MYKERNELS_RUNTIME")
+    assert wanted in ("wheel", "xffi"), "set MYKERNELS_RUNTIME to wheel or xffi"
+    runtime = ctypes.CDLL(loaded_tvm_ffi_runtime())
+    # xffi's drop-in serves xffi's own API beside tvm-ffi's; the wheel's library does not.
+    assert hasattr(runtime, "xffi_function_call") == (wanted == "xffi")
+
+
+def test_the_package_is_installed_with_its_library_and_stub():
+    assert PACKAGE.parent.name == "site-packages", f"mykernels imported from {PACKAGE}, not an installed wheel"
+    for name in ("libmykernels.so", "__init__.pyi", "py.typed"):
+        assert (PACKAGE / name).is_file(), f"the wheel has no mykernels/{name}"
+
+
+def test_functions_take_and_return_values():
+    assert mykernels.scale(2.0, 3.0) == 6.0
+    assert mykernels.parse_threads(" 4 ") == 4
+
+
+def test_a_wrong_argument_is_a_type_error_naming_function_and_argument():
+    with pytest.raises(TypeError, match="^scale: argument 0: .*expected float, got str"):
+        mykernels.scale("two", 3.0)
+    with pytest.raises(TypeError, match="^scale: expected 2 arguments, got 1"):
+        mykernels.scale(2.0)
+
+
+def test_errors_arrive_as_the_exceptions_the_plugin_raised():
+    with pytest.raises(ValueError, match="invalid digit"):  # `?` on Rust's ParseIntError
+        mykernels.parse_threads("four")
+    with pytest.raises(ValueError, match="expected at least 1 thread, got 0"):
+        mykernels.parse_threads("0")
+    with pytest.raises(ValueError, match="expected at least 1 channel, got 0"):
+        Gain(0, 1.0)
+
+
+def test_objects_of_the_plugin_are_instances_of_the_registered_class():
+    gain = Gain(2, 1.5)
+    assert isinstance(gain, Gain)
+    made = mykernels.unity_gain(3)
+    assert type(made) is Gain and made.channels == 3 and made.factor == 1.0
+    assert Gain.__tvm_ffi_type_info__.type_key == "mykernels.Gain"
+
+
+def test_fields_read_write_and_refuse_a_read_only_write():
+    gain = Gain(2, 1.5)
+    assert (gain.channels, gain.factor) == (2, 1.5)
+    gain.factor = 2.5
+    assert gain.factor == 2.5
+    with pytest.raises(AttributeError):
+        gain.channels = 4
+    assert gain.channels == 2
+
+
+def test_methods_are_called_on_the_object():
+    gain = Gain(2, 1.5)
+    assert gain.apply(4.0) == 6.0
+    gain.factor = 0.5
+    assert gain.apply(4.0) == 2.0
+    assert gain.describe() == "2 channels x 0.5"
+
+
+def test_the_shipped_stub_is_the_one_generated_from_the_reflection():
+    done = subprocess.run([sys.executable, str(EXAMPLE / "stubgen.py"), "mykernels", "--check",
+                           str(PACKAGE / "__init__.pyi")], capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_the_stub_names_every_public_name_and_field():
+    stub = (PACKAGE / "__init__.pyi").read_text()
+    for name in mykernels.__all__:
+        assert f"def {name}(" in stub or f"class {name}(" in stub, name
+    for field in Gain.__tvm_ffi_type_info__.fields:
+        assert f"def {field.name}(self)" in stub or f"    {field.name}: " in stub, field.name
+
+
+def mypy(tmp_path, code):
+    """mypy's (exit status, output) on `code` against the installed package."""
+    source = tmp_path / "user.py"
+    source.write_text(code)
+    done = subprocess.run([sys.executable, "-m", "mypy", "--strict", "--no-incremental", "--cache-dir",
+                           str(tmp_path / "cache"), str(source)], capture_output=True, text=True, cwd=tmp_path)
+    return done.returncode, done.stdout + done.stderr
+
+
+USER_CODE = """\
+import mykernels
+from mykernels import Gain
+
+gain = Gain(2, 1.5)
+channels: int = gain.channels
+gain.factor = 2.0
+factor: float = gain.factor
+made = mykernels.unity_gain(1)
+total = mykernels.scale(2.0, 3.0)
+"""
+
+
+def test_mypy_accepts_code_that_uses_the_package_as_typed(tmp_path):
+    status, output = mypy(tmp_path, USER_CODE)
+    assert status == 0, output
+
+
+@pytest.mark.parametrize("line, message", [
+    ("gain.channels = 4", 'Property "channels" defined in "Gain" is read-only'),
+    ('gain.factor = "loud"', 'Incompatible types in assignment (expression has type "str", variable has type "float")'),
+    ("mykernels.no_such_kernel(1)", 'Module has no attribute "no_such_kernel"'),
+    ("name: str = gain.channels", 'Incompatible types in assignment (expression has type "int", variable has type "str")'),
+])
+def test_mypy_refuses_code_that_the_stub_says_is_wrong(tmp_path, line, message):
+    status, output = mypy(tmp_path, USER_CODE + line + "\n")
+    assert status == 1 and message in output, output
