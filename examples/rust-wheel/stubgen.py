@@ -97,7 +97,7 @@ def generate(package_name):
         elif isinstance(value, tvm_ffi.Function):
             functions.append(name)
         else:
-            sys.exit(f"stubgen: {package_name}.{name} is a {type(value).__name__}, "
+            sys.exit(f"stubgen: {package_name}.{name} is of type {type(value).__name__}, "
                      "expected a tvm_ffi.Function or a class registered with tvm_ffi.register_object")
     out = [f"# The type stub of {package_name}, generated from its plugin's reflection by",
            "# examples/rust-wheel/stubgen.py: do not edit; run it again after changing the plugin.",

@@ -93,10 +93,32 @@ def test_methods_are_called_on_the_object():
     assert gain.describe() == "2 channels x 0.5"
 
 
+def stubgen(*args, **kwargs):
+    """Runs stubgen.py with `args`: the finished process, its output captured."""
+    return subprocess.run([sys.executable, str(EXAMPLE / "stubgen.py"), *args], capture_output=True, text=True,
+                          **kwargs)
+
+
 def test_the_shipped_stub_is_the_one_generated_from_the_reflection():
-    done = subprocess.run([sys.executable, str(EXAMPLE / "stubgen.py"), "mykernels", "--check",
-                           str(PACKAGE / "__init__.pyi")], capture_output=True, text=True)
+    done = stubgen("mykernels", "--check", str(PACKAGE / "__init__.pyi"))
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_the_stub_check_fails_on_a_stub_that_differs(tmp_path):
+    stale = tmp_path / "stale.pyi"
+    stale.write_text((PACKAGE / "__init__.pyi").read_text().replace("factor: float", "factor: int"))
+    done = stubgen("mykernels", "--check", str(stale))
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "-    factor: int" in done.stdout and "+    factor: float" in done.stdout, done.stdout
+
+
+def test_stubgen_refuses_a_public_name_it_cannot_describe(tmp_path):
+    (tmp_path / "notaplugin.py").write_text("__all__ = ['answer']\nanswer = 42\n")
+    done = stubgen("notaplugin", cwd=tmp_path, env={**os.environ, "PYTHONPATH": os.pathsep.join(
+        [str(tmp_path)] + [p for p in [os.environ.get("PYTHONPATH")] if p])})
+    assert done.returncode != 0
+    expected = "notaplugin.answer is of type int, expected a tvm_ffi.Function or a class registered"
+    assert expected in done.stderr, done.stderr
 
 
 def test_the_stub_names_every_public_name_and_field():
