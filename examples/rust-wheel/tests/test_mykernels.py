@@ -160,7 +160,7 @@ def test_mypy_accepts_code_that_uses_the_package_as_typed(tmp_path):
     ("gain.channels = 4", 'Property "channels" defined in "Gain" is read-only'),
     ('gain.factor = "loud"', 'Incompatible types in assignment (expression has type "str", variable has type "float")'),
     ("mykernels.no_such_kernel(1)", 'Module has no attribute "no_such_kernel"'),
-    ("name: str = gain.channels", 'Incompatible types in assignment (expression has type "int", variable has type "str")'),
+    ("name: str = gain.channels", '(expression has type "int", variable has type "str")'),
 ])
 def test_mypy_refuses_code_that_the_stub_says_is_wrong(tmp_path, line, message):
     status, output = mypy(tmp_path, USER_CODE + line + "\n")
