@@ -68,7 +68,7 @@ step_table=(
   "package|installed_package|installed package: find_package and pkg-config"
   "numpy|numpy_dlpack|numpy exchanges tensors with xffi over DLPack"
   "interop|tvm_loads_xffi|tvm-ffi (Python) loads and calls a library written with xffi"
-  "plugins|plugin_matrix|plugin matrix: a C and a Rust plugin on the wheel's runtime, the overlay and a C host on the drop-in (known-failures list)"
+  "plugins|plugin_matrix|plugin matrix: a C and a Rust plugin on the wheel's runtime, the overlay, a C host on the drop-in and a Rust host (known-failures list)"
   "peer|peer_suite|tvm-ffi's own Python suite on xffi's runtime (peer suite, known-failures list)"
   "clients-rust|clients_rust|tvm-ffi's Rust crate's own cargo test on xffi's runtime (known-failures list); type attributes against the wheel's"
   "clients|tvm_ffi_clients|tvm-ffi's clients on xffi's runtime: sdist examples, orcjit (known-failures list)"
@@ -309,7 +309,7 @@ tvm_loads_xffi() { # and a Rust library's reflected type used from Python on xff
       tests/interop/test_same_surface.py tests/interop/test_walk_callback_changes.py
 }
 
-plugin_matrix() { # the C plugin and host from the release build; the Rust plugin built by run.py (default features)
+plugin_matrix() { # the C plugin and host from the release build; the Rust plugin and host built by run.py (default features)
   ensure_release_build &&
     XFFI_JOBS="$jobs" python3 tests/plugin_matrix/run.py --build "$build/release" --overlay "$build/ovl-plugins"
 }
