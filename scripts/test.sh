@@ -71,7 +71,7 @@ step_table=(
   "package|installed_package|installed package: find_package and pkg-config"
   "numpy|numpy_dlpack|numpy exchanges tensors with xffi over DLPack"
   "interop|tvm_loads_xffi|tvm-ffi (Python) loads and calls a library written with xffi"
-  "plugins|plugin_matrix|plugin matrix: a C and a Rust plugin on the wheel's runtime, the overlay and a C host on the drop-in (known-failures list)"
+  "plugins|plugin_matrix|plugin matrix: a C and a Rust plugin on the wheel's runtime, the overlay, a C host on the drop-in and a Rust host; the library's tests on the wheel's runtime (known-failures lists)"
   "wheel|rust_wheel|a Rust plugin's wheel (examples/rust-wheel): built, installed in a fresh venv, its tests on the wheel's runtime and on the drop-in"
   "peer|peer_suite|tvm-ffi's own Python suite on xffi's runtime (peer suite, known-failures list)"
   "clients-rust|clients_rust|tvm-ffi's Rust crate's own cargo test on xffi's runtime (known-failures list); type attributes against the wheel's"
@@ -190,7 +190,7 @@ c_suite() { # dir, compiler, extra cmake args...
   local dir=$1 compiler=$2
   shift 2
   configure_build "$dir" -DCMAKE_C_COMPILER="$compiler" -DCMAKE_BUILD_TYPE=Debug "$@" &&
-    ctest --test-dir "$dir" -j "$jobs" --output-on-failure
+    ctest --test-dir "$dir" -j "$jobs" --output-on-failure -LE wheel_runtime # that mode: the plugins step
 }
 
 # The benchmarks are built by clang here and by gcc in the release build; the
@@ -313,9 +313,11 @@ tvm_loads_xffi() { # and a Rust library's reflected type used from Python on xff
       tests/interop/test_same_surface.py tests/interop/test_walk_callback_changes.py
 }
 
-plugin_matrix() { # the C plugin and host from the release build; the Rust plugin built by run.py (default features)
+plugin_matrix() { # the C plugin and host from the release build; the Rust plugin and host built by run.py (default features)
   ensure_release_build &&
-    XFFI_JOBS="$jobs" python3 tests/plugin_matrix/run.py --build "$build/release" --overlay "$build/ovl-plugins"
+    XFFI_JOBS="$jobs" python3 tests/plugin_matrix/run.py --build "$build/release" --overlay "$build/ovl-plugins" &&
+    # The library's tests with the wheel's runtime preloaded (tests/cmake/wheel_runtime.cmake).
+    ctest --test-dir "$build/release" -L wheel_runtime -j "$jobs" --output-on-failure
 }
 
 rust_wheel() { # scikit-build-core from install-deps.sh; the venv's packages from PyPI (pinned in the script)

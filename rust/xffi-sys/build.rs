@@ -88,6 +88,64 @@ fn main() {
     println!("cargo:defines={}", plan.dependent_defines.join(" "));
     println!("cargo:include={}", include_out.display());
     println!("cargo:root={}", out.display());
+    // ELF systems: a Mach-O or PE executable's symbols are found another way.
+    if matches!(os.as_str(), "linux" | "android" | "freebsd" | "netbsd" | "openbsd" | "dragonfly" | "illumos") {
+        write_host_link_args(&include_out, &out);
+    }
+}
+
+/// Writes the linker arguments that make a program export the bundled
+/// runtime (`OUT_DIR/host-exports.args`, one `--undefined` and one
+/// `--export-dynamic-symbol` per name declared `XFFI_API` in the headers) and
+/// hands them to dependents as `DEP_XFFI_HOST_LINK_ARG` (`-Wl,@FILE`). An ELF
+/// executable exports none of its symbols, and a static library gives it only
+/// what it calls, so the plugins it loads would not find its `TVMFFI*` and
+/// `xffi_*` and would run on a runtime of their own. Cargo passes link
+/// arguments only to the package that prints them, so a host's build script
+/// prints this one (docs/plugin-runtime.md, "A Rust host").
+fn write_host_link_args(include: &Path, out: &Path) {
+    let mut names = Vec::new();
+    exported_names(&include.join("xffi"), &mut names);
+    names.sort();
+    names.dedup();
+    let mut args = std::string::String::new();
+    for name in &names {
+        args.push_str(&format!("--undefined={name}\n--export-dynamic-symbol={name}\n"));
+    }
+    let file = out.join("host-exports.args");
+    fs::write(&file, args).unwrap_or_else(|e| panic!("xffi-sys: cannot write {}: {e}", file.display()));
+    println!("cargo:host_link_arg=-Wl,@{}", file.display());
+}
+
+/// The names declared `XFFI_API` (`xffi_*` and `TVMFFI*`) in the headers
+/// under `dir`. A declaration may span lines (`XFFI_API void` above its name):
+/// it is read up to its `(` or `;`; a mention inside a line is no declaration.
+fn exported_names(dir: &Path, out: &mut Vec<std::string::String>) {
+    let entries = fs::read_dir(dir).unwrap_or_else(|e| panic!("xffi-sys: cannot read {}: {e}", dir.display()));
+    for entry in entries {
+        let path = entry.expect("readable directory entry").path();
+        if path.is_dir() {
+            exported_names(&path, out);
+            continue;
+        }
+        if !path.extension().is_some_and(|x| x == "h") {
+            continue;
+        }
+        let text =
+            fs::read_to_string(&path).unwrap_or_else(|e| panic!("xffi-sys: cannot read {}: {e}", path.display()));
+        for (start, _) in text.match_indices("XFFI_API ") {
+            let line_start = text[..start].rfind('\n').map_or(0, |i| i + 1);
+            if !text[line_start..start].trim().is_empty() {
+                continue;
+            }
+            let decl = &text[start + "XFFI_API ".len()..];
+            let decl = &decl[..decl.find(['(', ';']).unwrap_or(decl.len())];
+            let name = decl.rsplit(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).find(|s| !s.is_empty());
+            if let Some(name) = name.filter(|n| n.starts_with("xffi_") || n.starts_with("TVMFFI")) {
+                out.push(name.to_owned());
+            }
+        }
+    }
 }
 
 fn link_system(manifest: &Path, out: &Path) {

@@ -2,11 +2,14 @@
 have, each check in a process of its own (README.md in this folder).
 
     python3 tests/plugin_matrix/run.py --build build/release [--overlay DIR]
-        [--rust-plugin FILE] [--known tests/plugin_matrix/known-failures.txt]
+        [--rust-plugin FILE] [--rust-host FILE]
+        [--known tests/plugin_matrix/known-failures.txt]
 
 --build is a release build of this tree (its libtvm_ffi.so drop-in, the C
 plugin and the C host, targets xffi_matrix_c_plugin and xffi_matrix_c_host). The Rust plugin is built with cargo
-(default features) unless --rust-plugin names one. The overlay (tvm_ffi's
+(default features) unless --rust-plugin names one, and so is the Rust host
+(rust_host/, the xffi crate at default features) unless --rust-host names
+one. The overlay (tvm_ffi's
 package on the drop-in) is written to --overlay, default BUILD/ovl-plugins.
 
 Prints the matrix (arrangement x check: pass, FAIL, CRASH or TIMEOUT) and
@@ -29,8 +32,9 @@ COMMON_CHECKS = ["functions", "error", "function_value_error", "type_by_key", "o
 CHECKS = {"c": COMMON_CHECKS, "rust": COMMON_CHECKS[:2] + ["panic"] + COMMON_CHECKS[2:3] +
           ["function_value_panic"] + COMMON_CHECKS[3:]}
 # wheel: Python with the wheel's runtime; overlay: Python with tvm_ffi on the
-# drop-in; c-host: a C program linked to the drop-in (c_host.c).
-RUNTIMES = ["wheel", "overlay", "c-host"]
+# drop-in; c-host: a C program linked to the drop-in (c_host.c); rust-host: a
+# Rust program on the xffi crate, its runtime bundled (rust_host/).
+RUNTIMES = ["wheel", "overlay", "c-host", "rust-host"]
 TIMEOUT = 120
 
 
@@ -53,11 +57,13 @@ def read_known(path):
     return known
 
 
-def build_rust_plugin():
-    target = pathlib.Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "target"))
-    subprocess.run(["cargo", "build", "--quiet", "-p", "xffi-matrix-rust-plugin", "--jobs",
-                    os.environ.get("XFFI_JOBS", "2")], cwd=ROOT, check=True)
-    return target / "debug" / "libxffi_matrix_rust_plugin.so"
+def build_rust(packages):
+    """Builds the cargo packages (debug), for the files the caller names."""
+    command = ["cargo", "build", "--quiet", "--jobs", os.environ.get("XFFI_JOBS", "2")]
+    for package in packages:
+        command += ["-p", package]
+    subprocess.run(command, cwd=ROOT, check=True)
+    return pathlib.Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "target")) / "debug"
 
 
 def environment(runtime, overlay):
@@ -68,9 +74,9 @@ def environment(runtime, overlay):
     return env
 
 
-def run_check(plugin, path, runtime, check, overlay, c_host):
+def run_check(plugin, path, runtime, check, overlay, hosts):
     """(outcome, first line of what went wrong)."""
-    command = [str(c_host)] if runtime == "c-host" else [sys.executable, str(CLIENT)]
+    command = [str(hosts[runtime])] if runtime in hosts else [sys.executable, str(CLIENT)]
     try:
         done = subprocess.run(command + [plugin, str(path), check], env=environment(runtime, overlay),
                               capture_output=True, text=True, timeout=TIMEOUT)
@@ -91,6 +97,7 @@ def main():
     parser.add_argument("--build", required=True, type=pathlib.Path)
     parser.add_argument("--overlay", type=pathlib.Path)
     parser.add_argument("--rust-plugin", type=pathlib.Path)
+    parser.add_argument("--rust-host", type=pathlib.Path)
     parser.add_argument("--known", type=pathlib.Path, default=HERE / "known-failures.txt")
     args = parser.parse_args()
     build = args.build.resolve()
@@ -102,14 +109,18 @@ def main():
     overlay = (args.overlay or build / "ovl-plugins").resolve()
     subprocess.run(["bash", str(ROOT / "scripts/tvm-ffi-on-xffi.sh"), "--runtime", str(build / "libtvm_ffi.so"),
                     str(overlay)], check=True, stdout=subprocess.DEVNULL)
-    plugins = {"c": c_plugin, "rust": args.rust_plugin or build_rust_plugin()}
+    packages = [p for p, given in (("xffi-matrix-rust-plugin", args.rust_plugin),
+                                   ("xffi-matrix-rust-host", args.rust_host)) if not given]
+    cargo_out = build_rust(packages) if packages else None
+    plugins = {"c": c_plugin, "rust": args.rust_plugin or cargo_out / "libxffi_matrix_rust_plugin.so"}
+    hosts = {"c-host": c_host, "rust-host": args.rust_host or cargo_out / "xffi-matrix-rust-host"}
     known = read_known(args.known)
 
     outcomes = {}
     for plugin, path in plugins.items():
         for runtime in RUNTIMES:
             for check in CHECKS[plugin]:
-                outcomes[f"{plugin}/{runtime}/{check}"] = run_check(plugin, path, runtime, check, overlay, c_host)
+                outcomes[f"{plugin}/{runtime}/{check}"] = run_check(plugin, path, runtime, check, overlay, hosts)
 
     width = max(len(c) for c in CHECKS["rust"])
     for plugin in plugins:
