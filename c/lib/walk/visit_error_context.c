@@ -82,17 +82,19 @@ static int context_new(xffi_object **out, const xffi_any *value, xffi_object *pr
   return XFFI_OK;
 }
 
-int xffi_visit_error_context_copy(xffi_object **out, const xffi_object *src) {
+int xffi_visit_error_context_new_empty(xffi_object **out) {
   int32_t type = xffi_visit_error_context_type();
   if (type < 0) return XFFI_FAIL;
+  xffi_object *pattern = NULL;
+  if (xffi_list_new(&pattern, NULL, 0) != XFFI_OK) return XFFI_FAIL;
   visit_error_context *c = xffi_runtime_object_alloc(sizeof(visit_error_context), _Alignof(visit_error_context), type);
-  if (!c) return XFFI_FAIL;
+  if (!c) {
+    xffi_object_dec_ref(pattern);
+    return XFFI_FAIL;
+  }
   xffi_object_init(&c->header, type, context_deleter);
-  const visit_error_context *from = (const visit_error_context *)src;
-  c->reverse_visit_pattern = from ? from->reverse_visit_pattern : NULL;
-  c->prev_error_context = from ? from->prev_error_context : NULL;
-  if (c->reverse_visit_pattern) xffi_object_inc_ref(c->reverse_visit_pattern);
-  if (c->prev_error_context) xffi_object_inc_ref(c->prev_error_context);
+  c->reverse_visit_pattern = pattern;
+  c->prev_error_context = NULL;
   *out = &c->header;
   return XFFI_OK;
 }
