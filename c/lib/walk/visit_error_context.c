@@ -11,6 +11,7 @@
  * the walk's alone to annotate. Finding paths from a record:
  * c/lib/walk/visit_error_paths.c. */
 #include <stddef.h>
+#include <string.h>
 
 #include <xffi/array.h>
 #include <xffi/structural_visit.h>
@@ -40,10 +41,14 @@ int32_t xffi_visit_error_context_type(void) {
 }
 
 int xffi_visit_error_context_is(const xffi_object *obj) {
+  if (!obj) return 0;
   int32_t known = __atomic_load_n(&context_type, __ATOMIC_ACQUIRE);
-  /* Before the type is known, nobody can have made one: the runtime types
-   * are registered before any object of theirs exists. */
-  return obj && known >= 0 && obj->type_index == known;
+  if (known >= 0) return obj->type_index == known;
+  /* Not asked for here yet: C++ code built with tvm-ffi's headers makes
+   * contexts of the index it looked up by key, so the key decides. */
+  const xffi_type_info *info = xffi_type_info_find(obj->type_index);
+  return info && info->type_key.size == sizeof(context_key) - 1 &&
+         memcmp(info->type_key.data, context_key, sizeof(context_key) - 1) == 0;
 }
 
 static void context_deleter(void *self, int flags) {
