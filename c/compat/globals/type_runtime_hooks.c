@@ -185,7 +185,7 @@ static int call_shallow_copy(void *handle, const xffi_any *args, int32_t num_arg
     return XFFI_FAIL;
   if (!src) return xffi_raise_arg(XFFI_KIND_TYPE, fn, "argument 0", "expected %s, got None", hooks->type_key);
   if (hooks->walker) {
-    if (xffi_structural_link_copy(&copy, src) != XFFI_OK) return XFFI_FAIL;
+    if (xffi_structural_link_copy(&copy, src, hooks->type_index) != XFFI_OK) return XFFI_FAIL;
   } else {
     const xffi_type_info *type = xffi_type_info_find(hooks->type_index);
     if (make_empty(&copy, hooks) != XFFI_OK) return XFFI_FAIL;
