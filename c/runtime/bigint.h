@@ -1,4 +1,4 @@
-/* c/runtime/bigint.h: ffi.BigInt's `__any_hash__` and `__any_equal__` (private).
+/* c/runtime/bigint.h: ffi.BigInt's `__any_hash__` and `__any_equal__`, and its ordering (private).
  * tvm-ffi registers both for type 78 in the native-hook form (an OpaquePtr
  * to `TVMFFIAny (*)(const Any&[, const Any&]) noexcept`); c/runtime/type_attr.c puts
  * these two in its static columns, so equal BigInts are one map key in xffi's
@@ -28,5 +28,10 @@ xffi_any xffi_bigint_any_hash(const xffi_any *value) XFFI_INTERNAL;
 /* A Bool: whether a and b hold the same integer; or an Error (a new
  * reference) when either is not a BigInt. Both are borrowed. */
 xffi_any xffi_bigint_any_equal(const xffi_any *a, const xffi_any *b) XFFI_INTERNAL;
+
+/* *out: -1, 0 or 1 as integer a is less than, equal to or greater than b
+ * (both borrowed: an int or an ffi.BigInt, as tvm-ffi's BigInt ordering
+ * takes them). Errors: TypeError naming fn for any other value. */
+int xffi_bigint_compare(int *out, const xffi_any *a, const xffi_any *b, const char *fn) XFFI_INTERNAL;
 
 #endif /* XFFI_RUNTIME_BIGINT_H */

@@ -1,6 +1,7 @@
 /* c/runtime/bigint_hash.c: the hash and equality tvm-ffi gives ffi.BigInt map keys
  * (its BigIntAnyHash/BigIntAnyEqual), as native hooks: they return their
- * result or an Error in an Any and never leave an error in the slot. */
+ * result or an Error in an Any and never leave an error in the slot; and
+ * the three-way comparison of two integers. */
 #include <string.h>
 
 #include "runtime/bigint.h"
@@ -48,4 +49,33 @@ xffi_any xffi_bigint_any_equal(const xffi_any *a, const xffi_any *b) {
   /* Values are normalised (no redundant sign word; an int is one word), so
    * equal integers have equal words. */
   return xffi_any_bool(x.size == y.size && memcmp(x.data, y.data, x.size) == 0);
+}
+
+static uint64_t word_at(xffi_byte_array words, size_t i) {
+  uint64_t w;
+  if (i * sizeof(w) >= words.size) { /* past the top: the sign repeats */
+    int64_t top;
+    memcpy(&top, words.data + words.size - sizeof(top), sizeof(top));
+    return top < 0 ? UINT64_MAX : 0;
+  }
+  memcpy(&w, words.data + i * sizeof(w), sizeof(w));
+  return w;
+}
+
+int xffi_bigint_compare(int *out, const xffi_any *a, const xffi_any *b, const char *fn) {
+  *out = 0;
+  xffi_byte_array x, y;
+  if (words_of(&x, fn, a) != XFFI_OK || words_of(&y, fn, b) != XFFI_OK) return XFFI_FAIL;
+  size_t n = (x.size > y.size ? x.size : y.size) / sizeof(uint64_t);
+  for (size_t i = n; i-- > 0;) {
+    uint64_t wx = word_at(x, i), wy = word_at(y, i);
+    if (wx == wy) continue;
+    /* The top word carries the sign; the words below it are unsigned digits. */
+    if (i == n - 1)
+      *out = (int64_t)wx < (int64_t)wy ? -1 : 1;
+    else
+      *out = wx < wy ? -1 : 1;
+    return XFFI_OK;
+  }
+  return XFFI_OK;
 }

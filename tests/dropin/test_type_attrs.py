@@ -1,6 +1,9 @@
 """The type attributes the wheel's runtime registers on its own types, against
 xffi's drop-in: every (type key, attribute, kind of value) entry, and what the
-native structural hooks among them do when called
+hooks among them do when called (the native structural hooks; __ffi_new__,
+__ffi_shallow_copy__, __ffi_init__ and __ffi_convert__ of the runtime's
+types, with the fields of what they make; ffi.BigInt's hash, equality,
+ordering and JSON text; ffi.StructuralKey's __any_hash__/__any_equal__)
 (tests/dropin/type_attrs_probe.c prints both, one fact a line; it runs once per
 runtime, each in a process of its own).
 
@@ -86,6 +89,11 @@ def test_type_attributes_and_hooks_match_the_wheel(probe):
     # The probe saw the wheel's structural hooks at work, or it checked nothing.
     assert any(line.startswith("visit ffi.Array") for line in wheel), sorted(wheel)
     assert any(line.startswith("mutate __s_maybe_inplace_mutate__ ffi.Map") for line in wheel), sorted(wheel)
+    # ... and its Function-valued hooks called and answering.
+    for seen in ("copy ffi.EnumState fields: entries=ffi.List(shared)", "call ffi.BigInt.__data_from_json__(\"007\") -> int 7",
+                 "converted an IntEnum to ffi.IntEnum: the same object", "copy of key 0 fields: key=ffi.Array(shared)",
+                 "copied ffi.StructuralMutator: the same table, region 2", "key 0, key 1: __any_equal__ -> bool 1"):
+        assert any(line.startswith(seen) for line in wheel), f"the probe printed no {seen!r} on the wheel's runtime"
     differences = {"< " + line for line in wheel - xffi} | {"> " + line for line in xffi - wheel}
     known = load_known()
     unexpected = sorted(differences - set(known))

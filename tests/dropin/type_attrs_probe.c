@@ -250,8 +250,61 @@ static void print_call(TVMFFIObjectHandle function, TVMFFIAny *args, int32_t num
   printf(" -> %s", key_of(result->type_index));
 }
 
+/* Describes value on one line: an int, a bool, a string's text, an
+ * ffi.BigInt's decimal text (its own __data_to_json__), or a type key. */
+static void print_value_full(TVMFFIAny v);
+
+/* The fields of obj (borrowed, of type t), ancestors' first: "name=value",
+ * and for an object field of a copy, whether it is the original's object. */
+static void print_fields(TVMFFIObjectHandle obj, TVMFFIObjectHandle original) {
+  const TVMFFITypeInfo *info = get_type_info(((TVMFFIObject *)obj)->type_index);
+  for (int32_t depth = 0; info && depth <= info->type_depth; ++depth) {
+    const TVMFFITypeInfo *level = depth == info->type_depth ? info : info->type_ancestors[depth];
+    for (int32_t i = 0; i < level->num_fields; ++i) {
+      const TVMFFIFieldInfo *field = &level->fields[i];
+      TVMFFIAny value = none_any(), before = none_any();
+      printf(" %.*s=", (int)field->name.size, field->name.data);
+      if (field->getter((char *)obj + field->offset, &value) != 0) {
+        printf("(getter failed)");
+        continue;
+      }
+      print_value_full(value);
+      if (original && value.type_index >= kTVMFFIStaticObjectBegin &&
+          field->getter((char *)original + field->offset, &before) == 0) {
+        printf(before.v_obj == value.v_obj ? "(shared)" : "(not shared)");
+        if (before.type_index >= kTVMFFIStaticObjectBegin) dec_ref(before.v_obj);
+      }
+      if (value.type_index >= kTVMFFIStaticObjectBegin) dec_ref(value.v_obj);
+    }
+  }
+}
+
+/* Calls function (borrowed) with args; prints what came back, or the error
+ * (its kind, and its message when with_message). *result receives the
+ * value (owned), None on failure. */
+static void print_call_full(TVMFFIObjectHandle function, TVMFFIAny *args, int32_t num_args, TVMFFIAny *result,
+                            int with_message) {
+  *result = none_any();
+  if (call(function, args, num_args, result) != 0) {
+    TVMFFIObjectHandle err = NULL;
+    error_move_from_raised(&err);
+    printf(" -> an error");
+    if (err) {
+      const TVMFFIErrorCell *cell = (const TVMFFIErrorCell *)((const char *)err + sizeof(TVMFFIObject));
+      printf(" %.*s", (int)cell->kind.size, cell->kind.data);
+      if (with_message) printf(": %.*s", (int)cell->message.size, cell->message.data);
+      dec_ref(err);
+    }
+    *result = none_any();
+    return;
+  }
+  printf(" -> ");
+  print_value_full(*result);
+}
+
 /* __ffi_new__ of each type that has one as a Function, called with no
- * arguments; then its __ffi_shallow_copy__ on what came back. */
+ * arguments; then its __ffi_shallow_copy__ on what came back; the fields
+ * of both. */
 static void probe_constructors(void) {
   TVMFFIByteArray name = bytes_of("__ffi_new__");
   const TVMFFITypeAttrColumn *column = get_column(&name);
@@ -267,11 +320,254 @@ static void probe_constructors(void) {
       print_call(copy->v_obj, &made, 1, &copied);
       if (copied.type_index >= kTVMFFIStaticObjectBegin) {
         printf(copied.v_obj == made.v_obj ? " (the same object)" : " (a new object)");
+        printf("\ncopy %s fields:", key_of(t));
+        print_fields(copied.v_obj, made.v_obj);
         dec_ref(copied.v_obj);
       }
     }
-    if (made.type_index >= kTVMFFIStaticObjectBegin) dec_ref(made.v_obj);
     printf("\n");
+    if (made.type_index >= kTVMFFIStaticObjectBegin) {
+      printf("new %s fields:", key_of(t));
+      print_fields(made.v_obj, NULL);
+      printf("\n");
+      dec_ref(made.v_obj);
+    }
+  }
+}
+
+/* Calls TYPE_KEY's Function-valued attribute attr with args, printing
+ * "call TYPE_KEY.attr(label) -> ..."; *result as print_call_full. */
+static void call_attr(const char *type_key, const char *attr, const char *label, TVMFFIAny *args, int32_t num_args,
+                      int with_message, TVMFFIAny *result) {
+  TVMFFIByteArray key = bytes_of(type_key);
+  int32_t t = -1;
+  *result = none_any();
+  if (key_to_index(&key, &t) != 0) return;
+  const TVMFFIAny *hook = entry_of(attr, t);
+  if (!hook || hook->type_index != kTVMFFIFunction) return;
+  printf("call %s.%s(%s)", type_key, attr, label);
+  print_call_full(hook->v_obj, args, num_args, result, with_message);
+  printf("\n");
+}
+
+static void release(TVMFFIAny *v) {
+  if (v->type_index >= kTVMFFIStaticObjectBegin) dec_ref(v->v_obj);
+  *v = none_any();
+}
+
+static TVMFFIAny text_any(const char *text) {
+  TVMFFIByteArray bytes = bytes_of(text);
+  TVMFFIAny out = none_any();
+  if (string_from_bytes(&bytes, &out) != 0) exit(2);
+  return out;
+}
+
+/* An integer from its 64-bit words (least significant first): an int, or
+ * an ffi.BigInt. */
+static TVMFFIAny integer_any(const int64_t *words, size_t count) {
+  TVMFFIByteArray bytes = {(const char *)words, count * sizeof(int64_t)};
+  TVMFFIAny out = none_any();
+  if (bigint_from_bytes(&bytes, &out) != 0) exit(2);
+  return out;
+}
+
+/* ffi.BigInt's hooks on integers made from words, on texts, and on values
+ * of other kinds. */
+static void probe_bigint(void) {
+  static const int64_t words[][3] = {{1, 1, 0}, {2, 1, 0}, {-1, -2, -1}, {0, 0, 1}, {5, 0, 0}, {-7, -1, -1}, {0, 0, 0}};
+  static const size_t counts[] = {2, 2, 2, 3, 1, 1, 1};
+  enum { count = 7 };
+  TVMFFIAny values[count];
+  for (int i = 0; i < count; ++i) values[i] = integer_any(words[i], counts[i]);
+  TVMFFIAny none = none_any(), result;
+  char label[64];
+  for (int i = 0; i < count; ++i) {
+    snprintf(label, sizeof(label), "value %d", i);
+    call_attr("ffi.BigInt", "__data_to_json__", label, &values[i], 1, 1, &result);
+    release(&result);
+    TVMFFIAny args[3] = {values[i], none, none};
+    call_attr("ffi.BigInt", "__ffi_hash__", label, args, 2, 0, &result);
+    release(&result);
+    for (int j = 0; j < count; ++j) {
+      snprintf(label, sizeof(label), "value %d, value %d", i, j);
+      TVMFFIAny pair[3] = {values[i], values[j], none};
+      call_attr("ffi.BigInt", "__ffi_eq__", label, pair, 3, 0, &result);
+      release(&result);
+      call_attr("ffi.BigInt", "__ffi_compare__", label, pair, 3, 0, &result);
+      release(&result);
+    }
+  }
+  static const char *const texts[] = {"0",
+                                      "-0",
+                                      "+5",
+                                      "007",
+                                      "-9223372036854775808",
+                                      "9223372036854775808",
+                                      "-9223372036854775809",
+                                      "18446744073709551617",
+                                      "-340282366920938463463374607431768211456",
+                                      "123456789012345678901234567890123456789012345678901234567890",
+                                      "",
+                                      "-",
+                                      " 5",
+                                      "5 ",
+                                      "1e3",
+                                      "0x10",
+                                      "12a"};
+  for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); ++i) {
+    TVMFFIAny text = text_any(texts[i]);
+    snprintf(label, sizeof(label), "\"%s\"", texts[i]);
+    call_attr("ffi.BigInt", "__data_from_json__", label, &text, 1, 1, &result);
+    release(&result);
+    release(&text);
+  }
+  /* Other kinds: a plain int where an object is expected, a float, an Array. */
+  TVMFFIAny array = call_global("ffi.Array", NULL, 0), five = int_any(5), pair[3] = {values[0], five, none};
+  call_attr("ffi.BigInt", "__data_to_json__", "int 5", &five, 1, 1, &result);
+  release(&result);
+  call_attr("ffi.BigInt", "__data_from_json__", "int 5", &five, 1, 0, &result);
+  call_attr("ffi.BigInt", "__data_to_json__", "an Array", &array, 1, 0, &result);
+  call_attr("ffi.BigInt", "__ffi_hash__", "int 5, None", pair + 1, 2, 0, &result);
+  call_attr("ffi.BigInt", "__ffi_hash__", "value 0", pair, 1, 0, &result);
+  call_attr("ffi.BigInt", "__ffi_eq__", "value 0, int 5, None", pair, 3, 0, &result);
+  pair[1] = array;
+  call_attr("ffi.BigInt", "__ffi_compare__", "value 0, an Array, None", pair, 3, 0, &result);
+  pair[1] = values[0];
+  pair[2] = five;
+  call_attr("ffi.BigInt", "__ffi_eq__", "value 0, value 0, int 5", pair, 3, 0, &result);
+  release(&array);
+  for (int i = 0; i < count; ++i) release(&values[i]);
+}
+
+/* Makes an object of type_key through its __ffi_new__ (None if it has none). */
+static TVMFFIAny new_of(const char *type_key) {
+  TVMFFIAny made = none_any();
+  call_attr(type_key, "__ffi_new__", "", NULL, 0, 0, &made);
+  return made;
+}
+
+/* IntEnum's and StrEnum's __ffi_convert__ on each kind of value. */
+static void probe_convert(void) {
+  TVMFFIAny values[7] = {new_of("ffi.IntEnum"),
+                         new_of("ffi.StrEnum"),
+                         new_of("ffi.Enum"),
+                         int_any(5),
+                         none_any(),
+                         text_any("x"),
+                         text_any("a string longer than a small one")};
+  static const char *const labels[7] = {"an IntEnum", "a StrEnum",      "an Enum", "int 5",
+                                        "None",       "a short string", "a String"};
+  static const char *const targets[2] = {"ffi.IntEnum", "ffi.StrEnum"};
+  for (int t = 0; t < 2; ++t)
+    for (int i = 0; i < 7; ++i) {
+      TVMFFIAny result;
+      call_attr(targets[t], "__ffi_convert__", labels[i], &values[i], 1, 1, &result);
+      if (result.type_index >= kTVMFFIStaticObjectBegin)
+        printf("converted %s to %s: %s\n", labels[i], targets[t],
+               result.v_obj == values[i].v_obj ? "the same object" : "another object");
+      release(&result);
+    }
+  TVMFFIAny result;
+  call_attr("ffi.IntEnum", "__ffi_convert__", "no arguments", NULL, 0, 0, &result);
+  for (int i = 0; i < 7; ++i) release(&values[i]);
+}
+
+/* EnumState's and StructuralKey's __ffi_init__, and the key's native
+ * __any_hash__ / __any_equal__ on what it made. */
+static void probe_init(void) {
+  TVMFFIAny result, none = none_any();
+  call_attr("ffi.EnumState", "__ffi_init__", "", NULL, 0, 0, &result);
+  if (result.type_index >= kTVMFFIStaticObjectBegin) {
+    printf("init ffi.EnumState fields:");
+    print_fields(result.v_obj, NULL);
+    printf("\n");
+  }
+  release(&result);
+  call_attr("ffi.EnumState", "__ffi_init__", "int 5", &none, 1, 0, &result);
+  call_attr("ffi.StructuralKey", "__ffi_init__", "", NULL, 0, 0, &result);
+  TVMFFIAny items[2] = {int_any(1), int_any(2)}, keys[3];
+  TVMFFIAny key_values[3] = {call_global("ffi.Array", items, 2), call_global("ffi.Array", items, 2), int_any(3)};
+  for (int i = 0; i < 3; ++i) {
+    call_attr("ffi.StructuralKey", "__ffi_init__", i == 2 ? "int 3" : "Array [1, 2]", &key_values[i], 1, 0, &keys[i]);
+    if (keys[i].type_index < kTVMFFIStaticObjectBegin) exit(2);
+    printf("init ffi.StructuralKey %d fields:", i);
+    print_fields(keys[i].v_obj, NULL);
+    printf("\n");
+  }
+  /* A copy of a key holding an object shares it. */
+  call_attr("ffi.StructuralKey", "__ffi_shallow_copy__", "key 0", &keys[0], 1, 0, &result);
+  if (result.type_index >= kTVMFFIStaticObjectBegin) {
+    printf("copy of key 0 fields:");
+    print_fields(result.v_obj, keys[0].v_obj);
+    printf("\n");
+  }
+  release(&result);
+  TVMFFIByteArray name = bytes_of("ffi.StructuralKey");
+  int32_t t = -1;
+  if (key_to_index(&name, &t) != 0) exit(2);
+  const TVMFFIAny *hash = entry_of("__any_hash__", t), *equal = entry_of("__any_equal__", t);
+  if (hash && hash->type_index == kTVMFFIOpaquePtr && equal && equal->type_index == kTVMFFIOpaquePtr) {
+    TVMFFIAny (*hash_fn)(const TVMFFIAny *);
+    TVMFFIAny (*equal_fn)(const TVMFFIAny *, const TVMFFIAny *);
+    memcpy(&hash_fn, &hash->v_ptr, sizeof(hash_fn));
+    memcpy(&equal_fn, &equal->v_ptr, sizeof(equal_fn));
+    for (int i = 0; i < 3; ++i) {
+      const TVMFFIAny *hash_field = (const TVMFFIAny *)(const void *)((const char *)keys[i].v_obj + 24 + 16);
+      TVMFFIAny h = hash_fn(&keys[i]);
+      printf("key %d: __any_hash__ -> %s, %s hash_i64\n", i, key_of(h.type_index),
+             h.type_index == kTVMFFIInt && memcmp(&h.v_int64, hash_field, sizeof(int64_t)) == 0 ? "equal to"
+                                                                                                : "not equal to");
+      for (int j = 0; j < 3; ++j) {
+        TVMFFIAny eq = equal_fn(&keys[i], &keys[j]);
+        printf("key %d, key %d: __any_equal__ -> %s %lld\n", i, j, key_of(eq.type_index), (long long)eq.v_int64);
+      }
+    }
+  }
+  for (int i = 0; i < 3; ++i) release(&keys[i]), release(&key_values[i]);
+}
+
+/* The walkers' __ffi_shallow_copy__ on a walker made here: a new object
+ * with the same table and region. */
+static void probe_walker_copy(const char *type_key, int32_t type_index, const void *table) {
+  probe_walker w = walker(type_index, table);
+  w.def_region_kind = 2;
+  TVMFFIAny self = none_any(), result;
+  self.type_index = type_index;
+  self.v_obj = &w.header;
+  call_attr(type_key, "__ffi_shallow_copy__", "a walker", &self, 1, 0, &result);
+  if (result.type_index >= kTVMFFIStaticObjectBegin) {
+    const probe_walker *copy = (const probe_walker *)(const void *)result.v_obj;
+    printf("copied %s: %s table, region %d\n", type_key, copy->vtable == table ? "the same" : "another",
+           (int)copy->def_region_kind);
+  }
+  release(&result);
+  TVMFFIAny five = int_any(5);
+  call_attr(type_key, "__ffi_shallow_copy__", "int 5", &five, 1, 0, &result);
+}
+
+static void print_value_full(TVMFFIAny v) {
+  switch (v.type_index) {
+    case kTVMFFIInt: printf("int %lld", (long long)v.v_int64); return;
+    case kTVMFFIBool: printf("bool %lld", (long long)v.v_int64); return;
+    case kTVMFFINone: printf("None"); return;
+    case kTVMFFISmallStr: printf("%s \"%.*s\"", key_of(v.type_index), (int)v.small_str_len, v.v_bytes); return;
+    case kTVMFFIStr: {
+      const TVMFFIByteArray *text = (const TVMFFIByteArray *)((const char *)v.v_obj + sizeof(TVMFFIObject));
+      printf("%s \"%.*s\"", key_of(v.type_index), (int)text->size, text->data);
+      return;
+    }
+    case kTVMFFIBigInt: { /* its decimal text, from its own __data_to_json__ */
+      const TVMFFIAny *to_json = entry_of("__data_to_json__", kTVMFFIBigInt);
+      TVMFFIAny text = none_any();
+      printf("ffi.BigInt");
+      if (to_json && to_json->type_index == kTVMFFIFunction && call(to_json->v_obj, &v, 1, &text) == 0) {
+        printf(" ");
+        print_value_full(text);
+      }
+      release(&text);
+      return;
+    }
+    default: printf("%s", key_of(v.type_index));
   }
 }
 
@@ -319,6 +615,11 @@ int main(int argc, char **argv) {
   }
 
   probe_constructors();
+  probe_bigint();
+  probe_convert();
+  probe_init();
+  probe_walker_copy("ffi.StructuralVisitor", visitor_index, &visit_table);
+  probe_walker_copy("ffi.StructuralMutator", mutator_index, &mutate_table);
 
   /* The structural hooks, called. */
   const char long_text[] = "a string longer than a small one";

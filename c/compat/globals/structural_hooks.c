@@ -5,10 +5,8 @@
  *   __s_visit__ on Array, List (each element), Map, Dict (each value, not
  *   the keys); __s_mutate__ and __s_maybe_inplace_mutate__ on the same four
  *   and on String, Bytes and BigInt (leaves: always "unchanged");
- *   __ffi_type_final__ on the runtime's thirteen types that have it;
- *   __ffi_new__ and __ffi_shallow_copy__ of ffi.VisitErrorContext (Functions:
- *   an empty context, a copy sharing the fields), which clients use to make
- *   one through ffi.MakeObjectFromPackedArgs.
+ *   __ffi_type_final__ on the runtime's thirteen types that have it.
+ * (The Function-valued ones are in c/compat/globals/type_runtime_hooks.c.)
  *
  * A hook is a native function in an OpaquePtr entry, called as
  * hook(walker, value) with value borrowed, and returns an owned value:
@@ -35,9 +33,7 @@
 #include <xffi/sys/object.h>
 
 #include "compat/globals/structural_hooks.h"
-#include "lib/walk/visit_error_context.h"
 #include "runtime/check.h"
-#include "runtime/global_args.h"
 #include "runtime/internal.h"
 #include "runtime/static_object.h"
 #include "runtime/type_internal.h"
@@ -223,49 +219,6 @@ static xffi_any mutate_leaf(tvm_walker *walker, xffi_any value) {
   return unchanged_any();
 }
 
-/* ---- ffi.VisitErrorContext's constructors ---- */
-
-static int context_new(void *handle, const xffi_any *args, int32_t num_args, xffi_any *result) {
-  (void)handle;
-  xffi_object *context = NULL;
-  if (xffi_global_check_call("ffi.VisitErrorContext.__ffi_new__", args, num_args, 0, result) != XFFI_OK ||
-      xffi_visit_error_context_copy(&context, NULL) != XFFI_OK)
-    return XFFI_FAIL;
-  *result = xffi_any_object(context);
-  return XFFI_OK;
-}
-
-static int context_shallow_copy(void *handle, const xffi_any *args, int32_t num_args, xffi_any *result) {
-  (void)handle;
-  static const char fn[] = "ffi.VisitErrorContext.__ffi_shallow_copy__";
-  xffi_object *src = NULL, *copy = NULL;
-  if (xffi_global_check_call(fn, args, num_args, 1, result) != XFFI_OK ||
-      xffi_arg_to_object(&src, args, num_args, 0, xffi_visit_error_context_type(), fn) != XFFI_OK)
-    return XFFI_FAIL;
-  if (!src) return xffi_raise_arg(XFFI_KIND_TYPE, fn, "argument 0", "expected ffi.VisitErrorContext, got None");
-  if (xffi_visit_error_context_copy(&copy, src) != XFFI_OK) return XFFI_FAIL;
-  *result = xffi_any_object(copy);
-  return XFFI_OK;
-}
-
-/* Static, immortal: registering them allocates nothing. */
-XFFI_BUILTIN_FUNCTION(context_new_function, context_new);
-XFFI_BUILTIN_FUNCTION(context_shallow_copy_function, context_shallow_copy);
-
-static int put_function(int32_t type_index, const char *name, xffi_function_head *function) {
-  xffi_any entry = xffi_any_object(&function->header);
-  return xffi_type_register_attr(type_index, name, &entry);
-}
-
-static int put_context_constructors(void) {
-  int32_t type = xffi_visit_error_context_type();
-  if (type < 0) return XFFI_FAIL;
-  if (put_function(type, "__ffi_new__", &context_new_function) != XFFI_OK ||
-      put_function(type, "__ffi_shallow_copy__", &context_shallow_copy_function) != XFFI_OK)
-    return XFFI_FAIL;
-  return XFFI_OK;
-}
-
 /* ---- Registration ---- */
 
 static int put_hook(int32_t type_index, const char *name, tvm_walk_fn hook) {
@@ -316,5 +269,5 @@ int xffi_structural_hooks_register(void) {
     if (put_final(final_types[i], 1) != XFFI_OK) return XFFI_FAIL;
   for (size_t i = 0; i < sizeof(open_types) / sizeof(open_types[0]); ++i)
     if (put_final(open_types[i], 0) != XFFI_OK) return XFFI_FAIL;
-  return put_context_constructors();
+  return XFFI_OK;
 }

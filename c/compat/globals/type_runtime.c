@@ -27,6 +27,7 @@
 #include "runtime/seeds.h"
 #include "lib/reflection/reflection_layout.h"
 #include "compat/globals/structural_hooks.h"
+#include "compat/globals/type_runtime_hooks.h"
 
 /* ---- Field getters: *result receives a new reference (or a plain value). */
 
@@ -231,7 +232,8 @@ static const runtime_type runtime_types[] = {
     {"ffi.StructuralVisitor", "ffi.Object", NULL, 0, NULL, NULL},
     {"ffi.VisitErrorContext", "ffi.Object", FIELDS(visit_error_context_fields), NULL, NULL},
     {"ffi.StructuralMutator", "ffi.Object", NULL, 0, NULL, NULL},
-    {"ffi.StructuralKey", "ffi.Object", FIELDS(structural_key_fields), NULL, NULL},
+    {"ffi.StructuralKey", "ffi.Object", FIELDS(structural_key_fields), xffi_structural_key_methods,
+     &xffi_structural_key_method_count},
     {"ffi.VisitInterrupt", NULL, FIELDS(visit_interrupt_fields), NULL, NULL},
     {"ffi.Module", NULL, FIELDS(module_fields), NULL, NULL},
 };
@@ -324,7 +326,8 @@ static int register_all(void) {
     if (xffi_type_mark_runtime_owned(function_name, info->type_index) != XFFI_OK) return XFFI_FAIL;
     if (register_fields(type, info) != XFFI_OK || register_methods(type, info) != XFFI_OK) return XFFI_FAIL;
   }
-  if (xffi_type_register_builtin_converters() != XFFI_OK || xffi_structural_hooks_register() != XFFI_OK)
+  if (xffi_type_register_builtin_converters() != XFFI_OK || xffi_structural_hooks_register() != XFFI_OK ||
+      xffi_runtime_type_hooks_register() != XFFI_OK)
     return XFFI_FAIL;
   return xffi_repr_register_runtime_hooks();
 }

@@ -56,8 +56,8 @@ static void path_deleter(void *self, int flags) {
   if (flags & XFFI_DELETE_MEMORY) xffi_runtime_object_free(self);
 }
 
-/* *out: a new step holding a copy of *key (borrowed). */
-static int step_new(xffi_object **out, int32_t kind, const xffi_any *key) {
+/* See c/lib/reflection/runtime_types.h. */
+int xffi_access_step_new(xffi_object **out, int32_t kind, const xffi_any *key) {
   int32_t index = 0;
   if (type_index_of(&index, step_key, sizeof(step_key) - 1) != XFFI_OK) return XFFI_FAIL;
   xffi_any copy;
@@ -97,7 +97,7 @@ static int path_new(xffi_object **out, xffi_object *parent, xffi_object *step) {
 int xffi_access_path_extend(xffi_object **out, xffi_object *parent, int32_t kind, const xffi_any *key) {
   xffi_object *step = NULL;
   if (!parent) return path_new(out, NULL, NULL);
-  if (step_new(&step, kind, key) != XFFI_OK) return XFFI_FAIL;
+  if (xffi_access_step_new(&step, kind, key) != XFFI_OK) return XFFI_FAIL;
   return path_new(out, parent, step);
 }
 
@@ -159,7 +159,8 @@ static int extend_by(const char *fn, int32_t kind, const xffi_any *args, int32_t
     return xffi_raise_arg(XFFI_KIND_TYPE, fn, "name", "expected str, got %s", xffi_any_kind_name(&args[1]));
   if ((kind == KIND_ARRAY_ITEM || kind == KIND_ARRAY_ITEM_MISSING) && args[1].type_index != XFFI_TYPE_INT)
     return xffi_raise_arg(XFFI_KIND_TYPE, fn, "index", "expected int, got %s", xffi_any_kind_name(&args[1]));
-  if (step_new(&step, kind, &args[1]) != XFFI_OK || path_new(&path, &self->header, step) != XFFI_OK) return XFFI_FAIL;
+  if (xffi_access_step_new(&step, kind, &args[1]) != XFFI_OK || path_new(&path, &self->header, step) != XFFI_OK)
+    return XFFI_FAIL;
   return return_object(result, path);
 }
 

@@ -58,6 +58,10 @@ enum {
  * are not registered. */
 int xffi_access_path_extend(xffi_object **out, xffi_object *parent, int32_t kind, const xffi_any *key) XFFI_INTERNAL;
 
+/* *out receives a new AccessStep of kind holding a copy of key (borrowed).
+ * Errors: MemoryError, RuntimeError when the type is not registered. */
+int xffi_access_step_new(xffi_object **out, int32_t kind, const xffi_any *key) XFFI_INTERNAL;
+
 /* ffi.EnumState's (c/lib/reflection/enum_state.c): __ffi_init__. */
 extern const xffi_runtime_method xffi_enum_state_methods[] XFFI_INTERNAL;
 extern const int32_t xffi_enum_state_method_count XFFI_INTERNAL;

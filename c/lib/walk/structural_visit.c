@@ -56,6 +56,20 @@ int xffi_structural_link_new(xffi_object **out, const char *type_key, void *engi
   return XFFI_OK;
 }
 
+int xffi_structural_link_copy(xffi_object **out, const xffi_object *src, int32_t type_index) {
+  /* Only tvm-ffi's members are read: src may be another runtime's walker. */
+  const structural_engine_link *from = (const structural_engine_link *)(const void *)src;
+  structural_engine_link *link =
+      xffi_runtime_object_alloc(sizeof(structural_engine_link), _Alignof(structural_engine_link), type_index);
+  if (!link) return XFFI_FAIL;
+  xffi_object_init(&link->header, type_index, link_deleter);
+  link->table = from->table;
+  link->def_region_kind = from->def_region_kind;
+  link->engine = NULL; /* the original's walk is not the copy's: its walk has ended */
+  *out = &link->header;
+  return XFFI_OK;
+}
+
 void *xffi_structural_link_engine(const xffi_object *link, const char *type_key, const char *fn) {
   if (!link) {
     xffi_error_raise(XFFI_KIND_VALUE, "%s: the %s is NULL", fn, type_key);

@@ -28,6 +28,13 @@ typedef struct structural_engine_link {
  * ("ffi.StructuralVisitor" or "ffi.StructuralMutator") to engine. */
 int xffi_structural_link_new(xffi_object **out, const char *type_key, void *engine) XFFI_INTERNAL;
 
+/* *out receives a new link of type_index (ffi.StructuralVisitor or
+ * ffi.StructuralMutator) with the table and region of src (borrowed, of
+ * that type or derived from it), as tvm-ffi's copy constructor makes it,
+ * and no walk: a copy used as a walker gets the error of a walk that has
+ * ended. Errors: MemoryError. */
+int xffi_structural_link_copy(xffi_object **out, const xffi_object *src, int32_t type_index) XFFI_INTERNAL;
+
 /* The engine behind link (borrowed), or NULL with an error raised naming fn:
  * TypeError for another kind of object, RuntimeError after its walk. */
 void *xffi_structural_link_engine(const xffi_object *link, const char *type_key, const char *fn) XFFI_INTERNAL;

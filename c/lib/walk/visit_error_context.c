@@ -11,6 +11,7 @@
  * the walk's alone to annotate. Finding paths from a record:
  * c/lib/walk/visit_error_paths.c. */
 #include <stddef.h>
+#include <string.h>
 
 #include <xffi/array.h>
 #include <xffi/structural_visit.h>
@@ -40,10 +41,14 @@ int32_t xffi_visit_error_context_type(void) {
 }
 
 int xffi_visit_error_context_is(const xffi_object *obj) {
+  if (!obj) return 0;
   int32_t known = __atomic_load_n(&context_type, __ATOMIC_ACQUIRE);
-  /* Before the type is known, nobody can have made one: the runtime types
-   * are registered before any object of theirs exists. */
-  return obj && known >= 0 && obj->type_index == known;
+  if (known >= 0) return obj->type_index == known;
+  /* Not asked for here yet: C++ code built with tvm-ffi's headers makes
+   * contexts of the index it looked up by key, so the key decides. */
+  const xffi_type_info *info = xffi_type_info_find(obj->type_index);
+  return info && info->type_key.size == sizeof(context_key) - 1 &&
+         memcmp(info->type_key.data, context_key, sizeof(context_key) - 1) == 0;
 }
 
 static void context_deleter(void *self, int flags) {
@@ -82,17 +87,19 @@ static int context_new(xffi_object **out, const xffi_any *value, xffi_object *pr
   return XFFI_OK;
 }
 
-int xffi_visit_error_context_copy(xffi_object **out, const xffi_object *src) {
+int xffi_visit_error_context_new_empty(xffi_object **out) {
   int32_t type = xffi_visit_error_context_type();
   if (type < 0) return XFFI_FAIL;
+  xffi_object *pattern = NULL;
+  if (xffi_list_new(&pattern, NULL, 0) != XFFI_OK) return XFFI_FAIL;
   visit_error_context *c = xffi_runtime_object_alloc(sizeof(visit_error_context), _Alignof(visit_error_context), type);
-  if (!c) return XFFI_FAIL;
+  if (!c) {
+    xffi_object_dec_ref(pattern);
+    return XFFI_FAIL;
+  }
   xffi_object_init(&c->header, type, context_deleter);
-  const visit_error_context *from = (const visit_error_context *)src;
-  c->reverse_visit_pattern = from ? from->reverse_visit_pattern : NULL;
-  c->prev_error_context = from ? from->prev_error_context : NULL;
-  if (c->reverse_visit_pattern) xffi_object_inc_ref(c->reverse_visit_pattern);
-  if (c->prev_error_context) xffi_object_inc_ref(c->prev_error_context);
+  c->reverse_visit_pattern = pattern;
+  c->prev_error_context = NULL;
   *out = &c->header;
   return XFFI_OK;
 }

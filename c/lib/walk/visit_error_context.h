@@ -13,12 +13,11 @@ int32_t xffi_visit_error_context_type(void) XFFI_INTERNAL;
 /* Whether obj (borrowed; may be NULL) is an ffi.VisitErrorContext. */
 int xffi_visit_error_context_is(const xffi_object *obj) XFFI_INTERNAL;
 
-/* *out receives a new ffi.VisitErrorContext whose reverse_visit_pattern and
- * prev_error_context are copies of those of src (borrowed, a context) or,
- * when src is NULL, both None (tvm-ffi's __ffi_shallow_copy__ and
- * __ffi_new__ of the type). MemoryError, or the error of registering the
- * type, otherwise. */
-int xffi_visit_error_context_copy(xffi_object **out, const xffi_object *src) XFFI_INTERNAL;
+/* *out receives a new ffi.VisitErrorContext as tvm-ffi's default
+ * constructor makes it (its __ffi_new__): an empty List as
+ * reverse_visit_pattern, no prev_error_context. MemoryError, or the error
+ * of registering the type, otherwise. */
+int xffi_visit_error_context_new_empty(xffi_object **out) XFFI_INTERNAL;
 
 /* Adds value (borrowed) to the VisitErrorContext of the raised error: at
  * the end of its reverse_visit_pattern, or as the first entry of a new

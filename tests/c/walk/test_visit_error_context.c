@@ -563,7 +563,14 @@ static void test_new_and_shallow_copy_attributes(void **state) {
   xffi_any made = xffi_any_none(), field = xffi_any_none();
   assert_int_equal(xffi_function_call(context_attr("__ffi_new__"), NULL, 0, &made), XFFI_OK);
   assert_true(xffi_visit_error_context_is(made.v_obj));
+  /* As tvm-ffi's default constructor: an empty List, no previous context. */
   assert_int_equal(xffi_object_get_field(&field, made.v_obj, "reverse_visit_pattern"), XFFI_OK);
+  assert_int_equal(field.type_index, XFFI_TYPE_LIST);
+  int64_t size = -1;
+  assert_int_equal(xffi_array_length(&size, field.v_obj), XFFI_OK);
+  assert_int_equal(size, 0);
+  xffi_any_release(&field);
+  assert_int_equal(xffi_object_get_field(&field, made.v_obj, "prev_error_context"), XFFI_OK);
   assert_int_equal(field.type_index, XFFI_TYPE_NONE);
   /* A copy shares the fields and is a new object. */
   xffi_any entry = xffi_any_int(3), recorded = xffi_any_object(context_of(&entry, 1)), pattern = xffi_any_none();
