@@ -222,14 +222,15 @@ def main():
         # The wheel's run compares its stubs with themselves: it is the reference.
         ("python_packaging.stubgen", work, [py, os.path.join(HERE, "sdist", "same_stubs.py"), packaged["wheel"][1],
          {runtime: packaged[runtime][1] for runtime in packaged}], True, None, ["stubs equal"]),
-        ("python_packaging.run_example", trees["sdist"] + "/examples/python_packaging",
+        ("python_packaging.run_example", os.path.join(trees["sdist"], "examples", "python_packaging"),
          [py, mapped, "run_example.py"], True, {runtime: packaged[runtime][0] for runtime in packaged},
          ["add_two ===========\n3\n", "add_one ===========\n4\n", "RuntimeError: This is an error",
           "a=1\nb=2\nsum=3\n"]),
         ("inline_module.cpu", work, [py, os.path.join(HERE, "sdist", "inline_cpu.py"),
          os.path.join(trees["inline_module"], "main.py")], True, None,
          ["add_one_cpu [2. 3. 4. 5. 6.]", "a 2-D input raised RuntimeError: Check failed: (x.ndim() == 1) is false: "
-          "x must be a 1D tensor"]),        ("orcjit.readme_usage", work, [py, os.path.join(HERE, "orcjit", "readme_usage.py"), orcjit_obj], True,
+          "x must be a 1D tensor"]),
+        ("orcjit.readme_usage", work, [py, os.path.join(HERE, "orcjit", "readme_usage.py"), orcjit_obj], True,
          orcjit_site, ["add(1, 2) = 3", "fail(7) raised ValueError: bad value 7", "kind orcjit implements add True"]),
     ] + [(f"tvm.{part}", work, [py, os.path.join(HERE, "tvm", "job.py"), part], True, tvm_site, [f"{part} ok"])
          for part in ("te_add_one", "relax_vm", "assert_structural_equal")]
