@@ -34,8 +34,8 @@ for set in "$@"; do
       # The tvm-ffi wheel carries the headers the layout tests compare against;
       # numpy is the real DLPack client of the tensor tests.
       python_pins+=(apache-tvm-ffi==0.1.15.post2 numpy==2.4.6 pytest==9.2.0)
-      # The wheel step builds examples/rust-wheel with scikit-build-core, without
-      # build isolation (its venv's own packages come from PyPI at test time).
+      # The wheel step builds examples/rust-wheel, and the clients step the sdist's
+      # examples/python_packaging wheel, with scikit-build-core, without build isolation.
       python_pins+=(scikit-build-core==1.1.2)
       # The formatting and lint steps run cargo fmt and cargo clippy.
       rust_components+=(rustfmt:fmt clippy:clippy)

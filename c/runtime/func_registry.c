@@ -8,7 +8,8 @@
  *
  * - The table is open addressing with linear probing over an array of
  *   pointers to immutable entries { hash, function, name }. An entry is never
- *   changed after it is published: replacing a function publishes a new
+ *   changed after it is published (but for the String its name is listed as,
+ *   which readers never read: see "Listing the names"): replacing a function publishes a new
  *   entry, removing one stores a tombstone in its slot (so probe chains that
  *   pass through it stay intact for readers in flight). The table is reached
  *   through one atomic pointer; growing it (or sweeping tombstones) builds a
@@ -48,6 +49,16 @@
  *
  * - The registry's references are released after the mutex is dropped, so a
  *   finalizer may itself use the registry.
+ *
+ * - Listing the names (xffi_function_global_names, under the mutex) hands out
+ *   a String per name that each entry (and each built-in) keeps once made: a
+ *   client that lists them again and again (the tvm_ffi package does it for
+ *   every API namespace a library registers: 51 times while importing TVM,
+ *   about 2,000 names each) then takes references instead of allocating a
+ *   String per name each time, as on tvm-ffi's own runtime, whose listings
+ *   allocate nothing per name either (bench/bench_tvm_clients.py counts).
+ *   The entry's String is its one field set after publishing; only writers,
+ *   under the mutex, read or set it, and it is released with the entry.
  *
  * - Cache lines. A lookup writes only its own reader record and the
  *   reference count of the function it finds; all else it reads (the table
@@ -102,9 +113,10 @@ static inline size_t whole_lines(size_t bytes) { return (bytes + CACHE_LINE - 1)
  * "Reclamation"). Writers only; it lies after everything readers read. */
 typedef struct retired {
   struct retired *next;
-  uint64_t epoch;    /* the global epoch when it was unpublished */
-  void *block;       /* the entry or table, freed with xffi_free_aligned */
-  xffi_object *func; /* an entry's function reference (released too), or NULL */
+  uint64_t epoch;           /* the global epoch when it was unpublished */
+  void *block;              /* the entry or table, freed with xffi_free_aligned */
+  xffi_object *func;        /* an entry's function reference (released too), or NULL */
+  xffi_object *name_string; /* an entry's listed name (released too), or NULL */
 } retired;
 
 /* Where the retired link of a block whose readable part is used bytes lies. */
@@ -121,7 +133,8 @@ typedef struct entry {
   size_t len;
   size_t doc_len;
   size_t metadata_len;
-  char name[]; /* len bytes and a NUL, then the doc and the metadata, each with a NUL */
+  xffi_object *name_string; /* the name as a String once listed (see "Listing the names"), or NULL */
+  char name[];              /* len bytes and a NUL, then the doc and the metadata, each with a NUL */
 } entry;
 
 static inline const char *entry_doc(const entry *e) { return e->name + e->len + 1; }
@@ -137,7 +150,7 @@ typedef struct table {
 static _Alignas(CACHE_LINE) union {
   entry e;
   char line[CACHE_LINE];
-} tombstone_line = {{0, NULL, SIZE_MAX, 0, 0}};
+} tombstone_line = {{0, NULL, SIZE_MAX, 0, 0, NULL}};
 #define TOMBSTONE (&tombstone_line.e)
 
 #define INITIAL_CAPACITY 64
@@ -431,11 +444,12 @@ static table *table_new(size_t capacity) {
  * part is readable_bytes long, on the retired list, tagged with the current
  * epoch. func is the entry's function reference, stolen (released with the
  * entry), or NULL for a table. Writers only. */
-static void retire(void *block, size_t readable_bytes, xffi_object *func) {
+static void retire(void *block, size_t readable_bytes, xffi_object *func, xffi_object *name_string) {
   retired *link = (retired *)((char *)block + retired_link_offset(readable_bytes));
   link->epoch = atomic_load_explicit(&current.epoch, memory_order_relaxed);
   link->block = block;
   link->func = func;
+  link->name_string = name_string;
   link->next = retired_list;
   retired_list = link;
   retired_count++;
@@ -462,9 +476,10 @@ static retired *detach_reclaimable(void) {
 static void release_retired(retired *ready) {
   while (ready) {
     retired *next = ready->next; /* the link lies inside the block */
-    xffi_object *func = ready->func;
+    xffi_object *func = ready->func, *name_string = ready->name_string;
     xffi_free_aligned(ready->block);
     if (func) xffi_object_dec_ref(func);
+    if (name_string) xffi_object_dec_ref(name_string);
     ready = next;
   }
 }
@@ -490,7 +505,7 @@ static int reserve_one(void) {
   }
   atomic_store_explicit(&current.table, fresh, memory_order_seq_cst);
   used_count = used;
-  if (t) retire(t, table_readable_bytes(t->mask + 1), NULL);
+  if (t) retire(t, table_readable_bytes(t->mask + 1), NULL, NULL);
   return XFFI_OK;
 }
 
@@ -502,7 +517,7 @@ static entry *entry_new(uint64_t hash, xffi_byte_array name, xffi_object *func, 
                         xffi_byte_array metadata) {
   size_t slack = SIZE_MAX - sizeof(entry) - sizeof(retired) - 2 * CACHE_LINE - 3;
   if (name.size > slack || doc.size > slack - name.size || metadata.size > slack - name.size - doc.size) return NULL;
-  entry header = {hash, func, name.size, doc.size, metadata.size};
+  entry header = {hash, func, name.size, doc.size, metadata.size, NULL};
   size_t bytes = retired_link_offset(entry_readable_bytes(&header)) + sizeof(retired);
   entry *e = xffi_alloc_aligned(CACHE_LINE, whole_lines(bytes));
   if (!e) return NULL;
@@ -521,7 +536,7 @@ static entry *entry_new(uint64_t hash, xffi_byte_array name, xffi_object *func, 
 
 /* Retires the entry the caller just unpublished, with the registry's
  * reference to its function (if any). Writers only. */
-static void retire_entry(entry *e) { retire(e, entry_readable_bytes(e), e->func); }
+static void retire_entry(entry *e) { retire(e, entry_readable_bytes(e), e->func, e->name_string); }
 
 /* Frees what the epoch allows, after the caller's write, and drops the lock. */
 static void unlock_and_reclaim(void) {
@@ -676,14 +691,21 @@ size_t xffi_testing_registry_reclaim(void) {
   return waiting;
 }
 
-/* Writes a new String of name to out_names[*written] if there is room
- * (*written grows), counting it in *total either way. */
-static int list_name(xffi_object **out_names, size_t capacity, size_t *written, size_t *total, const char *name,
-                     size_t len) {
+/* The built-ins' listed names (see "Listing the names"): builtin_count
+ * Strings, each NULL until first listed; kept for the process's life.
+ * Writers only, under the lock. */
+static xffi_object **builtin_name_strings;
+
+/* Writes a new reference to the String of name to out_names[*written] if
+ * there is room (*written grows), counting it in *total either way. The
+ * String is *cached, made there on first use (the cache keeps its reference). */
+static int list_name(xffi_object **out_names, size_t capacity, size_t *written, size_t *total, xffi_object **cached,
+                     const char *name, size_t len) {
   ++*total;
   if (*written >= capacity) return XFFI_OK;
-  if (xffi_string_new(&out_names[*written], name, len) != XFFI_OK) return XFFI_FAIL;
-  ++*written;
+  if (!*cached && xffi_string_new(cached, name, len) != XFFI_OK) return XFFI_FAIL;
+  xffi_object_inc_ref(*cached);
+  out_names[(*written)++] = *cached;
   return XFFI_OK;
 }
 
@@ -702,17 +724,26 @@ int xffi_function_global_names(xffi_object **out_names, int64_t *out_count, int6
   table *t = atomic_load_explicit(&current.table, memory_order_relaxed);
   size_t written = 0, total = 0;
   int status = XFFI_OK;
+  if (!builtin_name_strings && capacity > 0 && builtins > 0) {
+    builtin_name_strings = xffi_alloc(builtins * sizeof(xffi_object *));
+    if (builtin_name_strings)
+      memset(builtin_name_strings, 0, builtins * sizeof(xffi_object *));
+    else
+      status = xffi_error_raise_out_of_memory();
+  }
   /* Entries with a function, then the built-ins no entry overrides or hides. */
   for (size_t i = 0; t && i <= t->mask && status == XFFI_OK; ++i) {
     entry *e = atomic_load_explicit(&t->slots[i], memory_order_relaxed);
     if (!e || e == TOMBSTONE || !e->func) continue;
-    status = list_name(out_names, capacity, &written, &total, e->name, e->len);
+    status = list_name(out_names, capacity, &written, &total, &e->name_string, e->name, e->len);
   }
   for (size_t i = 0; i < builtins && status == XFFI_OK; ++i) {
     const char *name = xffi_builtin_at(i)->name;
     size_t len = strlen(name);
     if (find_slot(t, name_hash(name, len), name, len)) continue;
-    status = list_name(out_names, capacity, &written, &total, name, len);
+    xffi_object *uncached = NULL; /* when counting only (capacity 0) nothing is listed */
+    status = list_name(out_names, capacity, &written, &total,
+                       builtin_name_strings ? &builtin_name_strings[i] : &uncached, name, len);
   }
   xffi_mutex_unlock(&writer_lock);
   if (status != XFFI_OK) {

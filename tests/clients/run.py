@@ -10,6 +10,17 @@ Clients (each case runs on both runtimes; its id is CLIENT.CASE):
                    with its CMake, loaded from NumPy (load_numpy) and from a C++
                    host (load_cpp: Module::LoadFromFile, mod->GetFunction)
   stable_c_abi.*   examples/stable_c_abi: a C kernel library and a C host
+  abi_overview.*   examples/abi_overview/example_code.c, compiled with
+                   tvm-ffi-config's flags as its header says, its snippets
+                   driven by tests/clients/sdist/abi_overview_drive.c
+  python_packaging.* examples/python_packaging: its wheel built as its README
+                   says (pip, scikit-build-core, CMake; the build's stub
+                   generation loads the library through tvm_ffi) once per
+                   runtime, installed, its run_example.py run; the stubs
+                   generated on the drop-in equal those generated on the wheel
+  inline_module.*  the CPU part of examples/inline_module: its C++ source
+                   built by tvm_ffi.cpp.load_inline and called
+                   (tests/clients/sdist/inline_cpu.py)
   orcjit.*         apache-tvm-ffi-orcjit 0.1.3 (PyPI, --no-deps beside the
                    installed apache-tvm-ffi): its README usage on an object file
                    (tests/clients/orcjit/): load, call, an error coming back
@@ -65,10 +76,15 @@ def cmake_example(tree, name, log):
             raise RuntimeError(f"{' '.join(cmd)} failed in {tree}:\n{done.stdout}{done.stderr}")
 
 
+def tvm_ffi_config(option):
+    return subprocess.run([sys.executable, "-m", "tvm_ffi.config", option], check=True, capture_output=True,
+                          text=True).stdout.split()
+
+
 def prepare_examples(work, sdist_cache, log):
     sdist = peer.fetch_sdist(sdist_cache)
-    trees = {}
-    for example in ("quickstart", "stable_c_abi"):
+    trees = {"sdist": sdist}
+    for example in ("quickstart", "stable_c_abi", "abi_overview", "inline_module"):
         tree = os.path.join(work, example)
         shutil.rmtree(tree, ignore_errors=True)
         shutil.copytree(os.path.join(sdist, "examples", example), tree)
@@ -77,7 +93,47 @@ def prepare_examples(work, sdist_cache, log):
     cmake_example(trees["quickstart"], "load_cpp", log)
     cmake_example(trees["stable_c_abi"], "kernel", log)
     cmake_example(trees["stable_c_abi"], "load", log)
+    # abi_overview's header: gcc with tvm-ffi-config's flags and its libdir as rpath.
+    drive = os.path.join(trees["abi_overview"], "abi_overview_drive")
+    cmd = (["gcc"] + tvm_ffi_config("--cflags") + ["-I", trees["abi_overview"],
+           os.path.join(HERE, "sdist", "abi_overview_drive.c")] + tvm_ffi_config("--ldflags") +
+           tvm_ffi_config("--libs") + [f"-Wl,-rpath,{tvm_ffi_config('--libdir')[0]}", "-o", drive])
+    done = sh(cmd, trees["abi_overview"], log=log)
+    if done.returncode != 0:
+        raise RuntimeError(f"compiling abi_overview failed:\n{done.stderr}")
     return trees
+
+
+def prepare_python_packaging(work, sdist, overlay, log):
+    """examples/python_packaging's wheel, built as its README says (pip builds
+    the project with scikit-build-core and CMake; --no-build-isolation so the
+    build uses the pinned apache-tvm-ffi and scikit-build-core installed here,
+    not the newest on PyPI), once per runtime: the build's stub generation
+    loads the built library through tvm_ffi. Each is installed with --no-deps
+    into a site of its own. Returns {runtime: (site, stub file, error or None)}."""
+    built = {}
+    for runtime in ("wheel", "xffi"):
+        base = os.path.join(work, "python_packaging", runtime)
+        shutil.rmtree(base, ignore_errors=True)
+        tree = os.path.join(base, "project")
+        shutil.copytree(os.path.join(sdist, "examples", "python_packaging"), tree)
+        env = dict(os.environ)
+        env.pop("PYTHONPATH", None)
+        if runtime == "xffi":
+            env["PYTHONPATH"] = overlay
+        site = os.path.join(base, "site")
+        error = None
+        for cmd in ([sys.executable, "-m", "pip", "wheel", "-q", "--no-build-isolation", "--no-deps", "-w",
+                     os.path.join(base, "dist"), tree],
+                    [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", site, "--find-links",
+                     os.path.join(base, "dist"), "--no-index", "my-ffi-extension"]):
+            done = sh(cmd, base, env=env, log=log)
+            if done.returncode != 0:
+                lines = (done.stdout + done.stderr).strip().splitlines()
+                error = f"pip {cmd[3]} failed: {lines[-1] if lines else ''}"
+                break
+        built[runtime] = (site, os.path.join(tree, "python", "my_ffi_extension", "_ffi_api.py"), error)
+    return built
 
 
 def prepare_orcjit(work, log):
@@ -143,6 +199,9 @@ def main():
     trees = prepare_examples(work, os.path.abspath(args.sdist_cache), log)
     timings["sdist examples (fetch, build)"] = time.monotonic() - start
     start = time.monotonic()
+    packaged = prepare_python_packaging(work, trees["sdist"], overlay, log)
+    timings["python_packaging (two wheels built, installed)"] = time.monotonic() - start
+    start = time.monotonic()
     orcjit_site, orcjit_obj = prepare_orcjit(work, log)
     timings["orcjit (install, compile)"] = time.monotonic() - start
     start = time.monotonic()
@@ -150,12 +209,27 @@ def main():
     timings["tvm (install)"] = time.monotonic() - start
 
     py = sys.executable
+    mapped = os.path.join(HERE, "sdist", "mapped.py")
     cases = [
-        # id, cwd, command, python?, extra PYTHONPATH, expected output parts
-        ("quickstart.load_numpy", trees["quickstart"], [py, "load/load_numpy.py"], True, None, ["[2. 3. 4. 5. 6.]"]),
+        # id, cwd, command, python?, extra PYTHONPATH (or one per runtime), expected output parts
+        ("quickstart.load_numpy", trees["quickstart"], [py, mapped, "load/load_numpy.py"], True, None,
+         ["[2. 3. 4. 5. 6.]"]),
         ("quickstart.load_cpp", trees["quickstart"], ["build/load_cpp"], False, None, ["[ 2 3 4 5 6 ]"]),
         ("stable_c_abi.load", trees["stable_c_abi"], ["build/load"], False, None,
          ["[ 2.000000 3.000000 4.000000 5.000000 6.000000 ]"]),
+        ("abi_overview.snippets", trees["abi_overview"], ["./abi_overview_drive"], False, None,
+         ["abi_overview ok", "ValueError: Expected at least 2 arguments"]),
+        # The wheel's run compares its stubs with themselves: it is the reference.
+        ("python_packaging.stubgen", work, [py, os.path.join(HERE, "sdist", "same_stubs.py"), packaged["wheel"][1],
+         {runtime: packaged[runtime][1] for runtime in packaged}], True, None, ["stubs equal"]),
+        ("python_packaging.run_example", os.path.join(trees["sdist"], "examples", "python_packaging"),
+         [py, mapped, "run_example.py"], True, {runtime: packaged[runtime][0] for runtime in packaged},
+         ["add_two ===========\n3\n", "add_one ===========\n4\n", "RuntimeError: This is an error",
+          "a=1\nb=2\nsum=3\n"]),
+        ("inline_module.cpu", work, [py, os.path.join(HERE, "sdist", "inline_cpu.py"),
+         os.path.join(trees["inline_module"], "main.py")], True, None,
+         ["add_one_cpu [2. 3. 4. 5. 6.]", "a 2-D input raised RuntimeError: Check failed: (x.ndim() == 1) is false: "
+          "x must be a 1D tensor"]),
         ("orcjit.readme_usage", work, [py, os.path.join(HERE, "orcjit", "readme_usage.py"), orcjit_obj], True,
          orcjit_site, ["add(1, 2) = 3", "fail(7) raised ValueError: bad value 7", "kind orcjit implements add True"]),
     ] + [(f"tvm.{part}", work, [py, os.path.join(HERE, "tvm", "job.py"), part], True, tvm_site, [f"{part} ok"])
@@ -167,7 +241,16 @@ def main():
             continue
         for runtime in ("wheel", "xffi"):
             env = dict(os.environ)
-            paths = ([overlay] if runtime == "xffi" and is_python else []) + ([extra_path] if extra_path else [])
+            # A build failed on one runtime fails that runtime's cases.
+            if case.startswith("python_packaging.") and packaged[runtime][2]:
+                run_command, run_extra = [py, "-c", f"raise SystemExit({packaged[runtime][2]!r})"], None
+            else:
+                run_command = [part[runtime] if isinstance(part, dict) else part for part in command]
+                run_extra = extra_path[runtime] if isinstance(extra_path, dict) else extra_path
+            # load_inline's cache, fresh per run, so each runtime compiles its own module.
+            env["TVM_FFI_CACHE_DIR"] = os.path.join(work, "tvm-ffi-cache", runtime)
+            shutil.rmtree(env["TVM_FFI_CACHE_DIR"], ignore_errors=True)
+            paths = ([overlay] if runtime == "xffi" and is_python else []) + ([run_extra] if run_extra else [])
             if paths:
                 env["PYTHONPATH"] = os.pathsep.join(paths)
             else:
@@ -175,7 +258,7 @@ def main():
             if runtime == "xffi" and not is_python:
                 env["LD_LIBRARY_PATH"] = dropin_dir
             began = time.monotonic()
-            done = sh(command, cwd, env=env, log=log)
+            done = sh(run_command, cwd, env=env, log=log)
             took = time.monotonic() - began
             output = done.stdout + done.stderr
             why = None
@@ -187,7 +270,7 @@ def main():
                 if is_python and "runtime [" in output and dropin_dir not in output:
                     why = "the drop-in is not the runtime mapped"
                 if not is_python:
-                    ldd = sh(["ldd", command[0]], cwd, env=env).stdout
+                    ldd = sh(["ldd", run_command[0]], cwd, env=env).stdout
                     if os.path.join(dropin_dir, "libtvm_ffi.so") not in ldd:
                         why = "libtvm_ffi.so does not resolve to the drop-in"
             listed = known.get((case, runtime))

@@ -519,7 +519,9 @@ static void test_function_create_call_and_register_fail_cleanly(void **state) {
   }
   sweep_done(n, 1);
   assert_int_equal(xffi_object_strong_count(f), 2);
-  /* Listing the names under failure writes nothing. */
+  /* Listing the names under failure writes nothing; the registry may keep
+   * the Strings it made for names before the failure (it keeps each name's
+   * String for later listings). */
   int64_t total = 0;
   assert_int_equal(xffi_function_global_names(NULL, &total, 0), XFFI_OK);
   xffi_object **names = calloc((size_t)total + 8, sizeof(*names));
@@ -533,7 +535,7 @@ static void test_function_create_call_and_register_fail_cleanly(void **state) {
       for (int64_t i = 0; i < count; ++i) xffi_object_dec_ref(names[i]);
       break;
     }
-    expect_out_of_memory(rc, n);
+    expect_out_of_memory_keeping(rc, n);
     for (int64_t i = 0; i < total + 8; ++i) assert_null(names[i]);
   }
   sweep_done(n, 1);

@@ -267,6 +267,73 @@ static void test_bad_input_is_reported(void **state) {
   xffi_object_dec_ref(s);
 }
 
+/* Every name listed, as new references (*out_count of them; free the array). */
+static xffi_object **list_names(int64_t *out_count) {
+  int64_t total = 0;
+  assert_int_equal(xffi_function_global_names(NULL, &total, 0), XFFI_OK);
+  xffi_object **names = calloc((size_t)total + 1, sizeof *names);
+  assert_non_null(names);
+  assert_int_equal(xffi_function_global_names(names, out_count, total), XFFI_OK);
+  assert_int_equal(*out_count, total);
+  return names;
+}
+
+static xffi_object *find_listed(xffi_object **names, int64_t count, const char *name) {
+  for (int64_t i = 0; i < count; ++i) {
+    xffi_byte_array b = xffi_string_cell_of_unchecked(names[i]);
+    if (b.size == strlen(name) && memcmp(b.data, name, b.size) == 0) return names[i];
+  }
+  return NULL;
+}
+
+static void release_names(xffi_object **names, int64_t count) {
+  for (int64_t i = 0; i < count; ++i) xffi_object_dec_ref(names[i]);
+  free(names);
+}
+
+/* Clients list the names again and again (the tvm_ffi package once per API
+ * namespace): each name's String is made once and shared after that. */
+static void test_listing_again_shares_each_names_string_and_allocates_nothing(void **state) {
+  (void)state;
+  xffi_object *f = make(3);
+  assert_int_equal(xffi_function_global_register("test.registry.listed.twice", f, 0), XFFI_OK);
+  int64_t first_count = 0, second_count = 0;
+  xffi_object **first = list_names(&first_count);
+  xffi_object *listed = find_listed(first, first_count, "test.registry.listed.twice");
+  assert_non_null(listed);
+  assert_int_equal(xffi_object_strong_count(listed), 2); /* the registry's and this list's */
+
+  int64_t total = 0;
+  assert_int_equal(xffi_function_global_names(NULL, &total, 0), XFFI_OK);
+  xffi_object **second = calloc((size_t)total + 1, sizeof *second);
+  assert_non_null(second);
+  failing_allocator_fail_after(0); /* any allocation would now fail the listing */
+  int status = xffi_function_global_names(second, &second_count, total);
+  failing_allocator_fail_after(-1);
+  assert_int_equal(status, XFFI_OK);
+  assert_int_equal(second_count, first_count);
+  for (int64_t i = 0; i < first_count; ++i) assert_ptr_equal(second[i], first[i]);
+  assert_int_equal(xffi_object_strong_count(listed), 3);
+
+  /* Removing the function releases the registry's String; the lists keep theirs. */
+  assert_int_equal(xffi_function_global_erase("test.registry.listed.twice"), XFFI_OK);
+  assert_int_equal(xffi_object_strong_count(listed), 2);
+  xffi_byte_array text = xffi_string_cell_of_unchecked(listed);
+  assert_memory_equal(text.data, "test.registry.listed.twice", text.size);
+  release_names(second, second_count);
+  release_names(first, first_count);
+  /* A name registered again is a String of its own, made when next listed. */
+  assert_int_equal(xffi_function_global_register("test.registry.listed.twice", f, 0), XFFI_OK);
+  first = list_names(&first_count);
+  listed = find_listed(first, first_count, "test.registry.listed.twice");
+  assert_non_null(listed);
+  assert_int_equal(xffi_object_strong_count(listed), 2);
+  release_names(first, first_count);
+  assert_int_equal(xffi_function_global_erase("test.registry.listed.twice"), XFFI_OK);
+  assert_int_equal(xffi_object_strong_count(f), 1);
+  xffi_object_dec_ref(f);
+}
+
 int main(void) {
   failing_allocator_install();
   const struct CMUnitTest tests[] = {
@@ -279,6 +346,7 @@ int main(void) {
       cmocka_unit_test(test_names_are_bytes_and_get_bytes_needs_no_nul),
       cmocka_unit_test(test_many_names_survive_growth_and_tombstone_sweeps),
       cmocka_unit_test(test_lookup_allocates_nothing),
+      cmocka_unit_test(test_listing_again_shares_each_names_string_and_allocates_nothing),
       cmocka_unit_test(test_finalizer_may_use_the_registry),
       cmocka_unit_test(test_bad_input_is_reported),
   };
