@@ -180,6 +180,7 @@ macro_rules! register_types_at_load {
 /// # Safety
 /// The safe-call contract (see [`export_func!`](crate::export_func)).
 #[doc(hidden)]
+#[inline(always)]
 pub unsafe fn call(
     name: &str,
     args: *const crate::sys::xffi_any,
@@ -187,21 +188,22 @@ pub unsafe fn call(
     result: *mut crate::sys::xffi_any,
     f: impl FnOnce(&[AnyView<'_>]) -> Result<Any>,
 ) -> c_int {
-    if result.is_null() {
-        return fail(Error::value_error(&format!(
-            "{name}: result is NULL (expected a pointer to an xffi_any to receive the result)"
-        )));
+    // The contract's tests, ordered so that a call with no arguments never
+    // tests `args`; their messages are built out of line (`bad_call`), so
+    // the call sets up no frame for them.
+    if result.is_null() || num_args < 0 {
+        return bad_call(name, args, num_args, result);
     }
-    if num_args < 0 {
-        return fail(Error::value_error(&format!("{name}: num_args is {num_args} (expected 0 or more)")));
-    }
-    if args.is_null() && num_args > 0 {
-        return fail(Error::value_error(&format!("{name}: args is NULL but num_args is {num_args}")));
-    }
+    let views = if num_args == 0 {
+        &[]
+    } else if args.is_null() {
+        return bad_call(name, args, num_args, result);
+    } else {
+        // SAFETY: the caller's contract: args (checked non-NULL) holds
+        // num_args (checked > 0) valid values, live for the call.
+        unsafe { AnyView::slice_from_raw(args, num_args as usize) }
+    };
     let status = crate::ffi_boundary!(name, {
-        // SAFETY: the caller's contract: args holds num_args (checked >= 0)
-        // valid values, live for the call.
-        let views = unsafe { AnyView::slice_from_raw(args, num_args as usize) };
         match f(views) {
             Ok(value) => {
                 // SAFETY: checked non-NULL; the caller owns *result and left nothing in it.
@@ -212,6 +214,20 @@ pub unsafe fn call(
         }
     });
     if status == crate::sys::XFFI_OK { status } else { forward_raised() }
+}
+
+/// The error of a call that breaks the safe-call contract (see `call`).
+#[cold]
+#[inline(never)]
+fn bad_call(name: &str, args: *const crate::sys::xffi_any, num_args: i32, result: *mut crate::sys::xffi_any) -> c_int {
+    fail(Error::value_error(&if result.is_null() {
+        format!("{name}: result is NULL (expected a pointer to an xffi_any to receive the result)")
+    } else if num_args < 0 {
+        format!("{name}: num_args is {num_args} (expected 0 or more)")
+    } else {
+        debug_assert!(args.is_null());
+        format!("{name}: args is NULL but num_args is {num_args}")
+    }))
 }
 
 /// Raises `err` where the caller will look for it (see `forward_raised`).
@@ -230,16 +246,28 @@ fn forward_raised() -> c_int {
 
 /// A TypeError unless there are exactly `expected` arguments.
 #[doc(hidden)]
+#[inline]
 pub fn check_count(name: &str, views: &[AnyView<'_>], expected: usize) -> Result<()> {
-    if views.len() == expected {
-        Ok(())
-    } else {
-        Err(Error::type_error(&format!("{name}: expected {expected} arguments, got {}", views.len())))
-    }
+    if views.len() == expected { Ok(()) } else { Err(wrong_count(name, expected, views.len())) }
+}
+
+/// The TypeError of `check_count`, out of line.
+#[cold]
+#[inline(never)]
+fn wrong_count(name: &str, expected: usize, got: usize) -> Error {
+    Error::type_error(&format!("{name}: expected {expected} arguments, got {got}"))
 }
 
 /// Converts argument `index`; a failure keeps its kind and names the argument.
 #[doc(hidden)]
+#[inline]
 pub fn arg<'v, T: FromAnyView<'v>>(name: &str, index: usize, view: &'v AnyView<'_>) -> Result<T> {
-    T::from_view(view).map_err(|e| e.context(&format!("{name}: argument {index}")))
+    T::from_view(view).map_err(|e| argument_error(name, index, e))
+}
+
+/// The error of argument `index`, out of line: `e` with the argument named.
+#[cold]
+#[inline(never)]
+fn argument_error(name: &str, index: usize, e: Error) -> Error {
+    e.context(&format!("{name}: argument {index}"))
 }
