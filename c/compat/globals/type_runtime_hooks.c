@@ -222,7 +222,7 @@ static int check_bigint_hook(const char *fn, const xffi_any *args, int32_t num_a
   if (xffi_global_check_call(fn, args, num_args, expected, result) != XFFI_OK) return XFFI_FAIL;
   for (int i = 0; i < want_objects; ++i)
     if (!xffi_any_is_object(&args[i])) {
-      char what[16];
+      char what[24]; /* "argument " and any int */
       snprintf(what, sizeof(what), "argument %d", i);
       return xffi_raise_arg(XFFI_KIND_TYPE, fn, what, "expected ffi.Object, got %s", xffi_any_kind_name(&args[i]));
     }
