@@ -15,7 +15,10 @@
  * XFFI_NO_FOREIGN_RUNTIME (cmake/tvm_ffi_dropin.cmake), where there is
  * never another runtime, and so stays within its size. */
 #include <stdatomic.h>
+#include <stdio.h>
 #include <string.h>
+
+#include <xffi/tvm_ffi.h>
 
 #include "runtime/check.h"
 #include "runtime/type_internal.h"
@@ -31,7 +34,29 @@ void *xffi_foreign_symbol(const char *name) {
 
 #ifdef XFFI_NO_FOREIGN_RUNTIME
 
+atomic_int xffi_foreign_state_ = 1; /* never another runtime */
+
 int xffi_foreign_runtime_present(void) { return 0; }
+int xffi_foreign_runtime_check(const char *what, const char *key, size_t key_size) {
+  (void)what, (void)key, (void)key_size;
+  return XFFI_OK;
+}
+
+int xffi_foreign_global_set(xffi_byte_array name, xffi_object *func, int allow_override) {
+  (void)name, (void)func, (void)allow_override;
+  return XFFI_OK;
+}
+
+int xffi_foreign_global_get(xffi_object **out, xffi_byte_array name) {
+  (void)name;
+  *out = NULL;
+  return XFFI_OK;
+}
+
+int xffi_foreign_global_remove(xffi_byte_array name) {
+  (void)name;
+  return XFFI_OK;
+}
 void xffi_foreign_runtime_forget(void) {}
 
 int xffi_foreign_type_index(int32_t *out, int *created, const char *key, size_t size, int32_t static_index,
@@ -54,22 +79,93 @@ int xffi_foreign_tell_attr(int32_t type_index, const char *name, size_t name_siz
 
 #else
 
-/* 0 not yet probed, 1 no other runtime, 2 one: read on every Function
- * creation and type registration, so the probe (a dlsym) runs once. */
-static atomic_int foreign_state;
+/* What this xffi needs of the other runtime: tvm-ffi's 0.1 ABI (the layouts
+ * it shares), as TVMFFIGetVersion reports it (the one entry point tvm-ffi
+ * keeps stable across every ABI), and these entry points. */
+#  define BOUND_ABI_MAJOR 0u
+#  define BOUND_ABI_MINOR 1u
+static const char *const needed_entry_points[] = {
+    "TVMFFIErrorSetRaised",    "TVMFFIErrorMoveFromRaised", "TVMFFITypeKeyToIndex",       "TVMFFITypeGetOrAllocIndex",
+    "TVMFFITypeRegisterField", "TVMFFITypeRegisterMethod",  "TVMFFITypeRegisterMetadata", "TVMFFITypeRegisterAttr",
+    "TVMFFIFunctionSetGlobal", "TVMFFIFunctionGetGlobal"};
 
-int xffi_foreign_runtime_present(void) {
-  int state = atomic_load_explicit(&foreign_state, memory_order_relaxed);
-  if (XFFI_UNLIKELY(state == 0)) {
-    state = xffi_foreign_symbol("TVMFFIErrorSetRaised") ? 2 : 1;
-    atomic_store_explicit(&foreign_state, state, memory_order_relaxed);
+typedef void (*get_version_fn)(xffi_tvm_version *out);
+
+/* 0 not yet probed, 1 no other runtime, 2 one this xffi binds to, 3 one it
+ * cannot bind to (bind_failure says why): read on every Function creation,
+ * type registration and global registration, so the probe runs once. */
+atomic_int xffi_foreign_state_;
+static xffi_mutex probe_lock = XFFI_MUTEX_INITIALIZER;
+static char bind_failure[320]; /* written under probe_lock before state 3 is published */
+
+/* Whether the runtime that defines found binds; if not, bind_failure says
+ * which runtime it is (its library) and what it lacks. */
+static int runtime_binds(void *found) {
+  xffi_frame_description where = {NULL, NULL, 0};
+  xffi_platform_describe_frame(found, &where);
+  const char *library = where.module ? where.module : "a library of unknown path";
+  union {
+    void *p;
+    get_version_fn f;
+  } version = {xffi_foreign_symbol("TVMFFIGetVersion")};
+  if (!version.p) {
+    snprintf(bind_failure, sizeof bind_failure,
+             "xffi cannot bind to the process's tvm-ffi runtime (%s): it has no TVMFFIGetVersion, so its ABI is "
+             "unknown; xffi needs tvm-ffi's ABI %u.%u",
+             library, BOUND_ABI_MAJOR, BOUND_ABI_MINOR);
+    return 0;
   }
-  return state == 2;
+  xffi_tvm_version v = {0, 0, 0};
+  version.f(&v);
+  if (v.major != BOUND_ABI_MAJOR || v.minor != BOUND_ABI_MINOR) {
+    snprintf(bind_failure, sizeof bind_failure,
+             "xffi cannot bind to the process's tvm-ffi runtime (%s): it serves tvm-ffi's ABI %u.%u.%u; xffi needs "
+             "tvm-ffi's ABI %u.%u",
+             library, (unsigned)v.major, (unsigned)v.minor, (unsigned)v.patch, BOUND_ABI_MAJOR, BOUND_ABI_MINOR);
+    return 0;
+  }
+  for (size_t k = 0; k < sizeof needed_entry_points / sizeof *needed_entry_points; ++k) {
+    if (xffi_foreign_symbol(needed_entry_points[k])) continue;
+    snprintf(bind_failure, sizeof bind_failure,
+             "xffi cannot bind to the process's tvm-ffi runtime (%s, ABI %u.%u.%u): it has no %s, which xffi needs",
+             library, (unsigned)v.major, (unsigned)v.minor, (unsigned)v.patch, needed_entry_points[k]);
+    return 0;
+  }
+  return 1;
+}
+
+/* The probe itself, once (kept out of line: every lookup miss reads the state). */
+#  if defined(__GNUC__)
+__attribute__((noinline, cold))
+#  endif
+static int
+probe(void) {
+  xffi_mutex_lock(&probe_lock);
+  int state = atomic_load_explicit(&xffi_foreign_state_, memory_order_relaxed);
+  if (state == 0) {
+    void *found = xffi_foreign_symbol("TVMFFIErrorSetRaised");
+    state = !found ? 1 : runtime_binds(found) ? 2 : 3;
+    atomic_store_explicit(&xffi_foreign_state_, state, memory_order_release);
+  }
+  xffi_mutex_unlock(&probe_lock);
+  return state;
+}
+
+static inline int probed_state(void) {
+  int state = atomic_load_explicit(&xffi_foreign_state_, memory_order_acquire);
+  return XFFI_LIKELY(state != 0) ? state : probe();
+}
+
+int xffi_foreign_runtime_present(void) { return probed_state() - 1; }
+
+int xffi_foreign_runtime_check(const char *what, const char *key, size_t key_size) {
+  if (XFFI_LIKELY(probed_state() != 3)) return XFFI_OK;
+  return xffi_error_raise(XFFI_KIND_RUNTIME, "%s '%.*s': %s", what, (int)key_size, key, bind_failure);
 }
 
 void xffi_foreign_runtime_forget(void) {
   int none = 1;
-  atomic_compare_exchange_strong_explicit(&foreign_state, &none, 0, memory_order_relaxed, memory_order_relaxed);
+  atomic_compare_exchange_strong_explicit(&xffi_foreign_state_, &none, 0, memory_order_relaxed, memory_order_relaxed);
 }
 
 typedef int (*key_to_index_fn)(const xffi_byte_array *key, int32_t *out);
@@ -106,6 +202,8 @@ int xffi_foreign_type_index(int32_t *out, int *created, const char *key, size_t 
       depth != parent->type_depth + 1 || depth > XFFI_TYPE_MAX_DEPTH || num_child_slots < 0 ||
       num_child_slots > XFFI_TYPE_MAX_CHILD_SLOTS || !xffi_foreign_runtime_present())
     return XFFI_OK;
+  /* A runtime this xffi cannot bind to never gets a private index in its place. */
+  if (xffi_foreign_runtime_check("registering", key, size) != XFFI_OK) return XFFI_FAIL;
   union {
     void *p;
     key_to_index_fn f;
@@ -160,6 +258,95 @@ int xffi_foreign_tell_attr(int32_t type_index, const char *name, size_t name_siz
   } call = {needed("TVMFFITypeRegisterAttr", key)};
   xffi_byte_array text = {name, name_size};
   return call.p ? adopted(call.f(type_index, &text, value), "TVMFFITypeRegisterAttr", key) : XFFI_FAIL;
+}
+
+/* ---- The global function registry ---- */
+
+typedef int (*set_global_fn)(const xffi_byte_array *name, void *func, int allow_override);
+typedef int (*get_global_fn)(const xffi_byte_array *name, void **out);
+
+/* Set while this thread asks the other runtime's registry: a runtime that
+ * asks back (another copy of xffi bound to this one) finds nothing here. */
+static _Thread_local int asking_other_registry;
+
+/* The other runtime's failure as this runtime's error, naming the global. */
+static int global_failed(const char *entry_point, xffi_byte_array name) {
+  if (!xffi_error_adopt_tvm_raised())
+    xffi_error_raise(XFFI_KIND_RUNTIME, "global function '%.*s': %s failed in the process's tvm-ffi runtime",
+                     (int)name.size, name.data, entry_point);
+  return XFFI_FAIL;
+}
+
+int xffi_foreign_global_set(xffi_byte_array name, xffi_object *func, int allow_override) {
+  int present = xffi_foreign_runtime_present();
+  if (!present) return XFFI_OK;
+  if (xffi_foreign_runtime_check("registering the global function", name.data, name.size) != XFFI_OK) return XFFI_FAIL;
+  union {
+    void *p;
+    set_global_fn f;
+  } set = {xffi_foreign_symbol("TVMFFIFunctionSetGlobal")};
+  if (!set.p) return XFFI_OK; /* the probe found it: the runtime was unloaded since */
+  /* A taken name is this API's ValueError (xffi/function.h), not the
+   * other runtime's RuntimeError. */
+  xffi_object *taken = NULL;
+  if (!allow_override && xffi_foreign_global_get(&taken, name) != XFFI_OK) return XFFI_FAIL;
+  if (taken) {
+    xffi_object_dec_ref(taken);
+    return xffi_error_raise(XFFI_KIND_VALUE,
+                            "xffi_function_global_register: Global Function `%.*s` is already registered in the "
+                            "process's tvm-ffi runtime (pass allow_override to replace it)",
+                            (int)name.size, name.data);
+  }
+  asking_other_registry = 1;
+  int status = set.f(&name, func, allow_override);
+  asking_other_registry = 0;
+  return status == 0 ? XFFI_OK : global_failed("TVMFFIFunctionSetGlobal", name);
+}
+
+/* xffi_foreign_global_get's asking, with a runtime this one binds to. */
+#  if defined(__GNUC__)
+__attribute__((noinline))
+#  endif
+static int
+global_get_bound(xffi_object **out, xffi_byte_array name) {
+  if (asking_other_registry) return XFFI_OK;
+  union {
+    void *p;
+    get_global_fn f;
+  } get = {xffi_foreign_symbol("TVMFFIFunctionGetGlobal")};
+  if (!get.p) return XFFI_OK;
+  void *found = NULL;
+  asking_other_registry = 1;
+  int status = get.f(&name, &found);
+  asking_other_registry = 0;
+  if (status != 0) return global_failed("TVMFFIFunctionGetGlobal", name);
+  *out = found; /* a new reference to a Function in tvm-ffi's layout, or NULL */
+  return XFFI_OK;
+}
+
+int xffi_foreign_global_get(xffi_object **out, xffi_byte_array name) {
+  *out = NULL;
+  /* Every lookup miss comes here: the probe's remembered answer is all it reads without a runtime. */
+  return XFFI_LIKELY(probed_state() != 2) ? XFFI_OK : global_get_bound(out, name);
+}
+
+int xffi_foreign_global_remove(xffi_byte_array name) {
+  static const xffi_byte_array remover_name = {"ffi.FunctionRemoveGlobal", sizeof "ffi.FunctionRemoveGlobal" - 1};
+  xffi_object *remover = NULL;
+  if (xffi_foreign_global_get(&remover, remover_name) != XFFI_OK) return XFFI_FAIL;
+  if (!remover) return XFFI_OK; /* no other runtime, or it cannot remove globals */
+  xffi_object *text = NULL;
+  int status = xffi_string_new(&text, name.data, name.size);
+  if (status == XFFI_OK) {
+    xffi_any arg = xffi_any_object(text), removed = xffi_any_none();
+    asking_other_registry = 1;
+    status = xffi_function_call(remover, &arg, 1, &removed);
+    asking_other_registry = 0;
+    xffi_any_release(&removed);
+    xffi_object_dec_ref(text);
+  }
+  xffi_object_dec_ref(remover);
+  return status;
 }
 
 #endif /* XFFI_NO_FOREIGN_RUNTIME */

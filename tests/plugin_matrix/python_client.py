@@ -53,6 +53,11 @@ def check_function_value_error(lib, key):
     expect_error(f, ValueError, "callback failed")
 
 
+def check_direct_function_value_error(lib, key):
+    f = lib["make_failing_direct_function"]()
+    expect_error(f, ValueError, "direct function failed")
+
+
 def check_function_value_panic(lib, key):
     f = lib["make_panicking_function"]()
     expect_error(f, RuntimeError, "callback panicked")
@@ -108,6 +113,20 @@ def check_json_graph(lib, key):
     assert isinstance(back, Kernel) and not back.same_as(k)
     assert (back.scale, back.label) == (3, "k3")
     assert tvm_ffi.structural_equal(back, k)
+
+
+def check_global_registered(lib, key):
+    name = f"matrix.{key.split('.')[1][:-len('Kernel')].lower()}.twice"
+    assert tvm_ffi.get_global_func(name, allow_missing=True) is None, f"{name} before the plugin registered it"
+    lib["register_twice"]()
+    assert tvm_ffi.get_global_func(name)(21) == 42
+    expect_error(lib["register_twice"], ValueError, "already registered")
+
+
+def check_global_lookup(lib, key):
+    tvm_ffi.register_global_func("matrix.host.sub", lambda a, b: a - b)
+    assert lib["call_global"]("matrix.host.sub", 50, 8) == 42
+    expect_error(lambda: lib["call_global"]("matrix.host.none", 1, 2), KeyError, "matrix.host.none")
 
 
 CHECKS = {name[len("check_"):]: f for name, f in globals().items() if name.startswith("check_")}

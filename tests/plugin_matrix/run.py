@@ -26,8 +26,12 @@ CLIENT = HERE / "python_client.py"
 
 COMMON_CHECKS = ["functions", "error", "function_value_error", "type_by_key", "object_type", "fields", "methods",
                  "repr", "json_graph"]
+# The process's global function registry, which the plugin's globals go to and come from.
+COMMON_CHECKS += ["global_registered", "global_lookup"]
 CHECKS = {"c": COMMON_CHECKS, "rust": COMMON_CHECKS[:2] + ["panic"] + COMMON_CHECKS[2:3] +
           ["function_value_panic"] + COMMON_CHECKS[3:]}
+# The C plugin's direct Function (Rust closures are direct Functions already).
+CHECKS["c"] = CHECKS["c"] + ["direct_function_value_error"]
 # wheel: Python with the wheel's runtime; overlay: Python with tvm_ffi on the
 # drop-in; c-host: a C program linked to the drop-in (c_host.c).
 RUNTIMES = ["wheel", "overlay", "c-host"]
