@@ -215,7 +215,10 @@ int xffi_foreign_type_index(int32_t *out, int *created, const char *key, size_t 
   if (!alloc.p) return XFFI_FAIL;
   xffi_byte_array name = {key, size};
   /* A key it knows is its own type or another plugin's, with their fields. */
-  if (find.f(&name, out) == 0) return XFFI_OK;
+  if (find.f(&name, out) == 0) {
+    *created = 2; /* its records are compared with this one's (xffi_foreign_tell) */
+    return XFFI_OK;
+  }
   /* The miss raised a KeyError there; it is no error here. */
   xffi_object *miss = NULL;
   if (xffi_error_adopt_tvm_raised()) miss = xffi_error_move_raised();
@@ -224,6 +227,61 @@ int xffi_foreign_type_index(int32_t *out, int *created, const char *key, size_t 
   if (index < 0) return adopted(-1, "TVMFFITypeGetOrAllocIndex", key);
   *out = index;
   *created = 1;
+  return XFFI_OK;
+}
+
+typedef const xffi_type_info *(*get_type_info_fn)(int32_t type_index);
+
+/* The layout error for key: what differs, there and here. */
+static int other_layout(const char *key, const char *what, const char *there, const char *here) {
+  return xffi_error_raise(XFFI_KIND_RUNTIME,
+                          "registering '%s': the process's tvm-ffi runtime has this type key with another layout "
+                          "(another plugin's or library's type of the same key): %s %s there, %s here",
+                          key, what, there, here);
+}
+
+/* A key the other runtime had (another plugin's type, another copy of this
+ * plugin's, a C++ library's): the layout this runtime registers for it must
+ * be the one that runtime reads its objects with. Fields by name (offset and
+ * size) and the total size, where that runtime has them; methods and
+ * attributes do not change a layout. */
+static int compare_layout(xffi_foreign_record what, int32_t type_index, const void *records, int32_t count,
+                          const char *key) {
+  if (what == XFFI_FOREIGN_METHOD) return XFFI_OK;
+  union {
+    void *p;
+    get_type_info_fn f;
+  } get = {needed("TVMFFIGetTypeInfo", key)};
+  if (!get.p) return XFFI_FAIL;
+  const xffi_type_info *theirs = get.f(type_index);
+  if (!theirs) return XFFI_OK;
+  char there[96], here[96];
+  if (what == XFFI_FOREIGN_METADATA) {
+    const xffi_type_metadata *mine = records;
+    if (!theirs->metadata || theirs->metadata->total_size == mine->total_size) return XFFI_OK;
+    snprintf(there, sizeof there, "%d bytes", (int)theirs->metadata->total_size);
+    snprintf(here, sizeof here, "%d bytes", (int)mine->total_size);
+    return other_layout(key, "an object is", there, here);
+  }
+  if (theirs->num_fields == 0) return XFFI_OK; /* it has no fields (yet): nothing to read wrongly */
+  for (int32_t k = 0; k < count; ++k) {
+    const xffi_field_info *mine = (const xffi_field_info *)records + k;
+    const xffi_field_info *match = NULL;
+    for (int32_t j = 0; j < theirs->num_fields && !match; ++j)
+      if (theirs->fields[j].name.size == mine->name.size &&
+          memcmp(theirs->fields[j].name.data, mine->name.data, mine->name.size) == 0)
+        match = &theirs->fields[j];
+    if (match && match->offset == mine->offset && match->size == mine->size) continue;
+    char field[80];
+    snprintf(field, sizeof field, "field '%.*s' is", (int)(mine->name.size > 48 ? 48 : mine->name.size),
+             mine->name.data);
+    if (match)
+      snprintf(there, sizeof there, "at offset %lld (%lld bytes)", (long long)match->offset, (long long)match->size);
+    else
+      snprintf(there, sizeof there, "missing");
+    snprintf(here, sizeof here, "at offset %lld (%lld bytes)", (long long)mine->offset, (long long)mine->size);
+    return other_layout(key, field, there, here);
+  }
   return XFFI_OK;
 }
 
@@ -237,6 +295,7 @@ int xffi_foreign_tell(xffi_foreign_record what, int32_t type_index, const void *
   const xffi_type_entry *entry = xffi_type_entry_at(type_index);
   if (!entry || !entry->foreign_created) return XFFI_OK;
   const char *key = entry->stored.info.type_key.data;
+  if (entry->foreign_created == 2) return compare_layout(what, type_index, records, count, key);
   union {
     void *p;
     register_fn f;
@@ -250,7 +309,7 @@ int xffi_foreign_tell(xffi_foreign_record what, int32_t type_index, const void *
 
 int xffi_foreign_tell_attr(int32_t type_index, const char *name, size_t name_size, const xffi_any *value) {
   const xffi_type_entry *entry = xffi_type_entry_at(type_index);
-  if (!entry || !entry->foreign_created) return XFFI_OK;
+  if (!entry || entry->foreign_created != 1) return XFFI_OK;
   const char *key = entry->stored.info.type_key.data;
   union {
     void *p;

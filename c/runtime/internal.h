@@ -269,7 +269,8 @@ int xffi_foreign_global_get(xffi_object **out, xffi_byte_array name);
 int xffi_foreign_global_remove(xffi_byte_array name);
 
 /* With another runtime, the index it has for a new dynamic type key (size
- * bytes, borrowed), allocated there (*created 1) when it has none; *out -1
+ * bytes, borrowed: *created 2), allocated there (*created 1) when it has
+ * none; *out -1
  * when there is no other runtime or the arguments are not ones this
  * registry accepts (it says why). An error raised here (its own, or the
  * other runtime's, moved) on failure. */
@@ -277,8 +278,10 @@ int xffi_foreign_type_index(int32_t *out, int *created, const char *key, size_t 
                             int32_t depth, int32_t num_child_slots, int32_t can_overflow, int32_t parent_index);
 
 /* Tells the other runtime count new records of a type this runtime created
- * there (nothing for any other type): xffi_field_info, xffi_method_info or
- * one xffi_type_metadata, immortal records (it copies what it keeps). */
+ * there: xffi_field_info, xffi_method_info or one xffi_type_metadata,
+ * immortal records (it copies what it keeps). For a type it had already, the
+ * fields' offsets and sizes and the total size are compared with its: a
+ * RuntimeError when they differ. Nothing for any other type. */
 typedef enum xffi_foreign_record { XFFI_FOREIGN_FIELD, XFFI_FOREIGN_METHOD, XFFI_FOREIGN_METADATA } xffi_foreign_record;
 int xffi_foreign_tell(xffi_foreign_record what, int32_t type_index, const void *records, int32_t count);
 /* The same for a type attribute (name: name_size bytes; value borrowed). */

@@ -213,7 +213,7 @@ static int defer(pending_error *error, const char *kind, const char *format, ...
 
 /* The index the process's other tvm-ffi runtime gave a new dynamic type
  * (index -1: none, this runtime places it), and whether it created the type
- * there (created 1) or already had it. */
+ * there (created 1) or already had it (created 2). */
 typedef struct foreign_index {
   int32_t index;
   int created;
