@@ -189,14 +189,14 @@ static int check_json_graph(void) {
 static int check_global_registered(void) {
   char name[64];
   xffi_object *f = NULL;
-  xffi_any r, arg = xffi_any_int(21);
-  snprintf(name, sizeof name, "matrix.%s.twice", strcmp(key, "matrix.CKernel") == 0 ? "c" : "rust");
+  xffi_any r, args[] = {xffi_any_int(6), xffi_any_int(7)};
+  snprintf(name, sizeof name, "matrix.%s.product", strcmp(key, "matrix.CKernel") == 0 ? "c" : "rust");
   CHECK(xffi_function_global_lookup(&f, name) == XFFI_OK && !f);
-  CHECK(call(&r, "register_twice", NULL, 0) == XFFI_OK);
+  CHECK(call(&r, "register_product", NULL, 0) == XFFI_OK);
   CHECK(xffi_function_global_lookup(&f, name) == XFFI_OK && f);
-  CHECK(xffi_function_call(f, &arg, 1, &r) == XFFI_OK && r.type_index == XFFI_TYPE_INT && r.v_int64 == 42);
+  CHECK(xffi_function_call(f, args, 2, &r) == XFFI_OK && r.type_index == XFFI_TYPE_INT && r.v_int64 == 42);
   xffi_object_dec_ref(f);
-  CHECK(call(&r, "register_twice", NULL, 0) == XFFI_FAIL);
+  CHECK(call(&r, "register_product", NULL, 0) == XFFI_FAIL);
   CHECK(raised(XFFI_KIND_VALUE, "already registered"));
   return 0;
 }

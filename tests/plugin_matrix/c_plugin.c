@@ -15,8 +15,8 @@
  *   cell is the code itself, xffi_function_new_direct);
  * - make_kernel(scale, label) -> a matrix.CKernel (gain 1.0);
  * - kernel_type_index() -> the index the plugin's registry gave the type;
- * - register_twice() registers the global function matrix.c.twice
- *   (x -> 2 * x), which the process's other code finds by name;
+ * - register_product() registers the global function matrix.c.product
+ *   ((a, b) -> a * b), which the process's other code finds by name;
  * - call_global(name, a, b) looks name up among the global functions (the
  *   process's: the host's, other plugins') and calls it with (a, b). */
 #include <stdlib.h>
@@ -173,28 +173,29 @@ static int get_kernel_type_index(void *handle, const xffi_any *args, int32_t num
 }
 XFFI_EXPORT_FUNCTION(kernel_type_index, get_kernel_type_index);
 
-/* The body of the global function matrix.c.twice: x -> 2 * x. */
-static int twice(void *resource, const xffi_any *args, int32_t num_args, xffi_any *result) {
+/* The body of the global function matrix.c.product: (a, b) -> a * b. */
+static int product(void *resource, const xffi_any *args, int32_t num_args, xffi_any *result) {
   (void)resource;
-  int64_t x;
-  if (xffi_arg_check_signature(args, num_args, "i", "matrix.c.twice") != XFFI_OK) return XFFI_FAIL;
-  xffi_arg_to_int_inline(&x, args, num_args, 0, "matrix.c.twice");
-  *result = xffi_any_int(2 * x);
+  int64_t a, b;
+  if (xffi_arg_check_signature(args, num_args, "ii", "matrix.c.product") != XFFI_OK) return XFFI_FAIL;
+  xffi_arg_to_int_inline(&a, args, num_args, 0, "matrix.c.product");
+  xffi_arg_to_int_inline(&b, args, num_args, 1, "matrix.c.product");
+  *result = xffi_any_int(a * b);
   return XFFI_OK;
 }
 
-static int register_twice(void *handle, const xffi_any *args, int32_t num_args, xffi_any *result) {
+static int register_product(void *handle, const xffi_any *args, int32_t num_args, xffi_any *result) {
   (void)handle;
   xffi_object *function = NULL;
-  if (xffi_arg_check_signature(args, num_args, "", "register_twice") != XFFI_OK ||
-      xffi_function_new(&function, twice, NULL, NULL) != XFFI_OK)
+  if (xffi_arg_check_signature(args, num_args, "", "register_product") != XFFI_OK ||
+      xffi_function_new(&function, product, NULL, NULL) != XFFI_OK)
     return XFFI_FAIL;
-  int status = xffi_function_global_register("matrix.c.twice", function, 0);
+  int status = xffi_function_global_register("matrix.c.product", function, 0);
   xffi_object_dec_ref(function);
   *result = xffi_any_none();
   return status;
 }
-XFFI_EXPORT_FUNCTION(register_twice, register_twice);
+XFFI_EXPORT_FUNCTION(register_product, register_product);
 
 static int call_global(void *handle, const xffi_any *args, int32_t num_args, xffi_any *result) {
   (void)handle;

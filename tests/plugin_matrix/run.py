@@ -35,6 +35,8 @@ CHECKS["c"] = CHECKS["c"] + ["direct_function_value_error"]
 # wheel: Python with the wheel's runtime; overlay: Python with tvm_ffi on the
 # drop-in; c-host: a C program linked to the drop-in (c_host.c).
 RUNTIMES = ["wheel", "overlay", "c-host"]
+# The check of many plugins in one process (python_client.py check_together).
+TOGETHER_RUNTIMES = ["wheel", "overlay"]
 TIMEOUT = 120
 
 
@@ -115,6 +117,11 @@ def main():
             for check in CHECKS[plugin]:
                 outcomes[f"{plugin}/{runtime}/{check}"] = run_check(plugin, path, runtime, check, overlay, c_host)
 
+    # Many plugins, one runtime: both plugins and a tvm-ffi C++ plugin in one Python process.
+    together = os.pathsep.join(str(plugins[kind]) for kind in ("c", "rust"))
+    for runtime in TOGETHER_RUNTIMES:
+        outcomes[f"together/{runtime}/together"] = run_check("together", together, runtime, "together", overlay, c_host)
+
     width = max(len(c) for c in CHECKS["rust"])
     for plugin in plugins:
         for runtime in RUNTIMES:
@@ -125,6 +132,10 @@ def main():
                 detail = outcomes[f"{plugin}/{runtime}/{check}"][1]
                 listed = " (known)" if f"{plugin}/{runtime}/{check}" in known else ""
                 print(f"  {check:<{width}} {outcome}{listed}  {detail}"[:200].rstrip())
+
+    for runtime in TOGETHER_RUNTIMES:
+        outcome, detail = outcomes[f"together/{runtime}/together"]
+        print(f"c, rust and tvm-ffi C++ plugins together on {runtime}: {outcome}  {detail}"[:200].rstrip())
 
     problems = []
     for cell_id, (outcome, detail) in outcomes.items():

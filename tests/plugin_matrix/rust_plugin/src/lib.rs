@@ -13,8 +13,9 @@
 //!   panics with "callback panicked", when called;
 //! - `make_kernel(scale, label) -> matrix.RustKernel` (gain 1.0);
 //! - `kernel_type_index()`: the index the plugin's registry gave the type;
-//! - `register_twice()`: registers the global function `matrix.rust.twice`
-//!   (`x -> 2 * x`), which the process's other code finds by name;
+//! - `register_product()`: registers the global function
+//!   `matrix.rust.product` (`(a, b) -> a * b`), which the process's other
+//!   code finds by name;
 //! - `call_global(name, a, b)`: looks `name` up among the global functions
 //!   (the process's: the host's, other plugins') and calls it with `(a, b)`.
 use xffi::reflect::AtomicF64;
@@ -97,8 +98,9 @@ export_func!(
 );
 
 export_func!(
-    fn register_twice() -> () {
-        Function::from_typed(|x: i64| -> xffi::Result<i64> { Ok(2 * x) })?.register_global("matrix.rust.twice", false)
+    fn register_product() -> () {
+        Function::from_typed(|a: i64, b: i64| -> xffi::Result<i64> { Ok(a * b) })?
+            .register_global("matrix.rust.product", false)
     }
 );
 
