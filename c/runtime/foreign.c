@@ -57,6 +57,16 @@ int xffi_foreign_global_remove(xffi_byte_array name) {
   (void)name;
   return XFFI_OK;
 }
+
+const xffi_type_info *xffi_foreign_object_type_info(int32_t type_index) {
+  (void)type_index;
+  return NULL;
+}
+
+const xffi_type_info *xffi_foreign_type_info_by_key(const char *key, size_t size) {
+  (void)key, (void)size;
+  return NULL;
+}
 void xffi_foreign_runtime_forget(void) {}
 
 int xffi_foreign_type_index(int32_t *out, int *created, const char *key, size_t size, int32_t static_index,
@@ -169,6 +179,7 @@ void xffi_foreign_runtime_forget(void) {
 }
 
 typedef int (*key_to_index_fn)(const xffi_byte_array *key, int32_t *out);
+typedef const xffi_type_info *(*get_type_info_fn)(int32_t type_index);
 typedef int32_t (*get_or_alloc_fn)(const xffi_byte_array *key, int32_t static_index, int32_t depth,
                                    int32_t num_child_slots, int32_t can_overflow, int32_t parent);
 typedef int (*register_fn)(int32_t type_index, const void *record);
@@ -229,8 +240,6 @@ int xffi_foreign_type_index(int32_t *out, int *created, const char *key, size_t 
   *created = 1;
   return XFFI_OK;
 }
-
-typedef const xffi_type_info *(*get_type_info_fn)(int32_t type_index);
 
 /* The layout error for key: what differs, there and here. */
 static int other_layout(const char *key, const char *what, const char *there, const char *here) {
@@ -317,6 +326,40 @@ int xffi_foreign_tell_attr(int32_t type_index, const char *name, size_t name_siz
   } call = {needed("TVMFFITypeRegisterAttr", key)};
   xffi_byte_array text = {name, name_size};
   return call.p ? adopted(call.f(type_index, &text, value), "TVMFFITypeRegisterAttr", key) : XFFI_FAIL;
+}
+
+/* ---- Types only the other runtime knows ---- */
+
+/* tvm-ffi's TVMFFIGetTypeInfo aborts the process on an index it does not
+ * have, so it is asked only for indices it gave: a live object's, or one
+ * TVMFFITypeKeyToIndex returned. Its records have xffi_type_info's layout
+ * (tvm-ffi's TVMFFITypeInfo). */
+const xffi_type_info *xffi_foreign_object_type_info(int32_t type_index) {
+  if (XFFI_LIKELY(probed_state() != 2) || type_index < XFFI_TYPE_STATIC_OBJECT_BEGIN) return NULL;
+  union {
+    void *p;
+    get_type_info_fn f;
+  } get = {xffi_foreign_symbol("TVMFFIGetTypeInfo")};
+  return get.p ? get.f(type_index) : NULL;
+}
+
+const xffi_type_info *xffi_foreign_type_info_by_key(const char *key, size_t size) {
+  if (XFFI_LIKELY(probed_state() != 2)) return NULL;
+  union {
+    void *p;
+    key_to_index_fn f;
+  } find = {xffi_foreign_symbol("TVMFFITypeKeyToIndex")};
+  if (!find.p) return NULL;
+  xffi_byte_array name = {key, size};
+  int32_t index = -1;
+  if (find.f(&name, &index) != 0) {
+    /* The miss raised a KeyError there; the caller says it here. */
+    xffi_object *miss = NULL;
+    if (xffi_error_adopt_tvm_raised()) miss = xffi_error_move_raised();
+    xffi_object_dec_ref(miss);
+    return NULL;
+  }
+  return xffi_foreign_object_type_info(index);
 }
 
 /* ---- The global function registry ---- */

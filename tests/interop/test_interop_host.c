@@ -461,6 +461,42 @@ static void a_key_the_tvm_runtime_has_with_another_layout_is_refused(void **stat
   assert_int_equal(TVMFFIGetTypeInfo(index)->num_fields, 1); /* nothing told twice */
 }
 
+/* Types registered in tvm-ffi's runtime only (another plugin's, a C++
+ * library's): xffi finds them by key and answers is-instance for their
+ * objects from that runtime's records. */
+static void types_only_the_tvm_runtime_knows_are_found_and_checked(void **state) {
+  (void)state;
+  TVMFFIByteArray parent_key = {"interop.TvmOnlyParent", 21}, child_key = {"interop.TvmOnlyChild", 20};
+  int32_t parent = TVMFFITypeGetOrAllocIndex(&parent_key, -1, 1, 0, 1, kTVMFFIObject);
+  int32_t child = TVMFFITypeGetOrAllocIndex(&child_key, -1, 2, 0, 1, parent);
+  const xffi_type_info *info = NULL;
+  assert_int_equal(xffi_type_info_get_by_key(&info, "interop.TvmOnlyChild"), XFFI_OK);
+  assert_int_equal(info->type_index, child);
+  assert_int_equal(info->type_depth, 2);
+  assert_int_equal(info->type_ancestors[1]->type_index, parent);
+  assert_int_equal(xffi_type_info_get_by_key(&info, "interop.NowhereAtAll"), XFFI_FAIL);
+  assert_raised(XFFI_KIND_KEY, "no type is registered with key 'interop.NowhereAtAll'");
+  assert_null(tvm_move_raised()); /* the miss there left nothing raised there */
+
+  /* An object of the child type, as that runtime's code would hand it over. */
+  bound_thing thing;
+  memset(&thing, 0, sizeof thing);
+  thing.header.type_index = child;
+  int yes = -1;
+  assert_int_equal(xffi_object_is_a(&yes, &thing.header, parent), XFFI_OK);
+  assert_int_equal(yes, 1);
+  assert_int_equal(xffi_object_is_a(&yes, &thing.header, XFFI_TYPE_OBJECT), XFFI_OK);
+  assert_int_equal(yes, 1);
+  assert_int_equal(xffi_object_is_a(&yes, &thing.header, XFFI_TYPE_STRING), XFFI_OK);
+  assert_int_equal(yes, 0);
+  /* A local object against a type only that runtime knows. */
+  xffi_object *text = NULL;
+  assert_int_equal(xffi_string_new(&text, "local", 5), XFFI_OK);
+  assert_int_equal(xffi_object_is_a(&yes, text, parent), XFFI_OK);
+  assert_int_equal(yes, 0);
+  xffi_object_dec_ref(text);
+}
+
 static int direct_fails(void *self, const xffi_any *args, int32_t num_args, xffi_any *result) {
   (void)self, (void)args, (void)num_args, (void)result;
   return xffi_error_raise(XFFI_KIND_VALUE, "the direct function's own error");
@@ -577,6 +613,7 @@ int main(void) {
       cmocka_unit_test(a_key_the_tvm_runtime_has_with_another_layout_is_refused),
       cmocka_unit_test(a_direct_function_error_reaches_tvm_callers),
       cmocka_unit_test(global_functions_are_the_tvm_runtimes),
+      cmocka_unit_test(types_only_the_tvm_runtime_knows_are_found_and_checked),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }
