@@ -15,7 +15,10 @@
  * XFFI_NO_FOREIGN_RUNTIME (cmake/tvm_ffi_dropin.cmake), where there is
  * never another runtime, and so stays within its size. */
 #include <stdatomic.h>
+#include <stdio.h>
 #include <string.h>
+
+#include <xffi/tvm_ffi.h>
 
 #include "runtime/check.h"
 #include "runtime/type_internal.h"
@@ -31,7 +34,39 @@ void *xffi_foreign_symbol(const char *name) {
 
 #ifdef XFFI_NO_FOREIGN_RUNTIME
 
+atomic_int xffi_foreign_state_ = 1; /* never another runtime */
+
 int xffi_foreign_runtime_present(void) { return 0; }
+int xffi_foreign_runtime_check(const char *what, const char *key, size_t key_size) {
+  (void)what, (void)key, (void)key_size;
+  return XFFI_OK;
+}
+
+int xffi_foreign_global_set(xffi_byte_array name, xffi_object *func, int allow_override) {
+  (void)name, (void)func, (void)allow_override;
+  return XFFI_OK;
+}
+
+int xffi_foreign_global_get(xffi_object **out, xffi_byte_array name) {
+  (void)name;
+  *out = NULL;
+  return XFFI_OK;
+}
+
+int xffi_foreign_global_remove(xffi_byte_array name) {
+  (void)name;
+  return XFFI_OK;
+}
+
+const xffi_type_info *xffi_foreign_object_type_info(int32_t type_index) {
+  (void)type_index;
+  return NULL;
+}
+
+const xffi_type_info *xffi_foreign_type_info_by_key(const char *key, size_t size) {
+  (void)key, (void)size;
+  return NULL;
+}
 void xffi_foreign_runtime_forget(void) {}
 
 int xffi_foreign_type_index(int32_t *out, int *created, const char *key, size_t size, int32_t static_index,
@@ -54,25 +89,97 @@ int xffi_foreign_tell_attr(int32_t type_index, const char *name, size_t name_siz
 
 #else
 
-/* 0 not yet probed, 1 no other runtime, 2 one: read on every Function
- * creation and type registration, so the probe (a dlsym) runs once. */
-static atomic_int foreign_state;
+/* What this xffi needs of the other runtime: tvm-ffi's 0.1 ABI (the layouts
+ * it shares), as TVMFFIGetVersion reports it (the one entry point tvm-ffi
+ * keeps stable across every ABI), and these entry points. */
+#  define BOUND_ABI_MAJOR 0u
+#  define BOUND_ABI_MINOR 1u
+static const char *const needed_entry_points[] = {
+    "TVMFFIErrorSetRaised",    "TVMFFIErrorMoveFromRaised", "TVMFFITypeKeyToIndex",       "TVMFFITypeGetOrAllocIndex",
+    "TVMFFITypeRegisterField", "TVMFFITypeRegisterMethod",  "TVMFFITypeRegisterMetadata", "TVMFFITypeRegisterAttr",
+    "TVMFFIFunctionSetGlobal", "TVMFFIFunctionGetGlobal"};
 
-int xffi_foreign_runtime_present(void) {
-  int state = atomic_load_explicit(&foreign_state, memory_order_relaxed);
-  if (XFFI_UNLIKELY(state == 0)) {
-    state = xffi_foreign_symbol("TVMFFIErrorSetRaised") ? 2 : 1;
-    atomic_store_explicit(&foreign_state, state, memory_order_relaxed);
+typedef void (*get_version_fn)(xffi_tvm_version *out);
+
+/* 0 not yet probed, 1 no other runtime, 2 one this xffi binds to, 3 one it
+ * cannot bind to (bind_failure says why): read on every Function creation,
+ * type registration and global registration, so the probe runs once. */
+atomic_int xffi_foreign_state_;
+static xffi_mutex probe_lock = XFFI_MUTEX_INITIALIZER;
+static char bind_failure[320]; /* written under probe_lock before state 3 is published */
+
+/* Whether the runtime that defines found binds; if not, bind_failure says
+ * which runtime it is (its library) and what it lacks. */
+static int runtime_binds(void *found) {
+  xffi_frame_description where = {NULL, NULL, 0};
+  xffi_platform_describe_frame(found, &where);
+  const char *library = where.module ? where.module : "a library of unknown path";
+  union {
+    void *p;
+    get_version_fn f;
+  } version = {xffi_foreign_symbol("TVMFFIGetVersion")};
+  if (!version.p) {
+    snprintf(bind_failure, sizeof bind_failure,
+             "xffi cannot bind to the process's tvm-ffi runtime (%s): it has no TVMFFIGetVersion, so its ABI is "
+             "unknown; xffi needs tvm-ffi's ABI %u.%u",
+             library, BOUND_ABI_MAJOR, BOUND_ABI_MINOR);
+    return 0;
   }
-  return state == 2;
+  xffi_tvm_version v = {0, 0, 0};
+  version.f(&v);
+  if (v.major != BOUND_ABI_MAJOR || v.minor != BOUND_ABI_MINOR) {
+    snprintf(bind_failure, sizeof bind_failure,
+             "xffi cannot bind to the process's tvm-ffi runtime (%s): it serves tvm-ffi's ABI %u.%u.%u; xffi needs "
+             "tvm-ffi's ABI %u.%u",
+             library, (unsigned)v.major, (unsigned)v.minor, (unsigned)v.patch, BOUND_ABI_MAJOR, BOUND_ABI_MINOR);
+    return 0;
+  }
+  for (size_t k = 0; k < sizeof needed_entry_points / sizeof *needed_entry_points; ++k) {
+    if (xffi_foreign_symbol(needed_entry_points[k])) continue;
+    snprintf(bind_failure, sizeof bind_failure,
+             "xffi cannot bind to the process's tvm-ffi runtime (%s, ABI %u.%u.%u): it has no %s, which xffi needs",
+             library, (unsigned)v.major, (unsigned)v.minor, (unsigned)v.patch, needed_entry_points[k]);
+    return 0;
+  }
+  return 1;
+}
+
+/* The probe itself, once (kept out of line: every lookup miss reads the state). */
+#  if defined(__GNUC__)
+__attribute__((noinline, cold))
+#  endif
+static int
+probe(void) {
+  xffi_mutex_lock(&probe_lock);
+  int state = atomic_load_explicit(&xffi_foreign_state_, memory_order_relaxed);
+  if (state == 0) {
+    void *found = xffi_foreign_symbol("TVMFFIErrorSetRaised");
+    state = !found ? 1 : runtime_binds(found) ? 2 : 3;
+    atomic_store_explicit(&xffi_foreign_state_, state, memory_order_release);
+  }
+  xffi_mutex_unlock(&probe_lock);
+  return state;
+}
+
+static inline int probed_state(void) {
+  int state = atomic_load_explicit(&xffi_foreign_state_, memory_order_acquire);
+  return XFFI_LIKELY(state != 0) ? state : probe();
+}
+
+int xffi_foreign_runtime_present(void) { return probed_state() - 1; }
+
+int xffi_foreign_runtime_check(const char *what, const char *key, size_t key_size) {
+  if (XFFI_LIKELY(probed_state() != 3)) return XFFI_OK;
+  return xffi_error_raise(XFFI_KIND_RUNTIME, "%s '%.*s': %s", what, (int)key_size, key, bind_failure);
 }
 
 void xffi_foreign_runtime_forget(void) {
   int none = 1;
-  atomic_compare_exchange_strong_explicit(&foreign_state, &none, 0, memory_order_relaxed, memory_order_relaxed);
+  atomic_compare_exchange_strong_explicit(&xffi_foreign_state_, &none, 0, memory_order_relaxed, memory_order_relaxed);
 }
 
 typedef int (*key_to_index_fn)(const xffi_byte_array *key, int32_t *out);
+typedef const xffi_type_info *(*get_type_info_fn)(int32_t type_index);
 typedef int32_t (*get_or_alloc_fn)(const xffi_byte_array *key, int32_t static_index, int32_t depth,
                                    int32_t num_child_slots, int32_t can_overflow, int32_t parent);
 typedef int (*register_fn)(int32_t type_index, const void *record);
@@ -106,6 +213,8 @@ int xffi_foreign_type_index(int32_t *out, int *created, const char *key, size_t 
       depth != parent->type_depth + 1 || depth > XFFI_TYPE_MAX_DEPTH || num_child_slots < 0 ||
       num_child_slots > XFFI_TYPE_MAX_CHILD_SLOTS || !xffi_foreign_runtime_present())
     return XFFI_OK;
+  /* A runtime this xffi cannot bind to never gets a private index in its place. */
+  if (xffi_foreign_runtime_check("registering", key, size) != XFFI_OK) return XFFI_FAIL;
   union {
     void *p;
     key_to_index_fn f;
@@ -117,7 +226,10 @@ int xffi_foreign_type_index(int32_t *out, int *created, const char *key, size_t 
   if (!alloc.p) return XFFI_FAIL;
   xffi_byte_array name = {key, size};
   /* A key it knows is its own type or another plugin's, with their fields. */
-  if (find.f(&name, out) == 0) return XFFI_OK;
+  if (find.f(&name, out) == 0) {
+    *created = 2; /* its records are compared with this one's (xffi_foreign_tell) */
+    return XFFI_OK;
+  }
   /* The miss raised a KeyError there; it is no error here. */
   xffi_object *miss = NULL;
   if (xffi_error_adopt_tvm_raised()) miss = xffi_error_move_raised();
@@ -126,6 +238,59 @@ int xffi_foreign_type_index(int32_t *out, int *created, const char *key, size_t 
   if (index < 0) return adopted(-1, "TVMFFITypeGetOrAllocIndex", key);
   *out = index;
   *created = 1;
+  return XFFI_OK;
+}
+
+/* The layout error for key: what differs, there and here. */
+static int other_layout(const char *key, const char *what, const char *there, const char *here) {
+  return xffi_error_raise(XFFI_KIND_RUNTIME,
+                          "registering '%s': the process's tvm-ffi runtime has this type key with another layout "
+                          "(another plugin's or library's type of the same key): %s %s there, %s here",
+                          key, what, there, here);
+}
+
+/* A key the other runtime had (another plugin's type, another copy of this
+ * plugin's, a C++ library's): the layout this runtime registers for it must
+ * be the one that runtime reads its objects with. Fields by name (offset and
+ * size) and the total size, where that runtime has them; methods and
+ * attributes do not change a layout. */
+static int compare_layout(xffi_foreign_record what, int32_t type_index, const void *records, int32_t count,
+                          const char *key) {
+  if (what == XFFI_FOREIGN_METHOD) return XFFI_OK;
+  union {
+    void *p;
+    get_type_info_fn f;
+  } get = {needed("TVMFFIGetTypeInfo", key)};
+  if (!get.p) return XFFI_FAIL;
+  const xffi_type_info *theirs = get.f(type_index);
+  if (!theirs) return XFFI_OK;
+  char there[96], here[96];
+  if (what == XFFI_FOREIGN_METADATA) {
+    const xffi_type_metadata *mine = records;
+    if (!theirs->metadata || theirs->metadata->total_size == mine->total_size) return XFFI_OK;
+    snprintf(there, sizeof there, "%d bytes", (int)theirs->metadata->total_size);
+    snprintf(here, sizeof here, "%d bytes", (int)mine->total_size);
+    return other_layout(key, "an object is", there, here);
+  }
+  if (theirs->num_fields == 0) return XFFI_OK; /* it has no fields (yet): nothing to read wrongly */
+  for (int32_t k = 0; k < count; ++k) {
+    const xffi_field_info *mine = (const xffi_field_info *)records + k;
+    const xffi_field_info *match = NULL;
+    for (int32_t j = 0; j < theirs->num_fields && !match; ++j)
+      if (theirs->fields[j].name.size == mine->name.size &&
+          memcmp(theirs->fields[j].name.data, mine->name.data, mine->name.size) == 0)
+        match = &theirs->fields[j];
+    if (match && match->offset == mine->offset && match->size == mine->size) continue;
+    char field[80];
+    snprintf(field, sizeof field, "field '%.*s' is", (int)(mine->name.size > 48 ? 48 : mine->name.size),
+             mine->name.data);
+    if (match)
+      snprintf(there, sizeof there, "at offset %lld (%lld bytes)", (long long)match->offset, (long long)match->size);
+    else
+      snprintf(there, sizeof there, "missing");
+    snprintf(here, sizeof here, "at offset %lld (%lld bytes)", (long long)mine->offset, (long long)mine->size);
+    return other_layout(key, field, there, here);
+  }
   return XFFI_OK;
 }
 
@@ -139,6 +304,7 @@ int xffi_foreign_tell(xffi_foreign_record what, int32_t type_index, const void *
   const xffi_type_entry *entry = xffi_type_entry_at(type_index);
   if (!entry || !entry->foreign_created) return XFFI_OK;
   const char *key = entry->stored.info.type_key.data;
+  if (entry->foreign_created == 2) return compare_layout(what, type_index, records, count, key);
   union {
     void *p;
     register_fn f;
@@ -152,7 +318,7 @@ int xffi_foreign_tell(xffi_foreign_record what, int32_t type_index, const void *
 
 int xffi_foreign_tell_attr(int32_t type_index, const char *name, size_t name_size, const xffi_any *value) {
   const xffi_type_entry *entry = xffi_type_entry_at(type_index);
-  if (!entry || !entry->foreign_created) return XFFI_OK;
+  if (!entry || entry->foreign_created != 1) return XFFI_OK;
   const char *key = entry->stored.info.type_key.data;
   union {
     void *p;
@@ -160,6 +326,129 @@ int xffi_foreign_tell_attr(int32_t type_index, const char *name, size_t name_siz
   } call = {needed("TVMFFITypeRegisterAttr", key)};
   xffi_byte_array text = {name, name_size};
   return call.p ? adopted(call.f(type_index, &text, value), "TVMFFITypeRegisterAttr", key) : XFFI_FAIL;
+}
+
+/* ---- Types only the other runtime knows ---- */
+
+/* tvm-ffi's TVMFFIGetTypeInfo aborts the process on an index it does not
+ * have, so it is asked only for indices it gave: a live object's, or one
+ * TVMFFITypeKeyToIndex returned. Its records have xffi_type_info's layout
+ * (tvm-ffi's TVMFFITypeInfo). */
+const xffi_type_info *xffi_foreign_object_type_info(int32_t type_index) {
+  if (XFFI_LIKELY(probed_state() != 2) || type_index < XFFI_TYPE_STATIC_OBJECT_BEGIN) return NULL;
+  union {
+    void *p;
+    get_type_info_fn f;
+  } get = {xffi_foreign_symbol("TVMFFIGetTypeInfo")};
+  return get.p ? get.f(type_index) : NULL;
+}
+
+const xffi_type_info *xffi_foreign_type_info_by_key(const char *key, size_t size) {
+  if (XFFI_LIKELY(probed_state() != 2)) return NULL;
+  union {
+    void *p;
+    key_to_index_fn f;
+  } find = {xffi_foreign_symbol("TVMFFITypeKeyToIndex")};
+  if (!find.p) return NULL;
+  xffi_byte_array name = {key, size};
+  int32_t index = -1;
+  if (find.f(&name, &index) != 0) {
+    /* The miss raised a KeyError there; the caller says it here. */
+    xffi_object *miss = NULL;
+    if (xffi_error_adopt_tvm_raised()) miss = xffi_error_move_raised();
+    xffi_object_dec_ref(miss);
+    return NULL;
+  }
+  return xffi_foreign_object_type_info(index);
+}
+
+/* ---- The global function registry ---- */
+
+typedef int (*set_global_fn)(const xffi_byte_array *name, void *func, int allow_override);
+typedef int (*get_global_fn)(const xffi_byte_array *name, void **out);
+
+/* Set while this thread asks the other runtime's registry: a runtime that
+ * asks back (another copy of xffi bound to this one) finds nothing here. */
+static _Thread_local int asking_other_registry;
+
+/* The other runtime's failure as this runtime's error, naming the global. */
+static int global_failed(const char *entry_point, xffi_byte_array name) {
+  if (!xffi_error_adopt_tvm_raised())
+    xffi_error_raise(XFFI_KIND_RUNTIME, "global function '%.*s': %s failed in the process's tvm-ffi runtime",
+                     (int)name.size, name.data, entry_point);
+  return XFFI_FAIL;
+}
+
+int xffi_foreign_global_set(xffi_byte_array name, xffi_object *func, int allow_override) {
+  int present = xffi_foreign_runtime_present();
+  if (!present) return XFFI_OK;
+  if (xffi_foreign_runtime_check("registering the global function", name.data, name.size) != XFFI_OK) return XFFI_FAIL;
+  union {
+    void *p;
+    set_global_fn f;
+  } set = {xffi_foreign_symbol("TVMFFIFunctionSetGlobal")};
+  if (!set.p) return XFFI_OK; /* the probe found it: the runtime was unloaded since */
+  /* A taken name is this API's ValueError (xffi/function.h), not the
+   * other runtime's RuntimeError. */
+  xffi_object *taken = NULL;
+  if (!allow_override && xffi_foreign_global_get(&taken, name) != XFFI_OK) return XFFI_FAIL;
+  if (taken) {
+    xffi_object_dec_ref(taken);
+    return xffi_error_raise(XFFI_KIND_VALUE,
+                            "xffi_function_global_register: Global Function `%.*s` is already registered in the "
+                            "process's tvm-ffi runtime (pass allow_override to replace it)",
+                            (int)name.size, name.data);
+  }
+  asking_other_registry = 1;
+  int status = set.f(&name, func, allow_override);
+  asking_other_registry = 0;
+  return status == 0 ? XFFI_OK : global_failed("TVMFFIFunctionSetGlobal", name);
+}
+
+/* xffi_foreign_global_get's asking, with a runtime this one binds to. */
+#  if defined(__GNUC__)
+__attribute__((noinline))
+#  endif
+static int
+global_get_bound(xffi_object **out, xffi_byte_array name) {
+  if (asking_other_registry) return XFFI_OK;
+  union {
+    void *p;
+    get_global_fn f;
+  } get = {xffi_foreign_symbol("TVMFFIFunctionGetGlobal")};
+  if (!get.p) return XFFI_OK;
+  void *found = NULL;
+  asking_other_registry = 1;
+  int status = get.f(&name, &found);
+  asking_other_registry = 0;
+  if (status != 0) return global_failed("TVMFFIFunctionGetGlobal", name);
+  *out = found; /* a new reference to a Function in tvm-ffi's layout, or NULL */
+  return XFFI_OK;
+}
+
+int xffi_foreign_global_get(xffi_object **out, xffi_byte_array name) {
+  *out = NULL;
+  /* Every lookup miss comes here: the probe's remembered answer is all it reads without a runtime. */
+  return XFFI_LIKELY(probed_state() != 2) ? XFFI_OK : global_get_bound(out, name);
+}
+
+int xffi_foreign_global_remove(xffi_byte_array name) {
+  static const xffi_byte_array remover_name = {"ffi.FunctionRemoveGlobal", sizeof "ffi.FunctionRemoveGlobal" - 1};
+  xffi_object *remover = NULL;
+  if (xffi_foreign_global_get(&remover, remover_name) != XFFI_OK) return XFFI_FAIL;
+  if (!remover) return XFFI_OK; /* no other runtime, or it cannot remove globals */
+  xffi_object *text = NULL;
+  int status = xffi_string_new(&text, name.data, name.size);
+  if (status == XFFI_OK) {
+    xffi_any arg = xffi_any_object(text), removed = xffi_any_none();
+    asking_other_registry = 1;
+    status = xffi_function_call(remover, &arg, 1, &removed);
+    asking_other_registry = 0;
+    xffi_any_release(&removed);
+    xffi_object_dec_ref(text);
+  }
+  xffi_object_dec_ref(remover);
+  return status;
 }
 
 #endif /* XFFI_NO_FOREIGN_RUNTIME */

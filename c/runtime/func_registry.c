@@ -329,6 +329,19 @@ static inline xffi_object *builtin_function(const char *name, size_t len, uint64
   return &g->function->header;
 }
 
+/* A name this registry has no entry for: the process's other runtime's
+ * function of that name when this one is bound to it (its ffi.* globals,
+ * other plugins' functions; c/runtime/foreign.c), else the built-in. */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static int
+lookup_unregistered(xffi_object **out, const char *name, size_t len, uint64_t hash) {
+  if (xffi_foreign_global_get(out, (xffi_byte_array){name, len}) != XFFI_OK) return XFFI_FAIL;
+  if (!*out) *out = builtin_function(name, len, hash);
+  return XFFI_OK;
+}
+
 /* The lookup itself, for the announcement word of the calling thread's
  * reader record; out and name are checked by the callers and hash is
  * name_hash(name, len). The epoch load is seq_cst so that it cannot
@@ -356,7 +369,11 @@ lookup_in(_Atomic uint64_t *my, xffi_object **out, const char *name, size_t len,
     }
   }
   atomic_store_explicit(my, 0, memory_order_release); /* leave */
-  if (!matched) found = builtin_function(name, len, hash);
+  if (!matched) {
+    /* No other runtime (the common case): the built-in, with one load more. */
+    if (XFFI_UNLIKELY(!xffi_foreign_runtime_known_absent())) return lookup_unregistered(out, name, len, hash);
+    found = builtin_function(name, len, hash);
+  }
   *out = found;
   return XFFI_OK;
 }
@@ -591,9 +608,12 @@ int xffi_registry_set(xffi_byte_array name, xffi_object *func, xffi_byte_array d
 int xffi_function_global_register(const char *name, xffi_object *func, int allow_override) {
   XFFI_CHECK_ARG_NOT_NULL(name);
   XFFI_CHECK_ARG_OBJECT(func, XFFI_TYPE_FUNCTION);
-  xffi_byte_array none = {NULL, 0};
-  return xffi_registry_set((xffi_byte_array){name, strlen(name)}, func, none, none, allow_override, XFFI_KIND_VALUE,
-                           __func__, NULL);
+  xffi_byte_array none = {NULL, 0}, text = {name, strlen(name)};
+  if (!text.size) return xffi_error_raise(XFFI_KIND_VALUE, "%s: name is empty", __func__);
+  /* The process's other runtime first: its callers (Python, other plugins)
+   * find the function there, and a name taken there is taken here too. */
+  if (xffi_foreign_global_set(text, func, allow_override) != XFFI_OK) return XFFI_FAIL;
+  return xffi_registry_set(text, func, none, none, allow_override, XFFI_KIND_VALUE, __func__, NULL);
 }
 
 int xffi_registry_remove(xffi_byte_array name, int *out_removed) {
@@ -639,7 +659,8 @@ int xffi_function_global_erase(const char *name) {
   int removed = 0;
   if (xffi_registry_remove((xffi_byte_array){name, strlen(name)}, &removed) != XFFI_OK) return XFFI_FAIL;
   if (!removed) return xffi_error_raise(XFFI_KIND_KEY, "%s: no global function named '%s'", __func__, name);
-  return XFFI_OK;
+  /* Registered there too when this runtime is bound to another. */
+  return xffi_foreign_global_remove((xffi_byte_array){name, strlen(name)});
 }
 
 int xffi_function_global_info(xffi_any *out_doc, xffi_any *out_metadata, int *out_found, xffi_byte_array name) {

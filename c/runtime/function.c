@@ -6,7 +6,9 @@
  * then xffi's private fields. The cell's safe_call receives the object itself
  * as handle (the tvm-ffi convention, so a tvm-ffi runtime can call it too).
  * For a direct function it is the user's code; for a callback function it is
- * a trampoline that forwards to the callback with the resource instead. */
+ * a trampoline that forwards to the callback with the resource instead. With
+ * another tvm-ffi runtime in the process (c/runtime/foreign.c), both kinds
+ * get a trampoline that also hands a failure's error to that runtime. */
 #include <stdio.h>
 #include <string.h>
 
@@ -20,7 +22,10 @@ typedef struct func_object {
   xffi_object header;
   xffi_function_cell cell;
   void *resource;
-  xffi_function_callback callback; /* NULL for a direct function */
+  /* A callback function's callback; for a direct function NULL, or its code
+   * when the cell is func_direct_forwarding (the same signature, called
+   * with the Function itself). */
+  xffi_function_callback callback;
   xffi_function_finalizer finalizer;
   xffi_object *owner; /* strong reference or NULL */
 } func_object;
@@ -54,6 +59,18 @@ static int func_trampoline_forwarding(void *handle, const xffi_any *args, int32_
   return xffi_raised_slot ? xffi_error_forward_to_tvm() : status;
 }
 
+/* The same for direct functions made while another tvm-ffi runtime is in
+ * the process: the code gets the Function itself, as its cell would. A
+ * direct call is the cheapest there is, so the success path notes no raise
+ * clock; on failure, an error the code already moved to the other runtime
+ * (Rust closures do) tells an error left here from before
+ * (xffi_error_forward_after_direct). */
+static int func_direct_forwarding(void *handle, const xffi_any *args, int32_t num_args, xffi_any *result) {
+  const func_object *f = handle;
+  int status = f->callback(handle, args, num_args, result);
+  return XFFI_LIKELY(status == 0) ? 0 : xffi_error_forward_after_direct(status);
+}
+
 static void func_deleter(void *self, int flags) {
   func_object *f = self;
   if (flags & XFFI_DELETE_CONTENTS) {
@@ -84,11 +101,14 @@ static int func_make(xffi_object **out, xffi_safe_call direct_call, xffi_functio
   func_object *f = xffi_runtime_object_alloc(sizeof *f, _Alignof(func_object), XFFI_TYPE_FUNCTION);
   if (!f) return XFFI_FAIL; /* raised */
   xffi_object_init(&f->header, XFFI_TYPE_FUNCTION, func_deleter);
-  f->cell.safe_call = !callback                        ? direct_call
-                      : xffi_foreign_runtime_present() ? func_trampoline_forwarding
-                                                       : func_trampoline;
+  /* With another runtime, whose callers read only its slot, every kind
+   * forwards its error there; without, the cell is the code or a tail call. */
+  int forwarding = xffi_foreign_runtime_present() != 0;
+  f->cell.safe_call = callback     ? (forwarding ? func_trampoline_forwarding : func_trampoline)
+                      : forwarding ? func_direct_forwarding
+                                   : direct_call;
   f->cell.cpp_call = NULL;
-  f->callback = callback;
+  f->callback = callback ? callback : forwarding ? direct_call : NULL;
   f->resource = resource;
   f->finalizer = finalizer;
   xffi_object_inc_ref_inline(owner);

@@ -218,6 +218,13 @@ static inline void xffi_release_end(void) {
  * (c/compat/abi/tvm_error.c). With one runtime in the process it finds nothing. */
 int xffi_error_adopt_tvm_raised(void);
 
+/* After a direct Function's code failed (status non-zero) in a process with
+ * another tvm-ffi runtime: moves the error raised here to that runtime,
+ * unless that runtime's slot already holds one (the code moved its own
+ * error there; the one here is older and is released). Returns status, or
+ * XFFI_FAIL (c/runtime/error_foreign.c). */
+int xffi_error_forward_after_direct(int status);
+
 /* ---- The process's other tvm-ffi runtime (c/runtime/foreign.c) ----
  * Another runtime in the process (the wheel's libtvm_ffi.so, or xffi's
  * drop-in when this is a plugin's own copy of xffi) serves the callers that
@@ -227,14 +234,52 @@ int xffi_error_adopt_tvm_raised(void);
  * is none or the one found is this library. Never loads anything. */
 void *xffi_foreign_symbol(const char *name);
 
-/* Whether there is such a runtime: 1 or 0. Probed once and remembered;
+/* Whether there is such a runtime: 0 none, 1 one this xffi binds to, 2 one
+ * it cannot bind to (an ABI other than tvm-ffi's 0.1, or an entry point the
+ * binding needs is missing). Probed once and remembered;
  * xffi_foreign_runtime_forget makes the next call probe again (a library
  * just loaded may have brought one). */
 int xffi_foreign_runtime_present(void);
 void xffi_foreign_runtime_forget(void);
+/* The probe's remembered answer: 0 not probed yet, 1 no other runtime, 2 one
+ * this xffi binds to, 3 one it cannot bind to. For hot paths that only need
+ * "certainly none" (1) in one load; anything else goes to the functions here. */
+extern atomic_int xffi_foreign_state_ XFFI_INTERNAL;
+static inline int xffi_foreign_runtime_known_absent(void) {
+  return atomic_load_explicit(&xffi_foreign_state_, memory_order_relaxed) == 1;
+}
+
+/* XFFI_OK unless there is a runtime this xffi cannot bind to; then a
+ * RuntimeError "WHAT 'KEY': xffi cannot bind to the process's tvm-ffi
+ * runtime (ITS LIBRARY...): WHAT IT LACKS" (what and key borrowed). Called
+ * where going on would make a second, private runtime: a type index, a
+ * global function. */
+int xffi_foreign_runtime_check(const char *what, const char *key, size_t key_size);
+
+/* The other runtime's global function registry, which a bound runtime's
+ * globals go to and come from (c/runtime/func_registry.c): set registers
+ * func (borrowed) there (TVMFFIFunctionSetGlobal); get gives its function
+ * of that name (*out a new reference, NULL when it has none or there is no
+ * runtime this one binds to); remove takes name off there
+ * (ffi.FunctionRemoveGlobal). Each XFFI_OK when there is no other runtime;
+ * a runtime this xffi cannot bind to makes set a RuntimeError
+ * (xffi_foreign_runtime_check); the other runtime's errors arrive as its own. */
+/* Types only the process's other runtime knows (another plugin's, a C++
+ * library's, a Python-defined one), when this one is bound to it: the record
+ * it keeps (tvm-ffi's, in xffi_type_info's layout; borrowed, immortal) of the
+ * type of a live object's type_index, or of key (size bytes); NULL when
+ * there is no such runtime or it has no such key. Never pass an index that
+ * did not come from a live object: that runtime aborts on one it lacks. */
+const xffi_type_info *xffi_foreign_object_type_info(int32_t type_index);
+const xffi_type_info *xffi_foreign_type_info_by_key(const char *key, size_t size);
+
+int xffi_foreign_global_set(xffi_byte_array name, xffi_object *func, int allow_override);
+int xffi_foreign_global_get(xffi_object **out, xffi_byte_array name);
+int xffi_foreign_global_remove(xffi_byte_array name);
 
 /* With another runtime, the index it has for a new dynamic type key (size
- * bytes, borrowed), allocated there (*created 1) when it has none; *out -1
+ * bytes, borrowed: *created 2), allocated there (*created 1) when it has
+ * none; *out -1
  * when there is no other runtime or the arguments are not ones this
  * registry accepts (it says why). An error raised here (its own, or the
  * other runtime's, moved) on failure. */
@@ -242,8 +287,10 @@ int xffi_foreign_type_index(int32_t *out, int *created, const char *key, size_t 
                             int32_t depth, int32_t num_child_slots, int32_t can_overflow, int32_t parent_index);
 
 /* Tells the other runtime count new records of a type this runtime created
- * there (nothing for any other type): xffi_field_info, xffi_method_info or
- * one xffi_type_metadata, immortal records (it copies what it keeps). */
+ * there: xffi_field_info, xffi_method_info or one xffi_type_metadata,
+ * immortal records (it copies what it keeps). For a type it had already, the
+ * fields' offsets and sizes and the total size are compared with its: a
+ * RuntimeError when they differ. Nothing for any other type. */
 typedef enum xffi_foreign_record { XFFI_FOREIGN_FIELD, XFFI_FOREIGN_METHOD, XFFI_FOREIGN_METADATA } xffi_foreign_record;
 int xffi_foreign_tell(xffi_foreign_record what, int32_t type_index, const void *records, int32_t count);
 /* The same for a type attribute (name: name_size bytes; value borrowed). */

@@ -213,7 +213,7 @@ static int defer(pending_error *error, const char *kind, const char *format, ...
 
 /* The index the process's other tvm-ffi runtime gave a new dynamic type
  * (index -1: none, this runtime places it), and whether it created the type
- * there (created 1) or already had it. */
+ * there (created 1) or already had it (created 2). */
 typedef struct foreign_index {
   int32_t index;
   int created;
@@ -391,6 +391,8 @@ int xffi_type_info_get_by_key(const xffi_type_info **out, const char *type_key) 
   XFFI_CHECK_ARG_NOT_NULL(type_key);
   if (xffi_type_builtins_ensure() != XFFI_OK) return XFFI_FAIL;
   const xffi_type_info *info = xffi_type_find_by_key(type_key, strlen(type_key));
+  /* A type only the process's other runtime knows: its record. */
+  if (!info) info = xffi_foreign_type_info_by_key(type_key, strlen(type_key));
   if (!info) return xffi_error_raise(XFFI_KIND_KEY, "%s: no type is registered with key '%s'", __func__, type_key);
   *out = info;
   return XFFI_OK;
@@ -413,9 +415,31 @@ const char *xffi_type_key(int32_t type_index) {
 
 int32_t xffi_type_count(void) { return __atomic_load_n(&type_count, __ATOMIC_ACQUIRE); }
 
+/* is_a for an object whose type only the process's other runtime knows (a
+ * bound runtime's record, its ancestors included), or a target type only it
+ * knows: by the object's ancestors' indices. */
+static int is_a_by_ancestors(const xffi_type_info *info, int32_t type_index) {
+  if (info->type_index == type_index) return 1;
+  for (int32_t d = 0; d < info->type_depth; ++d)
+    if (info->type_ancestors[d] && info->type_ancestors[d]->type_index == type_index) return 1;
+  return 0;
+}
+
 int xffi_object_is_a(int *out, const xffi_object *obj, int32_t type_index) {
   XFFI_CHECK_ARG_NOT_NULL(out);
   XFFI_CHECK_ARG_NOT_NULL(obj);
+  const xffi_type_info *mine = info_at(obj->type_index);
+  if (!is_object_type(mine)) {
+    const xffi_type_info *theirs = xffi_foreign_object_type_info(obj->type_index);
+    if (theirs) {
+      *out = is_a_by_ancestors(theirs, type_index);
+      return XFFI_OK;
+    }
+  } else if (!info_at(type_index) && xffi_foreign_runtime_present() == 1) {
+    /* A target only the other runtime knows: never among a local type's ancestors. */
+    *out = is_a_by_ancestors(mine, type_index);
+    return XFFI_OK;
+  }
   if (!is_object_type(info_at(type_index)))
     return xffi_error_raise(XFFI_KIND_INDEX, "%s: type_index %d is not a registered object type", __func__,
                             (int)type_index);

@@ -29,7 +29,9 @@ typedef struct xffi_type_entry {
   int32_t runtime_owned;
   /* 1: this runtime created the type in the process's other tvm-ffi runtime
    * (c/runtime/foreign.c), which gave its index: its fields, methods and
-   * metadata are told to that runtime too. */
+   * metadata are told to that runtime too. 2: that runtime had the key
+   * already (another plugin's type): the layout registered here is compared
+   * with its. 0: a type of this runtime only. */
   int32_t foreign_created;
 } xffi_type_entry;
 

@@ -57,7 +57,10 @@ XFFI_API int xffi_function_new(xffi_object **out, xffi_function_callback callbac
  * object as handle, so a call goes straight to your code (xffi_function_new adds
  * one forwarding step to swap the handle for the resource). Inside call,
  * xffi_function_resource_unchecked(handle) reads the resource in one load. tvm-ffi 0.1
- * callers call it the same way. *out receives a new reference; resource and
+ * callers call it the same way. Made while another tvm-ffi runtime is in the
+ * process (docs/plugin-runtime.md), the cell is a step that calls `call` and,
+ * when it fails, moves its error to that runtime, whose callers read only
+ * their own error slot. *out receives a new reference; resource and
  * finalizer are as for xffi_function_new (ownership passes only on success).
  * Errors: ValueError for a NULL out or call; MemoryError (*out is NULL). */
 XFFI_API int xffi_function_new_direct(xffi_object **out, xffi_safe_call call, void *resource,
@@ -163,7 +166,10 @@ static inline int xffi_arg_to_float_inline(double *out, const xffi_any *args, in
 XFFI_API int xffi_arg_check_signature(const xffi_any *args, int32_t num_args, const char *signature, const char *fn);
 
 /* ---- The global function registry ----
- * One per process (per loaded libxffi: see docs/plugins.md). Thread-safe.
+ * One per process (per loaded libxffi: see docs/plugins.md). A copy of
+ * xffi bound to the process's other tvm-ffi runtime (docs/plugin-runtime.md)
+ * registers in that runtime's registry too, and its lookups find that
+ * registry's functions after its own. Thread-safe.
  * Lookups are lock-free, write no shared memory and allocate nothing (except
  * once per thread, and only beyond the 64th thread using lookups at once).
  * Writers (register, remove) are serialised and wait for lookups in flight

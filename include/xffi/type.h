@@ -117,7 +117,10 @@ XFFI_API uint64_t xffi_type_key_hash(const char *data, size_t size);
  * built-in object type but ffi.Object); MemoryError. */
 XFFI_API int xffi_type_register(int32_t *out_type_index, const char *type_key, int32_t parent_type_index);
 
-/* Looks up a type by key. *out receives a borrowed, immortal record.
+/* Looks up a type by key. *out receives a borrowed, immortal record. A copy
+ * of xffi bound to the process's other tvm-ffi runtime (docs/plugin-runtime.md)
+ * finds a type only that runtime knows too (another plugin's, a C++
+ * library's): *out is then that runtime's record, in the same layout.
  * Errors: ValueError for NULL arguments, KeyError "no type registered with key ..." */
 XFFI_API int xffi_type_info_get_by_key(const xffi_type_info **out, const char *type_key);
 
@@ -133,9 +136,12 @@ XFFI_API const char *xffi_type_key(int32_t type_index);
 XFFI_API int32_t xffi_type_count(void);
 
 /* Whether obj (borrowed) is an instance of type_index or of a type derived
- * from it: writes 1 or 0 to *out. The inline, unchecked forms are in
- * xffi/sys/type.h. Errors: ValueError for NULL out or obj, IndexError for an
- * unregistered type_index. */
+ * from it: writes 1 or 0 to *out. A copy of xffi bound to the process's
+ * other tvm-ffi runtime answers for objects and target types only that
+ * runtime knows from its records (a target index unknown to both is then
+ * 0, not an error). The inline, unchecked forms are in xffi/sys/type.h and
+ * read this runtime's table only. Errors: ValueError for NULL out or obj,
+ * IndexError for an unregistered type_index. */
 XFFI_API int xffi_object_is_a(int *out, const xffi_object *obj, int32_t type_index);
 
 XFFI_EXTERN_C_END

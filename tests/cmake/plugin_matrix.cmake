@@ -16,8 +16,9 @@ if(TARGET xffi_tvm_ffi)
   target_link_libraries(xffi_matrix_c_host PRIVATE xffi_tvm_ffi)
 endif()
 
-# A tvm-ffi runtime lacking the type registry's entry points: registering a
-# type in libxffi beside it is a clear RuntimeError, not a crash.
+# A tvm-ffi runtime xffi cannot bind to (lacking the type registry's entry
+# points, or of another ABI): registering a type or a global function in
+# libxffi beside it is a clear RuntimeError naming the runtime, not a crash.
 if(UNIX AND NOT APPLE AND TARGET xffi_shared)
   add_library(xffi_runtime_errors_only MODULE ${CMAKE_CURRENT_SOURCE_DIR}/plugin_matrix/runtime_errors_only.c)
   set_target_properties(xffi_runtime_errors_only PROPERTIES OUTPUT_NAME tvm_ffi PREFIX lib
@@ -27,5 +28,8 @@ if(UNIX AND NOT APPLE AND TARGET xffi_shared)
   target_link_libraries(test_bind_lacking PRIVATE xffi_shared ${CMAKE_DL_LIBS})
   add_dependencies(test_bind_lacking xffi_runtime_errors_only)
   add_test(NAME plugin_runtime_lacking_type_entry_points
-    COMMAND test_bind_lacking $<TARGET_FILE:xffi_runtime_errors_only>)
+    COMMAND test_bind_lacking $<TARGET_FILE:xffi_runtime_errors_only> lacking)
+  add_test(NAME plugin_runtime_of_another_abi
+    COMMAND test_bind_lacking $<TARGET_FILE:xffi_runtime_errors_only> other-abi)
+  set_tests_properties(plugin_runtime_of_another_abi PROPERTIES ENVIRONMENT XFFI_TEST_RUNTIME_VERSION=0.2.0)
 endif()

@@ -415,6 +415,144 @@ static void a_key_the_tvm_runtime_has_keeps_its_index_and_records(void **state) 
   assert_int_equal(TVMFFIGetTypeInfo(index)->num_fields, 0);
 }
 
+static int tvm_field_getter(void *field, TVMFFIAny *result) {
+  result->type_index = kTVMFFIInt;
+  result->v_int64 = *(const int64_t *)field;
+  return 0;
+}
+
+/* Registers key in tvm-ffi's runtime with one int field "count" at offset
+ * (another plugin's type of that key); returns its index. */
+static int32_t tvm_type_with_count_at(const char *key, int64_t offset) {
+  TVMFFIByteArray name = {key, strlen(key)};
+  int32_t index = TVMFFITypeGetOrAllocIndex(&name, -1, 1, 0, 1, kTVMFFIObject);
+  TVMFFIFieldInfo field;
+  memset(&field, 0, sizeof field);
+  field.name = (TVMFFIByteArray){"count", 5};
+  field.size = 8;
+  field.alignment = 8;
+  field.offset = offset;
+  field.getter = tvm_field_getter;
+  field.field_static_type_index = kTVMFFIInt;
+  assert_int_equal(TVMFFITypeRegisterField(index, &field), 0);
+  return index;
+}
+
+/* A key tvm-ffi's runtime has with fields (another plugin's type): xffi
+ * registering the same key with another layout is refused where it happens,
+ * since that runtime reads the objects with its own; the same layout is fine
+ * (the same plugin loaded twice, say). */
+static void a_key_the_tvm_runtime_has_with_another_layout_is_refused(void **state) {
+  (void)state;
+  int32_t tvm_index = tvm_type_with_count_at("interop.OtherLayout", (int64_t)offsetof(bound_thing, count) + 8);
+  int32_t index = -1;
+  assert_int_equal(xffi_type_register(&index, "interop.OtherLayout", XFFI_TYPE_OBJECT), XFFI_OK);
+  assert_int_equal(index, tvm_index);
+  assert_int_equal(XFFI_REFLECT_FIELD(index, bound_thing, count, XFFI_TYPE_INT, 0, "at 24 here"), XFFI_FAIL);
+  assert_raised(XFFI_KIND_RUNTIME,
+                "registering 'interop.OtherLayout': the process's tvm-ffi runtime has this type "
+                "key with another layout (another plugin's or library's type of the same key): "
+                "field 'count' is at offset 32 (8 bytes) there, at offset 24 (8 bytes) here");
+
+  tvm_index = tvm_type_with_count_at("interop.SameLayout", (int64_t)offsetof(bound_thing, count));
+  assert_int_equal(xffi_type_register(&index, "interop.SameLayout", XFFI_TYPE_OBJECT), XFFI_OK);
+  assert_int_equal(index, tvm_index);
+  assert_int_equal(XFFI_REFLECT_FIELD(index, bound_thing, count, XFFI_TYPE_INT, 0, "at 24 both"), XFFI_OK);
+  assert_int_equal(TVMFFIGetTypeInfo(index)->num_fields, 1); /* nothing told twice */
+}
+
+/* Types registered in tvm-ffi's runtime only (another plugin's, a C++
+ * library's): xffi finds them by key and answers is-instance for their
+ * objects from that runtime's records. */
+static void types_only_the_tvm_runtime_knows_are_found_and_checked(void **state) {
+  (void)state;
+  TVMFFIByteArray parent_key = {"interop.TvmOnlyParent", 21}, child_key = {"interop.TvmOnlyChild", 20};
+  int32_t parent = TVMFFITypeGetOrAllocIndex(&parent_key, -1, 1, 0, 1, kTVMFFIObject);
+  int32_t child = TVMFFITypeGetOrAllocIndex(&child_key, -1, 2, 0, 1, parent);
+  const xffi_type_info *info = NULL;
+  assert_int_equal(xffi_type_info_get_by_key(&info, "interop.TvmOnlyChild"), XFFI_OK);
+  assert_int_equal(info->type_index, child);
+  assert_int_equal(info->type_depth, 2);
+  assert_int_equal(info->type_ancestors[1]->type_index, parent);
+  assert_int_equal(xffi_type_info_get_by_key(&info, "interop.NowhereAtAll"), XFFI_FAIL);
+  assert_raised(XFFI_KIND_KEY, "no type is registered with key 'interop.NowhereAtAll'");
+  assert_null(tvm_move_raised()); /* the miss there left nothing raised there */
+
+  /* An object of the child type, as that runtime's code would hand it over. */
+  bound_thing thing;
+  memset(&thing, 0, sizeof thing);
+  thing.header.type_index = child;
+  int yes = -1;
+  assert_int_equal(xffi_object_is_a(&yes, &thing.header, parent), XFFI_OK);
+  assert_int_equal(yes, 1);
+  assert_int_equal(xffi_object_is_a(&yes, &thing.header, XFFI_TYPE_OBJECT), XFFI_OK);
+  assert_int_equal(yes, 1);
+  assert_int_equal(xffi_object_is_a(&yes, &thing.header, XFFI_TYPE_STRING), XFFI_OK);
+  assert_int_equal(yes, 0);
+  /* A local object against a type only that runtime knows. */
+  xffi_object *text = NULL;
+  assert_int_equal(xffi_string_new(&text, "local", 5), XFFI_OK);
+  assert_int_equal(xffi_object_is_a(&yes, text, parent), XFFI_OK);
+  assert_int_equal(yes, 0);
+  xffi_object_dec_ref(text);
+}
+
+static int direct_fails(void *self, const xffi_any *args, int32_t num_args, xffi_any *result) {
+  (void)self, (void)args, (void)num_args, (void)result;
+  return xffi_error_raise(XFFI_KIND_VALUE, "the direct function's own error");
+}
+
+/* A direct Function (its cell is C code) called by tvm-ffi code: its error
+ * is in tvm-ffi's slot, as a callback's is; an xffi caller still gets it. */
+static void a_direct_function_error_reaches_tvm_callers(void **state) {
+  (void)state;
+  xffi_object *fn = NULL;
+  assert_int_equal(xffi_function_new_direct(&fn, direct_fails, NULL, NULL), XFFI_OK);
+  TVMFFIAny result = {0};
+  assert_int_not_equal(TVMFFIFunctionCall(fn, NULL, 0, &result), 0);
+  TVMFFIObjectHandle err = tvm_move_raised();
+  assert_non_null(err);
+  assert_string_equal(tvm_error_message(err), "the direct function's own error");
+  TVMFFIObjectDecRef(err);
+  assert_null(xffi_error_peek_raised());
+  xffi_any r;
+  assert_int_equal(xffi_function_call(fn, NULL, 0, &r), XFFI_FAIL);
+  expect_error(XFFI_KIND_VALUE, "the direct function's own error");
+  xffi_object_dec_ref(fn);
+}
+
+static int twice(void *resource, const xffi_any *args, int32_t num_args, xffi_any *result) {
+  (void)resource;
+  *result = xffi_any_int(num_args == 1 ? 2 * args[0].v_int64 : 0);
+  return XFFI_OK;
+}
+
+/* xffi's global functions go to tvm-ffi's registry, and xffi's lookups find
+ * tvm-ffi's globals (the process's: its ffi.* functions among them). */
+static void global_functions_are_the_tvm_runtimes(void **state) {
+  (void)state;
+  xffi_object *fn = NULL, *found = NULL;
+  assert_int_equal(xffi_function_new(&fn, twice, NULL, NULL), XFFI_OK);
+  assert_int_equal(xffi_function_global_register("interop.twice", fn, 0), XFFI_OK);
+  TVMFFIByteArray name = {"interop.twice", 13};
+  TVMFFIObjectHandle tvm_found = NULL;
+  assert_int_equal(TVMFFIFunctionGetGlobal(&name, &tvm_found), 0);
+  assert_ptr_equal(tvm_found, fn);
+  TVMFFIObjectDecRef(tvm_found);
+  assert_int_equal(xffi_function_global_register("interop.twice", fn, 0), XFFI_FAIL);
+  assert_raised(XFFI_KIND_VALUE, "already registered");
+  assert_int_equal(xffi_function_global_erase("interop.twice"), XFFI_OK);
+  assert_int_equal(TVMFFIFunctionGetGlobal(&name, &tvm_found), 0);
+  assert_null(tvm_found);
+  /* Registered in tvm-ffi only: xffi's lookup finds it. */
+  TVMFFIByteArray only_tvm = {"interop.tvm_only", 16};
+  assert_int_equal(TVMFFIFunctionSetGlobal(&only_tvm, fn, 0), 0);
+  assert_int_equal(xffi_function_global_lookup(&found, "interop.tvm_only"), XFFI_OK);
+  assert_ptr_equal(found, fn);
+  xffi_object_dec_ref(found);
+  xffi_object_dec_ref(fn);
+}
+
 static int callback_fails(void *resource, const xffi_any *args, int32_t num_args, xffi_any *result) {
   (void)resource, (void)args, (void)num_args, (void)result;
   return xffi_error_raise(XFFI_KIND_VALUE, "the callback's own error");
@@ -472,6 +610,10 @@ int main(void) {
       cmocka_unit_test(xffi_types_register_in_the_tvm_runtime),
       cmocka_unit_test(a_key_the_tvm_runtime_has_keeps_its_index_and_records),
       cmocka_unit_test(a_callback_error_reaches_tvm_and_xffi_callers),
+      cmocka_unit_test(a_key_the_tvm_runtime_has_with_another_layout_is_refused),
+      cmocka_unit_test(a_direct_function_error_reaches_tvm_callers),
+      cmocka_unit_test(global_functions_are_the_tvm_runtimes),
+      cmocka_unit_test(types_only_the_tvm_runtime_knows_are_found_and_checked),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -94,6 +94,10 @@ static int check_function_value_error(void) {
   return function_value_fails("make_failing_function", XFFI_KIND_VALUE, "callback failed");
 }
 
+static int check_direct_function_value_error(void) {
+  return function_value_fails("make_failing_direct_function", XFFI_KIND_VALUE, "direct function failed");
+}
+
 static int check_function_value_panic(void) {
   return function_value_fails("make_panicking_function", XFFI_KIND_RUNTIME, "callback panicked");
 }
@@ -180,6 +184,46 @@ static int check_json_graph(void) {
   return 0;
 }
 
+/* The global function the plugin registers is in the host's registry (the
+ * process's), callable by name; a second registration is refused. */
+static int check_global_registered(void) {
+  char name[64];
+  xffi_object *f = NULL;
+  xffi_any r, args[] = {xffi_any_int(6), xffi_any_int(7)};
+  snprintf(name, sizeof name, "matrix.%s.product", strcmp(key, "matrix.CKernel") == 0 ? "c" : "rust");
+  CHECK(xffi_function_global_lookup(&f, name) == XFFI_OK && !f);
+  CHECK(call(&r, "register_product", NULL, 0) == XFFI_OK);
+  CHECK(xffi_function_global_lookup(&f, name) == XFFI_OK && f);
+  CHECK(xffi_function_call(f, args, 2, &r) == XFFI_OK && r.type_index == XFFI_TYPE_INT && r.v_int64 == 42);
+  xffi_object_dec_ref(f);
+  CHECK(call(&r, "register_product", NULL, 0) == XFFI_FAIL);
+  CHECK(raised(XFFI_KIND_VALUE, "already registered"));
+  return 0;
+}
+
+/* The body of the host's global function matrix.host.sub: a - b. */
+static int host_sub(void *resource, const xffi_any *args, int32_t num_args, xffi_any *result) {
+  (void)resource;
+  if (num_args != 2) return xffi_error_raise(XFFI_KIND_TYPE, "matrix.host.sub: expected 2 arguments");
+  *result = xffi_any_int(args[0].v_int64 - args[1].v_int64);
+  return XFFI_OK;
+}
+
+/* The plugin's global lookups find the host's functions. */
+static int check_global_lookup(void) {
+  xffi_object *sub = NULL;
+  xffi_any r;
+  CHECK(xffi_function_new(&sub, host_sub, NULL, NULL) == XFFI_OK);
+  CHECK(xffi_function_global_register("matrix.host.sub", sub, 0) == XFFI_OK);
+  xffi_object_dec_ref(sub);
+  xffi_any args[] = {xffi_any_c_str("matrix.host.sub"), xffi_any_int(50), xffi_any_int(8)};
+  CHECK(call(&r, "call_global", args, 3) == XFFI_OK && r.type_index == XFFI_TYPE_INT && r.v_int64 == 42);
+  args[0] = xffi_any_c_str("matrix.host.none");
+  CHECK(call(&r, "call_global", args, 3) == XFFI_FAIL);
+  CHECK(raised(XFFI_KIND_KEY, "matrix.host.none"));
+  return 0;
+}
+
 static const struct {
   const char *name;
   int (*run)(void);
@@ -189,12 +233,15 @@ static const struct {
     {"panic", check_panic},
     {"function_value_error", check_function_value_error},
     {"function_value_panic", check_function_value_panic},
+    {"direct_function_value_error", check_direct_function_value_error},
     {"type_by_key", check_type_by_key},
     {"object_type", check_object_type},
     {"fields", check_fields},
     {"methods", check_methods},
     {"repr", check_repr},
     {"json_graph", check_json_graph},
+    {"global_registered", check_global_registered},
+    {"global_lookup", check_global_lookup},
 };
 
 int main(int argc, char **argv) {

@@ -11,8 +11,14 @@
  * - fail(message) raises ValueError(message);
  * - make_failing_function() -> a Function (a C callback) that raises
  *   ValueError("callback failed") when called;
+ * - make_failing_direct_function() -> the same as a direct Function (its
+ *   cell is the code itself, xffi_function_new_direct);
  * - make_kernel(scale, label) -> a matrix.CKernel (gain 1.0);
- * - kernel_type_index() -> the index the plugin's registry gave the type. */
+ * - kernel_type_index() -> the index the plugin's registry gave the type;
+ * - register_product() registers the global function matrix.c.product
+ *   ((a, b) -> a * b), which the process's other code finds by name;
+ * - call_global(name, a, b) looks name up among the global functions (the
+ *   process's: the host's, other plugins') and calls it with (a, b). */
 #include <stdlib.h>
 #include <string.h>
 #include <xffi/reflection.h>
@@ -130,6 +136,23 @@ static int make_failing_function(void *handle, const xffi_any *args, int32_t num
 }
 XFFI_EXPORT_FUNCTION(make_failing_function, make_failing_function);
 
+/* The code of the direct Function make_failing_direct_function returns. */
+static int failing_direct(void *self, const xffi_any *args, int32_t num_args, xffi_any *result) {
+  (void)self, (void)args, (void)num_args, (void)result;
+  return xffi_error_raise(XFFI_KIND_VALUE, "direct function failed");
+}
+
+static int make_failing_direct_function(void *handle, const xffi_any *args, int32_t num_args, xffi_any *result) {
+  (void)handle;
+  xffi_object *function = NULL;
+  if (xffi_arg_check_signature(args, num_args, "", "make_failing_direct_function") != XFFI_OK ||
+      xffi_function_new_direct(&function, failing_direct, NULL, NULL) != XFFI_OK)
+    return XFFI_FAIL;
+  *result = xffi_any_object(function); /* steals the new reference */
+  return XFFI_OK;
+}
+XFFI_EXPORT_FUNCTION(make_failing_direct_function, make_failing_direct_function);
+
 static int make_kernel(void *handle, const xffi_any *args, int32_t num_args, xffi_any *result) {
   (void)handle;
   int64_t scale;
@@ -149,3 +172,42 @@ static int get_kernel_type_index(void *handle, const xffi_any *args, int32_t num
   return XFFI_OK;
 }
 XFFI_EXPORT_FUNCTION(kernel_type_index, get_kernel_type_index);
+
+/* The body of the global function matrix.c.product: (a, b) -> a * b. */
+static int product(void *resource, const xffi_any *args, int32_t num_args, xffi_any *result) {
+  (void)resource;
+  int64_t a, b;
+  if (xffi_arg_check_signature(args, num_args, "ii", "matrix.c.product") != XFFI_OK) return XFFI_FAIL;
+  xffi_arg_to_int_inline(&a, args, num_args, 0, "matrix.c.product");
+  xffi_arg_to_int_inline(&b, args, num_args, 1, "matrix.c.product");
+  *result = xffi_any_int(a * b);
+  return XFFI_OK;
+}
+
+static int register_product(void *handle, const xffi_any *args, int32_t num_args, xffi_any *result) {
+  (void)handle;
+  xffi_object *function = NULL;
+  if (xffi_arg_check_signature(args, num_args, "", "register_product") != XFFI_OK ||
+      xffi_function_new(&function, product, NULL, NULL) != XFFI_OK)
+    return XFFI_FAIL;
+  int status = xffi_function_global_register("matrix.c.product", function, 0);
+  xffi_object_dec_ref(function);
+  *result = xffi_any_none();
+  return status;
+}
+XFFI_EXPORT_FUNCTION(register_product, register_product);
+
+static int call_global(void *handle, const xffi_any *args, int32_t num_args, xffi_any *result) {
+  (void)handle;
+  xffi_byte_array name;
+  xffi_object *function = NULL;
+  if (xffi_arg_check_signature(args, num_args, "sii", "call_global") != XFFI_OK ||
+      xffi_arg_to_str(&name, args, num_args, 0, "call_global") != XFFI_OK ||
+      xffi_function_global_lookup_bytes(&function, name) != XFFI_OK)
+    return XFFI_FAIL;
+  if (!function) return xffi_error_raise(XFFI_KIND_KEY, "no global function named %.*s", (int)name.size, name.data);
+  int status = xffi_function_call(function, args + 1, 2, result);
+  xffi_object_dec_ref(function);
+  return status;
+}
+XFFI_EXPORT_FUNCTION(call_global, call_global);

@@ -2,10 +2,12 @@
 process per check, so a crash is the check's own outcome).
 
     python3 python_client.py {c|rust} PLUGIN.so CHECK
+    python3 python_client.py together C_PLUGIN.so:RUST_PLUGIN.so together
 
 The process's tvm_ffi is whichever PYTHONPATH gives: the wheel's runtime, or
 xffi's through the overlay of scripts/tvm-ffi-on-xffi.sh. Exit status 0 and
 "ok" when the check holds; an AssertionError or exception otherwise."""
+import os
 import sys
 
 import tvm_ffi
@@ -51,6 +53,11 @@ def check_panic(lib, key):
 def check_function_value_error(lib, key):
     f = lib["make_failing_function"]()
     expect_error(f, ValueError, "callback failed")
+
+
+def check_direct_function_value_error(lib, key):
+    f = lib["make_failing_direct_function"]()
+    expect_error(f, ValueError, "direct function failed")
 
 
 def check_function_value_panic(lib, key):
@@ -110,13 +117,70 @@ def check_json_graph(lib, key):
     assert tvm_ffi.structural_equal(back, k)
 
 
+def check_global_registered(lib, key):
+    name = f"matrix.{key.split('.')[1][:-len('Kernel')].lower()}.product"
+    assert tvm_ffi.get_global_func(name, allow_missing=True) is None, f"{name} before the plugin registered it"
+    lib["register_product"]()
+    assert tvm_ffi.get_global_func(name)(6, 7) == 42
+    expect_error(lib["register_product"], ValueError, "already registered")
+
+
+def check_global_lookup(lib, key):
+    tvm_ffi.register_global_func("matrix.host.sub", lambda a, b: a - b)
+    assert lib["call_global"]("matrix.host.sub", 50, 8) == 42
+    expect_error(lambda: lib["call_global"]("matrix.host.none", 1, 2), KeyError, "matrix.host.none")
+
+
+# A tvm-ffi C++ plugin, built with the process's tvm_ffi headers at run time
+# (tvm_ffi.cpp.load_inline): it registers matrix.cpp.product and exports
+# call_global(name, a, b), as the xffi plugins do.
+CPP_PLUGIN = r"""
+#include <tvm/ffi/error.h>
+#include <tvm/ffi/function.h>
+#include <tvm/ffi/reflection/registry.h>
+#include <string>
+int64_t call_global(std::string name, int64_t a, int64_t b) {
+  auto f = tvm::ffi::Function::GetGlobal(name);
+  if (!f.has_value()) TVM_FFI_THROW(KeyError) << "no global function named " << name;
+  return (*f)(a, b).cast<int64_t>();
+}
+TVM_FFI_DLL_EXPORT_TYPED_FUNC(call_global, call_global);
+TVM_FFI_STATIC_INIT_BLOCK() {
+  tvm::ffi::reflection::GlobalDef().def("matrix.cpp.product", [](int64_t a, int64_t b) { return a * b; });
+}
+"""
+
+
+def check_together(libs, key):
+    """The C and the Rust plugin and a tvm-ffi C++ plugin in one process: the
+    global functions each registers are found and called by the others; the
+    types of both xffi plugins are found by key and their objects are theirs."""
+    import tvm_ffi.cpp
+
+    cpp = tvm_ffi.cpp.load_inline(name="xffi_matrix_cpp_plugin", cpp_sources=CPP_PLUGIN, functions=[])
+    libs = dict(libs, cpp=cpp)
+    libs["c"]["register_product"]()
+    libs["rust"]["register_product"]()
+    for caller, lib in libs.items():
+        for callee in libs:
+            got = lib["call_global"](f"matrix.{callee}.product", 6, 7)
+            assert got == 42, f"{caller} calling matrix.{callee}.product: {got}"
+    for kind, type_key in KEYS.items():
+        Kernel = kernel_class(type_key)
+        k = libs[kind]["make_kernel"](3, kind)
+        assert isinstance(k, Kernel) and (k.scale, k.label) == (3, kind), f"{type_key}: {k!r}"
+
+
 CHECKS = {name[len("check_"):]: f for name, f in globals().items() if name.startswith("check_")}
 
 
 def main():
     kind, path, check = sys.argv[1:4]
-    lib = tvm_ffi.load_module(path)
-    CHECKS[check](lib, KEYS[kind])
+    if kind == "together":  # PATH is C_PLUGIN.so:RUST_PLUGIN.so
+        c_path, rust_path = path.split(os.pathsep)
+        CHECKS[check]({"c": tvm_ffi.load_module(c_path), "rust": tvm_ffi.load_module(rust_path)}, None)
+    else:
+        CHECKS[check](tvm_ffi.load_module(path), KEYS[kind])
     print("ok")
 
 

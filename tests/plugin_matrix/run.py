@@ -29,12 +29,18 @@ CLIENT = HERE / "python_client.py"
 
 COMMON_CHECKS = ["functions", "error", "function_value_error", "type_by_key", "object_type", "fields", "methods",
                  "repr", "json_graph"]
+# The process's global function registry, which the plugin's globals go to and come from.
+COMMON_CHECKS += ["global_registered", "global_lookup"]
 CHECKS = {"c": COMMON_CHECKS, "rust": COMMON_CHECKS[:2] + ["panic"] + COMMON_CHECKS[2:3] +
           ["function_value_panic"] + COMMON_CHECKS[3:]}
+# The C plugin's direct Function (Rust closures are direct Functions already).
+CHECKS["c"] = CHECKS["c"] + ["direct_function_value_error"]
 # wheel: Python with the wheel's runtime; overlay: Python with tvm_ffi on the
 # drop-in; c-host: a C program linked to the drop-in (c_host.c); rust-host: a
 # Rust program on the xffi crate, its runtime bundled (rust_host/).
 RUNTIMES = ["wheel", "overlay", "c-host", "rust-host"]
+# The check of many plugins in one process (python_client.py check_together).
+TOGETHER_RUNTIMES = ["wheel", "overlay"]
 TIMEOUT = 120
 
 
@@ -122,6 +128,11 @@ def main():
             for check in CHECKS[plugin]:
                 outcomes[f"{plugin}/{runtime}/{check}"] = run_check(plugin, path, runtime, check, overlay, hosts)
 
+    # Many plugins, one runtime: both plugins and a tvm-ffi C++ plugin in one Python process.
+    together = os.pathsep.join(str(plugins[kind]) for kind in ("c", "rust"))
+    for runtime in TOGETHER_RUNTIMES:
+        outcomes[f"together/{runtime}/together"] = run_check("together", together, runtime, "together", overlay, hosts)
+
     width = max(len(c) for c in CHECKS["rust"])
     for plugin in plugins:
         for runtime in RUNTIMES:
@@ -132,6 +143,10 @@ def main():
                 detail = outcomes[f"{plugin}/{runtime}/{check}"][1]
                 listed = " (known)" if f"{plugin}/{runtime}/{check}" in known else ""
                 print(f"  {check:<{width}} {outcome}{listed}  {detail}"[:200].rstrip())
+
+    for runtime in TOGETHER_RUNTIMES:
+        outcome, detail = outcomes[f"together/{runtime}/together"]
+        print(f"c, rust and tvm-ffi C++ plugins together on {runtime}: {outcome}  {detail}"[:200].rstrip())
 
     problems = []
     for cell_id, (outcome, detail) in outcomes.items():

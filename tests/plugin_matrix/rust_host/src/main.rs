@@ -88,6 +88,34 @@ impl Plugin {
         self.function_value_fails("make_panicking_function", ErrorKind::RuntimeError, "callback panicked")
     }
 
+    fn direct_function_value_error(&self) -> Outcome {
+        self.function_value_fails("make_failing_direct_function", ErrorKind::ValueError, "direct function failed")
+    }
+
+    /// The global function the plugin registers is in the host's registry (the
+    /// process's), callable by name; a second registration is refused.
+    fn global_registered(&self) -> Outcome {
+        let name = format!("matrix.{}.product", if self.key == "matrix.CKernel" { "c" } else { "rust" });
+        expect(ok(Function::get_global(&name), "lookup before")?.is_none(), "no product before registration")?;
+        ok(self.function("register_product")?.call_typed::<(), _>(()), "register_product")?;
+        let product = ok(Function::get_global(&name), "lookup after")?.ok_or("product not found after registration")?;
+        let p: i64 = ok(product.call_typed((6i64, 7i64)), "product(6, 7)")?;
+        expect(p == 42, "product(6, 7) == 42")?;
+        let again = self.function("register_product")?.call_typed::<(), _>(());
+        fails_with(again, ErrorKind::ValueError, "already registered", "registering again")
+    }
+
+    /// The plugin's global lookups find the host's functions.
+    fn global_lookup(&self) -> Outcome {
+        let sub = ok(Function::from_typed(|a: i64, b: i64| a - b), "the host's sub")?;
+        ok(sub.register_global("matrix.host.sub", false), "registering matrix.host.sub")?;
+        let call_global = self.function("call_global")?;
+        let d: i64 = ok(call_global.call_typed(("matrix.host.sub", 50i64, 8i64)), "call_global(matrix.host.sub)")?;
+        expect(d == 42, "matrix.host.sub(50, 8) == 42")?;
+        let missing = call_global.call_typed::<i64, _>(("matrix.host.none", 50i64, 8i64));
+        fails_with(missing, ErrorKind::KeyError, "matrix.host.none", "call_global(matrix.host.none)")
+    }
+
     fn type_by_key(&self) -> Outcome {
         let t = ok(TypeRef::by_key(self.key), "the type by key")?;
         let names: Vec<String> = t.fields().into_iter().map(|f| f.name).collect();
@@ -151,18 +179,21 @@ impl Plugin {
 /// A check: its name and what runs it.
 type Check = (&'static str, fn(&Plugin) -> Outcome);
 
-const CHECKS: [Check; 11] = [
+const CHECKS: [Check; 14] = [
     ("functions", Plugin::functions),
     ("error", Plugin::error),
     ("panic", Plugin::panic),
     ("function_value_error", Plugin::function_value_error),
     ("function_value_panic", Plugin::function_value_panic),
+    ("direct_function_value_error", Plugin::direct_function_value_error),
     ("type_by_key", Plugin::type_by_key),
     ("object_type", Plugin::object_type),
     ("fields", Plugin::fields),
     ("methods", Plugin::methods),
     ("repr", Plugin::repr),
     ("json_graph", Plugin::json_graph),
+    ("global_registered", Plugin::global_registered),
+    ("global_lookup", Plugin::global_lookup),
 ];
 
 fn main() -> ExitCode {

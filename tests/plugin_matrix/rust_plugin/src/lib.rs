@@ -12,9 +12,14 @@
 //!   (a Rust closure) that returns `Err(ValueError("callback failed"))`, or
 //!   panics with "callback panicked", when called;
 //! - `make_kernel(scale, label) -> matrix.RustKernel` (gain 1.0);
-//! - `kernel_type_index()`: the index the plugin's registry gave the type.
+//! - `kernel_type_index()`: the index the plugin's registry gave the type;
+//! - `register_product()`: registers the global function
+//!   `matrix.rust.product` (`(a, b) -> a * b`), which the process's other
+//!   code finds by name;
+//! - `call_global(name, a, b)`: looks `name` up among the global functions
+//!   (the process's: the host's, other plugins') and calls it with `(a, b)`.
 use xffi::reflect::AtomicF64;
-use xffi::{Error, Function, ObjectRef, RustObject, export_func};
+use xffi::{Error, ErrorKind, Function, ObjectRef, RustObject, export_func};
 
 xffi::export_abi_marker!();
 
@@ -89,5 +94,21 @@ export_func!(
 export_func!(
     fn kernel_type_index() -> i64 {
         Ok(i64::from(RustKernel::try_type_index()?))
+    }
+);
+
+export_func!(
+    fn register_product() -> () {
+        Function::from_typed(|a: i64, b: i64| -> xffi::Result<i64> { Ok(a * b) })?
+            .register_global("matrix.rust.product", false)
+    }
+);
+
+export_func!(
+    fn call_global(name: String, a: i64, b: i64) -> i64 {
+        let Some(f) = Function::get_global(&name)? else {
+            return Err(Error::new(ErrorKind::KeyError, &format!("no global function named {name}")));
+        };
+        f.call_typed::<i64, _>((a, b))
     }
 );
