@@ -107,7 +107,7 @@ impl Plugin {
 
     /// The plugin's global lookups find the host's functions.
     fn global_lookup(&self) -> Outcome {
-        let sub = ok(Function::from_typed(|a: i64, b: i64| a - b), "the host's sub")?;
+        let sub = ok(Function::from_typed(|a: i64, b: i64| Ok(a - b)), "the host's sub")?;
         ok(sub.register_global("matrix.host.sub", false), "registering matrix.host.sub")?;
         let call_global = self.function("call_global")?;
         let d: i64 = ok(call_global.call_typed(("matrix.host.sub", 50i64, 8i64)), "call_global(matrix.host.sub)")?;
