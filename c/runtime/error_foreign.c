@@ -15,19 +15,12 @@
 
 #include "runtime/internal.h"
 
-typedef void (*set_raised_fn)(void *error);
-typedef void (*move_raised_fn)(void **result);
-typedef void (*set_raised_from_text_fn)(const char *kind, const char *message);
-
 int xffi_error_adopt_tvm_raised(void) {
   /* A runtime this xffi cannot bind to may lay its errors out otherwise. */
-  union {
-    void *p;
-    move_raised_fn f;
-  } move = {xffi_foreign_runtime_present() == 2 ? NULL : xffi_foreign_symbol("TVMFFIErrorMoveFromRaised")};
-  if (!move.p) return 0;
+  const xffi_foreign_error_entries *theirs = xffi_foreign_errors();
+  if (!theirs || xffi_foreign_runtime_present() == 2 || !theirs->move_from_raised) return 0;
   void *err = NULL;
-  move.f(&err);
+  theirs->move_from_raised(&err);
   if (!err) return 0;
   xffi_error_set_raised(err); /* steals it; refuses a non-Error */
   return 1;
@@ -37,67 +30,50 @@ int xffi_error_adopt_tvm_raised(void) {
  * and message through TVMFFIErrorSetRaisedFromCStr, whose C strings do not
  * depend on that runtime's object layouts; with no such entry point there,
  * its caller sees the failure status alone. */
-static void forward_as_text(xffi_object *err) {
-  union {
-    void *p;
-    set_raised_from_text_fn f;
-  } text = {xffi_foreign_symbol("TVMFFIErrorSetRaisedFromCStr")};
-  if (!text.p) return;
+static void forward_as_text(const xffi_foreign_error_entries *theirs, xffi_object *err) {
+  if (!theirs->set_raised_from_text) return;
   const xffi_error_cell *cell = xffi_error_cell_of_unchecked(err);
   /* An Error's kind and message are NUL-terminated (c/runtime/error.c; tvm-ffi's). */
-  text.f(cell->kind.data ? cell->kind.data : "RuntimeError", cell->message.data ? cell->message.data : "");
+  theirs->set_raised_from_text(cell->kind.data ? cell->kind.data : "RuntimeError",
+                               cell->message.data ? cell->message.data : "");
 }
 
 int xffi_error_forward_to_tvm(void) {
-  int present = xffi_foreign_runtime_present();
-  union {
-    void *p;
-    set_raised_fn f;
-  } foreign = {present ? xffi_foreign_symbol("TVMFFIErrorSetRaised") : NULL};
+  const xffi_foreign_error_entries *theirs = xffi_foreign_errors();
   /* One runtime (no other tvm-ffi loaded): the error stays in the one slot.
    * The probe is remembered, so this costs a load, not a dlsym. */
-  if (!foreign.p) {
+  if (!theirs || !theirs->set_raised) {
     if (!xffi_raised_slot) xffi_error_raise(XFFI_KIND_RUNTIME, "an xffi function failed without raising an error");
     return XFFI_FAIL;
   }
+  int bound = xffi_foreign_runtime_present() == 1;
   /* Two runtimes: the caller of an export is the other runtime, which reads
    * its own slot, so the error moves there (nothing stale stays in xffi's). */
   xffi_object *err = xffi_error_move_raised();
   if (!err) {
     /* An error the other runtime already holds (its callee's, passed on) stays. */
-    if (present == 1 && xffi_error_adopt_tvm_raised())
+    if (bound && xffi_error_adopt_tvm_raised())
       err = xffi_error_move_raised();
     else
       err = (xffi_error_raise(XFFI_KIND_RUNTIME, "an xffi function failed without raising an error"),
              xffi_error_move_raised());
   }
-  if (err && present == 2) {
-    forward_as_text(err);
-    xffi_object_dec_ref(err);
-  } else if (err) {
-    foreign.f(err); /* takes its own reference */
-    xffi_object_dec_ref(err);
-  }
+  if (err && !bound)
+    forward_as_text(theirs, err);
+  else if (err)
+    theirs->set_raised(err); /* takes its own reference */
+  if (err) xffi_object_dec_ref(err);
   return XFFI_FAIL;
 }
 
 int xffi_error_forward_after_direct(int status) {
   if (!xffi_raised_slot) return status; /* raised nowhere here: passed on as it is */
+  const xffi_foreign_error_entries *entries = xffi_foreign_errors();
   void *theirs = NULL;
-  if (xffi_foreign_runtime_present() == 1) {
-    union {
-      void *p;
-      move_raised_fn f;
-    } move = {xffi_foreign_symbol("TVMFFIErrorMoveFromRaised")};
-    if (move.p) move.f(&theirs);
-  }
+  if (entries && xffi_foreign_runtime_present() == 1 && entries->move_from_raised) entries->move_from_raised(&theirs);
   if (!theirs) return xffi_error_forward_to_tvm();
   /* The code raised there itself: the one here is older, not its error. */
-  union {
-    void *p;
-    set_raised_fn f;
-  } put_back = {xffi_foreign_symbol("TVMFFIErrorSetRaised")};
-  put_back.f(theirs); /* takes its own reference */
+  entries->set_raised(theirs); /* takes its own reference */
   xffi_object_dec_ref((xffi_object *)theirs);
   xffi_object_dec_ref(xffi_error_move_raised());
   return status;

@@ -63,6 +63,8 @@ const xffi_type_info *xffi_foreign_object_type_info(int32_t type_index) {
   return NULL;
 }
 
+const xffi_foreign_error_entries *xffi_foreign_errors(void) { return NULL; }
+
 const xffi_type_info *xffi_foreign_type_info_by_key(const char *key, size_t size) {
   (void)key, (void)size;
   return NULL;
@@ -107,6 +109,27 @@ typedef void (*get_version_fn)(xffi_tvm_version *out);
 atomic_int xffi_foreign_state_;
 static xffi_mutex probe_lock = XFFI_MUTEX_INITIALIZER;
 static char bind_failure[320]; /* written under probe_lock before state 3 is published */
+static xffi_foreign_error_entries error_entries; /* likewise, before state 2 or 3 */
+
+/* The entry points of error_entries, looked up by name (a data pointer to a
+ * function pointer, through a union as the platform seam hands them). */
+static void find_error_entries(void) {
+  union {
+    void *p;
+    void (*f)(void *);
+  } set = {xffi_foreign_symbol("TVMFFIErrorSetRaised")};
+  union {
+    void *p;
+    void (*f)(void **);
+  } move = {xffi_foreign_symbol("TVMFFIErrorMoveFromRaised")};
+  union {
+    void *p;
+    void (*f)(const char *, const char *);
+  } text = {xffi_foreign_symbol("TVMFFIErrorSetRaisedFromCStr")};
+  error_entries.set_raised = set.f;
+  error_entries.move_from_raised = move.f;
+  error_entries.set_raised_from_text = text.f;
+}
 
 /* Whether the runtime that defines found binds; if not, bind_failure says
  * which runtime it is (its library) and what it lacks. */
@@ -155,6 +178,7 @@ probe(void) {
   if (state == 0) {
     void *found = xffi_foreign_symbol("TVMFFIErrorSetRaised");
     state = !found ? 1 : runtime_binds(found) ? 2 : 3;
+    if (state != 1) find_error_entries();
     atomic_store_explicit(&xffi_foreign_state_, state, memory_order_release);
   }
   xffi_mutex_unlock(&probe_lock);
@@ -167,6 +191,8 @@ static inline int probed_state(void) {
 }
 
 int xffi_foreign_runtime_present(void) { return probed_state() - 1; }
+
+const xffi_foreign_error_entries *xffi_foreign_errors(void) { return probed_state() == 1 ? NULL : &error_entries; }
 
 int xffi_foreign_runtime_check(const char *what, const char *key, size_t key_size) {
   if (XFFI_LIKELY(probed_state() != 3)) return XFFI_OK;

@@ -241,6 +241,18 @@ void *xffi_foreign_symbol(const char *name);
  * just loaded may have brought one). */
 int xffi_foreign_runtime_present(void);
 void xffi_foreign_runtime_forget(void);
+
+/* The other runtime's error entry points, found once by the probe: the
+ * ones a runtime this xffi binds to has (set_raised, move_from_raised), and
+ * the text one a runtime it cannot bind to may have (set_raised_from_text);
+ * NULL where absent. NULL altogether when there is no other runtime. Kept
+ * for the process's life: failures pay a load, not a symbol lookup. */
+typedef struct {
+  void (*set_raised)(void *error);
+  void (*move_from_raised)(void **result);
+  void (*set_raised_from_text)(const char *kind, const char *message);
+} xffi_foreign_error_entries;
+const xffi_foreign_error_entries *xffi_foreign_errors(void);
 /* The probe's remembered answer: 0 not probed yet, 1 no other runtime, 2 one
  * this xffi binds to, 3 one it cannot bind to. For hot paths that only need
  * "certainly none" (1) in one load; anything else goes to the functions here. */
