@@ -42,6 +42,13 @@ use crate::{Any, AnyView, Error, FromAnyView, Result};
 /// assert_eq!(xffi::Error::take_raised().message(), "add: argument 1: xffi_any_to_int: expected int, got float");
 /// ```
 ///
+/// It also exports `__tvm_ffi__metadata_<name>`, which returns the
+/// function's metadata `{"type_schema":"..."}` (its parameter and return
+/// types, [`crate::schema`]; `Any` for a type without a
+/// [`TypeSchema`](crate::schema::TypeSchema)), as tvm-ffi's
+/// `TVM_FFI_DLL_EXPORT_TYPED_FUNC` does: tvm-ffi's
+/// `Module.get_function_metadata` and its stub generator read it.
+///
 /// Each argument type must implement [`FromAnyView`]: owned types (`i64` and
 /// the other integers, `f64`, `bool`, `String`, `ObjectRef<T>`, `Function`,
 /// `Array<T>`, `Any`...) or `&str` and `&[u8]`, borrowed from the caller's
@@ -107,6 +114,32 @@ macro_rules! export_func {
                 })
             }
         }
+
+        // `__tvm_ffi__metadata_<name>`: the function's type schema, which
+        // tvm-ffi's `Module.get_function_metadata` and stub generator read.
+        const _: () = {
+            /// # Safety
+            /// The safe-call contract (no arguments; `result` writable).
+            #[unsafe(export_name = concat!("__tvm_ffi__metadata_", stringify!($name)))]
+            unsafe extern "C" fn metadata(
+                _handle: *mut ::std::ffi::c_void,
+                args: *const $crate::sys::xffi_any,
+                num_args: i32,
+                result: *mut $crate::sys::xffi_any,
+            ) -> ::std::ffi::c_int {
+                const NAME: &str = concat!("__tvm_ffi__metadata_", stringify!($name));
+                // SAFETY: the caller's safe-call contract, as above.
+                unsafe {
+                    $crate::export::call(NAME, args, num_args, result, |_| {
+                        let schema = $crate::schema::function_schema(
+                            &[$($crate::schema_of!($ty)),*],
+                            &$crate::schema_of!($ret),
+                        );
+                        ::std::result::Result::Ok($crate::Any::from($crate::schema::metadata(&schema)))
+                    })
+                }
+            }
+        };
     };
 }
 

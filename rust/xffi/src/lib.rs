@@ -168,6 +168,7 @@ pub mod module;
 pub mod export;
 mod repr;
 pub mod reflect;
+pub mod schema;
 mod deep_copy;
 pub mod json;
 pub mod structural;
