@@ -6,11 +6,11 @@ import tvm_ffi
 
 __all__ = ['Gain', 'parse_threads', 'scale', 'unity_gain']
 
-def parse_threads(*args: Any) -> Any: ...
+def parse_threads(_0: str, /) -> int: ...
 
-def scale(*args: Any) -> Any: ...
+def scale(_0: float, _1: float, /) -> float: ...
 
-def unity_gain(*args: Any) -> Any: ...
+def unity_gain(_0: int, /) -> Gain: ...
 
 
 class Gain(tvm_ffi.Object):
@@ -21,11 +21,11 @@ class Gain(tvm_ffi.Object):
         """The number of channels (read-only)."""
     factor: float
     """The factor applied to each sample; any language may change it."""
-    def __init__(self, *args: Any) -> None:
+    def __init__(self, _0: int, _1: float, /) -> None:
         """Makes a gain stage (Python's `Gain(channels, factor)`); a ValueError
         for fewer than one channel.
         """
-    def apply(self, *args: Any) -> Any:
+    def apply(self, _0: float, /) -> float:
         """`x * factor`."""
-    def describe(self, *args: Any) -> Any:
+    def describe(self) -> str:
         """A one-line summary, such as `2 channels x 1.5`."""
