@@ -180,7 +180,7 @@ pub use any::{Any, AnyView, FromAnyView};
 pub use array::{Array, ArrayObj, Element, List, ListObj};
 pub use deep_copy::deep_copy;
 pub use error::{Error, ErrorKind, Result};
-pub use function::{Function, FunctionObj, IntoArgs, IntoFunction};
+pub use function::{Function, FunctionObj, FunctionSchema, IntoArgs, IntoFunction};
 pub use json::{from_json, from_json_str, json_parse, json_stringify, to_json, to_json_string};
 pub use key::{BorrowKey, KeyView};
 pub use map::{Dict, DictObj, Map, MapObj};
