@@ -290,14 +290,14 @@ impl Function {
     ///
     /// ```
     /// use xffi::Function;
-    /// Function::register_typed("doc.scale", "x * k.", |x: f64, k: f64| Ok(x * k), false).unwrap();
+    /// Function::register_global_typed("doc.scale", "x * k.", |x: f64, k: f64| Ok(x * k), false).unwrap();
     /// let scale = Function::get_global("doc.scale").unwrap().unwrap();
     /// assert_eq!(scale.call_typed::<f64, _>((2.0, 3.0)).unwrap(), 6.0);
     /// assert_eq!(Function::global_metadata("doc.scale").unwrap().unwrap(),
     ///     r#"{"type_schema":"{\"type\":\"ffi.Function\",\"named_args\":{\"return\":[{\"type\":\"float\"}],\"params\":[{\"type\":\"float\"},{\"type\":\"float\"}]}}"}"#);
     /// Function::remove_global("doc.scale").unwrap();
     /// ```
-    pub fn register_typed<Args, F>(name: &str, doc: &str, f: F, allow_override: bool) -> Result<()>
+    pub fn register_global_typed<Args, F>(name: &str, doc: &str, f: F, allow_override: bool) -> Result<()>
     where
         F: IntoFunction<Args> + FunctionSchema<Args>,
     {
@@ -417,7 +417,7 @@ pub trait IntoFunction<Args> {
 }
 
 /// A typed closure whose parameter and return types all have a
-/// [`TypeSchema`]: its function schema (what [`Function::register_typed`]
+/// [`TypeSchema`]: its function schema (what [`Function::register_global_typed`]
 /// writes into the global's metadata).
 ///
 /// ```
