@@ -590,8 +590,8 @@ int xffi_function_global_register_with_info(const char *name, xffi_object *func,
   if (!metadata.data && metadata.size)
     return xffi_error_raise(XFFI_KIND_VALUE, "%s: metadata.data is NULL but metadata.size is %zu", __func__,
                             metadata.size);
-  return xffi_registry_set((xffi_byte_array){name, strlen(name)}, func, doc, metadata, allow_override,
-                           XFFI_KIND_VALUE, __func__, NULL);
+  return xffi_registry_set((xffi_byte_array){name, strlen(name)}, func, doc, metadata, allow_override, XFFI_KIND_VALUE,
+                           __func__, NULL);
 }
 
 int xffi_registry_remove(xffi_byte_array name, int *out_removed) {

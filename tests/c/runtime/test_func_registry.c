@@ -244,8 +244,7 @@ static void test_register_with_info_keeps_copies_of_doc_and_metadata(void **stat
   char doc[] = "Returns three.";
   char metadata[] = "{\"type_schema\":\"{\\\"type\\\":\\\"ffi.Function\\\"}\"}";
   const char *kept_metadata = "{\"type_schema\":\"{\\\"type\\\":\\\"ffi.Function\\\"}\"}";
-  assert_int_equal(xffi_function_global_register_with_info("test.registry.info", f,
-                                                           (xffi_byte_array){doc, strlen(doc)},
+  assert_int_equal(xffi_function_global_register_with_info("test.registry.info", f, (xffi_byte_array){doc, strlen(doc)},
                                                            (xffi_byte_array){metadata, strlen(metadata)}, 0),
                    XFFI_OK);
   memset(doc, 'x', strlen(doc)); /* borrowed: the registry kept copies */
@@ -261,8 +260,9 @@ static void test_register_with_info_keeps_copies_of_doc_and_metadata(void **stat
   /* A taken name is refused as by xffi_function_global_register; empty texts are none. */
   xffi_byte_array none = {NULL, 0};
   assert_int_equal(xffi_function_global_register_with_info("test.registry.info", f, none, none, 0), XFFI_FAIL);
-  assert_raised(XFFI_KIND_VALUE, "xffi_function_global_register_with_info: Global Function `test.registry.info` is "
-                                 "already registered");
+  assert_raised(XFFI_KIND_VALUE,
+                "xffi_function_global_register_with_info: Global Function `test.registry.info` is "
+                "already registered");
   assert_int_equal(xffi_function_global_register_with_info("test.registry.info", f, none, none, 1), XFFI_OK);
   assert_int_equal(xffi_function_global_info(&got_doc, &got_metadata, &found, name), XFFI_OK);
   assert_text(&got_doc, "");
