@@ -8,8 +8,8 @@ from what the imported package holds and the plugin's reflection says.
 What it reads, for each name in the package's ``__all__``:
 - a ``tvm_ffi.Function`` (a function the plugin exports): its signature, from
   the function's metadata (``type_schema``) in a ``tvm_ffi.Module`` the package
-  holds (``Module.get_function_metadata``); a function without metadata takes
-  and returns Any.
+  holds (``Module.get_function_metadata``; a function without one takes and
+  returns Any), and its doc (``Module.get_function_doc``).
 - a class registered with ``tvm_ffi.register_object``: the type's reflection
   in the process's runtime (``__tvm_ffi_type_info__``): its doc, each field's
   name, doc, type (its ``type_schema``; without one, its static type index)
@@ -143,14 +143,14 @@ def class_stub(name, cls, classes):
     return lines + body
 
 
-def function_metadata(package, name):
-    """The metadata of the function `name` that a `tvm_ffi.Module` held by
-    `package` exports, or None."""
+def module_text(package, name, what):
+    """What `what` ("metadata" or "doc") a `tvm_ffi.Module` held by `package`
+    gives for its exported function `name`, or None."""
     for value in vars(package).values():
         if isinstance(value, tvm_ffi.Module):
-            metadata = value.get_function_metadata(name)
-            if metadata:
-                return metadata
+            text = getattr(value, f"get_function_{what}")(name)
+            if text:
+                return text
     return None
 
 
@@ -175,8 +175,10 @@ def generate(package_name):
            "from typing import Any", "", "import tvm_ffi", ""]
     out.append(f"__all__ = [{', '.join(repr(n) for n in sorted(names))}]")
     for name in functions:
-        schema = schema_of(function_metadata(package, name))
-        out += ["", f"def {name}{signature(schema, classes, '')}: ..."]
+        schema = schema_of(module_text(package, name, "metadata"))
+        doc = docstring(module_text(package, name, "doc"), "    ")
+        out += [""] + ([f"def {name}{signature(schema, classes, '')}:"] + doc if doc else
+                       [f"def {name}{signature(schema, classes, '')}: ..."])
     for name, cls in classes.items():
         out += ["", ""] + class_stub(name, cls, classes)
     return "\n".join(out) + "\n"

@@ -118,6 +118,11 @@ def test_functions_fields_and_methods_carry_their_type_schemas():
     assert [r.origin for r in methods["describe"].named_args["return"]] == ["str"]
 
 
+def test_functions_carry_their_docs():
+    assert mykernels._LIB.get_function_doc("scale") == "`x * k`."
+    assert mykernels._LIB.get_function_doc("unity_gain") == "A gain stage of `channels` channels with factor 1.0."
+
+
 def test_tvm_ffi_stubgen_writes_the_type_from_the_same_schemas(tmp_path):
     """tvm-ffi's own generator reads the plugin's type: its fields and typed
     signatures (it sees types and global functions, not module exports)."""

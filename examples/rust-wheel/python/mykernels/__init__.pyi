@@ -6,11 +6,16 @@ import tvm_ffi
 
 __all__ = ['Gain', 'parse_threads', 'scale', 'unity_gain']
 
-def parse_threads(_0: str, /) -> int: ...
+def parse_threads(_0: str, /) -> int:
+    """The thread count written in `text` (spaces around it allowed); a
+    RuntimeError for text that is not an integer, a ValueError below 1.
+    """
 
-def scale(_0: float, _1: float, /) -> float: ...
+def scale(_0: float, _1: float, /) -> float:
+    """`x * k`."""
 
-def unity_gain(_0: int, /) -> Gain: ...
+def unity_gain(_0: int, /) -> Gain:
+    """A gain stage of `channels` channels with factor 1.0."""
 
 
 class Gain(tvm_ffi.Object):
