@@ -616,6 +616,19 @@ int xffi_function_global_register(const char *name, xffi_object *func, int allow
   return xffi_registry_set(text, func, none, none, allow_override, XFFI_KIND_VALUE, __func__, NULL);
 }
 
+int xffi_function_global_register_with_info(const char *name, xffi_object *func, xffi_byte_array doc,
+                                            xffi_byte_array metadata, int allow_override) {
+  XFFI_CHECK_ARG_NOT_NULL(name);
+  XFFI_CHECK_ARG_OBJECT(func, XFFI_TYPE_FUNCTION);
+  if (!doc.data && doc.size)
+    return xffi_error_raise(XFFI_KIND_VALUE, "%s: doc.data is NULL but doc.size is %zu", __func__, doc.size);
+  if (!metadata.data && metadata.size)
+    return xffi_error_raise(XFFI_KIND_VALUE, "%s: metadata.data is NULL but metadata.size is %zu", __func__,
+                            metadata.size);
+  return xffi_registry_set((xffi_byte_array){name, strlen(name)}, func, doc, metadata, allow_override, XFFI_KIND_VALUE,
+                           __func__, NULL);
+}
+
 int xffi_registry_remove(xffi_byte_array name, int *out_removed) {
   uint64_t hash = name_hash(name.data, name.size);
   *out_removed = 0;

@@ -6,19 +6,22 @@ from what the imported package holds and the plugin's reflection says.
                                              FILE differs from the stub
 
 What it reads, for each name in the package's ``__all__``:
-- a ``tvm_ffi.Function`` (a function of the plugin): its name. The plugin
-  exports no signature for its functions, so the stub takes and returns Any.
+- a ``tvm_ffi.Function`` (a function the plugin exports): its signature, from
+  the function's metadata (``type_schema``) in a ``tvm_ffi.Module`` the package
+  holds (``Module.get_function_metadata``; a function without one takes and
+  returns Any), and its doc (``Module.get_function_doc``).
 - a class registered with ``tvm_ffi.register_object``: the type's reflection
   in the process's runtime (``__tvm_ffi_type_info__``): its doc, each field's
-  name, doc and static type (int, float, bool, str, an object type) and whether
-  it is writable (an attribute) or read-only (a property), each method's name,
-  doc and whether it is static; ``__ffi_init__`` becomes ``__init__``. Methods
-  carry no signature in the reflection either: their arguments are Any.
+  name, doc, type (its ``type_schema``; without one, its static type index)
+  and whether it is writable (an attribute) or read-only (a property), each
+  method's name, doc, signature (its ``type_schema``) and whether it is
+  static; ``__ffi_init__`` becomes ``__init__``.
 Anything else in ``__all__`` is an error: the stub would not describe it.
 
-tvm-ffi's own generator (``tvm-ffi-stubgen``) reads the same reflection but
-needs a ``type_schema`` in each field's and method's metadata, which xffi's
-derive does not write; it stops with KeyError 'type_schema' on such a type.
+Parameters are positional-only (``_0``, ``_1``...): a type schema carries
+the parameters' types, not their names. tvm-ffi's own generator
+(``tvm-ffi-stubgen``) reads the same schemas for types and global functions,
+but not the functions a module exports, and writes no docs.
 """
 import argparse
 import difflib
@@ -39,14 +42,61 @@ STATIC_TYPES = {-1: "Any", 0: "None", 1: "int", 2: "bool", 3: "float", 4: "Any",
 
 
 def field_type(index, classes):
-    """The annotation of a field whose static type index is `index`; a type of
-    this package is named by its class, any other object type is an Object."""
+    """The annotation of a field whose static type index is `index` (a field
+    without a type schema); a type of this package is named by its class, any
+    other object type is an Object."""
     if index in STATIC_TYPES:
         return STATIC_TYPES[index]
     for name, cls in classes.items():
         if cls.__tvm_ffi_type_info__.type_index == index:
             return name
     return "tvm_ffi.Object" if index >= 64 else "Any"
+
+
+# A type schema's origin (as tvm_ffi.core.TypeSchema folds it) -> the
+# annotation; containers take their arguments in brackets.
+ORIGINS = {"int": "int", "float": "float", "bool": "bool", "str": "str", "bytes": "bytes", "None": "None",
+           "Any": "Any", "Object": "tvm_ffi.Object", "Tensor": "tvm_ffi.Tensor", "dtype": "tvm_ffi.dtype",
+           "Device": "tvm_ffi.Device", "ffi.Shape": "tvm_ffi.Shape", "ffi.Module": "tvm_ffi.Module",
+           "Array": "tvm_ffi.Array", "List": "tvm_ffi.List", "Map": "tvm_ffi.Map", "Dict": "tvm_ffi.Dict",
+           "Callable": "tvm_ffi.Function"}
+
+
+def annotation(schema, classes):
+    """The annotation of a `tvm_ffi.core.TypeSchema`: a type of this package
+    by its class, any other object type as an Object."""
+    args = [annotation(a, classes) for a in schema.args or ()]
+    if schema.origin == "Optional":
+        return f"{args[0]} | None"
+    if schema.origin == "Union":
+        return " | ".join(args)
+    for name, cls in classes.items():
+        if cls.__tvm_ffi_type_info__.type_key == schema.origin:
+            return name
+    base = ORIGINS.get(schema.origin, "tvm_ffi.Object" if "." in schema.origin else "Any")
+    if base in ("tvm_ffi.Array", "tvm_ffi.List") and not args:
+        args = ["Any"]
+    if base in ("tvm_ffi.Map", "tvm_ffi.Dict") and not args:
+        args = ["Any", "Any"]
+    return f"{base}[{', '.join(args)}]" if args and base.startswith("tvm_ffi.") else base
+
+
+def schema_of(metadata):
+    """The `tvm_ffi.core.TypeSchema` in a reflection record's metadata, or None."""
+    text = (metadata or {}).get("type_schema")
+    return core.TypeSchema.from_json_str(text) if text else None
+
+
+def signature(schema, classes, first):
+    """`(params) -> ret` of a function schema (None: not known), the
+    parameters positional-only after `first` (`"self"`, or `""`)."""
+    named = (schema.named_args or {}) if schema is not None else {}
+    ret = annotation(named["return"][0], classes) if named.get("return") else "Any"
+    head = [first] if first else []
+    if "params" not in named:
+        return f"({', '.join(head + ['*args: Any'])}) -> {ret}"
+    params = [f"_{i}: {annotation(p, classes)}" for i, p in enumerate(named["params"])]
+    return f"({', '.join(head + params + (['/'] if params else []))}) -> {ret}"
 
 
 def docstring(text, indent):
@@ -65,22 +115,43 @@ def class_stub(name, cls, classes):
     body = docstring(cls.__doc__ or "", "    ")
     body.append(f"    # {info.type_key}: its fields and methods as the runtime's reflection lists them")
     for field in info.fields:
-        annotation = field_type(field.field_static_type_index, classes)
+        schema = schema_of(field.metadata)
+        if schema is not None:
+            hint = annotation(schema, classes)
+        else:
+            hint = field_type(field.field_static_type_index, classes)
         if field.frozen:
-            body += ["    @property", f"    def {field.name}(self) -> {annotation}:"]
+            body += ["    @property", f"    def {field.name}(self) -> {hint}:"]
             body += docstring(field.doc, "        ") or ["        ..."]
         else:
-            body.append(f"    {field.name}: {annotation}")
+            body.append(f"    {field.name}: {hint}")
             body += docstring(field.doc, "    ")
     for method in info.methods:
+        schema = schema_of(method.metadata)
         if method.name == "__ffi_init__":
-            body.append("    def __init__(self, *args: Any) -> None:")
+            # Python calls it as Gain(...): the object is made, not passed.
+            params = signature(schema, classes, "self").split(" -> ")[0]
+            body.append(f"    def __init__{params} -> None:")
         elif method.is_static:
-            body += ["    @staticmethod", f"    def {method.name}(*args: Any) -> Any:"]
+            body += ["    @staticmethod", f"    def {method.name}{signature(schema, classes, '')}:"]
         else:
-            body.append(f"    def {method.name}(self, *args: Any) -> Any:")
+            # The schema's first parameter is the object itself.
+            if schema is not None and "params" in (schema.named_args or {}):
+                schema.named_args["params"] = schema.named_args["params"][1:]
+            body.append(f"    def {method.name}{signature(schema, classes, 'self')}:")
         body += docstring(method.doc, "        ") or ["        ..."]
     return lines + body
+
+
+def module_text(package, name, what):
+    """What `what` ("metadata" or "doc") a `tvm_ffi.Module` held by `package`
+    gives for its exported function `name`, or None."""
+    for value in vars(package).values():
+        if isinstance(value, tvm_ffi.Module):
+            text = getattr(value, f"get_function_{what}")(name)
+            if text:
+                return text
+    return None
 
 
 def generate(package_name):
@@ -104,7 +175,10 @@ def generate(package_name):
            "from typing import Any", "", "import tvm_ffi", ""]
     out.append(f"__all__ = [{', '.join(repr(n) for n in sorted(names))}]")
     for name in functions:
-        out += ["", f"def {name}(*args: Any) -> Any: ..."]
+        schema = schema_of(module_text(package, name, "metadata"))
+        doc = docstring(module_text(package, name, "doc"), "    ")
+        out += [""] + ([f"def {name}{signature(schema, classes, '')}:"] + doc if doc else
+                       [f"def {name}{signature(schema, classes, '')}: ..."])
     for name, cls in classes.items():
         out += ["", ""] + class_stub(name, cls, classes)
     return "\n".join(out) + "\n"

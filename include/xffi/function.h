@@ -185,6 +185,16 @@ XFFI_API int xffi_arg_check_signature(const xffi_any *args, int32_t num_args, co
  * without allow_override; TypeError if func is not a Function; MemoryError. */
 XFFI_API int xffi_function_global_register(const char *name, xffi_object *func, int allow_override);
 
+/* The same, keeping copies of doc and metadata (borrowed byte runs; either
+ * may be empty: {NULL, 0}) with the function, as xffi_function_global_info
+ * and tvm-ffi's ffi.GetGlobalFuncMetadata give them back. metadata is JSON
+ * text, for a typed function {"type_schema":"<its schema as a JSON string>"}
+ * (docs/reflection.md, "Type schemas"), which tvm-ffi's Python side and stub
+ * generator read. Errors: as xffi_function_global_register, and ValueError
+ * for doc.data or metadata.data NULL with a size > 0. */
+XFFI_API int xffi_function_global_register_with_info(const char *name, xffi_object *func, xffi_byte_array doc,
+                                                     xffi_byte_array metadata, int allow_override);
+
 /* Looks name up. *out receives a new reference, or NULL if no function has
  * that name (a missing name is XFFI_OK with *out NULL, not an error).
  * Errors: ValueError for a NULL out or name; MemoryError only on a thread's

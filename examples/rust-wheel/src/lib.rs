@@ -15,12 +15,15 @@ use xffi::{Error, ObjectRef, export_func};
 xffi::export_abi_marker!();
 
 export_func!(
+    /// `x * k`.
     fn scale(x: f64, k: f64) -> f64 {
         Ok(x * k)
     }
 );
 
 export_func!(
+    /// The thread count written in `text` (spaces around it allowed); a
+    /// RuntimeError for text that is not an integer, a ValueError below 1.
     fn parse_threads(text: &str) -> i64 {
         let n: i64 = text.trim().parse()?;
         if n < 1 {
@@ -31,6 +34,7 @@ export_func!(
 );
 
 export_func!(
+    /// A gain stage of `channels` channels with factor 1.0.
     fn unity_gain(channels: i32) -> ObjectRef<Gain> {
         Gain::create(channels, 1.0)
     }

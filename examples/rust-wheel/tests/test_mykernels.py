@@ -93,6 +93,50 @@ def test_methods_are_called_on_the_object():
     assert gain.describe() == "2 channels x 0.5"
 
 
+def schema(metadata):
+    """The type schema in a reflection record's or function's metadata, as tvm_ffi parses it."""
+    return tvm_ffi.core.TypeSchema.from_json_str(metadata["type_schema"])
+
+
+def test_functions_fields_and_methods_carry_their_type_schemas():
+    scale = schema(mykernels._LIB.get_function_metadata("scale"))
+    assert scale.origin == "Callable"
+    assert [p.origin for p in scale.named_args["params"]] == ["float", "float"]
+    assert [r.origin for r in scale.named_args["return"]] == ["float"]
+    parse_threads = schema(mykernels._LIB.get_function_metadata("parse_threads"))
+    assert [p.origin for p in parse_threads.named_args["params"]] == ["str"]
+    assert [r.origin for r in parse_threads.named_args["return"]] == ["int"]
+    unity_gain = schema(mykernels._LIB.get_function_metadata("unity_gain"))
+    assert [r.origin for r in unity_gain.named_args["return"]] == ["mykernels.Gain"]
+    info = Gain.__tvm_ffi_type_info__
+    assert {f.name: schema(f.metadata).origin for f in info.fields} == {"channels": "int", "factor": "float"}
+    methods = {m.name: schema(m.metadata) for m in info.methods}
+    # An instance method's first parameter is the object; __ffi_init__ makes one.
+    assert [p.origin for p in methods["apply"].named_args["params"]] == ["mykernels.Gain", "float"]
+    assert [r.origin for r in methods["apply"].named_args["return"]] == ["float"]
+    assert [p.origin for p in methods["__ffi_init__"].named_args["params"]] == ["int", "float"]
+    assert [r.origin for r in methods["describe"].named_args["return"]] == ["str"]
+
+
+def test_functions_carry_their_docs():
+    assert mykernels._LIB.get_function_doc("scale") == "`x * k`."
+    assert mykernels._LIB.get_function_doc("unity_gain") == "A gain stage of `channels` channels with factor 1.0."
+
+
+def test_tvm_ffi_stubgen_writes_the_type_from_the_same_schemas(tmp_path):
+    """tvm-ffi's own generator reads the plugin's type: its fields and typed
+    signatures (it sees types and global functions, not module exports)."""
+    stub = tmp_path / "gain.pyi"
+    stub.write_text("# tvm-ffi-stubgen(begin): object/mykernels.Gain\n# tvm-ffi-stubgen(end)\n")
+    done = subprocess.run([sys.executable, "-m", "tvm_ffi.stub.cli", "--dlls", str(PACKAGE / "libmykernels.so"),
+                           str(stub)], capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+    text = stub.read_text()
+    for line in ("channels: int", "factor: float", "def __ffi_init__(self, _0: int, _1: float, /) -> None: ...",
+                 "def apply(self, _1: float, /) -> float: ...", "def describe(self, /) -> str: ..."):
+        assert line in text, text
+
+
 def stubgen(*args, **kwargs):
     """Runs stubgen.py with `args`: the finished process, its output captured."""
     return subprocess.run([sys.executable, str(EXAMPLE / "stubgen.py"), *args], capture_output=True, text=True,
@@ -146,8 +190,11 @@ gain = Gain(2, 1.5)
 channels: int = gain.channels
 gain.factor = 2.0
 factor: float = gain.factor
-made = mykernels.unity_gain(1)
-total = mykernels.scale(2.0, 3.0)
+made: Gain = mykernels.unity_gain(1)
+total: float = mykernels.scale(2.0, 3.0)
+threads: int = mykernels.parse_threads("4")
+out: float = gain.apply(4.0)
+text: str = gain.describe()
 """
 
 
@@ -161,6 +208,15 @@ def test_mypy_accepts_code_that_uses_the_package_as_typed(tmp_path):
     ('gain.factor = "loud"', 'Incompatible types in assignment (expression has type "str", variable has type "float")'),
     ("mykernels.no_such_kernel(1)", 'Module has no attribute "no_such_kernel"'),
     ("name: str = gain.channels", '(expression has type "int", variable has type "str")'),
+    # The signatures come from the functions' and methods' type schemas.
+    ('mykernels.scale("two", 3.0)', 'Argument 1 to "scale" has incompatible type "str"; expected "float"'),
+    ("mykernels.scale(2.0)", 'Too few arguments for "scale"'),
+    ("mykernels.parse_threads(4)", 'Argument 1 to "parse_threads" has incompatible type "int"; expected "str"'),
+    ("threads_text: str = mykernels.parse_threads('4')", '(expression has type "int", variable has type "str")'),
+    ("not_a_gain: int = mykernels.unity_gain(1)", '(expression has type "Gain", variable has type "int")'),
+    ('Gain("two", 1.5)', 'Argument 1 to "Gain" has incompatible type "str"; expected "int"'),
+    ('gain.apply("x")', 'Argument 1 to "apply" of "Gain" has incompatible type "str"; expected "float"'),
+    ("gain.describe(1)", 'Too many arguments for "describe" of "Gain"'),
 ])
 def test_mypy_refuses_code_that_the_stub_says_is_wrong(tmp_path, line, message):
     status, output = mypy(tmp_path, USER_CODE + line + "\n")

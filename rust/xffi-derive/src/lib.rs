@@ -275,6 +275,7 @@ fn derive(input: DeriveInput) -> syn::Result<TokenStream2> {
                 static_type_index: <#ty as ::xffi::reflect::FieldType>::static_type_index(),
                 default: #default,
                 structural_flags: #structural_flags,
+                type_schema: ::xffi::schema_of!(#ty),
             }
         });
     }
@@ -387,6 +388,7 @@ fn methods_impl(mut item: ItemImpl) -> syn::Result<TokenStream2> {
         }
         let ident = &method.sig.ident;
         let mut params = Vec::new();
+        let mut param_types = Vec::new();
         let mut args = Vec::new();
         let mut is_static = true;
         for (i, input) in method.sig.inputs.iter().enumerate() {
@@ -400,12 +402,14 @@ fn methods_impl(mut item: ItemImpl) -> syn::Result<TokenStream2> {
                     }
                     is_static = false;
                     params.push(quote!(this: ::xffi::ObjectRef<Self>));
+                    param_types.push(quote!(::xffi::ObjectRef<Self>));
                     args.push(quote!(&*this));
                 }
                 FnArg::Typed(pt) => {
                     let arg = format_ident!("arg{}", i);
                     let ty = &pt.ty;
                     params.push(quote!(#arg: #ty));
+                    param_types.push(quote!(#ty));
                     args.push(quote!(#arg));
                 }
             }
@@ -422,6 +426,16 @@ fn methods_impl(mut item: ItemImpl) -> syn::Result<TokenStream2> {
             ReturnType::Type(_, ty) if returns_result(ty) => quote!(#call),
             ReturnType::Type(..) => quote!(::xffi::Result::Ok(#call)),
         };
+        // The schema's return type: a Result's Ok type (its error is raised,
+        // not returned); `Any` when that type is not spelt out.
+        let ret_schema = match &method.sig.output {
+            ReturnType::Default => quote!(::xffi::schema_of!(())),
+            ReturnType::Type(_, ty) if returns_result(ty) => match result_ok_type(ty) {
+                Some(ok) => quote!(::xffi::schema_of!(#ok)),
+                None => quote!(::xffi::schema_of!(::xffi::Any)),
+            },
+            ReturnType::Type(_, ty) => quote!(::xffi::schema_of!(#ty)),
+        };
         let doc = doc_of(&method.attrs);
         registrations.push(quote! {
             ::xffi::reflect::private::register_method(
@@ -429,6 +443,7 @@ fn methods_impl(mut item: ItemImpl) -> syn::Result<TokenStream2> {
                 #exported_name,
                 #doc,
                 #is_static,
+                &::xffi::schema::function_schema(&[#(::xffi::schema_of!(#param_types)),*], &#ret_schema),
                 ::xffi::Function::from_typed(move |#(#params),*| #body),
             )?;
         });
@@ -441,6 +456,16 @@ fn methods_impl(mut item: ItemImpl) -> syn::Result<TokenStream2> {
                 ::xffi::Result::Ok(())
             }
         }
+    })
+}
+
+/// The `T` of a return type `...Result<T>` or `...Result<T, E>`, when written out.
+fn result_ok_type(ty: &Type) -> Option<&Type> {
+    let Type::Path(p) = ty else { return None };
+    let syn::PathArguments::AngleBracketed(args) = &p.path.segments.last()?.arguments else { return None };
+    args.args.iter().find_map(|a| match a {
+        syn::GenericArgument::Type(t) => Some(t),
+        _ => None,
     })
 }
 

@@ -172,6 +172,14 @@ extern "C" {
     ) -> c_int;
     /// Registers `func` (borrowed; the registry takes its own reference) under `name` (copied).
     pub fn xffi_function_global_register(name: *const c_char, func: *mut xffi_object, allow_override: c_int) -> c_int;
+    /// The same, keeping copies of `doc` and `metadata` (borrowed byte runs, JSON metadata; either may be empty).
+    pub fn xffi_function_global_register_with_info(
+        name: *const c_char,
+        func: *mut xffi_object,
+        doc: xffi_byte_array,
+        metadata: xffi_byte_array,
+        allow_override: c_int,
+    ) -> c_int;
     /// Looks `name` up: `*out` receives a new reference, or NULL if missing (not an error).
     pub fn xffi_function_global_lookup(out: *mut *mut xffi_object, name: *const c_char) -> c_int;
     /// The same with a byte-run name.

@@ -42,6 +42,24 @@ use crate::{Any, AnyView, Error, FromAnyView, Result};
 /// assert_eq!(xffi::Error::take_raised().message(), "add: argument 1: xffi_any_to_int: expected int, got float");
 /// ```
 ///
+/// A `///` comment written inside the macro, before `fn`, documents the Rust
+/// function and is exported as `__tvm_ffi__doc_<name>` (empty without one),
+/// which tvm-ffi's `Module.get_function_doc` reads:
+///
+/// ```
+/// xffi::export_func!(
+///     /// Doubles `x`.
+///     fn double(x: i64) -> i64 { Ok(2 * x) }
+/// );
+/// ```
+///
+/// It also exports `__tvm_ffi__metadata_<name>`, which returns the
+/// function's metadata `{"type_schema":"..."}` (its parameter and return
+/// types, [`crate::schema`]; `Any` for a type without a
+/// [`TypeSchema`](crate::schema::TypeSchema)), as tvm-ffi's
+/// `TVM_FFI_DLL_EXPORT_TYPED_FUNC` does: tvm-ffi's
+/// `Module.get_function_metadata` and its stub generator read it.
+///
 /// Each argument type must implement [`FromAnyView`]: owned types (`i64` and
 /// the other integers, `f64`, `bool`, `String`, `ObjectRef<T>`, `Function`,
 /// `Array<T>`, `Any`...) or `&str` and `&[u8]`, borrowed from the caller's
@@ -69,7 +87,9 @@ use crate::{Any, AnyView, Error, FromAnyView, Result};
 /// releases.
 #[macro_export]
 macro_rules! export_func {
-    (fn $name:ident($($arg:ident : $ty:ty),* $(,)?) -> $ret:ty $body:block) => {
+    ($(#[doc = $doc:literal])* fn $name:ident($($arg:ident : $ty:ty),* $(,)?) -> $ret:ty $body:block) => {
+        $(#[doc = $doc])*
+        ///
         #[doc = concat!("The exported function `", stringify!($name), "` (symbol `__tvm_ffi_", stringify!($name), "`).")]
         ///
         /// `args` are borrowed views (valid for the call); `*result`
@@ -107,6 +127,54 @@ macro_rules! export_func {
                 })
             }
         }
+
+        // `__tvm_ffi__doc_<name>`: the `///` comment written inside the
+        // macro (empty without one), which `Module.get_function_doc` reads.
+        const _: () = {
+            /// # Safety
+            /// The safe-call contract (no arguments; `result` writable).
+            #[unsafe(export_name = concat!("__tvm_ffi__doc_", stringify!($name)))]
+            unsafe extern "C" fn doc(
+                _handle: *mut ::std::ffi::c_void,
+                args: *const $crate::sys::xffi_any,
+                num_args: i32,
+                result: *mut $crate::sys::xffi_any,
+            ) -> ::std::ffi::c_int {
+                const NAME: &str = concat!("__tvm_ffi__doc_", stringify!($name));
+                // SAFETY: the caller's safe-call contract, as above.
+                unsafe {
+                    $crate::export::call(NAME, args, num_args, result, |_| {
+                        ::std::result::Result::Ok($crate::Any::from($crate::export::doc_text(&[$($doc),*])))
+                    })
+                }
+            }
+        };
+
+        // `__tvm_ffi__metadata_<name>`: the function's type schema, which
+        // tvm-ffi's `Module.get_function_metadata` and stub generator read.
+        const _: () = {
+            /// # Safety
+            /// The safe-call contract (no arguments; `result` writable).
+            #[unsafe(export_name = concat!("__tvm_ffi__metadata_", stringify!($name)))]
+            unsafe extern "C" fn metadata(
+                _handle: *mut ::std::ffi::c_void,
+                args: *const $crate::sys::xffi_any,
+                num_args: i32,
+                result: *mut $crate::sys::xffi_any,
+            ) -> ::std::ffi::c_int {
+                const NAME: &str = concat!("__tvm_ffi__metadata_", stringify!($name));
+                // SAFETY: the caller's safe-call contract, as above.
+                unsafe {
+                    $crate::export::call(NAME, args, num_args, result, |_| {
+                        let schema = $crate::schema::function_schema(
+                            &[$($crate::schema_of!($ty)),*],
+                            &$crate::schema_of!($ret),
+                        );
+                        ::std::result::Result::Ok($crate::Any::from($crate::schema::metadata(&schema)))
+                    })
+                }
+            }
+        };
     };
 }
 
@@ -242,6 +310,13 @@ fn fail(err: Error) -> c_int {
 fn forward_raised() -> c_int {
     // SAFETY: no preconditions (it only hands the raised error to the slots).
     unsafe { crate::sys::xffi_error_forward_to_tvm() }
+}
+
+/// The text of a `///` comment from its `#[doc]` lines: each line without
+/// the one space rustdoc keeps after `///`, joined with newlines.
+#[doc(hidden)]
+pub fn doc_text(lines: &[&str]) -> std::string::String {
+    lines.iter().map(|l| l.strip_prefix(' ').unwrap_or(l)).collect::<Vec<_>>().join("\n")
 }
 
 /// A TypeError unless there are exactly `expected` arguments.

@@ -11,6 +11,7 @@ use xffi_sys as sys;
 use crate::any::{Any, AnyView, FromAnyView};
 use crate::error::{Error, Result, check};
 use crate::object::ObjectRef;
+use crate::schema::TypeSchema;
 use crate::wrapper::wrapper;
 
 wrapper! {
@@ -251,6 +252,79 @@ impl Function {
         check(unsafe { sys::xffi_function_global_register(c.as_ptr(), self.0.as_ptr(), allow_override as c_int) })
     }
 
+    /// Registers the function globally under `name` with `doc` and
+    /// `metadata` (JSON, `{"type_schema":"..."}`: [`crate::schema::metadata`];
+    /// either may be empty), which tvm-ffi's `get_global_func_metadata` and
+    /// stub generator read. The registry takes its own reference and copies
+    /// the texts. Errors: as [`Function::register_global`].
+    ///
+    /// ```
+    /// use xffi::Function;
+    /// use xffi::schema::{TypeSchema, function_schema, metadata};
+    /// let f = Function::from_closure(|args| Ok(xffi::Any::from(args.len() as i64))).unwrap();
+    /// let schema = function_schema(&[], &i64::type_schema());
+    /// f.register_global_with_info("doc.count_args", "How many arguments came.", &metadata(&schema), false).unwrap();
+    /// assert_eq!(Function::global_metadata("doc.count_args").unwrap().unwrap(), metadata(&schema));
+    /// Function::remove_global("doc.count_args").unwrap();
+    /// ```
+    pub fn register_global_with_info(&self, name: &str, doc: &str, metadata: &str, allow_override: bool) -> Result<()> {
+        let c = CString::new(name)?;
+        let text = |t: &str| sys::xffi_byte_array { data: t.as_ptr().cast(), size: t.len() };
+        // SAFETY: a live Function (borrowed; the registry takes its own
+        // reference), a NUL-terminated name and two byte runs, valid for the call.
+        check(unsafe {
+            sys::xffi_function_global_register_with_info(
+                c.as_ptr(),
+                self.0.as_ptr(),
+                text(doc),
+                text(metadata),
+                allow_override as c_int,
+            )
+        })
+    }
+
+    /// Makes a Function of the typed closure `f` (as [`Function::from_typed`])
+    /// and registers it globally under `name` with its type schema in the
+    /// metadata (every parameter and the return type must have a
+    /// [`TypeSchema`]) and `doc`. Errors: as [`Function::register_global`].
+    ///
+    /// ```
+    /// use xffi::Function;
+    /// Function::register_global_typed("doc.scale", "x * k.", |x: f64, k: f64| Ok(x * k), false).unwrap();
+    /// let scale = Function::get_global("doc.scale").unwrap().unwrap();
+    /// assert_eq!(scale.call_typed::<f64, _>((2.0, 3.0)).unwrap(), 6.0);
+    /// assert_eq!(Function::global_metadata("doc.scale").unwrap().unwrap(),
+    ///     r#"{"type_schema":"{\"type\":\"ffi.Function\",\"named_args\":{\"return\":[{\"type\":\"float\"}],\"params\":[{\"type\":\"float\"},{\"type\":\"float\"}]}}"}"#);
+    /// Function::remove_global("doc.scale").unwrap();
+    /// ```
+    pub fn register_global_typed<Args, F>(name: &str, doc: &str, f: F, allow_override: bool) -> Result<()>
+    where
+        F: IntoFunction<Args> + FunctionSchema<Args>,
+    {
+        let metadata = crate::schema::metadata(&F::function_schema());
+        f.into_function()?.register_global_with_info(name, doc, &metadata, allow_override)
+    }
+
+    /// The metadata (JSON) kept with the global function `name`: `Ok(None)`
+    /// if no function has the name, an empty string if it has none.
+    ///
+    /// ```
+    /// assert!(xffi::Function::global_metadata("doc.no.such.function").unwrap().is_none());
+    /// ```
+    pub fn global_metadata(name: &str) -> Result<Option<std::string::String>> {
+        let mut metadata = sys::xffi_any::none();
+        let mut found = 0;
+        let b = sys::xffi_byte_array { data: name.as_ptr().cast(), size: name.len() };
+        // SAFETY: b describes name's bytes for the call; the out slots are writable.
+        check(unsafe { sys::xffi_function_global_info(ptr::null_mut(), &mut metadata, &mut found, b) })?;
+        // SAFETY: on success the slot holds an owned value (a String or None), taken over once.
+        let metadata = unsafe { Any::from_raw(metadata) };
+        if found == 0 {
+            return Ok(None);
+        }
+        Ok(Some(metadata.get::<std::string::String>()?))
+    }
+
     /// Looks up a global function: `Ok(None)` if no function has the name.
     ///
     /// ```
@@ -342,6 +416,22 @@ pub trait IntoFunction<Args> {
     fn into_function(self) -> Result<Function>;
 }
 
+/// A typed closure whose parameter and return types all have a
+/// [`TypeSchema`]: its function schema (what [`Function::register_global_typed`]
+/// writes into the global's metadata).
+///
+/// ```
+/// use xffi::function::FunctionSchema;
+/// fn schema_of<Args, F: FunctionSchema<Args>>(_: &F) -> String { F::function_schema() }
+/// let f = |s: &str, n: i64| Ok(s.len() as i64 * n);
+/// assert_eq!(schema_of(&f),
+///     r#"{"type":"ffi.Function","named_args":{"return":[{"type":"int"}],"params":[{"type":"ffi.String"},{"type":"int"}]}}"#);
+/// ```
+pub trait FunctionSchema<Args> {
+    /// The schema, JSON ([`crate::schema::function_schema`]).
+    fn function_schema() -> std::string::String;
+}
+
 /// The argument count as the calling convention's i32. Errors: ValueError
 /// for more than i32::MAX arguments.
 #[inline(always)]
@@ -400,7 +490,7 @@ macro_rules! arity {
             }
         }
 
-        typed_fn!(@build $n; [] [] [] [] []; $($a $i)*);
+        typed_fn!(@build $n; [] [] [] [] [] []; $($a $i)*);
     };
 }
 
@@ -415,7 +505,7 @@ pub struct Ref<T: ?Sized>(std::marker::PhantomData<fn(&T)>);
 // in `Args`), so 2^n impls for n arguments. The two kinds cannot overlap:
 // `Ref<A>` is no `FromAnyView`.
 macro_rules! typed_fn {
-    (@build $n:expr; [$($spec:tt)*] [$($arg:tt)*] [$($pred:tt)*] [$($conv:tt)*] [$($g:ident)*]; ) => {
+    (@build $n:expr; [$($spec:tt)*] [$($arg:tt)*] [$($pred:tt)*] [$($conv:tt)*] [$($g:ident)*] [$($spred:tt)*]; ) => {
         impl<Fun, Ret, $($g),*> IntoFunction<($($spec)*)> for Fun
         where
             Fun: for<'x> Fn($($arg)*) -> Result<Ret> + Send + Sync + 'static,
@@ -432,14 +522,28 @@ macro_rules! typed_fn {
                 })
             }
         }
+
+        impl<Fun, Ret, $($g),*> FunctionSchema<($($spec)*)> for Fun
+        where
+            Fun: for<'x> Fn($($arg)*) -> Result<Ret> + Send + Sync + 'static,
+            Ret: TypeSchema,
+            $($pred)*
+            $($spred)*
+        {
+            fn function_schema() -> std::string::String {
+                crate::schema::function_schema(&[$(typed_fn!(@schema $conv)),*], &Ret::type_schema())
+            }
+        }
     };
-    (@build $n:expr; [$($spec:tt)*] [$($arg:tt)*] [$($pred:tt)*] [$($conv:tt)*] [$($g:ident)*]; $a:ident $i:tt $($rest:tt)*) => {
+    (@build $n:expr; [$($spec:tt)*] [$($arg:tt)*] [$($pred:tt)*] [$($conv:tt)*] [$($g:ident)*] [$($spred:tt)*]; $a:ident $i:tt $($rest:tt)*) => {
         typed_fn!(@build $n; [$($spec)* $a,] [$($arg)* $a,] [$($pred)* $a: for<'v> FromAnyView<'v>,]
-            [$($conv)* (owned $a $i)] [$($g)* $a]; $($rest)*);
+            [$($conv)* (owned $a $i)] [$($g)* $a] [$($spred)* $a: TypeSchema,]; $($rest)*);
         typed_fn!(@build $n; [$($spec)* Ref<$a>,] [$($arg)* &'x $a,]
             [$($pred)* $a: ?Sized + 'static, for<'v> &'v $a: FromAnyView<'v>,]
-            [$($conv)* (borrowed $a $i)] [$($g)* $a]; $($rest)*);
+            [$($conv)* (borrowed $a $i)] [$($g)* $a] [$($spred)* &'static $a: TypeSchema,]; $($rest)*);
     };
+    (@schema (owned $a:ident $i:tt)) => { <$a as TypeSchema>::type_schema() };
+    (@schema (borrowed $a:ident $i:tt)) => { <&'static $a as TypeSchema>::type_schema() };
     (@conv $args:ident (owned $a:ident $i:tt)) => {
         match <$a as FromAnyView>::from_view(&$args[$i]) {
             Ok(v) => v,

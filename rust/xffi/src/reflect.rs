@@ -423,6 +423,8 @@ pub mod private {
         pub default: Option<Any>,
         /// XFFI_FIELD_SEQ_HASH_* bits (`#[xffi(structural_eq = "...")]`).
         pub structural_flags: u32,
+        /// The field's type schema ([`crate::schema`]), written to its metadata.
+        pub type_schema: std::string::String,
     }
 
     fn bytes(s: &str) -> sys::xffi_byte_array {
@@ -436,6 +438,7 @@ pub mod private {
     /// static type's error.
     pub fn register_fields(type_index: i32, type_key: &str, fields: Vec<FieldDecl>) -> Result<()> {
         let mut infos = Vec::with_capacity(fields.len());
+        let metadata: Vec<_> = fields.iter().map(|f| crate::schema::metadata(&f.type_schema)).collect();
         for (i, f) in fields.iter().enumerate() {
             if fields[..i].iter().any(|g| g.name == f.name) {
                 return Err(Error::value_error(&format!(
@@ -466,7 +469,7 @@ pub mod private {
             infos.push(sys::xffi_field_info {
                 name: bytes(f.name),
                 doc: bytes(f.doc),
-                metadata: bytes(""),
+                metadata: bytes(&metadata[i]),
                 flags: flags as i64,
                 size: f.size as i64,
                 alignment: f.alignment as i64,
@@ -485,19 +488,23 @@ pub mod private {
     }
 
     /// Registers `function` as method `name` of `type_index` (static when
-    /// `is_static`: no object argument). The registry keeps its own reference.
+    /// `is_static`: no object argument), with `type_schema` (the function's
+    /// schema, [`crate::schema::function_schema`]) in its metadata. The
+    /// registry keeps its own reference and copies the texts.
     pub fn register_method(
         type_index: i32,
         name: &str,
         doc: &str,
         is_static: bool,
+        type_schema: &str,
         function: Result<Function>,
     ) -> Result<()> {
         let function = Any::from(function?);
+        let metadata = crate::schema::metadata(type_schema);
         let info = sys::xffi_method_info {
             name: bytes(name),
             doc: bytes(doc),
-            metadata: bytes(""),
+            metadata: bytes(&metadata),
             flags: if is_static { sys::XFFI_FIELD_IS_STATIC_METHOD as i64 } else { 0 },
             method: *function.as_raw(),
         };

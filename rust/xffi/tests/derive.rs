@@ -109,6 +109,54 @@ fn the_marked_fields_are_registered_with_their_layout() {
     );
 }
 
+/// The type schema in a field's or method's metadata, unquoted.
+fn schema_in(metadata: &str) -> String {
+    let inner = metadata
+        .strip_prefix("{\"type_schema\":\"")
+        .and_then(|m| m.strip_suffix("\"}"))
+        .unwrap_or_else(|| panic!("not a type_schema metadata: {metadata}"));
+    inner.replace("\\\"", "\"")
+}
+
+#[test]
+fn fields_and_methods_carry_their_type_schemas_in_their_metadata() {
+    let t = TypeRef::by_key("test.derive.Sensor").unwrap();
+    let fields = t.fields();
+    let schemas: Vec<_> = fields.iter().map(|f| (f.name.as_str(), schema_in(&f.metadata))).collect();
+    let sensor = r#"{"type":"test.derive.Sensor"}"#;
+    let optional_sensor = format!(r#"{{"type":"Optional","args":[{sensor}]}}"#);
+    assert_eq!(
+        schemas,
+        [
+            ("id", r#"{"type":"int"}"#.to_string()),
+            ("scale", r#"{"type":"float"}"#.into()),
+            ("enabled", r#"{"type":"bool"}"#.into()),
+            ("label", r#"{"type":"ffi.String"}"#.into()),
+            ("payload", r#"{"type":"Any"}"#.into()),
+            ("peer", optional_sensor.clone()),
+            ("count", r#"{"type":"int"}"#.into()),
+            ("armed", r#"{"type":"bool"}"#.into()),
+            ("gain", r#"{"type":"float"}"#.into()),
+            ("name", r#"{"type":"ffi.String"}"#.into()),
+            ("link", optional_sensor),
+        ]
+    );
+    let function = |ret: &str, params: &[&str]| {
+        format!(r#"{{"type":"ffi.Function","named_args":{{"return":[{ret}],"params":[{}]}}}}"#, params.join(","))
+    };
+    let methods: Vec<_> = t.methods().into_iter().map(|m| (m.name.clone(), schema_in(&m.metadata))).collect();
+    assert_eq!(
+        methods,
+        [
+            // A Result's schema is its Ok type's; `&self` is the object, first.
+            ("__ffi_init__".into(), function(sensor, &[r#"{"type":"int"}"#, r#"{"type":"ffi.String"}"#])),
+            ("reading".into(), function(r#"{"type":"float"}"#, &[sensor, r#"{"type":"float"}"#])),
+            ("describe".into(), function(r#"{"type":"ffi.String"}"#, &[sensor])),
+            ("bump".into(), function(r#"{"type":"None"}"#, &[sensor])),
+        ]
+    );
+}
+
 #[test]
 fn fields_read_by_name_match_the_direct_reads() {
     let peer = ObjectRef::new(Sensor::plain(9, "peer")).unwrap();

@@ -229,6 +229,48 @@ static void test_out_of_memory_changes_nothing(void **state) {
   xffi_object_dec_ref(f);
 }
 
+/* Asserts that the string value v holds exactly text, and releases it. */
+static void assert_text(xffi_any *v, const char *text) {
+  xffi_byte_array b;
+  assert_int_equal(xffi_any_to_str(&b, v), XFFI_OK);
+  assert_int_equal(b.size, strlen(text));
+  assert_memory_equal(b.data, text, b.size);
+  xffi_any_release(v);
+}
+
+static void test_register_with_info_keeps_copies_of_doc_and_metadata(void **state) {
+  (void)state;
+  xffi_object *f = make(3);
+  char doc[] = "Returns three.";
+  char metadata[] = "{\"type_schema\":\"{\\\"type\\\":\\\"ffi.Function\\\"}\"}";
+  const char *kept_metadata = "{\"type_schema\":\"{\\\"type\\\":\\\"ffi.Function\\\"}\"}";
+  assert_int_equal(xffi_function_global_register_with_info("test.registry.info", f, (xffi_byte_array){doc, strlen(doc)},
+                                                           (xffi_byte_array){metadata, strlen(metadata)}, 0),
+                   XFFI_OK);
+  memset(doc, 'x', strlen(doc)); /* borrowed: the registry kept copies */
+  memset(metadata, 'x', strlen(metadata));
+  assert_int_equal(call_global("test.registry.info"), 3);
+  xffi_any got_doc, got_metadata;
+  int found = 0;
+  xffi_byte_array name = {"test.registry.info", strlen("test.registry.info")};
+  assert_int_equal(xffi_function_global_info(&got_doc, &got_metadata, &found, name), XFFI_OK);
+  assert_int_equal(found, 1);
+  assert_text(&got_doc, "Returns three.");
+  assert_text(&got_metadata, kept_metadata);
+  /* A taken name is refused as by xffi_function_global_register; empty texts are none. */
+  xffi_byte_array none = {NULL, 0};
+  assert_int_equal(xffi_function_global_register_with_info("test.registry.info", f, none, none, 0), XFFI_FAIL);
+  assert_raised(XFFI_KIND_VALUE,
+                "xffi_function_global_register_with_info: Global Function `test.registry.info` is "
+                "already registered");
+  assert_int_equal(xffi_function_global_register_with_info("test.registry.info", f, none, none, 1), XFFI_OK);
+  assert_int_equal(xffi_function_global_info(&got_doc, &got_metadata, &found, name), XFFI_OK);
+  assert_text(&got_doc, "");
+  assert_text(&got_metadata, "");
+  assert_int_equal(xffi_function_global_erase("test.registry.info"), XFFI_OK);
+  xffi_object_dec_ref(f);
+}
+
 static void test_bad_input_is_reported(void **state) {
   (void)state;
   xffi_object *f = make(1), *s = NULL, *got = NULL;
@@ -241,6 +283,17 @@ static void test_bad_input_is_reported(void **state) {
   assert_raised(XFFI_KIND_VALUE, "xffi_function_global_register: func is NULL");
   assert_int_equal(xffi_function_global_register("test.registry.bad", s, 0), XFFI_FAIL);
   assert_raised(XFFI_KIND_TYPE, "xffi_function_global_register: func expected ffi.Function, got ffi.String");
+  xffi_byte_array none = {NULL, 0}, dangling = {NULL, 4};
+  assert_int_equal(xffi_function_global_register_with_info(NULL, f, none, none, 0), XFFI_FAIL);
+  assert_raised(XFFI_KIND_VALUE, "xffi_function_global_register_with_info: name is NULL");
+  assert_int_equal(xffi_function_global_register_with_info("test.registry.bad", s, none, none, 0), XFFI_FAIL);
+  assert_raised(XFFI_KIND_TYPE, "xffi_function_global_register_with_info: func expected ffi.Function, got ffi.String");
+  assert_int_equal(xffi_function_global_register_with_info("test.registry.bad", f, dangling, none, 0), XFFI_FAIL);
+  assert_raised(XFFI_KIND_VALUE, "xffi_function_global_register_with_info: doc.data is NULL but doc.size is 4");
+  assert_int_equal(xffi_function_global_register_with_info("test.registry.bad", f, none, dangling, 0), XFFI_FAIL);
+  assert_raised(XFFI_KIND_VALUE,
+                "xffi_function_global_register_with_info: metadata.data is NULL but metadata.size is 4");
+  assert_int_equal(count_name("test.registry.bad"), 0);
   assert_int_equal(xffi_function_global_lookup(NULL, "x"), XFFI_FAIL);
   assert_raised(XFFI_KIND_VALUE, "xffi_function_global_lookup: out is NULL");
   assert_int_equal(xffi_function_global_lookup(&got, NULL), XFFI_FAIL);
@@ -348,6 +401,7 @@ int main(void) {
       cmocka_unit_test(test_lookup_allocates_nothing),
       cmocka_unit_test(test_listing_again_shares_each_names_string_and_allocates_nothing),
       cmocka_unit_test(test_finalizer_may_use_the_registry),
+      cmocka_unit_test(test_register_with_info_keeps_copies_of_doc_and_metadata),
       cmocka_unit_test(test_bad_input_is_reported),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

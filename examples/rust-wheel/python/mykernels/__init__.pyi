@@ -6,11 +6,16 @@ import tvm_ffi
 
 __all__ = ['Gain', 'parse_threads', 'scale', 'unity_gain']
 
-def parse_threads(*args: Any) -> Any: ...
+def parse_threads(_0: str, /) -> int:
+    """The thread count written in `text` (spaces around it allowed); a
+    RuntimeError for text that is not an integer, a ValueError below 1.
+    """
 
-def scale(*args: Any) -> Any: ...
+def scale(_0: float, _1: float, /) -> float:
+    """`x * k`."""
 
-def unity_gain(*args: Any) -> Any: ...
+def unity_gain(_0: int, /) -> Gain:
+    """A gain stage of `channels` channels with factor 1.0."""
 
 
 class Gain(tvm_ffi.Object):
@@ -21,11 +26,11 @@ class Gain(tvm_ffi.Object):
         """The number of channels (read-only)."""
     factor: float
     """The factor applied to each sample; any language may change it."""
-    def __init__(self, *args: Any) -> None:
+    def __init__(self, _0: int, _1: float, /) -> None:
         """Makes a gain stage (Python's `Gain(channels, factor)`); a ValueError
         for fewer than one channel.
         """
-    def apply(self, *args: Any) -> Any:
+    def apply(self, _0: float, /) -> float:
         """`x * factor`."""
-    def describe(self, *args: Any) -> Any:
+    def describe(self) -> str:
         """A one-line summary, such as `2 channels x 1.5`."""

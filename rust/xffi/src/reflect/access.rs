@@ -27,6 +27,8 @@ pub struct FieldDesc {
     pub offset: i64,
     /// The type that declared it (the type itself or an ancestor).
     pub declared_by: &'static str,
+    /// Its metadata, JSON (`{"type_schema":"..."}`, [`crate::schema`]); empty when none.
+    pub metadata: std::string::String,
 }
 
 impl FieldDesc {
@@ -46,6 +48,8 @@ pub struct MethodDesc {
     pub name: std::string::String,
     /// Static (no object argument) or instance (the object first).
     pub is_static: bool,
+    /// Its metadata, JSON (`{"type_schema":"..."}`, [`crate::schema`]); empty when none.
+    pub metadata: std::string::String,
 }
 
 /// A registered type, for reflection by name.
@@ -151,6 +155,7 @@ impl TypeRef {
                     has_default: f.flags & sys::XFFI_FIELD_HAS_DEFAULT as i64 != 0,
                     offset: f.offset,
                     declared_by: text(&t.type_key),
+                    metadata: text(&f.metadata).to_owned(),
                 });
             }
         }
@@ -167,6 +172,7 @@ impl TypeRef {
                 out.push(MethodDesc {
                     name: text(&m.name).to_owned(),
                     is_static: m.flags & sys::XFFI_FIELD_IS_STATIC_METHOD as i64 != 0,
+                    metadata: text(&m.metadata).to_owned(),
                 });
             }
         }
