@@ -42,8 +42,9 @@ int xffi_foreign_runtime_check(const char *what, const char *key, size_t key_siz
   return XFFI_OK;
 }
 
-int xffi_foreign_global_set(xffi_byte_array name, xffi_object *func, int allow_override) {
-  (void)name, (void)func, (void)allow_override;
+int xffi_foreign_global_set(xffi_byte_array name, xffi_object *func, xffi_byte_array doc, xffi_byte_array metadata,
+                            int allow_override) {
+  (void)name, (void)func, (void)doc, (void)metadata, (void)allow_override;
   return XFFI_OK;
 }
 
@@ -391,6 +392,7 @@ const xffi_type_info *xffi_foreign_type_info_by_key(const char *key, size_t size
 /* ---- The global function registry ---- */
 
 typedef int (*set_global_fn)(const xffi_byte_array *name, void *func, int allow_override);
+typedef int (*set_global_with_info_fn)(const xffi_method_info *info, int allow_override);
 typedef int (*get_global_fn)(const xffi_byte_array *name, void **out);
 
 /* Set while this thread asks the other runtime's registry: a runtime that
@@ -405,7 +407,8 @@ static int global_failed(const char *entry_point, xffi_byte_array name) {
   return XFFI_FAIL;
 }
 
-int xffi_foreign_global_set(xffi_byte_array name, xffi_object *func, int allow_override) {
+int xffi_foreign_global_set(xffi_byte_array name, xffi_object *func, xffi_byte_array doc, xffi_byte_array metadata,
+                            int allow_override) {
   int present = xffi_foreign_runtime_present();
   if (!present) return XFFI_OK;
   if (xffi_foreign_runtime_check("registering the global function", name.data, name.size) != XFFI_OK) return XFFI_FAIL;
@@ -425,8 +428,18 @@ int xffi_foreign_global_set(xffi_byte_array name, xffi_object *func, int allow_o
                             "process's tvm-ffi runtime (pass allow_override to replace it)",
                             (int)name.size, name.data);
   }
+  union {
+    void *p;
+    set_global_with_info_fn f;
+  } set_with_info = {doc.size || metadata.size ? xffi_foreign_symbol("TVMFFIFunctionSetGlobalFromMethodInfo") : NULL};
   asking_other_registry = 1;
-  int status = set.f(&name, func, allow_override);
+  int status;
+  if (set_with_info.p) {
+    xffi_method_info info = {name, doc, metadata, 0, xffi_any_object(func)};
+    status = set_with_info.f(&info, allow_override);
+  } else {
+    status = set.f(&name, func, allow_override);
+  }
   asking_other_registry = 0;
   return status == 0 ? XFFI_OK : global_failed("TVMFFIFunctionSetGlobal", name);
 }

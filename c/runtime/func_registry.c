@@ -612,7 +612,7 @@ int xffi_function_global_register(const char *name, xffi_object *func, int allow
   if (!text.size) return xffi_error_raise(XFFI_KIND_VALUE, "%s: name is empty", __func__);
   /* The process's other runtime first: its callers (Python, other plugins)
    * find the function there, and a name taken there is taken here too. */
-  if (xffi_foreign_global_set(text, func, allow_override) != XFFI_OK) return XFFI_FAIL;
+  if (xffi_foreign_global_set(text, func, none, none, allow_override) != XFFI_OK) return XFFI_FAIL;
   return xffi_registry_set(text, func, none, none, allow_override, XFFI_KIND_VALUE, __func__, NULL);
 }
 
@@ -625,8 +625,11 @@ int xffi_function_global_register_with_info(const char *name, xffi_object *func,
   if (!metadata.data && metadata.size)
     return xffi_error_raise(XFFI_KIND_VALUE, "%s: metadata.data is NULL but metadata.size is %zu", __func__,
                             metadata.size);
-  return xffi_registry_set((xffi_byte_array){name, strlen(name)}, func, doc, metadata, allow_override, XFFI_KIND_VALUE,
-                           __func__, NULL);
+  xffi_byte_array text = {name, strlen(name)};
+  if (!text.size) return xffi_error_raise(XFFI_KIND_VALUE, "%s: name is empty", __func__);
+  /* As xffi_function_global_register: the process's other runtime first. */
+  if (xffi_foreign_global_set(text, func, doc, metadata, allow_override) != XFFI_OK) return XFFI_FAIL;
+  return xffi_registry_set(text, func, doc, metadata, allow_override, XFFI_KIND_VALUE, __func__, NULL);
 }
 
 int xffi_registry_remove(xffi_byte_array name, int *out_removed) {

@@ -270,7 +270,9 @@ int xffi_foreign_runtime_check(const char *what, const char *key, size_t key_siz
 
 /* The other runtime's global function registry, which a bound runtime's
  * globals go to and come from (c/runtime/func_registry.c): set registers
- * func (borrowed) there (TVMFFIFunctionSetGlobal); get gives its function
+ * func (borrowed) there, with its doc and metadata (borrowed; empty when
+ * size 0) when it has any (TVMFFIFunctionSetGlobalFromMethodInfo, else
+ * TVMFFIFunctionSetGlobal); get gives its function
  * of that name (*out a new reference, NULL when it has none or there is no
  * runtime this one binds to); remove takes name off there
  * (ffi.FunctionRemoveGlobal). Each XFFI_OK when there is no other runtime;
@@ -285,7 +287,8 @@ int xffi_foreign_runtime_check(const char *what, const char *key, size_t key_siz
 const xffi_type_info *xffi_foreign_object_type_info(int32_t type_index);
 const xffi_type_info *xffi_foreign_type_info_by_key(const char *key, size_t size);
 
-int xffi_foreign_global_set(xffi_byte_array name, xffi_object *func, int allow_override);
+int xffi_foreign_global_set(xffi_byte_array name, xffi_object *func, xffi_byte_array doc, xffi_byte_array metadata,
+                            int allow_override);
 int xffi_foreign_global_get(xffi_object **out, xffi_byte_array name);
 int xffi_foreign_global_remove(xffi_byte_array name);
 

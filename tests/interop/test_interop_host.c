@@ -553,6 +553,31 @@ static void global_functions_are_the_tvm_runtimes(void **state) {
   xffi_object_dec_ref(fn);
 }
 
+/* A global registered with a doc and metadata takes both to tvm-ffi's
+ * registry, where tvm-ffi's own reflection (ffi.GetGlobalFuncMetadata, which
+ * stub generators read) finds them. */
+static void a_globals_metadata_reaches_the_tvm_runtime(void **state) {
+  (void)state;
+  xffi_object *fn = NULL;
+  assert_int_equal(xffi_function_new(&fn, twice, NULL, NULL), XFFI_OK);
+  const char *meta = "{\"type_schema\":\"{\\\"type\\\":\\\"ffi.Function\\\"}\",\"note\":\"made by xffi\"}";
+  xffi_byte_array doc = {"Twice its argument.", 19}, metadata = {meta, strlen(meta)};
+  assert_int_equal(xffi_function_global_register_with_info("interop.twice_info", fn, doc, metadata, 0), XFFI_OK);
+  TVMFFIAny name = tvm_str("interop.twice_info"), got;
+  assert_int_equal(tvm_global_call("ffi.GetGlobalFuncMetadata", &name, 1, &got), 0);
+  assert_int_equal(got.type_index, kTVMFFIStr);
+  xffi_byte_array text = {NULL, 0};
+  assert_int_equal(xffi_string_cell_of(&text, (xffi_object *)got.v_obj), XFFI_OK);
+  assert_int_equal(text.size, strlen(meta));
+  assert_memory_equal(text.data, meta, text.size);
+  TVMFFIObjectDecRef(got.v_obj);
+  /* Taken in tvm-ffi's registry: a second registration is refused there first. */
+  assert_int_equal(xffi_function_global_register_with_info("interop.twice_info", fn, doc, metadata, 0), XFFI_FAIL);
+  assert_raised(XFFI_KIND_VALUE, "already registered");
+  assert_int_equal(xffi_function_global_erase("interop.twice_info"), XFFI_OK);
+  xffi_object_dec_ref(fn);
+}
+
 static int callback_fails(void *resource, const xffi_any *args, int32_t num_args, xffi_any *result) {
   (void)resource, (void)args, (void)num_args, (void)result;
   return xffi_error_raise(XFFI_KIND_VALUE, "the callback's own error");
@@ -613,6 +638,7 @@ int main(void) {
       cmocka_unit_test(a_key_the_tvm_runtime_has_with_another_layout_is_refused),
       cmocka_unit_test(a_direct_function_error_reaches_tvm_callers),
       cmocka_unit_test(global_functions_are_the_tvm_runtimes),
+      cmocka_unit_test(a_globals_metadata_reaches_the_tvm_runtime),
       cmocka_unit_test(types_only_the_tvm_runtime_knows_are_found_and_checked),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
