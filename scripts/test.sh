@@ -9,7 +9,8 @@
 #      public headers compiled alone as C11 and C++, the house rules (no
 #      include cycle in c/ and include/, no source file over 800 lines:
 #      scripts/check-house.py), the installed package used through
-#      find_package and pkg-config. The README's C example is a test of the
+#      find_package and pkg-config, a C plugin built from it both ways and
+#      loaded on three runtimes. The README's C example is a test of the
 #      suite (tests/cmake/readme.cmake).
 #   Python: numpy exchanging tensors with xffi over DLPack; tvm-ffi's Python
 #      package loading and calling a library written with xffi, and using a
@@ -68,7 +69,7 @@ step_table=(
   "house|house_rules|house rules: file sizes, include graph, layers on includes and calls"
   "release|release_build|release build (library, drop-in, benchmarks, tour)"
   "perf|perf_guard|performance guard: callgrind instruction counts against bench/perf_baseline.tsv"
-  "package|installed_package|installed package: find_package and pkg-config"
+  "package|installed_package|installed package: find_package and pkg-config, a C plugin built from it"
   "numpy|numpy_dlpack|numpy exchanges tensors with xffi over DLPack"
   "interop|tvm_loads_xffi|tvm-ffi (Python) loads and calls a library written with xffi"
   "plugins|plugin_matrix|plugin matrix: a C and a Rust plugin on the wheel's runtime, the overlay, a C host on the drop-in and a Rust host; the library's tests on the wheel's runtime (known-failures lists)"
@@ -277,7 +278,27 @@ installed_package() {
       'cc -std=c11 -o "$1/consumer_pkgconfig" tests/install/consumer.c $(pkg-config --cflags --libs xffi) -Wl,-rpath,"$(pkg-config --variable=libdir xffi)"' _ "$consumer" &&
     "$consumer/consumer_pkgconfig" &&
     ! (ldd "$prefix"/lib*/libxffi.so | grep -q 'libstdc++') &&
-    installed_dropin "$prefix"
+    installed_dropin "$prefix" &&
+    installed_plugin "$prefix"
+}
+
+# The plugin matrix's C plugin built out of tree from the installed package,
+# with xffi_add_plugin and with pkg-config's xffi-plugin, then loaded on the
+# wheel's runtime, the overlay on the installed drop-in and the C host
+# (tests/install/check_plugin.py).
+installed_plugin() { # prefix (with the drop-in installed)
+  local prefix=$1 plugin=$build/consumer-plugin
+  local libdir
+  libdir=$(dirname "$(find "$prefix" -name libxffi.so)")
+  rm -rf "$plugin" && mkdir -p "$plugin" &&
+    cp tests/plugin_matrix/c_plugin.c tests/install/plugin/CMakeLists.txt "$plugin/" &&
+    cmake -S "$plugin" -B "$plugin/build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$prefix" >/dev/null &&
+    cmake --build "$plugin/build" >/dev/null &&
+    PKG_CONFIG_PATH="$libdir/pkgconfig" sh -c \
+      'cc -std=c11 -O2 -o "$1/libpkgconfig_plugin.so" "$1/c_plugin.c" $(pkg-config --cflags --libs xffi-plugin)' _ "$plugin" &&
+    bash scripts/tvm-ffi-on-xffi.sh --runtime "$libdir/libtvm_ffi.so" "$plugin/overlay" >/dev/null &&
+    python3 tests/install/check_plugin.py --libdir "$libdir" --overlay "$plugin/overlay" \
+      --c-host "$build/release/tests/xffi_matrix_c_host" "$plugin/build/libcmake_plugin.so" "$plugin/libpkgconfig_plugin.so"
 }
 
 installed_dropin() { # prefix: a plain install leaves the libtvm_ffi.so drop-in out; its component installs it
