@@ -87,8 +87,7 @@ uint64_t bench_now_ns(void) {
 static uint64_t cpu_now_ns(void) {
 #if defined(CLOCK_THREAD_CPUTIME_ID)
   struct timespec ts;
-  if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) == 0)
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+  if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) == 0) return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 #endif
   return bench_now_ns();
 }
