@@ -79,6 +79,19 @@ uint64_t bench_now_ns(void) {
   return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* The CPU time this thread has used, in ns: what the timed rounds measure.
+ * Wall time on a loaded machine counts the time the thread waits for a core:
+ * under a load average of 20-36 on 2 cores, whole runs of an operation came
+ * out 8-10x slower than others (about 19 ns against 150-200 ns for a DLPack
+ * import, either runtime), which made ratios between implementations noise. */
+static uint64_t cpu_now_ns(void) {
+#if defined(CLOCK_THREAD_CPUTIME_ID)
+  struct timespec ts;
+  if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) == 0) return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+#endif
+  return bench_now_ns();
+}
+
 /* ---- State ---- */
 
 typedef struct row {
@@ -206,9 +219,9 @@ static double callgrind_instructions(const char *op, const bench_case *c) {
 static uint64_t calibrate(const bench_case *c, uint64_t target_ns) {
   uint64_t iterations = 1;
   for (;;) {
-    uint64_t start = bench_now_ns();
+    uint64_t start = cpu_now_ns();
     c->fn(c->ctx, iterations);
-    uint64_t elapsed = bench_now_ns() - start;
+    uint64_t elapsed = cpu_now_ns() - start;
     if (elapsed >= target_ns / 4 || iterations >= (UINT64_C(1) << 34)) {
       double per = (double)elapsed / (double)iterations;
       uint64_t want = per > 0 ? (uint64_t)((double)target_ns / per) : iterations * 4;
@@ -267,9 +280,9 @@ void bench_op(const char *op, const bench_case *cases, int num_cases) {
     for (int i = 0; i < num_cases; ++i) {
       if (!selected[i]) continue;
       uint64_t m0 = bench_malloc_count();
-      uint64_t start = bench_now_ns();
+      uint64_t start = cpu_now_ns();
       cases[i].fn(cases[i].ctx, iterations[i]);
-      uint64_t elapsed = bench_now_ns() - start;
+      uint64_t elapsed = cpu_now_ns() - start;
       uint64_t m1 = bench_malloc_count();
       samples[i][round] = (double)elapsed / (double)iterations[i];
       if (round == 0) allocs[i] = (double)(m1 - m0) / (double)iterations[i];

@@ -4,8 +4,10 @@
  * implementations: the first one given is the baseline, and every figure is
  * also shown as a ratio to it. For each (op, impl) the harness measures, in
  * the same run:
- * - ns per iteration: rounds interleaved across the implementations, median
- *   kept, so a noisy neighbour slows all of them alike;
+ * - ns per iteration: the thread's CPU time (not wall time, which on a
+ *   loaded machine counts the waits for a core), rounds interleaved across
+ *   the implementations, median kept, so a noisy neighbour slows all of
+ *   them alike;
  * - heap allocations per iteration (malloc, calloc, realloc, posix_memalign,
  *   aligned_alloc of the whole process are counted by this harness);
  * - instructions per iteration, counted exactly by re-running this program

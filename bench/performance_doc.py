@@ -68,9 +68,11 @@ run: plain C doing the least work the operation needs, or tvm-ffi doing the same
   the machine's load. `python3 bench/perf_guard.py` re-counts a representative
   set of them (67 rows, under a minute of CPU) and fails when one rises more than 3 %
   above `bench/perf_baseline.tsv`.
-- **ns**: the median of 7 rounds with the implementations interleaved in each round.
-  On a shared machine they are noisy: compare the ratios within a row, measured in the
-  same run, not figures across runs.
+- **ns**: the thread's CPU time per operation (not wall time, which on a loaded machine
+  counts the time spent waiting for a core), the median of 7 rounds with the
+  implementations interleaved in each round. On a shared machine they are still noisy
+  (caches and cores are shared): compare the ratios within a row, measured in the same
+  run, not figures across runs.
 - **x**: the ratio of xffi's figure to the one named in the column. A target is met when
   both ratios, instructions and ns, are at or under it; "met" names the figure that
   misses it.

@@ -1,11 +1,13 @@
-/* c/runtime/hash.h: the hashes of byte strings (private): the keyed hash of Map and
- * Dict keys and registry names, and the public unkeyed xffi_bytes_hash.
+/* c/runtime/hash.h: the hashes of byte strings (private): the keyed hash of the
+ * registries' names (types, global functions), the public unkeyed
+ * xffi_bytes_hash, and tvm-ffi's stable hash that Map and Dict place keys by.
  *
- * Map keys come from callers who may choose them to collide (hash flooding:
- * thousands of keys sharing one home slot turn inserts quadratic). So every
- * key kind is hashed with a secret 256-bit key drawn from the OS once per
- * process (xffi_hash_key_ensure, before the first map exists): without the
- * key nobody can compute which inputs collide. The mixing step is a folded
+ * Names may come from callers who choose them to collide (hash flooding:
+ * thousands of names sharing one home slot turn inserts quadratic). So the
+ * registries hash them with a secret 256-bit key drawn from the OS once per
+ * process (xffi_hash_key_ensure): without the key nobody can compute which
+ * inputs collide. (Map keys cannot be keyed: C++ code computes their slots
+ * with tvm-ffi's hash; the map's defence is in docs/map.md, "Hostile keys".) The mixing step is a folded
  * 64x64->128-bit product of input xor key words, which is not invertible (it
  * loses information), unlike a bijective integer mix whose preimages of any
  * chosen hash can be computed.
@@ -27,10 +29,9 @@
 extern uint64_t xffi_hash_key[4] XFFI_INTERNAL;
 
 /* Makes sure xffi_hash_key holds the process's secret (thread-safe, cheap
- * after the first call: one acquire load). Called wherever a hash may be
- * stored: creating a map, caching a String's hash, registering a global
- * function or a type; and by registry lookups, which may run before any
- * registration. Map lookups need no call: their map exists. */
+ * after the first call: one acquire load). Called wherever a keyed hash is
+ * computed: registering and looking up a global function or a type (a
+ * lookup may run before any registration). */
 extern atomic_int xffi_hash_key_ready XFFI_INTERNAL;
 void xffi_hash_key_init(void);
 static inline void xffi_hash_key_ensure(void) {

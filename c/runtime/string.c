@@ -34,11 +34,10 @@ static void string_deleter_custom_space(void *self, int flags) {
   if (flags & XFFI_DELETE_MEMORY) xffi_runtime_object_free(self);
 }
 
-uint64_t xffi_string_hash_fill(const xffi_object *obj) {
-  xffi_hash_key_ensure(); /* the cached hash outlives this call */
+uint64_t xffi_string_stable_hash_fill(const xffi_object *obj) {
   xffi_byte_array b = xffi_string_cell_of_unchecked(obj);
-  uint64_t h = xffi_keyed_hash_bytes(b.data, b.size);
-  __atomic_store_n(&xffi_string_hash_word(obj)->value, h, __ATOMIC_RELAXED);
+  uint64_t h = xffi_stable_hash_bytes(b.data, b.size);
+  __atomic_store_n(&xffi_string_hash_word(obj)->value, h | XFFI_STRING_HASH_SET, __ATOMIC_RELAXED);
   return h;
 }
 

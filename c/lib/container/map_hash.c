@@ -112,7 +112,9 @@ int xffi_map_any_hash(uint64_t *out, const xffi_any *key) {
                               map_le_word(key->v_small, sizeof(key->v_small)) % MAP_HASH_MOD);
       return XFFI_OK;
     case XFFI_TYPE_STRING:
-    case XFFI_TYPE_BYTES:
+    case XFFI_TYPE_BYTES: /* the bytes' hash cached in the objects xffi made */
+      *out = map_text_object_hash(t, key->v_obj);
+      return XFFI_OK;
     case XFFI_TYPE_RAW_STR: /* a probe of more than 7 bytes: hashed as the String it stands for */
     case XFFI_TYPE_BYTE_ARRAY_PTR: {
       xffi_byte_array b = map_text_of(key);

@@ -15,6 +15,7 @@
 
 #include "runtime/hash.h"
 #include "runtime/internal.h"
+#include "runtime/string_internal.h"
 
 /* The key helpers the chain walks call once per step: inline at every
  * optimisation level (-O2 would leave them out of line). */
@@ -116,10 +117,10 @@ static inline uint64_t map_plain_hash(const xffi_any *key) {
   return map_hash_combine((uint64_t)(uint32_t)key->type_index, word);
 }
 
-/* AnyHash of a String or Bytes object (type t, obj borrowed). */
+/* AnyHash of a String or Bytes object (type t, obj borrowed); the bytes'
+ * hash is cached in the objects xffi allocates (c/runtime/string_internal.h). */
 static inline uint64_t map_text_object_hash(int32_t t, const xffi_object *obj) {
-  xffi_byte_array b = xffi_string_cell_of_unchecked(obj);
-  return map_hash_combine((uint64_t)t, map_stable_hash_bytes(b.data, b.size));
+  return map_hash_combine((uint64_t)t, xffi_string_stable_hash(obj));
 }
 
 /* AnyHash, every kind (c/lib/container/map_hash.c; map_key_hash has the common ones

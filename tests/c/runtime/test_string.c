@@ -193,6 +193,38 @@ static void test_hash_fold_in_halves_equals_the_128_bit_fold(void **state) {
 #endif
 }
 
+/* The hash word before a String or Bytes made by xffi caches the hash a Map
+ * places it by: tvm-ffi's StableHashBytes of its bytes, filled on first use
+ * (0 until then), the same on every later read, for every length class. */
+static void test_cached_hash_is_tvm_ffis_stable_hash_of_the_bytes(void **state) {
+  (void)state;
+  static const char text[] = "a key of more than thirty-two bytes, hashed word by word";
+  const size_t sizes[] = {0, 3, 8, 13, 16, 33, sizeof(text) - 1};
+  for (int bytes = 0; bytes <= 1; ++bytes) {
+    for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); ++k) {
+      xffi_object *s = NULL;
+      size_t n = sizes[k];
+      assert_int_equal(bytes ? xffi_bytes_new(&s, text, n) : xffi_string_new(&s, text, n), XFFI_OK);
+      assert_int_equal(xffi_string_hash_word(s)->value, 0); /* not computed yet */
+      uint64_t want = xffi_stable_hash_bytes(text, n);
+      assert_int_equal(xffi_string_stable_hash(s), want);
+      assert_int_equal(xffi_string_hash_word(s)->value, want | XFFI_STRING_HASH_SET);
+      assert_int_equal(xffi_string_stable_hash(s), want); /* read from the word */
+      xffi_object_dec_ref(s);
+    }
+  }
+  /* tvm-ffi's StableHashBytes, by its definition: "abc" is one little-endian
+   * word 0x636261, below 2^31 - 1; the empty string hashes to 0, still cached. */
+  xffi_object *s = NULL;
+  assert_int_equal(xffi_string_new(&s, "abc", 3), XFFI_OK);
+  assert_int_equal(xffi_string_stable_hash(s), 0x636261);
+  xffi_object_dec_ref(s);
+  assert_int_equal(xffi_string_new(&s, "", 0), XFFI_OK);
+  assert_int_equal(xffi_string_stable_hash(s), 0);
+  assert_int_equal(xffi_string_hash_word(s)->value, XFFI_STRING_HASH_SET);
+  xffi_object_dec_ref(s);
+}
+
 static void test_string_bad_input(void **state) {
   (void)state;
   xffi_object *s = (xffi_object *)0x1;
@@ -234,6 +266,7 @@ int main(void) {
       cmocka_unit_test(test_hash_has_no_collisions_on_a_million_similar_keys),
       cmocka_unit_test(test_hash_values_are_the_same_on_every_target),
       cmocka_unit_test(test_hash_fold_in_halves_equals_the_128_bit_fold),
+      cmocka_unit_test(test_cached_hash_is_tvm_ffis_stable_hash_of_the_bytes),
       cmocka_unit_test(test_string_bad_input),
   };
   return cmocka_run_group_tests_name("string", tests, NULL, NULL);
