@@ -428,24 +428,25 @@ static int is_a_by_ancestors(const xffi_type_info *info, int32_t type_index) {
 int xffi_object_is_a(int *out, const xffi_object *obj, int32_t type_index) {
   XFFI_CHECK_ARG_NOT_NULL(out);
   XFFI_CHECK_ARG_NOT_NULL(obj);
-  const xffi_type_info *mine = info_at(obj->type_index);
+  const xffi_type_info *mine = info_at(obj->type_index), *target = info_at(type_index);
+  if (XFFI_LIKELY(is_object_type(mine) && is_object_type(target))) {
+    *out = xffi_object_is_a_unchecked(obj, type_index);
+    return XFFI_OK;
+  }
+  /* An object, or a target, of a type only the process's other runtime knows. */
   if (!is_object_type(mine)) {
     const xffi_type_info *theirs = xffi_foreign_object_type_info(obj->type_index);
     if (theirs) {
       *out = is_a_by_ancestors(theirs, type_index);
       return XFFI_OK;
     }
-  } else if (!info_at(type_index) && xffi_foreign_runtime_present() == 1) {
-    /* A target only the other runtime knows: never among a local type's ancestors. */
-    *out = is_a_by_ancestors(mine, type_index);
+  } else if (!target && xffi_foreign_runtime_present() == 1) {
+    *out = is_a_by_ancestors(mine, type_index); /* never among a local type's ancestors */
     return XFFI_OK;
   }
-  if (!is_object_type(info_at(type_index)))
+  if (!is_object_type(target))
     return xffi_error_raise(XFFI_KIND_INDEX, "%s: type_index %d is not a registered object type", __func__,
                             (int)type_index);
-  if (!is_object_type(info_at(obj->type_index)))
-    return xffi_error_raise(XFFI_KIND_TYPE, "%s: obj has type index %d, which is not a registered object type",
-                            __func__, (int)obj->type_index);
-  *out = xffi_object_is_a_unchecked(obj, type_index);
-  return XFFI_OK;
+  return xffi_error_raise(XFFI_KIND_TYPE, "%s: obj has type index %d, which is not a registered object type",
+                          __func__, (int)obj->type_index);
 }
