@@ -341,6 +341,7 @@ clients_rust() { # tests/clients/tvm_ffi_rust/run.py fetches tvm-ffi =0.1.15-pos
 
 tvm_ffi_clients() { # rust_stubgen fetches tvm-ffi =0.1.15-post2 from crates.io with cargo (docs/tvm-ffi.md)
   ensure_release_build &&
+    XFFI_DROPIN="$(dropin_runtime)" python3 -m pytest -q -p no:cacheprovider tests/dropin/test_global_metadata.py &&
     XFFI_BUILD_ROOT="$build" XFFI_JOBS="$jobs" python3 tests/clients/run.py --work "$build/clients" \
       --sdist-cache "$build/peer/sdist" --runtime "$(dropin_runtime)"
 }
