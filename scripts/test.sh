@@ -76,7 +76,7 @@ step_table=(
   "wheel|rust_wheel|a Rust plugin's wheel (examples/rust-wheel): built, installed in a fresh venv, its tests on the wheel's runtime and on the drop-in"
   "peer|peer_suite|tvm-ffi's own Python suite on xffi's runtime (peer suite, known-failures list)"
   "clients-rust|clients_rust|tvm-ffi's Rust crate's own cargo test on xffi's runtime (known-failures list); type attributes against the wheel's"
-  "clients|tvm_ffi_clients|tvm-ffi's clients on xffi's runtime: the sdist's CPU examples, orcjit, TVM (known-failures list)"
+  "clients|tvm_ffi_clients|tvm-ffi's clients on xffi's runtime: the sdist's CPU examples (rust_stubgen included), orcjit, TVM (known-failures list)"
   "rust|rust_crates|Rust crates: tests, doctests, valgrind, cargo package"
   "clippy|rust_lints|Rust lints: cargo clippy -D warnings with the workspace's lints"
   "crates|rust_publish|Rust crates as published: each packaged and built alone in order, rustdoc -D missing_docs"
@@ -360,8 +360,9 @@ clients_rust() { # tests/clients/tvm_ffi_rust/run.py fetches tvm-ffi =0.1.15-pos
       --runtime "$(dropin_runtime)"
 }
 
-tvm_ffi_clients() {
+tvm_ffi_clients() { # rust_stubgen fetches tvm-ffi =0.1.15-post2 from crates.io with cargo (docs/tvm-ffi.md)
   ensure_release_build &&
+    XFFI_DROPIN="$(dropin_runtime)" python3 -m pytest -q -p no:cacheprovider tests/dropin/test_global_metadata.py &&
     XFFI_BUILD_ROOT="$build" XFFI_JOBS="$jobs" python3 tests/clients/run.py --work "$build/clients" \
       --sdist-cache "$build/peer/sdist" --runtime "$(dropin_runtime)"
 }

@@ -89,6 +89,7 @@
 #include "runtime/builtin_index.h"
 #include "runtime/check.h"
 #include "runtime/func_registry.h"
+#include "runtime/function_signature.h"
 #include "runtime/hash.h"
 #include "runtime/internal.h"
 #include "platform/platform.h"
@@ -692,7 +693,8 @@ int xffi_function_global_info(xffi_any *out_doc, xffi_any *out_metadata, int *ou
       find_slot(atomic_load_explicit(&current.table, memory_order_relaxed), hash, name.data, name.size);
   const char *doc = "", *metadata = "";
   size_t doc_len = 0, metadata_len = 0;
-  int found = 0;
+  int found = 0, status = XFFI_OK;
+  char expanded[1024]; /* a built-in's metadata, from its signature (the longest is about 420 bytes) */
   if (slot) {
     const entry *e = atomic_load_explicit(slot, memory_order_relaxed);
     if (e->func) {
@@ -704,11 +706,16 @@ int xffi_function_global_info(xffi_any *out_doc, xffi_any *out_metadata, int *ou
     const xffi_builtin_global *g = xffi_builtin_find(name.data, name.size, hash);
     if (g) {
       found = 1;
-      if (g->metadata) metadata = g->metadata, metadata_len = strlen(g->metadata);
+      long len = g->signature ? xffi_signature_metadata(expanded, sizeof expanded, g->signature) : 0;
+      if (len < 0) {
+        status = xffi_error_raise(XFFI_KIND_RUNTIME, "%s: the built-in %s has a malformed or too long signature '%s'",
+                                  __func__, g->name, g->signature);
+      } else if (len > 0) {
+        metadata = expanded, metadata_len = (size_t)len;
+      }
     }
   }
-  int status = XFFI_OK;
-  if (found && out_doc) status = xffi_any_from_str(out_doc, doc, doc_len);
+  if (status == XFFI_OK && found && out_doc) status = xffi_any_from_str(out_doc, doc, doc_len);
   if (found && status == XFFI_OK && out_metadata) status = xffi_any_from_str(out_metadata, metadata, metadata_len);
   xffi_mutex_unlock(&writer_lock);
   if (status != XFFI_OK) {

@@ -28,7 +28,7 @@ void xffi_builtin_object_deleter(void *self, int flags);
 typedef struct xffi_builtin_global {
   const char *name;             /* the full name, e.g. "ffi.ArraySize" */
   xffi_function_head *function; /* a static Function (XFFI_BUILTIN_FUNCTION) */
-  const char *metadata;         /* JSON text, or NULL */
+  const char *signature;        /* compact, c/runtime/function_signature.h; or NULL */
 } xffi_builtin_global;
 
 typedef struct xffi_builtin_table {

@@ -215,11 +215,13 @@ XFFI_API int xffi_function_global_erase(const char *name);
  * (a byte run): *out_found says whether a function has that name; if so,
  * *out_doc and *out_metadata (each may be NULL when not wanted) receive
  * owned string values (empty when none was given; release them with
- * xffi_any_release), else they are None. Built-in ffi.* functions have their
- * metadata and no doc. Functions registered through
- * TVMFFIFunctionSetGlobalFromMethodInfo (xffi/tvm_ffi.h) keep theirs.
+ * xffi_any_release), else they are None. Built-in ffi.* functions have the
+ * metadata tvm-ffi gives them (their signature as a type schema) and no doc.
+ * Functions registered through TVMFFIFunctionSetGlobalFromMethodInfo
+ * (xffi/tvm_ffi.h) keep theirs.
  * Errors: ValueError for a NULL out_found, or NULL name.data with
- * name.size > 0; MemoryError (then both are None). */
+ * name.size > 0; MemoryError; RuntimeError for a built-in whose signature in
+ * xffi's tables is malformed (then both are None). */
 XFFI_API int xffi_function_global_info(xffi_any *out_doc, xffi_any *out_metadata, int *out_found, xffi_byte_array name);
 
 /* Lists the registered names: writes min(capacity, total) new String

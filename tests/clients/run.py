@@ -21,6 +21,15 @@ Clients (each case runs on both runtimes; its id is CLIENT.CASE):
   inline_module.*  the CPU part of examples/inline_module: its C++ source
                    built by tvm_ffi.cpp.load_inline and called
                    (tests/clients/sdist/inline_cpu.py)
+  rust_stubgen.*   examples/rust_stubgen, as its README says, once per runtime:
+                   its C++ library built with CMake, whose post-build step runs
+                   tvm-ffi-stubgen --target rust on it (the binding file's
+                   generated blocks removed first, so the generator writes them
+                   again), then its Rust program built with cargo against
+                   tvm-ffi =0.1.15-post2 from crates.io (the clients-rust
+                   step's cargo home and target directory) and run; the file
+                   generated on the drop-in equals the wheel's, and the
+                   generator's --check passes on each runtime
   orcjit.*         apache-tvm-ffi-orcjit 0.1.3 (PyPI, --no-deps beside the
                    installed apache-tvm-ffi): its README usage on an object file
                    (tests/clients/orcjit/): load, call, an error coming back
@@ -42,6 +51,7 @@ any failure that is not listed."""
 import argparse
 import importlib.util
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -136,6 +146,62 @@ def prepare_python_packaging(work, sdist, overlay, log):
     return built
 
 
+RUST_CRATE_PIN = "=0.1.15-post2"
+STUBGEN_BINDING = os.path.join("rust", "src", "generated", "rust_stubgen", "mod.rs")
+
+
+def prepare_rust_stubgen(work, sdist, overlay, log):
+    """examples/rust_stubgen built as its README says, once per runtime (the
+    drop-in's with the overlay on PYTHONPATH, so CMake's post-build
+    tvm-ffi-stubgen runs on it; the program is linked as the other native
+    hosts are, and the run picks the runtime by LD_LIBRARY_PATH). The
+    binding file starts as the README's skeleton: its directives and
+    hand-written code without the generated blocks. The crate comes from
+    crates.io instead of the sdist's source tree, which it does not hold.
+    Returns {runtime: (tree, program, library directory, error or None)}."""
+    built = {}
+    # The clients-rust step's target directory holds the crate's dependencies
+    # already built; cargo keeps each build apart by its fingerprint.
+    target = os.path.join(work, "tvm_ffi_rust", "target")
+    if not os.path.isdir(target):
+        target = os.path.join(work, "rust_stubgen", "target")
+    for runtime in ("wheel", "xffi"):
+        tree = os.path.join(work, "rust_stubgen", runtime)
+        shutil.rmtree(tree, ignore_errors=True)
+        shutil.copytree(os.path.join(sdist, "examples", "rust_stubgen"), tree)
+        binding = os.path.join(tree, STUBGEN_BINDING)
+        with open(binding) as f:
+            text = f.read()
+        with open(binding, "w") as f:
+            f.write(re.sub(r"// tvm-ffi-stubgen\(begin\): .*?// tvm-ffi-stubgen\(end\)\n", "", text, flags=re.S))
+        manifest = os.path.join(tree, "rust", "Cargo.toml")
+        with open(manifest) as f:
+            text = f.read()
+        text = re.sub(r'^tvm-ffi = .*$', f'tvm-ffi = "{RUST_CRATE_PIN}"', text, flags=re.M)
+        with open(manifest, "w") as f:
+            f.write(text + "\n[workspace]\n")
+        env = dict(os.environ)
+        env.pop("PYTHONPATH", None)
+        if runtime == "xffi":
+            env["PYTHONPATH"] = overlay
+        env["CARGO_TARGET_DIR"] = target
+        program = os.path.join(tree, "rust_stubgen_example")
+        error = None
+        for cmd, cwd in ((["cmake", "-B", "build", "-DCMAKE_BUILD_TYPE=Release"], tree),
+                         (["cmake", "--build", "build", "-j", os.environ.get("XFFI_JOBS", "2")], tree),
+                         (["cargo", "build", "--jobs", os.environ.get("XFFI_JOBS", "2")], os.path.join(tree, "rust")),
+                         (["cp", os.path.join(target, "debug", "rust_stubgen_example"), program], tree)):
+            done = sh(cmd, cwd, env=env, log=log)
+            if done.returncode != 0:
+                lines = (done.stdout + done.stderr).strip().splitlines()
+                error = f"{' '.join(cmd[:2])} failed: {lines[-1] if lines else ''}"
+                break
+        libdir = subprocess.run(["tvm-ffi-config", "--libdir"], env=env, capture_output=True,
+                                text=True).stdout.strip()
+        built[runtime] = (tree, program, libdir, error)
+    return built
+
+
 def prepare_orcjit(work, log):
     site = os.path.join(work, "orcjit", "site")
     if not os.path.isdir(os.path.join(site, "tvm_ffi_orcjit")):
@@ -202,6 +268,9 @@ def main():
     packaged = prepare_python_packaging(work, trees["sdist"], overlay, log)
     timings["python_packaging (two wheels built, installed)"] = time.monotonic() - start
     start = time.monotonic()
+    stubgen = prepare_rust_stubgen(work, trees["sdist"], overlay, log)
+    timings["rust_stubgen (two C++ libraries and Rust programs built)"] = time.monotonic() - start
+    start = time.monotonic()
     orcjit_site, orcjit_obj = prepare_orcjit(work, log)
     timings["orcjit (install, compile)"] = time.monotonic() - start
     start = time.monotonic()
@@ -230,6 +299,17 @@ def main():
          os.path.join(trees["inline_module"], "main.py")], True, None,
          ["add_one_cpu [2. 3. 4. 5. 6.]", "a 2-D input raised RuntimeError: Check failed: (x.ndim() == 1) is false: "
           "x must be a 1D tensor"]),
+        # The wheel's run compares its binding with itself: it is the reference.
+        ("rust_stubgen.stubgen", work, [py, os.path.join(HERE, "sdist", "same_stubs.py"),
+         os.path.join(stubgen["wheel"][0], STUBGEN_BINDING),
+         {runtime: os.path.join(stubgen[runtime][0], STUBGEN_BINDING) for runtime in stubgen}], True, None,
+         ["stubs equal"]),
+        ("rust_stubgen.stubgen_check", work, [py, mapped, "-m", "tvm_ffi.stub.cli",
+         {runtime: os.path.join(stubgen[runtime][0], "rust", "src", "generated") for runtime in stubgen}, "--dlls",
+         {runtime: os.path.join(stubgen[runtime][0], "build", "librust_stubgen.so") for runtime in stubgen},
+         "--target", "rust", "--check"], True, None, ["runtime ["]),
+        ("rust_stubgen.run", work, [{runtime: stubgen[runtime][1] for runtime in stubgen}], False, None,
+         ["a=2 b=1 kind=PairKind(0)\nsum=3\n"]),
         ("orcjit.readme_usage", work, [py, os.path.join(HERE, "orcjit", "readme_usage.py"), orcjit_obj], True,
          orcjit_site, ["add(1, 2) = 3", "fail(7) raised ValueError: bad value 7", "kind orcjit implements add True"]),
     ] + [(f"tvm.{part}", work, [py, os.path.join(HERE, "tvm", "job.py"), part], True, tvm_site, [f"{part} ok"])
@@ -244,6 +324,8 @@ def main():
             # A build failed on one runtime fails that runtime's cases.
             if case.startswith("python_packaging.") and packaged[runtime][2]:
                 run_command, run_extra = [py, "-c", f"raise SystemExit({packaged[runtime][2]!r})"], None
+            elif case.startswith("rust_stubgen.") and stubgen[runtime][3]:
+                run_command, run_extra = [py, "-c", f"raise SystemExit({stubgen[runtime][3]!r})"], None
             else:
                 run_command = [part[runtime] if isinstance(part, dict) else part for part in command]
                 run_extra = extra_path[runtime] if isinstance(extra_path, dict) else extra_path
@@ -257,6 +339,10 @@ def main():
                 env.pop("PYTHONPATH", None)
             if runtime == "xffi" and not is_python:
                 env["LD_LIBRARY_PATH"] = dropin_dir
+            elif case == "rust_stubgen.run":
+                # Its README runs it with `cargo run`, which finds the library
+                # where tvm-ffi-config --libdir points; the program has no RUNPATH.
+                env["LD_LIBRARY_PATH"] = stubgen[runtime][2]
             began = time.monotonic()
             done = sh(run_command, cwd, env=env, log=log)
             took = time.monotonic() - began

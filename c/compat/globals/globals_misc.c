@@ -60,10 +60,10 @@ XFFI_BUILTIN_FUNCTION(get_invalid_object_function, global_get_invalid_object);
 XFFI_BUILTIN_FUNCTION(get_kwargs_object_function, global_get_kwargs_object);
 
 static const xffi_builtin_global misc_globals[] = {
-    {"ffi.String", &string_function, NULL},
-    {"ffi.Bytes", &bytes_function, NULL},
-    {"ffi.GetInvalidObject", &get_invalid_object_function, NULL},
-    {"ffi.GetKwargsObject", &get_kwargs_object_function, NULL},
+    {"ffi.String", &string_function, "ffi.String(ffi.String)"},
+    {"ffi.Bytes", &bytes_function, "ffi.Bytes(ffi.Bytes)"},
+    {"ffi.GetInvalidObject", &get_invalid_object_function, "ffi.Object()"},
+    {"ffi.GetKwargsObject", &get_kwargs_object_function, "ffi.Object()"},
 };
 
 const xffi_builtin_table xffi_globals_misc = {misc_globals, sizeof(misc_globals) / sizeof(misc_globals[0])};

@@ -350,9 +350,9 @@ XFFI_BUILTIN_FUNCTION(make_field_setter_function, global_make_field_setter);
 XFFI_BUILTIN_FUNCTION(pyclass_register_function, global_pyclass_register);
 
 static const xffi_builtin_global pyclass_globals[] = {
-    {"ffi.MakeFieldGetter", &make_field_getter_function, NULL},
-    {"ffi.MakeFieldSetter", &make_field_setter_function, NULL},
-    {"ffi._PyClassRegisterTypeAttrColumns", &pyclass_register_function, NULL},
+    {"ffi.MakeFieldGetter", &make_field_getter_function, "int(int)"},
+    {"ffi.MakeFieldSetter", &make_field_setter_function, "ffi.Function(int,int,int)"},
+    {"ffi._PyClassRegisterTypeAttrColumns", &pyclass_register_function, "None(int,int)"},
 };
 
 const xffi_builtin_table xffi_globals_pyclass = {pyclass_globals, sizeof(pyclass_globals) / sizeof(pyclass_globals[0])};

@@ -67,10 +67,13 @@ XFFI_BUILTIN_FUNCTION(recursive_gt_function, call_gt);
 XFFI_BUILTIN_FUNCTION(recursive_ge_function, call_ge);
 
 static const xffi_builtin_global recursive_globals[] = {
-    {"ffi.DeepCopy", &deep_copy_function, NULL},       {"ffi.RecursiveHash", &recursive_hash_function, NULL},
-    {"ffi.RecursiveEq", &recursive_eq_function, NULL}, {"ffi.RecursiveLt", &recursive_lt_function, NULL},
-    {"ffi.RecursiveLe", &recursive_le_function, NULL}, {"ffi.RecursiveGt", &recursive_gt_function, NULL},
-    {"ffi.RecursiveGe", &recursive_ge_function, NULL},
+    {"ffi.DeepCopy", &deep_copy_function, "Any(Any)"},
+    {"ffi.RecursiveHash", &recursive_hash_function, "int(Any)"},
+    {"ffi.RecursiveEq", &recursive_eq_function, "bool(Any,Any)"},
+    {"ffi.RecursiveLt", &recursive_lt_function, "bool(Any,Any)"},
+    {"ffi.RecursiveLe", &recursive_le_function, "bool(Any,Any)"},
+    {"ffi.RecursiveGt", &recursive_gt_function, "bool(Any,Any)"},
+    {"ffi.RecursiveGe", &recursive_ge_function, "bool(Any,Any)"},
 };
 
 const xffi_builtin_table xffi_globals_recursive = {recursive_globals,

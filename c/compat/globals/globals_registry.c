@@ -132,18 +132,11 @@ XFFI_BUILTIN_FUNCTION(remove_global_function, remove_global);
 XFFI_BUILTIN_FUNCTION(global_metadata_function, global_metadata);
 XFFI_BUILTIN_FUNCTION(function_from_extern_c_function, function_from_extern_c);
 
-/* Metadata as tvm-ffi's registry gives it: the signature as a type schema. */
-#define SCHEMA(ret, params)                                                                                          \
-  "{\"type_schema\":\"{\\\"type\\\":\\\"ffi.Function\\\",\\\"named_args\\\":{\\\"return\\\":[{\\\"type\\\":\\\"" ret \
-  "\\\"}],\\\"params\\\":[" params "]}}\"}"
-#define PARAM(type) "{\\\"type\\\":\\\"" type "\\\"}"
-
 static const xffi_builtin_global registry_globals[] = {
-    {"ffi.FunctionListGlobalNamesFunctor", &list_global_names_function, SCHEMA("ffi.Function", "")},
-    {"ffi.FunctionRemoveGlobal", &remove_global_function, SCHEMA("bool", PARAM("ffi.String"))},
-    {"ffi.GetGlobalFuncMetadata", &global_metadata_function, SCHEMA("ffi.String", PARAM("ffi.String"))},
-    {"ffi.FunctionFromExternC", &function_from_extern_c_function,
-     SCHEMA("ffi.Function", PARAM("void*") "," PARAM("void*") "," PARAM("void*"))},
+    {"ffi.FunctionListGlobalNamesFunctor", &list_global_names_function, "ffi.Function()"},
+    {"ffi.FunctionRemoveGlobal", &remove_global_function, "bool(ffi.String)"},
+    {"ffi.GetGlobalFuncMetadata", &global_metadata_function, "ffi.String(ffi.String)"},
+    {"ffi.FunctionFromExternC", &function_from_extern_c_function, "ffi.Function(void*,void*,void*)"},
 };
 
 const xffi_builtin_table xffi_globals_registry = {registry_globals,

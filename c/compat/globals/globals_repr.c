@@ -19,7 +19,7 @@ static int global_repr_print(void *handle, const xffi_any *args, int32_t num_arg
 XFFI_BUILTIN_FUNCTION(repr_print_function, global_repr_print);
 
 static const xffi_builtin_global repr_globals[] = {
-    {"ffi.ReprPrint", &repr_print_function, NULL},
+    {"ffi.ReprPrint", &repr_print_function, "ffi.String(Any)"},
 };
 
 const xffi_builtin_table xffi_globals_repr = {repr_globals, sizeof(repr_globals) / sizeof(repr_globals[0])};

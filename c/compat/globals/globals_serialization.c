@@ -89,12 +89,12 @@ XFFI_BUILTIN_FUNCTION(from_json_graph_function, global_from_json_graph);
 XFFI_BUILTIN_FUNCTION(from_json_graph_string_function, global_from_json_graph_string);
 
 static const xffi_builtin_global serialization_globals[] = {
-    {"ffi.json.Parse", &json_parse_function, NULL},
-    {"ffi.json.Stringify", &json_stringify_function, NULL},
-    {"ffi.ToJSONGraph", &to_json_graph_function, NULL},
-    {"ffi.ToJSONGraphString", &to_json_graph_string_function, NULL},
-    {"ffi.FromJSONGraph", &from_json_graph_function, NULL},
-    {"ffi.FromJSONGraphString", &from_json_graph_string_function, NULL},
+    {"ffi.json.Parse", &json_parse_function, "Any(ffi.String)"},
+    {"ffi.json.Stringify", &json_stringify_function, "ffi.String(Any,Optional<int>)"},
+    {"ffi.ToJSONGraph", &to_json_graph_function, "Any(Any,Any)"},
+    {"ffi.ToJSONGraphString", &to_json_graph_string_function, "ffi.String(Any,Any)"},
+    {"ffi.FromJSONGraph", &from_json_graph_function, "Any(Any)"},
+    {"ffi.FromJSONGraphString", &from_json_graph_string_function, "Any(ffi.String)"},
 };
 
 const xffi_builtin_table xffi_globals_serialization = {

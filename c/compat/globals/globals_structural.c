@@ -80,11 +80,12 @@ XFFI_BUILTIN_FUNCTION(structural_key_equal_function, call_key_equal);
 XFFI_BUILTIN_FUNCTION(structural_hash_function, call_hash);
 
 static const xffi_builtin_global structural_globals[] = {
-    {"ffi.StructuralEqual", &structural_equal_function, NULL},
-    {"ffi.StructuralHash", &structural_hash_function, NULL},
-    {"ffi.GetFirstStructuralMismatch", &first_mismatch_function, NULL},
-    {"ffi.StructuralKey", &structural_key_function, NULL},
-    {"ffi.StructuralKeyEqual", &structural_key_equal_function, NULL},
+    {"ffi.StructuralEqual", &structural_equal_function, "bool(Any,Any,bool,bool)"},
+    {"ffi.StructuralHash", &structural_hash_function, "int(Any,bool,bool)"},
+    {"ffi.GetFirstStructuralMismatch", &first_mismatch_function,
+     "Optional<Tuple<ffi.reflection.AccessPath,ffi.reflection.AccessPath>>(Any,Any,bool,bool)"},
+    {"ffi.StructuralKey", &structural_key_function, "ffi.StructuralKey(Any)"},
+    {"ffi.StructuralKeyEqual", &structural_key_equal_function, "bool(Any,Any)"},
 };
 
 const xffi_builtin_table xffi_globals_structural = {structural_globals,

@@ -31,7 +31,7 @@ static int get_registered_type_keys(void *handle, const xffi_any *args, int32_t 
 XFFI_BUILTIN_FUNCTION(get_registered_type_keys_function, get_registered_type_keys);
 
 static const xffi_builtin_global type_globals[] = {
-    {"ffi.GetRegisteredTypeKeys", &get_registered_type_keys_function, NULL},
+    {"ffi.GetRegisteredTypeKeys", &get_registered_type_keys_function, "ffi.Array<ffi.String>()"},
 };
 
 const xffi_builtin_table xffi_globals_type = {type_globals, sizeof(type_globals) / sizeof(type_globals[0])};

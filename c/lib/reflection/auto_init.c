@@ -334,8 +334,8 @@ XFFI_BUILTIN_FUNCTION(register_ffi_init_function, global_register_ffi_init);
 XFFI_BUILTIN_FUNCTION(make_object_function, global_make_object);
 
 static const xffi_builtin_global auto_init_globals[] = {
-    {"ffi._RegisterFFIInit", &register_ffi_init_function, NULL},
-    {"ffi.MakeObjectFromPackedArgs", &make_object_function, NULL},
+    {"ffi._RegisterFFIInit", &register_ffi_init_function, "None(int)"},
+    {"ffi.MakeObjectFromPackedArgs", &make_object_function, "*"},
 };
 
 const xffi_builtin_table xffi_globals_auto_init = {auto_init_globals,
