@@ -110,7 +110,8 @@ typedef void (*get_version_fn)(xffi_tvm_version *out);
 atomic_int xffi_foreign_state_;
 static xffi_mutex probe_lock = XFFI_MUTEX_INITIALIZER;
 static char bind_failure[320]; /* written under probe_lock before state 3 is published */
-static xffi_foreign_error_entries error_entries; /* likewise, before state 2 or 3 */
+/* Written under probe_lock before state 2 or 3 is published. */
+static xffi_foreign_error_entries error_entries;
 
 /* The entry points of error_entries, looked up by name (a data pointer to a
  * function pointer, through a union as the platform seam hands them). */

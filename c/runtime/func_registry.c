@@ -606,33 +606,6 @@ int xffi_registry_set(xffi_byte_array name, xffi_object *func, xffi_byte_array d
   return XFFI_OK;
 }
 
-int xffi_function_global_register(const char *name, xffi_object *func, int allow_override) {
-  XFFI_CHECK_ARG_NOT_NULL(name);
-  XFFI_CHECK_ARG_OBJECT(func, XFFI_TYPE_FUNCTION);
-  xffi_byte_array none = {NULL, 0}, text = {name, strlen(name)};
-  if (!text.size) return xffi_error_raise(XFFI_KIND_VALUE, "%s: name is empty", __func__);
-  /* The process's other runtime first: its callers (Python, other plugins)
-   * find the function there, and a name taken there is taken here too. */
-  if (xffi_foreign_global_set(text, func, none, none, allow_override) != XFFI_OK) return XFFI_FAIL;
-  return xffi_registry_set(text, func, none, none, allow_override, XFFI_KIND_VALUE, __func__, NULL);
-}
-
-int xffi_function_global_register_with_info(const char *name, xffi_object *func, xffi_byte_array doc,
-                                            xffi_byte_array metadata, int allow_override) {
-  XFFI_CHECK_ARG_NOT_NULL(name);
-  XFFI_CHECK_ARG_OBJECT(func, XFFI_TYPE_FUNCTION);
-  if (!doc.data && doc.size)
-    return xffi_error_raise(XFFI_KIND_VALUE, "%s: doc.data is NULL but doc.size is %zu", __func__, doc.size);
-  if (!metadata.data && metadata.size)
-    return xffi_error_raise(XFFI_KIND_VALUE, "%s: metadata.data is NULL but metadata.size is %zu", __func__,
-                            metadata.size);
-  xffi_byte_array text = {name, strlen(name)};
-  if (!text.size) return xffi_error_raise(XFFI_KIND_VALUE, "%s: name is empty", __func__);
-  /* As xffi_function_global_register: the process's other runtime first. */
-  if (xffi_foreign_global_set(text, func, doc, metadata, allow_override) != XFFI_OK) return XFFI_FAIL;
-  return xffi_registry_set(text, func, doc, metadata, allow_override, XFFI_KIND_VALUE, __func__, NULL);
-}
-
 int xffi_registry_remove(xffi_byte_array name, int *out_removed) {
   uint64_t hash = name_hash(name.data, name.size);
   *out_removed = 0;
@@ -668,16 +641,6 @@ int xffi_registry_remove(xffi_byte_array name, int *out_removed) {
   unlock_and_reclaim();
   xffi_free_aligned(hider); /* unused: nothing of that name was visible */
   return XFFI_OK;
-}
-
-int xffi_function_global_erase(const char *name) {
-  XFFI_CHECK_ARG_NOT_NULL(name);
-  if (!name[0]) return xffi_error_raise(XFFI_KIND_VALUE, "%s: name is empty", __func__);
-  int removed = 0;
-  if (xffi_registry_remove((xffi_byte_array){name, strlen(name)}, &removed) != XFFI_OK) return XFFI_FAIL;
-  if (!removed) return xffi_error_raise(XFFI_KIND_KEY, "%s: no global function named '%s'", __func__, name);
-  /* Registered there too when this runtime is bound to another. */
-  return xffi_foreign_global_remove((xffi_byte_array){name, strlen(name)});
 }
 
 int xffi_function_global_info(xffi_any *out_doc, xffi_any *out_metadata, int *out_found, xffi_byte_array name) {

@@ -447,6 +447,6 @@ int xffi_object_is_a(int *out, const xffi_object *obj, int32_t type_index) {
   if (!is_object_type(target))
     return xffi_error_raise(XFFI_KIND_INDEX, "%s: type_index %d is not a registered object type", __func__,
                             (int)type_index);
-  return xffi_error_raise(XFFI_KIND_TYPE, "%s: obj has type index %d, which is not a registered object type",
-                          __func__, (int)obj->type_index);
+  return xffi_error_raise(XFFI_KIND_TYPE, "%s: obj has type index %d, which is not a registered object type", __func__,
+                          (int)obj->type_index);
 }
