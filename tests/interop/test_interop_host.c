@@ -521,6 +521,42 @@ static void a_direct_function_error_reaches_tvm_callers(void **state) {
   xffi_object_dec_ref(fn);
 }
 
+/* A tvm-ffi function whose code raises again the Error it was made with
+ * (self, borrowed: TVMFFIErrorSetRaised takes its own reference), as a Python
+ * callback does with `raise saved`, where saved came from an earlier xffi
+ * failure: tvm_ffi raises the very Error object again. */
+static int reraise_self(void *self, const TVMFFIAny *args, int32_t num_args, TVMFFIAny *result) {
+  (void)args, (void)num_args, (void)result;
+  TVMFFIErrorSetRaised(self);
+  return -1;
+}
+
+/* An error xffi raised before a call, taken by a tvm-ffi caller and raised
+ * again by tvm-ffi code during the call, is that call's error: it is not
+ * taken for one left over from before the call (the raise clock dates only
+ * xffi's own raises; the other runtime's raise of the same object is new). */
+static void an_xffi_error_raised_again_by_tvm_code_is_the_calls_error(void **state) {
+  (void)state;
+  xffi_object *fn = NULL;
+  assert_int_equal(xffi_function_new_direct(&fn, direct_fails, NULL, NULL), XFFI_OK);
+  TVMFFIAny result = {0};
+  assert_int_not_equal(TVMFFIFunctionCall(fn, NULL, 0, &result), 0);
+  TVMFFIObjectHandle saved = tvm_move_raised(); /* the tvm-ffi caller keeps it, as Python's exception does */
+  assert_non_null(saved);
+  TVMFFIObjectHandle reraiser = NULL;
+  assert_int_equal(TVMFFIFunctionCreate(saved, reraise_self, NULL, &reraiser), 0);
+  xffi_any r;
+  assert_int_equal(xffi_function_call((xffi_object *)reraiser, NULL, 0, &r), XFFI_FAIL);
+  xffi_object *err = xffi_error_move_raised();
+  assert_ptr_equal(err, saved);
+  assert_string_equal(tvm_error_message(err), "the direct function's own error");
+  xffi_object_dec_ref(err);
+  assert_null(tvm_move_raised());
+  TVMFFIObjectDecRef(reraiser);
+  TVMFFIObjectDecRef(saved);
+  xffi_object_dec_ref(fn);
+}
+
 static int twice(void *resource, const xffi_any *args, int32_t num_args, xffi_any *result) {
   (void)resource;
   *result = xffi_any_int(num_args == 1 ? 2 * args[0].v_int64 : 0);
@@ -637,6 +673,7 @@ int main(void) {
       cmocka_unit_test(a_callback_error_reaches_tvm_and_xffi_callers),
       cmocka_unit_test(a_key_the_tvm_runtime_has_with_another_layout_is_refused),
       cmocka_unit_test(a_direct_function_error_reaches_tvm_callers),
+      cmocka_unit_test(an_xffi_error_raised_again_by_tvm_code_is_the_calls_error),
       cmocka_unit_test(global_functions_are_the_tvm_runtimes),
       cmocka_unit_test(a_globals_metadata_reaches_the_tvm_runtime),
       cmocka_unit_test(types_only_the_tvm_runtime_knows_are_found_and_checked),
