@@ -2,7 +2,7 @@
 process per check, so a crash is the check's own outcome).
 
     python3 python_client.py {c|rust} PLUGIN.so CHECK
-    python3 python_client.py together C_PLUGIN.so:RUST_PLUGIN.so together
+    python3 python_client.py together C_PLUGIN.so:RUST_PLUGIN.so[:TVM_RUST_PLUGIN.so] together
 
 The process's tvm_ffi is whichever PYTHONPATH gives: the wheel's runtime, or
 xffi's through the overlay of scripts/tvm-ffi-on-xffi.sh. Exit status 0 and
@@ -152,15 +152,21 @@ TVM_FFI_STATIC_INIT_BLOCK() {
 
 
 def check_together(libs, key):
-    """The C and the Rust plugin and a tvm-ffi C++ plugin in one process: the
-    global functions each registers are found and called by the others; the
-    types of both xffi plugins are found by key and their objects are theirs."""
+    """The C and the Rust plugin, a tvm-ffi C++ plugin and (when given) a
+    tvm-ffi Rust-crate plugin in one process: the global functions each
+    registers are found and called by the others and by Python; the types of
+    both xffi plugins are found by key and their objects are theirs."""
     import tvm_ffi.cpp
 
     cpp = tvm_ffi.cpp.load_inline(name="xffi_matrix_cpp_plugin", cpp_sources=CPP_PLUGIN, functions=[])
     libs = dict(libs, cpp=cpp)
     libs["c"]["register_product"]()
     libs["rust"]["register_product"]()
+    # The tvm-ffi Rust-crate plugin registered matrix.tvmrust.product when it loaded.
+    for callee in libs:
+        assert tvm_ffi.get_global_func(f"matrix.{callee}.product")(6, 7) == 42, f"Python calling {callee}'s product"
+    for lib in libs.values():
+        expect_error(lambda: lib["call_global"]("matrix.none.product", 1, 2), KeyError, "matrix.none.product")
     for caller, lib in libs.items():
         for callee in libs:
             got = lib["call_global"](f"matrix.{callee}.product", 6, 7)
@@ -177,8 +183,8 @@ CHECKS = {name[len("check_"):]: f for name, f in globals().items() if name.start
 def main():
     kind, path, check = sys.argv[1:4]
     if kind == "together":  # PATH is C_PLUGIN.so:RUST_PLUGIN.so
-        c_path, rust_path = path.split(os.pathsep)
-        CHECKS[check]({"c": tvm_ffi.load_module(c_path), "rust": tvm_ffi.load_module(rust_path)}, None)
+        paths = dict(zip(("c", "rust", "tvmrust"), path.split(os.pathsep)))
+        CHECKS[check]({kind: tvm_ffi.load_module(p) for kind, p in paths.items()}, None)
     else:
         CHECKS[check](tvm_ffi.load_module(path), KEYS[kind])
     print("ok")
