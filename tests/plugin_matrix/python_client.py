@@ -131,6 +131,49 @@ def check_global_lookup(lib, key):
     expect_error(lambda: lib["call_global"]("matrix.host.none", 1, 2), KeyError, "matrix.host.none")
 
 
+def check_twice(first, second, key):
+    """Two loads of one plugin (first and second, its modules) share its type
+    and the process's global functions: objects of either are the one class's,
+    read, printed, serialized and compared alike; the name registered through
+    the first is refused through the second, as tvm-ffi refuses any second
+    registration of a name (TVMFFIFunctionSetGlobal without override)."""
+    from tvm_ffi.serialization import from_json_graph_str, to_json_graph_str
+
+    Kernel = kernel_class(key)
+    one, two = first["make_kernel"](3, "k"), second["make_kernel"](3, "k")
+    assert isinstance(one, Kernel) and isinstance(two, Kernel), (type(one).__name__, type(two).__name__)
+    assert one.__tvm_ffi_type_info__.type_index == two.__tvm_ffi_type_info__.type_index
+    assert repr(two) == f'{key}(scale=3, gain=1, label="k")', repr(two)
+    assert tvm_ffi.structural_equal(one, two)
+    assert tvm_ffi.structural_equal(from_json_graph_str(to_json_graph_str(two)), one)
+    assert Kernel(4, "py").apply(1.0) == 4.0
+    first["register_product"]()
+    expect_error(second["register_product"], ValueError, "already registered")
+    name = f"matrix.{key.split('.')[1][:-len('Kernel')].lower()}.product"
+    assert second["call_global"](name, 6, 7) == 42
+    expect_error(lambda: second["fail"]("bad input here"), ValueError, "bad input here")
+
+
+def check_loaded_twice(lib, key, path):
+    """The same file loaded a second time (the loader gives the same library)."""
+    check_twice(lib, tvm_ffi.load_module(path), key)
+
+
+def check_copied(lib, key, path):
+    """The same library copied to a second path and loaded from there: a second
+    library in the process registering the same type key with the same layout."""
+    import shutil
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as scratch:
+        copy = shutil.copy(path, os.path.join(scratch, "copy_" + os.path.basename(path)))
+        check_twice(lib, tvm_ffi.load_module(copy), key)
+
+
+# The checks that take the plugin's path too.
+PATH_CHECKS = {"loaded_twice", "copied"}
+
+
 # A tvm-ffi C++ plugin, built with the process's tvm_ffi headers at run time
 # (tvm_ffi.cpp.load_inline): it registers matrix.cpp.product and exports
 # call_global(name, a, b), as the xffi plugins do.
@@ -185,6 +228,8 @@ def main():
     if kind == "together":  # PATH is C_PLUGIN.so:RUST_PLUGIN.so
         paths = dict(zip(("c", "rust", "tvmrust"), path.split(os.pathsep)))
         CHECKS[check]({kind: tvm_ffi.load_module(p) for kind, p in paths.items()}, None)
+    elif check in PATH_CHECKS:
+        CHECKS[check](tvm_ffi.load_module(path), KEYS[kind], path)
     else:
         CHECKS[check](tvm_ffi.load_module(path), KEYS[kind])
     print("ok")

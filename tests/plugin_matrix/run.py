@@ -43,6 +43,9 @@ CHECKS["c"] = CHECKS["c"] + ["direct_function_value_error"]
 RUNTIMES = ["wheel", "overlay", "c-host", "rust-host"]
 # The check of many plugins in one process (python_client.py check_together).
 TOGETHER_RUNTIMES = ["wheel", "overlay"]
+# One plugin loaded twice in one Python process: the same path again, and a
+# copy at another path (python_client.py check_loaded_twice, check_copied).
+TWICE_CHECKS = ["loaded_twice", "copied"]
 TIMEOUT = 120
 
 
@@ -148,6 +151,11 @@ def main():
     for runtime in TOGETHER_RUNTIMES:
         outcomes[f"together/{runtime}/together"] = run_check("together", together, runtime, "together", overlay, hosts)
 
+    for plugin, path in plugins.items():
+        for runtime in TOGETHER_RUNTIMES:
+            for check in TWICE_CHECKS:
+                outcomes[f"{plugin}/{runtime}/{check}"] = run_check(plugin, path, runtime, check, overlay, hosts)
+
     width = max(len(c) for c in CHECKS["rust"])
     for plugin in plugins:
         for runtime in RUNTIMES:
@@ -162,6 +170,13 @@ def main():
     for runtime in TOGETHER_RUNTIMES:
         outcome, detail = outcomes[f"together/{runtime}/together"]
         print(f"c, rust, tvm-ffi C++ and tvm-ffi Rust-crate plugins together on {runtime}: {outcome}  {detail}"[:200].rstrip())
+
+    for plugin in plugins:
+        for runtime in TOGETHER_RUNTIMES:
+            for check in TWICE_CHECKS:
+                outcome, detail = outcomes[f"{plugin}/{runtime}/{check}"]
+                listed = " (known)" if f"{plugin}/{runtime}/{check}" in known else ""
+                print(f"{plugin} plugin {check.replace('_', ' ')} on {runtime}: {outcome}{listed}  {detail}"[:200].rstrip())
 
     problems = []
     for cell_id, (outcome, detail) in outcomes.items():
