@@ -37,6 +37,10 @@ void *xffi_library_own_symbol(void *library, const char *name);
  * or tvm_ffi.dll), else in the program's global scope; never loads
  * anything. NULL if absent. */
 void *xffi_loaded_symbol(const char *library_stem, const char *name);
+/* Keeps the loaded library that defines address loaded for the life of the
+ * process: a later dlclose (FreeLibrary) of it by anyone unloads nothing.
+ * Does nothing for the program itself, or where libraries cannot be pinned. */
+void xffi_library_pin(const void *address);
 
 /* ---- Aligned allocation (alignment: a power of two) ----
  * Memory from xffi_platform_aligned_alloc goes back through

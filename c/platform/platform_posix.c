@@ -109,6 +109,14 @@ void *xffi_loaded_symbol(const char *library_stem, const char *name) {
   return dlsym(RTLD_DEFAULT, name);
 }
 
+void xffi_library_pin(const void *address) {
+  Dl_info info;
+  if (dladdr(address, &info) == 0 || !info.dli_fname) return;
+  /* RTLD_NOLOAD: only the library already loaded (NULL for the program);
+   * RTLD_NODELETE marks it never to be unloaded. The reference stays too. */
+  (void)dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD | RTLD_NODELETE);
+}
+
 void *xffi_platform_aligned_alloc(size_t alignment, size_t size) {
   void *p = NULL;
   if (alignment < sizeof(void *)) alignment = sizeof(void *);

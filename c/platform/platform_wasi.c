@@ -34,6 +34,8 @@ void *xffi_loaded_symbol(const char *library_stem, const char *name) {
   return NULL;
 }
 
+void xffi_library_pin(const void *address) { (void)address; }
+
 void *xffi_platform_aligned_alloc(size_t alignment, size_t size) {
   if (alignment < sizeof(void *)) alignment = sizeof(void *);
   /* aligned_alloc wants the size to be a multiple of the alignment. */

@@ -92,6 +92,12 @@ void *xffi_loaded_symbol(const char *library_stem, const char *name) {
   return address_of(GetProcAddress(GetModuleHandleW(NULL), name));
 }
 
+void xffi_library_pin(const void *address) {
+  HMODULE library = NULL;
+  (void)GetModuleHandleExA(GET_MODULE_HANDLE_EX_FLAG_FROM_ADDRESS | GET_MODULE_HANDLE_EX_FLAG_PIN, (LPCSTR)address,
+                           &library);
+}
+
 void *xffi_platform_aligned_alloc(size_t alignment, size_t size) {
   if (alignment < sizeof(void *)) alignment = sizeof(void *);
   return _aligned_malloc(size ? size : 1, alignment);

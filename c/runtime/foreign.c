@@ -180,7 +180,12 @@ probe(void) {
   if (state == 0) {
     void *found = xffi_foreign_symbol("TVMFFIErrorSetRaised");
     state = !found ? 1 : runtime_binds(found) ? 2 : 3;
-    if (state != 1) find_error_entries();
+    if (state != 1) {
+      find_error_entries();
+      /* The entry points found here are called for the life of the process:
+       * a host's dlclose of that runtime must not unmap them. */
+      xffi_library_pin(found);
+    }
     atomic_store_explicit(&xffi_foreign_state_, state, memory_order_release);
   }
   xffi_mutex_unlock(&probe_lock);

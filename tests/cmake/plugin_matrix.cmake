@@ -33,3 +33,26 @@ if(UNIX AND NOT APPLE AND TARGET xffi_shared)
     COMMAND test_bind_lacking $<TARGET_FILE:xffi_runtime_errors_only> other-abi)
   set_tests_properties(plugin_runtime_of_another_abi PROPERTIES ENVIRONMENT XFFI_TEST_RUNTIME_VERSION=0.2.0)
 endif()
+
+# A host that unloads the process's runtime while the C plugin bound to it
+# lives: the binding pinned the runtime, so the dlclose unloads nothing and the
+# plugin works on. The runtime: the drop-in's C part (c-part/libtvm_ffi.so,
+# which nothing else keeps loaded: without the pin it is unmapped), and the
+# wheel's libtvm_ffi.so (its C++ unique symbols keep it loaded anyway; it
+# needs the wheel, so it runs with the wheel-runtime tests, label
+# wheel_runtime: the plugins step).
+if(TARGET xffi_matrix_c_plugin AND NOT CMAKE_CROSSCOMPILING AND NOT XFFI_SANITIZE)
+  add_executable(test_unload_runtime ${CMAKE_CURRENT_SOURCE_DIR}/plugin_matrix/test_unload_runtime.c)
+  target_link_libraries(test_unload_runtime PRIVATE xffi_shared ${CMAKE_DL_LIBS})
+  add_dependencies(test_unload_runtime xffi_matrix_c_plugin)
+  if(TARGET xffi_tvm_ffi_c)
+    add_test(NAME plugin_host_unloads_the_runtime
+      COMMAND test_unload_runtime $<TARGET_FILE:xffi_tvm_ffi_c> $<TARGET_FILE:xffi_matrix_c_plugin>)
+  endif()
+  get_filename_component(xffi_unload_wheel_libdir "${XFFI_TVM_FFI_HEADERS}/../lib" ABSOLUTE)
+  if(XFFI_TVM_FFI_HEADERS AND EXISTS "${xffi_unload_wheel_libdir}/libtvm_ffi.so")
+    add_test(NAME plugin_host_unloads_the_wheel_runtime
+      COMMAND test_unload_runtime ${xffi_unload_wheel_libdir}/libtvm_ffi.so $<TARGET_FILE:xffi_matrix_c_plugin>)
+    set_tests_properties(plugin_host_unloads_the_wheel_runtime PROPERTIES LABELS wheel_runtime)
+  endif()
+endif()

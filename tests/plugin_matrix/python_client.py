@@ -2,7 +2,7 @@
 process per check, so a crash is the check's own outcome).
 
     python3 python_client.py {c|rust} PLUGIN.so CHECK
-    python3 python_client.py together C_PLUGIN.so:RUST_PLUGIN.so together
+    python3 python_client.py together C_PLUGIN.so:RUST_PLUGIN.so[:TVM_RUST_PLUGIN.so] together
 
 The process's tvm_ffi is whichever PYTHONPATH gives: the wheel's runtime, or
 xffi's through the overlay of scripts/tvm-ffi-on-xffi.sh. Exit status 0 and
@@ -131,6 +131,49 @@ def check_global_lookup(lib, key):
     expect_error(lambda: lib["call_global"]("matrix.host.none", 1, 2), KeyError, "matrix.host.none")
 
 
+def check_twice(first, second, key):
+    """Two loads of one plugin (first and second, its modules) share its type
+    and the process's global functions: objects of either are the one class's,
+    read, printed, serialized and compared alike; the name registered through
+    the first is refused through the second, as tvm-ffi refuses any second
+    registration of a name (TVMFFIFunctionSetGlobal without override)."""
+    from tvm_ffi.serialization import from_json_graph_str, to_json_graph_str
+
+    Kernel = kernel_class(key)
+    one, two = first["make_kernel"](3, "k"), second["make_kernel"](3, "k")
+    assert isinstance(one, Kernel) and isinstance(two, Kernel), (type(one).__name__, type(two).__name__)
+    assert one.__tvm_ffi_type_info__.type_index == two.__tvm_ffi_type_info__.type_index
+    assert repr(two) == f'{key}(scale=3, gain=1, label="k")', repr(two)
+    assert tvm_ffi.structural_equal(one, two)
+    assert tvm_ffi.structural_equal(from_json_graph_str(to_json_graph_str(two)), one)
+    assert Kernel(4, "py").apply(1.0) == 4.0
+    first["register_product"]()
+    expect_error(second["register_product"], ValueError, "already registered")
+    name = f"matrix.{key.split('.')[1][:-len('Kernel')].lower()}.product"
+    assert second["call_global"](name, 6, 7) == 42
+    expect_error(lambda: second["fail"]("bad input here"), ValueError, "bad input here")
+
+
+def check_loaded_twice(lib, key, path):
+    """The same file loaded a second time (the loader gives the same library)."""
+    check_twice(lib, tvm_ffi.load_module(path), key)
+
+
+def check_copied(lib, key, path):
+    """The same library copied to a second path and loaded from there: a second
+    library in the process registering the same type key with the same layout."""
+    import shutil
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as scratch:
+        copy = shutil.copy(path, os.path.join(scratch, "copy_" + os.path.basename(path)))
+        check_twice(lib, tvm_ffi.load_module(copy), key)
+
+
+# The checks that take the plugin's path too.
+PATH_CHECKS = {"loaded_twice", "copied"}
+
+
 # A tvm-ffi C++ plugin, built with the process's tvm_ffi headers at run time
 # (tvm_ffi.cpp.load_inline): it registers matrix.cpp.product and exports
 # call_global(name, a, b), as the xffi plugins do.
@@ -152,15 +195,21 @@ TVM_FFI_STATIC_INIT_BLOCK() {
 
 
 def check_together(libs, key):
-    """The C and the Rust plugin and a tvm-ffi C++ plugin in one process: the
-    global functions each registers are found and called by the others; the
-    types of both xffi plugins are found by key and their objects are theirs."""
+    """The C and the Rust plugin, a tvm-ffi C++ plugin and (when given) a
+    tvm-ffi Rust-crate plugin in one process: the global functions each
+    registers are found and called by the others and by Python; the types of
+    both xffi plugins are found by key and their objects are theirs."""
     import tvm_ffi.cpp
 
     cpp = tvm_ffi.cpp.load_inline(name="xffi_matrix_cpp_plugin", cpp_sources=CPP_PLUGIN, functions=[])
     libs = dict(libs, cpp=cpp)
     libs["c"]["register_product"]()
     libs["rust"]["register_product"]()
+    # The tvm-ffi Rust-crate plugin registered matrix.tvmrust.product when it loaded.
+    for callee in libs:
+        assert tvm_ffi.get_global_func(f"matrix.{callee}.product")(6, 7) == 42, f"Python calling {callee}'s product"
+    for lib in libs.values():
+        expect_error(lambda: lib["call_global"]("matrix.none.product", 1, 2), KeyError, "matrix.none.product")
     for caller, lib in libs.items():
         for callee in libs:
             got = lib["call_global"](f"matrix.{callee}.product", 6, 7)
@@ -177,8 +226,10 @@ CHECKS = {name[len("check_"):]: f for name, f in globals().items() if name.start
 def main():
     kind, path, check = sys.argv[1:4]
     if kind == "together":  # PATH is C_PLUGIN.so:RUST_PLUGIN.so
-        c_path, rust_path = path.split(os.pathsep)
-        CHECKS[check]({"c": tvm_ffi.load_module(c_path), "rust": tvm_ffi.load_module(rust_path)}, None)
+        paths = dict(zip(("c", "rust", "tvmrust"), path.split(os.pathsep)))
+        CHECKS[check]({kind: tvm_ffi.load_module(p) for kind, p in paths.items()}, None)
+    elif check in PATH_CHECKS:
+        CHECKS[check](tvm_ffi.load_module(path), KEYS[kind], path)
     else:
         CHECKS[check](tvm_ffi.load_module(path), KEYS[kind])
     print("ok")

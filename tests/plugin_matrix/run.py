@@ -2,14 +2,16 @@
 have, each check in a process of its own (README.md in this folder).
 
     python3 tests/plugin_matrix/run.py --build build/release [--overlay DIR]
-        [--rust-plugin FILE] [--rust-host FILE]
+        [--rust-plugin FILE] [--rust-host FILE] [--tvm-rust-plugin FILE]
         [--known tests/plugin_matrix/known-failures.txt]
 
 --build is a release build of this tree (its libtvm_ffi.so drop-in, the C
 plugin and the C host, targets xffi_matrix_c_plugin and xffi_matrix_c_host). The Rust plugin is built with cargo
 (default features) unless --rust-plugin names one, and so is the Rust host
 (rust_host/, the xffi crate at default features) unless --rust-host names
-one. The overlay (tvm_ffi's
+one, and the tvm-ffi Rust-crate plugin of the `together` check
+(tvm_rust_plugin/, outside the workspace, built into its target directory)
+unless --tvm-rust-plugin names one. The overlay (tvm_ffi's
 package on the drop-in) is written to --overlay, default BUILD/ovl-plugins.
 
 Prints the matrix (arrangement x check: pass, FAIL, CRASH or TIMEOUT) and
@@ -41,6 +43,9 @@ CHECKS["c"] = CHECKS["c"] + ["direct_function_value_error"]
 RUNTIMES = ["wheel", "overlay", "c-host", "rust-host"]
 # The check of many plugins in one process (python_client.py check_together).
 TOGETHER_RUNTIMES = ["wheel", "overlay"]
+# One plugin loaded twice in one Python process: the same path again, and a
+# copy at another path (python_client.py check_loaded_twice, check_copied).
+TWICE_CHECKS = ["loaded_twice", "copied"]
 TIMEOUT = 120
 
 
@@ -70,6 +75,16 @@ def build_rust(packages):
         command += ["-p", package]
     subprocess.run(command, cwd=ROOT, check=True)
     return pathlib.Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "target")) / "debug"
+
+
+def build_tvm_rust_plugin():
+    """Builds tvm_rust_plugin/ (debug) into the workspace's target directory
+    (its own workspace, so cargo keeps its build apart) and returns the .so."""
+    target = pathlib.Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "target"))
+    subprocess.run(["cargo", "build", "--quiet", "--jobs", os.environ.get("XFFI_JOBS", "2"), "--manifest-path",
+                    str(HERE / "tvm_rust_plugin" / "Cargo.toml")],
+                   cwd=ROOT, env=dict(os.environ, CARGO_TARGET_DIR=str(target)), check=True)
+    return target / "debug" / "libtvm_ffi_matrix_rust_plugin.so"
 
 
 def environment(runtime, overlay):
@@ -104,6 +119,7 @@ def main():
     parser.add_argument("--overlay", type=pathlib.Path)
     parser.add_argument("--rust-plugin", type=pathlib.Path)
     parser.add_argument("--rust-host", type=pathlib.Path)
+    parser.add_argument("--tvm-rust-plugin", type=pathlib.Path)
     parser.add_argument("--known", type=pathlib.Path, default=HERE / "known-failures.txt")
     args = parser.parse_args()
     build = args.build.resolve()
@@ -128,10 +144,17 @@ def main():
             for check in CHECKS[plugin]:
                 outcomes[f"{plugin}/{runtime}/{check}"] = run_check(plugin, path, runtime, check, overlay, hosts)
 
-    # Many plugins, one runtime: both plugins and a tvm-ffi C++ plugin in one Python process.
-    together = os.pathsep.join(str(plugins[kind]) for kind in ("c", "rust"))
+    # Many plugins, one runtime: both plugins, a tvm-ffi C++ plugin and a tvm-ffi
+    # Rust-crate plugin in one Python process.
+    tvm_rust_plugin = args.tvm_rust_plugin or build_tvm_rust_plugin()
+    together = os.pathsep.join([str(plugins[kind]) for kind in ("c", "rust")] + [str(tvm_rust_plugin)])
     for runtime in TOGETHER_RUNTIMES:
         outcomes[f"together/{runtime}/together"] = run_check("together", together, runtime, "together", overlay, hosts)
+
+    for plugin, path in plugins.items():
+        for runtime in TOGETHER_RUNTIMES:
+            for check in TWICE_CHECKS:
+                outcomes[f"{plugin}/{runtime}/{check}"] = run_check(plugin, path, runtime, check, overlay, hosts)
 
     width = max(len(c) for c in CHECKS["rust"])
     for plugin in plugins:
@@ -146,7 +169,14 @@ def main():
 
     for runtime in TOGETHER_RUNTIMES:
         outcome, detail = outcomes[f"together/{runtime}/together"]
-        print(f"c, rust and tvm-ffi C++ plugins together on {runtime}: {outcome}  {detail}"[:200].rstrip())
+        print(f"c, rust, tvm-ffi C++ and tvm-ffi Rust-crate plugins together on {runtime}: {outcome}  {detail}"[:200].rstrip())
+
+    for plugin in plugins:
+        for runtime in TOGETHER_RUNTIMES:
+            for check in TWICE_CHECKS:
+                outcome, detail = outcomes[f"{plugin}/{runtime}/{check}"]
+                listed = " (known)" if f"{plugin}/{runtime}/{check}" in known else ""
+                print(f"{plugin} plugin {check.replace('_', ' ')} on {runtime}: {outcome}{listed}  {detail}"[:200].rstrip())
 
     problems = []
     for cell_id, (outcome, detail) in outcomes.items():

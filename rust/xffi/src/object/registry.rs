@@ -110,10 +110,27 @@ fn parent_index(key: &str, parent: ParentDecl) -> Result<i32> {
     Ok(index)
 }
 
+/// Whether this runtime's own registry has `key` at `index` (not only the
+/// process's other runtime, whose types the lookup by key also finds).
+fn registered_here(key: &str, index: i32) -> bool {
+    let mut info = ptr::null();
+    // SAFETY: valid out slot; any index is accepted.
+    if unsafe { sys::xffi_type_info_get(&mut info, index) } != sys::XFFI_OK {
+        drop(Error::take_raised()); // the IndexError: nothing at that index here
+        return false;
+    }
+    // SAFETY: a borrowed, immortal record whose key is valid UTF-8 bytes of its size.
+    let here = unsafe { std::slice::from_raw_parts((*info).type_key.data.cast::<u8>(), (*info).type_key.size) };
+    here == key.as_bytes()
+}
+
 /// Registers the Rust type `id` under `key` and the parent index (checked
-/// by [`parent_index`]). Refuses (ValueError) a key already registered by
-/// anything but this Rust type (another Rust type, a built-in, C or
-/// another runtime).
+/// by [`parent_index`]). Refuses (ValueError) a key already registered in
+/// this runtime by anything but this Rust type (another Rust type, a
+/// built-in, C). A key only the process's other runtime has (another
+/// plugin's type, or another copy of this plugin's, registered there) is
+/// registered here too: it takes that runtime's index, and the binding
+/// refuses it (RuntimeError) if its fields or size differ there.
 fn register_rust_key(key: &str, id: TypeId, parent_index: i32) -> Result<i32> {
     let c_key = CString::new(key)?;
     // Held across the lookup and the registration so that two Rust
@@ -121,9 +138,10 @@ fn register_rust_key(key: &str, id: TypeId, parent_index: i32) -> Result<i32> {
     let mut types = RUST_TYPES.lock().unwrap_or_else(|e| e.into_inner());
     let mut info = ptr::null();
     // SAFETY: valid out slot and NUL-terminated key.
-    if unsafe { sys::xffi_type_info_get_by_key(&mut info, c_key.as_ptr()) } == sys::XFFI_OK {
-        // SAFETY: a borrowed, immortal record.
-        let index = unsafe { (*info).type_index };
+    let found = unsafe { sys::xffi_type_info_get_by_key(&mut info, c_key.as_ptr()) } == sys::XFFI_OK;
+    // SAFETY: a borrowed, immortal record when found.
+    let index = if found { unsafe { (*info).type_index } } else { -1 };
+    if found && (find(&types, index).is_some() || registered_here(key, index)) {
         return match find(&types, index) {
             Some(t) if t.id == id && t.parent_index == parent_index => Ok(index),
             Some(t) if t.id == id => Err(Error::type_error(&format!(
@@ -135,7 +153,9 @@ fn register_rust_key(key: &str, id: TypeId, parent_index: i32) -> Result<i32> {
             ))),
         };
     }
-    drop(Error::take_raised()); // the KeyError of the lookup: the key is free
+    if !found {
+        drop(Error::take_raised()); // the KeyError of the lookup: the key is free here
+    }
     let mut index = 0;
     // SAFETY: valid out slot, NUL-terminated key, a registered parent.
     check(unsafe { sys::xffi_type_register(&mut index, c_key.as_ptr(), parent_index) })?;
