@@ -15,6 +15,18 @@ use crate::wrapper::{new_object, replace_object, wrapper};
 
 /// Element types of the typed containers: converted from a stored value
 /// with [`FromAnyView`] and stored through `Into<Any>`.
+/// Implemented for every such type; users meet it as the bound of the
+/// containers' element types, e.g. in a function generic over them:
+///
+/// ```
+/// use xffi::{Array, Element};
+/// fn first_or<T: Element>(a: &Array<T>, fallback: T) -> xffi::Result<T> {
+///     Ok(a.get(0)?.unwrap_or(fallback))
+/// }
+/// let a: Array<i64> = vec![5, 6].into_iter().collect();
+/// assert_eq!(first_or(&a, 0).unwrap(), 5);
+/// assert_eq!(first_or(&Array::<String>::new().unwrap(), "none".to_string()).unwrap(), "none");
+/// ```
 pub trait Element: for<'v> FromAnyView<'v> + Into<Any> {}
 impl<T: for<'v> FromAnyView<'v> + Into<Any>> Element for T {}
 

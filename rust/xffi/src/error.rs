@@ -12,6 +12,14 @@ use std::sync::atomic::Ordering;
 use xffi_sys as sys;
 
 /// The result type of every fallible xffi call.
+///
+/// ```
+/// fn half(n: i64) -> xffi::Result<i64> {
+///     if n % 2 == 0 { Ok(n / 2) } else { Err(xffi::Error::value_error("half: odd number")) }
+/// }
+/// assert_eq!(half(4).unwrap(), 2);
+/// assert_eq!(half(3).unwrap_err().message(), "half: odd number");
+/// ```
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 /// The kind of an [`Error`]: the kinds xffi's C core raises, and

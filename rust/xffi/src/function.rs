@@ -401,6 +401,18 @@ impl fmt::Debug for Function {
 
 /// A tuple of arguments for [`Function::call_typed`]: each element converts
 /// into [`Any`] (no allocation for numbers, bools and strings up to 7 bytes).
+///
+/// ```
+/// use xffi::{Function, IntoArgs};
+/// // Generic over any argument tuple.
+/// fn call_i64(f: &Function, args: impl IntoArgs) -> xffi::Result<i64> {
+///     f.call_typed(args)
+/// }
+/// let add = Function::from_typed(|a: i64, b: i64| Ok(a + b)).unwrap();
+/// assert_eq!(call_i64(&add, (2i64, 3i64)).unwrap(), 5);
+/// // The wrong number of arguments is the callee's error.
+/// assert!(call_i64(&add, (2i64,)).is_err());
+/// ```
 pub trait IntoArgs {
     /// Converts the arguments and lends their views to `f`.
     fn with_views<R>(self, f: impl FnOnce(&[AnyView<'_>]) -> R) -> R;
@@ -411,6 +423,12 @@ pub trait IntoArgs {
 /// Result<R>` with up to 6 arguments, each either owned (`for<'v>
 /// FromAnyView<'v>`: numbers, `String`, objects, containers) or borrowed from
 /// the caller's argument (`&str`, `&[u8]`; marked [`Ref`] in `Args`).
+///
+/// ```
+/// use xffi::IntoFunction;
+/// let f = (|a: i64, s: &str| Ok(format!("{s}{a}"))).into_function().unwrap();
+/// assert_eq!(f.call_typed::<String, _>((7i64, "n")).unwrap(), "n7");
+/// ```
 pub trait IntoFunction<Args> {
     /// Makes the function.
     fn into_function(self) -> Result<Function>;
@@ -498,6 +516,17 @@ macro_rules! arity {
 /// reference, `&T` borrowed from the caller's argument for the call: `&str`
 /// and `&[u8]` (what `&'v T: FromAnyView<'v>` holds for). Only a type
 /// parameter: the `Args` of `IntoFunction<Args>` for `|s: &str| ...` is `(Ref<str>,)`.
+///
+/// ```
+/// use xffi::IntoFunction;
+/// use xffi::function::Ref;
+/// // Spelling the `Args` of a borrowed-`&str` closure names `Ref`.
+/// fn make<F: IntoFunction<(Ref<str>,)>>(f: F) -> xffi::Function {
+///     f.into_function().unwrap()
+/// }
+/// let len = make(|s: &str| Ok(s.len() as i64));
+/// assert_eq!(len.call_typed::<i64, _>(("four",)).unwrap(), 4);
+/// ```
 pub struct Ref<T: ?Sized>(std::marker::PhantomData<fn(&T)>);
 
 // The `IntoFunction` impls of one arity: every position is either owned (`A`,

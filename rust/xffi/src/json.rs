@@ -132,6 +132,12 @@ pub fn json_parse(text: &str) -> Result<Any> {
 }
 
 /// [`json_parse`] of bytes (which must be valid UTF-8 in strings).
+///
+/// ```
+/// let v = xffi::json::json_parse_bytes(b"{\"n\": 3}").unwrap();
+/// assert_eq!(xffi::json_stringify(&v, 0).unwrap(), "{\"n\":3}");
+/// assert!(xffi::json::json_parse_bytes(b"\"\xff\"").is_err());
+/// ```
 pub fn json_parse_bytes(text: &[u8]) -> Result<Any> {
     let mut out = sys::xffi_any::none();
     // SAFETY: a valid byte run; `out` receives an owned value.
@@ -144,6 +150,13 @@ pub fn json_parse_bytes(text: &[u8]) -> Result<Any> {
 /// for `indent` 0, else one element a line, `indent` spaces deeper per
 /// level. Errors: ValueError for a value JSON cannot hold, a non-string
 /// map key, a List that contains itself, or an indent past `i32::MAX`.
+///
+/// ```
+/// use xffi::{Any, Array};
+/// let a: Array<Any> = vec![Any::from(1i64), Any::from("x")].into_iter().collect();
+/// assert_eq!(xffi::json_stringify(&a, 0).unwrap(), "[1,\"x\"]");
+/// assert_eq!(xffi::json_stringify(&a, 2).unwrap(), "[\n  1,\n  \"x\"\n]");
+/// ```
 pub fn json_stringify<V: KeyView + ?Sized>(value: &V, indent: usize) -> Result<std::string::String> {
     let indent = i32::try_from(indent).map_err(|_| Error::value_error("json_stringify: indent too large"))?;
     with_view(value, |v| {

@@ -44,6 +44,14 @@ pub use crate::json::{
 
 /// Options of the structural functions (tvm-ffi's `map_free_vars` and
 /// `skip_tensor_content` arguments). `Default` is both off.
+///
+/// ```
+/// use xffi::{Array, StructuralOptions};
+/// let options = StructuralOptions { map_free_vars: true, ..Default::default() };
+/// assert!(!options.skip_tensor_content);
+/// let a: Array<i64> = vec![1, 2].into_iter().collect();
+/// assert!(xffi::structural::structural_equal_with(&a, &a.clone(), options).unwrap());
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct StructuralOptions {
     /// Free variables may map to each other anywhere, not only inside a
@@ -86,6 +94,16 @@ where
 }
 
 /// [`structural_equal`] with explicit options.
+///
+/// ```
+/// use xffi::{Array, StructuralOptions};
+/// use xffi::structural::structural_equal_with;
+/// let a: Array<f64> = vec![1.0, 2.0].into_iter().collect();
+/// let b: Array<f64> = vec![1.0, 2.5].into_iter().collect();
+/// let options = StructuralOptions { skip_tensor_content: true, ..Default::default() };
+/// assert!(structural_equal_with(&a, &a.clone(), options).unwrap());
+/// assert!(!structural_equal_with(&a, &b, options).unwrap());
+/// ```
 pub fn structural_equal_with<A, B>(lhs: &A, rhs: &B, options: StructuralOptions) -> Result<bool>
 where
     A: KeyView + ?Sized,
@@ -116,6 +134,15 @@ pub fn structural_hash<V: KeyView + ?Sized>(value: &V) -> Result<u64> {
 }
 
 /// [`structural_hash`] with explicit options.
+///
+/// ```
+/// use xffi::{Array, StructuralOptions};
+/// use xffi::structural::structural_hash_with;
+/// let a: Array<i64> = vec![1, 2].into_iter().collect();
+/// let options = StructuralOptions { map_free_vars: true, ..Default::default() };
+/// let h = structural_hash_with(&a, options).unwrap();
+/// assert_eq!(h, structural_hash_with(&a.clone(), options).unwrap());
+/// ```
 pub fn structural_hash_with<V: KeyView + ?Sized>(value: &V, options: StructuralOptions) -> Result<u64> {
     with_view(value, |v| {
         let mut out = 0i64;
@@ -128,6 +155,15 @@ pub fn structural_hash_with<V: KeyView + ?Sized>(value: &V, options: StructuralO
 
 /// Where two values first differ: an `ffi.reflection.AccessPath` on each
 /// side (owned), and their text (`<root>[1]["key"].field`).
+///
+/// ```
+/// use xffi::{Any, Map};
+/// let a: Map<Any, Any> = [(Any::from("k"), Any::from(1i64))].into_iter().collect();
+/// let b: Map<Any, Any> = [(Any::from("k"), Any::from(2i64))].into_iter().collect();
+/// let m: xffi::Mismatch = xffi::first_mismatch(&a, &b).unwrap().unwrap();
+/// assert_eq!(m.lhs(), m.rhs());
+/// assert!(!m.lhs_path.is_none());
+/// ```
 #[derive(Clone)]
 pub struct Mismatch {
     /// The path into the left value (an `ffi.reflection.AccessPath`).
@@ -140,10 +176,24 @@ pub struct Mismatch {
 
 impl Mismatch {
     /// The left path as text, e.g. `<root>[1]`.
+    ///
+    /// ```
+    /// use xffi::Array;
+    /// let a: Array<i64> = vec![1, 2].into_iter().collect();
+    /// let b: Array<i64> = vec![1, 3].into_iter().collect();
+    /// assert_eq!(xffi::first_mismatch(&a, &b).unwrap().unwrap().lhs(), "<root>[1]");
+    /// ```
     pub fn lhs(&self) -> &str {
         &self.lhs_text
     }
     /// The right path as text.
+    ///
+    /// ```
+    /// use xffi::Array;
+    /// let a: Array<i64> = vec![1, 2].into_iter().collect();
+    /// let b: Array<i64> = vec![7, 2].into_iter().collect();
+    /// assert_eq!(xffi::first_mismatch(&a, &b).unwrap().unwrap().rhs(), "<root>[0]");
+    /// ```
     pub fn rhs(&self) -> &str {
         &self.rhs_text
     }
@@ -183,6 +233,16 @@ where
 }
 
 /// [`first_mismatch`] with explicit options.
+///
+/// ```
+/// use xffi::{Array, StructuralOptions};
+/// use xffi::structural::first_mismatch_with;
+/// let a: Array<i64> = vec![1, 2].into_iter().collect();
+/// let b: Array<i64> = vec![1, 2, 3].into_iter().collect();
+/// let options = StructuralOptions::default();
+/// assert!(first_mismatch_with(&a, &b, options).unwrap().is_some());
+/// assert!(first_mismatch_with(&a, &a.clone(), options).unwrap().is_none());
+/// ```
 pub fn first_mismatch_with<A, B>(lhs: &A, rhs: &B, options: StructuralOptions) -> Result<Option<Mismatch>>
 where
     A: KeyView + ?Sized,
@@ -218,6 +278,16 @@ where
 ///
 /// The value should not change while it keys a map: a List or Dict inside
 /// it that is mutated leaves the cached hash stale, as for any `HashMap` key.
+///
+/// ```
+/// use std::collections::HashSet;
+/// use xffi::{Array, Structural};
+/// let mut seen = HashSet::new();
+/// let a: Array<i64> = vec![1, 2].into_iter().collect();
+/// assert!(seen.insert(Structural::new(a.clone()).unwrap()));
+/// // A distinct object with the same structure is already there.
+/// assert!(!seen.insert(Structural::new(vec![1i64, 2].into_iter().collect::<Array<i64>>()).unwrap()));
+/// ```
 #[derive(Clone)]
 pub struct Structural<T: KeyView> {
     value: T,
@@ -227,19 +297,46 @@ pub struct Structural<T: KeyView> {
 impl<T: KeyView> Structural<T> {
     /// Wraps `value` (moved in), computing its structural hash. Errors: as
     /// [`structural_hash`].
+    ///
+    /// ```
+    /// use xffi::{Array, Structural};
+    /// let a: Array<i64> = vec![1, 2].into_iter().collect();
+    /// let key = Structural::new(a).unwrap();
+    /// assert_eq!(key.get().len(), 2);
+    /// ```
     pub fn new(value: T) -> Result<Self> {
         let hash = structural_hash(&value)?;
         Ok(Structural { value, hash })
     }
     /// The value (borrowed).
+    ///
+    /// ```
+    /// use xffi::{Array, Structural};
+    /// let key = Structural::new(vec![4i64, 5].into_iter().collect::<Array<i64>>()).unwrap();
+    /// assert_eq!(key.get().get(1).unwrap(), Some(5));
+    /// ```
     pub fn get(&self) -> &T {
         &self.value
     }
     /// The value, unwrapped.
+    ///
+    /// ```
+    /// use xffi::{Array, Structural};
+    /// let a: Array<i64> = vec![4, 5].into_iter().collect();
+    /// let back: Array<i64> = Structural::new(a.clone()).unwrap().into_inner();
+    /// assert_eq!(back.get(0).unwrap(), Some(4));
+    /// ```
     pub fn into_inner(self) -> T {
         self.value
     }
     /// The structural hash computed by [`Structural::new`].
+    ///
+    /// ```
+    /// use xffi::{Array, Structural};
+    /// let a: Array<i64> = vec![4, 5].into_iter().collect();
+    /// let key = Structural::new(a.clone()).unwrap();
+    /// assert_eq!(key.structural_hash(), xffi::structural_hash(&a).unwrap());
+    /// ```
     pub fn structural_hash(&self) -> u64 {
         self.hash
     }

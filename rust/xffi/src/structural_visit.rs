@@ -31,6 +31,24 @@ use crate::key::KeyView;
 use crate::key::with_view;
 
 /// When the closure sees a value: before its children or after them.
+///
+/// ```
+/// use xffi::structural_visit::{Order, WalkAction, walk};
+/// use xffi::List;
+/// let l: List<i64> = List::from_vec(vec![1, 2]).unwrap();
+/// // Each order, whether every value seen is an int (the List is not).
+/// let seen = |order| {
+///     let mut ints = Vec::new();
+///     walk(&l, order, |v| {
+///         ints.push(v.get::<i64>().is_ok());
+///         Ok(WalkAction::Advance)
+///     })
+///     .unwrap();
+///     ints
+/// };
+/// assert_eq!(seen(Order::Pre), [false, true, true]);
+/// assert_eq!(seen(Order::Post), [true, true, false]);
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Order {
     /// Before the value's children (parents first).
@@ -49,6 +67,27 @@ impl Order {
 }
 
 /// What a [`walk`] closure asks for after seeing a value.
+///
+/// ```
+/// use xffi::structural_visit::{Order, WalkAction, walk};
+/// use xffi::{Any, List};
+/// let l: List<i64> = List::from_vec(vec![1, 7, 3]).unwrap();
+/// // Stops at the first int above 5 and hands it back.
+/// let found = walk(&l, Order::Pre, |v| match v.get::<i64>() {
+///     Ok(n) if n > 5 => Ok(WalkAction::Stop(Any::from(n))),
+///     _ => Ok(WalkAction::Advance),
+/// })
+/// .unwrap();
+/// assert_eq!(found.unwrap().get::<i64>().unwrap(), 7);
+/// // Skip at the root: its children are not seen.
+/// let mut count = 0;
+/// walk(&l, Order::Pre, |_| {
+///     count += 1;
+///     Ok(WalkAction::Skip)
+/// })
+/// .unwrap();
+/// assert_eq!(count, 1);
+/// ```
 #[derive(Debug)]
 pub enum WalkAction {
     /// Go on (into the value's children in pre-order).
@@ -107,6 +146,20 @@ where
 /// it with [`WalkAction::Stop`]. Errors: `f`'s error; a RuntimeError for a
 /// panic in `f`; what C raises (a field getter's error; ValueError for a
 /// value nested deeper than C's limit).
+///
+/// ```
+/// use xffi::structural_visit::{Order, WalkAction, walk};
+/// use xffi::{Any, Array};
+/// let a: Array<Any> = vec![Any::from(2i64), Any::from("x"), Any::from(5i64)].into_iter().collect();
+/// let mut sum = 0;
+/// let stopped = walk(&a, Order::Post, |v| {
+///     sum += v.get::<i64>().unwrap_or(0);
+///     Ok(WalkAction::Advance)
+/// })
+/// .unwrap();
+/// assert!(stopped.is_none());
+/// assert_eq!(sum, 7);
+/// ```
 pub fn walk<V, F>(value: &V, order: Order, f: F) -> Result<Option<Any>>
 where
     V: KeyView + ?Sized,

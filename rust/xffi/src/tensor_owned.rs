@@ -263,31 +263,65 @@ impl UniqueTensor {
     }
 
     /// The shape, as [`Tensor::shape`].
+    ///
+    /// ```
+    /// let u = xffi::UniqueTensor::new(&[2, 3], xffi::DataType::F32).unwrap();
+    /// assert_eq!(u.shape(), &[2, 3]);
+    /// ```
     pub fn shape(&self) -> &[i64] {
         self.0.shape()
     }
 
     /// The strides in elements, as [`Tensor::strides`].
+    ///
+    /// ```
+    /// let u = xffi::UniqueTensor::new(&[2, 3], xffi::DataType::F32).unwrap();
+    /// assert_eq!(u.strides(), &[3, 1]);
+    /// ```
     pub fn strides(&self) -> &[i64] {
         self.0.strides()
     }
 
     /// The data type, as [`Tensor::dtype`].
+    ///
+    /// ```
+    /// let u = xffi::UniqueTensor::from_vec(vec![1i32, 2], &[2]).unwrap();
+    /// assert_eq!(u.dtype(), xffi::DataType::I32);
+    /// ```
     pub fn dtype(&self) -> DataType {
         self.0.dtype()
     }
 
     /// The number of elements, as [`Tensor::numel`].
+    ///
+    /// ```
+    /// let u = xffi::UniqueTensor::new(&[2, 3], xffi::DataType::U8).unwrap();
+    /// assert_eq!(u.numel(), 6);
+    /// ```
     pub fn numel(&self) -> usize {
         self.0.numel()
     }
 
     /// The DLTensor (borrowed), as [`Tensor::dltensor`].
+    ///
+    /// ```
+    /// let u = xffi::UniqueTensor::new(&[4, 5], xffi::DataType::F64).unwrap();
+    /// let dl = u.dltensor();
+    /// assert_eq!(dl.ndim, 2);
+    /// assert_eq!(dl.dtype.bits, 64);
+    /// ```
     pub fn dltensor(&self) -> &sys::DLTensor {
         self.0.dltensor()
     }
 
     /// The elements, as [`Tensor::as_slice`] (the same checks and errors).
+    ///
+    /// ```
+    /// let u = xffi::UniqueTensor::from_vec(vec![1.5f64, 2.5], &[2]).unwrap();
+    /// assert_eq!(u.as_slice::<f64>().unwrap(), &[1.5, 2.5]);
+    /// // The wrong element type is an error, not a reinterpretation.
+    /// assert!(u.as_slice::<i64>().is_err());
+    /// ```
     pub fn as_slice<T: Scalar>(&self) -> Result<&[T]> {
         self.0.as_slice()
     }

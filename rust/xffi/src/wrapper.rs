@@ -62,7 +62,7 @@ macro_rules! wrapper {
         $(doctest = $fence:literal;)?
         $(from_any_view = $conv:ident;)?
     ) => {
-        $crate::wrapper::wrapper!(@payload $payload2 { $($field: $field_ty),* } $key, $index, $why, [$(#[$payload_meta])*]);
+        $crate::wrapper::wrapper!(@payload $payload2 { $($field: $field_ty),* } $key, $index, $why, [$(#[$payload_meta])*], $example, [$($fence)?]);
         // The handle names the payload declared with it (a compile error otherwise).
         const _: fn($crate::ObjectRef<$payload2>) -> $crate::ObjectRef<$payload> = |obj| obj;
 
@@ -97,7 +97,7 @@ macro_rules! wrapper {
         shared_because = $why:literal;
         example = $example:literal;
     ) => {
-        $crate::wrapper::wrapper!(@payload $payload2 { $($field: $field_ty),* } $key, $index, $why, [$(#[$payload_meta])*]);
+        $crate::wrapper::wrapper!(@payload $payload2 { $($field: $field_ty),* } $key, $index, $why, [$(#[$payload_meta])*], $example, []);
         // The handle names the payload declared with it (a compile error otherwise).
         const _: fn($crate::ObjectRef<$payload2>) -> $crate::ObjectRef<$payload> = |obj| obj;
 
@@ -126,10 +126,19 @@ macro_rules! wrapper {
         $crate::wrapper::wrapper!(@handle $name [$($param: $crate::Element),+] [$($param),+] obj, $key, $example, []);
     };
 
-    (@payload $payload:ident { $($field:ident : $field_ty:ty),* } $key:literal, $index:path, $why:literal, [$(#[$payload_meta:meta])*]) => {
+    (@payload $payload:ident { $($field:ident : $field_ty:ty),* } $key:literal, $index:path, $why:literal, [$(#[$payload_meta:meta])*], $example:literal, [$($fence:literal)?]) => {
         $(#[$payload_meta])*
         #[doc = ""]
         #[doc = concat!("`Send + Sync`: ", $why, ".")]
+        #[doc = ""]
+        /// Users meet it as the type parameter of a typed reference, e.g. a
+        /// handle's object downcast back to its type:
+        #[doc = ""]
+        #[doc = concat!("```", $($fence)?)]
+        #[doc = concat!("let h = ", $example, ";")]
+        #[doc = concat!("let obj: xffi::ObjectRef<xffi::", stringify!($payload), "> = h.into_object().downcast().unwrap();")]
+        #[doc = concat!("assert_eq!(obj.type_key(), \"", $key, "\");")]
+        /// ```
         pub struct $payload {
             $($field: $field_ty),*
         }
