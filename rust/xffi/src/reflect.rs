@@ -44,6 +44,13 @@ pub use access::{FieldDesc, MethodDesc, TypeRef};
 
 /// A Rust field type with a static type index: what the field holds, as
 /// tvm-ffi's records say it (`field_static_type_index`).
+///
+/// ```
+/// use xffi::reflect::FieldType;
+/// assert_eq!(<i32 as FieldType>::static_type_index().unwrap(), xffi::sys::XFFI_TYPE_INT);
+/// assert_eq!(<f32 as FieldType>::static_type_index().unwrap(), xffi::sys::XFFI_TYPE_FLOAT);
+/// assert_eq!(<xffi::Any as FieldType>::static_type_index().unwrap(), xffi::sys::XFFI_TYPE_ANY);
+/// ```
 pub trait FieldType {
     /// The static type index (`XFFI_TYPE_INT`, ..., an object type's index;
     /// `XFFI_TYPE_ANY` for any value). For an object type this may register it.
@@ -56,6 +63,25 @@ pub trait FieldType {
 /// # Safety
 /// `getter()` must return a getter that reads a valid `Self` at the address
 /// it is given (only through `&Self`) and writes an owned value to `*result`.
+///
+/// Users meet it as the bound on `#[xffi(get)]` fields; a getter reads
+/// through [`FieldStorage::read`]:
+///
+/// ```
+/// use xffi::reflect::FieldStorage;
+/// #[derive(xffi::Object)]
+/// #[xffi(type_key = "doc.reflect.FieldStorage")]
+/// struct Sample {
+///     #[xffi(get)]
+///     rate: u16,
+///     #[xffi(get)]
+///     name: String,
+/// }
+/// let s = xffi::ObjectRef::new(Sample { rate: 440, name: "a4".into() }).unwrap();
+/// assert_eq!(s.get_field("rate").unwrap().get::<i64>().unwrap(), 440);
+/// assert_eq!(s.get_field("name").unwrap().get::<String>().unwrap(), "a4");
+/// assert_eq!(7u16.read().unwrap().get::<i64>().unwrap(), 7);
+/// ```
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a reflected field",
     label = "not a reflectable field type",
@@ -77,6 +103,22 @@ pub unsafe trait FieldStorage: FieldType + Sized + Send + Sync + 'static {
 /// # Safety
 /// `write` must be sound while other threads read or write the same field
 /// through `&Self`.
+///
+/// ```
+/// use std::sync::Mutex;
+/// #[derive(xffi::Object)]
+/// #[xffi(type_key = "doc.reflect.SettableField")]
+/// struct Label {
+///     #[xffi(get, set)]
+///     text: Mutex<String>,
+/// }
+/// let l = xffi::ObjectRef::new(Label { text: Mutex::new("old".into()) }).unwrap();
+/// l.set_field("text", "new").unwrap();
+/// assert_eq!(*l.text.lock().unwrap(), "new");
+/// // A value that does not convert is a TypeError and changes nothing.
+/// assert!(l.set_field("text", 5i64).is_err());
+/// assert_eq!(*l.text.lock().unwrap(), "new");
+/// ```
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a writable reflected field",
     label = "written from other languages while Rust holds `&Self`: needs synchronised writes",
@@ -270,16 +312,32 @@ pub struct AtomicF64(AtomicU64);
 
 impl AtomicF64 {
     /// A new value.
+    ///
+    /// ```
+    /// static GAIN: xffi::reflect::AtomicF64 = xffi::reflect::AtomicF64::new(0.5);
+    /// assert_eq!(GAIN.load(), 0.5);
+    /// ```
     pub const fn new(v: f64) -> Self {
         AtomicF64(AtomicU64::new(v.to_bits()))
     }
     /// The current value.
     #[inline(always)]
+    ///
+    /// ```
+    /// let x = xffi::reflect::AtomicF64::default();
+    /// assert_eq!(x.load(), 0.0);
+    /// ```
     pub fn load(&self) -> f64 {
         f64::from_bits(self.0.load(Ordering::Relaxed))
     }
     /// Replaces the value.
     #[inline(always)]
+    ///
+    /// ```
+    /// let x = xffi::reflect::AtomicF64::new(1.0);
+    /// x.store(-3.25); // through `&self`: shared readers see the new value
+    /// assert_eq!(x.load(), -3.25);
+    /// ```
     pub fn store(&self, v: f64) {
         self.0.store(v.to_bits(), Ordering::Relaxed)
     }
@@ -306,6 +364,19 @@ unsafe impl SettableField for AtomicF64 {
 
 /// Values a `Mutex<T>` field may hold: converted to an [`Any`] when read,
 /// from one when written.
+///
+/// ```
+/// use std::sync::Mutex;
+/// #[derive(xffi::Object)]
+/// #[xffi(type_key = "doc.reflect.MutexFieldValue")]
+/// struct Counter {
+///     #[xffi(get, set)]
+///     count: Mutex<i64>,
+/// }
+/// let c = xffi::ObjectRef::new(Counter { count: Mutex::new(1) }).unwrap();
+/// c.set_field("count", 2i64).unwrap();
+/// assert_eq!(c.get_field("count").unwrap().get::<i64>().unwrap(), 2);
+/// ```
 pub trait MutexFieldValue: FieldType + Clone + Into<Any> + for<'v> FromAnyView<'v> + Send + 'static {}
 impl<T: FieldType + Clone + Into<Any> + for<'v> FromAnyView<'v> + Send + 'static> MutexFieldValue for T {}
 
@@ -340,6 +411,17 @@ unsafe impl<T: MutexFieldValue> SettableField for Mutex<T> {
 ///
 /// # Safety
 /// `assign` must leave a valid `Self` whether it succeeds or fails.
+///
+/// ```
+/// use xffi::Any;
+/// use xffi::reflect::InitField;
+/// let mut x = 0i64;
+/// x.assign(&Any::from(5i64).view()).unwrap();
+/// assert_eq!(x, 5);
+/// // A wrong type is the conversion's error and leaves the value as it was.
+/// assert!(x.assign(&Any::from("five").view()).is_err());
+/// assert_eq!(x, 5);
+/// ```
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be filled in by the construction of a `#[xffi(default)]` type",
     label = "a read-only field of a creatable type must be an InitField",

@@ -13,6 +13,22 @@ use crate::error::check;
 use crate::{Any, AnyView, Error, Function, IntoArgs, ObjectRef, ObjectType, Result};
 
 /// A reflected field, as listed by [`TypeRef::fields`].
+///
+/// ```
+/// #[derive(xffi::Object)]
+/// #[xffi(type_key = "doc.access.FieldDesc")]
+/// struct Point {
+///     #[xffi(get)]
+///     x: i64,
+///     #[xffi(get, set)]
+///     y: std::sync::atomic::AtomicI64,
+/// }
+/// let p = xffi::ObjectRef::new(Point { x: 1, y: 2.into() }).unwrap();
+/// let fields = p.fields();
+/// assert_eq!(fields.iter().map(|f| f.name.as_str()).collect::<Vec<_>>(), ["x", "y"]);
+/// assert_eq!((fields[0].writable, fields[1].writable), (false, true));
+/// assert_eq!(fields[0].declared_by, "doc.access.FieldDesc");
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FieldDesc {
     /// The field's name.
@@ -33,6 +49,20 @@ pub struct FieldDesc {
 
 impl FieldDesc {
     /// The key of the static type (`"int"`, `"ffi.String"`, `"Any"`...).
+    ///
+    /// ```
+    /// #[derive(xffi::Object)]
+    /// #[xffi(type_key = "doc.access.type_key")]
+    /// struct Point {
+    ///     #[xffi(get)]
+    ///     x: i64,
+    ///     #[xffi(get)]
+    ///     label: String,
+    /// }
+    /// let p = xffi::ObjectRef::new(Point { x: 1, label: "p".into() }).unwrap();
+    /// let keys: Vec<_> = p.fields().iter().map(|f| f.type_key()).collect();
+    /// assert_eq!(keys, ["int", "ffi.String"]);
+    /// ```
     pub fn type_key(&self) -> &'static str {
         if self.static_type_index == sys::XFFI_TYPE_ANY {
             return "Any";
@@ -42,6 +72,29 @@ impl FieldDesc {
 }
 
 /// A reflected method, as listed by [`TypeRef::methods`].
+///
+/// ```
+/// #[derive(xffi::Object)]
+/// #[xffi(type_key = "doc.access.MethodDesc")]
+/// struct Point {
+///     #[xffi(get)]
+///     x: i64,
+/// }
+/// #[xffi::methods]
+/// impl Point {
+///     fn origin() -> xffi::Result<xffi::ObjectRef<Point>> {
+///         xffi::ObjectRef::new(Point { x: 0 })
+///     }
+///     fn norm(&self) -> i64 {
+///         self.x.abs()
+///     }
+/// }
+/// let p = Point::origin().unwrap();
+/// let t = xffi::reflect::TypeRef::by_index(p.type_index()).unwrap();
+/// let methods: Vec<_> = t.methods().into_iter().map(|m| (m.name, m.is_static)).collect();
+/// assert!(methods.contains(&("origin".to_string(), true)));
+/// assert!(methods.contains(&("norm".to_string(), false)));
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MethodDesc {
     /// The method's name.
@@ -96,6 +149,13 @@ impl Eq for TypeRef {}
 
 impl TypeRef {
     /// The type registered under `key`. Errors: KeyError for an unknown key.
+    ///
+    /// ```
+    /// use xffi::reflect::TypeRef;
+    /// assert_eq!(TypeRef::by_key("ffi.Array").unwrap().key(), "ffi.Array");
+    /// let err = TypeRef::by_key("no.such.Type").unwrap_err();
+    /// assert_eq!(err.kind(), xffi::ErrorKind::from("KeyError"));
+    /// ```
     pub fn by_key(key: &str) -> Result<TypeRef> {
         let c = CString::new(key)?;
         let mut info = ptr::null();
@@ -106,6 +166,13 @@ impl TypeRef {
     }
 
     /// The type of index `index`. Errors: IndexError for an unknown index.
+    ///
+    /// ```
+    /// use xffi::reflect::TypeRef;
+    /// let s = xffi::String::new("a string longer than seven bytes").unwrap().into_object();
+    /// assert_eq!(TypeRef::by_index(s.type_index()).unwrap().key(), "ffi.String");
+    /// assert!(TypeRef::by_index(-5).is_err());
+    /// ```
     pub fn by_index(index: i32) -> Result<TypeRef> {
         let mut info = ptr::null();
         // SAFETY: valid out slot.
@@ -115,11 +182,21 @@ impl TypeRef {
     }
 
     /// The type index.
+    ///
+    /// ```
+    /// let t = xffi::reflect::TypeRef::by_key("ffi.Array").unwrap();
+    /// assert_eq!(t.index(), xffi::Array::<i64>::new().unwrap().into_object().type_index());
+    /// ```
     pub fn index(&self) -> i32 {
         self.info.type_index
     }
 
     /// The type key.
+    ///
+    /// ```
+    /// let t = xffi::reflect::TypeRef::by_index(65).unwrap();
+    /// assert_eq!(t.key(), "ffi.String");
+    /// ```
     pub fn key(&self) -> &'static str {
         text(&self.info.type_key)
     }
@@ -142,6 +219,19 @@ impl TypeRef {
 
     /// Every reflected field, the ancestors' first (the order of tvm-ffi's
     /// records and of construction from arguments).
+    ///
+    /// ```
+    /// #[derive(xffi::Object)]
+    /// #[xffi(type_key = "doc.access.TypeRef.fields")]
+    /// struct Point {
+    ///     #[xffi(get)]
+    ///     x: i64,
+    /// }
+    /// xffi::ObjectRef::new(Point { x: 1 }).unwrap(); // registers the type
+    /// let t = xffi::reflect::TypeRef::by_key("doc.access.TypeRef.fields").unwrap();
+    /// assert_eq!(t.fields()[0].name, "x");
+    /// assert!(xffi::reflect::TypeRef::by_key("ffi.Array").unwrap().fields().is_empty());
+    /// ```
     pub fn fields(&self) -> Vec<FieldDesc> {
         let mut out = Vec::new();
         for t in self.lineage() {
@@ -163,6 +253,24 @@ impl TypeRef {
     }
 
     /// Every reflected method, the ancestors' first.
+    ///
+    /// ```
+    /// #[derive(xffi::Object)]
+    /// #[xffi(type_key = "doc.access.TypeRef.methods")]
+    /// struct Point {
+    ///     #[xffi(get)]
+    ///     x: i64,
+    /// }
+    /// #[xffi::methods]
+    /// impl Point {
+    ///     fn doubled(&self) -> i64 {
+    ///         2 * self.x
+    ///     }
+    /// }
+    /// xffi::ObjectRef::new(Point { x: 1 }).unwrap(); // registers the type
+    /// let t = xffi::reflect::TypeRef::by_key("doc.access.TypeRef.methods").unwrap();
+    /// assert!(t.methods().iter().any(|m| m.name == "doubled" && !m.is_static));
+    /// ```
     pub fn methods(&self) -> Vec<MethodDesc> {
         let mut out = Vec::new();
         for t in self.lineage() {
@@ -181,6 +289,28 @@ impl TypeRef {
 
     /// The method `name` (of the type or an ancestor) and whether it is static.
     /// Errors: AttributeError naming the type and method.
+    ///
+    /// ```
+    /// #[derive(xffi::Object)]
+    /// #[xffi(type_key = "doc.access.TypeRef.method")]
+    /// struct Point {
+    ///     #[xffi(get)]
+    ///     x: i64,
+    /// }
+    /// #[xffi::methods]
+    /// impl Point {
+    ///     fn shifted(&self, by: i64) -> i64 {
+    ///         self.x + by
+    ///     }
+    /// }
+    /// let p = xffi::ObjectRef::new(Point { x: 1 }).unwrap();
+    /// let t = xffi::reflect::TypeRef::by_key("doc.access.TypeRef.method").unwrap();
+    /// let (shifted, is_static) = t.method("shifted").unwrap();
+    /// assert!(!is_static);
+    /// // An instance method takes the object first.
+    /// assert_eq!(shifted.call_typed::<i64, _>((p, 10i64)).unwrap(), 11);
+    /// assert!(t.method("missing").is_err());
+    /// ```
     pub fn method(&self, name: &str) -> Result<(Function, bool)> {
         let mut info = ptr::null();
         // SAFETY: valid out slot and NUL-terminated name.
@@ -201,6 +331,26 @@ impl TypeRef {
     /// Calls the static method `name` (e.g. `__ffi_init__`, a constructor).
     /// Errors: AttributeError; TypeError for an instance method; the call's.
     /// `args` is a tuple of values (`(1i64, "x")`, `()` for none).
+    ///
+    /// ```
+    /// #[derive(xffi::Object)]
+    /// #[xffi(type_key = "doc.access.call_static")]
+    /// struct Point {
+    ///     #[xffi(get)]
+    ///     x: i64,
+    /// }
+    /// #[xffi::methods]
+    /// impl Point {
+    ///     #[xffi(name = "__ffi_init__")]
+    ///     fn create(x: i64) -> xffi::Result<xffi::ObjectRef<Point>> {
+    ///         xffi::ObjectRef::new(Point { x })
+    ///     }
+    /// }
+    /// Point::create(0).unwrap(); // registers the type
+    /// let t = xffi::reflect::TypeRef::by_key("doc.access.call_static").unwrap();
+    /// let p: xffi::ObjectRef<Point> = t.call_static("__ffi_init__", (5i64,)).unwrap().get().unwrap();
+    /// assert_eq!(p.x, 5);
+    /// ```
     pub fn call_static(&self, name: &str, args: impl IntoArgs) -> Result<Any> {
         let (f, is_static) = self.method(name)?;
         if !is_static {
@@ -235,6 +385,23 @@ impl<T: ObjectType> ObjectRef<T> {
     /// Writes `value` into the reflected field `name` through its setter.
     /// Errors: AttributeError (no such field, or read-only), TypeError (the
     /// value does not convert), each naming the field.
+    ///
+    /// ```
+    /// use std::sync::atomic::{AtomicI64, Ordering};
+    /// #[derive(xffi::Object)]
+    /// #[xffi(type_key = "doc.access.set_field")]
+    /// struct Point {
+    ///     #[xffi(get)]
+    ///     x: i64,
+    ///     #[xffi(get, set)]
+    ///     y: AtomicI64,
+    /// }
+    /// let p = xffi::ObjectRef::new(Point { x: 1, y: AtomicI64::new(2) }).unwrap();
+    /// p.set_field("y", 7i64).unwrap();
+    /// assert_eq!(p.y.load(Ordering::Relaxed), 7);
+    /// // A read-only field has no setter.
+    /// assert!(p.set_field("x", 3i64).is_err());
+    /// ```
     pub fn set_field(&self, name: &str, value: impl Into<Any>) -> Result<()> {
         let value = value.into();
         with_c_name(name, |c| {
@@ -248,6 +415,24 @@ impl<T: ObjectType> ObjectRef<T> {
     /// instance method gets the object first, then `args`; a static one
     /// `args` alone; `args` is a tuple of values (`(1.5,)`, `()` for none).
     /// Errors: AttributeError; the call's.
+    ///
+    /// ```
+    /// #[derive(xffi::Object)]
+    /// #[xffi(type_key = "doc.access.call_method")]
+    /// struct Point {
+    ///     #[xffi(get)]
+    ///     x: i64,
+    /// }
+    /// #[xffi::methods]
+    /// impl Point {
+    ///     fn scaled(&self, k: i64) -> i64 {
+    ///         self.x * k
+    ///     }
+    /// }
+    /// let p = xffi::ObjectRef::new(Point { x: 3 }).unwrap();
+    /// assert_eq!(p.call_method("scaled", (2i64,)).unwrap().get::<i64>().unwrap(), 6);
+    /// assert!(p.call_method("no_such_method", ()).is_err());
+    /// ```
     pub fn call_method(&self, name: &str, args: impl IntoArgs) -> Result<Any> {
         let (f, is_static) = TypeRef::by_index(self.type_index())?.method(name)?;
         args.with_views(|views| {
@@ -262,6 +447,18 @@ impl<T: ObjectType> ObjectRef<T> {
     }
 
     /// The reflected fields of the object's own type, the ancestors' first.
+    ///
+    /// ```
+    /// #[derive(xffi::Object)]
+    /// #[xffi(type_key = "doc.access.ObjectRef.fields")]
+    /// struct Point {
+    ///     #[xffi(get)]
+    ///     x: i64,
+    /// }
+    /// let p = xffi::ObjectRef::new(Point { x: 1 }).unwrap();
+    /// let names: Vec<_> = p.fields().into_iter().map(|f| f.name).collect();
+    /// assert_eq!(names, ["x"]);
+    /// ```
     pub fn fields(&self) -> Vec<FieldDesc> {
         TypeRef::by_index(self.type_index()).map(|t| t.fields()).unwrap_or_default()
     }
