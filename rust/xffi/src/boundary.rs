@@ -64,6 +64,15 @@ macro_rules! ffi_boundary {
 
 /// What a function called from C returns when its body panics (see
 /// [`ffi_boundary!`](crate::ffi_boundary)).
+///
+/// ```
+/// use std::ffi::c_int;
+/// use xffi::boundary::PanicOutcome;
+/// // What ffi_boundary! does with a caught panic's payload in a status-returning function.
+/// let status = <c_int as PanicOutcome>::on_panic("my_callback", Box::new("boom"));
+/// assert_eq!(status, xffi::sys::XFFI_FAIL);
+/// assert_eq!(xffi::Error::take_raised().message(), "my_callback: Rust panic: boom");
+/// ```
 pub trait PanicOutcome {
     /// The outcome for a panic in `function` carrying `payload` (taken).
     fn on_panic(function: &str, payload: Box<dyn PanicPayload + Send>) -> Self;

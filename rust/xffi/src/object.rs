@@ -23,6 +23,19 @@ use crate::error::{Error, Result, check};
 /// `type_index()` must be the index of the xffi type whose objects carry a
 /// `Self` at byte offset `PAYLOAD_OFFSET` from the start of the header, and
 /// every object of that type (or of a type derived from it) must do so.
+///
+/// ```
+/// use xffi::{Object, ObjectRef, ObjectType, StringObj};
+/// // Generic code names a type through it: is this object a `T`?
+/// fn is_a<T: ObjectType>(obj: &ObjectRef<Object>) -> bool {
+///     obj.clone().downcast::<T>().is_ok()
+/// }
+/// let s = xffi::String::new("a string longer than seven bytes").unwrap().into_object();
+/// assert!(is_a::<StringObj>(&s));
+/// assert!(!is_a::<xffi::ArrayObj>(&s));
+/// assert_eq!(StringObj::TYPE_KEY, "ffi.String");
+/// assert_eq!(StringObj::type_index(), s.type_index());
+/// ```
 pub unsafe trait ObjectType: Sized + 'static {
     /// The type key (`"my.Node"`).
     const TYPE_KEY: &'static str;
@@ -47,6 +60,21 @@ pub unsafe trait ObjectType: Sized + 'static {
 /// # Safety
 /// Only [`object_type!`](crate::object_type) implements it, after checking
 /// the layout at compile time.
+///
+/// ```
+/// use xffi::{IsA, ObjectRef, object_type};
+/// struct Shape { sides: i64 }
+/// object_type!(Shape, "doc.IsA.Shape");
+/// #[repr(C)]
+/// struct Square { shape: Shape, side: f64 }
+/// object_type!(Square, "doc.IsA.Square", parent = Shape, base = shape);
+///
+/// // Any subtype of Shape, upcast with no check at run time.
+/// fn sides<T: IsA<Shape>>(obj: ObjectRef<T>) -> i64 {
+///     obj.upcast::<Shape>().sides
+/// }
+/// assert_eq!(sides(ObjectRef::new(Square { shape: Shape { sides: 4 }, side: 1.0 }).unwrap()), 4);
+/// ```
 pub unsafe trait IsA<P: ObjectType>: ObjectType {}
 
 /// The root of all objects (type index 64). As a payload it is empty:
@@ -505,6 +533,17 @@ impl<T: ObjectType> fmt::Debug for WeakRef<T> {
 // ---------------------------------------------------------------------------
 
 /// The allocation of a Rust-defined object: the 24-byte header, then the value.
+///
+/// ```
+/// use xffi::{ObjectRef, object_type};
+/// use xffi::object::RustBox;
+/// struct Cell(u64);
+/// object_type!(Cell, "doc.RustBox.Cell");
+/// // ObjectRef::new allocates a RustBox<Cell>: the header, then the value.
+/// assert_eq!(std::mem::size_of::<RustBox<Cell>>(), 24 + 8);
+/// let c = ObjectRef::new(Cell(9)).unwrap();
+/// assert_eq!(c.0, 9);
+/// ```
 #[repr(C)]
 pub struct RustBox<T> {
     header: sys::xffi_object,
@@ -518,6 +557,19 @@ pub struct RustBox<T> {
 ///
 /// # Safety
 /// Only [`object_type!`](crate::object_type) should implement it.
+///
+/// ```
+/// use xffi::{ObjectType, RustObject, object_type};
+/// struct Tag(u8);
+/// object_type!(Tag, "doc.RustObject.Tag");
+/// let index = Tag::try_type_index().unwrap();
+/// assert_eq!(index, Tag::type_index());
+/// assert_eq!(xffi::reflect::TypeRef::by_index(index).unwrap().key(), "doc.RustObject.Tag");
+/// // A key a built-in type holds cannot be registered.
+/// struct Clash(u8);
+/// object_type!(Clash, "ffi.Array");
+/// assert_eq!(Clash::try_type_index().unwrap_err().kind(), xffi::ErrorKind::ValueError);
+/// ```
 pub unsafe trait RustObject: ObjectType + Send + Sync {
     /// The type index, registering the type on first use.
     /// Errors: ValueError for a key already held by anything but `Self`;

@@ -179,6 +179,18 @@ impl fmt::Debug for DataType {
 /// type with invalid bit patterns (as `bool`, whose byte must be 0 or 1) must
 /// set `HAS_INVALID_BITS` and refuse them in `is_valid_bits`: views check
 /// every element of such a type before handing out `&Self`.
+///
+/// ```
+/// use xffi::{DataType, Scalar, Tensor};
+/// assert_eq!(f32::DTYPE, DataType::F32);
+/// // Generic code over element types reads a tensor as `&[T]`.
+/// fn total<T: Scalar + Into<f64>>(t: &Tensor) -> xffi::Result<f64> {
+///     Ok(t.as_slice::<T>()?.iter().map(|&x| x.into()).sum())
+/// }
+/// let t = Tensor::from_vec(vec![1.5f32, 2.5], &[2]).unwrap();
+/// assert_eq!(total::<f32>(&t).unwrap(), 4.0);
+/// assert!(total::<i32>(&t).is_err());
+/// ```
 pub unsafe trait Scalar: Copy + Send + Sync + 'static {
     /// The matching data type.
     const DTYPE: DataType;

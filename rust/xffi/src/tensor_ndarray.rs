@@ -244,6 +244,13 @@ impl Tensor {
 
 impl UniqueTensor {
     /// A read-only view, as [`Tensor::as_array`].
+    ///
+    /// ```
+    /// let mut u = xffi::UniqueTensor::new(&[2, 2], xffi::DataType::I32).unwrap();
+    /// u.as_mut_slice::<i32>().unwrap().copy_from_slice(&[1, 2, 3, 4]);
+    /// let v = u.as_array::<i32>().unwrap();
+    /// assert_eq!((v.shape(), v[[1, 0]]), (&[2, 2][..], 3));
+    /// ```
     pub fn as_array<T: Scalar>(&self) -> Result<ArrayViewD<'_, T>> {
         self.tensor().as_array()
     }
