@@ -12,7 +12,9 @@ use syn::punctuated::Punctuated;
 use syn::spanned::Spanned;
 use syn::{Attribute, Data, DeriveInput, Expr, Fields, FnArg, ImplItem, ItemImpl, Lit, Meta, ReturnType, Token, Type};
 
-/// Makes a struct an xffi object type with reflected fields; see the crate's README.
+/// Makes a struct an xffi object type with reflected fields; see the crate's
+/// README, and the running example on its re-export `xffi::Object` in the
+/// `xffi` crate's documentation.
 #[proc_macro_derive(Object, attributes(xffi))]
 pub fn derive_object(input: TokenStream) -> TokenStream {
     let input = syn::parse_macro_input!(input as DeriveInput);
@@ -21,7 +23,8 @@ pub fn derive_object(input: TokenStream) -> TokenStream {
 
 /// Exports the methods of an `impl` block as the type's reflected methods
 /// (`&self` methods as instance methods, the others as static ones); see the
-/// crate's README.
+/// crate's README, and the running example on its re-export `xffi::methods`
+/// in the `xffi` crate's documentation.
 #[proc_macro_attribute]
 pub fn methods(attr: TokenStream, item: TokenStream) -> TokenStream {
     if !attr.is_empty() {

@@ -190,8 +190,67 @@ pub use string::{Bytes, BytesObj, String, StringObj};
 pub use structural::{Mismatch, Structural, StructuralOptions, first_mismatch, structural_equal, structural_hash};
 pub use tensor::{DataType, Scalar, Shape, ShapeObj, Tensor, TensorObj};
 pub use tensor_owned::UniqueTensor;
-/// `#[derive(xffi::Object)]` and `#[xffi::methods]`: see [`reflect`] and the `xffi-derive` crate.
-pub use xffi_derive::{Object, methods};
+/// `#[derive(xffi::Object)]`: a struct as an xffi object type whose
+/// `#[xffi(get)]` fields (and synchronised `#[xffi(get, set)]` ones) any
+/// language reads and writes by name; see [`reflect`] and the `xffi-derive`
+/// crate's README for the attributes.
+///
+/// ```
+/// use std::sync::atomic::{AtomicI64, Ordering};
+/// #[derive(xffi::Object)]
+/// #[xffi(type_key = "doc.derive.Account")]
+/// struct Account {
+///     #[xffi(get)]
+///     owner: String,
+///     #[xffi(get, set)]
+///     balance: AtomicI64,
+/// }
+/// let a = xffi::ObjectRef::new(Account { owner: "ann".into(), balance: AtomicI64::new(10) }).unwrap();
+/// assert_eq!(a.get_field("owner").unwrap().get::<String>().unwrap(), "ann");
+/// a.set_field("balance", 25i64).unwrap();
+/// assert_eq!(a.balance.load(Ordering::Relaxed), 25);
+/// assert!(a.set_field("owner", "bob").is_err()); // read-only
+/// ```
+pub use xffi_derive::Object;
+/// `#[xffi::methods]`: an `impl` block's methods as the type's reflected
+/// methods, `&self` ones as instance methods and the others as static ones,
+/// callable by name from any language; see [`reflect`] and the
+/// `xffi-derive` crate's README.
+///
+/// ```
+/// #[derive(xffi::Object)]
+/// #[xffi(type_key = "doc.methods.Range")]
+/// struct Range {
+///     #[xffi(get)]
+///     start: i64,
+///     #[xffi(get)]
+///     end: i64,
+/// }
+///
+/// #[xffi::methods]
+/// impl Range {
+///     /// Python's `Range(start, end)` calls `__ffi_init__`.
+///     #[xffi(name = "__ffi_init__")]
+///     fn create(start: i64, end: i64) -> xffi::Result<xffi::ObjectRef<Range>> {
+///         if start > end {
+///             return Err(xffi::Error::value_error("Range: start after end"));
+///         }
+///         xffi::ObjectRef::new(Range { start, end })
+///     }
+///     fn len(&self) -> i64 {
+///         self.end - self.start
+///     }
+/// }
+///
+/// let r = Range::create(2, 5).unwrap(); // the type registers on first use
+/// assert_eq!(r.call_method("len", ()).unwrap().get::<i64>().unwrap(), 3);
+/// // By name, as another language calls it.
+/// let t = xffi::reflect::TypeRef::by_key("doc.methods.Range").unwrap();
+/// let r: xffi::ObjectRef<Range> = t.call_static("__ffi_init__", (1i64, 5i64)).unwrap().get().unwrap();
+/// assert_eq!(r.len(), 4);
+/// assert!(t.call_static("__ffi_init__", (5i64, 2i64)).is_err());
+/// ```
+pub use xffi_derive::methods;
 
 /// The raw bindings, re-exported.
 pub use xffi_sys as sys;
