@@ -13,15 +13,7 @@
 #include <xffi/sys/error.h>
 #include <xffi/xffi.h>
 
-static int failures;
-
-#define EXPECT(cond)                                         \
-  do {                                                       \
-    if (!(cond)) {                                           \
-      fprintf(stderr, "%d: expected %s\n", __LINE__, #cond); \
-      ++failures;                                            \
-    }                                                        \
-  } while (0)
+#include "../c/helpers/expect.h"
 
 static int always_fails(void *resource, const xffi_any *args, int32_t num_args, xffi_any *result) {
   (void)resource, (void)args, (void)num_args, (void)result;
@@ -47,11 +39,7 @@ int main(int argc, char **argv) {
     fprintf(stderr, "usage: %s RUNTIME.so {lacking|other-abi}\n", argv[0]);
     return 2;
   }
-  void *runtime = dlopen(argv[1], RTLD_NOW | RTLD_GLOBAL);
-  if (!runtime) {
-    fprintf(stderr, "cannot load %s: %s\n", argv[1], dlerror());
-    return 2;
-  }
+  void *runtime = expect_load(argv[1], RTLD_NOW | RTLD_GLOBAL);
   union {
     void *p;
     const char *(*f)(void);

@@ -15,15 +15,7 @@
 #include <string.h>
 #include <xffi/xffi.h>
 
-static int failures;
-
-#define EXPECT(cond)                                         \
-  do {                                                       \
-    if (!(cond)) {                                           \
-      fprintf(stderr, "%d: expected %s\n", __LINE__, #cond); \
-      ++failures;                                            \
-    }                                                        \
-  } while (0)
+#include "../c/helpers/expect.h"
 
 typedef int (*packed_fn)(void *handle, const xffi_any *args, int32_t num_args, xffi_any *result);
 typedef int (*key_to_index_fn)(const xffi_byte_array *key, int32_t *out);
@@ -50,16 +42,8 @@ int main(int argc, char **argv) {
     fprintf(stderr, "usage: %s RUNTIME.so PLUGIN.so\n", argv[0]);
     return 2;
   }
-  void *runtime = dlopen(argv[1], RTLD_NOW | RTLD_GLOBAL);
-  if (!runtime) {
-    fprintf(stderr, "cannot load %s: %s\n", argv[1], dlerror());
-    return 2;
-  }
-  void *plugin = dlopen(argv[2], RTLD_NOW | RTLD_LOCAL);
-  if (!plugin) {
-    fprintf(stderr, "cannot load %s: %s\n", argv[2], dlerror());
-    return 2;
-  }
+  void *runtime = expect_load(argv[1], RTLD_NOW | RTLD_GLOBAL);
+  void *plugin = expect_load(argv[2], RTLD_NOW | RTLD_LOCAL);
   union {
     void *p;
     packed_fn f;

@@ -12,17 +12,9 @@
 #include <xffi/sys/error.h>
 #include <xffi/xffi.h>
 
+#include "../c/helpers/expect.h"
+
 #include "runtime/internal.h"
-
-static int failures;
-
-#define EXPECT(cond)                                         \
-  do {                                                       \
-    if (!(cond)) {                                           \
-      fprintf(stderr, "%d: expected %s\n", __LINE__, #cond); \
-      ++failures;                                            \
-    }                                                        \
-  } while (0)
 
 typedef int (*key_to_index_fn)(const xffi_byte_array *key, int32_t *out);
 typedef int (*function_call_fn)(xffi_object *f, xffi_any *args, int32_t num_args, xffi_any *result);
