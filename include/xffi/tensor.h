@@ -76,9 +76,11 @@ XFFI_API int xffi_tensor_from_dlpack_legacy(xffi_object **out, DLManagedTensor *
  * overflows, dtype, device, data pointer), the way tvm-ffi imports. A wrong
  * descriptor is undefined behaviour later, not an error. Still checked,
  * because xffi's own memory depends on them: out, managed, the major version,
- * ndim >= 0 and a shape when ndim > 0. Shape and strides are still copied
- * (strides computed when NULL), an export of xffi's own still comes back as
- * the same Tensor, and ownership is as for xffi_tensor_from_dlpack.
+ * ndim >= 0 and a shape when ndim > 0. The Tensor keeps pointing at the
+ * producer's shape and strides arrays (strides computed when NULL), which
+ * the producer must leave unchanged until its deleter runs, where the checked
+ * import copies them. An export of xffi's own still comes back as the same
+ * Tensor, and ownership is as for xffi_tensor_from_dlpack.
  * Errors: ValueError for the checked inputs; MemoryError. */
 XFFI_API int xffi_tensor_from_dlpack_unchecked(xffi_object **out, DLManagedTensorVersioned *managed);
 

@@ -3,6 +3,8 @@
  * Layout of one Tensor allocation:
  *   xffi_object header | DLTensor | flags | producer | shape[ndim] | strides[ndim]
  * and, for tensors made by xffi_tensor_new, padding to 64 bytes and the data.
+ * An unchecked import keeps the producer's shape and strides instead (only
+ * computed strides follow the cell).
  * Every Tensor comes from the runtime's object allocator (with the
  * allocation header before it, c/runtime/internal.h). Three deleters: owned data
  * (one allocation, 64-byte aligned), adopted (a DLPack 1.x or, flagged, a
@@ -26,7 +28,7 @@ typedef struct tensor_object {
   DLTensor dl;
   uint64_t flags __attribute__((aligned(8))); /* TENSOR_*; atomic, so 8-byte aligned on i386 too */
   void *producer;                             /* the adopted DLManagedTensorVersioned / DLManagedTensor, or NULL */
-  int64_t dims[];                             /* shape[ndim] then strides[ndim] */
+  int64_t dims[];                             /* shape[ndim] then strides[ndim], or computed strides only */
 } tensor_object;
 
 _Static_assert(offsetof(tensor_object, dl) == 24, "the DLTensor follows the 24-byte header");
@@ -398,8 +400,10 @@ slow:
 }
 
 /* adopt for a trusted producer: only the checks xffi's own memory depends on
- * (the size of the allocation), then the same copies. Sets *out, to NULL on
- * failure. */
+ * (the size of the allocation). The Tensor keeps the producer's shape and
+ * strides arrays, which DLPack has the producer keep until its deleter runs,
+ * as tvm-ffi's import does: the allocation is the bare cell, plus room for
+ * strides when the producer gives none. Sets *out, to NULL on failure. */
 #if defined(__GNUC__)
 __attribute__((always_inline))
 #endif
@@ -408,23 +412,19 @@ adopt_unchecked(xffi_object **out, const char *fn, const DLTensor *src, void *pr
   int32_t ndim = src->ndim;
   if (XFFI_UNLIKELY(ndim < 0 || (!src->shape && ndim != 0)))
     return *out = NULL, adopt_checked(out, fn, src, producer, flags); /* raises the precise error */
+  size_t room = src->strides ? 0 : (size_t)ndim * sizeof(int64_t);
   tensor_object *t =
-      (tensor_object *)xffi_runtime_object_alloc(header_size(ndim), _Alignof(tensor_object), XFFI_TYPE_TENSOR);
+      (tensor_object *)xffi_runtime_object_alloc(sizeof(tensor_object) + room, _Alignof(tensor_object), XFFI_TYPE_TENSOR);
   if (XFFI_UNLIKELY(!t)) return *out = NULL, XFFI_FAIL;
-  int64_t *dims = t->dims, *steps = t->dims + ndim;
-  const int64_t *shape = src->shape, *strides = src->strides;
-  /* A plain loop: tensors have few dimensions, and two memcpy calls would
-   * cost more than the copying. */
-  if (strides) {
-    for (int32_t i = 0; i < ndim; i++) {
-      dims[i] = shape[i];
-      steps[i] = strides[i];
-    }
-  } else {
-    for (int32_t i = 0; i < ndim; i++) dims[i] = shape[i];
-    compact_strides(steps, dims, ndim);
+  xffi_object_init(&t->header, XFFI_TYPE_TENSOR, deleter_adopted);
+  t->dl = *src;
+  if (!src->strides) {
+    compact_strides(t->dims, src->shape, ndim);
+    t->dl.strides = t->dims;
   }
-  *out = adopted_init(t, src, ndim, producer, flags);
+  t->flags = flags;
+  t->producer = producer;
+  *out = &t->header;
   return XFFI_OK;
 }
 

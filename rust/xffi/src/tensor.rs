@@ -609,7 +609,10 @@ impl Tensor {
     /// # Safety
     /// As [`Tensor::from_dlpack`], and the descriptor must be valid: no
     /// negative sizes, an element count and stride extent that fit `i64`, a
-    /// known device, a non-zero dtype, and data for every element.
+    /// known device, a non-zero dtype, and data for every element. The
+    /// Tensor keeps reading the producer's `shape` and `strides` arrays (where
+    /// `from_dlpack` copies them), so they must stay unchanged until the
+    /// producer's deleter runs.
     ///
     /// ```
     /// let t = xffi::Tensor::from_slice(&[1.0f64, 2.0], &[2]).unwrap();

@@ -132,7 +132,10 @@ static void test_import_legacy(void **state) {
     assert_ptr_equal(dl->data, p.data);
     assert_int_equal(dl->shape[0], 2);
     assert_int_equal(dl->shape[1], 3);
-    assert_ptr_not_equal(dl->shape, p.shape);
+    if (k == 0)
+      assert_ptr_not_equal(dl->shape, p.shape); /* the checked import copies */
+    else
+      assert_ptr_equal(dl->shape, p.shape); /* the unchecked one keeps the producer's */
     assert_int_equal(dl->strides[0], 3);
     assert_int_equal(dl->strides[1], 1);
     assert_read_only(t, 0);
@@ -278,12 +281,22 @@ static void test_import_rejects_null(void **state) {
 
 /* ---- Unchecked import: the same Tensor, without the value checks ---- */
 
-static void test_unchecked_import_copies_like_the_checked_one_and_deletes_once(void **state) {
+/* The unchecked import keeps the producer's arrays, as tvm-ffi's does, in one
+ * allocation; strides it computes follow the cell. */
+static void test_unchecked_import_keeps_the_producers_arrays_and_deletes_once(void **state) {
   (void)state;
   producer p;
   producer_init(&p);
   p.managed.flags = DLPACK_FLAG_BITMASK_READ_ONLY;
-  xffi_object *t = import_and_check_copy(xffi_tensor_from_dlpack_unchecked, &p);
+  uint64_t before = failing_allocator_attempts();
+  xffi_object *t = NULL;
+  assert_int_equal(xffi_tensor_from_dlpack_unchecked(&t, &p.managed), XFFI_OK);
+  assert_int_equal(failing_allocator_attempts() - before, 1);
+  DLTensor *dl = xffi_tensor_cell_of_unchecked(t);
+  assert_ptr_equal(dl->data, p.data);
+  assert_int_equal(dl->ndim, 2);
+  assert_ptr_equal(dl->shape, p.shape);
+  assert_ptr_equal(dl->strides, p.strides);
   assert_read_only(t, 1);
   xffi_object_dec_ref(t);
   assert_int_equal(p.deleted, 1);
@@ -292,9 +305,30 @@ static void test_unchecked_import_copies_like_the_checked_one_and_deletes_once(v
   producer_init(&p);
   p.managed.dl_tensor.strides = NULL;
   assert_int_equal(xffi_tensor_from_dlpack_unchecked(&t, &p.managed), XFFI_OK);
-  DLTensor *dl = xffi_tensor_cell_of_unchecked(t);
+  dl = xffi_tensor_cell_of_unchecked(t);
+  assert_ptr_equal(dl->shape, p.shape);
   assert_int_equal(dl->strides[0], 3);
   assert_int_equal(dl->strides[1], 1);
+  int c = -1;
+  assert_int_equal(xffi_tensor_is_contiguous(&c, t), XFFI_OK);
+  assert_int_equal(c, 1);
+  /* exported and imported back: the same Tensor */
+  DLManagedTensorVersioned *exported = NULL;
+  assert_int_equal(xffi_tensor_to_dlpack(&exported, t), XFFI_OK);
+  xffi_object *back = NULL;
+  assert_int_equal(xffi_tensor_from_dlpack_unchecked(&back, exported), XFFI_OK);
+  assert_ptr_equal(back, t);
+  xffi_object_dec_ref(back);
+  xffi_object_dec_ref(t);
+  assert_int_equal(p.deleted, 1);
+
+  /* a 0-d tensor needs no shape */
+  producer_init(&p);
+  p.managed.dl_tensor.ndim = 0;
+  p.managed.dl_tensor.shape = NULL;
+  p.managed.dl_tensor.strides = NULL;
+  assert_int_equal(xffi_tensor_from_dlpack_unchecked(&t, &p.managed), XFFI_OK);
+  assert_int_equal(xffi_tensor_cell_of_unchecked(t)->ndim, 0);
   xffi_object_dec_ref(t);
   assert_int_equal(p.deleted, 1);
 }
@@ -558,7 +592,7 @@ int main(void) {
       cmocka_unit_test(test_import_deleter_runs_when_strong_refs_go_even_with_weak_refs),
       cmocka_unit_test(test_import_rejects_malformed_tensors),
       cmocka_unit_test(test_import_rejects_null),
-      cmocka_unit_test(test_unchecked_import_copies_like_the_checked_one_and_deletes_once),
+      cmocka_unit_test(test_unchecked_import_keeps_the_producers_arrays_and_deletes_once),
       cmocka_unit_test(test_unchecked_imports_take_values_as_they_are),
       cmocka_unit_test(test_unchecked_imports_of_exports_are_the_same_tensor),
       cmocka_unit_test(test_unchecked_imports_still_refuse_what_xffi_memory_depends_on),
