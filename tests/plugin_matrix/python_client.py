@@ -260,7 +260,9 @@ def together_objects(libs):
 def check_types_of_others(libs, reader):
     """The reader plugin finds each plugin's type by key (its own, the other
     xffi version's, the tvm-ffi Rust-crate plugin's) and checks is-instance of
-    each plugin's objects against it; a key no type has is a KeyError."""
+    each plugin's objects against it; a key no type has is a KeyError. The
+    tvm-ffi Rust-crate plugin also casts to the C plugin's type as the crate
+    casts (its struct bound to the key) and reads its fields from the struct."""
     objects = together_objects(libs)
     is_instance = libs[reader]["is_instance"]
     for kind, key in TOGETHER_KEYS.items():
@@ -269,6 +271,11 @@ def check_types_of_others(libs, reader):
             assert got == (kind == other), f"{reader}: is_instance({key}, a {TOGETHER_KEYS[other]}) is {got}"
         assert is_instance("ffi.Object", objects[kind]), f"{reader}: a {key} is not an ffi.Object"
     expect_error(lambda: is_instance("matrix.NoSuchKernel", objects[reader]), KeyError, "matrix.NoSuchKernel")
+    if reader == "tvmrust":  # the crate's typed cast, to the C plugin's type bound by key
+        describe = libs[reader]["describe_c_kernel"]
+        assert describe(objects["c"]) == "3 1 c", describe(objects["c"])
+        for kind in ("rust", "tvmrust", "older"):
+            expect_error(lambda: describe(objects[kind]), TypeError, f"`{TOGETHER_KEYS[kind]}` to `matrix.CKernel`")
 
 
 def check_fields_of_others(libs, reader):

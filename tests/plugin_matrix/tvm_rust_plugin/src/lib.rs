@@ -16,11 +16,18 @@
 //!   key is a KeyError;
 //! - `get_field(obj, name)`: the reflected field `name` of `obj`, read by name
 //!   with the crate's `FieldGetter`; a missing field is a TypeError (the
-//!   crate's kind for it).
+//!   crate's kind for it);
+//! - `describe_c_kernel(obj) -> "scale gain label"`: `obj` cast to the C
+//!   plugin's `matrix.CKernel`, bound by key as the crate binds a type another
+//!   library registers (`#[derive(Object)]` without `#[type_register]`, the
+//!   struct in that type's layout), its fields read from the struct; another
+//!   type is the crate's TypeError ("Cannot convert from type ...").
 use tvm_ffi::object::{ObjectRef, ObjectRefCore};
 use tvm_ffi::reflection::FieldGetter;
 use tvm_ffi::tvm_ffi_sys::{TVMFFIByteArray, TVMFFIGetTypeInfo, TVMFFIObject, TVMFFITypeKeyToIndex};
-use tvm_ffi::{def_object_ref, rs_class, tvm_ffi_dll_export_typed_func, Any, Function, Object, ObjectCore, Result};
+use tvm_ffi::{
+    def_object_ref, rs_class, tvm_ffi_dll_export_typed_func, Any, Function, Object, ObjectCore, ObjectRefCast, Result,
+};
 
 /// A kernel of this crate's own: two reflected fields.
 #[rs_class("matrix.TvmRustKernel", final)]
@@ -33,6 +40,21 @@ pub struct TvmRustKernelObj {
 }
 
 def_object_ref!(pub TvmRustKernel, ObjectRef, TvmRustKernelObj);
+
+/// The C plugin's `matrix.CKernel` (tests/plugin_matrix/c_plugin.c), in its
+/// layout: the crate looks its index up by key on first use.
+#[repr(C)]
+#[derive(tvm_ffi::derive::Object)]
+#[type_key = "matrix.CKernel"]
+pub struct CKernelObj {
+    base: Object,
+    scale: i64,
+    gain: f64,
+    /// A String object (a pointer, where the crate's String is a whole Any).
+    label: ObjectRef,
+}
+
+def_object_ref!(pub CKernel, ObjectRef, CKernelObj);
 
 fn product(a: i64, b: i64) -> Result<i64> {
     Ok(a * b)
@@ -95,6 +117,12 @@ fn get_field(obj: ObjectRef, name: tvm_ffi::String) -> Result<Any> {
     FieldGetter::new(type_index_of(&obj), name.as_str())?.get_any::<Object>(ObjectRef::data(&obj))
 }
 
+fn describe_c_kernel(obj: ObjectRef) -> Result<tvm_ffi::String> {
+    let kernel: CKernel = obj.try_cast()?;
+    let label = tvm_ffi::String::try_from(Any::from(kernel.label.clone()))?;
+    Ok(format!("{} {} {}", kernel.scale, kernel.gain, label.as_str()).as_str().into())
+}
+
 tvm_ffi::static_init_block! {
     Function::register_global_typed("matrix.tvmrust.product", product, "a * b")?;
     // rs_class types register on their first type_index(): at load, so the
@@ -106,3 +134,4 @@ tvm_ffi_dll_export_typed_func!(call_global, call_global);
 tvm_ffi_dll_export_typed_func!(make_kernel, make_kernel);
 tvm_ffi_dll_export_typed_func!(is_instance, is_instance);
 tvm_ffi_dll_export_typed_func!(get_field, get_field);
+tvm_ffi_dll_export_typed_func!(describe_c_kernel, describe_c_kernel);
