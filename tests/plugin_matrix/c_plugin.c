@@ -18,7 +18,11 @@
  * - register_product() registers the global function matrix.c.product
  *   ((a, b) -> a * b), which the process's other code finds by name;
  * - call_global(name, a, b) looks name up among the global functions (the
- *   process's: the host's, other plugins') and calls it with (a, b). */
+ *   process's: the host's, other plugins') and calls it with (a, b);
+ * - is_instance(key, obj) -> whether obj is of the type registered under key
+ *   (or derived from it), another plugin's type too (KeyError for a key no
+ *   type has);
+ * - get_field(obj, name) -> obj's field called name, read by name. */
 #include <stdlib.h>
 #include <string.h>
 #include <xffi/reflection.h>
@@ -211,3 +215,42 @@ static int call_global(void *handle, const xffi_any *args, int32_t num_args, xff
   return status;
 }
 XFFI_EXPORT_FUNCTION(call_global, call_global);
+
+/* Copies a str argument into buf as a C string (the lookups by key and by
+ * name take one). */
+static int arg_to_c_string(char *buf, size_t size, const xffi_any *args, int32_t num_args, int32_t index,
+                           const char *fn) {
+  xffi_byte_array text;
+  if (xffi_arg_to_str(&text, args, num_args, index, fn) != XFFI_OK) return XFFI_FAIL;
+  if (text.size >= size)
+    return xffi_error_raise(XFFI_KIND_VALUE, "%s: argument %d: expected at most %zu bytes, got %zu", fn, (int)index,
+                            size - 1, text.size);
+  memcpy(buf, text.data, text.size);
+  buf[text.size] = '\0';
+  return XFFI_OK;
+}
+
+static int is_instance(void *handle, const xffi_any *args, int32_t num_args, xffi_any *result) {
+  (void)handle;
+  char key[256];
+  const xffi_type_info *type = NULL;
+  int yes = 0;
+  if (xffi_arg_check_signature(args, num_args, "so", "is_instance") != XFFI_OK ||
+      arg_to_c_string(key, sizeof key, args, num_args, 0, "is_instance") != XFFI_OK ||
+      xffi_type_info_get_by_key(&type, key) != XFFI_OK ||
+      xffi_object_is_a(&yes, args[1].v_obj, type->type_index) != XFFI_OK)
+    return XFFI_FAIL;
+  *result = xffi_any_bool(yes);
+  return XFFI_OK;
+}
+XFFI_EXPORT_FUNCTION(is_instance, is_instance);
+
+static int get_field(void *handle, const xffi_any *args, int32_t num_args, xffi_any *result) {
+  (void)handle;
+  char name[256];
+  if (xffi_arg_check_signature(args, num_args, "os", "get_field") != XFFI_OK ||
+      arg_to_c_string(name, sizeof name, args, num_args, 1, "get_field") != XFFI_OK)
+    return XFFI_FAIL;
+  return xffi_object_get_field(result, args[0].v_obj, name);
+}
+XFFI_EXPORT_FUNCTION(get_field, get_field);

@@ -2,7 +2,8 @@
 process per check, so a crash is the check's own outcome).
 
     python3 python_client.py {c|rust} PLUGIN.so CHECK
-    python3 python_client.py together C_PLUGIN.so:RUST_PLUGIN.so[:TVM_RUST_PLUGIN.so] together
+    python3 python_client.py together C_PLUGIN.so:RUST_PLUGIN.so[:TVM_RUST_PLUGIN.so[:OLDER_PLUGIN.so]] together
+    python3 python_client.py {c|rust|tvmrust|older} C.so:RUST.so:TVM_RUST.so:OLDER.so {types|fields}_of_others
 
 The process's tvm_ffi is whichever PYTHONPATH gives: the wheel's runtime, or
 xffi's through the overlay of scripts/tvm-ffi-on-xffi.sh. Exit status 0 and
@@ -13,6 +14,9 @@ import sys
 import tvm_ffi
 
 KEYS = {"c": "matrix.CKernel", "rust": "matrix.RustKernel"}
+# The types of the plugins loaded together: the xffi plugins', the tvm-ffi
+# Rust-crate plugin's and the older xffi's plugin's (older_rust_plugin/).
+TOGETHER_KEYS = dict(KEYS, tvmrust="matrix.TvmRustKernel", older="matrix.OlderKernel")
 
 
 def expect_error(call, kind, text):
@@ -172,6 +176,9 @@ def check_copied(lib, key, path):
 
 # The checks that take the plugin's path too.
 PATH_CHECKS = {"loaded_twice", "copied"}
+# The checks of one plugin (the reader) among all the plugins loaded together.
+OTHERS_CHECKS = {"types_of_others", "fields_of_others"}
+TOGETHER_KINDS = ("c", "rust", "tvmrust", "older")
 
 
 # A tvm-ffi C++ plugin, built with the process's tvm_ffi headers at run time
@@ -196,15 +203,18 @@ TVM_FFI_STATIC_INIT_BLOCK() {
 
 def check_together(libs, key):
     """The C and the Rust plugin, a tvm-ffi C++ plugin and (when given) a
-    tvm-ffi Rust-crate plugin in one process: the global functions each
-    registers are found and called by the others and by Python; the types of
-    both xffi plugins are found by key and their objects are theirs."""
+    tvm-ffi Rust-crate plugin and the older xffi's plugin in one process: the
+    global functions each registers are found and called by the others and by
+    Python; the types of the xffi plugins are found by key and their objects
+    are theirs."""
     import tvm_ffi.cpp
 
     cpp = tvm_ffi.cpp.load_inline(name="xffi_matrix_cpp_plugin", cpp_sources=CPP_PLUGIN, functions=[])
     libs = dict(libs, cpp=cpp)
     libs["c"]["register_product"]()
     libs["rust"]["register_product"]()
+    if "older" in libs:
+        libs["older"]["register_product"]()
     # The tvm-ffi Rust-crate plugin registered matrix.tvmrust.product when it loaded.
     for callee in libs:
         assert tvm_ffi.get_global_func(f"matrix.{callee}.product")(6, 7) == 42, f"Python calling {callee}'s product"
@@ -218,6 +228,65 @@ def check_together(libs, key):
         Kernel = kernel_class(type_key)
         k = libs[kind]["make_kernel"](3, kind)
         assert isinstance(k, Kernel) and (k.scale, k.label) == (3, kind), f"{type_key}: {k!r}"
+    if "older" in libs:
+        check_versions_together(libs)
+
+
+def check_versions_together(libs):
+    """The plugin of the older xffi (older_rust_plugin/) among the others: its
+    global functions were called by each and it called theirs (above); here
+    its type and the tvm-ffi Rust-crate plugin's are Python's too, and errors
+    cross between the two xffi versions both ways: its global function's
+    ValueError through each other plugin's call_global, and the current Rust
+    plugin's argument check (a TypeError raised by the current xffi's
+    export_func!) through its call_global."""
+    for kind in ("older", "tvmrust"):
+        Kernel = kernel_class(TOGETHER_KEYS[kind])
+        k = libs[kind]["make_kernel"](3, kind)
+        assert isinstance(k, Kernel) and (k.scale, k.label) == (3, kind), f"{TOGETHER_KEYS[kind]}: {k!r}"
+    refused = "matrix.older.refuse refuses (6, 7)"
+    for caller, lib in libs.items():
+        expect_error(lambda: lib["call_global"]("matrix.older.refuse", 6, 7), ValueError, refused)
+    tvm_ffi.register_global_func("matrix.rust.fail", libs["rust"]["fail"])
+    expect_error(lambda: libs["older"]["call_global"]("matrix.rust.fail", 6, 7), TypeError, "fail")
+    assert libs["older"]["call_global"]("matrix.rust.product", 6, 7) == 42
+
+
+def together_objects(libs):
+    """{kind: an object of each together plugin's type}: scale 3, label kind."""
+    return {kind: libs[kind]["make_kernel"](3, kind) for kind in TOGETHER_KEYS}
+
+
+def check_types_of_others(libs, reader):
+    """The reader plugin finds each plugin's type by key (its own, the other
+    xffi version's, the tvm-ffi Rust-crate plugin's) and checks is-instance of
+    each plugin's objects against it; a key no type has is a KeyError. The
+    tvm-ffi Rust-crate plugin also casts to the C plugin's type as the crate
+    casts (its struct bound to the key) and reads its fields from the struct."""
+    objects = together_objects(libs)
+    is_instance = libs[reader]["is_instance"]
+    for kind, key in TOGETHER_KEYS.items():
+        for other, obj in objects.items():
+            got = is_instance(key, obj)
+            assert got == (kind == other), f"{reader}: is_instance({key}, a {TOGETHER_KEYS[other]}) is {got}"
+        assert is_instance("ffi.Object", objects[kind]), f"{reader}: a {key} is not an ffi.Object"
+    expect_error(lambda: is_instance("matrix.NoSuchKernel", objects[reader]), KeyError, "matrix.NoSuchKernel")
+    if reader == "tvmrust":  # the crate's typed cast, to the C plugin's type bound by key
+        describe = libs[reader]["describe_c_kernel"]
+        assert describe(objects["c"]) == "3 1 c", describe(objects["c"])
+        for kind in ("rust", "tvmrust", "older"):
+            expect_error(lambda: describe(objects[kind]), TypeError, f"`{TOGETHER_KEYS[kind]}` to `matrix.CKernel`")
+
+
+def check_fields_of_others(libs, reader):
+    """The reader plugin reads each plugin's object's fields by name (scale,
+    label); a name the type has no field for fails naming it."""
+    objects = together_objects(libs)
+    get_field = libs[reader]["get_field"]
+    for kind, obj in objects.items():
+        got = (get_field(obj, "scale"), get_field(obj, "label"))
+        assert got == (3, kind), f"{reader} reading a {TOGETHER_KEYS[kind]}'s scale and label: {got}"
+        expect_error(lambda: get_field(obj, "no_such_field"), Exception, "no_such_field")
 
 
 CHECKS = {name[len("check_"):]: f for name, f in globals().items() if name.startswith("check_")}
@@ -225,9 +294,12 @@ CHECKS = {name[len("check_"):]: f for name, f in globals().items() if name.start
 
 def main():
     kind, path, check = sys.argv[1:4]
-    if kind == "together":  # PATH is C_PLUGIN.so:RUST_PLUGIN.so
-        paths = dict(zip(("c", "rust", "tvmrust"), path.split(os.pathsep)))
+    if kind == "together":  # PATH is C_PLUGIN.so:RUST_PLUGIN.so[:...]
+        paths = dict(zip(TOGETHER_KINDS, path.split(os.pathsep)))
         CHECKS[check]({kind: tvm_ffi.load_module(p) for kind, p in paths.items()}, None)
+    elif check in OTHERS_CHECKS:  # kind is the reader; PATH names every plugin
+        paths = dict(zip(TOGETHER_KINDS, path.split(os.pathsep)))
+        CHECKS[check]({name: tvm_ffi.load_module(p) for name, p in paths.items()}, kind)
     elif check in PATH_CHECKS:
         CHECKS[check](tvm_ffi.load_module(path), KEYS[kind], path)
     else:

@@ -3,7 +3,7 @@ have, each check in a process of its own (README.md in this folder).
 
     python3 tests/plugin_matrix/run.py --build build/release [--overlay DIR]
         [--rust-plugin FILE] [--rust-host FILE] [--tvm-rust-plugin FILE]
-        [--known tests/plugin_matrix/known-failures.txt]
+        [--older-rust-plugin FILE] [--known tests/plugin_matrix/known-failures.txt]
 
 --build is a release build of this tree (its libtvm_ffi.so drop-in, the C
 plugin and the C host, targets xffi_matrix_c_plugin and xffi_matrix_c_host). The Rust plugin is built with cargo
@@ -11,7 +11,10 @@ plugin and the C host, targets xffi_matrix_c_plugin and xffi_matrix_c_host). The
 (rust_host/, the xffi crate at default features) unless --rust-host names
 one, and the tvm-ffi Rust-crate plugin of the `together` check
 (tvm_rust_plugin/, outside the workspace, built into its target directory)
-unless --tvm-rust-plugin names one. The overlay (tvm_ffi's
+unless --tvm-rust-plugin names one, and the plugin of an older xffi
+(older_rust_plugin/ on the xffi crate of commit OLDER_XFFI_COMMIT, taken
+from this clone's history with git archive) unless --older-rust-plugin
+names one. The overlay (tvm_ffi's
 package on the drop-in) is written to --overlay, default BUILD/ovl-plugins.
 
 Prints the matrix (arrangement x check: pass, FAIL, CRASH or TIMEOUT) and
@@ -19,11 +22,14 @@ fails when a check that is not in the known-failures list does not pass,
 when a listed one passes (the list only shrinks), or when the list names a
 cell or check the matrix does not have."""
 import argparse
+import io
 import os
 import pathlib
+import shutil
 import signal
 import subprocess
 import sys
+import tarfile
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 HERE = pathlib.Path(__file__).resolve().parent
@@ -46,6 +52,16 @@ TOGETHER_RUNTIMES = ["wheel", "overlay"]
 # One plugin loaded twice in one Python process: the same path again, and a
 # copy at another path (python_client.py check_loaded_twice, check_copied).
 TWICE_CHECKS = ["loaded_twice", "copied"]
+# Each plugin of the together process (the reader: the xffi plugins, the
+# tvm-ffi Rust-crate plugin, the older xffi's plugin) on every plugin's type
+# and objects (python_client.py check_types_of_others, check_fields_of_others).
+OTHERS_READERS = ["c", "rust", "tvmrust", "older"]
+OTHERS_CHECKS = ["types_of_others", "fields_of_others"]
+# The xffi of the older plugin: a commit that has the binding to the process's
+# runtime (global functions shared, types only that runtime knows found by
+# key), before the error entry points were found once, the runtime pinned,
+# type schemas in derived metadata, and the other changes since.
+OLDER_XFFI_COMMIT = "4e90bffd64a58de497f6e4315a72f50345458804"
 TIMEOUT = 120
 
 
@@ -87,6 +103,38 @@ def build_tvm_rust_plugin():
     return target / "debug" / "libtvm_ffi_matrix_rust_plugin.so"
 
 
+def build_older_rust_plugin(build):
+    """Builds older_rust_plugin/ (debug) on the xffi crate of OLDER_XFFI_COMMIT
+    into the workspace's target directory and returns the .so. The commit's
+    crates come from this clone's history (git archive), written once to
+    BUILD/older-rust-plugin/xffi; the plugin's folder is copied beside it."""
+    found = subprocess.run(["git", "-C", str(ROOT), "cat-file", "-e", OLDER_XFFI_COMMIT + "^{commit}"],
+                           capture_output=True)
+    if found.returncode != 0:
+        sys.exit(f"commit {OLDER_XFFI_COMMIT} (the older xffi of the plugin matrix's older_rust_plugin) is not in "
+                 f"{ROOT}'s history: run the matrix in a clone with full history (git fetch --unshallow)")
+    place = build / "older-rust-plugin"
+    source = place / "xffi"
+    stamp = source / "COMMIT"
+    if not stamp.exists() or stamp.read_text().strip() != OLDER_XFFI_COMMIT:
+        shutil.rmtree(source, ignore_errors=True)
+        source.mkdir(parents=True)
+        archive = subprocess.run(["git", "-C", str(ROOT), "archive", OLDER_XFFI_COMMIT, "Cargo.toml", "Cargo.lock",
+                                  "rust", "c", "include"], capture_output=True, check=True).stdout
+        with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+            tar.extractall(source, filter="tar")
+        stamp.write_text(OLDER_XFFI_COMMIT + "\n")
+    plugin = place / "plugin"
+    shutil.copytree(HERE / "older_rust_plugin", plugin, dirs_exist_ok=True)
+    if not (plugin / "Cargo.lock").exists():  # the commit's dependency versions
+        shutil.copy(source / "Cargo.lock", plugin / "Cargo.lock")
+    target = pathlib.Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "target"))
+    subprocess.run(["cargo", "build", "--quiet", "--jobs", os.environ.get("XFFI_JOBS", "2"), "--manifest-path",
+                    str(plugin / "Cargo.toml")],
+                   cwd=ROOT, env=dict(os.environ, CARGO_TARGET_DIR=str(target)), check=True)
+    return target / "debug" / "libxffi_matrix_older_rust_plugin.so"
+
+
 def environment(runtime, overlay):
     env = dict(os.environ)
     env.pop("PYTHONPATH", None)
@@ -120,6 +168,7 @@ def main():
     parser.add_argument("--rust-plugin", type=pathlib.Path)
     parser.add_argument("--rust-host", type=pathlib.Path)
     parser.add_argument("--tvm-rust-plugin", type=pathlib.Path)
+    parser.add_argument("--older-rust-plugin", type=pathlib.Path)
     parser.add_argument("--known", type=pathlib.Path, default=HERE / "known-failures.txt")
     args = parser.parse_args()
     build = args.build.resolve()
@@ -147,9 +196,16 @@ def main():
     # Many plugins, one runtime: both plugins, a tvm-ffi C++ plugin and a tvm-ffi
     # Rust-crate plugin in one Python process.
     tvm_rust_plugin = args.tvm_rust_plugin or build_tvm_rust_plugin()
-    together = os.pathsep.join([str(plugins[kind]) for kind in ("c", "rust")] + [str(tvm_rust_plugin)])
+    # and the plugin of an older xffi, with its own copy of that xffi.
+    older_rust_plugin = args.older_rust_plugin or build_older_rust_plugin(build)
+    together = os.pathsep.join([str(plugins[kind]) for kind in ("c", "rust")] + [str(tvm_rust_plugin)] +
+                               [str(older_rust_plugin)])
     for runtime in TOGETHER_RUNTIMES:
         outcomes[f"together/{runtime}/together"] = run_check("together", together, runtime, "together", overlay, hosts)
+    for reader in OTHERS_READERS:
+        for runtime in TOGETHER_RUNTIMES:
+            for check in OTHERS_CHECKS:
+                outcomes[f"{reader}/{runtime}/{check}"] = run_check(reader, together, runtime, check, overlay, hosts)
 
     for plugin, path in plugins.items():
         for runtime in TOGETHER_RUNTIMES:
@@ -169,7 +225,15 @@ def main():
 
     for runtime in TOGETHER_RUNTIMES:
         outcome, detail = outcomes[f"together/{runtime}/together"]
-        print(f"c, rust, tvm-ffi C++ and tvm-ffi Rust-crate plugins together on {runtime}: {outcome}  {detail}"[:200].rstrip())
+        print(f"c, rust, tvm-ffi C++, tvm-ffi Rust-crate and older xffi plugins together on {runtime}: "
+              f"{outcome}  {detail}"[:200].rstrip())
+    for reader in OTHERS_READERS:
+        for runtime in TOGETHER_RUNTIMES:
+            for check in OTHERS_CHECKS:
+                outcome, detail = outcomes[f"{reader}/{runtime}/{check}"]
+                listed = " (known)" if f"{reader}/{runtime}/{check}" in known else ""
+                print(f"{reader} plugin on the together plugins' {check.replace('_of_others', '')} on {runtime}: "
+                      f"{outcome}{listed}  {detail}"[:200].rstrip())
 
     for plugin in plugins:
         for runtime in TOGETHER_RUNTIMES:

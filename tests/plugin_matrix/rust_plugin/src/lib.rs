@@ -17,9 +17,13 @@
 //!   `matrix.rust.product` (`(a, b) -> a * b`), which the process's other
 //!   code finds by name;
 //! - `call_global(name, a, b)`: looks `name` up among the global functions
-//!   (the process's: the host's, other plugins') and calls it with `(a, b)`.
-use xffi::reflect::AtomicF64;
-use xffi::{Error, ErrorKind, Function, ObjectRef, RustObject, export_func};
+//!   (the process's: the host's, other plugins') and calls it with `(a, b)`;
+//! - `is_instance(key, obj) -> bool`: whether `obj` is of the type registered
+//!   under `key` (or derived from it), another plugin's type too (KeyError
+//!   for a key no type has);
+//! - `get_field(obj, name)`: `obj`'s field called `name`, read by name.
+use xffi::reflect::{AtomicF64, TypeRef};
+use xffi::{Any, Error, ErrorKind, Function, Object, ObjectRef, RustObject, export_func};
 
 xffi::export_abi_marker!();
 
@@ -110,5 +114,24 @@ export_func!(
             return Err(Error::new(ErrorKind::KeyError, &format!("no global function named {name}")));
         };
         f.call_typed::<i64, _>((a, b))
+    }
+);
+
+export_func!(
+    fn is_instance(key: String, obj: ObjectRef<Object>) -> bool {
+        let target = TypeRef::by_key(&key)?;
+        let mut yes = 0;
+        // SAFETY: a valid out slot and an object obj keeps alive for the call.
+        let status = unsafe { xffi::sys::xffi_object_is_a(&mut yes, obj.as_ptr(), target.index()) };
+        if status != 0 {
+            return Err(Error::take_raised());
+        }
+        Ok(yes != 0)
+    }
+);
+
+export_func!(
+    fn get_field(obj: ObjectRef<Object>, name: String) -> Any {
+        obj.get_field(&name)
     }
 );
