@@ -103,16 +103,26 @@ def build_tvm_rust_plugin():
     return target / "debug" / "libtvm_ffi_matrix_rust_plugin.so"
 
 
+def has_commit(commit):
+    """Whether this clone has commit (its tree included)."""
+    return subprocess.run(["git", "-C", str(ROOT), "cat-file", "-e", commit + "^{tree}"],
+                          capture_output=True).returncode == 0
+
+
 def build_older_rust_plugin(build):
     """Builds older_rust_plugin/ (debug) on the xffi crate of OLDER_XFFI_COMMIT
     into the workspace's target directory and returns the .so. The commit's
     crates come from this clone's history (git archive), written once to
     BUILD/older-rust-plugin/xffi; the plugin's folder is copied beside it."""
-    found = subprocess.run(["git", "-C", str(ROOT), "cat-file", "-e", OLDER_XFFI_COMMIT + "^{commit}"],
-                           capture_output=True)
-    if found.returncode != 0:
-        sys.exit(f"commit {OLDER_XFFI_COMMIT} (the older xffi of the plugin matrix's older_rust_plugin) is not in "
-                 f"{ROOT}'s history: run the matrix in a clone with full history (git fetch --unshallow)")
+    if not has_commit(OLDER_XFFI_COMMIT):
+        # A shallow clone (CI checkouts often are) lacks it: fetch that one
+        # commit from where the clone came from.
+        fetched = subprocess.run(["git", "-C", str(ROOT), "fetch", "--quiet", "--no-tags", "--depth=1", "origin",
+                                  OLDER_XFFI_COMMIT], capture_output=True, text=True)
+        if not has_commit(OLDER_XFFI_COMMIT):
+            sys.exit(f"commit {OLDER_XFFI_COMMIT} (the older xffi of the plugin matrix's older_rust_plugin) is not "
+                     f"in {ROOT}'s history, and fetching it from origin failed ({fetched.stderr.strip()}): run the "
+                     f"matrix in a clone with full history (git fetch --unshallow)")
     place = build / "older-rust-plugin"
     source = place / "xffi"
     stamp = source / "COMMIT"
@@ -122,7 +132,8 @@ def build_older_rust_plugin(build):
         archive = subprocess.run(["git", "-C", str(ROOT), "archive", OLDER_XFFI_COMMIT, "Cargo.toml", "Cargo.lock",
                                   "rust", "c", "include"], capture_output=True, check=True).stdout
         with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
-            tar.extractall(source, filter="tar")
+            # The "tar" filter where this Python has one (3.11.4 and later).
+            tar.extractall(source, **({"filter": "tar"} if hasattr(tarfile, "tar_filter") else {}))
         stamp.write_text(OLDER_XFFI_COMMIT + "\n")
     plugin = place / "plugin"
     shutil.copytree(HERE / "older_rust_plugin", plugin, dirs_exist_ok=True)
