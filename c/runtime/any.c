@@ -62,7 +62,12 @@ static int __attribute__((noinline, cold)) owned_text_bad_args(const xffi_any *o
   return xffi_error_raise(XFFI_KIND_VALUE, "%s: data is NULL but size is %zu", fn, size);
 }
 
-static int owned_text(xffi_any *out, const char *data, size_t size, int is_bytes, const char *fn) {
+/* Inlined into its callers: a String into an Any is a hot path. */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline int
+owned_text(xffi_any *out, const char *data, size_t size, int is_bytes, const char *fn) {
   if (XFFI_UNLIKELY(!out || (!data && size))) return owned_text_bad_args(out, size, fn);
   if (size > XFFI_SMALL_STR_MAX)
     return xffi_string_any_new(out, data, size, is_bytes ? XFFI_TYPE_BYTES : XFFI_TYPE_STRING);

@@ -12,7 +12,14 @@
 
 #include "runtime/internal.h"
 
-void xffi_object_space_free_prefixed(void *body) { xffi_free((char *)body - XFFI_OBJECT_SPACE_PREFIX); }
+void xffi_object_space_free_prefixed(void *body) {
+  void *block = (char *)body - XFFI_OBJECT_SPACE_PREFIX;
+  /* xffi_free's fast path in place: every object's release ends here. */
+  if (XFFI_LIKELY(xffi_allocator_is_default()))
+    free(block);
+  else
+    xffi_free_slow(block);
+}
 
 /* Bodies aligned beyond what xffi_alloc guarantees: an aligned block whose
  * prefix is max(16, alignment) bytes and whose first word points at the
