@@ -75,8 +75,11 @@ impl Module {
     /// not export it (docs/plugin-runtime.md, "A Rust host": the build.rs
     /// line with `DEP_XFFI_HOST_LINK_ARG`) gets a RuntimeError naming that
     /// line for a plugin that brought an xffi runtime of its own (a C plugin
-    /// linking `libxffi.so`), instead of a plugin that runs on a second
+    /// linking `libxffi.so`, a Rust plugin whose [`export_abi_marker!`]
+    /// says it bundles one), instead of a plugin that runs on a second
     /// runtime; the library stays loaded.
+    ///
+    /// [`export_abi_marker!`]: crate::export_abi_marker
     pub unsafe fn load(path: &str) -> Result<Module> {
         let c = CString::new(path)?;
         let mut out = ptr::null_mut();
@@ -181,9 +184,10 @@ mod host_export {
     /// Err when the library at path (loaded) reaches an xffi runtime that is
     /// not this one while this one is invisible to it: the program does not
     /// export its runtime (an executable exports nothing by default), the
-    /// library's own scope holds another xffi (a C plugin's libxffi.so), and
-    /// no tvm-ffi runtime is in the process for both to bind to. Undecidable
-    /// cases pass.
+    /// library's own scope holds another xffi (a C plugin's libxffi.so) or
+    /// the library says it bundles one (`xffi_library_bundled_runtime`, from
+    /// `export_abi_marker!`), and no tvm-ffi runtime is in the process for
+    /// both to bind to. Undecidable cases pass.
     pub(super) fn check_one_runtime(path: &str, c_path: &CStr) -> Result<()> {
         let ours = sys::xffi_module_load as *const c_void;
         let entry = c"xffi_module_load";
@@ -199,6 +203,12 @@ mod host_export {
         }
         // SAFETY: a live handle and a NUL-terminated name.
         let theirs = unsafe { dlsym(handle, entry.as_ptr()) };
+        // SAFETY: as above; the symbol, when defined, is export_abi_marker!'s i32, read
+        // while the handle keeps the library loaded.
+        let bundled = unsafe {
+            let flag = dlsym(handle, c"xffi_library_bundled_runtime".as_ptr()) as *const i32;
+            !flag.is_null() && *flag == 1
+        };
         // SAFETY: the reference taken above.
         unsafe { dlclose(handle) };
         // SAFETY: as above; RTLD_NOLOAD loads nothing, and a handle found is given back.
@@ -209,17 +219,19 @@ mod host_export {
             }
             !found.is_null() || !dlsym(RTLD_DEFAULT, c"TVMFFIGetVersion".as_ptr()).is_null()
         };
-        if theirs.is_null() || ptr::eq(theirs, ours) || tvm_runtime {
+        let brought = bundled || !(theirs.is_null() || ptr::eq(theirs, ours));
+        if !brought || tvm_runtime {
             return Ok(());
         }
         Err(Error::new(
             ErrorKind::RuntimeError,
             &format!(
-                "Module::load: '{path}' runs on an xffi runtime of its own (the libxffi it links), not this \
-                 program's: the program does not export its runtime, so the plugin cannot bind to it. Add to \
-                 the program's build.rs, with xffi-sys as a direct dependency: if let Ok(arg) = \
+                "Module::load: '{path}' runs on an xffi runtime of its own ({}), not this program's: the \
+                 program does not export its runtime, so the plugin cannot bind to it. Add to the program's \
+                 build.rs, with xffi-sys as a direct dependency: if let Ok(arg) = \
                  std::env::var(\"DEP_XFFI_HOST_LINK_ARG\") {{ println!(\"cargo:rustc-link-arg-bins={{arg}}\"); }} \
-                 (docs/plugin-runtime.md, \"A Rust host\")"
+                 (docs/plugin-runtime.md, \"A Rust host\")",
+                if bundled { "bundled inside it" } else { "the libxffi it links" }
             ),
         ))
     }
