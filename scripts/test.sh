@@ -9,8 +9,10 @@
 #      public headers compiled alone as C11 and C++, the house rules (no
 #      include cycle in c/ and include/, no source file over 800 lines:
 #      scripts/check-house.py), the installed package used through
-#      find_package and pkg-config, a C plugin built from it both ways and
-#      loaded on three runtimes. The README's C example is a test of the
+#      find_package and pkg-config, a C plugin built from it both ways (and
+#      once shipped with its own libxffi.so.0) and loaded on four runtimes
+#      (the fourth, the plugin matrix's Rust host, built with cargo when the
+#      plugins step has not built it). The README's C example is a test of the
 #      suite (tests/cmake/readme.cmake).
 #   Python: numpy exchanging tensors with xffi over DLPack; tvm-ffi's Python
 #      package loading and calling a library written with xffi, and using a
@@ -284,21 +286,37 @@ installed_package() {
 
 # The plugin matrix's C plugin built out of tree from the installed package,
 # with xffi_add_plugin and with pkg-config's xffi-plugin, then loaded on the
-# wheel's runtime, the overlay on the installed drop-in and the C host
-# (tests/install/check_plugin.py).
+# wheel's runtime, the overlay on the installed drop-in, the C host and the
+# matrix's Rust host (tests/install/check_plugin.py); and once more shipped
+# with its own libxffi.so.0 beside it, found through $ORIGIN (installed from
+# the same CMake project into $plugin/ship/shipped, libxffi.so.0 copied in).
 installed_plugin() { # prefix (with the drop-in installed)
-  local prefix=$1 plugin=$build/consumer-plugin
+  local prefix=$1 plugin=$build/consumer-plugin rust_host
   local libdir
   libdir=$(dirname "$(find "$prefix" -name libxffi.so)")
+  rust_host=$(matrix_rust_host) || return 1
   rm -rf "$plugin" && mkdir -p "$plugin" &&
     cp tests/plugin_matrix/c_plugin.c tests/install/plugin/CMakeLists.txt "$plugin/" &&
     cmake -S "$plugin" -B "$plugin/build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$prefix" >/dev/null &&
     cmake --build "$plugin/build" >/dev/null &&
+    cmake --install "$plugin/build" --prefix "$plugin/ship" >/dev/null &&
+    cp "$(readlink -f "$libdir/libxffi.so.0")" "$plugin/ship/shipped/libxffi.so.0" &&
     PKG_CONFIG_PATH="$libdir/pkgconfig" sh -c \
       'cc -std=c11 -O2 -o "$1/libpkgconfig_plugin.so" "$1/c_plugin.c" $(pkg-config --cflags --libs xffi-plugin)' _ "$plugin" &&
     bash scripts/tvm-ffi-on-xffi.sh --runtime "$libdir/libtvm_ffi.so" "$plugin/overlay" >/dev/null &&
     python3 tests/install/check_plugin.py --libdir "$libdir" --overlay "$plugin/overlay" \
-      --c-host "$build/release/tests/xffi_matrix_c_host" "$plugin/build/libcmake_plugin.so" "$plugin/libpkgconfig_plugin.so"
+      --c-host "$build/release/tests/xffi_matrix_c_host" --rust-host "$rust_host" \
+      "$plugin/build/libcmake_plugin.so" "$plugin/libpkgconfig_plugin.so" &&
+    python3 tests/install/check_plugin.py --libdir "$libdir" --overlay "$plugin/overlay" --shipped \
+      --c-host "$build/release/tests/xffi_matrix_c_host" --rust-host "$rust_host" "$plugin/ship/shipped/libshipped_plugin.so"
+}
+
+# The plugin matrix's Rust host (tests/plugin_matrix/rust_host), built with
+# cargo into the workspace's target directory as the plugins step builds it;
+# prints its path.
+matrix_rust_host() {
+  cargo build --quiet --jobs "$jobs" -p xffi-matrix-rust-host >&2 &&
+    echo "${CARGO_TARGET_DIR:-$root/target}/debug/xffi-matrix-rust-host"
 }
 
 installed_dropin() { # prefix: a plain install leaves the libtvm_ffi.so drop-in out; its component installs it

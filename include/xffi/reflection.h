@@ -95,25 +95,42 @@ typedef struct xffi_type_attr_column {
 } xffi_type_attr_column;
 
 /* ---- Registration (thread-safe; what a type's record points at) ----
- * Each returns XFFI_OK, or XFFI_FAIL with the error raised and nothing kept. */
+ * Each returns XFFI_OK, or XFFI_FAIL with the error raised and nothing kept.
+ *
+ * Registering again: two copies of one library in a process (the same
+ * plugin loaded from two paths, both on one libxffi) register the same type
+ * twice. A field, a checked method (xffi_reflect_method) or metadata that
+ * the type has already is accepted as a no-op when it matches, and the type
+ * keeps the first registration's records (texts, default, creator, getter,
+ * setter and method Function: each copy has its own addresses). Matching
+ * means: for a field, the same offset, size, alignment, flags and static
+ * type; for a method, the same flags; for metadata, the same total size and
+ * structural kind. Anything else is refused with an error that names the
+ * first difference ("... is already a field of T, registered with offset
+ * 24, not 32"). A type attribute is set once (xffi_type_register_attr). */
 
 /* Appends a copy of *info (borrowed) to type_index's own fields: name, doc
  * and metadata are copied; default_value_or_factory is kept as an owned copy
  * when XFFI_FIELD_HAS_DEFAULT is set (else None); a Function setter
  * (XFFI_FIELD_SETTER_IS_FUNCTION) gets a reference of the registry's. The
- * record's fields pointer may change (the old array stays readable).
+ * record's fields pointer may change (the old array stays readable). A
+ * name the type has already, with a matching record, keeps the type's
+ * record and returns XFFI_OK ("Registering again" above).
  * Errors: ValueError for NULL info, a NULL text with a size, or a name the
- * type already has; IndexError for an unregistered type_index; the errors of
- * xffi_any_copy for the default; MemoryError. */
+ * type already has with another record; IndexError for an unregistered
+ * type_index; the errors of xffi_any_copy for the default; MemoryError. */
 XFFI_API int xffi_type_register_field(int32_t type_index, const xffi_field_info *info);
 
 /* Appends a copy of *info (borrowed) to type_index's own methods: texts
- * copied, method kept as an owned copy. Errors as for fields (no name check). */
+ * copied, method kept as an owned copy. Errors as for fields (no name
+ * check: a name registered again is one more record, as in tvm-ffi). */
 XFFI_API int xffi_type_register_method(int32_t type_index, const xffi_method_info *info);
 
 /* Sets type_index's metadata to a copy of *metadata (borrowed; doc copied),
- * once. Errors: ValueError for NULL, IndexError for an unregistered index,
- * RuntimeError when the type has metadata already, MemoryError. */
+ * once: metadata with the type's total size and structural kind again is a
+ * no-op that keeps the type's ("Registering again" above). Errors:
+ * ValueError for NULL, IndexError for an unregistered index, RuntimeError
+ * when the type has other metadata already, MemoryError. */
 XFFI_API int xffi_type_register_metadata(int32_t type_index, const xffi_type_metadata *metadata);
 
 /* Sets attribute name (borrowed, copied) of type_index to an owned copy of
@@ -189,7 +206,9 @@ XFFI_API int xffi_object_set_field(xffi_object *obj, const char *name, const xff
  * members in one line each; size and offset come from the struct, the
  * alignment, getter and setter from the static type index (the storage
  * conventions above). Every call registers all it is given or nothing, and
- * raises a ValueError naming the field (or method) on bad input. */
+ * raises a ValueError naming the field (or method) on bad input. A
+ * registration the type has already, matching, is a no-op ("Registering
+ * again" above). */
 
 /* One field of a C struct, as the XFFI_FIELD_SPEC macros fill it. Texts are
  * NUL-terminated and borrowed (the registry copies them). */
@@ -214,12 +233,14 @@ typedef struct xffi_reflect_field_spec {
   }
 
 /* Registers the count fields specs[0..count) (borrowed) of type_index, all
- * or none. Errors (ValueError naming the field unless said): NULL specs or
- * a count below 1, a NULL name, a static type with no storage, a size that
- * is not the storage's, XFFI_FIELD_SETTER_IS_FUNCTION in flags, and every
- * check of xffi_type_register_field (a name the type has, an offset in the
- * header, misaligned or past the metadata's total size); IndexError for an
- * unregistered type_index; MemoryError. */
+ * or none. A batch whose every field the type has already, matching, is a
+ * no-op; a known name beside a new one is refused. Errors (ValueError
+ * naming the field unless said): NULL specs or a count below 1, a NULL
+ * name, a static type with no storage, a size that is not the storage's,
+ * XFFI_FIELD_SETTER_IS_FUNCTION in flags, and every check of
+ * xffi_type_register_field (a name the type has with another record, an
+ * offset in the header, misaligned or past the metadata's total size);
+ * IndexError for an unregistered type_index; MemoryError. */
 XFFI_API int xffi_reflect_fields(int32_t type_index, const xffi_reflect_field_spec *specs, int32_t count);
 
 /* One field in one line: XFFI_REFLECT_FIELD(index, sensor, count, XFFI_TYPE_INT,
@@ -253,9 +274,11 @@ XFFI_API int xffi_reflect_field_with_default(int32_t type_index, const xffi_refl
  * callback(resource, args, num_args, result); an instance method receives
  * the object as args[0]. flags is 0 or XFFI_FIELD_IS_STATIC_METHOD. The
  * Function made for it belongs to the registry (resource is never freed).
+ * A name the type has already among its own methods, with the same flags,
+ * keeps the type's method and returns XFFI_OK ("Registering again" above).
  * Errors: ValueError for a NULL name or callback, other flags, or a name
- * the type has already among its own methods; IndexError for an
- * unregistered type_index; MemoryError. */
+ * the type has already among its own methods with other flags; IndexError
+ * for an unregistered type_index; MemoryError. */
 XFFI_API int xffi_reflect_method(int32_t type_index, const char *name, xffi_function_callback callback, void *resource,
                                  int64_t flags, const char *doc);
 
@@ -268,10 +291,11 @@ XFFI_API int xffi_reflect_method(int32_t type_index, const char *name, xffi_func
  * creator that makes an empty object (may be NULL), the object's total size
  * in bytes (header included) and its structural equality kind (an
  * XFFI_SEQ_HASH_* value). Fields registered before must fit in total_size;
- * fields registered after are checked against it. Errors: ValueError for a
- * total size below the header's or past INT32_MAX, an unknown kind, fields
- * outside total_size; RuntimeError when the type has metadata already;
- * IndexError; MemoryError. */
+ * fields registered after are checked against it. The same total size and
+ * kind again is a no-op that keeps the type's metadata. Errors: ValueError
+ * for a total size below the header's or past INT32_MAX, an unknown kind,
+ * fields outside total_size; RuntimeError when the type has other metadata
+ * already; IndexError; MemoryError. */
 XFFI_API int xffi_reflect_type(int32_t type_index, int64_t total_size, xffi_object_creator creator,
                                int32_t structural_eq_hash_kind, const char *doc);
 

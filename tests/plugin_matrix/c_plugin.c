@@ -80,15 +80,21 @@ static int register_init(void) {
   return status;
 }
 
+/* Registers matrix.CKernel. A second copy of this library in the process
+ * (loaded from another path, on the same libxffi) finds the type reflected
+ * already: its registrations match the first copy's and keep them, and the
+ * constructor, a type attribute, which is set once per type, is the first's. */
 static void register_kernel(void) {
+  const xffi_type_metadata *reflected = NULL;
   if (xffi_type_register(&kernel_type, "matrix.CKernel", XFFI_TYPE_OBJECT) != XFFI_OK ||
+      xffi_type_get_metadata(&reflected, kernel_type) != XFFI_OK ||
       XFFI_REFLECT_TYPE(kernel_type, c_kernel, kernel_create, XFFI_SEQ_HASH_TREE_NODE, "a C kernel") != XFFI_OK ||
       XFFI_REFLECT_FIELD(kernel_type, c_kernel, scale, XFFI_TYPE_INT, 0, "the factor") != XFFI_OK ||
       XFFI_REFLECT_FIELD_DEFAULT(kernel_type, c_kernel, gain, XFFI_TYPE_FLOAT, XFFI_FIELD_WRITABLE, "the gain",
                                  xffi_any_float(1.0)) != XFFI_OK ||
       XFFI_REFLECT_FIELD(kernel_type, c_kernel, label, XFFI_TYPE_STRING, 0, "its name") != XFFI_OK ||
       XFFI_REFLECT_METHOD(kernel_type, "apply", kernel_apply, "scale * x * gain") != XFFI_OK ||
-      register_init() != XFFI_OK) {
+      (!reflected && register_init() != XFFI_OK)) {
     /* Nothing to report to at load: the error stays raised, and every
      * export that needs the type says it is missing. */
     kernel_type = -1;

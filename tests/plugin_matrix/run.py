@@ -2,14 +2,18 @@
 have, each check in a process of its own (README.md in this folder).
 
     python3 tests/plugin_matrix/run.py --build build/release [--overlay DIR]
-        [--rust-plugin FILE] [--rust-host FILE] [--tvm-rust-plugin FILE]
-        [--older-rust-plugin FILE] [--known tests/plugin_matrix/known-failures.txt]
+        [--rust-plugin FILE] [--rust-host FILE] [--rust-host-unexported FILE]
+        [--tvm-rust-plugin FILE] [--older-rust-plugin FILE]
+        [--known tests/plugin_matrix/known-failures.txt]
 
 --build is a release build of this tree (its libtvm_ffi.so drop-in, the C
 plugin and the C host, targets xffi_matrix_c_plugin and xffi_matrix_c_host). The Rust plugin is built with cargo
 (default features) unless --rust-plugin names one, and so is the Rust host
 (rust_host/, the xffi crate at default features) unless --rust-host names
-one, and the tvm-ffi Rust-crate plugin of the `together` check
+one, the same host without the build.rs line that exports its runtime
+(rust_host/build.rs, XFFI_MATRIX_HOST_UNEXPORTED; built into TARGET/
+matrix-unexported) unless --rust-host-unexported names one, and the tvm-ffi
+Rust-crate plugin of the `together` check
 (tvm_rust_plugin/, outside the workspace, built into its target directory)
 unless --tvm-rust-plugin names one, and the plugin of an older xffi
 (older_rust_plugin/ on the xffi crate of commit OLDER_XFFI_COMMIT, taken
@@ -63,6 +67,10 @@ OTHERS_CHECKS = ["types_of_others", "fields_of_others"]
 # type schemas in derived metadata, and the other changes since.
 OLDER_XFFI_COMMIT = "4e90bffd64a58de497f6e4315a72f50345458804"
 TIMEOUT = 120
+# A Rust host that does not export its runtime (no build.rs line): loading a
+# plugin that brings a runtime of its own is refused, naming the line.
+UNEXPORTED = "rust-host-unexported"
+REFUSAL = "DEP_XFFI_HOST_LINK_ARG"
 
 
 def read_known(path):
@@ -91,6 +99,34 @@ def build_rust(packages):
         command += ["-p", package]
     subprocess.run(command, cwd=ROOT, check=True)
     return pathlib.Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "target")) / "debug"
+
+
+def build_unexported_host():
+    """Builds rust_host/ (debug) without its build.rs line, into a target
+    directory of its own (the flag would otherwise rebuild the usual host
+    each time), and returns the program."""
+    target = pathlib.Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "target")) / "matrix-unexported"
+    subprocess.run(["cargo", "build", "--quiet", "--jobs", os.environ.get("XFFI_JOBS", "2"), "-p",
+                    "xffi-matrix-rust-host"], cwd=ROOT, check=True,
+                   env=dict(os.environ, CARGO_TARGET_DIR=str(target), XFFI_MATRIX_HOST_UNEXPORTED="1"))
+    return target / "debug" / "xffi-matrix-rust-host"
+
+
+def run_refused(plugin, path, host):
+    """The unexported host loading the plugin: 'pass' when Module::load
+    refuses it naming the build.rs line, as run_check reports."""
+    try:
+        done = subprocess.run([str(host), plugin, str(path), "functions"], capture_output=True, text=True,
+                              timeout=TIMEOUT)
+    except subprocess.TimeoutExpired:
+        return "TIMEOUT", f"no answer in {TIMEOUT} s"
+    if done.returncode < 0:
+        return "CRASH", signal.Signals(-done.returncode).name
+    if done.returncode != 0 and REFUSAL in done.stderr:
+        return "pass", ""
+    if done.returncode == 0:
+        return "FAIL", "loaded and ran, on a runtime of its own: not refused"
+    return "FAIL", (done.stderr.strip().splitlines() or [f"exit status {done.returncode}"])[-1]
 
 
 def build_tvm_rust_plugin():
@@ -178,6 +214,7 @@ def main():
     parser.add_argument("--overlay", type=pathlib.Path)
     parser.add_argument("--rust-plugin", type=pathlib.Path)
     parser.add_argument("--rust-host", type=pathlib.Path)
+    parser.add_argument("--rust-host-unexported", type=pathlib.Path)
     parser.add_argument("--tvm-rust-plugin", type=pathlib.Path)
     parser.add_argument("--older-rust-plugin", type=pathlib.Path)
     parser.add_argument("--known", type=pathlib.Path, default=HERE / "known-failures.txt")
@@ -223,6 +260,10 @@ def main():
             for check in TWICE_CHECKS:
                 outcomes[f"{plugin}/{runtime}/{check}"] = run_check(plugin, path, runtime, check, overlay, hosts)
 
+    unexported = args.rust_host_unexported or build_unexported_host()
+    for plugin, path in plugins.items():
+        outcomes[f"{plugin}/{UNEXPORTED}/refused"] = run_refused(plugin, path, unexported)
+
     width = max(len(c) for c in CHECKS["rust"])
     for plugin in plugins:
         for runtime in RUNTIMES:
@@ -252,6 +293,12 @@ def main():
                 outcome, detail = outcomes[f"{plugin}/{runtime}/{check}"]
                 listed = " (known)" if f"{plugin}/{runtime}/{check}" in known else ""
                 print(f"{plugin} plugin {check.replace('_', ' ')} on {runtime}: {outcome}{listed}  {detail}"[:200].rstrip())
+
+    for plugin in plugins:
+        outcome, detail = outcomes[f"{plugin}/{UNEXPORTED}/refused"]
+        listed = " (known)" if f"{plugin}/{UNEXPORTED}/refused" in known else ""
+        print(f"{plugin} plugin refused by a Rust host that does not export its runtime: {outcome}{listed}  {detail}"
+              [:200].rstrip())
 
     problems = []
     for cell_id, (outcome, detail) in outcomes.items():

@@ -96,29 +96,61 @@ static int check_overlaps(const char *function, const xffi_type_info *type, cons
   return XFFI_OK;
 }
 
+/* What a field record registered again must repeat: offset, size,
+ * alignment, flags and static type (getters, setters, texts and defaults
+ * are not compared: each copy of a library has its own addresses). */
+enum { FIELD_VALUES = 5 };
+static void field_values(int64_t values[FIELD_VALUES], const xffi_field_info *info) {
+  values[0] = info->offset;
+  values[1] = info->size;
+  values[2] = info->alignment;
+  values[3] = info->flags;
+  values[4] = info->field_static_type_index;
+}
+
 /* Under the lock: whether the batch fields[0..count) fits entry (a type the
  * runtime defines takes only the runtime's records; names new to the type
- * and to the batch, layouts valid, no overlaps). Raises otherwise. */
+ * and to the batch, layouts valid, no overlaps). A batch whose every record
+ * the type has already, with the same field_values, is a second copy of a
+ * library registering its types: *again is set, and the type keeps its own
+ * records. Raises otherwise. */
 static int check_batch(const char *function, const xffi_type_entry *entry, const xffi_field_info *fields, int32_t count,
-                       xffi_field_rules rules) {
+                       xffi_field_rules rules, int *again) {
+  static const char *const names[FIELD_VALUES] = {"offset", "size", "alignment", "flags", "static type index"};
   const xffi_type_info *type = &entry->stored.info;
   if (entry->runtime_owned && rules != XFFI_FIELD_RULES_RUNTIME)
     return xffi_error_raise(XFFI_KIND_TYPE,
                             "%s: %s (index %d) is one of the runtime's own types: its layout is the runtime's, and it "
                             "takes no field records from outside (register a type derived from it instead)",
                             function, type->type_key.data, (int)type->type_index);
+  int32_t known = 0;
   for (int32_t k = 0; k < count; ++k) {
-    const xffi_field_info *info = &fields[k];
-    int duplicate = 0;
-    for (int32_t i = 0; i < type->num_fields && !duplicate; ++i)
-      duplicate = same_name(&type->fields[i].name, &info->name);
+    const xffi_field_info *info = &fields[k], *old = NULL;
+    for (int32_t i = 0; i < type->num_fields && !old; ++i)
+      if (same_name(&type->fields[i].name, &info->name)) old = &type->fields[i];
+    int duplicate = old ? known != k : known != 0; /* a known name beside a new one */
     for (int32_t i = 0; i < k && !duplicate; ++i) duplicate = same_name(&fields[i].name, &info->name);
+    const xffi_field_info *named = old || !known ? info : &fields[0];
     if (duplicate)
       return xffi_raise_arg(XFFI_KIND_VALUE, function, "info->name", "'%.*s' is already a field of %s",
-                            (int)info->name.size, info->name.data, type->type_key.data);
+                            (int)named->name.size, named->name.data, type->type_key.data);
+    if (old) {
+      int64_t had[FIELD_VALUES], here[FIELD_VALUES];
+      field_values(had, old);
+      field_values(here, info);
+      for (int i = 0; i < FIELD_VALUES; ++i)
+        if (had[i] != here[i])
+          return xffi_raise_arg(XFFI_KIND_VALUE, function, "info->name",
+                                "'%.*s' is already a field of %s, registered with %s %lld, not %lld",
+                                (int)info->name.size, info->name.data, type->type_key.data, names[i], (long long)had[i],
+                                (long long)here[i]);
+      ++known;
+      continue;
+    }
     if (xffi_field_layout_check(function, type, info, rules) != XFFI_OK) return XFFI_FAIL;
     if (check_overlaps(function, type, fields, k) != XFFI_OK) return XFFI_FAIL;
   }
+  *again = known == count;
   return XFFI_OK;
 }
 
@@ -130,9 +162,19 @@ int xffi_type_mark_runtime_owned(const char *function, int32_t type_index) {
   return entry ? XFFI_OK : raise_no_type(function, type_index);
 }
 
-static void release_defaults(xffi_field_info *fields, int32_t count) {
-  for (int32_t k = 0; k < count; ++k) xffi_any_release(&fields[k].default_value_or_factory);
+/* Drops what an owned value holds, out of line: registration runs once per
+ * record, and every inline copy of the release grows the drop-in
+ * libtvm_ffi.so, whose size is bounded. */
+static void release_value(xffi_any *value) {
+  if (xffi_any_is_object(value)) xffi_object_dec_ref(value->v_obj);
 }
+
+static void release_defaults(xffi_field_info *fields, int32_t count) {
+  for (int32_t k = 0; k < count; ++k) release_value(&fields[k].default_value_or_factory);
+}
+
+/* The status of a batch of fields the type has already (check_batch). */
+enum { KNOWN = 1 };
 
 int xffi_type_register_fields_in(const char *function, int32_t type_index, const xffi_field_info *infos, int32_t count,
                                  xffi_field_rules rules) {
@@ -161,7 +203,9 @@ int xffi_type_register_fields_in(const char *function, int32_t type_index, const
     xffi_type_lock();
     xffi_type_entry *entry = xffi_type_entry_at(type_index);
     if (!entry) status = raise_no_type(function, type_index);
-    if (status == XFFI_OK) status = check_batch(function, entry, fields, count, rules);
+    int again = 0;
+    if (status == XFFI_OK) status = check_batch(function, entry, fields, count, rules, &again);
+    if (again) status = KNOWN; /* nothing to add: the steps below are skipped, the copies released */
     if (status == XFFI_OK && reserve((const void **)&entry->stored.info.fields, entry->stored.info.num_fields, count,
                                      &entry->field_capacity, sizeof(xffi_field_info)) != XFFI_OK)
       status = xffi_error_raise_out_of_memory();
@@ -209,6 +253,7 @@ int xffi_type_register_fields_in(const char *function, int32_t type_index, const
       xffi_pyclass_setter_learn(fields[k].setter, fields[k].metadata);
   if (status != XFFI_OK) release_defaults(fields, copied);
   if (fields != &one) xffi_free(fields);
+  if (status == KNOWN) return XFFI_OK;
   /* Immortal records, read by the other runtime outside the lock. */
   return status == XFFI_OK ? xffi_foreign_tell(XFFI_FOREIGN_FIELD, type_index, told, count) : status;
 }
@@ -235,21 +280,27 @@ int xffi_type_register_method_checked_in(const char *function, int32_t type_inde
 
   xffi_type_lock();
   xffi_type_entry *entry = xffi_type_entry_at(type_index);
-  int duplicate = 0;
-  for (int32_t i = 0; entry && unique && i < entry->stored.info.num_methods && !duplicate; ++i)
-    duplicate = same_name(&entry->stored.info.methods[i].name, &info->name);
-  if (!entry || duplicate) {
+  const xffi_method_info *old = NULL;
+  for (int32_t i = 0; entry && unique && i < entry->stored.info.num_methods && !old; ++i)
+    if (same_name(&entry->stored.info.methods[i].name, &info->name)) old = &entry->stored.info.methods[i];
+  if (!entry || old) {
     xffi_type_unlock();
-    xffi_any_release(&method.method);
+    release_value(&method.method);
     if (!entry) return raise_no_type(function, type_index);
-    return xffi_raise_arg(XFFI_KIND_VALUE, function, "name", "'%.*s' is already a method of %s", (int)info->name.size,
-                          info->name.data, entry->stored.info.type_key.data);
+    /* The name again with the same flags (a second copy of a library
+     * registering its types): the type keeps its own record and Function.
+     * Records are never freed, so old is readable outside the lock. */
+    if (old->flags == info->flags) return XFFI_OK;
+    return xffi_raise_arg(XFFI_KIND_VALUE, function, "name",
+                          "'%.*s' is already a method of %s, registered with flags %lld, not %lld",
+                          (int)info->name.size, info->name.data, entry->stored.info.type_key.data,
+                          (long long)old->flags, (long long)info->flags);
   }
   if (reserve((const void **)&entry->stored.info.methods, entry->stored.info.num_methods, 1, &entry->method_capacity,
               sizeof(xffi_method_info)) != XFFI_OK ||
       copy_texts(texts, 3) != XFFI_OK) {
     xffi_type_unlock();
-    xffi_any_release(&method.method);
+    release_value(&method.method);
     return xffi_error_raise_out_of_memory();
   }
   const xffi_method_info *record = &entry->stored.info.methods[entry->stored.info.num_methods];
@@ -267,11 +318,20 @@ int xffi_type_register_metadata_in(const char *function, int32_t type_index, con
 
   xffi_type_lock();
   xffi_type_entry *entry = xffi_type_entry_at(type_index);
-  if (!entry || entry->stored.info.metadata) {
+  const xffi_type_metadata *old = entry ? entry->stored.info.metadata : NULL;
+  if (!entry || old) {
     xffi_type_unlock();
     if (!entry) return raise_no_type(function, type_index);
-    return xffi_error_raise(XFFI_KIND_RUNTIME, "%s: the metadata of %s (index %d) is already registered", function,
-                            entry->stored.info.type_key.data, (int)type_index);
+    /* The same total size and structural kind again (a second copy of a
+     * library registering its types): the type keeps its own, doc and
+     * creator included. */
+    int size_differs = old->total_size != copy.total_size;
+    if (!size_differs && old->structural_eq_hash_kind == copy.structural_eq_hash_kind) return XFFI_OK;
+    return xffi_error_raise(
+        XFFI_KIND_RUNTIME, "%s: the metadata of %s (index %d) is already registered, with %s %d, not %d", function,
+        entry->stored.info.type_key.data, (int)type_index, size_differs ? "total size" : "structural kind",
+        (int)(size_differs ? old->total_size : old->structural_eq_hash_kind),
+        (int)(size_differs ? copy.total_size : copy.structural_eq_hash_kind));
   }
   /* Metadata after the fields: they must fit the size it gives. */
   if (xffi_field_layout_check_total_size(function, &entry->stored.info, copy.total_size) != XFFI_OK) {

@@ -185,9 +185,16 @@ macro_rules! export_func {
 /// `XFFI_DEFINE_ABI_MARKER()`: a library mixing C and Rust writes one of the
 /// two (both would define the symbol twice).
 ///
+/// It also defines `xffi_library_bundled_runtime`, 1 when the library
+/// carries the runtime inside it (the default features) and 0 with the
+/// `system` feature: a Rust host that does not export its own runtime reads
+/// it to refuse a plugin that would run on a second runtime
+/// ([`Module::load`](crate::Module::load)).
+///
 /// ```
 /// xffi::export_abi_marker!();
 /// assert_eq!(xffi_library_abi_version, xffi::sys::XFFI_ABI_VERSION);
+/// assert!(matches!(xffi_library_bundled_runtime, 0 | 1)); // 1 at the default features
 /// ```
 #[macro_export]
 macro_rules! export_abi_marker {
@@ -196,8 +203,18 @@ macro_rules! export_abi_marker {
         #[allow(non_upper_case_globals)]
         #[unsafe(no_mangle)]
         pub static xffi_library_abi_version: i32 = $crate::sys::XFFI_ABI_VERSION;
+        /// 1 when this library carries the xffi runtime inside it.
+        #[allow(non_upper_case_globals)]
+        #[unsafe(no_mangle)]
+        pub static xffi_library_bundled_runtime: i32 = $crate::export::BUNDLED_RUNTIME;
     };
 }
+
+/// 1 when this crate links the runtime into the library or program that
+/// uses it (the default features), 0 with the `system` feature; what
+/// [`export_abi_marker!`] exports as `xffi_library_bundled_runtime`.
+#[doc(hidden)]
+pub const BUNDLED_RUNTIME: i32 = if cfg!(feature = "system") { 0 } else { 1 };
 
 /// Registers Rust-defined types (and, for `#[derive(xffi::Object)]` types,
 /// their fields and methods) when the library is loaded, as C++ libraries

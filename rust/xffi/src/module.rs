@@ -70,6 +70,16 @@ impl Module {
     /// let f = unsafe { m.get_function("add_one") }.unwrap().expect("exported");
     /// assert_eq!(f.call_typed::<i64, _>((1i64,)).unwrap(), 2);
     /// ```
+    ///
+    /// A program with the runtime bundled (the default features) that does
+    /// not export it (docs/plugin-runtime.md, "A Rust host": the build.rs
+    /// line with `DEP_XFFI_HOST_LINK_ARG`) gets a RuntimeError naming that
+    /// line for a plugin that brought an xffi runtime of its own (a C plugin
+    /// linking `libxffi.so`, a Rust plugin whose [`export_abi_marker!`]
+    /// says it bundles one), instead of a plugin that runs on a second
+    /// runtime; the library stays loaded.
+    ///
+    /// [`export_abi_marker!`]: crate::export_abi_marker
     pub unsafe fn load(path: &str) -> Result<Module> {
         let c = CString::new(path)?;
         let mut out = ptr::null_mut();
@@ -77,7 +87,10 @@ impl Module {
         // initialisers are sound to run by this function's own contract.
         check(unsafe { sys::xffi_module_load(&mut out, c.as_ptr()) })?;
         // SAFETY: on success out holds a new reference to a Module, now ours.
-        Ok(Module(unsafe { ObjectRef::from_raw(out) }.expect("xffi_module_load succeeded")))
+        let module = Module(unsafe { ObjectRef::from_raw(out) }.expect("xffi_module_load succeeded"));
+        #[cfg(all(target_os = "linux", not(feature = "system")))]
+        host_export::check_one_runtime(path, &c)?;
+        Ok(module)
     }
 
     /// The exported function `name` (the symbol `__tvm_ffi_<name>`), or
@@ -143,5 +156,83 @@ impl Module {
 impl fmt::Debug for Module {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "Module({:?})", self.path().unwrap_or_default())
+    }
+}
+
+/// Whether a plugin the program loaded runs on the program's runtime, for a
+/// program with the runtime linked in (the default features) on Linux.
+#[cfg(all(target_os = "linux", not(feature = "system")))]
+mod host_export {
+    use std::ffi::{CStr, c_char, c_int, c_void};
+    use std::ptr;
+
+    use xffi_sys as sys;
+
+    use crate::error::{Error, ErrorKind, Result};
+
+    // glibc's and musl's values.
+    const RTLD_LAZY: c_int = 1;
+    const RTLD_NOLOAD: c_int = 4;
+    const RTLD_DEFAULT: *mut c_void = ptr::null_mut();
+
+    unsafe extern "C" {
+        fn dlopen(file: *const c_char, mode: c_int) -> *mut c_void;
+        fn dlsym(handle: *mut c_void, name: *const c_char) -> *mut c_void;
+        fn dlclose(handle: *mut c_void) -> c_int;
+    }
+
+    /// Err when the library at path (loaded) reaches an xffi runtime that is
+    /// not this one while this one is invisible to it: the program does not
+    /// export its runtime (an executable exports nothing by default), the
+    /// library's own scope holds another xffi (a C plugin's libxffi.so) or
+    /// the library says it bundles one (`xffi_library_bundled_runtime`, from
+    /// `export_abi_marker!`), and no tvm-ffi runtime is in the process for
+    /// both to bind to. Undecidable cases pass.
+    pub(super) fn check_one_runtime(path: &str, c_path: &CStr) -> Result<()> {
+        let ours = sys::xffi_module_load as *const c_void;
+        let entry = c"xffi_module_load";
+        // SAFETY: dlsym with RTLD_DEFAULT and a NUL-terminated name only reads the loader's tables.
+        if ptr::eq(unsafe { dlsym(RTLD_DEFAULT, entry.as_ptr()) }, ours) {
+            return Ok(()); // exported: the plugin's xffi imports bind here
+        }
+        // SAFETY: RTLD_NOLOAD loads nothing; it takes one more reference to the library
+        // xffi_module_load just loaded (or none), given back below.
+        let handle = unsafe { dlopen(c_path.as_ptr(), RTLD_LAZY | RTLD_NOLOAD) };
+        if handle.is_null() {
+            return Ok(());
+        }
+        // SAFETY: a live handle and a NUL-terminated name.
+        let theirs = unsafe { dlsym(handle, entry.as_ptr()) };
+        // SAFETY: as above; the symbol, when defined, is export_abi_marker!'s i32, read
+        // while the handle keeps the library loaded.
+        let bundled = unsafe {
+            let flag = dlsym(handle, c"xffi_library_bundled_runtime".as_ptr()) as *const i32;
+            !flag.is_null() && *flag == 1
+        };
+        // SAFETY: the reference taken above.
+        unsafe { dlclose(handle) };
+        // SAFETY: as above; RTLD_NOLOAD loads nothing, and a handle found is given back.
+        let tvm_runtime = unsafe {
+            let found = dlopen(c"libtvm_ffi.so".as_ptr(), RTLD_LAZY | RTLD_NOLOAD);
+            if !found.is_null() {
+                dlclose(found);
+            }
+            !found.is_null() || !dlsym(RTLD_DEFAULT, c"TVMFFIGetVersion".as_ptr()).is_null()
+        };
+        let brought = bundled || !(theirs.is_null() || ptr::eq(theirs, ours));
+        if !brought || tvm_runtime {
+            return Ok(());
+        }
+        Err(Error::new(
+            ErrorKind::RuntimeError,
+            &format!(
+                "Module::load: '{path}' runs on an xffi runtime of its own ({}), not this program's: the \
+                 program does not export its runtime, so the plugin cannot bind to it. Add to the program's \
+                 build.rs, with xffi-sys as a direct dependency: if let Ok(arg) = \
+                 std::env::var(\"DEP_XFFI_HOST_LINK_ARG\") {{ println!(\"cargo:rustc-link-arg-bins={{arg}}\"); }} \
+                 (docs/plugin-runtime.md, \"A Rust host\")",
+                if bundled { "bundled inside it" } else { "the libxffi it links" }
+            ),
+        ))
     }
 }

@@ -179,9 +179,16 @@ static void test_metadata_is_set_once(void **state) {
   assert_int_equal(got->structural_eq_hash_kind, XFFI_SEQ_HASH_TREE_NODE);
   md.total_size = 99;
   assert_int_equal(TVMFFITypeRegisterMetadata(t, &md), -1);
-  assert_raised(XFFI_KIND_RUNTIME, "the metadata of test.refl.WithMetadata");
+  assert_raised(XFFI_KIND_RUNTIME, "the metadata of test.refl.WithMetadata (index ");
   assert_ptr_equal(TVMFFIGetTypeInfo(t)->metadata, got);
   assert_int_equal(got->total_size, 40);
+  /* The same size and kind again (a second copy of a library): a no-op that
+   * keeps the first's doc. */
+  md.total_size = 40;
+  assert_int_equal(TVMFFITypeRegisterMetadata(t, &md), 0);
+  assert_ptr_equal(TVMFFIGetTypeInfo(t)->metadata, got);
+  assert_string_equal(got->doc.data, "a point");
+  md.total_size = 99;
   assert_int_equal(TVMFFITypeRegisterMetadata(XFFI_TYPE_OBJECT, &md), -1); /* Object's is preset */
   assert_raised(XFFI_KIND_RUNTIME, "already registered");
   assert_int_equal(TVMFFITypeRegisterMetadata(t, NULL), -1);

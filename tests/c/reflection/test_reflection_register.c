@@ -131,8 +131,11 @@ static void test_bad_specs_are_clear_errors(void **state) {
   assert_int_equal(xffi_reflect_fields(t, &copy, 1), XFFI_FAIL);
   assert_raised(XFFI_KIND_VALUE, "lies outside the object's total size");
   assert_int_equal(XFFI_REFLECT_FIELD(t, sensor, count, XFFI_TYPE_INT, 0, NULL), XFFI_OK);
-  assert_int_equal(XFFI_REFLECT_FIELD(t, sensor, count, XFFI_TYPE_INT, 0, NULL), XFFI_FAIL);
-  expect_error(XFFI_KIND_VALUE, "xffi_reflect_fields: info->name 'count' is already a field of test.reflect.Bad");
+  /* The name again with another record (here: writable). */
+  assert_int_equal(XFFI_REFLECT_FIELD(t, sensor, count, XFFI_TYPE_INT, XFFI_FIELD_WRITABLE, NULL), XFFI_FAIL);
+  expect_error(XFFI_KIND_VALUE,
+               "xffi_reflect_fields: info->name 'count' is already a field of test.reflect.Bad, registered with flags "
+               "0, not 1");
   assert_int_equal(xffi_reflect_field_with_default(t, NULL, xffi_any_none()), XFFI_FAIL);
   expect_error(XFFI_KIND_VALUE, "xffi_reflect_field_with_default: spec is NULL");
   assert_int_equal(info_of(t)->num_fields, 1);
@@ -200,8 +203,12 @@ static void test_methods_from_c_callbacks(void **state) {
   assert_int_equal(result.v_int64, 7);
   xffi_object_dec_ref(made);
 
-  assert_int_equal(XFFI_REFLECT_METHOD(sensor_index, "add", sensor_add, NULL), XFFI_FAIL);
-  expect_error(XFFI_KIND_VALUE, "xffi_reflect_method: name 'add' is already a method of test.reflect.Sensor");
+  /* The name again as a static method: refused (the same kind again is a no-op:
+   * test_a_matching_second_registration_keeps_the_first_records). */
+  assert_int_equal(XFFI_REFLECT_STATIC_METHOD(sensor_index, "add", sensor_add, NULL), XFFI_FAIL);
+  expect_error(XFFI_KIND_VALUE,
+               "xffi_reflect_method: name 'add' is already a method of test.reflect.Sensor, registered with flags 0, "
+               "not 4");
   assert_int_equal(XFFI_REFLECT_METHOD(sensor_index, NULL, sensor_add, NULL), XFFI_FAIL);
   expect_error(XFFI_KIND_VALUE, "xffi_reflect_method: name is NULL");
   assert_int_equal(XFFI_REFLECT_METHOD(sensor_index, "none", NULL, NULL), XFFI_FAIL);
@@ -234,8 +241,75 @@ static void test_type_metadata_bad_input(void **state) {
                 "'label' lies at offset 40, size"); /* the pointer size follows */
   assert_null(info_of(t)->metadata);
   assert_int_equal(XFFI_REFLECT_TYPE(t, sensor, NULL, XFFI_SEQ_HASH_UNIQUE_INSTANCE, NULL), XFFI_OK);
-  assert_int_equal(XFFI_REFLECT_TYPE(t, sensor, NULL, XFFI_SEQ_HASH_UNIQUE_INSTANCE, NULL), XFFI_FAIL);
-  assert_raised(XFFI_KIND_RUNTIME, "the metadata of test.reflect.Meta");
+  assert_int_equal(XFFI_REFLECT_TYPE(t, sensor, NULL, XFFI_SEQ_HASH_TREE_NODE, NULL), XFFI_FAIL);
+  assert_raised(XFFI_KIND_RUNTIME, ") is already registered, with structural kind 5, not 1");
+}
+
+/* A second copy of a library (the same plugin loaded from two paths, both
+ * on one libxffi) registers its type again: every record that matches the
+ * type's is a no-op that keeps the first's (docs, creator, method Function);
+ * the first difference is refused by name, and nothing is kept. */
+static void test_a_matching_second_registration_keeps_the_first_records(void **state) {
+  (void)state;
+  int32_t t = new_type("test.reflect.Copied"), again = -1;
+  assert_int_equal(xffi_type_register(&again, "test.reflect.Copied", XFFI_TYPE_OBJECT), XFFI_OK);
+  assert_int_equal(again, t);
+  for (int copy = 0; copy < 2; ++copy) {
+    const char *doc = copy ? "the copy's doc" : "the first's doc";
+    /* Each copy has its own creator: the first's stays. */
+    assert_int_equal(XFFI_REFLECT_TYPE(t, sensor, copy ? sensor_create : NULL, XFFI_SEQ_HASH_TREE_NODE, doc), XFFI_OK);
+    assert_int_equal(XFFI_REFLECT_FIELD(t, sensor, count, XFFI_TYPE_INT, XFFI_FIELD_WRITABLE, doc), XFFI_OK);
+    assert_int_equal(XFFI_REFLECT_FIELD(t, sensor, ratio, XFFI_TYPE_FLOAT, 0, doc), XFFI_OK);
+    assert_int_equal(XFFI_REFLECT_METHOD(t, "add", sensor_add, doc), XFFI_OK);
+  }
+  const xffi_type_info *info = info_of(t);
+  assert_int_equal(info->num_fields, 2);
+  assert_int_equal(info->num_methods, 1);
+  assert_string_equal(info->metadata->doc.data, "the first's doc");
+  assert_null(info->metadata->creator);
+  assert_string_equal(info->fields[0].doc.data, "the first's doc");
+  assert_string_equal(info->methods[0].doc.data, "the first's doc");
+
+  /* A batch is the same records again or new ones, not both: a known field
+   * beside a new one is refused, the whole batch. */
+  xffi_reflect_field_spec known_and_new[] = {
+      XFFI_FIELD_SPEC(sensor, count, XFFI_TYPE_INT, XFFI_FIELD_WRITABLE, NULL),
+      XFFI_FIELD_SPEC(sensor, label, XFFI_TYPE_STRING, 0, NULL),
+  };
+  assert_int_equal(xffi_reflect_fields(t, known_and_new, 2), XFFI_FAIL);
+  expect_error(XFFI_KIND_VALUE, "xffi_reflect_fields: info->name 'count' is already a field of test.reflect.Copied");
+  assert_int_equal(xffi_reflect_fields(t, &known_and_new[1], 1), XFFI_OK);
+  assert_int_equal(xffi_reflect_fields(t, known_and_new, 2), XFFI_OK); /* both known now */
+  assert_int_equal(info->num_fields, 3);
+  assert_string_equal(info->fields[0].doc.data, "the first's doc"); /* count keeps the first's record */
+  assert_string_equal(info->fields[2].name.data, "label");
+
+  /* Each difference, named; the type keeps its records. */
+  xffi_reflect_field_spec spec = XFFI_FIELD_SPEC(sensor, ratio, XFFI_TYPE_FLOAT, 0, NULL);
+  spec.offset = offsetof(sensor, count);
+  assert_int_equal(xffi_reflect_fields(t, &spec, 1), XFFI_FAIL);
+  expect_error(XFFI_KIND_VALUE,
+               "xffi_reflect_fields: info->name 'ratio' is already a field of test.reflect.Copied, registered with "
+               "offset 32, not 24");
+  spec = (xffi_reflect_field_spec)XFFI_FIELD_SPEC(sensor, ratio, XFFI_TYPE_INT, 0, NULL);
+  assert_int_equal(xffi_reflect_fields(t, &spec, 1), XFFI_FAIL);
+  expect_error(XFFI_KIND_VALUE,
+               "xffi_reflect_fields: info->name 'ratio' is already a field of test.reflect.Copied, registered with "
+               "static type index 3, not 1");
+  /* One field of a batch that differs refuses the whole batch. */
+  xffi_reflect_field_spec mixed[] = {
+      XFFI_FIELD_SPEC(sensor, count, XFFI_TYPE_INT, XFFI_FIELD_WRITABLE, NULL),
+      XFFI_FIELD_SPEC(sensor, label, XFFI_TYPE_STRING, XFFI_FIELD_WRITABLE, NULL),
+  };
+  assert_int_equal(xffi_reflect_fields(t, mixed, 2), XFFI_FAIL);
+  assert_raised(XFFI_KIND_VALUE, "'label' is already a field of test.reflect.Copied, registered with flags 0, not 1");
+  assert_int_equal(xffi_reflect_type(t, sizeof(sensor) + 8, NULL, XFFI_SEQ_HASH_TREE_NODE, NULL), XFFI_FAIL);
+  assert_raised(XFFI_KIND_RUNTIME, "is already registered, with total size 48, not 56");
+  assert_int_equal(XFFI_REFLECT_STATIC_METHOD(t, "add", sensor_add, NULL), XFFI_FAIL);
+  assert_raised(XFFI_KIND_VALUE, "'add' is already a method of test.reflect.Copied, registered with flags 0, not 4");
+  assert_int_equal(info->num_fields, 3);
+  assert_int_equal(info->num_methods, 1);
+  assert_int_equal(info->metadata->total_size, sizeof(sensor));
 }
 
 int main(void) {
@@ -246,6 +320,7 @@ int main(void) {
       cmocka_unit_test(test_refused_default_is_not_kept),
       cmocka_unit_test(test_methods_from_c_callbacks),
       cmocka_unit_test(test_type_metadata_bad_input),
+      cmocka_unit_test(test_a_matching_second_registration_keeps_the_first_records),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
