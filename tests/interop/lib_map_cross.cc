@@ -69,8 +69,62 @@ int64_t DictEraseEvery(ffi::Dict<ffi::String, int64_t> dict, int64_t from, int64
   return static_cast<int64_t>(dict.size());
 }
 
+// Int key i of the shared key set: small ints and mixed 64-bit ones
+// alternate (test_interop_map.c's int_key), so that chains form at every size.
+int64_t IntKey(int64_t i) {
+  if (i % 2 == 0) return i;
+  uint64_t x = static_cast<uint64_t>(i);
+  x ^= x >> 33;
+  x *= 0xff51afd7ed558ccdULL;
+  x ^= x >> 33;
+  return static_cast<int64_t>(x);
+}
+
+// SumFound for int keys, Map<int64_t, int64_t>.
+int64_t SumFoundInt(ffi::Map<int64_t, int64_t> map, int64_t n) {
+  int64_t sum = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    auto it = map.find(IntKey(i));
+    sum += it == map.end() ? 1000000 : (*it).second;
+  }
+  int64_t seen = 0;
+  for (auto kv : map) {
+    (void)kv;
+    ++seen;
+  }
+  if (seen != static_cast<int64_t>(map.size())) sum = -1;
+  if (map.find(IntKey(n + 1)) != map.end()) sum = -2;
+  return sum;
+}
+
+ffi::Map<int64_t, int64_t> MakeMapInt(int64_t n) {
+  ffi::Map<int64_t, int64_t> map;
+  for (int64_t i = 0; i < n; ++i) map.Set(IntKey(i), i * 10);
+  return map;
+}
+
+int64_t DictSetRangeInt(ffi::Dict<int64_t, int64_t> dict, int64_t from, int64_t to) {
+  for (int64_t i = from; i < to; ++i) dict.Set(IntKey(i), i * 10);
+  return static_cast<int64_t>(dict.size());
+}
+
+ffi::Map<int64_t, int64_t> MapWithInt(ffi::Map<int64_t, int64_t> map, int64_t i) {
+  map.Set(IntKey(i), i * 10 + 1);
+  return map;
+}
+
+int64_t DictEraseEveryInt(ffi::Dict<int64_t, int64_t> dict, int64_t from, int64_t to, int64_t step) {
+  for (int64_t i = from; i < to; i += step) dict.erase(IntKey(i));
+  return static_cast<int64_t>(dict.size());
+}
+
 }  // namespace
 
+TVM_FFI_DLL_EXPORT_TYPED_FUNC(sum_found_int, SumFoundInt)
+TVM_FFI_DLL_EXPORT_TYPED_FUNC(make_map_int, MakeMapInt)
+TVM_FFI_DLL_EXPORT_TYPED_FUNC(dict_set_range_int, DictSetRangeInt)
+TVM_FFI_DLL_EXPORT_TYPED_FUNC(map_with_int, MapWithInt)
+TVM_FFI_DLL_EXPORT_TYPED_FUNC(dict_erase_every_int, DictEraseEveryInt)
 TVM_FFI_DLL_EXPORT_TYPED_FUNC(dict_erase_every, DictEraseEvery)
 TVM_FFI_DLL_EXPORT_TYPED_FUNC(sum_found, SumFound)
 TVM_FFI_DLL_EXPORT_TYPED_FUNC(make_map, MakeMap)

@@ -1,24 +1,36 @@
 /* tests/interop/test_interop_map.c: Maps and Dicts cross between xffi and
  * tvm-ffi's inline C++. lib_map_cross.cc (built against the wheel alone)
- * finds keys in Map<String, int64_t>s xffi made, makes maps xffi reads,
- * grows Dicts xffi made (tvm-ffi switches its new storage into the same
- * object) and copies Maps on write. Sizes cover the small layout (0-4
- * pairs), the switch to dense (5) and several rehashes. Afterwards xffi
- * changes the same objects again and releases them: the counts and the
+ * finds keys in Map<String, int64_t>s and Map<int64_t, int64_t>s xffi made,
+ * makes maps xffi reads, grows Dicts xffi made (tvm-ffi switches its new
+ * storage into the same object), copies Maps on write and erases. Sizes
+ * cover the small layout (0-4 pairs), the switch to dense (5), the growth
+ * points of both runtimes (xffi grows at 3/4 load, tvm-ffi at 99%) and
+ * several rehashes. xffi's tables need not have the bytes tvm-ffi's would
+ * (c/lib/container/map_dense.c places keys its own way); what must hold is
+ * that each side's code finds, iterates, copies and changes the other's
+ * maps, which is what these tests check with C++'s own code. Afterwards
+ * xffi changes the same objects again and releases them: the counts and the
  * AddressSanitizer build prove each buffer is freed once, by its own
- * deleter. */
+ * deleter. Every test runs with string keys and with int keys. */
 #include "test_util.h"
 
 #include <xffi/map.h>
 
 static xffi_object *cross_lib; /* Module of lib_map_cross.cc, loaded by xffi */
 
-static const int64_t sizes[] = {0, 1, 2, 3, 4, 5, 8, 17, 100, 1000};
+static const int64_t sizes[] = {0, 1, 2, 3, 4, 5, 8, 12, 13, 16, 17, 100, 1000, 3000};
 #define NUM_SIZES (sizeof(sizes) / sizeof(sizes[0]))
 
+/* Int keys (lib_map_cross.cc's IntKey) instead of strings (KeyName). */
+static int int_keys;
+
+/* The function of lib_map_cross.cc for the current key kind (name, or
+ * name_int). */
 static xffi_object *cross_fn(const char *name) {
+  char full[64];
+  snprintf(full, sizeof full, "%s%s", name, int_keys ? "_int" : "");
   xffi_object *f = NULL;
-  assert_int_equal(xffi_module_lookup_function(&f, cross_lib, name), XFFI_OK);
+  assert_int_equal(xffi_module_lookup_function(&f, cross_lib, full), XFFI_OK);
   return f;
 }
 
@@ -41,10 +53,26 @@ static void key_name(char *buf, size_t cap, int64_t i) {
     snprintf(buf, cap, "a longer key, number %lld", (long long)i);
 }
 
+/* Int key i as lib_map_cross.cc's IntKey makes it. */
+static int64_t int_key(int64_t i) {
+  if (i % 2 == 0) return i;
+  uint64_t x = (uint64_t)i;
+  x ^= x >> 33;
+  x *= UINT64_C(0xff51afd7ed558ccd);
+  x ^= x >> 33;
+  return (int64_t)x;
+}
+
+/* Key i of the current kind, a view (borrowing buf for a string). */
+static xffi_any key_of(char *buf, size_t cap, int64_t i) {
+  if (int_keys) return xffi_any_int(int_key(i));
+  key_name(buf, cap, i);
+  return xffi_any_c_str(buf);
+}
+
 static void set_key(xffi_object **map, int is_dict, int64_t i, int64_t value) {
   char name[64];
-  key_name(name, sizeof name, i);
-  xffi_any k = xffi_any_c_str(name), v = xffi_any_int(value);
+  xffi_any k = key_of(name, sizeof name, i), v = xffi_any_int(value);
   assert_int_equal(is_dict ? xffi_dict_set(*map, &k, &v) : xffi_map_set(map, &k, &v), XFFI_OK);
 }
 
@@ -55,11 +83,10 @@ static void assert_keys(const xffi_object *map, int64_t n, int64_t bump_key) {
   assert_int_equal(length, n);
   for (int64_t i = 0; i < n; ++i) {
     char name[64];
-    key_name(name, sizeof name, i);
-    xffi_any k = xffi_any_c_str(name);
+    xffi_any k = key_of(name, sizeof name, i);
     const xffi_any *found = NULL;
     assert_int_equal(xffi_map_lookup(&found, map, &k), XFFI_OK);
-    if (!found) fail_msg("key %s (of %lld) not found", name, (long long)n);
+    if (!found) fail_msg("key %lld (of %lld) not found", (long long)i, (long long)n);
     assert_int_equal(found->type_index, XFFI_TYPE_INT);
     assert_int_equal(found->v_int64, i * 10 + (i == bump_key ? 1 : 0));
   }
@@ -136,8 +163,7 @@ static void cpp_grows_dicts_xffi_made_in_place(void **state) {
     assert_keys(dict, 3 * n + 40, -1);
     for (int64_t i = 0; i < 3 * n + 40; i += 3) {
       char name[64];
-      key_name(name, sizeof name, i);
-      xffi_any k = xffi_any_c_str(name);
+      xffi_any k = key_of(name, sizeof name, i);
       assert_int_equal(xffi_dict_erase(dict, &k), XFFI_OK);
     }
     assert_int_equal(xffi_object_strong_count(dict), 1);
@@ -178,8 +204,7 @@ static void erasures_by_either_side_are_seen_by_the_other(void **state) {
     int64_t expected = 0;
     for (int64_t i = 0; i < n; ++i) {
       char name[64];
-      key_name(name, sizeof name, i);
-      xffi_any k = xffi_any_c_str(name);
+      xffi_any k = key_of(name, sizeof name, i);
       if (i % 3 == 0) {
         assert_int_equal(xffi_dict_erase(dict, &k), XFFI_OK);
         expected += 1000000; /* SumFound's count of a missing key */
@@ -196,8 +221,7 @@ static void erasures_by_either_side_are_seen_by_the_other(void **state) {
     int64_t left = 0;
     for (int64_t i = 0; i < n; ++i) {
       char name[64];
-      key_name(name, sizeof name, i);
-      xffi_any k = xffi_any_c_str(name);
+      xffi_any k = key_of(name, sizeof name, i);
       const xffi_any *found = NULL;
       assert_int_equal(xffi_map_lookup(&found, dict, &k), XFFI_OK);
       if (i % 3 == 2) {
@@ -219,6 +243,19 @@ static void erasures_by_either_side_are_seen_by_the_other(void **state) {
   xffi_object_dec_ref(sum_found);
 }
 
+/* Each test with int keys too. */
+#define WITH_INT_KEYS(test)              \
+  static void test##_int(void **state) { \
+    int_keys = 1;                        \
+    test(state);                         \
+    int_keys = 0;                        \
+  }
+WITH_INT_KEYS(cpp_finds_keys_in_maps_xffi_made)
+WITH_INT_KEYS(xffi_reads_and_changes_maps_cpp_made)
+WITH_INT_KEYS(cpp_grows_dicts_xffi_made_in_place)
+WITH_INT_KEYS(cpp_copies_shared_maps_xffi_made_on_write)
+WITH_INT_KEYS(erasures_by_either_side_are_seen_by_the_other)
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(cpp_finds_keys_in_maps_xffi_made),
@@ -226,6 +263,11 @@ int main(void) {
       cmocka_unit_test(cpp_grows_dicts_xffi_made_in_place),
       cmocka_unit_test(cpp_copies_shared_maps_xffi_made_on_write),
       cmocka_unit_test(erasures_by_either_side_are_seen_by_the_other),
+      cmocka_unit_test(cpp_finds_keys_in_maps_xffi_made_int),
+      cmocka_unit_test(xffi_reads_and_changes_maps_cpp_made_int),
+      cmocka_unit_test(cpp_grows_dicts_xffi_made_in_place_int),
+      cmocka_unit_test(cpp_copies_shared_maps_xffi_made_on_write_int),
+      cmocka_unit_test(erasures_by_either_side_are_seen_by_the_other_int),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }

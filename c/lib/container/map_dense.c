@@ -1,10 +1,15 @@
 /* c/lib/container/map_dense.c: maps of more than 4 pairs in tvm-ffi's dense layout
  * (c/lib/container/map_table.h): blocks of 16 metadata bytes and 16 items, collision
  * chains linked by one of 126 jumps, the home slot by Fibonacci hashing, an
- * insertion-order list through the items. The placement rules are tvm-ffi's
- * (so a map built by either runtime from the same keys has the same bytes);
- * where tvm-ffi would walk or grow without limit, xffi's own inserts stop
- * with an error (docs/map.md, "Hostile keys"). */
+ * insertion-order list through the items. The rules C++ inline code reads
+ * and changes a table by are tvm-ffi's (a key heads or joins the chain of its
+ * home slot); within them xffi sizes and fills its tables its own way: at
+ * least 16 slots, doubling at 3/4 load, a rehash that places every chain
+ * head first and never moves a chain. So a table xffi builds may have other
+ * bytes than tvm-ffi's from the same keys; each runtime reads and changes
+ * the other's (tests/interop/test_interop_map.c). Where tvm-ffi would walk or
+ * grow without limit, xffi's own inserts stop with an error (docs/map.md,
+ * "Hostile keys"). */
 #include "runtime/check.h"
 #include "lib/container/map_table.h"
 
@@ -39,6 +44,10 @@ static inline void meta_set_jump(map_object *m, uint64_t i, unsigned jump) {
 }
 
 void xffi_map_dense_table_size(uint64_t cap, uint32_t *fib_shift, uint64_t *n_slots) {
+  /* At least one whole block: tvm-ffi's 8-slot table (for 4 entries) takes
+   * the same 784-byte block and leaves half of it unused, then rehashes at
+   * the 8th entry; 16 slots cost no memory and skip that rehash. */
+  if (cap < MAP_BLOCK_CAP / 2) cap = MAP_BLOCK_CAP / 2;
   uint32_t shift = 64;
   uint64_t slots = 1;
   for (uint64_t c = cap; c; c >>= 1) {
@@ -117,10 +126,15 @@ void xffi_map_dense_move_to_end(map_object *m, uint64_t i) {
 
 /* ---- Chains ---- */
 
-/* tvm-ffi's load limit, size + 1 > 0.99 * slots, in integers (the same
- * answer: 0.99 * slots is never within 0.01 of an integer for a power of
- * two, and slots <= 2^31 cannot overflow). */
-static int is_full(const map_object *m) { return (m->size + 1) * 100 > m->slots * 99; }
+/* xffi's load limit: a table takes keys until it is 3/4 full, then doubles
+ * (tvm-ffi's fills to 99%). The chain rules do not depend on it: C++ code
+ * inserting into xffi's table applies its own limit. Below 3/4 far fewer
+ * home slots lie inside another key's chain (so fewer chains move to make
+ * room for a head) and a chain's end almost always has a free slot near it;
+ * the price is memory: 65 to 131 bytes per entry of a large table instead
+ * of tvm-ffi's 50 to 99 (docs/map.md). */
+static int over_load(uint64_t size, uint64_t slots) { return (size + 1) * 4 > slots * 3; }
+static int is_full(const map_object *m) { return over_load(m->size, m->slots); }
 
 /* The first empty slot reachable from i by jump 1..125: *slot and *jump. */
 static int next_empty(const map_object *m, uint64_t i, uint64_t *slot, unsigned *jump) {
@@ -190,12 +204,13 @@ static int plan_relocation(relocation_plan *plan, const map_object *m, uint64_t 
     int found = 0;
     for (unsigned j = 1; j < MAP_NUM_JUMPS && !found; ++j) {
       uint64_t c = map_wrap(m, w + xffi_map_jumps[j]);
+      /* Free: empty now or vacated by an earlier step, and not planned for
+       * another element. target (protected) is neither empty nor vacated. */
       int empty = *map_meta(m, c) == MAP_META_EMPTY;
-      for (int k = 0; k < n_vacated; ++k)
+      for (int k = 0; !empty && k < n_vacated; ++k)
         if (vacated[k] == c) empty = 1;
-      for (int k = 0; k < plan->n; ++k)
+      for (int k = 0; empty && k < plan->n; ++k)
         if (plan->dest[k] == c) empty = 0;
-      if (c == target) empty = 0; /* protected */
       if (empty) {
         plan->dest[plan->n] = c;
         plan->jump[plan->n] = (unsigned char)j;
@@ -214,7 +229,7 @@ static int plan_relocation(relocation_plan *plan, const map_object *m, uint64_t 
 
 /* Moves the chain tail that starts at target (a body slot of another chain)
  * to the slots of the plan, each reachable from its predecessor, so that
- * target becomes free (tvm-ffi's TrySpareListHead, same choices; the first
+ * target becomes free (tvm-ffi's TrySpareListHead; the first
  * vacated slot is marked protected until the new head is written). */
 static void relocate_tail(map_object *m, uint64_t target, uint64_t w, const relocation_plan *plan) {
   uint64_t r = target;
@@ -321,47 +336,145 @@ static int try_insert(const char *fn, map_object *m, const xffi_any *key, const 
   return TRY_INSERTED;
 }
 
-/* Fills the fresh table t with m's items (bits copied, in insertion order)
- * and then the new pair. TRY_NEEDS_REHASH: t was too small. */
-static int refill(const char *fn, map_object *t, const map_object *m, const xffi_any *key, const xffi_any *value,
-                  uint64_t hash) {
-  for (uint64_t i = m->list_head; i != MAP_NONE; i = map_item_at(m, i)->next) {
-    const map_item *it = map_item_at(m, i);
-    uint64_t h = 0;
-    if (map_key_hash(&h, &it->key) != XFFI_OK) return TRY_FAILED;
-    int rc = try_insert(fn, t, &it->key, &it->value, h, 0, NULL);
-    if (rc != TRY_INSERTED) return rc;
-  }
-  return try_insert(fn, t, key, value, hash, 0, NULL);
+/* Slot i of t: its metadata byte and its item (map_meta and map_item_at,
+ * the block found once). */
+static inline map_item *slot_of(const map_object *t, uint64_t i, unsigned char **meta) {
+  unsigned char *block = (unsigned char *)t->data + (i / MAP_BLOCK_CAP) * MAP_BLOCK_BYTES;
+  *meta = block + i % MAP_BLOCK_CAP;
+  return (map_item *)(block + MAP_BLOCK_CAP) + i % MAP_BLOCK_CAP;
 }
 
-/* tvm-ffi's rehash: a table of twice the slots (again until everything
- * fits), filled in insertion order, then the new pair. */
+/* The first pass of rebuild for one pair: it heads the chain of its home
+ * slot in t if no other pair took that slot first. */
+static inline void claim_home(map_object *t, const xffi_any *key, const xffi_any *value, uint64_t hash) {
+  unsigned char *meta;
+  map_item *to = slot_of(t, map_fib_slot(hash, t->fib_shift), &meta);
+  if (*meta != MAP_META_EMPTY) return;
+  *meta = 0x00u;
+  to->key = *key;
+  to->value = *value;
+}
+
+/* The live slots of m's block starting at slot `first`: the block's slot
+ * count (the last block of a table under 16 slots has fewer). */
+static inline uint64_t slots_in_block(const map_object *m, uint64_t first) {
+  return m->slots - first < MAP_BLOCK_CAP ? m->slots - first : MAP_BLOCK_CAP;
+}
+static inline int slot_is_live(unsigned char meta) { return meta != MAP_META_EMPTY && meta != MAP_META_PROTECTED; }
+
+/* The second pass of a rebuild for one pair (key, value, hash), after every
+ * pair's claim_home: unless it heads its home's chain, it goes after the end
+ * of that chain; then it joins the insertion order after *last (the item
+ * linked last, NULL for none), and becomes *last. 0 when no free slot is
+ * within the chain end's jumps (t is too small). */
+MAP_KEY_INLINE int place_in_order(map_object *t, const xffi_any *key, const xffi_any *value, uint64_t hash,
+                                  map_item **last) {
+  uint64_t at = map_fib_slot(hash, t->fib_shift);
+  unsigned char *meta;
+  map_item *to = slot_of(t, at, &meta);
+  if (!map_same_bits(&to->key, key)) {
+    for (uint64_t jump; (jump = meta_jump(*meta)) != 0;) to = slot_of(t, at = map_wrap(t, at + jump), &meta);
+    uint64_t empty = 0;
+    unsigned jump = 0;
+    if (!next_empty(t, at, &empty, &jump)) return 0;
+    *meta = (unsigned char)(*meta | jump); /* the chain's end had jump 0 */
+    to = slot_of(t, at = empty, &meta);
+    *meta = 0x80u;
+    to->key = *key;
+    to->value = *value;
+  }
+  to->prev = t->list_tail;
+  to->next = MAP_NONE;
+  if (*last)
+    (*last)->next = at;
+  else
+    t->list_head = at;
+  t->list_tail = at;
+  *last = to;
+  t->size += 1;
+  return 1;
+}
+
+/* hashes[i]: the AnyHash of the key in slot i of m, for every live slot
+ * (walked block by block: no list walk). XFFI_FAIL when a custom hash
+ * failed (raised). */
+static int hash_items(uint64_t *hashes, const map_object *m) {
+  const unsigned char *block = m->data;
+  for (uint64_t first = 0; first < m->slots; first += MAP_BLOCK_CAP, block += MAP_BLOCK_BYTES) {
+    const map_item *items = (const map_item *)(block + MAP_BLOCK_CAP);
+    for (uint64_t k = 0, n = slots_in_block(m, first); k < n; ++k)
+      if (slot_is_live(block[k]) && map_key_hash(&hashes[first + k], &items[k].key) != XFFI_OK) return XFFI_FAIL;
+  }
+  return XFFI_OK;
+}
+
+/* Fills the fresh, empty table t with m's items (bits copied) and then the
+ * new pair (key, value, hash), in m's insertion order; hashes: hash_items'
+ * for m. Keys are distinct, so none is compared with another (a key is told
+ * from the others by its bits). Two passes: every home slot is taken by one
+ * of the keys that call it home, as the head of their chain; then, in
+ * insertion order, each other key is appended to the chain of its home,
+ * into a slot that no key calls home (every home holds a head by then), so
+ * no chain ever moves, and the insertion order is linked. The result obeys
+ * tvm-ffi's chain rules, so its code reads and changes it as its own, though
+ * the bytes may differ from those of tvm-ffi's key-by-key rehash.
+ * TRY_NEEDS_REHASH: t is too small (the load limit, or a chain end with no
+ * free slot within its jumps), and is garbage. m is never changed. */
+static int rebuild(map_object *t, const map_object *m, const uint64_t *hashes, const xffi_any *key,
+                   const xffi_any *value, uint64_t hash) {
+  if (over_load(m->size, t->slots)) return TRY_NEEDS_REHASH;
+  /* Heads, in slot order. */
+  const unsigned char *block = m->data;
+  for (uint64_t first = 0; first < m->slots; first += MAP_BLOCK_CAP, block += MAP_BLOCK_BYTES) {
+    const map_item *items = (const map_item *)(block + MAP_BLOCK_CAP);
+    for (uint64_t k = 0, n = slots_in_block(m, first); k < n; ++k)
+      if (slot_is_live(block[k])) claim_home(t, &items[k].key, &items[k].value, hashes[first + k]);
+  }
+  claim_home(t, key, value, hash);
+  /* The other keys, and the order. */
+  map_item *last = NULL;
+  for (uint64_t i = m->size ? m->list_head : MAP_NONE; i != MAP_NONE; i = map_item_at(m, i)->next) {
+    const map_item *it = map_item_at(m, i);
+    if (!place_in_order(t, &it->key, &it->value, hashes[i], &last)) return TRY_NEEDS_REHASH;
+  }
+  return place_in_order(t, key, value, hash, &last) ? TRY_INSERTED : TRY_NEEDS_REHASH;
+}
+
+/* Slots whose hashes a rehash keeps on the stack; more take a heap array. */
+#define REHASH_STACK_SLOTS 64
+
+/* The rehash: a table of twice the slots (again until everything fits),
+ * filled by rebuild. Each key is hashed once, before anything changes. */
 static int rehash_insert(const char *fn, map_object *m, xffi_any *key, xffi_any *value, uint64_t hash) {
-  uint64_t n_slots = m->slots * 2;
-  uint32_t shift = m->fib_shift - 1;
-  for (;;) {
+  uint64_t stack_hashes[REHASH_STACK_SLOTS];
+  uint64_t *hashes = m->slots <= REHASH_STACK_SLOTS ? stack_hashes : xffi_alloc((size_t)m->slots * sizeof(uint64_t));
+  if (!hashes) return xffi_error_raise_out_of_memory();
+  int status = hash_items(hashes, m);
+  /* A table emptied by tvm-ffi's ReleaseMemory (0 slots) starts again at 16. */
+  uint64_t n_slots = m->slots ? m->slots * 2 : MAP_BLOCK_CAP, shift = m->slots ? m->fib_shift - 1 : 60;
+  for (; status == XFFI_OK; n_slots *= 2, shift -= 1) {
     /* Growth is capped: past MAP_MAX_SLOTS, or when a table that is mostly
      * empty cannot place a key, the keys collide on purpose. */
-    if (n_slots > MAP_MAX_SLOTS || (n_slots >= (UINT64_C(1) << 17) && m->size + 1 < n_slots / 32))
-      return xffi_error_raise(XFFI_KIND_VALUE,
-                              "%s: the map cannot place its %llu keys in %llu slots (colliding keys; docs/map.md)", fn,
-                              (unsigned long long)(m->size + 1), (unsigned long long)n_slots);
+    if (n_slots > MAP_MAX_SLOTS || (n_slots >= (UINT64_C(1) << 17) && m->size + 1 < n_slots / 32)) {
+      status = xffi_error_raise(XFFI_KIND_VALUE,
+                                "%s: the map cannot place its %llu keys in %llu slots (colliding keys; docs/map.md)",
+                                fn, (unsigned long long)(m->size + 1), (unsigned long long)n_slots);
+      break;
+    }
     map_object t;
     memset(&t, 0, sizeof(t));
-    if (xffi_map_dense_alloc_blocks(&t, n_slots, shift) != XFFI_OK) return XFFI_FAIL;
-    int rc = refill(fn, &t, m, key, value, hash);
-    if (rc == TRY_INSERTED) {
+    status = xffi_map_dense_alloc_blocks(&t, n_slots, (uint32_t)shift);
+    if (status != XFFI_OK) break;
+    if (rebuild(&t, m, hashes, key, value, hash) == TRY_INSERTED) {
       install(m, &t); /* the old items were moved: only memory freed */
       *key = xffi_any_none();
       *value = xffi_any_none();
-      return XFFI_OK;
+      break;
     }
     xffi_map_free_storage(t.data); /* bit copies only: nothing to release */
-    if (rc == TRY_FAILED) return XFFI_FAIL;
-    n_slots *= 2;
-    shift -= 1;
   }
+  if (hashes != stack_hashes) xffi_free(hashes);
+  return status;
 }
 
 int xffi_map_dense_insert_new(const char *fn, map_object *m, xffi_any *key, xffi_any *value, uint64_t hash,
@@ -373,20 +486,6 @@ int xffi_map_dense_insert_new(const char *fn, map_object *m, xffi_any *key, xffi
     return XFFI_OK;
   }
   if (rc == TRY_FAILED) return XFFI_FAIL;
-  if (m->slots == 0) {
-    /* Emptied by tvm-ffi's ReleaseMemory: start again at 8 slots. */
-    uint64_t n = 0;
-    uint32_t shift = 0;
-    xffi_map_dense_table_size(MAP_SMALL_MAX, &shift, &n);
-    map_object t;
-    memset(&t, 0, sizeof(t));
-    if (xffi_map_dense_alloc_blocks(&t, n, shift) != XFFI_OK) return XFFI_FAIL;
-    (void)try_insert(fn, &t, key, value, hash, 0, NULL); /* an empty table takes it */
-    install(m, &t);
-    *key = xffi_any_none();
-    *value = xffi_any_none();
-    return XFFI_OK;
-  }
   return rehash_insert(fn, m, key, value, hash);
 }
 
@@ -400,7 +499,7 @@ int xffi_map_dense_from_small(map_object *m, uint64_t cap) {
   const map_pair *pairs = map_small_pairs(m);
   for (uint64_t k = 0; k < m->size; ++k) {
     uint64_t h = 0;
-    /* A small table of distinct keys always fits an 8-slot table. */
+    /* A small table of distinct keys always fits a 16-slot table. */
     if (xffi_map_any_hash(&h, &pairs[k].key) != XFFI_OK ||
         try_insert("", &t, &pairs[k].key, &pairs[k].value, h, 0, NULL) != TRY_INSERTED) {
       xffi_map_free_storage(t.data);

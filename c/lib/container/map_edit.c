@@ -40,8 +40,8 @@ static int key_probe(const char *fn, xffi_any *probe, const xffi_any *key) {
  * max(total, size) entries. place: what xffi_map_find found for the key in
  * m (or in the map m copies: the same slots). On failure both are still the
  * caller's and m is unchanged. */
-static int insert_new(const char *fn, map_object *m, xffi_any *key, xffi_any *value, const map_place *place,
-                      uint64_t total) {
+MAP_KEY_INLINE int insert_new(const char *fn, map_object *m, xffi_any *key, xffi_any *value, const map_place *place,
+                              uint64_t total) {
   uint64_t hash = place->hash;
   const map_chain_end *end = place->hashed ? &place->end : NULL;
   if (map_is_small(m)) {

@@ -297,8 +297,8 @@ void xffi_map_small_remove_at(map_object *m, uint64_t i, xffi_any *key_out, xffi
 
 /* ---- c/lib/container/map_dense.c ---- */
 /* Turns the small map m into a dense map in place, its pairs moved over, the
- * table sized for cap >= size entries as tvm-ffi sizes it (4 pairs: 8 slots).
- * MemoryError leaves it unchanged. */
+ * table sized for cap >= size entries (xffi_map_dense_table_size: at least
+ * 16 slots). MemoryError, or a custom hash's error, leaves it unchanged. */
 int xffi_map_dense_from_small(map_object *m, uint64_t cap);
 /* Inserts a new key (absent: checked by the caller) with its hash, moving key
  * and value in; rehashes (doubling) when needed. end (or NULL): the end of
@@ -316,7 +316,9 @@ int xffi_map_dense_remove_at(map_object *m, uint64_t i, xffi_any *key_out, xffi_
 /* Releases the items of every live slot, keeping the blocks (empty). */
 void xffi_map_dense_release_items(map_object *m);
 /* Points m's storage fields at new empty blocks of n_slots (m's old storage
- * is the caller's to free); CalcTableSize's sizing for cap entries. */
+ * is the caller's to free). xffi_map_dense_table_size: tvm-ffi's
+ * CalcTableSize for cap entries (at most half full), but never under one
+ * whole block of 16 slots. */
 int xffi_map_dense_alloc_blocks(map_object *m, uint64_t n_slots, uint32_t fib_shift);
 void xffi_map_dense_table_size(uint64_t cap, uint32_t *fib_shift, uint64_t *n_slots);
 

@@ -1,13 +1,19 @@
-/* tests/c/container/test_map_tvm_layout.c: Map and Dict bytes are tvm-ffi's.
+/* tests/c/container/test_map_tvm_layout.c: Map and Dict objects follow
+ * tvm-ffi's layout and its rules of reading.
  *
- * The expected values below were computed by a throwaway C++ program built
- * against the pinned wheel's headers and library (apache-tvm-ffi
- * 0.1.15.post2): AnyHash of each key, and the object fields, metadata bytes
- * and iteration order of Map<Any, Any> after the same Set/erase calls. xffi
- * must produce the same bytes, or C++ inline code reading an xffi map (and
- * the reverse) would look in the wrong slots. The last tests check the
- * storage conventions C++ relies on: data_deleter frees storage whoever
- * allocated it. */
+ * The hashes below were computed by a throwaway C++ program built against
+ * the pinned wheel's headers and library (apache-tvm-ffi 0.1.15.post2).
+ * Every runtime must place a key where C++ inline code looks for it:
+ * AnyHash, the home slot FibHash(AnyHash(key)), chains linked by the 126
+ * jumps with a head at the home slot, the insertion-order list. Beyond
+ * those rules the bytes are free: xffi sizes and rehashes its tables its own
+ * way (c/lib/container/map_dense.c), so a table xffi builds may differ from
+ * the one tvm-ffi builds from the same keys. This test checks the rules on
+ * the tables xffi builds (check_dense_rules, an independent reader); the
+ * interop test (tests/interop/test_interop_map.c) runs tvm-ffi's own C++
+ * on them and xffi on tvm-ffi's. The last tests check the storage
+ * conventions C++ relies on: data_deleter frees storage whoever allocated
+ * it. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -92,30 +98,96 @@ static void any_equal_follows_tvm_ffi(void **state) {
   xffi_object_dec_ref(heap);
 }
 
-/* The fields and metadata bytes of a map object (c/map_table.h). */
-static void check_dense(const xffi_object *obj, uint64_t size, uint64_t slots, uint32_t shift, uint64_t head,
-                        uint64_t tail, const unsigned char *meta, const int64_t *order) {
+/* tvm-ffi's jump distances (kNextProbeLocation), written out again here
+ * so that the checker does not trust xffi's table. */
+static uint64_t jump_of(unsigned char meta) {
+  static const uint64_t big[] = {UINT64_C(8515),   UINT64_C(19110),  UINT64_C(42778),  UINT64_C(96141),
+                                 UINT64_C(216153), UINT64_C(486591), UINT64_C(1092981)};
+  unsigned j = meta & 0x7Fu;
+  if (j < 16) return j;
+  if (j < 16 + 67) { /* triangular numbers: T(6) = 21 to T(72) = 2628 */
+    uint64_t n = j - 16 + 6;
+    return n * (n + 1) / 2;
+  }
+  assert_true(j - (16 + 67) < sizeof big / sizeof big[0]); /* larger jumps than any table here needs */
+  return big[j - (16 + 67)];
+}
+
+/* The AnyHash of a stored key, as tvm-ffi computes it (checked against the
+ * wheel's numbers by any_hash_matches_tvm_ffi). */
+static uint64_t stored_hash(const xffi_any *key) {
+  uint64_t h = 0;
+  assert_int_equal(xffi_map_any_hash(&h, key), XFFI_OK);
+  return h;
+}
+
+/* Checks that the dense map obj obeys the rules C++ inline code reads it
+ * by, and that its iteration order is order[0..size-1] (int keys), or any
+ * order when order is NULL:
+ * - slots a power of two, fib_shift = 64 - log2(slots);
+ * - a head (bit 7 clear) sits in its key's home slot, FibHash(AnyHash);
+ * - following the jumps from a head visits later elements (bit 7 set)
+ *   whose home is that head's slot, and every live slot is on exactly one
+ *   chain; no slot is left protected (0xFE);
+ * - the list from list_head by next visits every live slot once, prev
+ *   links back, list_tail is its end;
+ * - xffi finds every key again. */
+static void check_dense_rules(const xffi_object *obj, const int64_t *order) {
   const map_object *m = (const map_object *)obj;
   assert_false(m->slots & MAP_SMALL_TAG);
-  assert_int_equal(m->size, size);
-  assert_int_equal(m->slots, slots);
-  assert_int_equal(m->fib_shift, shift);
-  assert_int_equal(m->list_head, head);
-  assert_int_equal(m->list_tail, tail);
+  uint64_t slots = m->slots, log2 = 0;
+  assert_true(slots >= 16 && (slots & (slots - 1)) == 0);
+  while ((UINT64_C(1) << log2) < slots) ++log2;
+  assert_int_equal(m->fib_shift, 64 - log2);
+  unsigned char *seen = calloc(slots, 1);
+  assert_non_null(seen);
+  uint64_t live = 0, on_chains = 0;
   for (uint64_t i = 0; i < slots; ++i) {
-    const unsigned char *byte = (const unsigned char *)m->data + (i / 16) * MAP_BLOCK_BYTES + i % 16;
-    if (*byte != meta[i])
-      fail_msg("slot %llu: metadata 0x%02x, tvm-ffi has 0x%02x", (unsigned long long)i, *byte, meta[i]);
+    unsigned char meta = *map_meta(m, i);
+    assert_int_not_equal(meta, 0xFE);
+    if (meta == 0xFF) continue;
+    ++live;
+    if (meta & 0x80u) continue;
+    const map_item *head = map_item_at(m, i);
+    uint64_t home = (UINT64_C(11400714819323198485) * stored_hash(&head->key)) >> m->fib_shift;
+    if (home != i)
+      fail_msg("slot %llu heads a chain but its key's home is %llu", (unsigned long long)i, (unsigned long long)home);
+    for (uint64_t at = i, steps = 0;; ++steps) {
+      assert_true(steps < slots);
+      assert_false(seen[at]);
+      seen[at] = 1;
+      ++on_chains;
+      const map_item *it = map_item_at(m, at);
+      uint64_t its_home = (UINT64_C(11400714819323198485) * stored_hash(&it->key)) >> m->fib_shift;
+      if (its_home != i)
+        fail_msg("slot %llu is on the chain of %llu but its key's home is %llu", (unsigned long long)at,
+                 (unsigned long long)i, (unsigned long long)its_home);
+      uint64_t jump = jump_of(*map_meta(m, at));
+      if (jump == 0) break;
+      at = (at + jump) & (slots - 1);
+      assert_int_not_equal(*map_meta(m, at), 0xFF);
+      assert_true(*map_meta(m, at) & 0x80u); /* a later element */
+    }
   }
-  int64_t cursor = 0;
-  xffi_map_item item;
-  for (uint64_t i = 0; i < size; ++i) {
-    assert_int_equal(xffi_map_next(&item, obj, &cursor), XFFI_OK);
-    assert_non_null(item.key);
-    assert_int_equal(item.key->v_int64, order[i]);
+  assert_int_equal(live, m->size);
+  assert_int_equal(on_chains, live);
+  uint64_t count = 0, prev = MAP_NONE;
+  for (uint64_t at = m->list_head; at != MAP_NONE; at = map_item_at(m, at)->next) {
+    assert_true(at < slots);
+    assert_int_equal(seen[at], 1); /* live, and visited once */
+    seen[at] = 2;
+    const map_item *it = map_item_at(m, at);
+    assert_int_equal(it->prev, prev);
+    if (order) assert_int_equal(it->key.v_int64, order[count]);
+    const xffi_any *found = NULL;
+    assert_int_equal(xffi_map_lookup(&found, obj, &it->key), XFFI_OK);
+    assert_ptr_equal(found, &it->value);
+    prev = at;
+    ++count;
   }
-  assert_int_equal(xffi_map_next(&item, obj, &cursor), XFFI_OK);
-  assert_null(item.key);
+  assert_int_equal(count, m->size);
+  assert_int_equal(m->list_tail, prev);
+  free(seen);
 }
 
 static void set(xffi_object **map, int64_t k, int64_t v) {
@@ -123,44 +195,115 @@ static void set(xffi_object **map, int64_t k, int64_t v) {
   assert_int_equal(xffi_map_set(map, &key, &value), XFFI_OK);
 }
 
-static void dense_bytes_match_tvm_ffi(void **state) {
+/* Int key i: small ints and mixed 64-bit ones alternate. */
+static int64_t mixed_key(int64_t i) {
+  if (i % 2 == 0) return i * 37 - 100;
+  uint64_t x = (uint64_t)i;
+  x ^= x >> 33;
+  x *= UINT64_C(0xff51afd7ed558ccd);
+  x ^= x >> 33;
+  return (int64_t)x;
+}
+
+static void dense_tables_obey_tvm_ffis_rules(void **state) {
   (void)state;
   xffi_object *map = NULL;
   assert_int_equal(xffi_map_new(&map, NULL, NULL, 0), XFFI_OK);
-  for (int64_t k = 0; k < 10; ++k) set(&map, k * 37 - 100, k);
-  static const unsigned char meta10[16] = {0xff, 0x00, 0x00, 0xff, 0x00, 0x02, 0x00, 0x80,
-                                           0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff};
   static const int64_t order10[10] = {-100, -63, -26, 11, 48, 85, 122, 159, 196, 233};
-  check_dense(map, 10, 16, 60, 5, 7, meta10, order10);
-  /* An overwrite moves the key to the end; an erase empties its slot. */
+  for (int64_t k = 0; k < 10; ++k) set(&map, order10[k], k);
+  check_dense_rules(map, order10);
+  /* An overwrite moves the key to the end; an erase takes it out. */
   set(&map, -100, 99);
   xffi_any k48 = xffi_any_int(48);
   assert_int_equal(xffi_map_erase(&map, &k48), XFFI_OK);
-  static const unsigned char meta9[16] = {0xff, 0x00, 0x00, 0xff, 0x00, 0x02, 0x00, 0x80,
-                                          0x00, 0xff, 0x00, 0xff, 0xff, 0xff, 0x00, 0xff};
   static const int64_t order9[9] = {-63, -26, 11, 85, 122, 159, 196, 233, -100};
-  check_dense(map, 9, 16, 60, 6, 5, meta9, order9);
+  check_dense_rules(map, order9);
   xffi_object_dec_ref(map);
 
-  /* 40 keys: chains, a relocated chain (0x81) and two rehashes. */
+  /* Int keys at every size up to 3,000 (each growth, chains moved to make
+   * room for a head, rehashes), checked after every insert up to 200, then
+   * at each size of the interop test; the same after erasing every third. */
+  enum { MAX_KEYS = 3000 };
+  int64_t *order = malloc(MAX_KEYS * sizeof(int64_t));
+  assert_non_null(order);
   assert_int_equal(xffi_map_new(&map, NULL, NULL, 0), XFFI_OK);
-  int64_t order40[40];
-  for (int64_t k = 0; k < 40; ++k) {
-    order40[k] = k * k * 7919;
-    set(&map, order40[k], k);
+  for (int64_t k = 0; k < MAX_KEYS; ++k) {
+    order[k] = mixed_key(k);
+    set(&map, order[k], k);
+    if (k >= 4 && (k < 200 || k + 1 == 1000 || k + 1 == MAX_KEYS)) check_dense_rules(map, order);
   }
-  static const unsigned char meta40[64] = {0xff, 0xff, 0x03, 0x00, 0x00, 0x80, 0xff, 0xff, 0x00, 0xff, 0xff, 0x00, 0x00,
-                                           0xff, 0x00, 0x00, 0xff, 0x00, 0x00, 0x00, 0x00, 0x02, 0x00, 0x80, 0xff, 0x00,
-                                           0xff, 0xff, 0x00, 0xff, 0x00, 0x00, 0x00, 0x00, 0x01, 0x81, 0x80, 0x00, 0x01,
-                                           0x80, 0xff, 0x01, 0x80, 0x00, 0xff, 0x00, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff,
-                                           0xff, 0xff, 0xff, 0x00, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff};
-  check_dense(map, 40, 64, 58, 8, 36, meta40, order40);
-  /* A copy has the same bytes. */
+  /* A copy and a map built in one pass obey them too. */
   xffi_object *copy = NULL;
   assert_int_equal(xffi_dict_copy(&copy, map), XFFI_OK);
-  check_dense(copy, 40, 64, 58, 8, 36, meta40, order40);
+  check_dense_rules(copy, order);
   xffi_object_dec_ref(copy);
+  xffi_any *keys = malloc(MAX_KEYS * sizeof(xffi_any)), *values = malloc(MAX_KEYS * sizeof(xffi_any));
+  assert_non_null(keys);
+  assert_non_null(values);
+  for (int64_t k = 0; k < MAX_KEYS; ++k) {
+    keys[k] = xffi_any_int(order[k]);
+    values[k] = xffi_any_int(k);
+  }
+  xffi_object *built = NULL;
+  assert_int_equal(xffi_map_new(&built, keys, values, MAX_KEYS), XFFI_OK);
+  check_dense_rules(built, order);
+  xffi_object_dec_ref(built);
+  int64_t kept = 0;
+  for (int64_t k = 0; k < MAX_KEYS; ++k) {
+    if (k % 3 == 0) {
+      xffi_any key = xffi_any_int(order[k]);
+      assert_int_equal(xffi_map_erase(&map, &key), XFFI_OK);
+    } else {
+      order[kept++] = order[k];
+    }
+  }
+  check_dense_rules(map, order);
   xffi_object_dec_ref(map);
+
+  /* String keys (16-byte Strings, and small strings). */
+  xffi_object *dict = NULL;
+  assert_int_equal(xffi_dict_new(&dict, NULL, NULL, 0), XFFI_OK);
+  for (int64_t k = 0; k < 1000; ++k) {
+    char text[32];
+    snprintf(text, sizeof text, k % 2 ? "key-%012lld" : "k%lld", (long long)k);
+    xffi_any key = xffi_any_c_str(text), value = xffi_any_int(k);
+    assert_int_equal(xffi_dict_set(dict, &key, &value), XFFI_OK);
+    if (k >= 4 && (k < 100 || k == 999)) check_dense_rules(dict, NULL);
+  }
+  xffi_object_dec_ref(dict);
+  free(keys);
+  free(values);
+  free(order);
+}
+
+/* tvm-ffi's Reset (Dict::clear from C++) empties a dense map and frees its
+ * storage: data NULL, 0 slots, fib_shift 63. xffi's next insert starts a
+ * table of 16 slots again. */
+static void dict_emptied_by_tvm_ffis_reset_takes_keys_again(void **state) {
+  (void)state;
+  xffi_object *dict = NULL;
+  assert_int_equal(xffi_dict_new(&dict, NULL, NULL, 0), XFFI_OK);
+  for (int64_t k = 0; k < 10; ++k) {
+    xffi_any key = xffi_any_int(mixed_key(k)), value = xffi_any_int(k);
+    assert_int_equal(xffi_dict_set(dict, &key, &value), XFFI_OK);
+  }
+  assert_int_equal(xffi_dict_clear(dict), XFFI_OK);
+  map_object *m = (map_object *)dict;
+  m->data_deleter(m->data); /* ReleaseMemory */
+  m->data = NULL;
+  m->data_deleter = NULL;
+  m->slots = 0;
+  m->size = 0;
+  m->fib_shift = 63;
+  int64_t order[40];
+  for (int64_t k = 0; k < 40; ++k) {
+    order[k] = mixed_key(k + 100);
+    xffi_any key = xffi_any_int(order[k]), value = xffi_any_int(k);
+    assert_int_equal(xffi_dict_set(dict, &key, &value), XFFI_OK);
+    if (k == 0) assert_int_equal(m->slots, 16);
+    check_dense_rules(dict, order);
+  }
+  xffi_object_dec_ref(dict);
 }
 
 static void small_layout_is_tvm_ffis(void **state) {
@@ -192,11 +335,11 @@ static void small_layout_is_tvm_ffis(void **state) {
   assert_int_equal(pairs[1].v_int64, 70);
   assert_int_equal(pairs[4].v_int64, 9);
   set(&map, 10, 100);
-  set(&map, 11, 110); /* the 5th pair: dense, 8 slots */
+  set(&map, 11, 110); /* the 5th pair: dense, one whole block of 16 slots */
   m = (const map_object *)map;
   assert_false(m->slots & MAP_SMALL_TAG);
-  assert_int_equal(m->slots, 8);
-  assert_int_equal(m->fib_shift, 61);
+  assert_int_equal(m->slots, 16);
+  assert_int_equal(m->fib_shift, 60);
   xffi_object_dec_ref(map);
 }
 
@@ -280,7 +423,8 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(any_hash_matches_tvm_ffi),
       cmocka_unit_test(any_equal_follows_tvm_ffi),
-      cmocka_unit_test(dense_bytes_match_tvm_ffi),
+      cmocka_unit_test(dense_tables_obey_tvm_ffis_rules),
+      cmocka_unit_test(dict_emptied_by_tvm_ffis_reset_takes_keys_again),
       cmocka_unit_test(small_layout_is_tvm_ffis),
       cmocka_unit_test(unique_map_grows_inline_dict_in_place),
       cmocka_unit_test(foreign_storage_is_freed_through_its_deleter),
