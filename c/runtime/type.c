@@ -264,9 +264,15 @@ static int allocate_locked(int32_t *out, pending_error *error, const char *funct
     if (mirror && mirror->provided && mirror->stored.info.type_key.size == size &&
         memcmp(mirror->stored.info.type_key.data, key, size) == 0 && map_reserve_one() == XFFI_OK) {
       /* This runtime registers a type it had mirrored (the process's runtime
-       * has the key: given->created is 2). It stays a mirror, whose fields,
-       * methods and metadata are that runtime's; what this runtime
-       * registers for it is compared with those (xffi_foreign_tell). */
+       * has the key: given->created is 2). The record becomes its own: the
+       * fields, methods and metadata it registers, compared with that
+       * runtime's (xffi_foreign_tell). The counts go to 0 first and the
+       * arrays stay: a reader that loaded an old count still reads live
+       * records; registration publishes new arrays before their counts. */
+      mirror->provided = NULL;
+      __atomic_store_n(&mirror->stored.info.num_fields, 0, __ATOMIC_RELEASE);
+      __atomic_store_n(&mirror->stored.info.num_methods, 0, __ATOMIC_RELEASE);
+      __atomic_store_n(&mirror->stored.info.metadata, NULL, __ATOMIC_RELEASE);
       mirror->foreign_created = given->created;
       map_put(keys, &mirror->stored.info, key_hash(key, size));
       *out = given->index;
@@ -469,6 +475,17 @@ const char *xffi_type_key(int32_t type_index) {
 }
 
 int32_t xffi_type_count(void) { return __atomic_load_n(&type_count, __ATOMIC_ACQUIRE); }
+
+int xffi_type_registered_here(int32_t type_index) {
+  const xffi_type_entry *entry = xffi_type_entry_at(type_index);
+#ifdef XFFI_NO_FOREIGN_RUNTIME
+  return entry != NULL;
+#else
+  /* A mirror that this runtime registered since (its key is in the map) is its own too. */
+  return entry && (!entry->provided || xffi_type_find_by_key(entry->stored.info.type_key.data,
+                                                             entry->stored.info.type_key.size) == &entry->stored.info);
+#endif
+}
 
 int xffi_object_is_a(int *out, const xffi_object *obj, int32_t type_index) {
   XFFI_CHECK_ARG_NOT_NULL(out);

@@ -46,6 +46,9 @@ TOGETHER_RUNTIMES = ["wheel", "overlay"]
 # One plugin loaded twice in one Python process: the same path again, and a
 # copy at another path (python_client.py check_loaded_twice, check_copied).
 TWICE_CHECKS = ["loaded_twice", "copied"]
+# Objects of types only the process registered (a C++ library's, a
+# Python-defined one) read by the plugin (python_client.py check_process_types).
+PROCESS_TYPE_RUNTIMES = ["wheel", "overlay"]
 TIMEOUT = 120
 
 
@@ -156,6 +159,11 @@ def main():
             for check in TWICE_CHECKS:
                 outcomes[f"{plugin}/{runtime}/{check}"] = run_check(plugin, path, runtime, check, overlay, hosts)
 
+    for plugin, path in plugins.items():
+        for runtime in PROCESS_TYPE_RUNTIMES:
+            outcomes[f"{plugin}/{runtime}/process_types"] = run_check(plugin, path, runtime, "process_types", overlay,
+                                                                       hosts)
+
     width = max(len(c) for c in CHECKS["rust"])
     for plugin in plugins:
         for runtime in RUNTIMES:
@@ -177,6 +185,12 @@ def main():
                 outcome, detail = outcomes[f"{plugin}/{runtime}/{check}"]
                 listed = " (known)" if f"{plugin}/{runtime}/{check}" in known else ""
                 print(f"{plugin} plugin {check.replace('_', ' ')} on {runtime}: {outcome}{listed}  {detail}"[:200].rstrip())
+
+    for plugin in plugins:
+        for runtime in PROCESS_TYPE_RUNTIMES:
+            outcome, detail = outcomes[f"{plugin}/{runtime}/process_types"]
+            listed = " (known)" if f"{plugin}/{runtime}/process_types" in known else ""
+            print(f"{plugin} plugin on types only the process has, on {runtime}: {outcome}{listed}  {detail}"[:200].rstrip())
 
     problems = []
     for cell_id, (outcome, detail) in outcomes.items():

@@ -184,6 +184,9 @@ extern "C" {
     pub fn xffi_type_key(type_index: i32) -> *const c_char;
     /// One past the largest type index in use.
     pub fn xffi_type_count() -> i32;
+    /// 1 when this registry itself registered `type_index`, 0 when no type
+    /// has it or only the process's other tvm-ffi runtime does.
+    pub fn xffi_type_registered_here(type_index: i32) -> c_int;
     /// libstdc++'s `std::hash` of `size` bytes at `data`: a record's `type_key_hash`.
     pub fn xffi_type_key_hash(data: *const c_char, size: usize) -> u64;
     /// Checked is-instance: `*out` receives 1 or 0.
@@ -260,6 +263,7 @@ pub unsafe fn xffi_object_is_a_type_unchecked(obj: *const xffi_object, type_: *c
     }
     let info = type_record(index);
     let depth = (*type_).type_depth;
-    (!info.is_null() && (*info).type_depth > depth && (**(*info).type_ancestors.add(depth as usize)).type_index == target)
-        as c_int
+    (!info.is_null()
+        && (*info).type_depth > depth
+        && (**(*info).type_ancestors.add(depth as usize)).type_index == target) as c_int
 }

@@ -95,6 +95,11 @@ static void test_a_provided_type_is_found_by_key_and_index_with_its_ancestry(voi
   assert_string_equal(by_key->type_ancestors[1]->type_key.data, "fake.Base");
   assert_int_equal(by_key->type_ancestors[0]->type_index, XFFI_TYPE_OBJECT);
   assert_string_equal(xffi_type_key(BASE_INDEX), "fake.Base");
+  /* Found here, registered there: not this registry's own type. */
+  assert_int_equal(xffi_type_registered_here(CHILD_INDEX), 0);
+  assert_int_equal(xffi_type_registered_here(own_index), 1);
+  assert_int_equal(xffi_type_registered_here(XFFI_TYPE_OBJECT), 1);
+  assert_int_equal(xffi_type_registered_here(MISSING_INDEX), 0);
   assert_int_equal(asked_below_dynamic, 0); /* this runtime's own types are never asked for */
 }
 

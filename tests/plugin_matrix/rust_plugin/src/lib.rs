@@ -19,7 +19,7 @@
 //! - `call_global(name, a, b)`: looks `name` up among the global functions
 //!   (the process's: the host's, other plugins') and calls it with `(a, b)`.
 use xffi::reflect::AtomicF64;
-use xffi::{Error, ErrorKind, Function, ObjectRef, RustObject, export_func};
+use xffi::{Any, AnyView, Error, ErrorKind, Function, Object, ObjectRef, RustObject, export_func};
 
 xffi::export_abi_marker!();
 
@@ -110,5 +110,45 @@ export_func!(
             return Err(Error::new(ErrorKind::KeyError, &format!("no global function named {name}")));
         };
         f.call_typed::<i64, _>((a, b))
+    }
+);
+
+// Objects of any type the process has (its own, a C++ library's, one Python
+// defined), read through the xffi crate: fields and methods by name, repr,
+// structural hash and equality, and the downcast test against a type found
+// by key.
+export_func!(
+    fn field_of(obj: ObjectRef<Object>, name: String) -> Any {
+        obj.get_field(&name)
+    }
+);
+
+export_func!(
+    fn call_method(obj: ObjectRef<Object>, name: String, arg: Any) -> Any {
+        obj.call_method(&name, (arg,))
+    }
+);
+
+export_func!(
+    fn repr_of(obj: ObjectRef<Object>) -> String {
+        xffi::reflect::repr(&AnyView::object(&obj))
+    }
+);
+
+export_func!(
+    fn structural_hash(obj: ObjectRef<Object>) -> i64 {
+        Ok(xffi::structural_hash(&obj)? as i64)
+    }
+);
+
+export_func!(
+    fn structural_equal(a: ObjectRef<Object>, b: ObjectRef<Object>) -> bool {
+        xffi::structural_equal(&a, &b)
+    }
+);
+
+export_func!(
+    fn is_instance(obj: ObjectRef<Object>, type_key: String) -> bool {
+        Ok(obj.is_instance_of(&xffi::reflect::TypeRef::by_key(&type_key)?))
     }
 );
