@@ -20,7 +20,7 @@
 
 #include "runtime/type_internal.h"
 
-static const xffi_type_provider *_Atomic test_provider;
+static const xffi_type_provider *test_provider; /* read and written with __atomic builtins */
 
 void xffi_type_provider_set(const xffi_type_provider *provider) {
   __atomic_store_n(&test_provider, provider, __ATOMIC_RELEASE);
