@@ -45,14 +45,18 @@ if(XFFI_SHARED_LIBRARIES AND NOT WIN32 AND NOT APPLE)
 endif()
 
 if(XFFI_TVM_FFI_DROPIN)
-  # The drop-in is the process's runtime: c/runtime/foreign.c, which binds a
-  # plugin's xffi to another runtime, is compiled without that binding.
-  add_library(xffi_dropin_foreign OBJECT ${PROJECT_SOURCE_DIR}/c/runtime/foreign.c)
-  target_include_directories(xffi_dropin_foreign PRIVATE ${PROJECT_SOURCE_DIR}/include ${PROJECT_SOURCE_DIR}/c)
-  target_compile_definitions(xffi_dropin_foreign PRIVATE XFFI_BUILDING XFFI_NO_FOREIGN_RUNTIME)
-  set_target_properties(xffi_dropin_foreign PROPERTIES POSITION_INDEPENDENT_CODE ON)
-  set(XFFI_DROPIN_C_OBJECTS $<FILTER:$<TARGET_OBJECTS:xffi_objects>,EXCLUDE,/c/runtime/foreign\.c\.o$>
-                            $<TARGET_OBJECTS:xffi_dropin_foreign>)
+  # The drop-in is the process's runtime: its C objects are compiled apart,
+  # with XFFI_NO_FOREIGN_RUNTIME, which leaves out what binds a plugin's xffi
+  # to another runtime (c/runtime/foreign.c's binding, the type provider of
+  # c/runtime/type_provider.c and its hooks, the sized forms of
+  # xffi/sys/type.h). Each source keeps its optimisation level (above).
+  set(xffi_dropin_sources ${XFFI_SOURCES})
+  list(FILTER xffi_dropin_sources EXCLUDE REGEX "/c/runtime/type_provider\\.c$")
+  add_library(xffi_dropin_objects OBJECT ${xffi_dropin_sources})
+  target_include_directories(xffi_dropin_objects PRIVATE ${PROJECT_SOURCE_DIR}/include ${PROJECT_SOURCE_DIR}/c)
+  target_compile_definitions(xffi_dropin_objects PRIVATE XFFI_BUILDING XFFI_NO_FOREIGN_RUNTIME)
+  set_target_properties(xffi_dropin_objects PROPERTIES POSITION_INDEPENDENT_CODE ON)
+  set(XFFI_DROPIN_C_OBJECTS $<TARGET_OBJECTS:xffi_dropin_objects>)
   # The link options of the drop-in and of its C part alone (below).
   function(xffi_link_dropin target)
     target_link_libraries(${target} PUBLIC Threads::Threads ${CMAKE_DL_LIBS})

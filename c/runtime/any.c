@@ -211,8 +211,11 @@ int xffi_any_to_object(xffi_object **out, const xffi_any *v, int32_t type_index)
     *out = NULL;
     return XFFI_OK;
   }
-  if (!xffi_any_is_object(v) || v->type_index >= xffi_type_count() || !xffi_object_type_info_unchecked(v->v_obj) ||
-      !xffi_object_is_a_type_unchecked(v->v_obj, expected))
+#ifdef XFFI_NO_FOREIGN_RUNTIME /* the table's forms read no size (xffi/sys/type.h) */
+  if (xffi_any_is_object(v) && (v->type_index >= xffi_type_count() || !xffi_object_type_info_unchecked(v->v_obj)))
+    return xffi_raise_type_mismatch(__func__, expected->type_key.data, v);
+#endif
+  if (!xffi_any_is_object(v) || !xffi_object_is_a_type_unchecked(v->v_obj, expected))
     return xffi_raise_type_mismatch(__func__, expected->type_key.data, v);
   *out = v->v_obj;
   return XFFI_OK;

@@ -18,6 +18,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <xffi/sys/array.h>
+#include <xffi/sys/string.h>
 #include <xffi/tvm_ffi.h>
 
 #include "runtime/check.h"
@@ -59,17 +61,8 @@ int xffi_foreign_global_remove(xffi_byte_array name) {
   return XFFI_OK;
 }
 
-const xffi_type_info *xffi_foreign_object_type_info(int32_t type_index) {
-  (void)type_index;
-  return NULL;
-}
-
 const xffi_foreign_error_entries *xffi_foreign_errors(void) { return NULL; }
 
-const xffi_type_info *xffi_foreign_type_info_by_key(const char *key, size_t size) {
-  (void)key, (void)size;
-  return NULL;
-}
 void xffi_foreign_runtime_forget(void) {}
 
 int xffi_foreign_type_index(int32_t *out, int *created, const char *key, size_t size, int32_t static_index,
@@ -361,38 +354,82 @@ int xffi_foreign_tell_attr(int32_t type_index, const char *name, size_t name_siz
   return call.p ? adopted(call.f(type_index, &text, value), "TVMFFITypeRegisterAttr", key) : XFFI_FAIL;
 }
 
-/* ---- Types only the other runtime knows ---- */
+/* ---- Types only the other runtime knows: the bound runtime as type provider ---- */
 
-/* tvm-ffi's TVMFFIGetTypeInfo aborts the process on an index it does not
- * have, so it is asked only for indices it gave: a live object's, or one
- * TVMFFITypeKeyToIndex returned. Its records have xffi_type_info's layout
- * (tvm-ffi's TVMFFITypeInfo). */
-const xffi_type_info *xffi_foreign_object_type_info(int32_t type_index) {
-  if (XFFI_LIKELY(probed_state() != 2) || type_index < XFFI_TYPE_STATIC_OBJECT_BEGIN) return NULL;
-  union {
-    void *p;
-    get_type_info_fn f;
-  } get = {xffi_foreign_symbol("TVMFFIGetTypeInfo")};
-  return get.p ? get.f(type_index) : NULL;
-}
+typedef const xffi_type_attr_column *(*get_attr_column_fn)(const xffi_byte_array *name);
 
-const xffi_type_info *xffi_foreign_type_info_by_key(const char *key, size_t size) {
-  if (XFFI_LIKELY(probed_state() != 2)) return NULL;
+/* The index the other runtime has for key, or -1; its miss raised a KeyError
+ * there, which is no error here. */
+static int32_t bound_index_by_key(const char *key, size_t size) {
   union {
     void *p;
     key_to_index_fn f;
   } find = {xffi_foreign_symbol("TVMFFITypeKeyToIndex")};
-  if (!find.p) return NULL;
+  if (!find.p) return -1;
   xffi_byte_array name = {key, size};
   int32_t index = -1;
-  if (find.f(&name, &index) != 0) {
-    /* The miss raised a KeyError there; the caller says it here. */
-    xffi_object *miss = NULL;
-    if (xffi_error_adopt_tvm_raised()) miss = xffi_error_move_raised();
-    xffi_object_dec_ref(miss);
-    return NULL;
+  if (find.f(&name, &index) == 0) return index;
+  xffi_object *miss = NULL;
+  if (xffi_error_adopt_tvm_raised()) miss = xffi_error_move_raised();
+  xffi_object_dec_ref(miss);
+  return -1;
+}
+
+/* Whether the other runtime has a type at type_index. tvm-ffi's
+ * TVMFFIGetTypeInfo aborts the process on an index it lacks, and its C ABI
+ * has no other question by index, so the keys it lists
+ * (ffi.GetRegisteredTypeKeys) are turned into indices until one matches:
+ * once per type, since a type found is mirrored. */
+static int bound_has_index(int32_t type_index) {
+  static const xffi_byte_array lister = {"ffi.GetRegisteredTypeKeys", sizeof "ffi.GetRegisteredTypeKeys" - 1};
+  xffi_object *list_keys = NULL;
+  if (xffi_foreign_global_get(&list_keys, lister) != XFFI_OK) {
+    xffi_object_dec_ref(xffi_error_move_raised());
+    return 0;
   }
-  return xffi_foreign_object_type_info(index);
+  if (!list_keys) return 0;
+  xffi_any keys = xffi_any_none();
+  int found = 0;
+  if (xffi_function_call(list_keys, NULL, 0, &keys) != XFFI_OK) {
+    xffi_object_dec_ref(xffi_error_move_raised());
+  } else if (keys.type_index == XFFI_TYPE_ARRAY) {
+    const xffi_any *items = xffi_seq_items_unchecked(keys.v_obj);
+    for (int64_t k = 0, n = xffi_seq_size_unchecked(keys.v_obj); k < n && !found; ++k) {
+      xffi_byte_array key = {NULL, 0};
+      if (items[k].type_index == XFFI_TYPE_SMALL_STR)
+        key = (xffi_byte_array){items[k].v_small, items[k].small_len};
+      else if (items[k].type_index == XFFI_TYPE_STRING)
+        key = xffi_string_cell_of_unchecked(items[k].v_obj);
+      found = key.data && bound_index_by_key(key.data, key.size) == type_index;
+    }
+  }
+  xffi_any_release(&keys);
+  xffi_object_dec_ref(list_keys);
+  return found;
+}
+
+/* Its records have xffi_type_info's layout (tvm-ffi's TVMFFITypeInfo). */
+static const xffi_type_info *bound_info_by_index(int32_t type_index) {
+  union {
+    void *p;
+    get_type_info_fn f;
+  } get = {xffi_foreign_symbol("TVMFFIGetTypeInfo")};
+  return get.p && bound_has_index(type_index) ? get.f(type_index) : NULL;
+}
+
+static const xffi_type_attr_column *bound_attr_column(const char *name, size_t size) {
+  union {
+    void *p;
+    get_attr_column_fn f;
+  } get = {xffi_foreign_symbol("TVMFFIGetTypeAttrColumn")};
+  xffi_byte_array text = {name, size};
+  return get.p ? get.f(&text) : NULL;
+}
+
+static const xffi_type_provider bound_provider = {bound_info_by_index, bound_index_by_key, bound_attr_column};
+
+const xffi_type_provider *xffi_foreign_type_provider(void) {
+  return XFFI_LIKELY(probed_state() != 2) ? NULL : &bound_provider;
 }
 
 /* ---- The global function registry ---- */

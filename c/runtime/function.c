@@ -290,11 +290,14 @@ int xffi_arg_to_ptr(void **out, const xffi_any *args, int32_t num_args, int32_t 
  * a registered object type). */
 static int arg_is_instance(const xffi_any *a, int32_t type_index) {
   if (!xffi_any_is_object(a) || !a->v_obj) return 0;
+#ifdef XFFI_NO_FOREIGN_RUNTIME
   if (a->v_obj->type_index == type_index) return 1;
   /* An object from another runtime may carry an index with no record here. */
   if (a->v_obj->type_index < 0 || a->v_obj->type_index >= xffi_type_count() ||
       !xffi_object_type_info_unchecked(a->v_obj))
     return 0;
+#endif
+  /* An object from another runtime whose type no runtime here has: 0. */
   return xffi_object_is_a_unchecked(a->v_obj, type_index);
 }
 

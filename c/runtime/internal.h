@@ -278,15 +278,6 @@ int xffi_foreign_runtime_check(const char *what, const char *key, size_t key_siz
  * (ffi.FunctionRemoveGlobal). Each XFFI_OK when there is no other runtime;
  * a runtime this xffi cannot bind to makes set a RuntimeError
  * (xffi_foreign_runtime_check); the other runtime's errors arrive as its own. */
-/* Types only the process's other runtime knows (another plugin's, a C++
- * library's, a Python-defined one), when this one is bound to it: the record
- * it keeps (tvm-ffi's, in xffi_type_info's layout; borrowed, immortal) of the
- * type of a live object's type_index, or of key (size bytes); NULL when
- * there is no such runtime or it has no such key. Never pass an index that
- * did not come from a live object: that runtime aborts on one it lacks. */
-const xffi_type_info *xffi_foreign_object_type_info(int32_t type_index);
-const xffi_type_info *xffi_foreign_type_info_by_key(const char *key, size_t size);
-
 int xffi_foreign_global_set(xffi_byte_array name, xffi_object *func, xffi_byte_array doc, xffi_byte_array metadata,
                             int allow_override);
 int xffi_foreign_global_get(xffi_object **out, xffi_byte_array name);

@@ -25,6 +25,10 @@
 #include "runtime/type_internal.h"
 
 const xffi_type_info *const *xffi_type_table_ = xffi_type_builtin_table;
+/* The table with its size, for the inline forms (xffi/sys/type.h): one
+ * pointer, so a reader never pairs a size with a smaller table. */
+static const xffi_type_rows_ builtin_rows = {XFFI_TYPE_DYNAMIC_BEGIN, xffi_type_builtin_table};
+const xffi_type_rows_ *xffi_type_sized_table_ = &builtin_rows;
 
 /* ---- Mutable state, guarded by registry_lock for writers. ---- */
 
@@ -131,14 +135,19 @@ static int table_reserve(int32_t count) {
   if (count <= table_capacity) return XFFI_OK;
   int32_t new_capacity = table_capacity <= INT32_MAX / 2 ? table_capacity * 2 : INT32_MAX;
   if (new_capacity < count) new_capacity = count;
-  const xffi_type_info **table = xffi_alloc_zeroed((size_t)new_capacity, sizeof(table[0]));
-  if (!table) return XFFI_FAIL;
+  /* The rows and their size in one block: a size is never read with a smaller table. */
+  xffi_type_rows_ *rows = xffi_alloc_zeroed(1, sizeof(xffi_type_rows_) + (size_t)new_capacity * sizeof(rows->rows[0]));
+  if (!rows) return XFFI_FAIL;
+  const xffi_type_info **table = (const xffi_type_info **)(rows + 1);
+  rows->size = new_capacity;
+  rows->rows = table;
   memcpy(table, xffi_type_table_, (size_t)type_count * sizeof(table[0]));
-  if (xffi_type_table_ != xffi_type_builtin_table && xffi_type_retire((void *)xffi_type_table_) != XFFI_OK) {
-    xffi_free(table);
+  if (xffi_type_sized_table_ != &builtin_rows && xffi_type_retire((void *)xffi_type_sized_table_) != XFFI_OK) {
+    xffi_free(rows);
     return XFFI_FAIL;
   }
   __atomic_store_n(&xffi_type_table_, table, __ATOMIC_RELEASE);
+  __atomic_store_n(&xffi_type_sized_table_, rows, __ATOMIC_RELEASE);
   table_capacity = new_capacity;
   return XFFI_OK;
 }
@@ -189,6 +198,27 @@ static xffi_type_entry *make_entry(int32_t index, int32_t depth, const xffi_type
   return entry;
 }
 
+#ifndef XFFI_NO_FOREIGN_RUNTIME /* the drop-in has no type provider */
+xffi_type_entry *xffi_type_mirror_place_locked(int32_t index, const xffi_type_info *parent, const char *key,
+                                               size_t size, const xffi_type_info *theirs) {
+  xffi_type_entry *there = xffi_type_entry_at(index);
+  if (there) return there;
+  int32_t depth = parent ? parent->type_depth + 1 : 0;
+  int32_t new_count = index >= type_count ? index + 1 : type_count;
+  xffi_type_entry *entry = NULL;
+  if (index < XFFI_TYPE_STATIC_OBJECT_BEGIN || depth > XFFI_TYPE_MAX_DEPTH || table_reserve(new_count) != XFFI_OK ||
+      !(entry = make_entry(index, depth, parent, key, size, 1, 0)))
+    return NULL;
+  entry->provided = theirs;
+  /* Not in the key map: a key lookup that misses asks the provider, and a
+   * registration of the key here takes the mirror over (allocate_locked). */
+  const xffi_type_info **table = (const xffi_type_info **)xffi_type_table_;
+  __atomic_store_n(&table[index], &entry->stored.info, __ATOMIC_RELEASE);
+  __atomic_store_n(&type_count, new_count, __ATOMIC_RELEASE);
+  return entry;
+}
+#endif
+
 const xffi_type_info *xffi_type_find_by_key(const char *key, size_t size) {
   const key_map *map = __atomic_load_n(&keys, __ATOMIC_ACQUIRE);
   return map ? map_find(map, key, size, key_hash(key, size)) : builtin_by_key(key, size);
@@ -229,6 +259,26 @@ static int allocate_locked(int32_t *out, pending_error *error, const char *funct
   if (given->index >= 0) {
     /* The process's runtime placed it: the same index here, where it may
      * only be free (a type registered before that runtime was found holds it). */
+#ifndef XFFI_NO_FOREIGN_RUNTIME /* the drop-in has no type provider */
+    xffi_type_entry *mirror = xffi_type_entry_at(given->index);
+    if (mirror && mirror->provided && mirror->stored.info.type_key.size == size &&
+        memcmp(mirror->stored.info.type_key.data, key, size) == 0 && map_reserve_one() == XFFI_OK) {
+      /* This runtime registers a type it had mirrored (the process's runtime
+       * has the key: given->created is 2). The record becomes its own: the
+       * fields, methods and metadata it registers, compared with that
+       * runtime's (xffi_foreign_tell). The counts go to 0 first and the
+       * arrays stay: a reader that loaded an old count still reads live
+       * records; registration publishes new arrays before their counts. */
+      mirror->provided = NULL;
+      __atomic_store_n(&mirror->stored.info.num_fields, 0, __ATOMIC_RELEASE);
+      __atomic_store_n(&mirror->stored.info.num_methods, 0, __ATOMIC_RELEASE);
+      __atomic_store_n(&mirror->stored.info.metadata, NULL, __ATOMIC_RELEASE);
+      mirror->foreign_created = given->created;
+      map_put(keys, &mirror->stored.info, key_hash(key, size));
+      *out = given->index;
+      return XFFI_OK;
+    }
+#endif
     if (info_at(given->index))
       return defer(error, XFFI_KIND_RUNTIME,
                    "%s: index %d, which the process's tvm-ffi runtime gave '%.*s', is taken in this runtime by %s",
@@ -340,7 +390,7 @@ int xffi_type_register(int32_t *out_type_index, const char *type_key, int32_t pa
   XFFI_CHECK_ARG_NOT_NULL(type_key);
   size_t size = strlen(type_key);
   if (size == 0) return xffi_error_raise(XFFI_KIND_VALUE, "%s: type_key is empty", __func__);
-  const xffi_type_info *parent = info_at(parent_type_index);
+  const xffi_type_info *parent = xffi_type_info_find(parent_type_index);
   if (!is_object_type(parent))
     return xffi_error_raise(XFFI_KIND_TYPE, "%s: parent_type_index %d (%s) is not a registered object type", __func__,
                             (int)parent_type_index, xffi_type_key(parent_type_index));
@@ -391,8 +441,8 @@ int xffi_type_info_get_by_key(const xffi_type_info **out, const char *type_key) 
   XFFI_CHECK_ARG_NOT_NULL(type_key);
   if (xffi_type_builtins_ensure() != XFFI_OK) return XFFI_FAIL;
   const xffi_type_info *info = xffi_type_find_by_key(type_key, strlen(type_key));
-  /* A type only the process's other runtime knows: its record. */
-  if (!info) info = xffi_foreign_type_info_by_key(type_key, strlen(type_key));
+  /* A type only the process's other runtime knows: its mirror. */
+  if (!info) info = xffi_type_provided_by_key(type_key, strlen(type_key));
   if (!info) return xffi_error_raise(XFFI_KIND_KEY, "%s: no type is registered with key '%s'", __func__, type_key);
   *out = info;
   return XFFI_OK;
@@ -400,29 +450,41 @@ int xffi_type_info_get_by_key(const xffi_type_info **out, const char *type_key) 
 
 int xffi_type_info_get(const xffi_type_info **out, int32_t type_index) {
   XFFI_CHECK_ARG_NOT_NULL(out);
-  const xffi_type_info *info = info_at(type_index);
+  const xffi_type_info *info = xffi_type_info_find(type_index);
   if (!info) return xffi_error_raise(XFFI_KIND_INDEX, "%s: no type has index %d", __func__, (int)type_index);
   *out = info;
   return XFFI_OK;
 }
 
-const xffi_type_info *xffi_type_info_find(int32_t type_index) { return info_at(type_index); }
+const xffi_type_info *xffi_type_info_find_slow_(int32_t type_index) { return xffi_type_info_find(type_index); }
+
+const xffi_type_info *xffi_type_info_find(int32_t type_index) {
+#ifdef XFFI_NO_FOREIGN_RUNTIME /* the drop-in has no type provider */
+  return info_at(type_index);
+#else
+  const xffi_type_info *info = info_at(type_index);
+  if (XFFI_LIKELY(info && !((const xffi_type_entry *)info)->provided)) return info;
+  /* A type only the process's other runtime knows: its mirror, synced. */
+  return info ? xffi_type_live(info) : xffi_type_provided(type_index);
+#endif
+}
 
 const char *xffi_type_key(int32_t type_index) {
-  const xffi_type_info *info = info_at(type_index);
+  const xffi_type_info *info = xffi_type_info_find(type_index);
   return info ? info->type_key.data : "<unregistered type>";
 }
 
 int32_t xffi_type_count(void) { return __atomic_load_n(&type_count, __ATOMIC_ACQUIRE); }
 
-/* is_a for an object whose type only the process's other runtime knows (a
- * bound runtime's record, its ancestors included), or a target type only it
- * knows: by the object's ancestors' indices. */
-static int is_a_by_ancestors(const xffi_type_info *info, int32_t type_index) {
-  if (info->type_index == type_index) return 1;
-  for (int32_t d = 0; d < info->type_depth; ++d)
-    if (info->type_ancestors[d] && info->type_ancestors[d]->type_index == type_index) return 1;
-  return 0;
+int xffi_type_registered_here(int32_t type_index) {
+  const xffi_type_entry *entry = xffi_type_entry_at(type_index);
+#ifdef XFFI_NO_FOREIGN_RUNTIME
+  return entry != NULL;
+#else
+  /* A mirror that this runtime registered since (its key is in the map) is its own too. */
+  return entry && (!entry->provided || xffi_type_find_by_key(entry->stored.info.type_key.data,
+                                                             entry->stored.info.type_key.size) == &entry->stored.info);
+#endif
 }
 
 int xffi_object_is_a(int *out, const xffi_object *obj, int32_t type_index) {
@@ -430,20 +492,22 @@ int xffi_object_is_a(int *out, const xffi_object *obj, int32_t type_index) {
   XFFI_CHECK_ARG_NOT_NULL(obj);
   const xffi_type_info *mine = info_at(obj->type_index), *target = info_at(type_index);
   if (XFFI_LIKELY(is_object_type(mine) && is_object_type(target))) {
+    /* The records in hand: the inline form's test, with no second lookup. */
+    int32_t depth = target->type_depth;
+    *out = obj->type_index == type_index ||
+           (mine->type_depth > depth && ((const xffi_type_record_ *)mine)->ancestor_indices_[depth] == type_index);
+    return XFFI_OK;
+  }
+#ifndef XFFI_NO_FOREIGN_RUNTIME
+  /* An object, or a target, of a type only the process's other runtime
+   * knows: mirrored here, then the same test. */
+  if (!mine) mine = xffi_type_provided(obj->type_index);
+  if (!target) target = xffi_type_provided(type_index);
+  if (is_object_type(mine) && is_object_type(target)) {
     *out = xffi_object_is_a_unchecked(obj, type_index);
     return XFFI_OK;
   }
-  /* An object, or a target, of a type only the process's other runtime knows. */
-  if (!is_object_type(mine)) {
-    const xffi_type_info *theirs = xffi_foreign_object_type_info(obj->type_index);
-    if (theirs) {
-      *out = is_a_by_ancestors(theirs, type_index);
-      return XFFI_OK;
-    }
-  } else if (!target && xffi_foreign_runtime_present() == 1) {
-    *out = is_a_by_ancestors(mine, type_index); /* never among a local type's ancestors */
-    return XFFI_OK;
-  }
+#endif
   if (!is_object_type(target))
     return xffi_error_raise(XFFI_KIND_INDEX, "%s: type_index %d is not a registered object type", __func__,
                             (int)type_index);

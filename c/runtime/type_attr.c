@@ -28,16 +28,23 @@ typedef struct named_column {
   int32_t capacity;          /* room in column.data */
   struct named_column *next; /* dynamic columns only */
   int static_data;           /* column.data is a static array: never retired */
+#ifndef XFFI_NO_FOREIGN_RUNTIME
+  /* The type provider's column of this name, once found, and that provider. */
+  const xffi_type_attr_column *theirs;
+  const xffi_type_provider *theirs_of;
+#endif
 } named_column;
 
-#define STATIC_COLUMN(name) \
-  { {NULL, 0, 0}, {(name), sizeof(name) - 1}, 0, NULL, 0 }
+#define STATIC_COLUMN(key)                                    \
+  {                                                           \
+    .column = {NULL, 0, 0}, .name = {(key), sizeof(key) - 1 } \
+  }
 /* A column whose data starts as a static array of entries (None until
  * fill_runtime_entries). */
-#define STATIC_COLUMN_WITH(name, array)                                                    \
-  {                                                                                        \
-    {(array), (int32_t)(sizeof(array) / sizeof(array[0])), 0}, {(name), sizeof(name) - 1}, \
-        (int32_t)(sizeof(array) / sizeof(array[0])), NULL, 1                               \
+#define STATIC_COLUMN_WITH(key, array)                                                                     \
+  {                                                                                                        \
+    .column = {(array), (int32_t)(sizeof(array) / sizeof(array[0])), 0}, .name = {(key), sizeof(key) - 1}, \
+    .capacity = (int32_t)(sizeof(array) / sizeof(array[0])), .static_data = 1                              \
   }
 
 /* Indices 0..ffi.BigInt of the two hook columns (all bytes zero: None). */
@@ -110,6 +117,22 @@ const xffi_type_attr_column *xffi_type_attr_column_find(const char *name, size_t
   return c ? &c->column : NULL;
 }
 
+#ifndef XFFI_NO_FOREIGN_RUNTIME
+const xffi_type_attr_column *xffi_type_attr_column_theirs(const xffi_type_attr_column *column,
+                                                          const xffi_type_provider *provider) {
+  named_column *c = (named_column *)column; /* the column is the node's first member */
+  /* Columns live at fixed addresses once made: asked for by name until found. */
+  if (__atomic_load_n(&c->theirs_of, __ATOMIC_ACQUIRE) == provider)
+    return __atomic_load_n(&c->theirs, __ATOMIC_RELAXED);
+  const xffi_type_attr_column *theirs = provider->attr_column(c->name.data, c->name.size);
+  if (theirs) {
+    __atomic_store_n(&c->theirs, theirs, __ATOMIC_RELAXED);
+    __atomic_store_n(&c->theirs_of, provider, __ATOMIC_RELEASE);
+  }
+  return theirs;
+}
+#endif
+
 /* Under attr_lock: the column of name, made if new; NULL when out of memory. */
 static named_column *column_for(const char *name, size_t size) {
   named_column *c = find_column(name, size);
@@ -151,8 +174,9 @@ static int column_reserve(named_column *c, int32_t index) {
   return XFFI_OK;
 }
 
-int xffi_type_register_attr_in(const char *function, int32_t type_index, const char *name, size_t name_size,
-                               const xffi_any *value) {
+/* xffi_type_register_attr_in in this runtime's column alone. */
+static int register_here(const char *function, int32_t type_index, const char *name, size_t name_size,
+                         const xffi_any *value) {
   if (!name && name_size)
     return xffi_raise_arg(XFFI_KIND_VALUE, function, "name", "is NULL but its size is %zu", name_size);
   if (!value) return xffi_raise_null_arg(function, "value");
@@ -188,8 +212,21 @@ int xffi_type_register_attr_in(const char *function, int32_t type_index, const c
   slot->v_int64 = owned.v_int64;
   __atomic_store_n(&slot->type_index, owned.type_index, __ATOMIC_RELEASE);
   xffi_mutex_unlock(&attr_lock);
+  return XFFI_OK;
+}
+
+int xffi_type_register_attr_in(const char *function, int32_t type_index, const char *name, size_t name_size,
+                               const xffi_any *value) {
+  if (register_here(function, type_index, name, name_size, value) != XFFI_OK) return XFFI_FAIL;
   return xffi_foreign_tell_attr(type_index, name, name_size, value); /* a type created in another runtime */
 }
+
+#ifndef XFFI_NO_FOREIGN_RUNTIME /* the drop-in has no type provider */
+int xffi_type_attr_adopt(const xffi_type_attr_column *column, int32_t type_index, const xffi_any *value) {
+  const named_column *c = (const named_column *)column;
+  return register_here("xffi_type_attr_adopt", type_index, c->name.data, c->name.size, value);
+}
+#endif
 
 /* ---- The xffi_* forms (xffi/reflection.h) ---- */
 

@@ -19,7 +19,7 @@ static const int32_t ancestor_indices_of_object_children[1] = {XFFI_TYPE_OBJECT}
   {                                                                                                           \
     {{(index), (depth), {(key), sizeof(key) - 1}, (ancestors), UINT64_C(hash), 0, 0, NULL, NULL, (metadata)}, \
      (ancestor_indices)},                                                                                     \
-        1, 1, (overflow), 0, 0, {{NULL, 0}, NULL, 0, 0}, NULL, 1, 0                                           \
+        1, 1, (overflow), 0, 0, {{NULL, 0}, NULL, 0, 0}, NULL, 1, 0, NULL                                     \
   }
 #define VALUE(index, key, hash) ENTRY(index, 0, key, NULL, NULL, hash, 0, NULL)
 #define CHILD_WITH(index, key, hash, metadata) \

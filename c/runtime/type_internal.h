@@ -33,6 +33,11 @@ typedef struct xffi_type_entry {
    * already (another plugin's type): the layout registered here is compared
    * with its. 0: a type of this runtime only. */
   int32_t foreign_created;
+  /* Non-NULL: a mirror of a type only the type provider knows (below): the
+   * provider's live record (borrowed, immortal). The mirror keeps the
+   * ancestry (which never changes) for is-instance; its fields, methods and
+   * metadata are copied from this record on every checked lookup. */
+  const xffi_type_info *provided;
 } xffi_type_entry;
 
 /* The static records of the built-in types (c/runtime/type_builtin.c): value types
@@ -77,5 +82,91 @@ int xffi_type_get_or_alloc(int32_t *out, const char *function, const char *key, 
 int xffi_type_register_attr_in(const char *function, int32_t type_index, const char *name, size_t name_size,
                                const xffi_any *value) XFFI_INTERNAL;
 const xffi_type_attr_column *xffi_type_attr_column_find(const char *name, size_t name_size) XFFI_INTERNAL;
+
+/* ---- Types only the process's other runtime knows (c/runtime/type_provider.c) ----
+ * The type provider answers for them: the process's tvm-ffi runtime when this
+ * one is bound to it (c/runtime/foreign.c), or a test's. A type it knows is
+ * mirrored in this registry at its index on first lookup, so the lock-free
+ * table (is-instance inline, the walks) and every reader that takes a record
+ * for a registry entry work unchanged. */
+typedef struct xffi_type_provider {
+  /* Its record of type_index (tvm-ffi's TypeInfo, xffi_type_info's layout;
+   * borrowed, immortal), or NULL when it has none. Never aborts. */
+  const xffi_type_info *(*info_by_index)(int32_t type_index);
+  /* The index it has for key (size bytes), or -1 (nothing raised). */
+  int32_t (*index_by_key)(const char *key, size_t size);
+  /* Its attribute column of name (size bytes; borrowed, at a fixed address
+   * once made), or NULL. */
+  const xffi_type_attr_column *(*attr_column)(const char *name, size_t size);
+} xffi_type_provider;
+
+/* Under the lock (c/runtime/type.c): places a new mirror of theirs (the
+ * provider's record of key, size bytes) at index under parent (a record of
+ * this registry; NULL for a root), or returns the record already there.
+ * NULL when out of memory. */
+xffi_type_entry *xffi_type_mirror_place_locked(int32_t index, const xffi_type_info *parent, const char *key,
+                                               size_t size, const xffi_type_info *theirs) XFFI_INTERNAL;
+/* Registers value (borrowed; copied) for type_index in column (this
+ * runtime's) alone, telling no other runtime: a value the provider holds,
+ * which never changes once registered (c/runtime/type_attr.c). */
+int xffi_type_attr_adopt(const xffi_type_attr_column *column, int32_t type_index, const xffi_any *value) XFFI_INTERNAL;
+/* The provider's column of the name of column (this runtime's), found once
+ * (c/runtime/type_attr.c), or NULL. */
+const xffi_type_attr_column *xffi_type_attr_column_theirs(const xffi_type_attr_column *column,
+                                                          const xffi_type_provider *provider) XFFI_INTERNAL;
+
+#ifndef XFFI_NO_FOREIGN_RUNTIME
+/* The provider: a test's (xffi_type_provider_set), else the bound runtime's
+ * (xffi_foreign_type_provider), else NULL. */
+const xffi_type_provider *xffi_type_provider_get(void) XFFI_INTERNAL;
+/* Sets (NULL: clears) a provider ahead of the bound runtime's: for tests. */
+void xffi_type_provider_set(const xffi_type_provider *provider) XFFI_INTERNAL;
+/* The bound runtime's provider, or NULL when this runtime is not bound. */
+const xffi_type_provider *xffi_foreign_type_provider(void) XFFI_INTERNAL;
+
+/* The record of a type the provider knows and this registry lacks, mirrored
+ * at its index (its ancestors too), or NULL. Takes the registry lock: never
+ * call it holding it. */
+const xffi_type_info *xffi_type_provided(int32_t type_index) XFFI_INTERNAL;
+/* The same by key (size bytes). */
+const xffi_type_info *xffi_type_provided_by_key(const char *key, size_t size) XFFI_INTERNAL;
+/* Copies the provider's current fields, methods and metadata into mirror
+ * (a record with entry->provided set): they may be registered after the type. */
+void xffi_type_mirror_sync(const xffi_type_info *mirror) XFFI_INTERNAL;
+/* A record the registry returns, with its mirror synced. */
+static inline const xffi_type_info *xffi_type_live(const xffi_type_info *info) {
+  if (XFFI_UNLIKELY(info && ((const xffi_type_entry *)info)->provided)) xffi_type_mirror_sync(info);
+  return info;
+}
+
+/* The provider's entry of the attribute whose column (of this runtime) is
+ * local, for type_index, when this runtime's own column has none and the
+ * type is one the provider knows (a mirror, or a type this runtime shares
+ * with the bound runtime): borrowed, or NULL. */
+const xffi_any *xffi_type_attr_provided(const xffi_type_attr_column *local, int32_t type_index) XFFI_INTERNAL;
+/* Fills column (this runtime's; NULL: nothing) with the provider's values
+ * for the types both know that column lacks: for callers that read a column
+ * by index (TVMFFIGetTypeAttrColumn). */
+void xffi_type_attr_column_sync(const xffi_type_attr_column *column) XFFI_INTERNAL;
+
+#else
+/* The drop-in is the process's runtime: there is never a provider, and none
+ * of this is compiled in (c/runtime/type_provider.c is left out). */
+static inline const xffi_type_provider *xffi_type_provider_get(void) { return NULL; }
+static inline const xffi_type_info *xffi_type_provided(int32_t type_index) {
+  (void)type_index;
+  return NULL;
+}
+static inline const xffi_type_info *xffi_type_provided_by_key(const char *key, size_t size) {
+  (void)key, (void)size;
+  return NULL;
+}
+static inline const xffi_type_info *xffi_type_live(const xffi_type_info *info) { return info; }
+static inline const xffi_any *xffi_type_attr_provided(const xffi_type_attr_column *local, int32_t type_index) {
+  (void)local, (void)type_index;
+  return NULL;
+}
+static inline void xffi_type_attr_column_sync(const xffi_type_attr_column *column) { (void)column; }
+#endif /* XFFI_NO_FOREIGN_RUNTIME */
 
 #endif /* XFFI_TYPE_INTERNAL_H */

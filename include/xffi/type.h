@@ -120,7 +120,8 @@ XFFI_API int xffi_type_register(int32_t *out_type_index, const char *type_key, i
 /* Looks up a type by key. *out receives a borrowed, immortal record. A copy
  * of xffi bound to the process's other tvm-ffi runtime (docs/plugin-runtime.md)
  * finds a type only that runtime knows too (another plugin's, a C++
- * library's): *out is then that runtime's record, in the same layout.
+ * library's, a Python-defined one): *out is then this registry's record of
+ * it at its index, its fields, methods and metadata that runtime's.
  * Errors: ValueError for NULL arguments, KeyError "no type registered with key ..." */
 XFFI_API int xffi_type_info_get_by_key(const xffi_type_info **out, const char *type_key);
 
@@ -134,6 +135,11 @@ XFFI_API const char *xffi_type_key(int32_t type_index);
 
 /* The number of type indices in use, one past the largest (for iteration). */
 XFFI_API int32_t xffi_type_count(void);
+
+/* 1 when this registry itself registered type_index (a built-in, or a type
+ * registered through it), 0 otherwise: no type has it, or only the process's
+ * other tvm-ffi runtime does (a type the lookups above found there). */
+XFFI_API int xffi_type_registered_here(int32_t type_index);
 
 /* Whether obj (borrowed) is an instance of type_index or of a type derived
  * from it: writes 1 or 0 to *out. A copy of xffi bound to the process's

@@ -15,6 +15,8 @@ pub const UNCHECKED: &[(&str, &str)] = &[
     // Static inline functions xffi-sys reimplements with a Rust-shaped signature.
     ("xffi_object_init", "takes the deleter as a non-null fn: a header always needs one"),
     ("xffi_object_is_a_unchecked", "returns bool"),
+    ("xffi_type_rows_load_", "private to the C inline is-instance; xffi-sys's type_record loads the pointer itself"),
+    ("xffi_type_record_in_", "private to the C inline is-instance; xffi-sys's type_record is its copy"),
     ("xffi_any_bool", "reimplemented as xffi_any::bool, taking bool"),
     ("xffi_any_is_object", "reimplemented as xffi_any::is_object(&self) -> bool"),
 ];

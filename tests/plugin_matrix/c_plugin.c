@@ -22,10 +22,16 @@
  * - is_instance(key, obj) -> whether obj is of the type registered under key
  *   (or derived from it), another plugin's type too (KeyError for a key no
  *   type has);
- * - get_field(obj, name) -> obj's field called name, read by name. */
+ * - get_field(obj, name) -> obj's field called name, read by name;
+ * - on an object of any type the process has (its own, a C++ library's, one
+ *   Python defined): field_of(obj, name), call_method(obj, name, arg),
+ *   repr_of(obj), structural_hash(obj), structural_equal(a, b) and
+ *   is_instance_of(obj, type_key), each through xffi's C API. */
 #include <stdlib.h>
 #include <string.h>
 #include <xffi/reflection.h>
+#include <xffi/structural.h>
+#include <xffi/sys/type.h>
 #include <xffi/sys/object.h>
 #include <xffi/xffi.h>
 
@@ -260,3 +266,77 @@ static int get_field(void *handle, const xffi_any *args, int32_t num_args, xffi_
   return xffi_object_get_field(result, args[0].v_obj, name);
 }
 XFFI_EXPORT_FUNCTION(get_field, get_field);
+
+/* ---- Objects of any type the process has ---- */
+
+/* field_of(obj, name): the field read by name. */
+static int field_of(void *handle, const xffi_any *args, int32_t num_args, xffi_any *result) {
+  (void)handle;
+  char name[256];
+  if (xffi_arg_check_signature(args, num_args, "os", "field_of") != XFFI_OK ||
+      arg_to_c_string(name, sizeof name, args, num_args, 1, "field_of") != XFFI_OK)
+    return XFFI_FAIL;
+  return xffi_object_get_field(result, args[0].v_obj, name);
+}
+XFFI_EXPORT_FUNCTION(field_of, field_of);
+
+/* call_method(obj, name, arg): the method found by name, called with (obj, arg). */
+static int call_method(void *handle, const xffi_any *args, int32_t num_args, xffi_any *result) {
+  (void)handle;
+  char name[256];
+  const xffi_method_info *method = NULL;
+  if (xffi_arg_check_signature(args, num_args, "os*", "call_method") != XFFI_OK ||
+      arg_to_c_string(name, sizeof name, args, num_args, 1, "call_method") != XFFI_OK ||
+      xffi_type_find_method(&method, args[0].v_obj->type_index, name) != XFFI_OK)
+    return XFFI_FAIL;
+  if (!method) return xffi_error_raise(XFFI_KIND_ATTRIBUTE, "call_method: no method %s", name);
+  xffi_any call_args[2] = {args[0], args[2]};
+  return xffi_function_call(method->method.v_obj, call_args, 2, result);
+}
+XFFI_EXPORT_FUNCTION(call_method, call_method);
+
+static int repr_of(void *handle, const xffi_any *args, int32_t num_args, xffi_any *result) {
+  (void)handle;
+  xffi_object *text = NULL;
+  if (xffi_arg_check_signature(args, num_args, "o", "repr_of") != XFFI_OK || xffi_repr(&text, args) != XFFI_OK)
+    return XFFI_FAIL;
+  *result = xffi_any_object(text);
+  return XFFI_OK;
+}
+XFFI_EXPORT_FUNCTION(repr_of, repr_of);
+
+static int structural_hash(void *handle, const xffi_any *args, int32_t num_args, xffi_any *result) {
+  (void)handle;
+  int64_t hash = 0;
+  if (xffi_arg_check_signature(args, num_args, "o", "structural_hash") != XFFI_OK ||
+      xffi_structural_hash(&hash, args, 0) != XFFI_OK)
+    return XFFI_FAIL;
+  *result = xffi_any_int(hash);
+  return XFFI_OK;
+}
+XFFI_EXPORT_FUNCTION(structural_hash, structural_hash);
+
+static int structural_equal(void *handle, const xffi_any *args, int32_t num_args, xffi_any *result) {
+  (void)handle;
+  int equal = 0;
+  if (xffi_arg_check_signature(args, num_args, "oo", "structural_equal") != XFFI_OK ||
+      xffi_structural_equal(&equal, &args[0], &args[1], 0) != XFFI_OK)
+    return XFFI_FAIL;
+  *result = xffi_any_bool(equal);
+  return XFFI_OK;
+}
+XFFI_EXPORT_FUNCTION(structural_equal, structural_equal);
+
+/* is_instance_of(obj, type_key): the downcast test, inline (xffi/sys/type.h). */
+static int is_instance_of(void *handle, const xffi_any *args, int32_t num_args, xffi_any *result) {
+  (void)handle;
+  char key[256];
+  const xffi_type_info *type = NULL;
+  if (xffi_arg_check_signature(args, num_args, "os", "is_instance_of") != XFFI_OK ||
+      arg_to_c_string(key, sizeof key, args, num_args, 1, "is_instance_of") != XFFI_OK ||
+      xffi_type_info_get_by_key(&type, key) != XFFI_OK)
+    return XFFI_FAIL;
+  *result = xffi_any_bool(xffi_object_is_a_type_unchecked(args[0].v_obj, type));
+  return XFFI_OK;
+}
+XFFI_EXPORT_FUNCTION(is_instance_of, is_instance_of);

@@ -135,6 +135,35 @@ def check_global_lookup(lib, key):
     expect_error(lambda: lib["call_global"]("matrix.host.none", 1, 2), KeyError, "matrix.host.none")
 
 
+def check_process_types(lib, key):
+    """The plugin reads objects of types only the process registered: a C++
+    library's (the wheel's testing types: fields, a method, repr, is-instance
+    against its base) and a Python-defined one (fields registered after the
+    type: fields, repr, structural equality and hash)."""
+    import tvm_ffi.testing
+    from tvm_ffi.dataclasses import py_class
+
+    d = tvm_ffi.testing.TestObjectDerived(v_map={"k": 1}, v_array=[1, 2], v_i64=5, v_f64=1.5, v_str="s")
+    assert (lib["field_of"](d, "v_i64"), lib["field_of"](d, "v_str")) == (5, "s")
+    assert lib["call_method"](d, "add_i64", 3) == 8
+    assert lib["is_instance_of"](d, "testing.TestObjectBase") and lib["is_instance_of"](d, "testing.TestObjectDerived")
+    assert not lib["is_instance_of"](d, "testing.TestIntPair")
+    assert not lib["is_instance_of"](tvm_ffi.testing.TestIntPair(1, 2), "testing.TestObjectBase")
+    assert lib["repr_of"](d) == repr(d), (lib["repr_of"](d), repr(d))
+
+    @py_class(f"{key}.Point", structural_eq="tree")
+    class Point(tvm_ffi.Object):
+        x: int
+        label: str
+
+    a, b, c = Point(1, "p"), Point(1, "p"), Point(2, "p")
+    assert (lib["field_of"](a, "x"), lib["field_of"](a, "label")) == (1, "p")
+    assert lib["repr_of"](a) == repr(a), (lib["repr_of"](a), repr(a))
+    assert lib["structural_equal"](a, b) and not lib["structural_equal"](a, c)
+    assert lib["structural_hash"](a) == lib["structural_hash"](b) == tvm_ffi.structural_hash(a)
+    assert lib["is_instance_of"](a, f"{key}.Point") and not lib["is_instance_of"](a, "testing.TestObjectBase")
+
+
 def check_twice(first, second, key):
     """Two loads of one plugin (first and second, its modules) share its type
     and the process's global functions: objects of either are the one class's,

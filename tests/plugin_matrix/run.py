@@ -66,6 +66,9 @@ OTHERS_CHECKS = ["types_of_others", "fields_of_others"]
 # key), before the error entry points were found once, the runtime pinned,
 # type schemas in derived metadata, and the other changes since.
 OLDER_XFFI_COMMIT = "4e90bffd64a58de497f6e4315a72f50345458804"
+# Objects of types only the process registered (a C++ library's, a
+# Python-defined one) read by the plugin (python_client.py check_process_types).
+PROCESS_TYPE_RUNTIMES = ["wheel", "overlay"]
 TIMEOUT = 120
 # A Rust host that does not export its runtime (no build.rs line): loading a
 # plugin that brings a runtime of its own is refused, naming the line.
@@ -263,6 +266,10 @@ def main():
     unexported = args.rust_host_unexported or build_unexported_host()
     for plugin, path in plugins.items():
         outcomes[f"{plugin}/{UNEXPORTED}/refused"] = run_refused(plugin, path, unexported)
+    for plugin, path in plugins.items():
+        for runtime in PROCESS_TYPE_RUNTIMES:
+            outcomes[f"{plugin}/{runtime}/process_types"] = run_check(plugin, path, runtime, "process_types", overlay,
+                                                                       hosts)
 
     width = max(len(c) for c in CHECKS["rust"])
     for plugin in plugins:
@@ -299,6 +306,10 @@ def main():
         listed = " (known)" if f"{plugin}/{UNEXPORTED}/refused" in known else ""
         print(f"{plugin} plugin refused by a Rust host that does not export its runtime: {outcome}{listed}  {detail}"
               [:200].rstrip())
+        for runtime in PROCESS_TYPE_RUNTIMES:
+            outcome, detail = outcomes[f"{plugin}/{runtime}/process_types"]
+            listed = " (known)" if f"{plugin}/{runtime}/process_types" in known else ""
+            print(f"{plugin} plugin on types only the process has, on {runtime}: {outcome}{listed}  {detail}"[:200].rstrip())
 
     problems = []
     for cell_id, (outcome, detail) in outcomes.items():

@@ -76,5 +76,10 @@ const xffi_type_attr_column *TVMFFIGetTypeAttrColumn(const xffi_byte_array *attr
   }
   /* The runtime's own entries are registered with its types, on first use. */
   if (xffi_type_builtins_ensure() != XFFI_OK) return NULL;
-  return xffi_type_attr_column_find(attr_name->data, attr_name->size);
+  const xffi_type_attr_column *column = xffi_type_attr_column_find(attr_name->data, attr_name->size);
+  /* Callers read the column by index: bound to the process's tvm-ffi
+   * runtime, it first takes the values that runtime holds for the types
+   * they share (registered there by its own code, as Python's pyclass does). */
+  xffi_type_attr_column_sync(column);
+  return column;
 }

@@ -29,10 +29,12 @@ static const xffi_any *custom_entry(const char *name, const xffi_type_attr_colum
   int32_t size = __atomic_load_n(&col->size, __ATOMIC_ACQUIRE);
   const xffi_any *data = __atomic_load_n(&col->data, __ATOMIC_ACQUIRE);
   int64_t offset = (int64_t)t - col->begin_index;
-  if (!data || offset < 0 || offset >= size) return NULL;
+  /* None here: a type only the process's other runtime knows may have one there. */
+  if (!data || offset < 0 || offset >= size) return xffi_type_attr_provided(col, t);
   const xffi_any *entry = &data[offset];
   /* The tag is published last (release in c/runtime/type_attr.c): acquire it before the payload. */
-  return __atomic_load_n(&entry->type_index, __ATOMIC_ACQUIRE) == XFFI_TYPE_NONE ? NULL : entry;
+  return __atomic_load_n(&entry->type_index, __ATOMIC_ACQUIRE) == XFFI_TYPE_NONE ? xffi_type_attr_provided(col, t)
+                                                                                 : entry;
 }
 
 /* Calls a custom hash or equality entry with args; *out receives its result,

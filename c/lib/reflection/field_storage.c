@@ -256,6 +256,17 @@ static int name_is(const xffi_byte_array *name, const char *wanted, size_t wante
   return name->size == wanted_size && memcmp(name->data, wanted, wanted_size) == 0;
 }
 
+#ifndef XFFI_NO_FOREIGN_RUNTIME
+/* The field called name (size bytes) among level's own fields, by scan. */
+static const xffi_field_info *find_field_by_scan(const xffi_type_info *level, const char *name, size_t size) {
+  int32_t count = __atomic_load_n(&level->num_fields, __ATOMIC_ACQUIRE);
+  const xffi_field_info *fields = __atomic_load_n(&level->fields, __ATOMIC_ACQUIRE);
+  for (int32_t k = 0; k < count; ++k)
+    if (name_is(&fields[k].name, name, size)) return &fields[k];
+  return NULL;
+}
+#endif
+
 /* The field called name (NUL-terminated) of info or its nearest ancestor
  * having one, or NULL. Lock-free: each level's name index is published
  * after the fields it names (c/lib/reflection/reflection_index.h), and the fields array
@@ -267,7 +278,17 @@ static const xffi_field_info *find_field(const xffi_type_info *info, const char 
     const xffi_type_info *level = depth == info->type_depth ? info : info->type_ancestors[depth];
     /* Every record is the start of its registry entry (c/runtime/type_internal.h). */
     const xffi_field_index *index = __atomic_load_n(&((const xffi_type_entry *)level)->field_index, __ATOMIC_ACQUIRE);
-    if (!index) continue; /* no fields at this level */
+    if (!index) {
+#ifndef XFFI_NO_FOREIGN_RUNTIME
+      /* A mirror of a type only the process's other runtime knows has no
+       * index: its fields are that runtime's, found by scan. */
+      if (XFFI_UNLIKELY(((const xffi_type_entry *)level)->provided)) {
+        const xffi_field_info *found = find_field_by_scan(level, name, size);
+        if (found) return found;
+      }
+#endif
+      continue; /* no fields at this level */
+    }
     const xffi_field_info *fields = __atomic_load_n(&level->fields, __ATOMIC_ACQUIRE);
     const xffi_field_info *found = xffi_field_index_find(index, fields, name, size, hash);
     if (found) return found;

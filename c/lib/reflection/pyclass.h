@@ -15,6 +15,7 @@
 #include <xffi/reflection.h>
 
 #include "runtime/internal.h"
+#include "runtime/type_internal.h"
 #include "lib/reflection/field_storage.h"
 
 /* The value of type_index in column (NULL allowed), or None: a lock-free
@@ -27,10 +28,13 @@ static inline xffi_any xffi_type_attr_entry(const xffi_type_attr_column *column,
   int32_t size = __atomic_load_n(&column->size, __ATOMIC_ACQUIRE);
   const xffi_any *data = __atomic_load_n(&column->data, __ATOMIC_ACQUIRE);
   int64_t offset = (int64_t)type_index - column->begin_index;
-  if (!data || offset < 0 || offset >= size) return value;
-  int32_t tag = __atomic_load_n(&data[offset].type_index, __ATOMIC_ACQUIRE);
-  if (tag == XFFI_TYPE_NONE) return value;
-  value = data[offset]; /* written once, before the tag just read */
+  const xffi_any *entry = NULL;
+  if (data && offset >= 0 && offset < size &&
+      __atomic_load_n(&data[offset].type_index, __ATOMIC_ACQUIRE) != XFFI_TYPE_NONE)
+    entry = &data[offset]; /* written once, before the tag just read */
+  else
+    entry = xffi_type_attr_provided(column, type_index); /* a type only the process's other runtime knows */
+  if (entry) value = *entry;
   return value;
 }
 

@@ -23,8 +23,11 @@ static xffi_object *init_attr_of(int32_t type_index) {
   int64_t offset = (int64_t)type_index - column->begin_index;
   int32_t size = __atomic_load_n(&column->size, __ATOMIC_ACQUIRE);
   const xffi_any *data = __atomic_load_n(&column->data, __ATOMIC_ACQUIRE);
-  if (offset < 0 || offset >= size || data[offset].type_index != XFFI_TYPE_FUNCTION) return NULL;
-  return data[offset].v_obj;
+  const xffi_any *entry =
+      offset >= 0 && offset < size && data[offset].type_index != XFFI_TYPE_NONE
+          ? &data[offset]
+          : xffi_type_attr_provided(column, type_index); /* a type only the process's runtime knows */
+  return entry && entry->type_index == XFFI_TYPE_FUNCTION ? entry->v_obj : NULL;
 }
 
 int xffi_object_construct(xffi_any *out, int32_t type_index, const xffi_any *args, int32_t num_args) {

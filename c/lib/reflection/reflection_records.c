@@ -102,6 +102,10 @@ int xffi_type_get_attr(xffi_any *out, int32_t type_index, const char *name) {
     int32_t size = __atomic_load_n(&column->size, __ATOMIC_ACQUIRE);
     const xffi_any *data = __atomic_load_n(&column->data, __ATOMIC_ACQUIRE);
     if (offset >= 0 && offset < size) value = data[offset];
+    if (value.type_index == XFFI_TYPE_NONE) { /* a type only the process's other runtime knows */
+      const xffi_any *theirs = xffi_type_attr_provided(column, type_index);
+      if (theirs) value = *theirs;
+    }
   }
   if (xffi_any_is_object(&value)) xffi_object_inc_ref(value.v_obj);
   *out = value;

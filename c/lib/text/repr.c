@@ -17,6 +17,7 @@
 
 #include <xffi/reflection.h>
 
+#include "runtime/type_internal.h"
 #include "runtime/check.h"
 #include "lib/reflection/field_storage.h"
 #include "lib/text/repr_text.h"
@@ -489,6 +490,9 @@ static int print_object(repr_printer *p, xffi_object *obj, int32_t text) {
     int64_t at = (int64_t)obj->type_index - hooks->begin_index;
     if (at >= 0 && at < hooks->size && hooks->data[at].type_index != XFFI_TYPE_NONE)
       return print_with_hook(p, obj, &hooks->data[at], text);
+    const xffi_any *theirs =
+        xffi_type_attr_provided(hooks, obj->type_index); /* a type only the process's runtime knows */
+    if (theirs) return print_with_hook(p, obj, theirs, text);
   }
   const xffi_type_info *info;
   if (xffi_type_info_get(&info, obj->type_index) != XFFI_OK) return XFFI_FAIL;

@@ -38,9 +38,12 @@ const xffi_any *xffi_walk_type_attr(const xffi_type_attr_column *column, int32_t
   int32_t size = __atomic_load_n(&column->size, __ATOMIC_ACQUIRE);
   const xffi_any *data = __atomic_load_n(&column->data, __ATOMIC_ACQUIRE);
   int64_t at = (int64_t)type_index - column->begin_index;
-  if (at < 0 || at >= size || !data) return NULL;
+  /* None here: a type only the process's other runtime knows may have one there. */
+  if (at < 0 || at >= size || !data) return xffi_type_attr_provided(column, type_index);
   const xffi_any *entry = &data[at];
-  return __atomic_load_n(&entry->type_index, __ATOMIC_ACQUIRE) == XFFI_TYPE_NONE ? NULL : entry;
+  return __atomic_load_n(&entry->type_index, __ATOMIC_ACQUIRE) == XFFI_TYPE_NONE
+             ? xffi_type_attr_provided(column, type_index)
+             : entry;
 }
 
 /* ---- Callbacks ---- */

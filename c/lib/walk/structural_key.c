@@ -31,6 +31,10 @@ static void find_type(void) {
 }
 
 static int as_key(const structural_key **out, const xffi_any *v, const char *what) {
+#ifndef XFFI_NO_FOREIGN_RUNTIME
+  /* A key another runtime made (the process's ffi.StructuralKey) may be the first this one sees. */
+  xffi_call_once(&type_once, find_type);
+#endif
   if (v->type_index != key_type_index || key_type_index < 0)
     return xffi_error_raise(XFFI_KIND_TYPE, "%s: expected ffi.StructuralKey, got %s", what, xffi_any_kind_name(v));
   *out = (const structural_key *)(const void *)v->v_obj;

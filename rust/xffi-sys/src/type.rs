@@ -148,9 +148,27 @@ const _: () = {
     assert!(core::mem::offset_of!(xffi_type_info, metadata) == 64);
 };
 
+/// The type table with its size (mirror of C's `xffi_type_rows_`; private to
+/// the inline is-instance).
+#[repr(C)]
+pub struct xffi_type_rows_ {
+    /// Rows in `rows`; those past the last type are NULL.
+    pub size: i64,
+    /// The records by type index.
+    pub rows: *const *const xffi_type_info,
+}
+
 extern "C" {
     /// The lock-free table of type records (private to the inline is-instance).
     pub static mut xffi_type_table_: *const *const xffi_type_info;
+    /// The same table with its size, published as one pointer (private to
+    /// the inline is-instance).
+    pub static mut xffi_type_sized_table_: *const xffi_type_rows_;
+    /// The record of a type the table has no row for yet: a type only the
+    /// process's other tvm-ffi runtime knows, recorded on first use; NULL when
+    /// no runtime has `type_index`. Raises nothing (private to the inline
+    /// is-instance).
+    pub fn xffi_type_info_find_slow_(type_index: i32) -> *const xffi_type_info;
     /// Registers a type (key borrowed, copied) under a parent object type;
     /// `*out_type_index` receives its index. Same key + same parent returns the
     /// same index. Errors: ValueError (NULL/empty key, key re-registered with
@@ -166,6 +184,9 @@ extern "C" {
     pub fn xffi_type_key(type_index: i32) -> *const c_char;
     /// One past the largest type index in use.
     pub fn xffi_type_count() -> i32;
+    /// 1 when this registry itself registered `type_index`, 0 when no type
+    /// has it or only the process's other tvm-ffi runtime does.
+    pub fn xffi_type_registered_here(type_index: i32) -> c_int;
     /// libstdc++'s `std::hash` of `size` bytes at `data`: a record's `type_key_hash`.
     pub fn xffi_type_key_hash(data: *const c_char, size: usize) -> u64;
     /// Checked is-instance: `*out` receives 1 or 0.
@@ -173,58 +194,76 @@ extern "C" {
     pub fn xffi_object_is_a(out: *mut c_int, obj: *const xffi_object, type_index: i32) -> c_int;
 }
 
-/// The type table, loaded with acquire ordering as the C inline functions do.
+/// The record of `type_index`: the table's row, or for a type the table has
+/// not met, the out-of-line lookup (mirror of the C inline
+/// `xffi_type_record_unchecked_`); NULL when no runtime in the process has it.
 ///
 /// # Safety
-/// The library must be linked (the table is its exported static).
+/// The library must be linked.
 #[inline(always)]
-unsafe fn type_table() -> *const *const xffi_type_info {
-    // SAFETY: the table pointer is only ever replaced atomically by the
-    // registry (it grows by publishing a new table), so reading it through an
-    // AtomicPtr at the same address is what the C `__atomic_load_n` does.
-    let slot = core::ptr::addr_of_mut!(xffi_type_table_) as *mut *mut *const xffi_type_info;
-    AtomicPtr::from_ptr(slot).load(Ordering::Acquire) as *const *const xffi_type_info
+unsafe fn type_record(type_index: i32) -> *const xffi_type_info {
+    // SAFETY: the registry replaces the pointer atomically, each block its
+    // rows and their size together, immortal (as `type_table`).
+    let slot = core::ptr::addr_of_mut!(xffi_type_sized_table_) as *mut *mut xffi_type_rows_;
+    let table = &*AtomicPtr::from_ptr(slot).load(Ordering::Acquire);
+    let info = if u64::from(type_index as u32) < table.size as u64 {
+        *table.rows.add(type_index as usize)
+    } else {
+        core::ptr::null()
+    };
+    if info.is_null() {
+        xffi_type_info_find_slow_(type_index)
+    } else {
+        info
+    }
 }
 
-/// The record of an object's own type, with no call and no lock (mirror of
-/// the C inline `xffi_object_type_info_unchecked`).
+/// The record of an object's own type, with no lock (mirror of the C inline
+/// `xffi_object_type_info_unchecked`); NULL when no runtime in the process
+/// has its type.
 ///
 /// # Safety
-/// `obj` must be a live object of a registered type.
+/// `obj` must be a live object.
 #[inline(always)]
 pub unsafe fn xffi_object_type_info_unchecked(obj: *const xffi_object) -> *const xffi_type_info {
-    *type_table().add((*obj).type_index as usize)
+    type_record((*obj).type_index)
 }
 
 /// O(1) is-instance by type index (mirror of the C inline
 /// `xffi_object_is_a_unchecked`): equal index, or `type_index` stands at its
-/// depth among the object's ancestors.
+/// depth among the object's ancestors; false when no runtime in the process
+/// has either type.
 ///
 /// # Safety
-/// `obj` must be a live object; `type_index` a registered object type index.
+/// `obj` must be a live object.
 #[inline(always)]
 pub unsafe fn xffi_object_is_a_unchecked(obj: *const xffi_object, type_index: i32) -> bool {
     if (*obj).type_index == type_index {
         return true;
     }
-    let table = type_table();
-    let info = *table.add((*obj).type_index as usize);
-    let depth = (**table.add(type_index as usize)).type_depth;
+    let (info, target) = (type_record((*obj).type_index), type_record(type_index));
+    if info.is_null() || target.is_null() {
+        return false;
+    }
+    let depth = (*target).type_depth;
     (*info).type_depth > depth && (**(*info).type_ancestors.add(depth as usize)).type_index == type_index
 }
 
 /// O(1) is-instance against a type record (mirror of the C inline
-/// `xffi_object_is_a_type_unchecked`): 1 or 0.
+/// `xffi_object_is_a_type_unchecked`): 1 or 0 (0 when no runtime in the
+/// process has the object's type).
 ///
 /// # Safety
-/// `obj` must be a live object and `type_` a registered type's record.
+/// `obj` must be a live object and `type_` a type's record.
 #[inline(always)]
 pub unsafe fn xffi_object_is_a_type_unchecked(obj: *const xffi_object, type_: *const xffi_type_info) -> c_int {
     let (index, target) = ((*obj).type_index, (*type_).type_index);
     if index == target {
         return 1;
     }
-    let info = *type_table().add(index as usize);
+    let info = type_record(index);
     let depth = (*type_).type_depth;
-    ((*info).type_depth > depth && (**(*info).type_ancestors.add(depth as usize)).type_index == target) as c_int
+    (!info.is_null()
+        && (*info).type_depth > depth
+        && (**(*info).type_ancestors.add(depth as usize)).type_index == target) as c_int
 }

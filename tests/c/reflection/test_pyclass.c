@@ -34,7 +34,10 @@ static int call_global(const char *name, xffi_any *args, int32_t num_args, xffi_
  * passes as is. */
 static int converter_calls;
 static int test_convert(void *converter, const xffi_any *value, xffi_any *result) {
-  assert_ptr_equal(converter, &converter_calls);
+  /* Called from the setter's code, which may be C++ (the process's
+   * runtime's): an error return, never an assertion's jump through it. */
+  if (converter != &converter_calls)
+    return xffi_error_raise(XFFI_KIND_VALUE, "test converter: called with handle %p, not its own", converter);
   ++converter_calls;
   xffi_byte_array text;
   if (value->type_index == XFFI_TYPE_INT) {
@@ -239,9 +242,12 @@ static void register_columns(int32_t type_index, int64_t total_size) {
 }
 
 /* The type's attribute name (borrowed), or NULL. */
+/* The attribute from this runtime's own column (xffi_type_attr_column_lookup,
+ * not TVMFFIGetTypeAttrColumn, which bound to the process's tvm-ffi runtime
+ * takes that runtime's values too): the test is of xffi's own globals. */
 static xffi_object *attr_of(int32_t type_index, const char *name) {
-  xffi_byte_array n = bytes_of(name);
-  const xffi_type_attr_column *column = TVMFFIGetTypeAttrColumn(&n);
+  const xffi_type_attr_column *column = NULL;
+  assert_int_equal(xffi_type_attr_column_lookup(&column, name), XFFI_OK);
   if (!column) return NULL;
   int64_t offset = (int64_t)type_index - column->begin_index;
   if (offset < 0 || offset >= column->size || column->data[offset].type_index != XFFI_TYPE_FUNCTION) return NULL;

@@ -113,6 +113,10 @@ fn parent_index(key: &str, parent: ParentDecl) -> Result<i32> {
 /// Whether this runtime's own registry has `key` at `index` (not only the
 /// process's other runtime, whose types the lookup by key also finds).
 fn registered_here(key: &str, index: i32) -> bool {
+    // SAFETY: any index is accepted.
+    if unsafe { sys::xffi_type_registered_here(index) } == 0 {
+        return false; // only the process's other runtime has it (mirrored here)
+    }
     let mut info = ptr::null();
     // SAFETY: valid out slot; any index is accepted.
     if unsafe { sys::xffi_type_info_get(&mut info, index) } != sys::XFFI_OK {

@@ -364,6 +364,22 @@ impl TypeRef {
 }
 
 impl<T: ObjectType> ObjectRef<T> {
+    /// Whether the object is an instance of `t` (or of a type derived from
+    /// it): the downcast test for a type known only at run time, such as one
+    /// the process's tvm-ffi runtime registered (a C++ library's, one Python
+    /// defined), found with [`TypeRef::by_key`]. O(1).
+    ///
+    /// ```
+    /// use xffi::reflect::TypeRef;
+    /// let s = xffi::String::new("a string longer than seven bytes").unwrap().into_object();
+    /// assert!(s.is_instance_of(&TypeRef::by_key("ffi.Object").unwrap()));
+    /// assert!(!s.is_instance_of(&TypeRef::by_key("ffi.Array").unwrap()));
+    /// ```
+    pub fn is_instance_of(&self, t: &TypeRef) -> bool {
+        // SAFETY: a live object and a type's immortal record.
+        unsafe { sys::xffi_object_is_a_type_unchecked(self.as_ptr(), t.info) != 0 }
+    }
+
     /// A new value read from the reflected field `name` (of the object's own
     /// type or an ancestor) through its getter. Errors: AttributeError
     /// naming the type and field.

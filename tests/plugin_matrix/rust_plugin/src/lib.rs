@@ -21,9 +21,13 @@
 //! - `is_instance(key, obj) -> bool`: whether `obj` is of the type registered
 //!   under `key` (or derived from it), another plugin's type too (KeyError
 //!   for a key no type has);
-//! - `get_field(obj, name)`: `obj`'s field called `name`, read by name.
+//! - `get_field(obj, name)`: `obj`'s field called `name`, read by name;
+//! - on an object of any type the process has (its own, a C++ library's, one
+//!   Python defined): `field_of(obj, name)`, `call_method(obj, name, arg)`,
+//!   `repr_of(obj)`, `structural_hash(obj)`, `structural_equal(a, b)` and
+//!   `is_instance_of(obj, type_key)`, through the xffi crate.
 use xffi::reflect::{AtomicF64, TypeRef};
-use xffi::{Any, Error, ErrorKind, Function, Object, ObjectRef, RustObject, export_func};
+use xffi::{Any, AnyView, Error, ErrorKind, Function, Object, ObjectRef, RustObject, export_func};
 
 xffi::export_abi_marker!();
 
@@ -133,5 +137,45 @@ export_func!(
 export_func!(
     fn get_field(obj: ObjectRef<Object>, name: String) -> Any {
         obj.get_field(&name)
+    }
+);
+
+// Objects of any type the process has (its own, a C++ library's, one Python
+// defined), read through the xffi crate: fields and methods by name, repr,
+// structural hash and equality, and the downcast test against a type found
+// by key.
+export_func!(
+    fn field_of(obj: ObjectRef<Object>, name: String) -> Any {
+        obj.get_field(&name)
+    }
+);
+
+export_func!(
+    fn call_method(obj: ObjectRef<Object>, name: String, arg: Any) -> Any {
+        obj.call_method(&name, (arg,))
+    }
+);
+
+export_func!(
+    fn repr_of(obj: ObjectRef<Object>) -> String {
+        xffi::reflect::repr(&AnyView::object(&obj))
+    }
+);
+
+export_func!(
+    fn structural_hash(obj: ObjectRef<Object>) -> i64 {
+        Ok(xffi::structural_hash(&obj)? as i64)
+    }
+);
+
+export_func!(
+    fn structural_equal(a: ObjectRef<Object>, b: ObjectRef<Object>) -> bool {
+        xffi::structural_equal(&a, &b)
+    }
+);
+
+export_func!(
+    fn is_instance_of(obj: ObjectRef<Object>, type_key: String) -> bool {
+        Ok(obj.is_instance_of(&TypeRef::by_key(&type_key)?))
     }
 );
