@@ -152,7 +152,13 @@ static int table_reserve(int32_t count) {
   return XFFI_OK;
 }
 
-static const xffi_type_info *info_at(int32_t index) {
+/* Inlined everywhere (this file is compiled for size): it is every lookup's
+ * first step, the hot ones' (is-instance, fields by name) included. */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline const xffi_type_info *
+info_at(int32_t index) {
   int32_t count = __atomic_load_n(&type_count, __ATOMIC_ACQUIRE);
   if (index < 0 || index >= count) return NULL;
   return __atomic_load_n(&xffi_type_table_, __ATOMIC_ACQUIRE)[index];
@@ -458,14 +464,26 @@ int xffi_type_info_get(const xffi_type_info **out, int32_t type_index) {
 
 const xffi_type_info *xffi_type_info_find_slow_(int32_t type_index) { return xffi_type_info_find(type_index); }
 
+#ifndef XFFI_NO_FOREIGN_RUNTIME
+/* A type only the process's other runtime knows: its mirror, synced (info
+ * the mirror, or NULL when none is made yet). Out of line, so that
+ * xffi_type_info_find's own types path stays a leaf. */
+#  if defined(__GNUC__)
+__attribute__((noinline))
+#  endif
+static const xffi_type_info *
+provided_info(const xffi_type_info *info, int32_t type_index) {
+  return info ? xffi_type_live(info) : xffi_type_provided(type_index);
+}
+#endif
+
 const xffi_type_info *xffi_type_info_find(int32_t type_index) {
 #ifdef XFFI_NO_FOREIGN_RUNTIME /* the drop-in has no type provider */
   return info_at(type_index);
 #else
   const xffi_type_info *info = info_at(type_index);
   if (XFFI_LIKELY(info && !((const xffi_type_entry *)info)->provided)) return info;
-  /* A type only the process's other runtime knows: its mirror, synced. */
-  return info ? xffi_type_live(info) : xffi_type_provided(type_index);
+  return provided_info(info, type_index);
 #endif
 }
 
