@@ -212,22 +212,56 @@ TOGETHER_KINDS = ("c", "rust", "tvmrust", "older")
 
 # A tvm-ffi C++ plugin, built with the process's tvm_ffi headers at run time
 # (tvm_ffi.cpp.load_inline): it registers matrix.cpp.product and exports
-# call_global(name, a, b), as the xffi plugins do.
+# call_global(name, a, b), as the xffi plugins do; it defines the type
+# matrix.CppKernel (fields scale and label, tvm-ffi's reflection), made by
+# make_kernel(scale, label), and reads any object's field by its type's key
+# and the field's name with tvm-ffi's reflection (get_field(obj, name)).
 CPP_PLUGIN = r"""
 #include <tvm/ffi/error.h>
 #include <tvm/ffi/function.h>
+#include <tvm/ffi/object.h>
+#include <tvm/ffi/reflection/accessor.h>
 #include <tvm/ffi/reflection/registry.h>
+#include <tvm/ffi/string.h>
 #include <string>
+#include <string_view>
+#include <utility>
 int64_t call_global(std::string name, int64_t a, int64_t b) {
   auto f = tvm::ffi::Function::GetGlobal(name);
   if (!f.has_value()) TVM_FFI_THROW(KeyError) << "no global function named " << name;
   return (*f)(a, b).cast<int64_t>();
 }
 TVM_FFI_DLL_EXPORT_TYPED_FUNC(call_global, call_global);
+
+class CppKernelObj : public tvm::ffi::Object {
+ public:
+  double scale;
+  tvm::ffi::String label;
+  CppKernelObj(double scale, tvm::ffi::String label) : scale(scale), label(std::move(label)) {}
+  TVM_FFI_DECLARE_OBJECT_INFO_FINAL("matrix.CppKernel", CppKernelObj, tvm::ffi::Object);
+};
+
+tvm::ffi::ObjectRef make_kernel(double scale, tvm::ffi::String label) {
+  return tvm::ffi::ObjectRef(tvm::ffi::make_object<CppKernelObj>(scale, std::move(label)));
+}
+TVM_FFI_DLL_EXPORT_TYPED_FUNC(make_kernel, make_kernel);
+
+tvm::ffi::Any get_field(tvm::ffi::ObjectRef obj, std::string name) {
+  const TVMFFITypeInfo* info = TVMFFIGetTypeInfo(obj->type_index());
+  tvm::ffi::reflection::FieldGetter getter(std::string_view(info->type_key.data, info->type_key.size),
+                                           name.c_str());
+  return getter(obj);
+}
+TVM_FFI_DLL_EXPORT_TYPED_FUNC(get_field, get_field);
+
 TVM_FFI_STATIC_INIT_BLOCK() {
   tvm::ffi::reflection::GlobalDef().def("matrix.cpp.product", [](int64_t a, int64_t b) { return a * b; });
+  tvm::ffi::reflection::ObjectDef<CppKernelObj>()
+      .def_ro("scale", &CppKernelObj::scale)
+      .def_ro("label", &CppKernelObj::label);
 }
 """
+CPP_KEY = "matrix.CppKernel"
 
 
 def check_together(libs, key):
@@ -257,8 +291,34 @@ def check_together(libs, key):
         Kernel = kernel_class(type_key)
         k = libs[kind]["make_kernel"](3, kind)
         assert isinstance(k, Kernel) and (k.scale, k.label) == (3, kind), f"{type_key}: {k!r}"
+    check_cpp_type_together(libs)
     if "older" in libs:
         check_versions_together(libs)
+
+
+def check_cpp_type_together(libs):
+    """The tvm-ffi C++ plugin's type among the others: Python binds it by key;
+    each other plugin finds it by key, checks is-instance of its object and
+    (all but the older xffi, which predates reading types only the process
+    knows) reads its fields by name; the C++ plugin reads every plugin's
+    object's fields with tvm-ffi's reflection (FieldGetter by the type's key)."""
+    cpp = libs["cpp"]
+    Kernel = kernel_class(CPP_KEY)
+    k = cpp["make_kernel"](3, "cpp")
+    assert isinstance(k, Kernel) and (k.scale, k.label) == (3, "cpp"), f"{CPP_KEY}: {k!r}"
+    for reader, lib in libs.items():
+        if reader == "cpp":
+            continue
+        assert lib["is_instance"](CPP_KEY, k), f"{reader}: a {CPP_KEY} is not one"
+        assert not lib["is_instance"](CPP_KEY, libs[reader]["make_kernel"](3, reader)), f"{reader}: its own is a {CPP_KEY}"
+        if reader != "older":
+            got = (lib["get_field"](k, "scale"), lib["get_field"](k, "label"))
+            assert got == (3, "cpp"), f"{reader} reading a {CPP_KEY}'s scale and label: {got}"
+    for kind, lib in libs.items():
+        obj = lib["make_kernel"](3, kind)
+        got = (cpp["get_field"](obj, "scale"), cpp["get_field"](obj, "label"))
+        assert got == (3, kind), f"the C++ plugin reading a {TOGETHER_KEYS.get(kind, CPP_KEY)}'s fields: {got}"
+    expect_error(lambda: cpp["get_field"](k, "no_such_field"), Exception, "no_such_field")
 
 
 def check_versions_together(libs):
