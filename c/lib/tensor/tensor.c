@@ -413,8 +413,8 @@ adopt_unchecked(xffi_object **out, const char *fn, const DLTensor *src, void *pr
   if (XFFI_UNLIKELY(ndim < 0 || (!src->shape && ndim != 0)))
     return *out = NULL, adopt_checked(out, fn, src, producer, flags); /* raises the precise error */
   size_t room = src->strides ? 0 : (size_t)ndim * sizeof(int64_t);
-  tensor_object *t =
-      (tensor_object *)xffi_runtime_object_alloc(sizeof(tensor_object) + room, _Alignof(tensor_object), XFFI_TYPE_TENSOR);
+  tensor_object *t = (tensor_object *)xffi_runtime_object_alloc(sizeof(tensor_object) + room, _Alignof(tensor_object),
+                                                                XFFI_TYPE_TENSOR);
   if (XFFI_UNLIKELY(!t)) return *out = NULL, XFFI_FAIL;
   xffi_object_init(&t->header, XFFI_TYPE_TENSOR, deleter_adopted);
   t->dl = *src;
