@@ -24,7 +24,7 @@
  *   type has);
  * - get_field(obj, name) -> obj's field called name, read by name;
  * - on an object of any type the process has (its own, a C++ library's, one
- *   Python defined): field_of(obj, name), call_method(obj, name, arg),
+ *   Python defined): get_field(obj, name) above, call_method(obj, name, arg),
  *   repr_of(obj), structural_hash(obj), structural_equal(a, b) and
  *   is_instance_of(obj, type_key), each through xffi's C API. */
 #include <stdlib.h>
@@ -268,17 +268,6 @@ static int get_field(void *handle, const xffi_any *args, int32_t num_args, xffi_
 XFFI_EXPORT_FUNCTION(get_field, get_field);
 
 /* ---- Objects of any type the process has ---- */
-
-/* field_of(obj, name): the field read by name. */
-static int field_of(void *handle, const xffi_any *args, int32_t num_args, xffi_any *result) {
-  (void)handle;
-  char name[256];
-  if (xffi_arg_check_signature(args, num_args, "os", "field_of") != XFFI_OK ||
-      arg_to_c_string(name, sizeof name, args, num_args, 1, "field_of") != XFFI_OK)
-    return XFFI_FAIL;
-  return xffi_object_get_field(result, args[0].v_obj, name);
-}
-XFFI_EXPORT_FUNCTION(field_of, field_of);
 
 /* call_method(obj, name, arg): the method found by name, called with (obj, arg). */
 static int call_method(void *handle, const xffi_any *args, int32_t num_args, xffi_any *result) {

@@ -144,7 +144,7 @@ def check_process_types(lib, key):
     from tvm_ffi.dataclasses import py_class
 
     d = tvm_ffi.testing.TestObjectDerived(v_map={"k": 1}, v_array=[1, 2], v_i64=5, v_f64=1.5, v_str="s")
-    assert (lib["field_of"](d, "v_i64"), lib["field_of"](d, "v_str")) == (5, "s")
+    assert (lib["get_field"](d, "v_i64"), lib["get_field"](d, "v_str")) == (5, "s")
     assert lib["call_method"](d, "add_i64", 3) == 8
     assert lib["is_instance_of"](d, "testing.TestObjectBase") and lib["is_instance_of"](d, "testing.TestObjectDerived")
     assert not lib["is_instance_of"](d, "testing.TestIntPair")
@@ -157,7 +157,7 @@ def check_process_types(lib, key):
         label: str
 
     a, b, c = Point(1, "p"), Point(1, "p"), Point(2, "p")
-    assert (lib["field_of"](a, "x"), lib["field_of"](a, "label")) == (1, "p")
+    assert (lib["get_field"](a, "x"), lib["get_field"](a, "label")) == (1, "p")
     assert lib["repr_of"](a) == repr(a), (lib["repr_of"](a), repr(a))
     assert lib["structural_equal"](a, b) and not lib["structural_equal"](a, c)
     assert lib["structural_hash"](a) == lib["structural_hash"](b) == tvm_ffi.structural_hash(a)

@@ -23,7 +23,7 @@
 //!   for a key no type has);
 //! - `get_field(obj, name)`: `obj`'s field called `name`, read by name;
 //! - on an object of any type the process has (its own, a C++ library's, one
-//!   Python defined): `field_of(obj, name)`, `call_method(obj, name, arg)`,
+//!   Python defined): `get_field(obj, name)` above, `call_method(obj, name, arg)`,
 //!   `repr_of(obj)`, `structural_hash(obj)`, `structural_equal(a, b)` and
 //!   `is_instance_of(obj, type_key)`, through the xffi crate.
 use xffi::reflect::{AtomicF64, TypeRef};
@@ -141,15 +141,9 @@ export_func!(
 );
 
 // Objects of any type the process has (its own, a C++ library's, one Python
-// defined), read through the xffi crate: fields and methods by name, repr,
+// defined), read through the xffi crate (fields by name: get_field above): methods by name, repr,
 // structural hash and equality, and the downcast test against a type found
 // by key.
-export_func!(
-    fn field_of(obj: ObjectRef<Object>, name: String) -> Any {
-        obj.get_field(&name)
-    }
-);
-
 export_func!(
     fn call_method(obj: ObjectRef<Object>, name: String, arg: Any) -> Any {
         obj.call_method(&name, (arg,))
