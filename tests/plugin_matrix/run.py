@@ -282,34 +282,28 @@ def main():
                 listed = " (known)" if f"{plugin}/{runtime}/{check}" in known else ""
                 print(f"  {check:<{width}} {outcome}{listed}  {detail}"[:200].rstrip())
 
+    def report(cell_id, label):
+        """One line: the label, the cell's outcome (known when listed) and its detail."""
+        outcome, detail = outcomes[cell_id]
+        listed = " (known)" if cell_id in known else ""
+        print(f"{label}: {outcome}{listed}  {detail}"[:200].rstrip())
+
     for runtime in TOGETHER_RUNTIMES:
-        outcome, detail = outcomes[f"together/{runtime}/together"]
-        print(f"c, rust, tvm-ffi C++, tvm-ffi Rust-crate and older xffi plugins together on {runtime}: "
-              f"{outcome}  {detail}"[:200].rstrip())
+        report(f"together/{runtime}/together",
+               f"c, rust, tvm-ffi C++, tvm-ffi Rust-crate and older xffi plugins together on {runtime}")
     for reader in OTHERS_READERS:
         for runtime in TOGETHER_RUNTIMES:
             for check in OTHERS_CHECKS:
-                outcome, detail = outcomes[f"{reader}/{runtime}/{check}"]
-                listed = " (known)" if f"{reader}/{runtime}/{check}" in known else ""
-                print(f"{reader} plugin on the together plugins' {check.replace('_of_others', '')} on {runtime}: "
-                      f"{outcome}{listed}  {detail}"[:200].rstrip())
-
+                report(f"{reader}/{runtime}/{check}",
+                       f"{reader} plugin on the together plugins' {check.replace('_of_others', '')} on {runtime}")
     for plugin in plugins:
         for runtime in TOGETHER_RUNTIMES:
             for check in TWICE_CHECKS:
-                outcome, detail = outcomes[f"{plugin}/{runtime}/{check}"]
-                listed = " (known)" if f"{plugin}/{runtime}/{check}" in known else ""
-                print(f"{plugin} plugin {check.replace('_', ' ')} on {runtime}: {outcome}{listed}  {detail}"[:200].rstrip())
-
+                report(f"{plugin}/{runtime}/{check}", f"{plugin} plugin {check.replace('_', ' ')} on {runtime}")
     for plugin in plugins:
-        outcome, detail = outcomes[f"{plugin}/{UNEXPORTED}/refused"]
-        listed = " (known)" if f"{plugin}/{UNEXPORTED}/refused" in known else ""
-        print(f"{plugin} plugin refused by a Rust host that does not export its runtime: {outcome}{listed}  {detail}"
-              [:200].rstrip())
+        report(f"{plugin}/{UNEXPORTED}/refused", f"{plugin} plugin refused by a Rust host that does not export its runtime")
         for runtime in PROCESS_TYPE_RUNTIMES:
-            outcome, detail = outcomes[f"{plugin}/{runtime}/process_types"]
-            listed = " (known)" if f"{plugin}/{runtime}/process_types" in known else ""
-            print(f"{plugin} plugin on types only the process has, on {runtime}: {outcome}{listed}  {detail}"[:200].rstrip())
+            report(f"{plugin}/{runtime}/process_types", f"{plugin} plugin on types only the process has, on {runtime}")
 
     problems = []
     for cell_id, (outcome, detail) in outcomes.items():
