@@ -41,7 +41,8 @@ XFFI_API extern const xffi_type_rows_ *xffi_type_sized_table_;
 /* The record of a type the table has no row for yet (trailing underscore:
  * private to the inline functions below): a type only the process's other
  * tvm-ffi runtime knows, recorded here on first use; NULL when no runtime
- * has type_index. Raises nothing. */
+ * has type_index. The record is borrowed: it lives as long as the process.
+ * Raises nothing. */
 XFFI_API const xffi_type_info *xffi_type_info_find_slow_(int32_t type_index);
 
 #if defined(XFFI_BUILDING) && defined(XFFI_NO_FOREIGN_RUNTIME)
